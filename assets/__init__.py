@@ -1,0 +1,1 @@
+"""Data files that ship with Attention Scope (installed as the package ``attention_scope_assets``)."""

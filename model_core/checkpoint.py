@@ -1,0 +1,270 @@
+"""The native checkpoint: one ``.safetensors`` file is the whole model.
+
+Weights are safetensors tensors; the :class:`ModelConfig`, both tokenizers and a name live as JSON
+strings in the file's metadata. Loading never unpickles anything, so a checkpoint cannot run code.
+Every way a file can be wrong is reported as one :class:`CheckpointError` line naming the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import save_file
+
+from .config import ModelConfig
+from .decoding import DecodeSession, DecodingSettings, teacher_forced_trace
+from .devices import resolve_device, resolve_dtype
+from .model import NO_ABLATION, Ablation, Seq2SeqTransformer
+from .tokenizers import BOS, EOS, Tokenizer
+from .trace import Trace
+
+FORMAT = "attention-scope"
+FORMAT_VERSION = "1"
+TIED_KEY = "output_projection.weight"
+
+
+class CheckpointError(ValueError):
+    """A model file that cannot be used, with a message fit to show a person."""
+
+
+def assets_dir() -> Path:
+    """The ``assets`` folder: beside the packages in a checkout, or installed as a package."""
+    here = Path(__file__).resolve().parent.parent / "assets"
+    if here.is_dir():
+        return here
+    try:  # installed wheel: assets/ is shipped as the package attention_scope_assets
+        import attention_scope_assets
+
+        return Path(attention_scope_assets.__file__).parent
+    except ImportError:  # pragma: no cover - broken install
+        return here
+
+
+def bundled_models() -> dict[str, Path]:
+    """Name → path of every model that ships with the app."""
+    folder = assets_dir() / "models"
+    return {p.stem: p for p in sorted(folder.glob("*.safetensors"))} if folder.is_dir() else {}
+
+
+def resolve_model_path(name_or_path: str | os.PathLike) -> Path:
+    """A path that exists, or the name of a bundled model (``en-fr``)."""
+    path = Path(name_or_path).expanduser()
+    if path.exists():
+        return path
+    bundled = bundled_models()
+    if str(name_or_path) in bundled:
+        return bundled[str(name_or_path)]
+    names = ", ".join(bundled) or "none installed"
+    raise CheckpointError(f"{name_or_path}: no such file, and not a bundled model (bundled: {names})")
+
+
+@dataclass
+class SourceInput:
+    """A sentence as the model sees it: ids, display tokens, and whether it was cut."""
+
+    ids: list[int]
+    tokens: list[str]
+    truncated: bool = False
+    original_length: int = 0
+
+
+@dataclass
+class ModelBundle:
+    """A model with its tokenizers, name and provenance: what the app and CLI hold."""
+
+    model: Seq2SeqTransformer
+    src_tokenizer: Tokenizer
+    tgt_tokenizer: Tokenizer
+    name: str = "model"
+    path: Path | None = None
+    format: str = "native"
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def config(self) -> ModelConfig:
+        return self.model.config
+
+    def encode_source(self, text: str, pad_to: int = 0) -> SourceInput:
+        """Source ids with the model's specials, cut to ``max_len`` (flagged), padded to ``pad_to``."""
+        c = self.config
+        ids = self.src_tokenizer.encode(text)
+        room = c.max_len - int(c.src_add_bos) - int(c.src_add_eos)
+        truncated = len(ids) > room
+        original = len(ids)
+        ids = ids[:room]
+        ids = ([c.bos_id] if c.src_add_bos else []) + ids + ([c.eos_id] if c.src_add_eos else [])
+        if pad_to > len(ids):
+            ids = ids + [c.pad_id] * min(pad_to - len(ids), c.max_len - len(ids))
+        return SourceInput(ids, [self.src_tokenizer.id_to_token(i) for i in ids], truncated, original)
+
+    def encode_target(self, text: str) -> SourceInput:
+        """Target ids for teacher forcing: the typed tokens then ``<eos>``, cut to ``max_len``."""
+        c = self.config
+        ids = self.tgt_tokenizer.encode(text)
+        truncated = len(ids) + 1 > c.max_len
+        original = len(ids)
+        ids = [*ids[:c.max_len - 1], c.eos_id]
+        return SourceInput(ids, [self.tgt_tokenizer.id_to_token(i) for i in ids], truncated, original)
+
+    def session(
+        self, text: str, settings: DecodingSettings = DecodingSettings(), *, pad_to: int = 0,
+        capture_scores: bool = False, ablation: Ablation = NO_ABLATION, max_steps: int | None = None,
+    ) -> DecodeSession:
+        src = self.encode_source(text, pad_to)
+        return DecodeSession(
+            self.model, src.ids, src_tokens=src.tokens, tgt_vocab=self.tgt_tokenizer.vocab, settings=settings,
+            capture_scores=capture_scores, ablation=ablation, max_steps=max_steps,
+        )
+
+    def translate(self, text: str, max_steps: int | None = None) -> str:
+        session = self.session(text, max_steps=max_steps)
+        return self.tgt_tokenizer.decode(session.run())
+
+    def trace(self, src_text: str, tgt_text: str | None = None, **kwargs: Any) -> Trace:
+        """Teacher-forced trace of ``tgt_text``, or of the greedy translation when it is None."""
+        if not src_text.strip():
+            raise ValueError("the source sentence is empty")
+        if tgt_text is None:
+            return self._greedy_trace(src_text, **kwargs)
+        src = self.encode_source(src_text)
+        tgt = self.encode_target(tgt_text)
+        return teacher_forced_trace(
+            self.model, src.ids, tgt.ids, src_tokens=src.tokens, tgt_vocab=self.tgt_tokenizer.vocab, **kwargs
+        )
+
+    def _greedy_trace(self, src_text: str, **kwargs: Any) -> Trace:
+        session = self.session(src_text, **kwargs)
+        session.run()
+        return session.trace()
+
+
+def save_model(
+    path: str | os.PathLike, model: Seq2SeqTransformer, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer,
+    *, name: str | None = None, metadata: dict[str, Any] | None = None,
+) -> Path:
+    """Write the whole model to one ``.safetensors`` file, atomically."""
+    c = model.config
+    _check_vocab(c, src_tokenizer, tgt_tokenizer)
+    state = {k: v.detach().to("cpu").contiguous().clone() for k, v in model.state_dict().items()}
+    if c.tie_output:
+        state.pop(TIED_KEY, None)
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "name": name or Path(path).stem,
+        "config": c.to_json(),
+        "src_tokenizer": src_tokenizer.to_json(),
+        "tgt_tokenizer": tgt_tokenizer.to_json(),
+        "extra": json.dumps(metadata or {}, sort_keys=True),
+    }
+    path = Path(path)
+    tmp = path.with_name(path.name + ".partial")
+    try:
+        save_file(state, str(tmp), metadata=meta)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def _check_vocab(c: ModelConfig, src: Tokenizer, tgt: Tokenizer) -> None:
+    for side, tok, size in (("source", src, c.src_vocab_size), ("target", tgt, c.tgt_vocab_size)):
+        if len(tok) != size:
+            raise CheckpointError(f"the {side} vocabulary has {len(tok)} tokens but the model expects {size}")
+    for label, want in (("pad_id", c.pad_id), ("bos_id", c.bos_id), ("eos_id", c.eos_id), ("unk_id", c.unk_id)):
+        special = {"pad_id": "<pad>", "bos_id": BOS, "eos_id": EOS, "unk_id": "<unk>"}[label]
+        if tgt.token_to_id(special) != want:
+            raise CheckpointError(f"the target vocabulary has {special} at id {tgt.token_to_id(special)}, config says {want}")
+
+
+def read_metadata(path: str | os.PathLike) -> dict[str, str]:
+    """The metadata of a safetensors file, or a CheckpointError saying why it cannot be read."""
+    path = Path(path)
+    if not path.exists():
+        raise CheckpointError(f"{path}: no such file")
+    if path.is_dir():
+        raise CheckpointError(f"{path}: is a folder, not a .safetensors checkpoint")
+    try:
+        with safe_open(str(path), framework="pt") as fh:
+            return dict(fh.metadata() or {})
+    except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
+        raise CheckpointError(f"{path.name}: not a readable safetensors file ({_short(exc)})") from exc
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text[:200]
+
+
+def load_model(
+    name_or_path: str | os.PathLike, device: str | torch.device | None = "auto", dtype: str | torch.dtype | None = None,
+) -> ModelBundle:
+    """Load a native checkpoint (or a bundled model by name) onto ``device``."""
+    path = resolve_model_path(name_or_path)
+    meta = read_metadata(path)
+    if meta.get("format") != FORMAT:
+        raise CheckpointError(
+            f"{path.name}: a safetensors file, but not an Attention Scope checkpoint (no '{FORMAT}' metadata)"
+        )
+    try:
+        config = ModelConfig.from_json(meta["config"])
+    except (KeyError, ValueError, TypeError) as exc:
+        raise CheckpointError(f"{path.name}: the model configuration in the metadata is invalid ({_short(exc)})") from exc
+    try:
+        src_tok = Tokenizer.from_json(meta["src_tokenizer"])
+        tgt_tok = Tokenizer.from_json(meta["tgt_tokenizer"])
+    except (KeyError, ValueError, TypeError, Exception) as exc:  # tokenizers raises plain Exception
+        raise CheckpointError(f"{path.name}: the tokenizers in the metadata are invalid ({_short(exc)})") from exc
+    _check_vocab(config, src_tok, tgt_tok)
+    try:
+        with safe_open(str(path), framework="pt") as fh:
+            tensors = {k: fh.get_tensor(k) for k in fh}
+    except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
+        raise CheckpointError(f"{path.name}: the weights cannot be read ({_short(exc)})") from exc
+    model = Seq2SeqTransformer(config)
+    load_state(model, tensors, path.name)
+    dev = resolve_device(device)
+    model = model.to(device=dev, dtype=resolve_dtype(dtype, dev)).eval()
+    try:
+        extra = json.loads(meta.get("extra", "{}"))
+    except json.JSONDecodeError:
+        extra = {}
+    return ModelBundle(model, src_tok, tgt_tok, name=meta.get("name") or path.stem, path=path, format="native",
+                       metadata=extra)
+
+
+def load_state(model: Seq2SeqTransformer, tensors: dict[str, torch.Tensor], label: str) -> None:
+    """Copy ``tensors`` into ``model`` after checking names, shapes and finiteness."""
+    expected = model.state_dict()
+    optional = {TIED_KEY} if model.config.tie_output else set()
+    missing = sorted(set(expected) - set(tensors) - optional)
+    if missing:
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        raise CheckpointError(f"{label}: missing weights {', '.join(missing[:3])}{more}")
+    unexpected = sorted(set(tensors) - set(expected))
+    if unexpected:
+        raise CheckpointError(f"{label}: unexpected weights {', '.join(unexpected[:3])}")
+    for key, tensor in tensors.items():
+        if tuple(tensor.shape) != tuple(expected[key].shape):
+            raise CheckpointError(
+                f"{label}: weight {key} has shape {tuple(tensor.shape)}, the configuration implies {tuple(expected[key].shape)}"
+            )
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise CheckpointError(f"{label}: weight {key} contains NaN or infinite values")
+    model.load_state_dict(tensors, strict=False)
+
+
+def parameter_summary(model: Seq2SeqTransformer) -> str:
+    counts = model.parameter_counts()
+    width = max(len(k) for k in counts)
+    lines = [f"  {k:<{width}}  {v:>12,}" for k, v in counts.items()]
+    size = sum(p.numel() * p.element_size() for p in model.parameters())
+    lines.append(f"  {'size':<{width}}  {size / 2**20:>10.2f} MB ({str(model.dtype).removeprefix('torch.')})")
+    return "\n".join(lines)
+

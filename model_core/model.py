@@ -1,0 +1,337 @@
+"""The encoder-decoder Transformer whose attention the app shows.
+
+One module covers the tutorials' variants through :class:`ModelConfig`: post- or pre-norm,
+LayerNorm or the tutorials' std-norm, ReLU or GELU, sinusoidal / learned / no absolute positions,
+an optional T5-style relative bias, multi-head / grouped-query / multi-query attention, tied
+output projection. ``capture=True`` returns every attention map exactly as used; without it the
+fused kernel runs. Decoding can be incremental through a :class:`DecoderCache`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from . import masks
+from .config import ModelConfig
+from .layers import (
+    AttentionResult,
+    FeedForward,
+    KVCache,
+    MultiHeadAttention,
+    RelativePositionBias,
+    make_norm,
+    sinusoidal_table,
+)
+
+ATTENTION_KINDS = ("encoder_self", "decoder_self", "cross")
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """What is switched off: heads as ``(kind, layer, head)`` and/or the positional encoding.
+
+    A switched-off head contributes a zero context vector (its weights are still computed and
+    shown, so a class sees what was discarded).
+    """
+
+    heads: frozenset[tuple[str, int, int]] = frozenset()
+    positional: bool = False
+
+    @property
+    def active(self) -> bool:
+        return bool(self.heads) or self.positional
+
+    def gate(self, kind: str, layer: int, n_heads: int, like: torch.Tensor) -> torch.Tensor | None:
+        off = [h for (k, lay, h) in self.heads if k == kind and lay == layer]
+        if not off:
+            return None
+        gate = torch.ones(n_heads, dtype=like.dtype, device=like.device)
+        gate[off] = 0
+        return gate
+
+    def describe(self) -> str:
+        parts = [f"{k} L{lay} H{h}" for (k, lay, h) in sorted(self.heads)]
+        if self.positional:
+            parts.append("positional encoding")
+        return ", ".join(parts)
+
+
+NO_ABLATION = Ablation()
+
+
+class EncoderLayer(nn.Module):
+    def __init__(self, c: ModelConfig) -> None:
+        super().__init__()
+        self.pre_norm = c.norm_position == "pre"
+        self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, c.n_kv_heads, c.dropout)
+        self.feed_forward = FeedForward(c.d_model, c.d_ff, c.activation, c.dropout)
+        self.norm1 = make_norm(c.norm_type, c.d_model, c.norm_eps)
+        self.norm2 = make_norm(c.norm_type, c.d_model, c.norm_eps)
+        self.dropout = nn.Dropout(c.dropout)
+
+    def forward(
+        self, x: torch.Tensor, allowed: torch.Tensor, bias: torch.Tensor | None, gate: torch.Tensor | None,
+        capture: bool, capture_scores: bool,
+    ) -> tuple[torch.Tensor, AttentionResult]:
+        h = self.norm1(x) if self.pre_norm else x
+        att = self.self_attn(h, None, allowed, bias, capture=capture, capture_scores=capture_scores, head_gate=gate)
+        x = x + self.dropout(att.output)
+        x = x if self.pre_norm else self.norm1(x)
+        h = self.norm2(x) if self.pre_norm else x
+        x = x + self.dropout(self.feed_forward(h))
+        return (x if self.pre_norm else self.norm2(x)), att
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, c: ModelConfig) -> None:
+        super().__init__()
+        self.pre_norm = c.norm_position == "pre"
+        self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, c.n_kv_heads, c.dropout)
+        self.cross_attn = MultiHeadAttention(c.d_model, c.n_heads, c.n_kv_heads, c.dropout)
+        self.feed_forward = FeedForward(c.d_model, c.d_ff, c.activation, c.dropout)
+        self.norm1 = make_norm(c.norm_type, c.d_model, c.norm_eps)
+        self.norm2 = make_norm(c.norm_type, c.d_model, c.norm_eps)
+        self.norm3 = make_norm(c.norm_type, c.d_model, c.norm_eps)
+        self.dropout = nn.Dropout(c.dropout)
+
+    def _sublayer(self, x: torch.Tensor, norm: nn.Module, fn) -> tuple[torch.Tensor, object]:
+        out = fn(norm(x) if self.pre_norm else x)
+        value = out.output if isinstance(out, AttentionResult) else out
+        x = x + self.dropout(value)
+        return (x if self.pre_norm else norm(x)), out
+
+    def forward(
+        self, x: torch.Tensor, memory: torch.Tensor | None, self_allowed: torch.Tensor | None,
+        cross_allowed: torch.Tensor | None, bias: torch.Tensor | None, gates: tuple, capture: bool,
+        capture_scores: bool, self_cache: KVCache | None = None, cross_cache: KVCache | None = None,
+    ) -> tuple[torch.Tensor, AttentionResult, AttentionResult]:
+        kw = dict(capture=capture, capture_scores=capture_scores)
+        x, sa = self._sublayer(
+            x, self.norm1, lambda h: self.self_attn(h, None, self_allowed, bias, cache=self_cache, head_gate=gates[0], **kw)
+        )
+        x, ca = self._sublayer(
+            x, self.norm2, lambda h: self.cross_attn(h, memory, cross_allowed, None, cache=cross_cache, head_gate=gates[1], **kw)
+        )
+        x, _ = self._sublayer(x, self.norm3, self.feed_forward)
+        return x, sa, ca  # type: ignore[return-value]
+
+
+@dataclass
+class EncoderOutput:
+    memory: torch.Tensor  # [B, S, D]
+    src_is_pad: torch.Tensor  # [B, S]
+    allowed: torch.Tensor  # [B, S, S]
+    attentions: list[torch.Tensor] = field(default_factory=list)  # per layer [B, H, S, S]
+    scores: list[torch.Tensor] = field(default_factory=list)
+
+
+@dataclass
+class DecoderOutput:
+    logits: torch.Tensor  # [B, T, V]
+    self_attentions: list[torch.Tensor] = field(default_factory=list)  # per layer [B, H, T, T_keys]
+    cross_attentions: list[torch.Tensor] = field(default_factory=list)  # per layer [B, H, T, S]
+    self_scores: list[torch.Tensor] = field(default_factory=list)
+    cross_scores: list[torch.Tensor] = field(default_factory=list)
+
+
+@dataclass
+class DecoderCache:
+    """Per-layer key/value caches for incremental decoding of a batch of hypotheses."""
+
+    self_kv: list[KVCache]
+    cross_kv: list[KVCache]
+    cross_allowed: torch.Tensor  # [B, 1, S]
+    length: int = 0
+
+    def reorder(self, index: torch.Tensor) -> None:
+        for cache in (*self.self_kv, *self.cross_kv):
+            cache.reorder(index)
+        self.cross_allowed = self.cross_allowed.index_select(0, index)
+
+
+class Seq2SeqTransformer(nn.Module):
+    """Encoder-decoder Transformer with attention capture on request."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        c = self.config = config
+        self.src_embedding = nn.Embedding(c.src_vocab_size, c.d_model)
+        self.tgt_embedding = nn.Embedding(c.tgt_vocab_size, c.d_model)
+        if c.positional == "sinusoidal":
+            self.register_buffer("pe_table", sinusoidal_table(c.max_len, c.d_model), persistent=False)
+        elif c.positional == "learned":
+            self.position_embedding = nn.Embedding(c.max_len, c.d_model)
+        if c.relative_max_distance:
+            self.encoder_relative_bias = RelativePositionBias(c.relative_max_distance, c.n_heads)
+            self.decoder_relative_bias = RelativePositionBias(c.relative_max_distance, c.n_heads)
+        self.encoder_layers = nn.ModuleList(EncoderLayer(c) for _ in range(c.n_encoder_layers))
+        self.decoder_layers = nn.ModuleList(DecoderLayer(c) for _ in range(c.n_decoder_layers))
+        final = c.final_norm
+        self.encoder_norm = make_norm(c.norm_type, c.d_model, c.norm_eps) if final else nn.Identity()
+        self.decoder_norm = make_norm(c.norm_type, c.d_model, c.norm_eps) if final else nn.Identity()
+        self.output_projection = nn.Linear(c.d_model, c.tgt_vocab_size, bias=c.output_bias)
+        if c.tie_output:
+            self.output_projection.weight = self.tgt_embedding.weight
+        self.dropout = nn.Dropout(c.dropout)
+        self.embed_scale = math.sqrt(c.d_model) if c.scale_embedding else 1.0
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Xavier-uniform for every matrix, as the tutorials do; embeddings get N(0, d^-1/2)."""
+        for name, p in self.named_parameters():
+            if p.dim() > 1:
+                if "embedding" in name:
+                    nn.init.normal_(p, 0.0, self.config.d_model**-0.5)
+                else:
+                    nn.init.xavier_uniform_(p)
+
+    @property
+    def device(self) -> torch.device:
+        return self.output_projection.weight.device
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.output_projection.weight.dtype
+
+    # ----------------------------------------------------------------- positions
+    def positional_encoding(self, start: int, length: int) -> torch.Tensor:
+        """``[length, D]`` absolute position vectors added at positions ``start..start+length``."""
+        c = self.config
+        if start + length > c.max_len:
+            raise ValueError(f"sequence of {start + length} tokens exceeds the model's max_len ({c.max_len})")
+        if c.positional == "sinusoidal":
+            return self.pe_table[start : start + length]
+        if c.positional == "learned":
+            return self.position_embedding.weight[start : start + length]
+        return torch.zeros(length, c.d_model, dtype=self.dtype, device=self.device)
+
+    def _embed(self, embedding: nn.Embedding, ids: torch.Tensor, start: int, ablation: Ablation) -> torch.Tensor:
+        x = embedding(ids) * self.embed_scale
+        if self.config.positional != "none" and not ablation.positional:
+            x = x + self.positional_encoding(start, ids.shape[1]).to(x.dtype)
+        return self.dropout(x)
+
+    def _relative_bias(self, which: str, q_start: int, n_q: int, n_k: int, ablation: Ablation) -> torch.Tensor | None:
+        if not self.config.relative_max_distance or ablation.positional:
+            return None
+        module: RelativePositionBias = getattr(self, f"{which}_relative_bias")
+        dev = self.device
+        q = torch.arange(q_start, q_start + n_q, device=dev)
+        return module(q, torch.arange(n_k, device=dev)).to(self.dtype)
+
+    # ----------------------------------------------------------------- encoder
+    def encode(
+        self, src_ids: torch.Tensor, *, capture: bool = False, capture_scores: bool = False,
+        ablation: Ablation = NO_ABLATION,
+    ) -> EncoderOutput:
+        src_is_pad = masks.padding(src_ids, self.config.pad_id)
+        allowed = masks.encoder_self_allowed(src_is_pad)
+        x = self._embed(self.src_embedding, src_ids, 0, ablation)
+        s = src_ids.shape[1]
+        bias = self._relative_bias("encoder", 0, s, s, ablation)
+        out = EncoderOutput(x, src_is_pad, allowed)
+        for i, layer in enumerate(self.encoder_layers):
+            gate = ablation.gate("encoder_self", i, self.config.n_heads, x)
+            x, att = layer(x, allowed, bias, gate, capture, capture_scores)
+            if att.weights is not None:
+                out.attentions.append(att.weights)
+            if att.scores is not None:
+                out.scores.append(att.scores)
+        out.memory = self.encoder_norm(x)
+        return out
+
+    # ----------------------------------------------------------------- decoder
+    def decode(
+        self, tgt_ids: torch.Tensor, encoded: EncoderOutput, *, capture: bool = False,
+        capture_scores: bool = False, ablation: Ablation = NO_ABLATION,
+    ) -> DecoderOutput:
+        """Teacher-forced decoder over the whole target prefix ``tgt_ids`` [B, T]."""
+        tgt_is_pad = masks.padding(tgt_ids, self.config.pad_id)
+        self_allowed = masks.decoder_self_allowed(tgt_is_pad)
+        cross_allowed = masks.cross_allowed(tgt_is_pad, encoded.src_is_pad)
+        t = tgt_ids.shape[1]
+        bias = self._relative_bias("decoder", 0, t, t, ablation)
+        x = self._embed(self.tgt_embedding, tgt_ids, 0, ablation)
+        return self._run_decoder(x, encoded.memory, self_allowed, cross_allowed, bias, capture, capture_scores, ablation)
+
+    def init_cache(self, encoded: EncoderOutput, capacity: int | None = None) -> DecoderCache:
+        """Caches for incremental decoding: cross-attention keys/values computed once here."""
+        c = self.config
+        capacity = min(capacity or c.max_len, c.max_len)
+        b = encoded.memory.shape[0]
+        self_kv, cross_kv = [], []
+        for layer in self.decoder_layers:
+            self_kv.append(KVCache.empty(b, c.n_kv_heads, capacity, c.d_head, encoded.memory))
+            k, v = layer.cross_attn.project_kv(encoded.memory)
+            cross_kv.append(KVCache(k, v, length=k.shape[2], static=True))
+        cross_allowed = (~encoded.src_is_pad)[:, None, :]
+        return DecoderCache(self_kv, cross_kv, cross_allowed)
+
+    def decode_step(
+        self, new_ids: torch.Tensor, cache: DecoderCache, *, capture: bool = False,
+        capture_scores: bool = False, ablation: Ablation = NO_ABLATION,
+    ) -> DecoderOutput:
+        """Run the decoder on ``new_ids`` [B, n], the tokens at positions ``cache.length ..``.
+
+        Costs O(cache.length) per new token: earlier keys and values come from the cache.
+        """
+        start, n = cache.length, new_ids.shape[1]
+        keys = start + n
+        self_allowed = None if n == 1 else masks.causal_allowed(n, new_ids.device, offset=start)[None]
+        cross_allowed = cache.cross_allowed.expand(-1, n, -1)
+        bias = self._relative_bias("decoder", start, n, keys, ablation)
+        x = self._embed(self.tgt_embedding, new_ids, start, ablation)
+        out = self._run_decoder(
+            x, None, self_allowed, cross_allowed, bias, capture, capture_scores, ablation, cache
+        )
+        cache.length = keys
+        return out
+
+    def _run_decoder(
+        self, x: torch.Tensor, memory: torch.Tensor | None, self_allowed: torch.Tensor | None,
+        cross_allowed: torch.Tensor, bias: torch.Tensor | None, capture: bool, capture_scores: bool,
+        ablation: Ablation, cache: DecoderCache | None = None,
+    ) -> DecoderOutput:
+        out = DecoderOutput(logits=x)
+        h = self.config.n_heads
+        for i, layer in enumerate(self.decoder_layers):
+            gates = (ablation.gate("decoder_self", i, h, x), ablation.gate("cross", i, h, x))
+            self_cache = cache.self_kv[i] if cache else None
+            cross_cache = cache.cross_kv[i] if cache else None
+            x, sa, ca = layer(
+                x, memory, self_allowed, cross_allowed, bias, gates, capture, capture_scores, self_cache, cross_cache
+            )
+            if capture:
+                out.self_attentions.append(sa.weights)
+                out.cross_attentions.append(ca.weights)
+            if capture_scores:
+                out.self_scores.append(sa.scores)
+                out.cross_scores.append(ca.scores)
+        out.logits = self.output_projection(self.decoder_norm(x))
+        return out
+
+    def forward(
+        self, src_ids: torch.Tensor, tgt_ids: torch.Tensor, *, capture: bool = False,
+        ablation: Ablation = NO_ABLATION,
+    ) -> tuple[torch.Tensor, EncoderOutput, DecoderOutput]:
+        """Logits ``[B, T, V]`` for the teacher-forced target, with the encoder/decoder outputs."""
+        encoded = self.encode(src_ids, capture=capture, ablation=ablation)
+        decoded = self.decode(tgt_ids, encoded, capture=capture, ablation=ablation)
+        return decoded.logits, encoded, decoded
+
+    def parameter_counts(self) -> dict[str, int]:
+        """Parameters per top-level module (tied weights counted once) and the total."""
+        seen: set[int] = set()
+        counts: dict[str, int] = {}
+        for name, p in self.named_parameters(remove_duplicate=True):
+            if id(p) in seen:
+                continue
+            seen.add(id(p))
+            top = name.split(".")[0]
+            counts[top] = counts.get(top, 0) + p.numel()
+        counts["total"] = sum(counts.values())
+        return counts

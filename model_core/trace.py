@@ -1,0 +1,133 @@
+"""The Trace: everything the model computed for one source/target pair, as host numpy arrays.
+
+It is the one contract between the core and everything that shows attention (the app, the CLI,
+notebooks): plain float32 arrays plus token strings, no tensors, no devices. A trace saves to and
+loads from ``.npz`` with stable keys (see :data:`NPZ_KEYS`) and never needs pickle.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+import numpy as np
+
+NPZ_KEYS = (
+    "src_tokens", "tgt_tokens", "encoder_self", "decoder_self", "cross", "allowed_encoder_self",
+    "allowed_decoder_self", "allowed_cross", "src_is_pad", "tgt_is_pad", "logprobs", "positional_encoding",
+)
+KIND_LABELS = {"encoder_self": "encoder self-attention", "decoder_self": "decoder self-attention (masked)",
+               "cross": "cross-attention"}
+
+
+def _strings(tokens: list[str]) -> np.ndarray:
+    return np.array(tokens, dtype=np.str_) if tokens else np.zeros(0, dtype="<U1")
+
+
+@dataclass
+class Trace:
+    """Attention and predictions of one decoding, rows in decoding order.
+
+    Shapes: ``encoder_self`` [L_enc, H, S, S], ``decoder_self`` [L_dec, H, T, T],
+    ``cross`` [L_dec, H, T, S], ``logprobs`` [T, V]: row ``t`` is the distribution over the token
+    that follows decoder input ``tgt_tokens[t]``. ``output_tokens[t]`` is the token chosen (or
+    forced) there. Masks use True = may attend.
+    """
+
+    src_tokens: list[str]
+    tgt_tokens: list[str]
+    encoder_self: np.ndarray
+    decoder_self: np.ndarray
+    cross: np.ndarray
+    allowed_encoder_self: np.ndarray
+    allowed_decoder_self: np.ndarray
+    allowed_cross: np.ndarray
+    src_is_pad: np.ndarray
+    tgt_is_pad: np.ndarray
+    logprobs: np.ndarray
+    positional_encoding: np.ndarray
+    output_tokens: list[str] = field(default_factory=list)
+    src_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    tgt_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    output_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    positional_kind: str = "sinusoidal"
+    relative_bias: np.ndarray | None = None  # [H, 2·max_distance+1] when the model has one
+    scores: dict[str, np.ndarray] = field(default_factory=dict)  # pre-softmax, on request
+
+    @property
+    def n_src(self) -> int:
+        return len(self.src_tokens)
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.tgt_tokens)
+
+    def attention(self, kind: str) -> np.ndarray:
+        if kind not in KIND_LABELS:
+            raise ValueError(f"unknown attention kind {kind!r}")
+        return getattr(self, kind)
+
+    def allowed(self, kind: str) -> np.ndarray:
+        return getattr(self, f"allowed_{kind}")
+
+    def at_step(self, t: int) -> Trace:
+        """The trace as it stood after ``t`` decoding steps (views, no copies)."""
+        t = max(0, min(t, self.n_steps))
+        return replace(
+            self, tgt_tokens=self.tgt_tokens[:t], output_tokens=self.output_tokens[:t],
+            decoder_self=self.decoder_self[:, :, :t, :t], cross=self.cross[:, :, :t],
+            allowed_decoder_self=self.allowed_decoder_self[:t, :t], allowed_cross=self.allowed_cross[:t],
+            tgt_is_pad=self.tgt_is_pad[:t], logprobs=self.logprobs[:t], tgt_ids=self.tgt_ids[:t],
+            output_ids=self.output_ids[:t],
+            scores={k: (v if k == "encoder_self" else v[:, :, :t, : (t if k == "decoder_self" else v.shape[-1])])
+                    for k, v in self.scores.items()},
+        )
+
+    # ------------------------------------------------------------------ npz
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        arrays: dict[str, np.ndarray] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "scores":
+                for kind, arr in value.items():
+                    arrays[f"scores_{kind}"] = arr
+            elif f.name == "relative_bias":
+                if value is not None:
+                    arrays["relative_bias"] = value
+            elif isinstance(value, list):
+                arrays[f.name] = _strings(value)
+            elif isinstance(value, str):
+                arrays[f.name] = np.array(value)
+            else:
+                arrays[f.name] = value
+        return arrays
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write ``.npz`` atomically (a temporary file renamed into place)."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".partial")
+        with open(tmp, "wb") as fh:
+            np.savez_compressed(fh, **self.to_arrays())
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Trace:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        missing = [k for k in NPZ_KEYS if k not in arrays]
+        if missing:
+            raise ValueError(f"{path}: not an attention trace (missing {', '.join(missing)})")
+        kwargs: dict[str, object] = {}
+        for f in fields(cls):
+            if f.name == "scores":
+                kwargs["scores"] = {k[7:]: v for k, v in arrays.items() if k.startswith("scores_")}
+            elif f.name in arrays:
+                value = arrays[f.name]
+                if f.name.endswith("tokens"):
+                    value = [str(s) for s in value.tolist()]
+                elif f.name == "positional_kind":
+                    value = str(value)
+                kwargs[f.name] = value
+        return cls(**kwargs)  # type: ignore[arg-type]

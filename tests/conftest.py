@@ -1,0 +1,66 @@
+"""Test-wide set-up: Qt renders offscreen, and small models are built deterministically."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest
+import torch
+
+from model_core import ModelConfig, Seq2SeqTransformer
+
+
+def tiny_config(**overrides) -> ModelConfig:
+    base = dict(src_vocab_size=23, tgt_vocab_size=29, d_model=32, n_heads=4, n_encoder_layers=2,
+                n_decoder_layers=2, d_ff=48, dropout=0.0, max_len=64)
+    base.update(overrides)
+    return ModelConfig(**base)
+
+
+def tiny_model(seed: int = 0, **overrides) -> Seq2SeqTransformer:
+    torch.manual_seed(seed)
+    model = Seq2SeqTransformer(tiny_config(**overrides)).eval()
+    # give biases and norms non-trivial values so a wrongly mapped parameter cannot hide
+    with torch.no_grad():
+        for _name, p in model.named_parameters():
+            if p.dim() == 1:
+                p.add_(torch.randn_like(p) * 0.1)
+    return model
+
+
+VARIANTS = {
+    "post-relu-mha": {},
+    "pre-gelu": dict(norm_position="pre", activation="gelu"),
+    "gqa": dict(n_kv_heads=2),
+    "mqa-learned": dict(n_kv_heads=1, positional="learned"),
+    "relative-bias": dict(relative_max_distance=4, positional="none"),
+    "std-norm-tied": dict(norm_type="std", norm_eps=1e-6, tie_output=True, final_norm=False),
+}
+
+
+@pytest.fixture(params=list(VARIANTS), ids=list(VARIANTS))
+def variant_model(request) -> Seq2SeqTransformer:
+    return tiny_model(**VARIANTS[request.param])
+
+
+def tiny_bundle(seed: int = 0, **overrides):
+    """A tiny random model with real word tokenizers (vocab sizes match the config)."""
+    from model_core import ModelBundle, Tokenizer
+
+    model = tiny_model(seed, **overrides)
+    c = model.config
+    src = Tokenizer.word_level([f"w{i}" for i in range(c.src_vocab_size - 4)])
+    tgt = Tokenizer.word_level([f"t{i}" for i in range(c.tgt_vocab_size - 4)])
+    return ModelBundle(model, src, tgt, name="tiny")
+
+
+@pytest.fixture
+def tiny_checkpoint(tmp_path):
+    from model_core import save_model
+
+    bundle = tiny_bundle()
+    path = tmp_path / "tiny.safetensors"
+    save_model(path, bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer, name="tiny")
+    return path

@@ -1,0 +1,169 @@
+"""Incremental decoding: the cached steps must reproduce the teacher-forced pass exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from conftest import tiny_model
+
+from model_core import DecodeSession, DecodingSettings, teacher_forced_trace
+from model_core.decoding import SessionFull
+
+SRC = [5, 6, 7, 8, 9, 2]
+KEYS = ("encoder_self", "decoder_self", "cross", "logprobs")
+
+
+def assert_traces_equal(a, b, atol=1e-5):
+    for key in KEYS:
+        np.testing.assert_allclose(getattr(a, key), getattr(b, key), atol=atol, err_msg=key)
+    assert a.tgt_tokens == b.tgt_tokens and a.output_tokens == b.output_tokens
+    np.testing.assert_array_equal(a.allowed_decoder_self, b.allowed_decoder_self)
+
+
+def test_stepping_equals_teacher_forced_trace(variant_model):
+    session = DecodeSession(variant_model, SRC, max_steps=10)
+    produced = session.run()
+    reference = teacher_forced_trace(variant_model, SRC, produced)
+    assert_traces_equal(session.trace(), reference)
+
+
+def test_forced_tokens_equal_teacher_forcing(variant_model):
+    forced = [11, 12, 13, 14, 2]
+    session = DecodeSession(variant_model, SRC)
+    session.force(forced)
+    trace = session.trace()
+    assert trace.output_ids.tolist() == forced
+    assert trace.tgt_ids.tolist() == [1, 11, 12, 13, 14]
+    assert_traces_equal(trace, teacher_forced_trace(variant_model, SRC, forced))
+
+
+def test_rows_sum_to_one_and_future_is_zero():
+    session = DecodeSession(tiny_model(), SRC)
+    session.force([10, 11, 12, 13])
+    tr = session.trace()
+    np.testing.assert_allclose(tr.decoder_self.sum(-1), 1.0, atol=1e-5)
+    np.testing.assert_allclose(tr.cross.sum(-1), 1.0, atol=1e-5)
+    np.testing.assert_allclose(tr.encoder_self.sum(-1), 1.0, atol=1e-5)
+    assert np.all(tr.decoder_self[..., ~tr.allowed_decoder_self] == 0)
+    np.testing.assert_allclose(np.exp(tr.logprobs).sum(-1), 1.0, atol=1e-5)
+
+
+def test_beam_width_one_equals_greedy(variant_model):
+    greedy = DecodeSession(variant_model, SRC, max_steps=12)
+    beam = DecodeSession(variant_model, SRC, max_steps=12, settings=DecodingSettings("beam", beam_width=1))
+    assert beam.run() == greedy.run()
+    assert_traces_equal(beam.trace(), greedy.trace())
+
+
+def test_beam_search_keeps_inspectable_beams_and_traces_match_reference():
+    model = tiny_model(seed=3)
+    session = DecodeSession(model, SRC, max_steps=8, settings=DecodingSettings("beam", beam_width=3))
+    session.run()
+    beams = session.beams
+    assert len(beams) == 3
+    ranks = [b.ranking_score(1.0) for b in beams]
+    assert ranks == sorted(ranks, reverse=True)
+    for i, beam in enumerate(beams):
+        assert_traces_equal(session.trace(beam=i), teacher_forced_trace(model, SRC, list(beam.ids)))
+    # the best beam scores at least as well as greedy under the same ranking
+    greedy = DecodeSession(model, SRC, max_steps=8)
+    greedy.run()
+    assert beams[0].ranking_score(1.0) >= greedy.best.ranking_score(1.0) - 1e-6
+
+
+def test_back_then_same_token_gives_the_same_trace():
+    model = tiny_model(seed=1)
+    session = DecodeSession(model, SRC, settings=DecodingSettings("beam", beam_width=3), max_steps=9)
+    for _ in range(5):
+        session.step()
+    before = session.trace()
+    token = session.output_ids[-1]
+    session.back()
+    assert session.position == 4
+    session.step(token)
+    after = session.trace()
+    assert after.output_ids.tolist() == before.output_ids.tolist()
+    assert_traces_equal(after, before)
+    # and the cache is right after the undo: further steps still match a fresh forward pass
+    session.step(7)
+    session.step(2)
+    assert_traces_equal(session.trace(), teacher_forced_trace(model, SRC, session.output_ids))
+
+
+def test_back_at_start_is_a_no_op_and_reset_returns_to_start():
+    session = DecodeSession(tiny_model(), SRC)
+    session.back()
+    assert session.position == 0
+    session.force([10, 11])
+    session.reset()
+    assert session.position == 0 and session.output_ids == []
+    assert session.trace().n_steps == 0
+
+
+def test_sampling_is_seeded_and_top_k_one_is_greedy():
+    model = tiny_model(seed=2)
+    a = DecodeSession(model, SRC, max_steps=10, settings=DecodingSettings("sample", temperature=1.5, seed=7))
+    b = DecodeSession(model, SRC, max_steps=10, settings=DecodingSettings("sample", temperature=1.5, seed=7))
+    assert a.run() == b.run()
+    one = DecodeSession(model, SRC, max_steps=10, settings=DecodingSettings("sample", top_k=1, seed=3))
+    greedy = DecodeSession(model, SRC, max_steps=10)
+    assert one.run() == greedy.run()
+    tiny_p = DecodeSession(model, SRC, max_steps=10, settings=DecodingSettings("sample", top_p=1e-6, seed=3))
+    assert tiny_p.run() == greedy.run()
+
+
+def test_switching_method_mid_way_keeps_the_prefix():
+    model = tiny_model(seed=4)
+    session = DecodeSession(model, SRC, max_steps=12)
+    session.step()
+    session.step()
+    prefix = session.output_ids
+    session.set_settings(DecodingSettings("beam", beam_width=4))
+    session.run(limit=5)
+    assert len(session.beams) == 4
+    assert all(b.ids[:2] == tuple(prefix) for b in session.beams)
+    session.set_settings(DecodingSettings("greedy"))
+    session.step(5)
+    assert len(session.beams) == 1
+
+
+def test_cached_step_cost_does_not_rerun_prefix():
+    """A cached step touches only the new position: the decoder sees one token per step."""
+    model = tiny_model()
+    seen = []
+    handle = model.tgt_embedding.register_forward_hook(lambda m, i, o: seen.append(i[0].shape[1]))
+    session = DecodeSession(model, SRC, max_steps=20)
+    session.force(list(range(10, 20)))
+    handle.remove()
+    assert seen == [1] * 10
+
+
+def test_limits_and_bad_tokens():
+    model = tiny_model(max_len=8)
+    with pytest.raises(ValueError, match="empty"):
+        DecodeSession(model, [])
+    with pytest.raises(ValueError, match="at most 8"):
+        DecodeSession(model, list(range(4, 14)))
+    session = DecodeSession(model, [4, 5, 2])
+    with pytest.raises(ValueError, match="outside"):
+        session.step(10_000)
+    session.force([4] * 8)
+    assert session.finished
+    assert session.step() is None
+    with pytest.raises(SessionFull):
+        session.step(4)
+
+
+def test_attention_is_copied_to_host_once_per_step(monkeypatch):
+    calls = []
+    original = torch.Tensor.cpu
+
+    def counting_cpu(self, *args, **kwargs):
+        calls.append(tuple(self.shape))
+        return original(self, *args, **kwargs)
+
+    session = DecodeSession(tiny_model(), SRC)
+    monkeypatch.setattr(torch.Tensor, "cpu", counting_cpu)
+    session.force([10, 11, 12])
+    assert len(calls) == 3

@@ -1,0 +1,51 @@
+"""Device choice, and the CUDA path for real when a GPU is present (skipped, and reported, without)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from conftest import tiny_model
+
+from model_core import DecodeSession, teacher_forced_trace
+from model_core.devices import resolve_device, resolve_dtype
+
+HAS_CUDA = torch.cuda.is_available()
+
+
+def test_auto_picks_an_available_device():
+    dev = resolve_device("auto")
+    assert dev.type == ("cuda" if HAS_CUDA else dev.type)
+    assert resolve_device("cpu").type == "cpu"
+
+
+def test_bad_device_and_dtype_are_refused():
+    with pytest.raises(ValueError):
+        resolve_device("quantum")
+    with pytest.raises(ValueError, match="unknown dtype"):
+        resolve_dtype("float8", torch.device("cpu"))
+    with pytest.raises(ValueError, match="float16 is not supported on the CPU"):
+        resolve_dtype("float16", torch.device("cpu"))
+    if not HAS_CUDA:
+        with pytest.raises(ValueError, match="no CUDA"):
+            resolve_device("cuda")
+
+
+def test_bfloat16_on_cpu_stays_close_to_float32():
+    model = tiny_model()
+    ref = DecodeSession(model, [4, 5, 6, 2])
+    ref.force([7, 8, 9])
+    low = DecodeSession(tiny_model().to(torch.bfloat16), [4, 5, 6, 2])
+    low.force([7, 8, 9])
+    np.testing.assert_allclose(low.trace().cross, ref.trace().cross, atol=0.05)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAS_CUDA, reason="no CUDA GPU on this machine")
+def test_cuda_stepping_equals_cpu_reference():
+    cpu = tiny_model()
+    gpu = tiny_model().to("cuda")
+    session = DecodeSession(gpu, [4, 5, 6, 7, 2])
+    out = session.run(limit=8)
+    np.testing.assert_allclose(session.trace().cross, teacher_forced_trace(cpu, [4, 5, 6, 7, 2], out).cross,
+                               atol=1e-4)

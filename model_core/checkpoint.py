@@ -224,7 +224,7 @@ def load_model(
     _check_vocab(config, src_tok, tgt_tok)
     try:
         with safe_open(str(path), framework="pt") as fh:
-            tensors = {k: fh.get_tensor(k) for k in fh}
+            tensors = {k: fh.get_tensor(k) for k in fh.keys()}  # noqa: SIM118 - safe_open is not iterable
     except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
         raise CheckpointError(f"{path.name}: the weights cannot be read ({_short(exc)})") from exc
     model = Seq2SeqTransformer(config)

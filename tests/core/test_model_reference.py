@@ -23,7 +23,7 @@ def reference_transformer(model) -> nn.Transformer:
     c = model.config
     ref = nn.Transformer(c.d_model, c.n_heads, c.n_encoder_layers, c.n_decoder_layers, c.d_ff, dropout=0.0,
                          batch_first=True).eval()
-    ref.encoder.enable_nested_tensor = ref.encoder.use_nested_tensor = False  # the prototype nested-tensor fast path warns; math is the same
+    ref.encoder.enable_nested_tensor = ref.encoder.use_nested_tensor = False  # nested-tensor fast path warns
     for ours, theirs in zip(model.encoder_layers, ref.encoder.layers, strict=True):
         _copy_attention(ours.self_attn, theirs.self_attn)
         theirs.linear1.load_state_dict(ours.feed_forward.linear1.state_dict())

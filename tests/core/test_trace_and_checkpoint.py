@@ -71,7 +71,7 @@ def _rewrite(path, tensors=None, meta_changes=None):
     from safetensors import safe_open
 
     with safe_open(str(path), "pt") as fh:
-        weights = {k: fh.get_tensor(k) for k in fh}
+        weights = {k: fh.get_tensor(k) for k in fh.keys()}  # noqa: SIM118 - safe_open is not iterable
     if tensors:
         tensors(weights)
     meta.update(meta_changes or {})

@@ -126,22 +126,27 @@ class ModelBundle:
         session = self.session(text, max_steps=max_steps)
         return self.tgt_tokenizer.decode(session.run())
 
-    def trace(self, src_text: str, tgt_text: str | None = None, **kwargs: Any) -> Trace:
-        """Teacher-forced trace of ``tgt_text``, or of the greedy translation when it is None."""
+    def trace(
+        self, src_text: str, tgt_text: str | None = None, *, src_pad_to: int = 0, tgt_pad_to: int = 0,
+        capture_scores: bool = False, ablation: Ablation = NO_ABLATION,
+    ) -> Trace:
+        """Teacher-forced trace of ``tgt_text``, or of the greedy translation when it is None.
+
+        ``src_pad_to`` / ``tgt_pad_to`` add ``<pad>`` tokens so the padding masks can be seen.
+        """
         if not src_text.strip():
             raise ValueError("the source sentence is empty")
+        src = self.encode_source(src_text, src_pad_to)
         if tgt_text is None:
-            return self._greedy_trace(src_text, **kwargs)
-        src = self.encode_source(src_text)
-        tgt = self.encode_target(tgt_text)
+            session = DecodeSession(self.model, src.ids, src_tokens=src.tokens, tgt_vocab=self.tgt_tokenizer.vocab,
+                                    ablation=ablation)
+            out_ids = session.run()
+        else:
+            out_ids = self.encode_target(tgt_text).ids
         return teacher_forced_trace(
-            self.model, src.ids, tgt.ids, src_tokens=src.tokens, tgt_vocab=self.tgt_tokenizer.vocab, **kwargs
+            self.model, src.ids, out_ids, src_tokens=src.tokens, tgt_vocab=self.tgt_tokenizer.vocab,
+            capture_scores=capture_scores, ablation=ablation, tgt_pad_to=tgt_pad_to,
         )
-
-    def _greedy_trace(self, src_text: str, **kwargs: Any) -> Trace:
-        session = self.session(src_text, **kwargs)
-        session.run()
-        return session.trace()
 
 
 def save_model(

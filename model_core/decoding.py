@@ -294,6 +294,12 @@ class DecodeSession:
                 self.model.decode_step(torch.tensor(rows, device=self.model.device), cache, ablation=self.ablation)
         self._cache = cache
 
+    def history(self) -> list[list[Hypothesis]]:
+        """The hypotheses (best first) after each step: ``history()[t]`` is the beam after t+1 steps."""
+        lp = self.settings.length_penalty
+        after = [r.prev_hyps for r in self._records[1:]] + [self._hyps]
+        return [sorted(h, key=lambda x: -x.ranking_score(lp)) for h in after]
+
     def reset(self) -> None:
         while self._records:
             self.back()
@@ -399,11 +405,18 @@ def build_trace(
 def teacher_forced_trace(
     model: Seq2SeqTransformer, src_ids: Sequence[int], output_ids: Sequence[int], *,
     src_tokens: Sequence[str] | None = None, tgt_vocab: Sequence[str] | None = None,
-    ablation: Ablation = NO_ABLATION, capture_scores: bool = False,
+    ablation: Ablation = NO_ABLATION, capture_scores: bool = False, tgt_pad_to: int = 0,
 ) -> Trace:
-    """One full forward pass over ``<bos> + output_ids[:-1]``: the reference the stepping must equal."""
+    """One full forward pass over ``<bos> + output_ids[:-1]``: the reference the stepping must equal.
+
+    ``tgt_pad_to`` appends ``<pad>`` decoder inputs up to that length, to show the target-padding
+    mask at work (a single sentence has no padding of its own).
+    """
     c = model.config
     inputs = [c.bos_id, *output_ids[:-1]] if len(output_ids) else []
+    extra = max(0, min(tgt_pad_to, c.max_len) - len(inputs))
+    inputs = inputs + [c.pad_id] * extra
+    output_ids = list(output_ids) + [c.pad_id] * extra
     model.eval()
     with torch.inference_mode():
         dev = model.device

@@ -167,3 +167,22 @@ def test_attention_is_copied_to_host_once_per_step(monkeypatch):
     monkeypatch.setattr(torch.Tensor, "cpu", counting_cpu)
     session.force([10, 11, 12])
     assert len(calls) == 3
+
+
+def test_target_padding_shows_in_masks_and_leaves_real_rows_unchanged():
+    model = tiny_model()
+    plain = teacher_forced_trace(model, SRC, [10, 11, 2])
+    padded = teacher_forced_trace(model, SRC, [10, 11, 2], tgt_pad_to=5)
+    assert padded.tgt_tokens[-2:] == ["0", "0"] and padded.tgt_is_pad.tolist() == [False] * 3 + [True] * 2
+    assert not padded.allowed_decoder_self[:, 3:].any() and not padded.allowed_decoder_self[3:].any()
+    assert np.all(padded.decoder_self[:, :, 3:] == 0) and np.all(padded.cross[:, :, 3:] == 0)
+    np.testing.assert_allclose(padded.decoder_self[:, :, :3, :3], plain.decoder_self, atol=1e-6)
+
+
+def test_history_lists_beams_after_each_step():
+    session = DecodeSession(tiny_model(seed=3), SRC, max_steps=6, settings=DecodingSettings("beam", beam_width=2))
+    session.run()
+    history = session.history()
+    assert len(history) == session.position
+    assert len(history[0]) == 2 and all(len(h.ids) == 1 for h in history[0])
+    assert history[-1] == session.beams

@@ -88,6 +88,8 @@ _EXTENSIONS: list[Callable[[argparse._SubParsersAction], None]] = []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from . import cli_train  # noqa: F401  (registers train / eval)
+
     parser = build_parser()
     args = parser.parse_args(argv)
     from .checkpoint import CheckpointError

@@ -1,0 +1,15 @@
+"""Training data for Attention Scope: toy translation grammars with gold alignments, algorithmic
+tasks, and a reader for a user's own tab-separated corpus.
+
+``generate(task, n, seed=..., split=...)`` is the one entry point for built-in tasks; the task
+modules are importable for their helpers (``en_fr.translate``, ``en_zh.translate``,
+``algorithmic.make_example``) and lexicons.
+"""
+
+from . import algorithmic, en_fr, en_zh
+from .corpus import TASKS, CorpusError, Example, generate, in_test_bucket, load_tsv
+from .en_fr import GrammarError
+
+__all__ = [
+    "TASKS", "CorpusError", "Example", "GrammarError", "algorithmic", "en_fr", "en_zh", "generate", "in_test_bucket", "load_tsv",
+]

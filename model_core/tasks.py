@@ -1,0 +1,84 @@
+"""From a task name (or a user's TSV file) to tokenizers and id pairs ready for training.
+
+Toy grammars and algorithmic tasks use word-level tokenizers over their own lexicon; a user's
+corpus gets BPE tokenizers trained on it. Held-out sentences come from the generators' test split,
+so evaluation never sees a training sentence.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import ModelConfig, preset
+from .data import TASKS, generate, load_tsv
+from .tokenizers import Tokenizer
+from .training import Pair
+
+DEFAULT_SIZES = {"en-fr": 24000, "en-zh": 24000, "copy": 12000, "reverse": 12000, "sort": 12000}
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """A held-out pair as text, with the gold alignment (per target token) when the task has one."""
+
+    src_text: str
+    tgt_text: str
+    alignment: tuple[tuple[int, ...], ...] | None = None
+
+
+@dataclass
+class TaskData:
+    name: str
+    src_tokenizer: Tokenizer
+    tgt_tokenizer: Tokenizer
+    train: list[Pair]
+    valid: list[Pair]
+    test: list[HeldOut]
+    tgt_joiner: str = " "
+
+    def config(self, size: str = "small", **overrides) -> ModelConfig:
+        """A model config of preset ``size`` whose vocabularies and max_len fit this task."""
+        longest = max(max(len(s), len(t)) for s, t in self.train)
+        fields = dict(src_vocab_size=len(self.src_tokenizer), tgt_vocab_size=len(self.tgt_tokenizer),
+                      max_len=max(64, 2 * longest))
+        return preset(size, **{**fields, **overrides})
+
+
+def encode_pair(src: Tokenizer, tgt: Tokenizer, source: str, target: str, config_like: dict) -> Pair:
+    s = src.encode(source)
+    if config_like.get("src_add_bos"):
+        s = [src.bos_id, *s]
+    if config_like.get("src_add_eos", True):
+        s = [*s, src.eos_id]
+    return s, [*tgt.encode(target), tgt.eos_id]
+
+
+def prepare_task(task: str, n_train: int | None = None, n_valid: int = 500, n_test: int = 500, seed: int = 0) -> TaskData:
+    """Generate (or read) the corpus, build tokenizers and encode the splits."""
+    if task in TASKS:
+        n_train = n_train or DEFAULT_SIZES[task]
+        train_ex = generate(task, n_train + n_valid, seed=seed, split="train")
+        test_ex = generate(task, n_test, seed=seed, split="test")
+        src_tok = Tokenizer.build_word_level(e.src for e in train_ex + test_ex)
+        tgt_tok = Tokenizer.build_word_level(e.tgt for e in train_ex + test_ex)
+        pairs = [encode_pair(src_tok, tgt_tok, e.src_text, e.tgt_text, {}) for e in train_ex]
+        joiner = train_ex[0].tgt_joiner if train_ex else " "
+        test = [HeldOut(e.src_text, e.tgt_text, e.alignment) for e in test_ex]
+        return TaskData(task, src_tok, tgt_tok, pairs[:n_train], pairs[n_train:], test, joiner)
+    path = Path(task)
+    if not path.exists():
+        raise ValueError(f"unknown task {task!r}: choose from {', '.join(TASKS)} or give a .tsv file")
+    rows = load_tsv(path)
+    rng = random.Random(seed)
+    rows = rows[:]
+    rng.shuffle(rows)
+    n_hold = max(1, len(rows) // 20) if len(rows) >= 20 else 0
+    test_rows, valid_rows, train_rows = rows[:n_hold], rows[n_hold : 2 * n_hold], rows[2 * n_hold :]
+    vocab = max(200, min(8000, len(train_rows) // 2))
+    src_tok = Tokenizer.train_bpe((s for s, _ in train_rows), vocab_size=vocab)
+    tgt_tok = Tokenizer.train_bpe((t for _, t in train_rows), vocab_size=vocab)
+    enc = lambda rs: [encode_pair(src_tok, tgt_tok, s, t, {}) for s, t in rs]
+    test = [HeldOut(s, t) for s, t in test_rows]
+    return TaskData(path.stem, src_tok, tgt_tok, enc(train_rows), enc(valid_rows), test)

@@ -1,0 +1,131 @@
+"""Training, evaluation and the train/eval commands on tiny configurations."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from conftest import tiny_model
+from model_core import DecodeSession, load_model
+from model_core.checkpoint import ModelBundle
+from model_core.cli import main
+from model_core.evaluation import alignment_error_rate, batch_greedy, evaluate
+from model_core.tasks import HeldOut, prepare_task
+from model_core.training import TrainControl, Trainer, TrainSettings, noam_lr
+
+
+def _copy_bundle(seed=0):
+    data = prepare_task("copy", n_train=300, n_valid=40, n_test=20, seed=seed)
+    torch.manual_seed(seed)
+    from model_core import Seq2SeqTransformer
+
+    model = Seq2SeqTransformer(data.config("tiny"))
+    return ModelBundle(model, data.src_tokenizer, data.tgt_tokenizer, name="copy"), data
+
+
+def test_a_few_steps_lower_the_loss():
+    bundle, data = _copy_bundle()
+    events = []
+    trainer = Trainer(bundle, data.train, data.valid, TrainSettings(epochs=3, batch_size=32, warmup_steps=20, log_every=5),
+                      callback=events.append)
+    trainer.run()
+    epochs = [e for e in events if e.kind == "epoch"]
+    assert len(epochs) == 3
+    assert epochs[-1].val_loss < epochs[0].val_loss < math.log(len(data.tgt_tokenizer)) + 0.5
+    assert events[-1].kind == "done" and any(e.tokens_per_second > 0 for e in events if e.kind == "step")
+
+
+def test_stop_and_resume_keep_the_best_checkpoint(tmp_path):
+    bundle, data = _copy_bundle()
+    out = tmp_path / "copy.safetensors"
+    control = TrainControl()
+
+    def stop_after_first_epoch(event):
+        if event.kind == "epoch":
+            control.stop()
+
+    trainer = Trainer(bundle, data.train, data.valid, TrainSettings(epochs=5, batch_size=32, warmup_steps=20),
+                      out, stop_after_first_epoch, control)
+    trainer.run()
+    assert out.exists() and trainer.epoch == 1
+    saved = load_model(out, device="cpu")
+    assert saved.metadata["epoch"] == 1 and saved.metadata["val_loss"] == pytest.approx(trainer.best_val)
+    fresh_bundle, _ = _copy_bundle(seed=1)
+    again = Trainer(fresh_bundle, data.train, data.valid, TrainSettings(epochs=2, batch_size=32, warmup_steps=20), out)
+    assert again.load_resume() and again.step == trainer.step and again.epoch == 1
+    again.run()
+    assert again.epoch == 2
+
+
+def test_pause_blocks_until_resumed():
+    control = TrainControl()
+    control.pause()
+    assert not control.run_event.is_set()
+    control.resume()
+    assert control.run_event.is_set()
+    control.stop()
+    assert control.stopped
+
+
+def test_noam_schedule_peaks_at_warmup():
+    lrs = [noam_lr(s, 128, 100, 1.0) for s in (1, 50, 100, 200, 400)]
+    assert lrs[2] == max(lrs) and lrs[0] < lrs[1] and lrs[3] > lrs[4]
+
+
+def test_batch_greedy_equals_session_greedy():
+    model = tiny_model(seed=3)
+    sources = [[4, 5, 6, 2], [7, 8, 9, 10, 11, 2], [12, 2]]
+    batched = batch_greedy(model, sources, max_steps=9)
+    for src, ids in zip(sources, batched, strict=True):
+        assert ids == DecodeSession(model, src, max_steps=9).run()
+
+
+def test_alignment_error_rate():
+    gold = {(0, 0), (1, 2), (2, 1)}
+    assert alignment_error_rate(gold, gold) == 0.0
+    assert alignment_error_rate({(0, 1), (1, 0), (2, 2)}, gold) == 1.0
+    assert alignment_error_rate({(0, 0), (1, 0)}, gold) == pytest.approx(1 - 2 / 5)
+
+
+def test_evaluate_reports_scores_and_per_head_aer():
+    bundle, data = _copy_bundle()
+    report = evaluate(bundle, data.test[:10], task="copy")
+    assert report.n == 10 and 0 <= report.exact_match <= 1 and 0 <= report.bleu <= 100
+    assert len(report.aer_per_layer) == 2 and len(report.aer_per_head[0]) == bundle.config.n_heads
+    assert "exact match" in report.format()
+    perfect = evaluate(bundle, [HeldOut("a b", "a b", ((0,), (1,)))], task="x")
+    assert perfect.n == 1
+
+
+def test_train_and_eval_commands(tmp_path, capsys):
+    out = tmp_path / "copy.safetensors"
+    assert main(["train", "--task", "copy", "--config", "tiny", "--epochs", "1", "--n-train", "200",
+                 "--device", "cpu", "--out", str(out)]) == 0
+    assert out.exists() and not (tmp_path / "copy.safetensors.partial").exists()
+    assert main(["eval", "--model", str(out), "--n", "20", "--device", "cpu"]) == 0
+    text = capsys.readouterr().out
+    assert "exact match" in text and "BLEU" in text and "layer 0" in text
+
+
+def test_train_on_a_tsv_corpus_with_bpe(tmp_path):
+    corpus = tmp_path / "pairs.tsv"
+    corpus.write_text("".join(f"the cat {i}\tle chat {i}\n" for i in range(60)), encoding="utf-8")
+    data = prepare_task(str(corpus), seed=0)
+    assert data.src_tokenizer.kind == "bpe" and len(data.train) > 40 and data.test
+    assert data.train[0][1][-1] == data.tgt_tokenizer.eos_id
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (b"only one column\n", "line 1"),
+    (b"a\tb\n\tc\n", "line 2"),
+    (b"ok\tfine\n\xff\xfe\tbad\n", "line 2"),
+    (b"", "empty|no pairs"),
+])
+def test_train_rejects_a_malformed_tsv_with_the_line(tmp_path, capsys, content, message):
+    corpus = tmp_path / "bad.tsv"
+    corpus.write_bytes(content)
+    assert main(["train", "--task", str(corpus), "--out", str(tmp_path / "m.safetensors"), "--config", "tiny"]) == 2
+    err = capsys.readouterr().err
+    assert __import__("re").search(message, err) and "Traceback" not in err

@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from .cli import COMMANDS, CliError, _EXTENSIONS
+from .cli import _EXTENSIONS, COMMANDS, CliError
 
 
 def build_bundle(task_data, size: str, device: str, seed: int, name: str, **overrides):

@@ -6,8 +6,8 @@ import math
 
 import pytest
 import torch
-
 from conftest import tiny_model
+
 from model_core import DecodeSession, load_model
 from model_core.checkpoint import ModelBundle
 from model_core.cli import main

@@ -4,7 +4,7 @@ Why a grammar rather than a real corpus: the app overlays a *gold* alignment on 
 attention map, so each target token must know which source words it translates; and the
 bundled models are small (3+3 layers), so the mapping must be learnable to ≥95 % exact match.
 Hence every English sentence has exactly one translation, built by regular rules from a
-fixed lexicon (≈100 nouns, 42 adjectives, 48 verbs, plus function words).
+fixed lexicon (97 nouns, 42 adjectives, 47 verbs, plus function words).
 
 English (shared with :mod:`.en_zh` through :func:`sample_sentence` and :func:`parse`)::
 

@@ -112,7 +112,9 @@ class DecodeSession:
         self.src_tokens = list(src_tokens) if src_tokens is not None else [str(i) for i in self.src_ids]
         self.tgt_vocab = list(tgt_vocab) if tgt_vocab is not None else None
         self.settings = settings
-        self.max_steps = min(max_steps or c.max_len, c.max_len)
+        # generation stops at <eos> or here; the default (twice the source plus a margin) keeps the
+        # preallocated key/value cache small for models whose max_len is in the thousands
+        self.max_steps = min(max_steps or max(2 * len(self.src_ids) + 16, 32), c.max_len)
         self.capture_scores = capture_scores
         self.ablation = ablation
         self._generator = torch.Generator(device="cpu").manual_seed(settings.seed)
@@ -275,9 +277,7 @@ class DecodeSession:
         if record.cache_reordered:
             self._rebuild_cache()
         else:
-            self._cache.length -= 1
-            for kv in self._cache.self_kv:
-                kv.length -= 1
+            self._cache.truncate(self._cache.length - 1)
 
     def _rebuild_cache(self) -> None:
         """Recompute the caches of the current hypotheses (after undoing a beam reorder)."""

@@ -147,6 +147,12 @@ class DecoderCache:
     cross_allowed: torch.Tensor  # [B, 1, S]
     length: int = 0
 
+    def truncate(self, length: int) -> None:
+        """Forget positions from ``length`` on (undoing steps)."""
+        self.length = length
+        for kv in self.self_kv:
+            kv.length = length
+
     def reorder(self, index: torch.Tensor) -> None:
         for cache in (*self.self_kv, *self.cross_kv):
             cache.reorder(index)

@@ -42,9 +42,9 @@ class Tokenizer:
 
     # ------------------------------------------------------------------ building
     @staticmethod
-    def _word_pipeline(backend: _Backend) -> None:
+    def _word_pipeline(backend: _Backend, lowercase: bool = True) -> None:
         backend.normalizer = normalizers.BertNormalizer(
-            clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=True
+            clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=lowercase
         )
         backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
 
@@ -69,14 +69,15 @@ class Tokenizer:
     def from_token_list(cls, vocab: Sequence[str]) -> Tokenizer:
         """An external vocabulary used as-is (line number = id), e.g. a tutorial's vocab file.
 
-        Its specials may sit anywhere; ids are kept exactly.
+        Its specials may sit anywhere; ids are kept exactly. Text is lower-cased only when the
+        vocabulary itself has no upper-case token (so a cased vocabulary stays cased).
         """
         if len(set(vocab)) != len(vocab):
             dup = next(t for t, n in Counter(vocab).items() if n > 1)
             raise ValueError(f"vocabulary has the token {dup!r} twice")
         unk = UNK if UNK in vocab else None
         backend = _Backend(models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token=unk or UNK))
-        cls._word_pipeline(backend)
+        cls._word_pipeline(backend, lowercase=not any(t != t.lower() for t in vocab if t not in SPECIALS))
         return cls(backend, "vocab")
 
     @classmethod

@@ -1,0 +1,106 @@
+"""The PyTorch translation tutorial's ``Seq2SeqTransformer`` (``torch.nn.Transformer`` inside).
+
+Its state_dict has ``transformer.*`` (post-norm, ReLU, final encoder/decoder norms),
+``generator`` (the output Linear), ``src_tok_emb.embedding`` / ``tgt_tok_emb.embedding`` (scaled by
+sqrt(d_model)) and ``positional_encoding.pos_embedding`` ([maxlen, 1, d_model], sinusoidal). The
+number of heads is not in the weights; the vocabularies live outside them. Both sequences are
+wrapped in ``<bos> … <eos>`` as in the tutorial.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from ..checkpoint import CheckpointError, ModelBundle
+from ..config import ModelConfig
+from ..layers import sinusoidal_table
+from .common import (
+    ImportOptions,
+    NeedsHyperparameters,
+    build_bundle,
+    count_layers,
+    read_vocab,
+    require,
+    special_ids,
+    vocab_tokenizer,
+)
+
+SIGNATURE = ("src_tok_emb.embedding.weight", "generator.weight")
+TUTORIAL_SPECIALS = {"unk_id": 0, "pad_id": 1, "bos_id": 2, "eos_id": 3}
+
+
+def matches(keys: set[str]) -> bool:
+    return all(k in keys for k in SIGNATURE) and any(k.startswith("transformer.encoder.layers.") for k in keys)
+
+
+def _split_in_proj(out: dict, tensors: dict, src: str, dst: str, where: str) -> None:
+    w = require(tensors, f"{src}.in_proj_weight", where)
+    b = require(tensors, f"{src}.in_proj_bias", where)
+    for name, wi, bi in zip(("q_proj", "k_proj", "v_proj"), w.chunk(3), b.chunk(3), strict=True):
+        out[f"{dst}.{name}.weight"], out[f"{dst}.{name}.bias"] = wi, bi
+    out[f"{dst}.out_proj.weight"] = require(tensors, f"{src}.out_proj.weight", where)
+    out[f"{dst}.out_proj.bias"] = require(tensors, f"{src}.out_proj.bias", where)
+
+
+def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions, device, dtype) -> ModelBundle:
+    where = path.name
+    src_emb = require(tensors, "src_tok_emb.embedding.weight", where)
+    tgt_emb = require(tensors, "tgt_tok_emb.embedding.weight", where)
+    d_model = src_emb.shape[1]
+    missing = {}
+    if options.heads is None:
+        missing["heads"] = 8 if d_model % 8 == 0 else 1
+    if options.src_vocab is None:
+        missing["src_vocab"] = None
+    if options.tgt_vocab is None:
+        missing["tgt_vocab"] = None
+    if missing:
+        raise NeedsHyperparameters(path, missing, {"heads": "number of attention heads",
+                                                   "src_vocab": "source vocabulary file", "tgt_vocab": "target vocabulary file"})
+    keys = list(tensors)
+    n_enc = count_layers(keys, "transformer.encoder.layers.")
+    n_dec = count_layers(keys, "transformer.decoder.layers.")
+    d_ff = require(tensors, "transformer.encoder.layers.0.linear1.weight", where).shape[0]
+    pe = require(tensors, "positional_encoding.pos_embedding", where)
+    max_len = pe.shape[0]
+    if pe.dim() != 3 or pe.shape[-1] != d_model:
+        raise CheckpointError(f"{where}: positional_encoding.pos_embedding has shape {tuple(pe.shape)}, expected [maxlen, 1, {d_model}]")
+    reference = sinusoidal_table(max_len, d_model)
+    if not torch.allclose(pe[:, 0].float(), reference, atol=2e-3):
+        raise CheckpointError(f"{where}: positional_encoding.pos_embedding is not the tutorial's sinusoidal table")
+    heads = int(options.heads)  # type: ignore[arg-type]
+    if d_model % heads:
+        raise CheckpointError(f"{where}: d_model {d_model} is not divisible by {heads} heads")
+    src_tokens = read_vocab(options.src_vocab, "source")  # type: ignore[arg-type]
+    tgt_tokens = read_vocab(options.tgt_vocab, "target")  # type: ignore[arg-type]
+    src_tok = vocab_tokenizer(src_tokens, src_emb.shape[0], "source", where)
+    tgt_tok = vocab_tokenizer(tgt_tokens, tgt_emb.shape[0], "target", where)
+    specials = special_ids(tgt_tokens, TUTORIAL_SPECIALS)
+    if special_ids(src_tokens, TUTORIAL_SPECIALS) != specials:
+        raise CheckpointError(f"{where}: the source and target vocabularies put <pad>/<bos>/<eos>/<unk> at different ids")
+    config = ModelConfig(
+        src_vocab_size=src_emb.shape[0], tgt_vocab_size=tgt_emb.shape[0], d_model=d_model, n_heads=heads,
+        n_encoder_layers=n_enc, n_decoder_layers=n_dec, d_ff=d_ff, activation="relu", dropout=0.0,
+        norm_position="post", norm_type="layernorm", norm_eps=1e-5, final_norm=True, positional="sinusoidal",
+        max_len=max_len, scale_embedding=True, output_bias=True, src_add_bos=True, src_add_eos=True, **specials,
+    )
+    out: dict[str, torch.Tensor] = {"src_embedding.weight": src_emb, "tgt_embedding.weight": tgt_emb,
+                                    "output_projection.weight": require(tensors, "generator.weight", where),
+                                    "output_projection.bias": require(tensors, "generator.bias", where)}
+    for side, n, attn in (("encoder", n_enc, ("self_attn",)), ("decoder", n_dec, ("self_attn", "multihead_attn"))):
+        for i in range(n):
+            src = f"transformer.{side}.layers.{i}"
+            dst = f"{side}_layers.{i}"
+            for a in attn:
+                _split_in_proj(out, tensors, f"{src}.{a}", f"{dst}.{'cross_attn' if a == 'multihead_attn' else a}", where)
+            for lin in ("linear1", "linear2"):
+                for p in ("weight", "bias"):
+                    out[f"{dst}.feed_forward.{lin}.{p}"] = require(tensors, f"{src}.{lin}.{p}", where)
+            for k in range(1, 3 if side == "encoder" else 4):
+                for p in ("weight", "bias"):
+                    out[f"{dst}.norm{k}.{p}"] = require(tensors, f"{src}.norm{k}.{p}", where)
+        for p in ("weight", "bias"):
+            out[f"{side}_norm.{p}"] = require(tensors, f"transformer.{side}.norm.{p}", where)
+    return build_bundle(config, out, src_tok, tgt_tok, path, "pytorch-tutorial", device, dtype, options, pe_table=pe)

@@ -1,0 +1,364 @@
+"""Importing the tutorials' models: the same logits and every attention map as the source code.
+
+Each test builds the model the way the tutorial writes it (random weights), saves its state_dict
+with ``torch.save`` as its users do, imports it, and compares with the tutorial's own computation.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from model_core import teacher_forced_trace
+from model_core.importers import CheckpointError, ImportOptions, NeedsHyperparameters, open_model
+
+torch.set_grad_enabled(False)
+ATOL = 1e-4
+# the tutorial builds nn.Transformer sequence-first, for which torch warns about its nested-tensor fast path
+pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")
+
+
+# --------------------------------------------------------------------------- PyTorch tutorial
+class TutorialPositionalEncoding(nn.Module):
+    def __init__(self, emb_size: int, dropout: float, maxlen: int = 5000):
+        super().__init__()
+        den = torch.exp(-torch.arange(0, emb_size, 2) * math.log(10000) / emb_size)
+        pos = torch.arange(0, maxlen).reshape(maxlen, 1)
+        pos_embedding = torch.zeros((maxlen, emb_size))
+        pos_embedding[:, 0::2] = torch.sin(pos * den)
+        pos_embedding[:, 1::2] = torch.cos(pos * den)
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("pos_embedding", pos_embedding.unsqueeze(-2))
+
+    def forward(self, token_embedding):
+        return self.dropout(token_embedding + self.pos_embedding[: token_embedding.size(0), :])
+
+
+class TutorialTokenEmbedding(nn.Module):
+    def __init__(self, vocab_size: int, emb_size: int):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, emb_size)
+        self.emb_size = emb_size
+
+    def forward(self, tokens):
+        return self.embedding(tokens.long()) * math.sqrt(self.emb_size)
+
+
+class TutorialSeq2Seq(nn.Module):
+    def __init__(self, n_enc, n_dec, emb, nhead, src_vocab, tgt_vocab, ff=64, dropout=0.0):
+        super().__init__()
+        self.transformer = nn.Transformer(d_model=emb, nhead=nhead, num_encoder_layers=n_enc, num_decoder_layers=n_dec,
+                                          dim_feedforward=ff, dropout=dropout)
+        self.generator = nn.Linear(emb, tgt_vocab)
+        self.src_tok_emb = TutorialTokenEmbedding(src_vocab, emb)
+        self.tgt_tok_emb = TutorialTokenEmbedding(tgt_vocab, emb)
+        self.positional_encoding = TutorialPositionalEncoding(emb, dropout=dropout)
+
+    def forward(self, src, trg, tgt_mask):
+        src_emb = self.positional_encoding(self.src_tok_emb(src))
+        tgt_emb = self.positional_encoding(self.tgt_tok_emb(trg))
+        return self.generator(self.transformer(src_emb, tgt_emb, None, tgt_mask))
+
+
+def tutorial_attention(model: TutorialSeq2Seq, src, trg, tgt_mask):
+    """Per-layer attention of the tutorial model from nn.MultiheadAttention itself (need_weights=True)."""
+    t = model.transformer
+    x = model.positional_encoding(model.src_tok_emb(src))
+    enc = []
+    for layer in t.encoder.layers:
+        enc.append(layer.self_attn(x, x, x, need_weights=True, average_attn_weights=False)[1][0])
+        x = layer(x)
+    memory = t.encoder.norm(x)
+    y = model.positional_encoding(model.tgt_tok_emb(trg))
+    dec_self, cross = [], []
+    for layer in t.decoder.layers:
+        sa_out, sa_w = layer.self_attn(y, y, y, attn_mask=tgt_mask, need_weights=True, average_attn_weights=False)
+        h = layer.norm1(y + sa_out)
+        cross.append(layer.multihead_attn(h, memory, memory, need_weights=True, average_attn_weights=False)[1][0])
+        dec_self.append(sa_w[0])
+        y = layer(y, memory, tgt_mask=tgt_mask)
+    return [torch.stack(a).numpy() for a in (enc, dec_self, cross)]
+
+
+def tutorial_vocab(n: int, prefix: str) -> list[str]:
+    return ["<unk>", "<pad>", "<bos>", "<eos>"] + [f"{prefix}{i}" for i in range(n - 4)]
+
+
+@pytest.fixture
+def tutorial_checkpoint(tmp_path):
+    torch.manual_seed(0)
+    model = TutorialSeq2Seq(2, 2, 32, 4, 30, 40).eval()
+    path = tmp_path / "tutorial.pt"
+    torch.save(model.state_dict(), path)
+    (tmp_path / "src.txt").write_text("\n".join(tutorial_vocab(30, "de")) + "\n", encoding="utf-8")
+    (tmp_path / "tgt.json").write_text(json.dumps(tutorial_vocab(40, "en")), encoding="utf-8")
+    return model, path, ImportOptions(src_vocab=str(tmp_path / "src.txt"), tgt_vocab=str(tmp_path / "tgt.json"), heads=4)
+
+
+def test_pytorch_tutorial_model_imports_exactly(tutorial_checkpoint):
+    reference, path, options = tutorial_checkpoint
+    bundle = open_model(path, options, device="cpu")
+    assert bundle.format == "pytorch-tutorial"
+    c = bundle.config
+    assert (c.n_heads, c.n_encoder_layers, c.d_ff, c.norm_position, c.max_len) == (4, 2, 64, "post", 5000)
+    assert (c.unk_id, c.pad_id, c.bos_id, c.eos_id) == (0, 1, 2, 3)
+    src_ids = [2, 10, 11, 12, 13, 3]  # the tutorial wraps the source in <bos> … <eos>
+    out_ids = [20, 21, 22, 3]
+    trace = teacher_forced_trace(bundle.model, src_ids, out_ids)
+    src = torch.tensor(src_ids)[:, None]
+    trg = torch.tensor([2, *out_ids[:-1]])[:, None]
+    mask = nn.Transformer.generate_square_subsequent_mask(len(out_ids))
+    logits = reference(src, trg, mask)[:, 0]
+    np.testing.assert_allclose(trace.logprobs, torch.log_softmax(logits, -1).numpy(), atol=ATOL)
+    enc, dec, cross = tutorial_attention(reference, src, trg, mask)
+    np.testing.assert_allclose(trace.encoder_self, enc, atol=ATOL)
+    np.testing.assert_allclose(trace.decoder_self, dec, atol=ATOL)
+    np.testing.assert_allclose(trace.cross, cross, atol=ATOL)
+    assert bundle.encode_source("de3 de4").tokens == ["<bos>", "de3", "de4", "<eos>"]
+
+
+def test_missing_heads_and_vocabularies_are_named(tutorial_checkpoint):
+    _, path, options = tutorial_checkpoint
+    with pytest.raises(NeedsHyperparameters, match="heads") as info:
+        open_model(path, ImportOptions(src_vocab=options.src_vocab, tgt_vocab=options.tgt_vocab), device="cpu")
+    assert info.value.missing == {"heads": 8}
+    with pytest.raises(NeedsHyperparameters, match="tgt_vocab"):
+        open_model(path, ImportOptions(heads=4, src_vocab=options.src_vocab), device="cpu")
+
+
+# --------------------------------------------------------------------------- seed tutorial
+class SeedNorm(nn.Module):
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.gamma, self.beta, self.eps = nn.Parameter(torch.ones(d)), nn.Parameter(torch.zeros(d)), eps
+
+    def forward(self, x):
+        return self.gamma * (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + self.eps) + self.beta
+
+
+class SeedAttention(nn.Module):
+    def __init__(self, d, heads, kv_heads=None):
+        super().__init__()
+        self.h, self.dk = heads, d // heads
+        self.kv = kv_heads or heads
+        self.W_q, self.W_o = nn.Linear(d, d), nn.Linear(d, d)
+        self.W_k, self.W_v = nn.Linear(d, self.kv * self.dk), nn.Linear(d, self.kv * self.dk)
+        self.attn_weights = None
+
+    def forward(self, q, k, v, mask=None, bias=None):
+        b = q.shape[0]
+        Q = self.W_q(q).view(b, -1, self.h, self.dk).transpose(1, 2)
+        K = self.W_k(k).view(b, -1, self.kv, self.dk).transpose(1, 2).repeat_interleave(self.h // self.kv, 1)
+        V = self.W_v(v).view(b, -1, self.kv, self.dk).transpose(1, 2).repeat_interleave(self.h // self.kv, 1)
+        scores = Q @ K.transpose(-2, -1) / math.sqrt(self.dk)
+        if bias is not None:
+            scores = scores + bias
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, float("-inf"))
+        self.attn_weights = torch.softmax(scores, -1)
+        return self.W_o((self.attn_weights @ V).transpose(1, 2).reshape(b, -1, self.h * self.dk))
+
+
+class SeedFF(nn.Module):
+    def __init__(self, d, ff):
+        super().__init__()
+        self.linear1, self.linear2 = nn.Linear(d, ff), nn.Linear(ff, d)
+
+    def forward(self, x):
+        return self.linear2(torch.relu(self.linear1(x)))
+
+
+class SeedSublayer(nn.Module):
+    def __init__(self, d, pre=True):
+        super().__init__()
+        self.norm, self.pre = SeedNorm(d), pre
+
+    def forward(self, x, fn):
+        return x + fn(self.norm(x)) if self.pre else self.norm(x + fn(x))
+
+
+class SeedEncoderLayer(nn.Module):
+    def __init__(self, d, h, ff, kv, pre):
+        super().__init__()
+        self.self_attn, self.feed_forward = SeedAttention(d, h, kv), SeedFF(d, ff)
+        self.sublayer1, self.sublayer2 = SeedSublayer(d, pre), SeedSublayer(d, pre)
+
+    def forward(self, x, mask, bias):
+        x = self.sublayer1(x, lambda y: self.self_attn(y, y, y, mask, bias))
+        return self.sublayer2(x, self.feed_forward)
+
+
+class SeedDecoderLayer(nn.Module):
+    def __init__(self, d, h, ff, kv, pre):
+        super().__init__()
+        self.self_attn, self.cross_attn, self.feed_forward = SeedAttention(d, h, kv), SeedAttention(d, h, kv), SeedFF(d, ff)
+        self.sublayer1, self.sublayer2, self.sublayer3 = (SeedSublayer(d, pre) for _ in range(3))
+
+    def forward(self, x, memory, src_mask, tgt_mask, bias):
+        x = self.sublayer1(x, lambda y: self.self_attn(y, y, y, tgt_mask, bias))
+        x = self.sublayer2(x, lambda y: self.cross_attn(y, memory, memory, src_mask))
+        return self.sublayer3(x, self.feed_forward)
+
+
+class SeedStack(nn.Module):
+    def __init__(self, layers, d):
+        super().__init__()
+        self.layers, self.norm = nn.ModuleList(layers), SeedNorm(d)
+
+
+class SeedTransformer(nn.Module):
+    def __init__(self, sv=30, tv=40, d=32, h=4, n=2, ff=48, kv=None, pre=True, positional="sinusoidal", rel=0, max_len=100):
+        super().__init__()
+        self.d, self.rel = d, rel
+        self.src_embedding, self.tgt_embedding = nn.Embedding(sv, d), nn.Embedding(tv, d)
+        if positional == "sinusoidal":
+            pe = torch.zeros(max_len, d)
+            pos = torch.arange(max_len).unsqueeze(1).float()
+            div = torch.exp(torch.arange(0, d, 2).float() * (-math.log(10000.0) / d))
+            pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * div), torch.cos(pos * div)
+            self.pos_encoding = nn.Module()
+            self.pos_encoding.register_buffer("pe", pe.unsqueeze(0))
+        elif positional == "learned":
+            self.position_embeddings = nn.Embedding(max_len, d)
+        if rel:
+            self.relative_attention_bias = nn.Embedding(2 * rel + 1, h)
+        self.encoder = SeedStack([SeedEncoderLayer(d, h, ff, kv, pre) for _ in range(n)], d)
+        self.decoder = SeedStack([SeedDecoderLayer(d, h, ff, kv, pre) for _ in range(n)], d)
+        self.output_projection = nn.Linear(d, tv)
+        self.positional = positional
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+            else:
+                nn.init.normal_(p, 0, 0.2)
+
+    def embed(self, emb, ids):
+        x = emb(ids) * math.sqrt(self.d)
+        if self.positional == "sinusoidal":
+            x = x + self.pos_encoding.pe[:, : ids.shape[1]]
+        elif self.positional == "learned":
+            x = x + self.position_embeddings.weight[: ids.shape[1]]
+        return x
+
+    def bias(self, n):
+        if not self.rel:
+            return None
+        dist = (torch.arange(n)[None] - torch.arange(n)[:, None]).clamp(-self.rel, self.rel) + self.rel
+        return self.relative_attention_bias(dist).permute(2, 0, 1)
+
+    def forward(self, src, tgt):
+        src_mask = (src != 0)[:, None, None, :]
+        t = tgt.shape[1]
+        tgt_mask = (tgt != 0)[:, None, None, :] & torch.tril(torch.ones(t, t, dtype=torch.bool))
+        x = self.embed(self.src_embedding, src)
+        for layer in self.encoder.layers:
+            x = layer(x, src_mask, self.bias(src.shape[1]))
+        memory = self.encoder.norm(x)
+        y = self.embed(self.tgt_embedding, tgt)
+        for layer in self.decoder.layers:
+            y = layer(y, memory, src_mask, tgt_mask, self.bias(t))
+        return self.output_projection(self.decoder.norm(y))
+
+
+SEED_VARIANTS = {
+    "pre-norm": ({}, {}),
+    "post-norm": ({"pre": False}, {"norm_position": "post"}),
+    "grouped-query": ({"kv": 2}, {}),
+    "multi-query-learned": ({"kv": 1, "positional": "learned"}, {}),
+    "relative-bias": ({"positional": "none", "rel": 3}, {"heads": None}),
+}
+
+
+@pytest.mark.parametrize("variant", list(SEED_VARIANTS))
+def test_seed_tutorial_model_imports_exactly(tmp_path, variant):
+    build, extra = SEED_VARIANTS[variant]
+    torch.manual_seed(1)
+    reference = SeedTransformer(**build).eval()
+    path = tmp_path / "seed.pth"
+    torch.save({"model_state_dict": reference.state_dict(), "src_vocab": ["<pad>", "<bos>", "<eos>", "<unk>"] +
+                [f"s{i}" for i in range(26)], "tgt_vocab": ["<pad>", "<bos>", "<eos>", "<unk>"] + [f"t{i}" for i in range(36)],
+                "epoch": 3}, path)
+    options = ImportOptions(heads=4, **{k: v for k, v in extra.items() if k != "heads"})
+    if "heads" in extra:
+        options.heads = None  # the relative bias table reveals the number of heads
+    bundle = open_model(path, options, device="cpu")
+    assert bundle.format == "seed-tutorial" and bundle.config.n_heads == 4
+    src_ids, out_ids = [1, 5, 6, 7, 8, 2], [9, 10, 11, 2]
+    trace = teacher_forced_trace(bundle.model, src_ids, out_ids)
+    src, tgt = torch.tensor([src_ids]), torch.tensor([[1, *out_ids[:-1]]])
+    logits = reference(src, tgt)[0]
+    np.testing.assert_allclose(trace.logprobs, torch.log_softmax(logits, -1).numpy(), atol=ATOL)
+    for layer, ours in zip(reference.encoder.layers, trace.encoder_self, strict=True):
+        np.testing.assert_allclose(ours, layer.self_attn.attn_weights[0].numpy(), atol=ATOL)
+    for i, layer in enumerate(reference.decoder.layers):
+        np.testing.assert_allclose(trace.decoder_self[i], layer.self_attn.attn_weights[0].numpy(), atol=ATOL)
+        np.testing.assert_allclose(trace.cross[i], layer.cross_attn.attn_weights[0].numpy(), atol=ATOL)
+
+
+# --------------------------------------------------------------------------- safety and bad files
+def test_a_pickle_that_would_run_code_is_refused_and_never_runs(tmp_path):
+    marker = tmp_path / "PWNED"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    path = tmp_path / "evil.pt"
+    torch.save({"weight": Payload()}, path)
+    with pytest.raises(CheckpointError, match="refused"):
+        open_model(path, device="cpu")
+    assert not marker.exists()
+
+
+def _mutations(tmp_path, good):
+    sd = torch.load(good, weights_only=True)
+
+    def save(d, name="bad.pt"):
+        p = tmp_path / name
+        torch.save(d, p)
+        return p
+
+    shape = dict(sd)
+    shape["transformer.encoder.layers.0.linear1.weight"] = torch.zeros(7, 32)
+    nan = dict(sd)
+    nan["generator.weight"] = torch.full_like(sd["generator.weight"], float("nan"))
+    missing = {k: v for k, v in sd.items() if k != "transformer.decoder.norm.bias"}
+    truncated = tmp_path / "trunc.pt"
+    truncated.write_bytes(good.read_bytes()[:2000])
+    garbage = tmp_path / "garbage.pt"
+    garbage.write_bytes(np.random.default_rng(0).bytes(4000))
+    text = tmp_path / "notes.safetensors"
+    text.write_text("hello")
+    unknown = save({"foo.weight": torch.zeros(2, 2)}, "unknown.pt")
+    return {
+        "truncated": (truncated, "not a readable PyTorch file"),
+        "random-bytes": (garbage, "not a readable PyTorch file"),
+        "wrong-format": (text, "not a checkpoint this app can read"),
+        "unknown-architecture": (unknown, "architecture this app does not know"),
+        "missing-key": (save(missing, "missing.pt"), "missing weights transformer.decoder.norm.bias|missing weight transformer.decoder.norm.bias"),
+        "shape": (save(shape, "shape.pt"), "shape"),
+        "nan": (save(nan, "nan.pt"), "NaN"),
+    }
+
+
+def test_bad_tutorial_files_give_one_clear_message_each(tutorial_checkpoint, tmp_path):
+    _, good, options = tutorial_checkpoint
+    working = open_model(good, options, device="cpu")
+    for path, message in _mutations(tmp_path, good).values():
+        with pytest.raises(CheckpointError, match=message):
+            open_model(path, options, device="cpu")
+    # the model loaded before is untouched and still answers
+    assert working.translate("de1 de2", max_steps=5) is not None
+
+
+def test_vocabulary_that_does_not_match_the_embedding(tutorial_checkpoint, tmp_path):
+    _, path, options = tutorial_checkpoint
+    short = tmp_path / "short.txt"
+    short.write_text("\n".join(tutorial_vocab(12, "x")), encoding="utf-8")
+    with pytest.raises(CheckpointError, match="source vocabulary has 12 tokens but the embedding has 30 rows"):
+        open_model(path, ImportOptions(src_vocab=str(short), tgt_vocab=options.tgt_vocab, heads=4), device="cpu")

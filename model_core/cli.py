@@ -22,12 +22,17 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="checkpoint path or bundled model name (e.g. en-fr)")
     p.add_argument("--device", default="auto", help="auto (CUDA, then MPS, then CPU), cpu, cuda, mps")
     p.add_argument("--dtype", default=None, choices=["float32", "float16", "bfloat16"])
+    p.add_argument("--src-vocab", default=None, help="source vocabulary file (tutorial checkpoints): one token per line or JSON")
+    p.add_argument("--tgt-vocab", default=None, help="target vocabulary file (tutorial checkpoints)")
+    p.add_argument("--heads", type=int, default=None, help="number of attention heads, when the weights cannot tell")
+    p.add_argument("--norm-position", default=None, choices=["pre", "post"], help="seed-tutorial checkpoints: pre (default) or post")
 
 
 def _load(args: argparse.Namespace):
-    from .checkpoint import load_model
+    from .importers import ImportOptions, open_model
 
-    return load_model(args.model, device=args.device, dtype=args.dtype)
+    options = ImportOptions(src_vocab=args.src_vocab, tgt_vocab=args.tgt_vocab, heads=args.heads, norm_position=args.norm_position)
+    return open_model(args.model, options, device=args.device, dtype=args.dtype)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -49,7 +49,7 @@ def test_info_prints_config_and_counts(tiny_checkpoint, capsys):
         (["info", "--model", "/nonexistent/model.safetensors"], "no such file"),
         (["export", "--model", "{ckpt}", "--src", "   ", "--out", "{tmp}/x.npz"], "source sentence is empty"),
         (["export", "--model", "{ckpt}", "--src", "w1", "--tgt", "", "--out", "{tmp}/x.npz"], "target sentence is empty"),
-        (["info", "--model", "{text}"], "not a readable safetensors"),
+        (["info", "--model", "{text}"], "not a checkpoint this app can read"),
         (["info", "--model", "{ckpt}", "--device", "cuda:7"], "CUDA|device"),
     ],
     ids=["missing", "empty-src", "empty-tgt", "not-checkpoint", "bad-device"],

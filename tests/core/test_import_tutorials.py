@@ -362,3 +362,17 @@ def test_vocabulary_that_does_not_match_the_embedding(tutorial_checkpoint, tmp_p
     short.write_text("\n".join(tutorial_vocab(12, "x")), encoding="utf-8")
     with pytest.raises(CheckpointError, match="source vocabulary has 12 tokens but the embedding has 30 rows"):
         open_model(path, ImportOptions(src_vocab=str(short), tgt_vocab=options.tgt_vocab, heads=4), device="cpu")
+
+
+def test_cli_reads_tutorial_checkpoints_and_names_missing_options(tutorial_checkpoint, tmp_path, capsys):
+    from model_core.cli import main
+
+    _, path, options = tutorial_checkpoint
+    out = tmp_path / "t.npz"
+    base = ["--model", str(path), "--src-vocab", options.src_vocab, "--tgt-vocab", options.tgt_vocab]
+    assert main(["export", *base, "--heads", "4", "--src", "de1 de2", "--tgt", "en1 en2", "--out", str(out)]) == 0
+    data = np.load(out)
+    assert data["src_tokens"].tolist() == ["<bos>", "de1", "de2", "<eos>"] and data["cross"].shape == (2, 4, 3, 4)
+    assert main(["info", *base]) == 2
+    err = capsys.readouterr().err
+    assert "heads" in err and "--heads 8" in err and len(err.strip().splitlines()) == 1

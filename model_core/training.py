@@ -195,6 +195,15 @@ class Trainer:
         steps_per_epoch = math.ceil(len(self.train) / s.batch_size)
         total = s.max_steps or steps_per_epoch * s.epochs
         start = time.perf_counter()
+        # explicit: a caller inside no_grad/inference_mode (a notebook, a test) must not silently train nothing
+        with torch.enable_grad():
+            self._loop(s, model, c, rng, total, start)
+        self.save_resume()
+        self._emit("done", self.history[-1].train_loss if self.history else float("nan"), self.best_val, 0.0, start, 0.0)
+        return self.history
+
+    def _loop(self, s: TrainSettings, model: Seq2SeqTransformer, c, rng: random.Random, total: int, start: float) -> None:
+        lr = 0.0
         try:
             while self.epoch < s.epochs and self.step < total and not self.control.stopped:
                 model.train()
@@ -228,9 +237,6 @@ class Trainer:
         except KeyboardInterrupt:
             self.save_resume()
             raise
-        self.save_resume()
-        self._emit("done", self.history[-1].train_loss if self.history else float("nan"), self.best_val, 0.0, start, 0.0)
-        return self.history
 
     def _end_epoch(self, lr: float, start: float, window_loss: float, window_tokens: int) -> None:
         val = evaluate_loss(self.model, self.valid) if self.valid else None

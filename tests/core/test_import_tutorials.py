@@ -17,7 +17,12 @@ from torch import nn
 from model_core import teacher_forced_trace
 from model_core.importers import CheckpointError, ImportOptions, NeedsHyperparameters, open_model
 
-torch.set_grad_enabled(False)
+
+@pytest.fixture(autouse=True)
+def _no_grad():
+    """Reference comparisons need no gradients; scoped per test so grad mode never leaks."""
+    with torch.no_grad():
+        yield
 ATOL = 1e-4
 # the tutorial builds nn.Transformer sequence-first, for which torch warns about its nested-tensor fast path
 pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")

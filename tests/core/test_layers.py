@@ -10,7 +10,12 @@ from torch import nn
 
 from model_core.layers import MultiHeadAttention, StdNorm, sinusoidal_table
 
-torch.set_grad_enabled(False)
+
+@pytest.fixture(autouse=True)
+def _no_grad():
+    """Reference comparisons need no gradients; scoped per test so grad mode never leaks."""
+    with torch.no_grad():
+        yield
 
 
 def _pair(d=32, h=4, seed=0):

@@ -9,7 +9,12 @@ from torch import nn
 
 from model_core import masks
 
-torch.set_grad_enabled(False)
+
+@pytest.fixture(autouse=True)
+def _no_grad():
+    """Reference comparisons need no gradients; scoped per test so grad mode never leaks."""
+    with torch.no_grad():
+        yield
 
 
 def _copy_attention(ours, ref: nn.MultiheadAttention) -> None:

@@ -1,0 +1,556 @@
+"""Hugging Face encoder-decoder folders (Marian, BART, mBART, T5) behind the app's model protocol.
+
+``load_hf_folder`` opens a folder written by ``save_pretrained`` and returns a :class:`ModelBundle`
+whose model is an :class:`HFSeq2SeqAdapter`: it answers ``encode`` / ``decode`` / ``init_cache`` /
+``decode_step`` exactly like :class:`Seq2SeqTransformer`, so ``DecodeSession`` and
+``teacher_forced_trace`` step through a Hugging Face model unchanged. The attention maps are the
+ones the Hugging Face code computes (eager attention, ``output_attentions=True``), never a
+re-implementation, so what the app shows is what the model did.
+
+Why the adapter rather than converting weights into ``Seq2SeqTransformer``: each family has quirks
+(Marian's half-sin/half-cos table, BART's embedding LayerNorm and position offset, mBART's pre-norm
+with extra norms, T5's RMSNorm, bucketed relative bias, unscaled dot products and rescaled tied
+output) that the native module does not express; running the original code is the only way to be
+exact. What the native module offers and Hugging Face cannot: raw scores (``capture_scores``
+returns empty lists) and head/positional ablation (refused with a ``ValueError``).
+
+Safety: nothing from the folder is ever executed — ``trust_remote_code`` is refused and always
+passed as False, only the built-in model types are accepted, and ``pytorch_model.bin`` files are
+read with ``weights_only=True`` (tensors only; a pickle that needs code is refused).
+``transformers`` is the optional ``hf`` extra and is imported only here.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from .. import masks
+from ..checkpoint import CheckpointError, ModelBundle
+from ..config import ModelConfig
+from ..devices import resolve_device, resolve_dtype
+from ..model import NO_ABLATION, Ablation, DecoderOutput, EncoderOutput
+
+__all__ = ["SUPPORTED_MODEL_TYPES", "HFDecoderCache", "HFSeq2SeqAdapter", "HFTokenizer", "load_hf_folder"]
+
+# model_type -> (norm position, absolute positions). Only these built-in classes are ever instantiated.
+SUPPORTED_MODEL_TYPES: dict[str, tuple[str, str]] = {
+    "marian": ("post", "sinusoidal"),
+    "bart": ("post", "learned"),
+    "mbart": ("pre", "learned"),
+    "t5": ("pre", "none"),
+}
+WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
+OTHER_FRAMEWORK_WEIGHTS = ("tf_model.h5", "flax_model.msgpack", "model.ckpt.index", "rust_model.ot")
+# any one of these means the folder carries a tokenizer (Marian: source.spm; T5: spiece.model; BPE: vocab.json)
+TOKENIZER_FILES = ("tokenizer.json", "source.spm", "spiece.model", "sentencepiece.bpe.model", "vocab.json", "vocab.txt")
+EXTRA_HINT = "needs the optional 'hf' extra: pip install 'attention-scope[hf]'"
+# MarianTokenizer warns through `warnings` when sacremoses is absent; it only normalises punctuation
+_BENIGN_WARNINGS = (r"Recommended: pip install sacremoses",)
+
+
+def _short(exc: BaseException) -> str:
+    """First line of an exception, bounded: CheckpointError messages are one line for a person."""
+    text = str(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:200]
+
+
+class _quiet_benign_warnings(warnings.catch_warnings):
+    """Silence only the known harmless transformers warnings (pytest runs with warnings as errors)."""
+
+    def __enter__(self) -> None:
+        super().__enter__()
+        for message in _BENIGN_WARNINGS:
+            warnings.filterwarnings("ignore", message=message)
+
+
+# ====================================================================== tokenizer adapter
+class HFTokenizer:
+    """One side (source or target) of a Hugging Face tokenizer, with the app's ``Tokenizer`` duck type.
+
+    ``encode`` returns the ids the Hugging Face tokenizer produces for that side *minus the trailing
+    ``</s>``*: the app appends ``<eos>`` itself (``config.src_add_eos`` for the source,
+    ``encode_target`` for the target), so ``bundle.encode_source(text).ids`` equals
+    ``hf_tokenizer(text).input_ids`` and ``bundle.encode_target(text).ids`` equals the labels of
+    ``hf_tokenizer(text_target=text)`` up to that ``</s>``. Other specials the tokenizer adds
+    (BART's leading ``<s>``, mBART's source language code after ``</s>``) are kept in ``encode``,
+    since the app's config can only add one eos; for the target, everything from ``</s>`` on is
+    dropped (mBART's label language code is what ``decoder_start`` feeds instead).
+    """
+
+    kind = "hf"
+
+    def __init__(self, hf_tokenizer: Any, side: str, size: int) -> None:
+        if side not in ("source", "target"):
+            raise ValueError(f"side must be 'source' or 'target', not {side!r}")
+        self.hf, self.side = hf_tokenizer, side
+        self.separate_vocabs = bool(getattr(hf_tokenizer, "separate_vocabs", False))
+        index: dict[str, int] = dict(hf_tokenizer.get_vocab())
+        if side == "target" and self.separate_vocabs:  # Marian with two vocabularies
+            index = dict(hf_tokenizer.target_encoder)
+            index.update({str(tok): i for i, tok in hf_tokenizer.added_tokens_decoder.items()})
+        n = max(size, max(index.values(), default=-1) + 1)
+        vocab = [f"<{i}>" for i in range(n)]  # ids the model has but the tokenizer never produces
+        for token, i in index.items():
+            vocab[i] = token
+        self.vocab: list[str] = vocab
+        self._index = {tok: i for i, tok in enumerate(vocab)}
+        for tok, i in index.items():  # the tokenizer's own mapping wins over duplicates
+            self._index[tok] = i
+        self._prefix, self._suffix, self.adds_eos = self._probe_specials()
+
+    # ------------------------------------------------------------------ specials
+    def _call(self, text: str, add_special_tokens: bool) -> list[int]:
+        kw = {"text_target": text} if self.side == "target" else {"text": text}
+        with _quiet_benign_warnings():
+            return list(self.hf(**kw, add_special_tokens=add_special_tokens)["input_ids"])
+
+    def _probe_specials(self) -> tuple[list[int], list[int], bool]:
+        """Which special ids the tokenizer puts before and after a text, found by asking it.
+
+        Returns (prefix kept in ``encode``, suffix kept in ``encode``, whether a trailing ``</s>``
+        was removed — the source config's ``src_add_eos``).
+        """
+        eos = self.eos_id
+        for probe in ("a b", "a", "x"):
+            full, plain = self._call(probe, True), self._call(probe, False)
+            if not plain:
+                continue
+            for start in range(len(full) - len(plain) + 1):
+                if full[start : start + len(plain)] == plain:
+                    prefix, suffix = full[:start], full[start + len(plain) :]
+                    if self.side == "target":
+                        return prefix, suffix[: suffix.index(eos)] if eos in suffix else suffix, eos in suffix
+                    if suffix and suffix[-1] == eos:
+                        return prefix, suffix[:-1], True
+                    return prefix, suffix, False
+        return [], [], False
+
+    # ------------------------------------------------------------------ duck type
+    def __len__(self) -> int:
+        return len(self.vocab)
+
+    def encode(self, text: str) -> list[int]:
+        """Ids as the Hugging Face tokenizer makes them for this side, without the trailing ``</s>``."""
+        return [*self._prefix, *self._call(text, False), *self._suffix]
+
+    def tokenize(self, text: str) -> list[str]:
+        return [self.id_to_token(i) for i in self.encode(text)]
+
+    def decode(self, ids: Iterable[int], skip_specials: bool = True) -> str:
+        ids = [int(i) for i in ids if 0 <= int(i) < len(self.hf)]
+        kw: dict[str, Any] = {"skip_special_tokens": skip_specials}
+        if self.separate_vocabs:  # MarianTokenizer: pick the sentencepiece model of this side
+            kw["use_source_tokenizer"] = self.side == "source"
+        with _quiet_benign_warnings():
+            return str(self.hf.decode(ids, **kw)).strip()
+
+    def id_to_token(self, index: int) -> str:
+        return self.vocab[index] if 0 <= index < len(self.vocab) else self.vocab[self.unk_id]
+
+    def token_to_id(self, token: str) -> int:
+        return self._index.get(token, self.unk_id)
+
+    def _special(self, name: str) -> int:
+        value = getattr(self.hf, f"{name}_token_id", None)
+        return int(value) if value is not None else -1
+
+    @property
+    def pad_id(self) -> int:
+        return self._special("pad")
+
+    @property
+    def bos_id(self) -> int:
+        """The tokenizer's ``<s>`` (-1 when it has none, like Marian and T5); decoding starts elsewhere."""
+        return self._special("bos")
+
+    @property
+    def eos_id(self) -> int:
+        return self._special("eos")
+
+    @property
+    def unk_id(self) -> int:
+        return self._special("unk")
+
+
+# ====================================================================== model adapter
+@dataclass
+class HFDecoderCache:
+    """The ``DecoderCache`` protocol over a Hugging Face ``EncoderDecoderCache``.
+
+    It also holds the encoder states and mask, because Hugging Face takes them on every call and
+    beam search must reorder them with the cached keys/values. The Hugging Face cache itself is
+    created by the first ``decode_step`` (so it is whatever class the model uses).
+    """
+
+    memory: torch.Tensor  # [B, S, D]
+    attention_mask: torch.Tensor  # [B, S], 1 = real token
+    hf_cache: Any = None
+    length: int = 0
+
+    def reorder(self, index: torch.Tensor) -> None:
+        """Select / repeat hypotheses (beam search): index_select on every batch dimension."""
+        self.memory = self.memory.index_select(0, index.to(self.memory.device))
+        self.attention_mask = self.attention_mask.index_select(0, index.to(self.attention_mask.device))
+        if self.hf_cache is not None:
+            self.hf_cache.reorder_cache(index.to(self.memory.device))
+
+    def truncate(self, length: int) -> None:
+        """Forget decoder positions from ``length`` on (undoing steps); cross-attention keys stay."""
+        if length < 0 or length > self.length:
+            raise ValueError(f"cannot truncate a cache of length {self.length} to {length}")
+        if self.hf_cache is not None and length < self.length:
+            self.hf_cache.crop(length - self.length)  # Hugging Face crops by a negative count
+        self.length = length
+
+
+@dataclass
+class _T5RelativeBiasTable:
+    """``table()`` for the app's positional panel: T5's bucketed bias per head for distances -D..D."""
+
+    attention: Any  # the T5Attention of block 0, which owns relative_attention_bias
+    max_distance: int
+    bidirectional: bool
+
+    def table(self) -> torch.Tensor:
+        """``[H, 2D+1]``: bias against ``key - query``; T5's buckets repeat values beyond their exact range."""
+        att = self.attention
+        weight = att.relative_attention_bias.weight
+        distance = torch.arange(-self.max_distance, self.max_distance + 1, device=weight.device)
+        bucket = att._relative_position_bucket(
+            distance, bidirectional=self.bidirectional, num_buckets=att.relative_attention_num_buckets,
+            max_distance=att.relative_attention_max_distance,
+        )
+        return att.relative_attention_bias(bucket).detach().t()
+
+
+class HFSeq2SeqAdapter(nn.Module):
+    """A Hugging Face ``*ForConditionalGeneration`` model speaking ``Seq2SeqTransformer``'s protocol.
+
+    Every number comes from the wrapped model's own forward pass: the encoder via ``get_encoder()``,
+    the decoder (with LM head, final_logits_bias and T5's output rescaling) via the full model called
+    with ``encoder_outputs=``. Raw scores are not exposed by Hugging Face, so score lists stay empty;
+    ablation would need hooks inside its attention code and is refused.
+    """
+
+    def __init__(self, hf_model: nn.Module, config: ModelConfig) -> None:
+        super().__init__()
+        self.hf_model = hf_model
+        self.config = config
+        self.model_type: str = hf_model.config.model_type
+        if config.relative_max_distance:
+            blocks = (hf_model.get_encoder().block, hf_model.get_decoder().block)
+            d = config.relative_max_distance
+            self.encoder_relative_bias = _T5RelativeBiasTable(blocks[0][0].layer[0].SelfAttention, d, True)
+            self.decoder_relative_bias = _T5RelativeBiasTable(blocks[1][0].layer[0].SelfAttention, d, False)
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.hf_model.parameters()).device
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return next(self.hf_model.parameters()).dtype
+
+    # ----------------------------------------------------------------- positions
+    def positional_encoding(self, start: int, length: int) -> torch.Tensor:
+        """``[length, D]`` absolute position vectors the encoder adds at ``start..start+length``.
+
+        Marian: its fixed sinusoid table (sin in the first half of the dimensions, cos in the second,
+        not interleaved). BART/mBART: rows of the encoder's learned table past its offset of 2 (the
+        decoder has its own table). T5: zeros — its positions live in the relative bias.
+        """
+        c = self.config
+        if start + length > c.max_len:
+            raise ValueError(f"sequence of {start + length} tokens exceeds the model's max_len ({c.max_len})")
+        table = getattr(self.hf_model.get_encoder(), "embed_positions", None)
+        if c.positional == "none" or table is None:
+            return torch.zeros(length, c.d_model, dtype=self.dtype, device=self.device)
+        offset = int(getattr(table, "offset", 0))
+        return table.weight[start + offset : start + offset + length].detach()
+
+    # ----------------------------------------------------------------- protocol
+    @staticmethod
+    def _refuse_ablation(ablation: Ablation) -> None:
+        if ablation.active:
+            raise ValueError("ablation is not supported for Hugging Face models")
+
+    def encode(
+        self, src_ids: torch.Tensor, *, capture: bool = False, capture_scores: bool = False,
+        ablation: Ablation = NO_ABLATION,
+    ) -> EncoderOutput:
+        """Run the Hugging Face encoder; ``<pad>`` source ids are masked as Hugging Face masks them."""
+        self._refuse_ablation(ablation)
+        src_is_pad = masks.padding(src_ids, self.config.pad_id)
+        out = self.hf_model.get_encoder()(
+            input_ids=src_ids, attention_mask=(~src_is_pad).long(), output_attentions=capture, return_dict=True
+        )
+        attentions = [a.float() for a in out.attentions] if capture and out.attentions else []
+        return EncoderOutput(out.last_hidden_state, src_is_pad, masks.encoder_self_allowed(src_is_pad), attentions)
+
+    def _run(
+        self, decoder_ids: torch.Tensor, memory: torch.Tensor, attention_mask: torch.Tensor, capture: bool, *,
+        cache: Any = None, use_cache: bool = False, decoder_mask: torch.Tensor | None = None,
+    ) -> tuple[DecoderOutput, Any]:
+        from transformers.modeling_outputs import BaseModelOutput
+
+        out = self.hf_model(
+            attention_mask=attention_mask, encoder_outputs=BaseModelOutput(last_hidden_state=memory),
+            decoder_input_ids=decoder_ids, decoder_attention_mask=decoder_mask, past_key_values=cache,
+            use_cache=use_cache, output_attentions=capture, return_dict=True,
+        )
+        result = DecoderOutput(logits=out.logits)
+        if capture:
+            result.self_attentions = [a.float() for a in out.decoder_attentions]
+            result.cross_attentions = [a.float() for a in out.cross_attentions]
+        return result, out.past_key_values
+
+    def decode(
+        self, tgt_ids: torch.Tensor, encoded: EncoderOutput, *, capture: bool = False,
+        capture_scores: bool = False, ablation: Ablation = NO_ABLATION,
+    ) -> DecoderOutput:
+        """Teacher forcing: one full Hugging Face forward over ``tgt_ids`` (no cache).
+
+        ``<pad>`` decoder inputs after the first position (``tgt_pad_to``) are masked as keys, like
+        the native model; position 0 never is, since Marian and T5 start decoding from ``<pad>``.
+        """
+        self._refuse_ablation(ablation)
+        decoder_mask = None
+        is_pad = masks.padding(tgt_ids, self.config.pad_id)
+        is_pad[:, 0] = False
+        if bool(is_pad.any()):
+            decoder_mask = (~is_pad).long()
+        out, _ = self._run(tgt_ids, encoded.memory, (~encoded.src_is_pad).long(), capture, decoder_mask=decoder_mask)
+        return out
+
+    def init_cache(self, encoded: EncoderOutput, capacity: int | None = None) -> HFDecoderCache:
+        """An empty cache; Hugging Face computes cross-attention keys on the first step and keeps them."""
+        return HFDecoderCache(encoded.memory, (~encoded.src_is_pad).long())
+
+    def decode_step(
+        self, new_ids: torch.Tensor, cache: HFDecoderCache, *, capture: bool = False,
+        capture_scores: bool = False, ablation: Ablation = NO_ABLATION,
+    ) -> DecoderOutput:
+        """The decoder on ``new_ids`` [B, n] at positions ``cache.length ..`` with Hugging Face's cache."""
+        self._refuse_ablation(ablation)
+        if cache.length + new_ids.shape[1] > self.config.max_len:
+            raise ValueError(f"decoding past the model's max_len ({self.config.max_len})")
+        out, hf_cache = self._run(new_ids, cache.memory, cache.attention_mask, capture, cache=cache.hf_cache, use_cache=True)
+        cache.hf_cache = hf_cache
+        cache.length += new_ids.shape[1]
+        return out
+
+    def forward(
+        self, src_ids: torch.Tensor, tgt_ids: torch.Tensor, *, capture: bool = False, ablation: Ablation = NO_ABLATION,
+    ) -> tuple[torch.Tensor, EncoderOutput, DecoderOutput]:
+        """Logits ``[B, T, V]`` for a teacher-forced target, as ``Seq2SeqTransformer.forward``."""
+        encoded = self.encode(src_ids, capture=capture, ablation=ablation)
+        decoded = self.decode(tgt_ids, encoded, capture=capture, ablation=ablation)
+        return decoded.logits, encoded, decoded
+
+    def parameter_counts(self) -> dict[str, int]:
+        """Parameters per part (shared embeddings, encoder, decoder, lm_head; tied weights once) and the total."""
+        seen: set[int] = set()
+        counts: dict[str, int] = {}
+        for name, p in self.hf_model.named_parameters(remove_duplicate=True):
+            if id(p) in seen:
+                continue
+            seen.add(id(p))
+            parts = name.split(".")
+            top = parts[1] if parts[0] == "model" and len(parts) > 1 else parts[0]
+            counts[top] = counts.get(top, 0) + p.numel()
+        counts["total"] = sum(counts.values())
+        return counts
+
+
+# ====================================================================== configuration
+def _first_int(value: Any) -> int | None:
+    """Hugging Face allows lists for some special ids (several eos): the first one is the app's."""
+    if isinstance(value, (list, tuple)):
+        value = value[0] if value else None
+    return int(value) if value is not None else None
+
+
+def _activation(name: str) -> str:
+    """ModelConfig knows relu/gelu only: the nearest of the two (the real name goes to ``extra``)."""
+    return "relu" if name in ("relu", "gated-relu") else "gelu"
+
+
+def model_config_from_hf(hf_model: nn.Module, src_tok: HFTokenizer, name: str) -> ModelConfig:
+    """A ``ModelConfig`` describing the Hugging Face model, for the inspector and the decoding code.
+
+    ``bos_id`` is the decoder start token (what ``DecodeSession`` feeds first): ``<pad>`` for Marian
+    and T5, ``</s>`` for BART, the target language code for mBART. Facts the dataclass cannot
+    express (real activation, score scaling, extra norms, T5 buckets) go to ``extra``.
+    """
+    hc = hf_model.config
+    model_type = hc.model_type
+    norm_position, positional = SUPPORTED_MODEL_TYPES[model_type]
+    gen = getattr(hf_model, "generation_config", None)
+    start = _first_int(getattr(hc, "decoder_start_token_id", None))
+    if start is None and gen is not None:
+        start = _first_int(getattr(gen, "decoder_start_token_id", None))
+    eos = _first_int(getattr(hc, "eos_token_id", None))
+    if eos is None and gen is not None:
+        eos = _first_int(getattr(gen, "eos_token_id", None))
+    pad = _first_int(getattr(hc, "pad_token_id", None))
+    eos = eos if eos is not None else src_tok.eos_id
+    pad = pad if pad is not None else src_tok.pad_id
+    start = start if start is not None else eos  # fairseq convention (mBART-50 configs): start from </s>
+    unk = src_tok.unk_id if src_tok.unk_id >= 0 else pad
+    src_vocab = int(hf_model.get_encoder().embed_tokens.weight.shape[0])
+    tgt_vocab = int(hf_model.get_output_embeddings().weight.shape[0])
+    # whether the LM head really shares the input embedding matrix (configs are not reliable: T5 v1.1)
+    tied = hf_model.get_output_embeddings().weight.data_ptr() == hf_model.get_input_embeddings().weight.data_ptr()
+    extra: dict[str, Any] = {
+        "source": "huggingface", "model_type": model_type, "architecture": type(hf_model).__name__,
+        "name": name, "decoder_start_token_id": start, "hf_bos_token_id": src_tok.bos_id,
+        "forced_bos_token_id": _first_int(getattr(gen, "forced_bos_token_id", None)) if gen is not None else None,
+        "capture_scores": "not available (Hugging Face returns attention weights only)",
+        "ablation": "not supported",
+    }
+    if model_type == "t5":
+        ff = str(getattr(hc, "feed_forward_proj", "relu"))
+        extra.update(
+            activation=ff, norm="rmsnorm (T5LayerNorm: no mean, no bias)", d_head=int(hc.d_kv),
+            score_scaling="none (T5 does not divide q·k by sqrt(d_head))",
+            relative_bias=f"T5 buckets: {hc.relative_attention_num_buckets} buckets, max distance "
+                          f"{hc.relative_attention_max_distance}, learned in layer 0 and shared",
+            output_scaling="d_model**-0.5 before the LM head" if getattr(hc, "scale_decoder_outputs", tied) else "none",
+        )
+        heads, n_dec = int(hc.num_heads), int(getattr(hc, "num_decoder_layers", None) or hc.num_layers)
+        return _make_config(
+            src_vocab_size=src_vocab, tgt_vocab_size=tgt_vocab, pad_id=pad, bos_id=start, eos_id=eos, unk_id=unk,
+            d_model=int(hc.d_model), n_heads=heads, n_encoder_layers=int(hc.num_layers), n_decoder_layers=n_dec,
+            d_ff=int(hc.d_ff), activation=_activation(ff), dropout=float(hc.dropout_rate), norm_position="pre",
+            norm_eps=float(hc.layer_norm_epsilon), final_norm=True, positional="none",
+            relative_max_distance=int(hc.relative_attention_max_distance), max_len=512, scale_embedding=False,
+            tie_output=tied, output_bias=False,
+            src_add_bos=False, src_add_eos=src_tok.adds_eos, extra=extra,
+        )
+    if int(hc.encoder_attention_heads) != int(hc.decoder_attention_heads):
+        raise CheckpointError(f"{name}: encoder and decoder have different head counts "
+                              f"({hc.encoder_attention_heads} vs {hc.decoder_attention_heads}), which the app cannot show")
+    act = str(hc.activation_function)
+    extra.update(
+        activation=act, d_ff_decoder=int(hc.decoder_ffn_dim), score_scaling="d_head**-0.5 on the queries",
+        layernorm_embedding=model_type in ("bart", "mbart"), final_layer_norm=model_type == "mbart",
+    )
+    if positional == "sinusoidal":
+        extra["sinusoidal_layout"] = "Marian: sin in the first half of the dimensions, cos in the second (not interleaved)"
+    if positional == "learned":
+        extra["position_offset"] = 2
+        extra["position_tables"] = "separate encoder and decoder tables; the positional panel shows the encoder's"
+    return _make_config(
+        src_vocab_size=src_vocab, tgt_vocab_size=tgt_vocab, pad_id=pad, bos_id=start, eos_id=eos, unk_id=unk,
+        d_model=int(hc.d_model), n_heads=int(hc.encoder_attention_heads), n_encoder_layers=int(hc.encoder_layers),
+        n_decoder_layers=int(hc.decoder_layers), d_ff=int(hc.encoder_ffn_dim), activation=_activation(act),
+        dropout=float(hc.dropout), norm_position=norm_position, norm_eps=1e-5, final_norm=model_type == "mbart",
+        positional=positional, max_len=int(hc.max_position_embeddings), scale_embedding=bool(hc.scale_embedding),
+        tie_output=tied, output_bias=True, src_add_bos=False, src_add_eos=src_tok.adds_eos, extra=extra,
+    )
+
+
+def _make_config(**kwargs: Any) -> ModelConfig:
+    try:
+        return ModelConfig(**kwargs)
+    except ValueError as exc:
+        name = kwargs.get("extra", {}).get("name", "model")
+        raise CheckpointError(f"{name}: the model's configuration cannot be shown by the app ({_short(exc)})") from exc
+
+
+# ====================================================================== loading
+def _read_config_json(path: Path) -> dict[str, Any]:
+    cfg_file = path / "config.json"
+    if not cfg_file.is_file():
+        raise CheckpointError(f"{path.name}: a folder without config.json (not a Hugging Face model folder)")
+    try:
+        data = json.loads(cfg_file.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CheckpointError(f"{path.name}: config.json is not valid JSON ({_short(exc)})") from exc
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{path.name}: config.json is not a JSON object")
+    return data
+
+
+def _check_folder(path: Path, data: dict[str, Any]) -> str:
+    """Refuse what cannot be loaded safely or shown, before transformers touches the folder."""
+    supported = ", ".join(SUPPORTED_MODEL_TYPES)
+    model_type = data.get("model_type")
+    if model_type not in SUPPORTED_MODEL_TYPES:
+        remote = " (and it asks for custom code, which is never run)" if "auto_map" in data else ""
+        raise CheckpointError(f"{path.name}: model_type {model_type!r} is not supported{remote}; supported: {supported}")
+    if not any((path / f).is_file() for f in WEIGHT_FILES):
+        other = [f for f in OTHER_FRAMEWORK_WEIGHTS if (path / f).exists()]
+        found = f" (found only {', '.join(other)}, which is not PyTorch)" if other else ""
+        raise CheckpointError(f"{path.name}: no weights file: expected model.safetensors or pytorch_model.bin{found}")
+    if not any((path / f).is_file() for f in TOKENIZER_FILES):
+        raise CheckpointError(f"{path.name}: no tokenizer files (tokenizer.json, source.spm, spiece.model, vocab.json …); "
+                              "save the tokenizer with save_pretrained into the same folder")
+    return str(model_type)
+
+
+def load_hf_folder(
+    path: str | Path, device: str | torch.device | None = "auto", dtype: str | torch.dtype | None = None,
+) -> ModelBundle:
+    """Load a ``save_pretrained`` folder of a supported encoder-decoder, offline and without running its code."""
+    path = Path(path)
+    if not path.is_dir():
+        raise CheckpointError(f"{path}: not a folder (a Hugging Face model is a folder with config.json)")
+    data = _read_config_json(path)
+    model_type = _check_folder(path, data)
+    try:
+        import transformers
+        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+    except ImportError as exc:
+        raise CheckpointError(f"{path.name}: a Hugging Face model {EXTRA_HINT}") from exc
+    try:
+        dev = resolve_device(device)
+        want_dtype = resolve_dtype(dtype, dev)
+    except ValueError as exc:
+        raise CheckpointError(f"{path.name}: {_short(exc)}") from exc
+    with _quiet_benign_warnings():
+        try:
+            hf_model = AutoModelForSeq2SeqLM.from_pretrained(
+                path, local_files_only=True, trust_remote_code=False, attn_implementation="eager", weights_only=True,
+            )
+        except pickle.UnpicklingError as exc:
+            raise CheckpointError(f"{path.name}: refused — pytorch_model.bin would need to run code to load "
+                                  f"(only plain tensors are accepted); prefer model.safetensors. Detail: {_short(exc)}") from exc
+        except (OSError, ValueError, RuntimeError, KeyError, TypeError, AttributeError, ImportError) as exc:
+            raise CheckpointError(f"{path.name}: the {model_type} weights cannot be loaded ({_short(exc)})") from exc
+        try:
+            hf_tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=False)
+        except Exception as exc:  # tokenizers/sentencepiece raise assorted types, all mean "unusable"
+            raise CheckpointError(f"{path.name}: the tokenizer cannot be loaded ({_short(exc)})") from exc
+    if getattr(hf_tokenizer, "eos_token_id", None) is None:
+        raise CheckpointError(f"{path.name}: the tokenizer has no </s> (eos) token")
+    hf_model = hf_model.to(device=dev, dtype=want_dtype).eval()
+    src_rows = int(hf_model.get_encoder().embed_tokens.weight.shape[0])
+    tgt_rows = int(hf_model.get_output_embeddings().weight.shape[0])
+    try:
+        with _quiet_benign_warnings():
+            src_tok = HFTokenizer(hf_tokenizer, "source", src_rows)
+            tgt_tok = HFTokenizer(hf_tokenizer, "target", tgt_rows)
+    except Exception as exc:  # a tokenizer that cannot encode a probe text is unusable
+        raise CheckpointError(f"{path.name}: the tokenizer does not work ({_short(exc)})") from exc
+    for side, tok, rows in (("source", src_tok, src_rows), ("target", tgt_tok, tgt_rows)):
+        if len(tok) > rows:
+            raise CheckpointError(f"{path.name}: the {side} tokenizer has {len(tok)} tokens but the model embeds only {rows}")
+    config = model_config_from_hf(hf_model, src_tok, path.name)
+    adapter = HFSeq2SeqAdapter(hf_model, config).eval()
+    metadata = {
+        "format": "hf-folder", "model_type": model_type, "architectures": data.get("architectures") or [],
+        "transformers_version": transformers.__version__, "saved_with": data.get("transformers_version"),
+        "tokenizer_class": type(hf_tokenizer).__name__,
+    }
+    return ModelBundle(adapter, src_tok, tgt_tok, name=path.name, path=path, format="hf-folder", metadata=metadata)
+

@@ -1,0 +1,85 @@
+"""Fixtures for the GUI tests: a tiny real checkpoint, temporary settings, a window with a clean teardown.
+
+Why these shapes: every test gets its own INI file (never the user's settings), and every worker
+thread is quit and waited for in teardown (a QThread destroyed while running aborts the process).
+The root conftest sets QT_QPA_PLATFORM=offscreen and provides ``tiny_checkpoint`` (source words
+w0..w18, target words t0..t24, max_len 64).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from viz_app.settings import AppSettings
+
+
+def _load_root_conftest():
+    """The root tests/conftest.py as its own module.
+
+    Why: with pytest's default "prepend" import mode both conftest files are imported under the
+    bare name ``conftest``, and this one would shadow the root one for ``from conftest import
+    tiny_bundle`` in tests/core. Re-exporting its helpers here keeps those imports working
+    whichever conftest was imported last.
+    """
+    spec = importlib.util.spec_from_file_location("_attention_scope_root_conftest", Path(__file__).parents[1] / "conftest.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_root = _load_root_conftest()
+tiny_config = _root.tiny_config
+tiny_model = _root.tiny_model
+tiny_bundle = _root.tiny_bundle
+VARIANTS = _root.VARIANTS
+
+RESULT_TIMEOUT_MS = 20000
+
+
+@pytest.fixture
+def settings_path(tmp_path):
+    return tmp_path / "settings" / "attention-scope.ini"
+
+
+@pytest.fixture
+def app_settings(settings_path) -> AppSettings:
+    return AppSettings(settings_path)
+
+
+@pytest.fixture
+def corrupt_checkpoint(tmp_path):
+    path = tmp_path / "corrupt.safetensors"
+    path.write_bytes(b"this is not a safetensors file at all" * 10)
+    return path
+
+
+@pytest.fixture
+def make_window(qtbot, tiny_checkpoint, settings_path):
+    """Factory: a shown MainWindow on the tiny model (or as given) whose first result has arrived."""
+    from viz_app.main_window import MainWindow
+
+    windows = []
+
+    def make(*, model: str | None = "tiny", wait: bool = True, **kwargs) -> MainWindow:
+        path = str(tiny_checkpoint) if model == "tiny" else model
+        window = MainWindow(AppSettings(settings_path), model=path, **kwargs)
+        windows.append(window)
+        qtbot.addWidget(window)
+        window.show()
+        if wait:
+            qtbot.waitUntil(lambda: window.state.trace is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
+        return window
+
+    yield make
+    for window in windows:
+        window.shutdown()
+        assert window.host.thread.isFinished()
+
+
+@pytest.fixture
+def window(make_window):
+    return make_window()

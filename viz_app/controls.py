@@ -1,0 +1,434 @@
+"""The window's controls: model picker, sentence inputs, stepping bar, map selectors, banners.
+
+Why separate from the main window: these are plain Qt forms with no knowledge of the model or of
+AppState. Each emits intent signals ("the user chose layer 2") and exposes ``show_*`` methods the
+window calls to mirror the state back (with signals blocked, so mirroring never loops back into
+a change). That keeps the wiring in one place (``main_window.py``) and each form testable alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSizePolicy,
+    QSlider,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from model_core import DecodingSettings
+
+from .state import KIND_TITLES, KINDS, OVERLAYS, OVERLAYS_FOR_KIND
+from .widgets import FlowLayout
+
+METHODS: tuple[tuple[str, str], ...] = (("greedy", "greedy"), ("sample", "sampling"), ("beam", "beam search"))
+SPEEDS: tuple[tuple[str, int], ...] = (("0.5 steps/s", 2000), ("1 step/s", 1000), ("2 steps/s", 500), ("4 steps/s", 250),
+                                       ("8 steps/s", 125))
+OPEN_ITEM = "__open__"
+
+
+def _blocked(*widgets: QWidget) -> list[QSignalBlocker]:
+    return [QSignalBlocker(w) for w in widgets]
+
+
+# ---------------------------------------------------------------------- model picker
+class ModelPicker(QComboBox):
+    """Bundled models, any model opened from a file, and "Open…" (which asks for a file)."""
+
+    modelChosen = Signal(str)  # a bundled name or a path
+    openRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setToolTip("Model: the bundled ones, or Open… a .safetensors checkpoint")
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self._current = ""
+        self.activated.connect(self._on_activated)
+        self.set_models({})
+
+    def set_models(self, bundled: dict[str, Path], extra: Iterable[str] = ()) -> None:
+        with QSignalBlocker(self):
+            self.clear()
+            if not bundled:
+                self.addItem("(no model)", "")
+            for name in bundled:
+                self.addItem(name, name)
+            for key in extra:
+                if key and key not in bundled:
+                    self.addItem(Path(key).name, key)
+            self.insertSeparator(self.count())
+            self.addItem("Open…", OPEN_ITEM)
+        self.show_current(self._current)
+
+    def keys(self) -> list[str]:
+        return [self.itemData(i) for i in range(self.count()) if self.itemData(i) not in (None, "", OPEN_ITEM)]
+
+    def show_current(self, key: str) -> None:
+        """Select ``key`` (adding it for a model opened from a path) without emitting."""
+        self._current = key
+        with QSignalBlocker(self):
+            index = self.findData(key) if key else self.findData("")
+            if index < 0 and key:
+                self.insertItem(max(self.count() - 2, 0), Path(key).name, key)
+                self.setItemData(self.findData(key), key, Qt.ItemDataRole.ToolTipRole)
+                index = self.findData(key)
+            if index >= 0:
+                self.setCurrentIndex(index)
+
+    def _on_activated(self, index: int) -> None:
+        data = self.itemData(index)
+        if data == OPEN_ITEM:
+            self.show_current(self._current)  # stay on the model until a file is chosen
+            self.openRequested.emit()
+        elif data and data != self._current:
+            self.modelChosen.emit(str(data))
+
+
+# ---------------------------------------------------------------------- inputs
+class InputPanel(QWidget):
+    """Source/target boxes with their token chips, decoding method and padding controls.
+
+    ``edited`` fires on every keystroke or value change; the window debounces it.
+    """
+
+    edited = Signal()
+
+    def __init__(self, chips_factory, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model_picker = ModelPicker(self)
+        self.source = QLineEdit(self)
+        self.source.setObjectName("sourceEdit")
+        self.source.setPlaceholderText("type a sentence in the source language")
+        self.source.setClearButtonEnabled(True)
+        self.target = QLineEdit(self)
+        self.target.setObjectName("targetEdit")
+        self.target.setPlaceholderText("leave empty to let the model translate")
+        self.target.setClearButtonEnabled(True)
+        self.target.setToolTip("Type a translation to teacher-force it; leave empty to let the model generate")
+        self.source_chips = chips_factory(self)
+        self.target_chips = chips_factory(self)
+
+        self.method = QComboBox(self)
+        for key, label in METHODS:
+            self.method.addItem(label, key)
+        self.method.setToolTip("How the model chooses each next token when no target is typed")
+        self.temperature = QDoubleSpinBox(self, minimum=0.05, maximum=5.0, singleStep=0.1, decimals=2, value=1.0)
+        self.temperature.setToolTip("Sampling temperature: below 1 sharper, above 1 flatter")
+        self.top_k = QSpinBox(self, minimum=0, maximum=1000, value=0)
+        self.top_k.setSpecialValueText("off")
+        self.top_k.setToolTip("Sample only among the k most likely tokens (off = all)")
+        self.top_p = QDoubleSpinBox(self, minimum=0.05, maximum=1.0, singleStep=0.05, decimals=2, value=1.0)
+        self.top_p.setToolTip("Nucleus sampling: the smallest set of tokens whose probability reaches p")
+        self.seed = QSpinBox(self, minimum=0, maximum=2**31 - 1, value=0)
+        self.seed.setToolTip("Random seed of the sampler: the same seed gives the same sample")
+        self.beam_width = QSpinBox(self, minimum=1, maximum=32, value=4)
+        self.beam_width.setToolTip("Number of hypotheses kept at each step")
+        self.pad_src = QSpinBox(self, minimum=0, maximum=4096, value=0)
+        self.pad_src.setSpecialValueText("off")
+        self.pad_src.setToolTip("Add <pad> tokens to the source up to N tokens, to see the source-padding mask at work")
+        self.pad_tgt = QSpinBox(self, minimum=0, maximum=4096, value=0)
+        self.pad_tgt.setSpecialValueText("off")
+        self.pad_tgt.setToolTip("Add <pad> decoder inputs up to N, to see the target-padding mask at work")
+        self.mode_label = QLabel(self)
+        self.mode_label.setObjectName("modeLabel")
+
+        grid = QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(8)
+        grid.setVerticalSpacing(2)
+        grid.addWidget(QLabel("&Source", self, buddy=self.source), 0, 0)
+        grid.addWidget(self.source, 0, 1)
+        grid.addWidget(self.source_chips, 1, 1)
+        grid.addWidget(QLabel("&Target", self, buddy=self.target), 2, 0)
+        grid.addWidget(self.target, 2, 1)
+        grid.addWidget(self.target_chips, 3, 1)
+        grid.setColumnStretch(1, 1)
+
+        options_box = QWidget(self)
+        options = FlowLayout(options_box, spacing=2)  # wraps on narrow windows instead of forcing a minimum width
+        options.setContentsMargins(0, 0, 0, 0)
+        self._labelled: dict[str, QWidget] = {}
+        for key, label, widget in (
+            ("model", "&Model", self.model_picker), ("method", "&Decoding", self.method),
+            ("temperature", "temp.", self.temperature), ("top_k", "top-k", self.top_k), ("top_p", "top-p", self.top_p),
+            ("seed", "seed", self.seed), ("beam_width", "beams", self.beam_width),
+            ("pad_src", "pad source to", self.pad_src), ("pad_tgt", "pad target to", self.pad_tgt),
+        ):
+            box = QWidget(options_box)
+            row = QHBoxLayout(box)
+            row.setContentsMargins(0, 0, 6, 0)
+            row.setSpacing(4)
+            row.addWidget(QLabel(label, box, buddy=widget))
+            row.addWidget(widget)
+            options.addWidget(box)
+            self._labelled[key] = box
+        options.addWidget(self.mode_label)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(4)
+        layout.addWidget(options_box)
+        layout.addLayout(grid)
+
+        self.method.currentIndexChanged.connect(self._update_visibility)
+        self.target.textChanged.connect(self._update_visibility)
+        for edit in (self.source, self.target):
+            edit.textEdited.connect(self.edited)
+        self.method.currentIndexChanged.connect(self.edited)
+        for spin in (self.temperature, self.top_k, self.top_p, self.seed, self.beam_width, self.pad_src, self.pad_tgt):
+            spin.valueChanged.connect(self.edited)
+        self._update_visibility()
+
+    # ------------------------------------------------------------------ values
+    def decoding_settings(self) -> DecodingSettings:
+        return DecodingSettings(
+            method=self.method.currentData(), temperature=self.temperature.value(), top_k=self.top_k.value(),
+            top_p=self.top_p.value(), beam_width=self.beam_width.value(), seed=self.seed.value(),
+        )
+
+    def show_decoding(self, settings: DecodingSettings) -> None:
+        with_blocked = _blocked(self.method, self.temperature, self.top_k, self.top_p, self.seed, self.beam_width)
+        self.method.setCurrentIndex(max(self.method.findData(settings.method), 0))
+        self.temperature.setValue(settings.temperature)
+        self.top_k.setValue(settings.top_k)
+        self.top_p.setValue(settings.top_p)
+        self.seed.setValue(settings.seed)
+        self.beam_width.setValue(settings.beam_width)
+        del with_blocked
+        self._update_visibility()
+
+    def show_texts(self, src: str, tgt: str) -> None:
+        """Mirror the state's sentences; leaves the boxes alone while they already say it (no cursor jump)."""
+        for edit, text in ((self.source, src), (self.target, tgt)):
+            if edit.text() != text:
+                with QSignalBlocker(edit):
+                    edit.setText(text)
+        self._update_visibility()
+
+    def show_padding(self, pad_src: int, pad_tgt: int, limit: int | None = None) -> None:
+        blockers = _blocked(self.pad_src, self.pad_tgt)
+        if limit:
+            self.pad_src.setMaximum(limit)
+            self.pad_tgt.setMaximum(limit)
+        self.pad_src.setValue(pad_src)
+        self.pad_tgt.setValue(pad_tgt)
+        del blockers
+
+    def _update_visibility(self) -> None:
+        method = self.method.currentData()
+        forced = bool(self.target.text().strip())
+        for key in ("temperature", "top_k", "top_p", "seed"):
+            self._labelled[key].setVisible(method == "sample" and not forced)
+        self._labelled["beam_width"].setVisible(method == "beam" and not forced)
+        self._labelled["method"].setEnabled(not forced)
+        self.mode_label.setText("teacher forcing the typed target" if forced else "")
+
+
+# ---------------------------------------------------------------------- stepping
+class StepBar(QWidget):
+    """First / previous / play / next / last, a slider over steps 0..T and "step t / T"."""
+
+    stepRequested = Signal(int)
+    speedChanged = Signal(int)  # milliseconds per step
+
+    def __init__(self, actions: dict[str, QAction], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 2, 6, 2)
+        layout.setSpacing(2)
+        self.buttons: dict[str, QToolButton] = {}
+        for key in ("first", "previous", "play", "next", "last"):
+            button = QToolButton(self)
+            button.setDefaultAction(actions[key])
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Space must reach the play action, not click a button
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+            layout.addWidget(button)
+            self.buttons[key] = button
+        self.slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.slider.setObjectName("stepSlider")
+        self.slider.setRange(0, 0)
+        self.slider.setPageStep(1)
+        self.slider.setToolTip("Decoding step: at step t the decoder has produced t tokens")
+        self.slider.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        layout.addWidget(self.slider, 1)
+        self.label = QLabel("step 0 / 0", self)
+        self.label.setObjectName("stepLabel")
+        self.label.setMinimumWidth(self.label.fontMetrics().horizontalAdvance("step 000 / 000  "))
+        layout.addWidget(self.label)
+        self.speed = QComboBox(self)
+        for label, ms in SPEEDS:
+            self.speed.addItem(label, ms)
+        self.speed.setCurrentIndex(2)
+        self.speed.setToolTip("Playback speed")
+        self.speed.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        layout.addWidget(self.speed)
+        self.slider.valueChanged.connect(self.stepRequested)
+        self.speed.currentIndexChanged.connect(lambda _i: self.speedChanged.emit(self.interval_ms()))
+
+    def interval_ms(self) -> int:
+        return int(self.speed.currentData())
+
+    def set_interval_ms(self, ms: int) -> None:
+        index = min(range(self.speed.count()), key=lambda i: abs(int(self.speed.itemData(i)) - ms))
+        self.speed.setCurrentIndex(index)
+
+    def show_step(self, t: int, total: int) -> None:
+        with QSignalBlocker(self.slider):
+            self.slider.setRange(0, total)
+            self.slider.setValue(t)
+        self.label.setText(f"step {t} / {total}")
+
+
+# ---------------------------------------------------------------------- selectors
+class SelectorBar(QWidget):
+    """Which map (kind, layer, head or mean) and how it looks (colour map, log scale, overlays)."""
+
+    kindChosen = Signal(str)
+    layerChosen = Signal(int)
+    headChosen = Signal(object)  # int, or None for the mean of the heads
+    colormapChosen = Signal(str)
+    logScaleToggled = Signal(bool)
+    overlayToggled = Signal(str, bool)
+
+    def __init__(self, colormap_names: Sequence[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.kind = QComboBox(self)
+        self.kind.setObjectName("kindCombo")
+        for kind in KINDS:
+            self.kind.addItem(KIND_TITLES[kind].split(" (")[0], kind)
+        self.layer = QSpinBox(self, minimum=0, maximum=0)
+        self.layer.setObjectName("layerSpin")
+        self.layer.setPrefix("L")
+        self.layer.setToolTip("Layer (0 = closest to the input)")
+        self.head = QComboBox(self)
+        self.head.setObjectName("headCombo")
+        self.head.setToolTip("One head, or the mean of all heads of the layer")
+        self.colormap = QComboBox(self)
+        for name in colormap_names:
+            self.colormap.addItem(name, name)
+        self.log_scale = QCheckBox("log scale", self)
+        self.log_scale.setToolTip("Colour by log(weight): makes small weights visible")
+        self.overlays: dict[str, QCheckBox] = {}
+
+        flow = FlowLayout(self, spacing=6)  # wraps on narrow windows instead of forcing a minimum width
+        flow.setContentsMargins(6, 2, 6, 2)
+        for label, widget in (("&Attention", self.kind), ("La&yer", self.layer), ("&Head", self.head),
+                              ("&Colours", self.colormap)):
+            flow.addWidget(self._cell(QLabel(label, buddy=widget), widget))
+        flow.addWidget(self.log_scale)
+        tips = {
+            "source padding": "Shade cells blocked because a source token is <pad>",
+            "target padding": "Shade cells blocked because a target token is <pad>",
+            "causal": "Shade cells blocked because a decoder position may not look at later positions",
+            "combined": "Shade every blocked cell (all masks together)",
+        }
+        masks: list[QWidget] = [QLabel("Masks:")]
+        for name in OVERLAYS:
+            box = QCheckBox(name)
+            box.setToolTip(tips[name])
+            box.toggled.connect(lambda on, n=name: self.overlayToggled.emit(n, on))
+            masks.append(box)
+            self.overlays[name] = box
+        flow.addWidget(self._cell(*masks))
+
+        self.kind.currentIndexChanged.connect(lambda _i: self.kindChosen.emit(self.kind.currentData()))
+        self.layer.valueChanged.connect(self.layerChosen)
+        self.head.currentIndexChanged.connect(lambda _i: self.headChosen.emit(self.head.currentData()))
+        self.colormap.currentIndexChanged.connect(lambda _i: self.colormapChosen.emit(self.colormap.currentData()))
+        self.log_scale.toggled.connect(self.logScaleToggled)
+        self.show_selection("cross", 0, None, 1, 1)
+
+    def _cell(self, *widgets: QWidget) -> QWidget:
+        """Widgets that wrap together as one unit (a label stays with its control)."""
+        cell = QWidget(self)
+        row = QHBoxLayout(cell)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(4)
+        for widget in widgets:
+            row.addWidget(widget)
+        return cell
+
+    def show_selection(self, kind: str, layer: int, head: int | None, n_layers: int, n_heads: int) -> None:
+        blockers = _blocked(self.kind, self.layer, self.head)
+        self.kind.setCurrentIndex(max(self.kind.findData(kind), 0))
+        self.layer.setRange(0, max(n_layers - 1, 0))
+        self.layer.setValue(layer)
+        self.layer.setEnabled(n_layers > 1)
+        if self.head.count() != n_heads + 1:
+            self.head.clear()
+            self.head.addItem("mean of heads", None)
+            for h in range(n_heads):
+                self.head.addItem(f"H{h}", h)
+        self.head.setCurrentIndex(0 if head is None else head + 1)
+        applicable = OVERLAYS_FOR_KIND[kind]
+        for name, box in self.overlays.items():
+            box.setEnabled(name in applicable)
+        del blockers
+
+    def show_display(self, colormap: str, log_scale: bool, overlays: dict[str, bool]) -> None:
+        blockers = _blocked(self.colormap, self.log_scale, *self.overlays.values())
+        index = self.colormap.findData(colormap)
+        if index >= 0:
+            self.colormap.setCurrentIndex(index)
+        self.log_scale.setChecked(log_scale)
+        for name, box in self.overlays.items():
+            box.setChecked(overlays.get(name, False))
+        del blockers
+
+
+# ---------------------------------------------------------------------- banner
+class Banner(QFrame):
+    """A non-modal message strip inside the window (errors, notices); closable, never blocks."""
+
+    STYLES: ClassVar[dict[str, str]] = {
+        "error": "background:#fde2e1; color:#7a1010; border:1px solid #e4a5a3;",
+        "notice": "background:#fff4d6; color:#5c4400; border:1px solid #e6cf8f;",
+        "hint": "background:#e3efff; color:#123a6b; border:1px solid #a9c4e8;",
+    }
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.level = ""
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.close_button = QToolButton(self)
+        self.close_button.setText("✕")
+        self.close_button.setAutoRaise(True)
+        self.close_button.setToolTip("Dismiss")
+        self.close_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.close_button.clicked.connect(self.dismiss)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 3, 3, 3)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.hide()
+
+    def text(self) -> str:
+        return self.label.text()
+
+    def show_message(self, text: str, level: str = "error") -> None:
+        self.level = level
+        self.setStyleSheet(f"Banner {{{self.STYLES.get(level, '')} border-radius:3px;}} QLabel {{border:none;}}")
+        self.label.setText(text)
+        self.setVisible(bool(text))
+
+    def dismiss(self) -> None:
+        self.level = ""
+        self.label.clear()
+        self.hide()

@@ -1,0 +1,800 @@
+"""The main window: wires inputs, stepping, selectors and panels to AppState and the model worker.
+
+Data flow (one direction): an edit → (300 ms debounce) → AppState inputs → one request to the
+:class:`~viz_app.worker.WorkerHost` → the newest result → ``AppState.set_result`` → every panel
+redraws from ``AppState`` by re-slicing the stored trace. Stepping, selecting a layer/head/kind,
+colours and overlays only re-slice or re-colour host arrays; they never call the model.
+
+Keyboard policy: ←/→, Home/End and Space are window-wide QAction shortcuts, but a focused text
+box keeps them for editing (Qt's ShortcutOverride: a line edit claims the keys it uses), so typing
+a sentence never steps. Alt+←/→, Alt+Home/End and Alt+P work everywhere, and Esc in a text box
+hands the keys back to the view.
+
+Layout: the sentence inputs are a top dock, the heatmap with its stepping bar and selectors is the
+central widget, and the all-heads overview, next-token and positional panels are docks on the
+right; docks can be moved, floated, tabbed or closed, and the layout is saved as it changes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QStackedWidget,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from model_core import DecodingSettings, bundled_models
+from model_core.trace import Trace
+
+from .controls import Banner, InputPanel, SelectorBar, StepBar
+from .settings import AppSettings
+from .state import KIND_TITLES, KINDS, OVERLAYS, OVERLAYS_FOR_KIND, AppState, ModelInfo
+from .widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, TokenChips, chip_kind
+from .worker import RunRequest, RunResult, WorkerHost
+
+DEBOUNCE_MS = 300
+LAYOUT_SAVE_MS = 500
+DEFAULT_MODEL = "en-fr"
+EXAMPLE_SENTENCES = {
+    "en-fr": "the black cat does not see the small dog",
+    "en-zh": "the black cat does not see the small dog",
+}
+SPECIAL_TOKENS = {"<pad>", "<bos>", "<eos>", "<unk>", "<s>", "</s>"}
+POSITIONS_SHOWN = 100
+FUTURE_LABEL = "…"  # label of a decoder row not generated yet (its token is not known at this step)
+HINT_NO_MODEL = ("<h3>No model loaded</h3><p>Open an Attention Scope checkpoint (<tt>.safetensors</tt>) with "
+                 "<b>File ▸ Open model…</b> (Ctrl+O) or the <b>Model</b> list above.</p>")
+HINT_EMPTY = ("<h3>Type a sentence</h3><p>Write a sentence in the <b>Source</b> box above: the model translates it "
+              "and you can step through every attention map it computed.</p>")
+HINT_LOADING = "<h3>Loading the model…</h3>"
+HINT_RUNNING = "<h3>Running the model…</h3>"
+
+
+def example_sentence(info: ModelInfo) -> str:
+    """A sentence to show on first opening a model: a known one, one from its metadata, or vocabulary words."""
+    for key in (info.key, info.name):
+        if key in EXAMPLE_SENTENCES:
+            return EXAMPLE_SENTENCES[key]
+    for key in ("example", "examples", "example_sentences"):
+        value = info.metadata.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+        if isinstance(value, list) and value and isinstance(value[0], str):
+            return value[0]
+    words = [t for t in info.src_vocab if t not in SPECIAL_TOKENS and not (t.startswith("<") and t.endswith(">"))]
+    return " ".join(words[:6])
+
+
+def _settings_key(model_key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", model_key)[-120:] or "_"
+
+
+class MainWindow(QMainWindow):
+    """Attention Scope's window. ``settings`` None uses the user's QSettings; tests pass a temp file."""
+
+    def __init__(self, settings: AppSettings | None = None, *, model: str | None = None, host: WorkerHost | None = None,
+                 autoload: bool = True, device: str | None = None) -> None:
+        super().__init__()
+        self.setWindowTitle("Attention Scope")
+        self.setObjectName("AttentionScopeMainWindow")
+        self.settings = settings or AppSettings()
+        self.state = AppState(self)
+        self.host = host or WorkerHost(self, device=device)
+        self._shut_down = False
+        self._startup_model: str | None = None  # the model asked for at start (to fall back once if it fails)
+        self._loading_key: str | None = None
+        self._pending_view: dict | None = None  # saved kind/layer/head/step applied to the first result
+        self._pending_sentence_for: str | None = None
+        self._inputs_dirty = False
+        self._font_pt = QApplication.font().pointSizeF()
+        self._base_font_pt = self._font_pt
+
+        self._build_actions()
+        self._build_widgets()
+        self._build_menus()
+        self._connect()
+        self._restore_settings()
+        self._refresh_all()
+        if autoload:
+            self._open_initial_model(model)
+        else:
+            self._update_hint()
+
+    # ================================================================== construction
+    def _build_actions(self) -> None:
+        style = self.style()
+        icon = style.standardIcon
+        sp = QStyle.StandardPixmap
+
+        def action(text: str, keys: list[str], tip: str, pixmap: QStyle.StandardPixmap | None = None) -> QAction:
+            act = QAction(text, self)
+            if pixmap is not None:
+                act.setIcon(icon(pixmap))
+            act.setShortcuts([QKeySequence(k) for k in keys])
+            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut_text = ", ".join(QKeySequence(k).toString(QKeySequence.SequenceFormat.NativeText) for k in keys)
+            act.setToolTip(f"{tip} ({shortcut_text})" if keys else tip)
+            act.setStatusTip(tip)
+            self.addAction(act)
+            return act
+
+        self.act_open = action("&Open model…", ["Ctrl+O"], "Open a model checkpoint", sp.SP_DialogOpenButton)
+        self.act_quit = action("&Quit", ["Ctrl+Q"], "Quit Attention Scope")
+        self.act_first = action("&First step", ["Home", "Alt+Home"], "Go to step 0", sp.SP_MediaSkipBackward)
+        self.act_prev = action("&Previous step", ["Left", "Alt+Left"], "One decoding step back", sp.SP_MediaSeekBackward)
+        self.act_next = action("&Next step", ["Right", "Alt+Right"], "One decoding step forward", sp.SP_MediaSeekForward)
+        self.act_last = action("&Last step", ["End", "Alt+End"], "Go to the last step", sp.SP_MediaSkipForward)
+        self.act_play = action("P&lay", ["Space", "Alt+P"], "Play / pause the decoding", sp.SP_MediaPlay)
+        self.act_play.setCheckable(True)
+        self.act_focus_view = action("Focus the &view", ["Escape"], "Leave the text box so the arrow keys step")
+        self.act_larger = action("&Larger text", ["Ctrl++", "Ctrl+="], "Larger labels (for a projector)")
+        self.act_smaller = action("&Smaller text", ["Ctrl+-"], "Smaller labels")
+        self.act_reset_text = action("&Normal text size", ["Ctrl+0"], "Default label size")
+        self.act_shortcuts = action("&Keyboard shortcuts", ["F1"], "Show the keyboard shortcuts")
+        self.act_about = action("&About Attention Scope", [], "About this program")
+
+    def _build_widgets(self) -> None:
+        # --- central: banners, stepping bar, selectors, heatmap (or a hint)
+        central = QWidget(self)
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        self.error_banner = Banner(central)
+        self.error_banner.setObjectName("errorBanner")
+        self.notice_banner = Banner(central)
+        self.notice_banner.setObjectName("noticeBanner")
+        self.step_bar = StepBar({"first": self.act_first, "previous": self.act_prev, "play": self.act_play,
+                                 "next": self.act_next, "last": self.act_last}, central)
+        self.selectors = SelectorBar(COLORMAP_NAMES, central)
+        self.heatmap = AttentionHeatmap(central)
+        self.hint = QLabel(central)
+        self.hint.setObjectName("hintLabel")
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setWordWrap(True)
+        self.hint.setTextFormat(Qt.TextFormat.RichText)
+        self.hint_open = QPushButton("Open model…", central)
+        self.hint_open.clicked.connect(self.act_open.trigger)
+        hint_page = QWidget(central)
+        hint_layout = QVBoxLayout(hint_page)
+        hint_layout.addStretch(1)
+        hint_layout.addWidget(self.hint)
+        hint_layout.addWidget(self.hint_open, 0, Qt.AlignmentFlag.AlignHCenter)
+        hint_layout.addStretch(2)
+        self.view_stack = QStackedWidget(central)
+        self.view_stack.addWidget(hint_page)
+        self.view_stack.addWidget(self.heatmap)
+        self.view_stack.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # a non-text focus target for the step keys
+        for widget in (self.error_banner, self.notice_banner, self.step_bar, self.selectors):
+            column.addWidget(widget)
+        column.addWidget(self.view_stack, 1)
+        self.setCentralWidget(central)
+
+        # --- docks
+        self.inputs = InputPanel(lambda parent: TokenChips(parent), self)
+        self.inputs.model_picker.set_models(bundled_models())
+        self.mosaic = HeadMosaic(self)
+        self.next_token = NextTokenPanel(self)
+        self.positional = PositionalPanel(self)
+        self.dock_inputs = self._dock("Sentence", "dockInputs", self.inputs, Qt.DockWidgetArea.TopDockWidgetArea)
+        self.dock_mosaic = self._dock("All heads", "dockHeads", self.mosaic, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.dock_next = self._dock("Next token", "dockNextToken", self.next_token, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.dock_positional = self._dock("Positional encoding", "dockPositional", self.positional,
+                                          Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tabifyDockWidget(self.dock_next, self.dock_positional)
+        self.dock_next.raise_()
+        self.resizeDocks([self.dock_mosaic], [520], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.dock_mosaic, self.dock_next], [420, 360], Qt.Orientation.Vertical)
+
+        # --- status bar
+        bar = self.statusBar()
+        self.status_model = QLabel("no model", self)
+        self.status_device = QLabel("", self)
+        self.status_time = QLabel("", self)
+        self.status_busy = QLabel("", self)
+        for label, tip in ((self.status_busy, "Model activity"), (self.status_model, "Loaded model"),
+                           (self.status_device, "Device and number format"), (self.status_time, "Duration of the last model call")):
+            label.setToolTip(tip)
+            bar.addPermanentWidget(label)
+        self.resize(1440, 900)
+
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)  # saveState() needs object names
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_menus(self) -> None:
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        file_menu.addAction(self.act_open)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_quit)
+        go_menu = menu.addMenu("&Go")
+        for act in (self.act_first, self.act_prev, self.act_next, self.act_last, self.act_play):
+            go_menu.addAction(act)
+        go_menu.addSeparator()
+        go_menu.addAction(self.act_focus_view)
+        view_menu = menu.addMenu("&View")
+        for dock in (self.dock_inputs, self.dock_mosaic, self.dock_next, self.dock_positional):
+            view_menu.addAction(dock.toggleViewAction())
+        view_menu.addSeparator()
+        for act in (self.act_larger, self.act_smaller, self.act_reset_text):
+            view_menu.addAction(act)
+        help_menu = menu.addMenu("&Help")
+        help_menu.addAction(self.act_shortcuts)
+        help_menu.addAction(self.act_about)
+
+    def _connect(self) -> None:
+        s = self.state
+        self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
+        self._debounce.timeout.connect(self._apply_inputs)
+        self._play_timer = QTimer(self, interval=self.step_bar.interval_ms())
+        self._play_timer.timeout.connect(self._play_tick)
+        self._layout_timer = QTimer(self, singleShot=True, interval=LAYOUT_SAVE_MS)
+        self._layout_timer.timeout.connect(self._save_layout)
+
+        # host → window (the host lives in this thread: plain direct connections to slots)
+        self.host.modelLoaded.connect(self._on_model_loaded)
+        self.host.resultReady.connect(self._on_result)
+        self.host.failed.connect(self._on_failed)
+        self.host.busyChanged.connect(self._on_busy)
+
+        # state → views
+        s.modelChanged.connect(self._on_model_changed)
+        s.traceChanged.connect(self._on_trace_changed)
+        s.stepChanged.connect(self._on_step_changed)
+        s.selectionChanged.connect(self._on_selection_changed)
+        s.displayChanged.connect(self._on_display_changed)
+        s.inputsChanged.connect(self._mark_inputs_dirty)
+
+        # controls → state
+        self.inputs.edited.connect(self._debounce.start)
+        self.inputs.model_picker.modelChosen.connect(self.open_model)
+        self.inputs.model_picker.openRequested.connect(self.act_open.trigger)
+        self.inputs.target_chips.chipClicked.connect(lambda i: s.set_step(i + 1))
+        self.step_bar.stepRequested.connect(s.set_step)
+        self.step_bar.speedChanged.connect(self._on_speed)
+        self.selectors.kindChosen.connect(s.set_kind)
+        self.selectors.layerChosen.connect(s.set_layer)
+        self.selectors.headChosen.connect(s.set_head)
+        self.selectors.colormapChosen.connect(s.set_colormap)
+        self.selectors.logScaleToggled.connect(s.set_log_scale)
+        self.selectors.overlayToggled.connect(s.set_overlay)
+        self.mosaic.tileClicked.connect(self.select_tile)
+        self.heatmap.cellHovered.connect(self._on_cell_hovered)
+
+        # actions
+        self.act_open.triggered.connect(self.open_model_dialog)
+        self.act_quit.triggered.connect(self.close)
+        self.act_first.triggered.connect(lambda: s.set_step(0))
+        self.act_prev.triggered.connect(lambda: s.step_by(-1))
+        self.act_next.triggered.connect(lambda: s.step_by(1))
+        self.act_last.triggered.connect(lambda: s.set_step(s.n_steps))
+        self.act_play.toggled.connect(self._on_play_toggled)
+        self.act_focus_view.triggered.connect(lambda: self.view_stack.setFocus(Qt.FocusReason.ShortcutFocusReason))
+        self.act_larger.triggered.connect(lambda: self.set_font_point_size(self._font_pt + 1))
+        self.act_smaller.triggered.connect(lambda: self.set_font_point_size(self._font_pt - 1))
+        self.act_reset_text.triggered.connect(lambda: self.set_font_point_size(self._base_font_pt))
+        self.act_shortcuts.triggered.connect(self._show_shortcuts)
+        self.act_about.triggered.connect(self._show_about)
+        for dock in (self.dock_inputs, self.dock_mosaic, self.dock_next, self.dock_positional):
+            dock.dockLocationChanged.connect(self._layout_timer.start)
+            dock.topLevelChanged.connect(self._layout_timer.start)
+            dock.visibilityChanged.connect(self._layout_timer.start)
+
+    # ================================================================== settings
+    def _restore_settings(self) -> None:
+        st, s = self.settings, self.state
+        geometry = st.get_bytes("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        window_state = st.get_bytes("window/state")
+        if window_state is not None:
+            self.restoreState(window_state)
+        try:
+            decoding = DecodingSettings(
+                method=st.get_str("decoding/method", "greedy"), temperature=st.get_float("decoding/temperature", 1.0),
+                top_k=st.get_int("decoding/top_k", 0), top_p=st.get_float("decoding/top_p", 1.0),
+                beam_width=st.get_int("decoding/beam_width", 4), seed=st.get_int("decoding/seed", 0),
+            )
+        except ValueError:
+            decoding = DecodingSettings()
+        s.decoding = decoding
+        s.pad_src = max(0, st.get_int("input/pad_src", 0))
+        s.pad_tgt = max(0, st.get_int("input/pad_tgt", 0))
+        kind = st.get_str("view/kind", "cross")
+        s.kind = kind if kind in KINDS else "cross"
+        head = st.get_int("view/head", -1)
+        self._pending_view = {"layer": st.get_int("view/layer", 0), "head": None if head < 0 else head,
+                              "step": st.get_int("view/step", -1)}
+        colormap = st.get_str("view/colormap", "viridis")
+        s.colormap = colormap if colormap in COLORMAP_NAMES else "viridis"
+        s.log_scale = st.get_bool("view/log_scale", False)
+        for name in OVERLAYS:
+            s.overlays[name] = st.get_bool(f"view/overlay_{name.replace(' ', '_')}", False)
+        self.step_bar.set_interval_ms(st.get_int("view/play_interval_ms", self.step_bar.interval_ms()))
+        font_pt = st.get_float("view/font_pt", 0.0)
+        if font_pt > 0:
+            self.set_font_point_size(font_pt, save=False)
+        self.inputs.show_decoding(s.decoding)
+        self.inputs.show_padding(s.pad_src, s.pad_tgt)
+        self.heatmap.set_colormap(s.colormap)
+        self.mosaic.set_colormap(s.colormap)
+        self.heatmap.set_log_scale(s.log_scale)
+
+    def _save_inputs(self) -> None:
+        s = self.state
+        d = s.decoding
+        values = {
+            "decoding/method": d.method, "decoding/temperature": d.temperature, "decoding/top_k": d.top_k,
+            "decoding/top_p": d.top_p, "decoding/beam_width": d.beam_width, "decoding/seed": d.seed,
+            "input/pad_src": s.pad_src, "input/pad_tgt": s.pad_tgt,
+        }
+        if s.model is not None:
+            key = _settings_key(s.model.key)
+            values[f"sentences/{key}/src"] = s.src_text
+            values[f"sentences/{key}/tgt"] = s.tgt_text
+        self.settings.set_many(values)
+
+    def _save_view(self) -> None:
+        if self._pending_view is not None:
+            return  # the saved selection has not been applied yet: do not overwrite it with defaults
+        s = self.state
+        self.settings.set_many({"view/kind": s.kind, "view/layer": s.layer, "view/head": -1 if s.head is None else s.head,
+                                "view/step": s.step})
+
+    def _save_display(self) -> None:
+        s = self.state
+        values: dict[str, object] = {"view/colormap": s.colormap, "view/log_scale": s.log_scale}
+        for name, on in s.overlays.items():
+            values[f"view/overlay_{name.replace(' ', '_')}"] = on
+        self.settings.set_many(values)
+
+    @Slot()
+    def _save_layout(self) -> None:
+        if self._shut_down:
+            return
+        self.settings.set_many({"window/geometry": self.saveGeometry(), "window/state": self.saveState()})
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if hasattr(self, "_layout_timer"):
+            self._layout_timer.start()
+
+    def moveEvent(self, event) -> None:
+        super().moveEvent(event)
+        if hasattr(self, "_layout_timer"):
+            self._layout_timer.start()
+
+    # ================================================================== model
+    def _open_initial_model(self, requested: str | None) -> None:
+        bundled = bundled_models()
+        last = self.settings.get_str("model/last", "")
+        if requested:
+            key = requested
+        elif last and (last in bundled or Path(last).is_file()):
+            key = last
+        elif DEFAULT_MODEL in bundled:
+            key = DEFAULT_MODEL
+        elif bundled:
+            key = next(iter(bundled))
+        else:
+            self._update_hint()
+            self._show_status("No model found: open one with File ▸ Open model…")
+            return
+        self._startup_model = key
+        self.open_model(key)
+
+    @Slot(str)
+    def open_model(self, name_or_path: str) -> None:
+        """Ask the worker to load a model (bundled name or path); the current one stays until it succeeds."""
+        self._loading_key = str(name_or_path)
+        self.host.load_model(str(name_or_path))
+        self._show_status(f"Loading {Path(str(name_or_path)).name}…")
+        self._update_hint()
+
+    @Slot()
+    def open_model_dialog(self) -> None:
+        start = str(Path(self.state.model.path).parent) if self.state.model and self.state.model.path else str(Path.home())
+        path, _ = QFileDialog.getOpenFileName(self, "Open a model", start,
+                                              "Attention Scope models (*.safetensors);;All files (*)")
+        if path:
+            self.open_model(path)
+
+    @Slot(int, object)
+    def _on_model_loaded(self, _request_id: int, info: ModelInfo) -> None:
+        self._loading_key = None
+        self._startup_model = None
+        self.error_banner.dismiss()
+        self.state.set_model(info)
+        self.inputs.model_picker.show_current(info.key)
+        self.settings.set("model/last", info.key)
+        key = _settings_key(info.key)
+        if self.settings.contains(f"sentences/{key}/src"):
+            src = self.settings.get_str(f"sentences/{key}/src")
+            tgt = self.settings.get_str(f"sentences/{key}/tgt")
+        else:
+            src, tgt = example_sentence(info), ""
+        self._debounce.stop()
+        self.inputs.show_texts(src, tgt)
+        self.inputs.show_padding(self.state.pad_src, self.state.pad_tgt, info.max_len)
+        self.state.set_inputs(src, tgt)
+        self._save_inputs()
+        self._show_status(f"Loaded {info.name}")
+        self.request_run()
+
+    # ================================================================== running
+    @Slot()
+    def _mark_inputs_dirty(self) -> None:
+        self._inputs_dirty = True
+
+    @Slot()
+    def _apply_inputs(self) -> None:
+        """The debounce fired: copy the controls into the state and run once if anything changed."""
+        self._debounce.stop()
+        self._inputs_dirty = False
+        s = self.state
+        s.set_inputs(self.inputs.source.text(), self.inputs.target.text())
+        try:
+            s.set_decoding(self.inputs.decoding_settings())
+        except ValueError as exc:
+            self._show_error(f"Decoding settings: {exc}")
+        s.set_padding(self.inputs.pad_src.value(), self.inputs.pad_tgt.value())
+        if self._inputs_dirty:
+            self._save_inputs()
+            self.request_run()
+
+    def flush_inputs(self) -> None:
+        """Apply pending edits now instead of after the debounce (tests, Enter key)."""
+        if self._debounce.isActive():
+            self._apply_inputs()
+
+    def request_run(self) -> int | None:
+        """One model call for the current inputs, or a hint (and no call) when there is nothing to run."""
+        s = self.state
+        self._inputs_dirty = False
+        if s.model is None:
+            self._update_hint()
+            return None
+        if not s.src_text.strip():
+            self.host.cancel_runs()
+            s.clear_trace()
+            self._update_hint()
+            return None
+        tgt = s.tgt_text if s.tgt_text.strip() else None
+        request = RunRequest(s.src_text, tgt, s.decoding, s.pad_src, s.pad_tgt)
+        request_id = self.host.run(request)
+        self._update_hint()
+        return request_id
+
+    @Slot(int, object)
+    def _on_result(self, _request_id: int, result: RunResult) -> None:
+        pending, self._pending_view = self._pending_view, None
+        step = None
+        if pending is not None:
+            self.state.select(layer=pending["layer"], head=pending["head"])  # clamped to the model's sizes
+            step = pending["step"] if pending["step"] >= 0 else None
+        self.state.set_result(result.trace, result.history, forced=result.forced, notices=result.notices,
+                              elapsed_ms=result.elapsed_ms, step=step)
+        self.error_banner.dismiss()
+        self.status_time.setText(f"last model call {result.elapsed_ms:.0f} ms")
+        if result.notices:
+            self.notice_banner.show_message("Note: " + "; ".join(result.notices), "notice")
+        else:
+            self.notice_banner.dismiss()
+        self._save_view()
+
+    @Slot(int, str, str)
+    def _on_failed(self, _request_id: int, kind: str, message: str) -> None:
+        if kind == "load":
+            key = self._loading_key or "the model"
+            self._loading_key = None
+            self.inputs.model_picker.show_current(self.state.model.key if self.state.model else "")
+            self._show_error(f"Could not open {Path(key).name}: {message}")
+            fallback = self._startup_fallback(key)
+            if fallback:
+                self.open_model(fallback)
+        else:
+            kept = " (the previous result is still shown)" if self.state.trace is not None else ""
+            self._show_error(f"The model could not run: {message}{kept}")
+        self._update_hint()
+
+    def _startup_fallback(self, failed_key: str) -> str | None:
+        """If the remembered model failed at start, try the default bundled one once."""
+        if self._startup_model is None or self.state.model is not None:
+            return None
+        self._startup_model = None
+        bundled = bundled_models()
+        for candidate in (DEFAULT_MODEL, *bundled):
+            if candidate in bundled and candidate != failed_key:
+                return candidate
+        return None
+
+    @Slot(bool)
+    def _on_busy(self, busy: bool) -> None:
+        self.status_busy.setText("working…" if busy else "")
+        self._update_hint()
+
+    # ================================================================== state → views
+    @Slot()
+    def _on_model_changed(self) -> None:
+        info = self.state.model
+        self.status_model.setText(info.name if info else "no model")
+        self.status_device.setText(info.device if info else "")
+        self.status_time.setText("")
+        self.setWindowTitle(f"Attention Scope — {info.name}" if info else "Attention Scope")
+
+    @Slot()
+    def _on_trace_changed(self) -> None:
+        self._refresh_all()
+
+    @Slot(int)
+    def _on_step_changed(self, _t: int) -> None:
+        self._refresh_step()
+        self._save_view()
+
+    @Slot()
+    def _on_selection_changed(self) -> None:
+        self._refresh_selectors()
+        self._refresh_maps()
+        self._save_view()
+
+    @Slot()
+    def _on_display_changed(self) -> None:
+        s = self.state
+        self.heatmap.set_colormap(s.colormap)
+        self.mosaic.set_colormap(s.colormap)
+        self.heatmap.set_log_scale(s.log_scale)
+        self.selectors.show_display(s.colormap, s.log_scale, s.overlays)
+        self._refresh_maps()
+        self._save_display()
+
+    def _refresh_all(self) -> None:
+        self._refresh_selectors()
+        self.selectors.show_display(self.state.colormap, self.state.log_scale, self.state.overlays)
+        self._refresh_source_chips()
+        self._refresh_positional()
+        self._refresh_step()
+        self._update_hint()
+
+    def _refresh_step(self) -> None:
+        s = self.state
+        self.step_bar.show_step(s.step, s.n_steps)
+        can_step = s.trace is not None
+        self.act_first.setEnabled(can_step and s.step > 0)
+        self.act_prev.setEnabled(can_step and s.step > 0)
+        self.act_next.setEnabled(can_step and s.step < s.n_steps)
+        self.act_last.setEnabled(can_step and s.step < s.n_steps)
+        self.act_play.setEnabled(can_step and s.n_steps > 0)
+        self._refresh_target_chips()
+        self._refresh_maps()
+        self._refresh_next_token()
+
+    def _refresh_selectors(self) -> None:
+        s = self.state
+        self.selectors.show_selection(s.kind, s.layer, s.head, s.n_layers(), s.n_heads())
+
+    def _refresh_source_chips(self) -> None:
+        trace = self.state.trace
+        tokens = list(trace.src_tokens) if trace is not None else []
+        self.inputs.source_chips.set_tokens(tokens, kinds=[chip_kind(t) for t in tokens])
+
+    def _refresh_target_chips(self) -> None:
+        s = self.state
+        trace = s.trace
+        if trace is None:
+            self.inputs.target_chips.set_tokens([])
+            return
+        # a typed target is known in full; generated tokens exist only up to the current step
+        tokens = list(trace.output_tokens) if s.forced else list(trace.output_tokens[: s.step])
+        self.inputs.target_chips.set_tokens(tokens, current=s.step - 1 if s.step > 0 else None)
+
+    def _axis_tokens(self, trace: Trace) -> list[str]:
+        """Decoder-input labels; in generation, rows past the step are unknown at that moment."""
+        tokens = list(trace.tgt_tokens)
+        if self.state.forced:
+            return tokens
+        return [tok if i < self.state.step else FUTURE_LABEL for i, tok in enumerate(tokens)]
+
+    def _refresh_maps(self) -> None:
+        s = self.state
+        trace = s.trace
+        matrix = s.matrix()
+        if trace is None or matrix is None:
+            self._update_hint()
+            return
+        kind, t, total = s.kind, s.step, s.n_steps
+        if kind == "encoder_self":
+            queries = keys = list(trace.src_tokens)
+            current_row = visible_rows = None
+            q_label, k_label = "query: source token", "key: source token"
+        else:
+            queries = self._axis_tokens(trace)
+            keys = queries if kind == "decoder_self" else list(trace.src_tokens)
+            current_row = t - 1 if t > 0 else None
+            visible_rows = t
+            q_label = "query: decoder input"
+            k_label = "key: decoder input" if kind == "decoder_self" else "key: source token"
+        head = "mean of heads" if s.head is None else f"head {s.head}"
+        title = f"{KIND_TITLES[kind]} · layer {s.layer} · {head} · step {t} / {total}"
+        self.heatmap.set_matrix(matrix, queries, keys, title=title, query_label=q_label, key_label=k_label,
+                                current_row=current_row, visible_rows=visible_rows)
+        masks = s.overlay_masks()
+        enabled = {name: masks[name] for name in OVERLAYS_FOR_KIND[kind] if s.overlays.get(name) and name in masks}
+        self.heatmap.set_overlays(enabled)
+
+        maps = trace.attention(kind)
+        blocked = None
+        if enabled:
+            blocked = np.zeros(matrix.shape, dtype=bool)
+            for mask in enabled.values():
+                blocked |= ~mask
+        self.mosaic.set_maps(maps, row_labels=[f"L{i}" for i in range(maps.shape[0])],
+                             col_labels=[f"H{h}" for h in range(maps.shape[1])],
+                             selected=(s.layer, s.head) if s.head is not None else None, blocked=blocked,
+                             current_row=current_row, visible_rows=visible_rows)
+        self._update_hint()
+
+    def _refresh_next_token(self) -> None:
+        s = self.state
+        trace, model = s.trace, s.model
+        if trace is None or model is None:
+            self.next_token.clear("No prediction yet.")
+            return
+        t = s.step
+        if t == 0:
+            self.next_token.clear("Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.")
+            return
+        vocab = list(model.tgt_vocab) if len(model.tgt_vocab) == trace.logprobs.shape[1] else \
+            [str(i) for i in range(trace.logprobs.shape[1])]
+        chosen = int(trace.output_ids[t - 1]) if len(trace.output_ids) >= t else None
+        self.next_token.set_distribution(trace.logprobs[t - 1], vocab, chosen=chosen, forced=s.forced, k=10)
+        beams = s.beams_at_step() if (not s.forced and s.decoding.method == "beam") else ()
+        self.next_token.set_beams(list(beams))
+
+    def _refresh_positional(self) -> None:
+        trace, model = self.state.trace, self.state.model
+        if trace is None:
+            return
+        n_tokens = max(trace.n_src, trace.n_steps)
+        kind = trace.positional_kind
+        table = model.positional_table if model is not None else None
+        if table is None or kind not in ("sinusoidal", "learned"):
+            table = trace.positional_encoding
+        else:  # the tutorials plot ~100 positions: enough to see the slow dimensions turn, with the sentence marked
+            table = table[: max(n_tokens, min(len(table), POSITIONS_SHOWN))]
+        dims = range(min(8, table.shape[1])) if table.ndim == 2 else range(0)
+        if kind in ("sinusoidal", "learned") and table.size:
+            self.positional.set_encoding(kind, table, n_tokens=n_tokens, relative_bias=trace.relative_bias, dims=dims)
+        else:
+            self.positional.set_encoding("none", None, n_tokens=n_tokens, relative_bias=trace.relative_bias)
+
+    def _update_hint(self) -> None:
+        """Show the heatmap when there is a map to show, else a hint saying what to do next."""
+        s = self.state
+        show_map = s.trace is not None and s.matrix() is not None
+        if show_map:
+            self.view_stack.setCurrentIndex(1)
+            return
+        if s.model is None:
+            text = HINT_LOADING if self.host.busy else HINT_NO_MODEL
+        elif not s.src_text.strip():
+            text = HINT_EMPTY
+        elif self.host.busy:
+            text = HINT_RUNNING
+        elif s.trace is not None:
+            text = f"<h3>This model has no {KIND_TITLES[s.kind].lower()}</h3><p>Choose another kind of attention.</p>"
+        else:
+            text = "<h3>Nothing to show yet</h3><p>Edit the source sentence to run the model.</p>"
+        self.hint.setText(text)
+        self.hint_open.setVisible(s.model is None and not self.host.busy)
+        self.view_stack.setCurrentIndex(0)
+
+    # ================================================================== user actions
+    @Slot(int, int)
+    def select_tile(self, layer: int, head: int) -> None:
+        """A click on the overview: show that layer and head in the main heatmap."""
+        self.state.select(layer=layer, head=head)
+
+    @Slot(int, int, float)
+    def _on_cell_hovered(self, row: int, col: int, _weight: float) -> None:
+        self.statusBar().showMessage(self.heatmap.tooltip_for(row, col), 4000)
+
+    @Slot(bool)
+    def _on_play_toggled(self, on: bool) -> None:
+        s = self.state
+        if on:
+            if s.step >= s.n_steps:
+                s.set_step(0)
+            self._play_timer.start()
+            self.act_play.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPause))
+            self.act_play.setText("Pa&use")
+        else:
+            self._play_timer.stop()
+            self.act_play.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
+            self.act_play.setText("P&lay")
+
+    @Slot()
+    def _play_tick(self) -> None:
+        s = self.state
+        if s.trace is None or s.step >= s.n_steps:
+            self.act_play.setChecked(False)
+            return
+        s.step_by(1)
+        if s.step >= s.n_steps:
+            self.act_play.setChecked(False)
+
+    @Slot(int)
+    def _on_speed(self, ms: int) -> None:
+        self._play_timer.setInterval(ms)
+        self.settings.set("view/play_interval_ms", ms)
+
+    def set_font_point_size(self, pt: float, *, save: bool = True) -> None:
+        """Presenter mode: scale the heatmap labels and the token chips."""
+        pt = max(6.0, min(float(pt), 40.0))
+        self._font_pt = pt
+        for widget in (self.heatmap, self.mosaic, self.next_token, self.positional, self.inputs.source_chips,
+                       self.inputs.target_chips):
+            widget.set_font_point_size(pt)
+        if save:
+            self.settings.set("view/font_pt", pt)
+
+    def _show_error(self, message: str) -> None:
+        self.error_banner.show_message(message, "error")
+        self.statusBar().showMessage(message, 15000)
+
+    def _show_status(self, message: str) -> None:
+        self.statusBar().showMessage(message, 5000)
+
+    def _show_shortcuts(self) -> None:
+        rows = [(a.text().replace("&", ""), ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in a.shortcuts()))
+                for a in (self.act_first, self.act_prev, self.act_next, self.act_last, self.act_play, self.act_focus_view,
+                          self.act_open, self.act_larger, self.act_smaller)]
+        table = "".join(f"<tr><td>{name}</td><td><b>{keys}</b></td></tr>" for name, keys in rows)
+        box = QMessageBox(QMessageBox.Icon.Information, "Keyboard shortcuts",
+                          "<p>Arrow keys, Home/End and Space step through decoding when the focus is not in a text "
+                          "box; with Alt they work everywhere. Esc leaves a text box.</p>"
+                          f"<table cellspacing='6'>{table}</table>", QMessageBox.StandardButton.Close, self)
+        box.setModal(False)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.show()
+
+    def _show_about(self) -> None:
+        from model_core import __version__
+
+        QMessageBox.about(self, "About Attention Scope",
+                          f"<h3>Attention Scope {__version__}</h3><p>Step through an encoder-decoder Transformer's "
+                          "decoding and see every attention map it computes.</p>")
+
+    # ================================================================== lifetime
+    def shutdown(self) -> None:
+        """Save the layout, stop timers and the worker thread (idempotent; tests call it in teardown)."""
+        if self._shut_down:
+            return
+        self._save_layout()
+        self._shut_down = True
+        for timer in (self._debounce, self._play_timer, self._layout_timer):
+            timer.stop()
+        self.host.shutdown()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(event)
+

@@ -1,0 +1,206 @@
+"""Tokens as a wrapping row of "chips", so learners see how text was cut before it reaches the model.
+
+Special, unknown and padding tokens get their own look because they are exactly the tokens that
+surprise people (why is there an ``<unk>``? why does the sentence end in ``<pad>``?).  Chips are
+plain QLabels in a flow layout, so they use Qt's font fallback and render any script (CJK included)
+the system has a font for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QFont, QMouseEvent
+from PySide6.QtWidgets import QLabel, QLayout, QLayoutItem, QSizePolicy, QWidget
+
+SPECIAL_TOKENS = frozenset({"<bos>", "<eos>", "<s>", "</s>", "[CLS]", "[SEP]", "<sos>"})
+UNK_TOKENS = frozenset({"<unk>", "[UNK]"})
+PAD_TOKENS = frozenset({"<pad>", "[PAD]"})
+
+#: (border, background, text) per kind; explicit colours so chips read the same on light and dark themes.
+_KIND_STYLE: dict[str, str] = {
+    "normal": "border: 1px solid #9e9e9e; background: #f5f5f5; color: #212121;",
+    "special": "border: 1px solid #7a9cc6; background: #dce8f5; color: #2c4f7c; font-style: italic;",
+    "unk": "border: 2px solid #e65100; background: #fff3e0; color: #bf360c; font-weight: bold;",
+    "pad": "border: 1px dashed #9e9e9e; background: transparent; color: #9e9e9e;",
+}
+_CURRENT_STYLE = "border-width: 3px; border-color: #ff6f00; background: #ffe082; font-weight: bold;"
+
+
+def chip_kind(token: str) -> str:
+    """Classify a token: "special" (<bos>, <eos>…), "unk", "pad" or "normal"."""
+    if token in SPECIAL_TOKENS:
+        return "special"
+    if token in UNK_TOKENS:
+        return "unk"
+    if token in PAD_TOKENS:
+        return "pad"
+    return "normal"
+
+
+def chip_text(token: str) -> str:
+    """Make whitespace visible, since a chip holding only a space would look empty."""
+    if token == "":
+        return "∅"
+    return token.replace(" ", "␣").replace("\n", "⏎").replace("\t", "⇥")
+
+
+class FlowLayout(QLayout):
+    """Lays widgets out left to right and wraps them into new lines (after Qt's Flow Layout example)."""
+
+    def __init__(self, parent: QWidget | None = None, spacing: int = 4) -> None:
+        super().__init__(parent)
+        self._items: list[QLayoutItem] = []
+        self._spacing = spacing
+        self.setContentsMargins(QMargins(2, 2, 2, 2))
+
+    def addItem(self, item: QLayoutItem) -> None:  # Qt's name
+        self._items.append(item)
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:  # Qt's name
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:  # Qt's name
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self) -> Qt.Orientation:  # Qt's name
+        return Qt.Orientation(0)
+
+    def hasHeightForWidth(self) -> bool:  # Qt's name
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # Qt's name
+        return self._do_layout(QRect(0, 0, width, 0), apply=False)
+
+    def setGeometry(self, rect: QRect) -> None:  # Qt's name
+        super().setGeometry(rect)
+        self._do_layout(rect, apply=True)
+
+    def sizeHint(self) -> QSize:  # Qt's name
+        return self.minimumSize()
+
+    def minimumSize(self) -> QSize:  # Qt's name
+        size = QSize()
+        for item in self._items:
+            if not item.isEmpty():
+                size = size.expandedTo(item.minimumSize())
+        m = self.contentsMargins()
+        return size + QSize(m.left() + m.right(), m.top() + m.bottom())
+
+    def _do_layout(self, rect: QRect, *, apply: bool) -> int:
+        m = self.contentsMargins()
+        area = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
+        x, y, line_height = area.x(), area.y(), 0
+        for item in self._items:
+            if item.isEmpty():  # hidden chips take no room
+                continue
+            hint = item.sizeHint()
+            next_x = x + hint.width() + self._spacing
+            if next_x - self._spacing > area.right() + 1 and line_height > 0:
+                x = area.x()
+                y += line_height + self._spacing
+                next_x = x + hint.width() + self._spacing
+                line_height = 0
+            if apply:
+                item.setGeometry(QRect(QPoint(x, y), hint))
+            x = next_x
+            line_height = max(line_height, hint.height())
+        return y + line_height - rect.y() + m.bottom()
+
+
+class _Chip(QLabel):
+    clicked = Signal(int)
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.index = -1
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # Qt's name
+        if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
+            self.clicked.emit(self.index)
+        super().mouseReleaseEvent(event)
+
+
+class TokenChips(QWidget):
+    """A wrapping row of token chips; click one to select that position."""
+
+    chipClicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._chips: list[_Chip] = []  # pool: reused across set_tokens calls, extra ones hidden
+        self._tokens: list[str] = []
+        self._kinds: list[str] = []
+        self._current: int | None = None
+        self._font_pt = QFont().pointSizeF()
+        self._layout = FlowLayout(self)
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def set_tokens(self, tokens: Sequence[str], *, current: int | None = None, kinds: Sequence[str] | None = None) -> None:
+        """Show ``tokens``; ``kinds`` defaults to :func:`chip_kind` of each token; ``current`` is emphasised."""
+        tokens = [str(t) for t in tokens]
+        kinds = [chip_kind(t) for t in tokens] if kinds is None else [str(k) for k in kinds]
+        if len(kinds) != len(tokens):
+            raise ValueError(f"{len(kinds)} kinds for {len(tokens)} tokens")
+        for kind in kinds:
+            if kind not in _KIND_STYLE:
+                raise ValueError(f"unknown chip kind {kind!r}")
+        self._tokens, self._kinds = tokens, kinds
+        self._current = current if current is not None and 0 <= current < len(tokens) else None
+        while len(self._chips) < len(tokens):
+            chip = _Chip(self)
+            chip.clicked.connect(self.chipClicked)
+            self._layout.addWidget(chip)
+            self._chips.append(chip)
+        for i, chip in enumerate(self._chips):
+            if i >= len(tokens):
+                chip.hide()
+                continue
+            chip.index = i
+            chip.setText(chip_text(tokens[i]))
+            chip.setToolTip(f"token {i}: {tokens[i]!r} ({kinds[i]})")
+            chip.setStyleSheet(self._style(kinds[i], i == self._current))
+            chip.show()
+        self._layout.invalidate()
+        self.updateGeometry()
+
+    def set_current(self, current: int | None) -> None:
+        """Move the emphasis without rebuilding the chips."""
+        self.set_tokens(self._tokens, current=current, kinds=self._kinds)
+
+    def set_font_point_size(self, pt: float) -> None:
+        """Grow the chips (presenter mode)."""
+        self._font_pt = float(pt)
+        for i, chip in enumerate(self._chips[: len(self._tokens)]):
+            chip.setStyleSheet(self._style(self._kinds[i], i == self._current))
+        self._layout.invalidate()
+        self.updateGeometry()
+
+    # ------------------------------------------------------------------ inspection
+    def chip_texts(self) -> list[str]:
+        """The displayed text of each visible chip."""
+        return [chip.text() for chip in self._chips[: len(self._tokens)]]
+
+    def chip_kinds(self) -> list[str]:
+        return list(self._kinds)
+
+    def current(self) -> int | None:
+        return self._current
+
+    def chip_widget(self, index: int) -> QLabel:
+        return self._chips[index]
+
+    def _style(self, kind: str, current: bool) -> str:
+        radius = max(6, round(self._font_pt * 0.9))
+        style = (f"QLabel {{ border-radius: {radius}px; padding: 2px 8px; font-size: {self._font_pt:g}pt; "
+                 f"{_KIND_STYLE[kind]} {_CURRENT_STYLE if current else ''} }}")
+        return style

@@ -1,0 +1,288 @@
+"""Every head of every layer at once, as a clickable grid of small attention maps.
+
+All tiles live in ONE ``ImageItem`` with transparent gutters between them: shared/DESIGN.md
+measured ~180 ms per update for 48 separate plots against ~2.4 ms for one tiled image, and one
+view also avoids the many-ViewBox crash seen with some PySide6 versions.  The gutters hold
+:data:`GUTTER_VALUE` (below the levels, so it lands on a transparent lookup entry) rather than NaN,
+which would push a large mosaic off pyqtgraph's indexed-colour fast path.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QFont, QPainterPath
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QVBoxLayout, QWidget
+
+from .colormaps import GUTTER_LEVELS, GUTTER_VALUE, gutter_lookup_table
+from .heatmap import TokenAxis
+
+#: Shade of the cells a mask blocks, drawn over every tile.
+BLOCKED_RGBA = (189, 189, 189, 140)
+
+
+def _cosmetic_pen(color, width: float):
+    pen = pg.mkPen(color, width=width)
+    pen.setCosmetic(True)
+    return pen
+
+
+class HeadMosaic(QWidget):
+    """A layers × heads grid of attention maps in one image; click a tile to select that head."""
+
+    tileClicked = Signal(int, int)  # (layer, head)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._maps_shape: tuple[int, int, int, int] | None = None
+        self._gutter = 1
+        self._mosaic: np.ndarray | None = None
+        self._selected: tuple[int, int] | None = None
+        self._blocked: np.ndarray | None = None
+        self._blocked_rgba: np.ndarray | None = None
+        self._row_labels: list[str] = []
+        self._col_labels: list[str] = []
+        self._font_pt = QFont().pointSizeF()
+
+        self._glw = pg.GraphicsLayoutWidget()
+        self._glw.ci.setContentsMargins(4, 4, 4, 4)
+        self._left = TokenAxis("left", ticks=False)
+        self._top = TokenAxis("top", ticks=False)
+        self._plot: pg.PlotItem = self._glw.addPlot(row=0, col=0, axisItems={"left": self._left, "top": self._top})
+        self._plot.showAxis("top")
+        self._plot.hideAxis("bottom")
+        self._plot.hideButtons()
+        self._plot.setMenuEnabled(False)
+        for axis in (self._left, self._top):
+            axis.setStyle(tickLength=0)
+            axis.setPen(pg.mkPen(None))  # no axis line: the tiles speak for themselves
+        self._left.set_title("layer")  # after setPen, which resets the title colour
+        self._top.set_title("head")
+        self._vb: pg.ViewBox = self._plot.getViewBox()
+        self._vb.invertY(True)
+        self._vb.setMouseEnabled(x=False, y=False)  # clicks select heads; no accidental panning
+        self._vb.setDefaultPadding(0.0)
+
+        self._image = pg.ImageItem(axisOrder="row-major")
+        self._image.setLookupTable(gutter_lookup_table("viridis"))
+        self._plot.addItem(self._image)
+        self._overlay = pg.ImageItem(axisOrder="row-major")
+        self._overlay.setZValue(1)
+        self._overlay.hide()
+        self._plot.addItem(self._overlay)
+
+        self._future = QGraphicsPathItem()
+        self._future.setPen(pg.mkPen(None))
+        self._future.setBrush(pg.mkBrush(128, 128, 128, 90))
+        self._future.setZValue(2)
+        self._plot.addItem(self._future, ignoreBounds=True)
+        self._rows = QGraphicsPathItem()
+        self._rows.setPen(_cosmetic_pen((255, 255, 255), 1))
+        self._rows.setBrush(pg.mkBrush(None))
+        self._rows.setZValue(3)
+        self._plot.addItem(self._rows, ignoreBounds=True)
+        self._selection_dark = QGraphicsRectItem()
+        self._selection_dark.setPen(_cosmetic_pen((0, 0, 0), 5))
+        self._selection = QGraphicsRectItem()
+        self._selection.setPen(_cosmetic_pen((255, 87, 34), 3))
+        for z, item in enumerate((self._selection_dark, self._selection)):
+            item.setBrush(pg.mkBrush(None))
+            item.setZValue(4 + z)
+            item.hide()
+            self._plot.addItem(item, ignoreBounds=True)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._glw)
+        self._glw.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+        self._glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
+
+    # ------------------------------------------------------------------ data
+    def set_maps(self, maps: np.ndarray, *, row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
+                 selected: tuple[int, int] | None = None, blocked: np.ndarray | None = None, current_row: int | None = None,
+                 visible_rows: int | None = None) -> None:
+        """Show ``maps`` [L, H, Q, K] as an L × H grid of tiles.
+
+        ``blocked`` ([Q, K], True = blocked) is shaded in every tile; rows from ``visible_rows`` on
+        are blanked (future steps); ``current_row`` gets a thin outline in every tile.
+        """
+        arr = np.asarray(maps, dtype=np.float32)
+        if arr.ndim != 4:
+            raise ValueError(f"maps must be 4-D [L, H, Q, K], got shape {arr.shape}")
+        n_layers, n_heads, q, k = arr.shape
+        gutter = max(1, round(0.1 * max(q, k)))
+        shape_changed = self._maps_shape != arr.shape
+        self._maps_shape = (n_layers, n_heads, q, k)
+        self._gutter = gutter
+
+        # tile with gutters by padding then reshaping: one vectorised copy, result C-contiguous
+        padded = np.full((n_layers, q + gutter, n_heads, k + gutter), GUTTER_VALUE, dtype=np.float32)
+        padded[:, :q, :, :k] = arr.transpose(0, 2, 1, 3)
+        if visible_rows is not None and visible_rows < q:
+            padded[:, max(0, visible_rows):q] = GUTTER_VALUE
+        mosaic = padded.reshape(n_layers * (q + gutter), n_heads * (k + gutter))
+        self._mosaic = mosaic
+        self._image.setImage(mosaic, autoLevels=False, levels=GUTTER_LEVELS)
+
+        rows = [str(x) for x in row_labels] if row_labels is not None else [f"L{i}" for i in range(n_layers)]
+        cols = [str(x) for x in col_labels] if col_labels is not None else [f"H{i}" for i in range(n_heads)]
+        if len(rows) != n_layers or len(cols) != n_heads:
+            raise ValueError(f"{len(rows)} row / {len(cols)} column labels for {n_layers} layers × {n_heads} heads")
+        if rows != self._row_labels or shape_changed:
+            self._row_labels = rows
+            self._left.set_labels([(i * (q + gutter) + q / 2, t) for i, t in enumerate(rows)])
+        if cols != self._col_labels or shape_changed:
+            self._col_labels = cols
+            self._top.set_labels([(j * (k + gutter) + k / 2, t) for j, t in enumerate(cols)])
+
+        self._set_blocked(blocked, shape_changed)
+        self._set_row_paths(current_row, visible_rows)
+        self.set_selected(selected)
+        if shape_changed:
+            height, width = mosaic.shape
+            self._vb.setRange(xRange=(0, width - gutter), yRange=(0, height - gutter), padding=0.01)
+
+    def set_selected(self, selected: tuple[int, int] | None) -> None:
+        """Outline the tile of (layer, head), or remove the outline."""
+        self._selected = tuple(selected) if selected is not None else None  # type: ignore[assignment]
+        if self._selected is None or self._maps_shape is None:
+            self._selection.hide()
+            self._selection_dark.hide()
+            return
+        layer, head = self._selected
+        n_layers, n_heads, q, k = self._maps_shape
+        if not (0 <= layer < n_layers and 0 <= head < n_heads):
+            self._selection.hide()
+            self._selection_dark.hide()
+            return
+        g = self._gutter
+        half = g / 2
+        rect = QRectF(head * (k + g) - half, layer * (q + g) - half, k + g, q + g)
+        for item in (self._selection_dark, self._selection):
+            item.setRect(rect)
+            item.show()
+
+    def set_colormap(self, name: str) -> None:
+        self._image.setLookupTable(gutter_lookup_table(name))
+
+    def set_font_point_size(self, pt: float) -> None:
+        """Grow the layer/head labels (presenter mode)."""
+        self._font_pt = float(pt)
+        self._left.set_point_size(pt)
+        self._top.set_point_size(pt)
+
+    # ------------------------------------------------------------------ inspection
+    def mosaic_image(self) -> np.ndarray | None:
+        """The float32 image the ImageItem holds: tiles, with :data:`GUTTER_VALUE` in gutters and future rows."""
+        return self._mosaic
+
+    def blocked_rgba(self) -> np.ndarray | None:
+        """The tiled RGBA shading of blocked cells, or None."""
+        return self._blocked_rgba
+
+    def selected(self) -> tuple[int, int] | None:
+        return self._selected
+
+    def selection_rect(self) -> QRectF | None:
+        """The outline around the selected tile in image coordinates, or None."""
+        return self._selection.rect() if self._selection.isVisible() else None
+
+    def tile_origin(self, layer: int, head: int) -> tuple[int, int]:
+        """(x, y) image coordinates of the top-left cell of a tile."""
+        if self._maps_shape is None:
+            raise RuntimeError("no maps set")
+        _, _, q, k = self._maps_shape
+        return head * (k + self._gutter), layer * (q + self._gutter)
+
+    def tile_at(self, x: float, y: float) -> tuple[int, int] | None:
+        """(layer, head) of the tile containing image point (x, y); None in a gutter or outside."""
+        if self._maps_shape is None:
+            return None
+        n_layers, n_heads, q, k = self._maps_shape
+        g = self._gutter
+        if x < 0 or y < 0:
+            return None
+        head, dx = divmod(x, k + g)
+        layer, dy = divmod(y, q + g)
+        if dx >= k or dy >= q or head >= n_heads or layer >= n_layers:
+            return None
+        return int(layer), int(head)
+
+    def scene_pos_of_tile(self, layer: int, head: int) -> QPointF:
+        """Scene position of a tile's centre (tests use it to simulate clicks)."""
+        x0, y0 = self.tile_origin(layer, head)
+        assert self._maps_shape is not None
+        _, _, q, k = self._maps_shape
+        return self._vb.mapViewToScene(QPointF(x0 + k / 2, y0 + q / 2))
+
+    def graphics_widget(self) -> pg.GraphicsLayoutWidget:
+        return self._glw
+
+    def plot_item(self) -> pg.PlotItem:
+        return self._plot
+
+    # ------------------------------------------------------------------ internals
+    def _set_blocked(self, blocked: np.ndarray | None, shape_changed: bool) -> None:
+        assert self._maps_shape is not None and self._mosaic is not None
+        n_layers, n_heads, q, k = self._maps_shape
+        if blocked is None:
+            self._blocked = None
+            self._blocked_rgba = None
+            self._overlay.hide()
+            return
+        b = np.asarray(blocked, dtype=bool)
+        if b.shape != (q, k):
+            raise ValueError(f"blocked mask has shape {b.shape}, tiles are {(q, k)}")
+        if not shape_changed and self._blocked is not None and np.array_equal(b, self._blocked):
+            return  # same mask as before: the tiled overlay is still right, skip the rebuild
+        self._blocked = b.copy()
+        g = self._gutter
+        tile = np.zeros((q + g, k + g, 4), dtype=np.uint8)
+        tile[:q, :k][b] = BLOCKED_RGBA
+        rgba = np.ascontiguousarray(np.tile(tile, (n_layers, n_heads, 1)))
+        self._blocked_rgba = rgba
+        self._overlay.setImage(rgba, autoLevels=False, levels=None)
+        self._overlay.show()
+
+    def _set_row_paths(self, current_row: int | None, visible_rows: int | None) -> None:
+        assert self._maps_shape is not None
+        n_layers, n_heads, q, k = self._maps_shape
+        g = self._gutter
+        rows = QPainterPath()
+        future = QPainterPath()
+        for layer in range(n_layers):
+            for head in range(n_heads):
+                x0, y0 = head * (k + g), layer * (q + g)
+                if current_row is not None and 0 <= current_row < q:
+                    rows.addRect(QRectF(x0, y0 + current_row, k, 1))
+                if visible_rows is not None and 0 <= visible_rows < q:
+                    future.addRect(QRectF(x0, y0 + visible_rows, k, q - visible_rows))
+        self._rows.setPath(rows)
+        self._future.setPath(future)
+
+    def _on_mouse_clicked(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        pos = event.scenePos()
+        if not self._vb.sceneBoundingRect().contains(pos):
+            return
+        pt = self._vb.mapSceneToView(pos)
+        tile = self.tile_at(pt.x(), pt.y())
+        if tile is not None:
+            self.tileClicked.emit(*tile)
+
+    def _on_mouse_moved(self, pos: QPointF) -> None:
+        tile = None
+        if self._vb.sceneBoundingRect().contains(pos):
+            pt = self._vb.mapSceneToView(pos)
+            tile = self.tile_at(pt.x(), pt.y())
+        if tile is None:
+            self._glw.setToolTip("")
+            return
+        layer, head = tile
+        name = f"{self._row_labels[layer]} {self._col_labels[head]}"
+        self._glw.setToolTip(html.escape(f"{name} — click to inspect this head"))

@@ -1,0 +1,338 @@
+"""Model work off the GUI thread: one long-lived worker in a QThread, newest request wins.
+
+Why this shape (shared/DESIGN.md): the model is loaded once and kept in a single ``ModelWorker``
+moved to a ``QThread``, so torch never runs on the GUI thread and the window never freezes.
+Every request carries an id; the GUI-side :class:`WorkerHost` remembers the newest id of each
+kind and drops results that arrive for an older one (a fast typist produces many requests; only
+the last matters). The worker also skips queued run requests that are already superseded, so
+the backlog never grows. Results cross threads as plain host objects (numpy arrays, strings,
+tuples) through ``Signal(object)``; the receiver must not mutate them. No exception ever leaves
+the worker: each becomes a one-line ``failed`` message, and the previous model stays loaded.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from model_core import CheckpointError, DecodingSettings, ModelBundle, Trace, load_model
+from model_core.decoding import teacher_forced_trace
+from model_core.devices import describe
+
+from .state import Beam, ModelInfo
+
+DEVICE_ENV = "ATTENTION_SCOPE_DEVICE"  # "cpu" forces the CPU; default "auto" (CUDA, then MPS, then CPU)
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One model call: generate (``tgt`` None) or teacher-force ``tgt``, with optional padding."""
+
+    src: str
+    tgt: str | None = None
+    settings: DecodingSettings = field(default_factory=DecodingSettings)
+    pad_src: int = 0
+    pad_tgt: int = 0
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a model call produced, ready for the GUI: the Trace, the beams per step, timing, notices."""
+
+    request: RunRequest
+    trace: Trace
+    history: tuple[tuple[Beam, ...], ...]
+    elapsed_ms: float
+    notices: tuple[str, ...] = ()
+
+    @property
+    def forced(self) -> bool:
+        return self.request.tgt is not None
+
+
+def one_line(exc: BaseException) -> str:
+    """A message fit for a status bar: first line of the text, the type when there is none."""
+    import torch
+
+    if isinstance(exc, torch.cuda.OutOfMemoryError):
+        return ("the GPU ran out of memory: try a shorter sentence or run on the CPU "
+                f"(start with {DEVICE_ENV}=cpu)")
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    if not isinstance(exc, (CheckpointError, ValueError)):
+        first = f"{type(exc).__name__}: {first}"
+    return first[:300]
+
+
+def model_info(bundle: ModelBundle, key: str) -> ModelInfo:
+    import torch
+
+    c = bundle.config
+    table = None
+    if c.positional in ("sinusoidal", "learned"):
+        with torch.inference_mode():
+            table = bundle.model.positional_encoding(0, c.max_len).float().cpu().numpy()
+    return ModelInfo(
+        key=key, name=bundle.name, path=str(bundle.path or ""), device=describe(bundle.model.device, bundle.model.dtype),
+        n_encoder_layers=c.n_encoder_layers, n_decoder_layers=c.n_decoder_layers, n_heads=c.n_heads,
+        d_model=c.d_model, max_len=c.max_len, positional=c.positional,
+        src_vocab=tuple(bundle.src_tokenizer.vocab), tgt_vocab=tuple(bundle.tgt_tokenizer.vocab),
+        metadata=dict(bundle.metadata), positional_table=table,
+    )
+
+
+class _Latest:
+    """The newest run id, shared between threads so the worker can skip superseded requests."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._value = 0
+
+    def set(self, value: int) -> None:
+        with self._lock:
+            self._value = value
+
+    def get(self) -> int:
+        with self._lock:
+            return self._value
+
+
+class ModelWorker(QObject):
+    """Owns the model; lives in the worker thread. Slots are invoked through queued signals."""
+
+    modelLoaded = Signal(int, object)  # request id, ModelInfo
+    resultReady = Signal(int, object)  # request id, RunResult
+    failed = Signal(int, str)  # request id, one-line message
+
+    def __init__(self, device: str | None = None, latest: _Latest | None = None, latest_load: _Latest | None = None) -> None:
+        super().__init__()
+        self.device = device or os.environ.get(DEVICE_ENV, "auto")
+        self._latest = latest or _Latest()
+        self._latest_load = latest_load or _Latest()
+        self.bundle: ModelBundle | None = None
+
+    @Slot(int, str)
+    def load(self, request_id: int, name_or_path: str) -> None:
+        if request_id < self._latest_load.get():
+            return  # another model was asked for since
+        try:
+            bundle = load_model(name_or_path, device=self.device)
+            info = model_info(bundle, name_or_path)
+        except Exception as exc:  # never let anything escape the thread: keep the old model
+            self.failed.emit(request_id, one_line(exc))
+            return
+        self.bundle = bundle
+        self.modelLoaded.emit(request_id, info)
+
+    @Slot(int, object)
+    def run(self, request_id: int, request: RunRequest) -> None:
+        if request_id < self._latest.get():
+            return  # superseded while it waited in the queue
+        if self.bundle is None:
+            self.failed.emit(request_id, "no model is loaded: open one with File ▸ Open model…")
+            return
+        try:
+            result = self.compute(self.bundle, request)
+        except Exception as exc:
+            self.failed.emit(request_id, one_line(exc))
+            return
+        self.resultReady.emit(request_id, result)
+
+    @staticmethod
+    def compute(bundle: ModelBundle, request: RunRequest) -> RunResult:
+        """Run the model for ``request`` (called in the worker thread; also usable directly)."""
+        if not request.src.strip():
+            raise ValueError("the source sentence is empty")
+        start = time.perf_counter()
+        c = bundle.config
+        src = bundle.encode_source(request.src, request.pad_src)
+        notices = _input_notices(bundle, request, src.truncated, src.original_length, src.tokens)
+        history: tuple[tuple[Beam, ...], ...] = ()
+        if request.tgt is not None:
+            tgt = bundle.encode_target(request.tgt)
+            if tgt.truncated:
+                notices.append(f"target truncated to {c.max_len - 1} tokens (it has {tgt.original_length})")
+            unknown = sum(tok == "<unk>" for tok in tgt.tokens)
+            if unknown:
+                notices.append(f"{unknown} target word{'s' if unknown > 1 else ''} not in the vocabulary, shown as <unk>")
+            trace = teacher_forced_trace(bundle.model, src.ids, tgt.ids, src_tokens=src.tokens,
+                                         tgt_vocab=bundle.tgt_tokenizer.vocab, tgt_pad_to=request.pad_tgt)
+        else:
+            session = bundle.session(request.src, request.settings, pad_to=request.pad_src)
+            session.run()
+            vocab = bundle.tgt_tokenizer
+            history = tuple(
+                tuple((" ".join(vocab.id_to_token(i) for i in h.ids), float(h.score), bool(h.finished)) for h in beams)
+                for beams in session.history()
+            )
+            if request.pad_tgt > 0:  # padding rows only exist in a teacher-forced pass over the output
+                trace = teacher_forced_trace(bundle.model, src.ids, session.output_ids, src_tokens=src.tokens,
+                                             tgt_vocab=vocab.vocab, tgt_pad_to=request.pad_tgt)
+            else:
+                trace = session.trace()
+            if session.output_ids and session.output_ids[-1] != c.eos_id:
+                notices.append(f"generation stopped after {session.max_steps} tokens without producing <eos>")
+        elapsed = (time.perf_counter() - start) * 1000.0
+        return RunResult(request, trace, history, elapsed, tuple(notices))
+
+
+def _input_notices(bundle: ModelBundle, request: RunRequest, truncated: bool, original: int, tokens: list[str]) -> list[str]:
+    c = bundle.config
+    notices = []
+    if truncated:
+        room = c.max_len - int(c.src_add_bos) - int(c.src_add_eos)
+        notices.append(f"source truncated to {room} tokens (max_len {c.max_len}; it has {original})")
+    if request.pad_src > c.max_len or request.pad_tgt > c.max_len:
+        notices.append(f"padding limited to the model's max_len of {c.max_len}")
+    unknown = sum(tok == "<unk>" for tok in tokens)
+    if unknown:
+        notices.append(f"{unknown} source word{'s' if unknown > 1 else ''} not in the vocabulary, shown as <unk>")
+    return notices
+
+
+class WorkerHost(QObject):
+    """GUI-side owner of the worker thread: issues ids, drops stale results, shuts down cleanly.
+
+    The worker's signals are connected to slots of this object (which lives in the GUI thread), so
+    they are delivered queued on the GUI thread; connecting them to lambdas would run those in the
+    worker thread instead.
+    """
+
+    modelLoaded = Signal(int, object)
+    resultReady = Signal(int, object)
+    failed = Signal(int, str, str)  # request id, "load" | "run", message
+    busyChanged = Signal(bool)
+
+    _loadRequested = Signal(int, str)
+    _runRequested = Signal(int, object)
+
+    def __init__(self, parent: QObject | None = None, *, device: str | None = None) -> None:
+        super().__init__(parent)
+        self._next_id = 0
+        self._latest_load = 0
+        self._latest_run = 0
+        self._shared = _Latest()
+        self._shared_load = _Latest()
+        self._acknowledged: object = None  # the ModelInfo the GUI was last told about
+        self._worker_model: object = None  # the ModelInfo the worker actually holds
+        self._pending: set[int] = set()
+        self._kinds: dict[int, str] = {}
+        self.requests_made = 0  # model calls asked for (load + run): tests check stepping makes none
+        self.runs_requested = 0
+        self.stale_dropped = 0
+        self.thread = QThread()
+        self.thread.setObjectName("attention-scope-model")
+        self.worker = ModelWorker(device, self._shared, self._shared_load)
+        self.worker.moveToThread(self.thread)
+        self._loadRequested.connect(self.worker.load)
+        self._runRequested.connect(self.worker.run)
+        self.worker.modelLoaded.connect(self._on_loaded)
+        self.worker.resultReady.connect(self._on_result)
+        self.worker.failed.connect(self._on_failed)
+        self.thread.finished.connect(self.worker.deleteLater)
+        self.thread.start()
+        self._stopped = False
+
+    # ------------------------------------------------------------------ requests
+    @property
+    def busy(self) -> bool:
+        return bool(self._pending)
+
+    @property
+    def latest_run_id(self) -> int:
+        return self._latest_run
+
+    def _new_id(self, kind: str) -> int:
+        self._next_id += 1
+        self.requests_made += 1
+        self._kinds[self._next_id] = kind
+        was_busy = self.busy
+        self._pending.add(self._next_id)
+        if not was_busy:
+            self.busyChanged.emit(True)
+        return self._next_id
+
+    def load_model(self, name_or_path: str) -> int:
+        request_id = self._new_id("load")
+        self._latest_load = request_id
+        self._shared_load.set(request_id)
+        # loads the worker will skip as superseded will never answer
+        self._finish_ids([i for i in self._pending if self._kinds.get(i) == "load" and i < request_id], keep_kinds=True)
+        self._loadRequested.emit(request_id, str(name_or_path))
+        return request_id
+
+    def run(self, request: RunRequest) -> int:
+        request_id = self._new_id("run")
+        self.runs_requested += 1
+        self._latest_run = request_id
+        self._shared.set(request_id)
+        # requests the worker will skip as superseded will never answer: stop waiting for them
+        self._finish_ids([i for i in self._pending if self._kinds.get(i) == "run" and i < request_id], keep_kinds=True)
+        self._runRequested.emit(request_id, request)
+        return request_id
+
+    def cancel_runs(self) -> None:
+        """Forget pending runs (e.g. the source was cleared): their results will be dropped."""
+        self._next_id += 1
+        self._latest_run = self._next_id
+        self._shared.set(self._next_id)
+        self._finish_ids([i for i in self._pending if self._kinds.get(i) == "run"])
+
+    def _finish_ids(self, ids: list[int], keep_kinds: bool = False) -> None:
+        was_busy = self.busy
+        for i in ids:
+            self._pending.discard(i)
+            if not keep_kinds:
+                self._kinds.pop(i, None)
+        if was_busy and not self.busy:
+            self.busyChanged.emit(False)
+
+    def _is_current(self, request_id: int) -> bool:
+        kind = self._kinds.get(request_id)
+        current = (kind == "load" and request_id == self._latest_load) or (kind == "run" and request_id == self._latest_run)
+        if not current:
+            self.stale_dropped += 1
+        return current
+
+    # ------------------------------------------------------------------ results (GUI thread)
+    @Slot(int, object)
+    def _on_loaded(self, request_id: int, info: object) -> None:
+        self._worker_model = info
+        current = self._is_current(request_id)
+        self._finish_ids([request_id])
+        if current:
+            self._acknowledged = info
+            self.modelLoaded.emit(request_id, info)
+
+    @Slot(int, object)
+    def _on_result(self, request_id: int, result: object) -> None:
+        current = self._is_current(request_id)
+        self._finish_ids([request_id])
+        if current:
+            self.resultReady.emit(request_id, result)
+
+    @Slot(int, str)
+    def _on_failed(self, request_id: int, message: str) -> None:
+        kind = self._kinds.get(request_id, "run")
+        current = self._is_current(request_id)
+        self._finish_ids([request_id])
+        if current:
+            self.failed.emit(request_id, kind, message)
+            if kind == "load" and self._worker_model is not self._acknowledged:
+                # a superseded load did succeed: the worker now holds that model, so say so
+                self._acknowledged = self._worker_model
+                self.modelLoaded.emit(request_id, self._worker_model)
+
+    # ------------------------------------------------------------------ lifetime
+    def shutdown(self, timeout_ms: int = 30000) -> bool:
+        """Stop the thread after the current request finishes; True when it has stopped."""
+        if self._stopped:
+            return True
+        self._stopped = True
+        self.thread.quit()
+        stopped = self.thread.wait(timeout_ms)
+        return bool(stopped)

@@ -4,6 +4,8 @@ Why separate from the main window: these are plain Qt forms with no knowledge of
 AppState. Each emits intent signals ("the user chose layer 2") and exposes ``show_*`` methods the
 window calls to mirror the state back (with signals blocked, so mirroring never loops back into
 a change). That keeps the wiring in one place (``main_window.py``) and each form testable alone.
+Every text is translated when the form is built (context "Controls"); item data keep the
+identifiers (decoding methods, attention kinds, overlay names, milliseconds).
 """
 
 from __future__ import annotations
@@ -33,12 +35,27 @@ from PySide6.QtWidgets import (
 
 from model_core import DecodingSettings
 
-from .state import KIND_TITLES, KINDS, OVERLAYS, OVERLAYS_FOR_KIND
+from .i18n import N_, tr, tr_marked
+from .state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, kind_short_title
 from .widgets import FlowLayout
+from .widgets.heatmap import overlay_label
 
-METHODS: tuple[tuple[str, str], ...] = (("greedy", "greedy"), ("sample", "sampling"), ("beam", "beam search"))
-SPEEDS: tuple[tuple[str, int], ...] = (("0.5 steps/s", 2000), ("1 step/s", 1000), ("2 steps/s", 500), ("4 steps/s", 250),
-                                       ("8 steps/s", 125))
+#: (DecodingSettings.method, marked display name)
+METHODS: tuple[tuple[str, tuple[str, str]], ...] = (
+    ("greedy", N_("Controls", "greedy")), ("sample", N_("Controls", "sampling")), ("beam", N_("Controls", "beam search")),
+)
+#: (marked display name, milliseconds per step)
+SPEEDS: tuple[tuple[tuple[str, str], int], ...] = (
+    (N_("Controls", "0.5 steps/s"), 2000), (N_("Controls", "1 step/s"), 1000), (N_("Controls", "2 steps/s"), 500),
+    (N_("Controls", "4 steps/s"), 250), (N_("Controls", "8 steps/s"), 125),
+)
+#: overlay name -> marked tool tip of its check box
+OVERLAY_TIPS: dict[str, tuple[str, str]] = {
+    "source padding": N_("Controls", "Shade cells blocked because a source token is <pad>"),
+    "target padding": N_("Controls", "Shade cells blocked because a target token is <pad>"),
+    "causal": N_("Controls", "Shade cells blocked because a decoder position may not look at later positions"),
+    "combined": N_("Controls", "Shade every blocked cell (all masks together)"),
+}
 OPEN_ITEM = "__open__"
 
 
@@ -55,7 +72,7 @@ class ModelPicker(QComboBox):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setToolTip("Model: the bundled ones, or Open… a .safetensors checkpoint")
+        self.setToolTip(tr("Controls", "Model: the bundled ones, or Open… a .safetensors checkpoint"))
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self._current = ""
         self.activated.connect(self._on_activated)
@@ -65,14 +82,14 @@ class ModelPicker(QComboBox):
         with QSignalBlocker(self):
             self.clear()
             if not bundled:
-                self.addItem("(no model)", "")
+                self.addItem(tr("Controls", "(no model)"), "")
             for name in bundled:
                 self.addItem(name, name)
             for key in extra:
                 if key and key not in bundled:
                     self.addItem(Path(key).name, key)
             self.insertSeparator(self.count())
-            self.addItem("Open…", OPEN_ITEM)
+            self.addItem(tr("Controls", "Open…"), OPEN_ITEM)
         self.show_current(self._current)
 
     def keys(self) -> list[str]:
@@ -113,37 +130,38 @@ class InputPanel(QWidget):
         self.model_picker = ModelPicker(self)
         self.source = QLineEdit(self)
         self.source.setObjectName("sourceEdit")
-        self.source.setPlaceholderText("type a sentence in the source language")
+        self.source.setPlaceholderText(tr("Controls", "type a sentence in the source language"))
         self.source.setClearButtonEnabled(True)
         self.target = QLineEdit(self)
         self.target.setObjectName("targetEdit")
-        self.target.setPlaceholderText("leave empty to let the model translate")
+        self.target.setPlaceholderText(tr("Controls", "leave empty to let the model translate"))
         self.target.setClearButtonEnabled(True)
-        self.target.setToolTip("Type a translation to teacher-force it; leave empty to let the model generate")
+        self.target.setToolTip(tr("Controls", "Type a translation to teacher-force it; leave empty to let the model generate"))
         self.source_chips = chips_factory(self)
         self.target_chips = chips_factory(self)
 
         self.method = QComboBox(self)
         for key, label in METHODS:
-            self.method.addItem(label, key)
-        self.method.setToolTip("How the model chooses each next token when no target is typed")
+            self.method.addItem(tr_marked(label), key)
+        self.method.setToolTip(tr("Controls", "How the model chooses each next token when no target is typed"))
+        off = tr("Controls", "off", "a spin box at its lowest value: the feature is disabled")
         self.temperature = QDoubleSpinBox(self, minimum=0.05, maximum=5.0, singleStep=0.1, decimals=2, value=1.0)
-        self.temperature.setToolTip("Sampling temperature: below 1 sharper, above 1 flatter")
+        self.temperature.setToolTip(tr("Controls", "Sampling temperature: below 1 sharper, above 1 flatter"))
         self.top_k = QSpinBox(self, minimum=0, maximum=1000, value=0)
-        self.top_k.setSpecialValueText("off")
-        self.top_k.setToolTip("Sample only among the k most likely tokens (off = all)")
+        self.top_k.setSpecialValueText(off)
+        self.top_k.setToolTip(tr("Controls", "Sample only among the k most likely tokens (off = all)"))
         self.top_p = QDoubleSpinBox(self, minimum=0.05, maximum=1.0, singleStep=0.05, decimals=2, value=1.0)
-        self.top_p.setToolTip("Nucleus sampling: the smallest set of tokens whose probability reaches p")
+        self.top_p.setToolTip(tr("Controls", "Nucleus sampling: the smallest set of tokens whose probability reaches p"))
         self.seed = QSpinBox(self, minimum=0, maximum=2**31 - 1, value=0)
-        self.seed.setToolTip("Random seed of the sampler: the same seed gives the same sample")
+        self.seed.setToolTip(tr("Controls", "Random seed of the sampler: the same seed gives the same sample"))
         self.beam_width = QSpinBox(self, minimum=1, maximum=32, value=4)
-        self.beam_width.setToolTip("Number of hypotheses kept at each step")
+        self.beam_width.setToolTip(tr("Controls", "Number of hypotheses kept at each step"))
         self.pad_src = QSpinBox(self, minimum=0, maximum=4096, value=0)
-        self.pad_src.setSpecialValueText("off")
-        self.pad_src.setToolTip("Add <pad> tokens to the source up to N tokens, to see the source-padding mask at work")
+        self.pad_src.setSpecialValueText(off)
+        self.pad_src.setToolTip(tr("Controls", "Add <pad> tokens to the source up to N tokens, to see the source-padding mask at work"))
         self.pad_tgt = QSpinBox(self, minimum=0, maximum=4096, value=0)
-        self.pad_tgt.setSpecialValueText("off")
-        self.pad_tgt.setToolTip("Add <pad> decoder inputs up to N, to see the target-padding mask at work")
+        self.pad_tgt.setSpecialValueText(off)
+        self.pad_tgt.setToolTip(tr("Controls", "Add <pad> decoder inputs up to N, to see the target-padding mask at work"))
         self.mode_label = QLabel(self)
         self.mode_label.setObjectName("modeLabel")
 
@@ -151,10 +169,10 @@ class InputPanel(QWidget):
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setHorizontalSpacing(8)
         grid.setVerticalSpacing(2)
-        grid.addWidget(QLabel("&Source", self, buddy=self.source), 0, 0)
+        grid.addWidget(QLabel(tr("Controls", "&Source"), self, buddy=self.source), 0, 0)
         grid.addWidget(self.source, 0, 1)
         grid.addWidget(self.source_chips, 1, 1)
-        grid.addWidget(QLabel("&Target", self, buddy=self.target), 2, 0)
+        grid.addWidget(QLabel(tr("Controls", "&Target"), self, buddy=self.target), 2, 0)
         grid.addWidget(self.target, 2, 1)
         grid.addWidget(self.target_chips, 3, 1)
         grid.setColumnStretch(1, 1)
@@ -164,10 +182,11 @@ class InputPanel(QWidget):
         options.setContentsMargins(0, 0, 0, 0)
         self._labelled: dict[str, QWidget] = {}
         for key, label, widget in (
-            ("model", "&Model", self.model_picker), ("method", "&Decoding", self.method),
-            ("temperature", "temp.", self.temperature), ("top_k", "top-k", self.top_k), ("top_p", "top-p", self.top_p),
-            ("seed", "seed", self.seed), ("beam_width", "beams", self.beam_width),
-            ("pad_src", "pad source to", self.pad_src), ("pad_tgt", "pad target to", self.pad_tgt),
+            ("model", tr("Controls", "&Model"), self.model_picker), ("method", tr("Controls", "&Decoding"), self.method),
+            ("temperature", tr("Controls", "temp.", "sampling temperature"), self.temperature),
+            ("top_k", tr("Controls", "top-k"), self.top_k), ("top_p", tr("Controls", "top-p"), self.top_p),
+            ("seed", tr("Controls", "seed"), self.seed), ("beam_width", tr("Controls", "beams"), self.beam_width),
+            ("pad_src", tr("Controls", "pad source to"), self.pad_src), ("pad_tgt", tr("Controls", "pad target to"), self.pad_tgt),
         ):
             box = QWidget(options_box)
             row = QHBoxLayout(box)
@@ -236,7 +255,7 @@ class InputPanel(QWidget):
             self._labelled[key].setVisible(method == "sample" and not forced)
         self._labelled["beam_width"].setVisible(method == "beam" and not forced)
         self._labelled["method"].setEnabled(not forced)
-        self.mode_label.setText("teacher forcing the typed target" if forced else "")
+        self.mode_label.setText(tr("Controls", "teacher forcing the typed target") if forced else "")
 
 
 # ---------------------------------------------------------------------- stepping
@@ -263,18 +282,18 @@ class StepBar(QWidget):
         self.slider.setObjectName("stepSlider")
         self.slider.setRange(0, 0)
         self.slider.setPageStep(1)
-        self.slider.setToolTip("Decoding step: at step t the decoder has produced t tokens")
+        self.slider.setToolTip(tr("Controls", "Decoding step: at step t the decoder has produced t tokens"))
         self.slider.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         layout.addWidget(self.slider, 1)
-        self.label = QLabel("step 0 / 0", self)
+        self.label = QLabel(self._step_text(0, 0), self)
         self.label.setObjectName("stepLabel")
-        self.label.setMinimumWidth(self.label.fontMetrics().horizontalAdvance("step 000 / 000  "))
+        self.label.setMinimumWidth(self.label.fontMetrics().horizontalAdvance(self._step_text("000", "000") + "  "))
         layout.addWidget(self.label)
         self.speed = QComboBox(self)
         for label, ms in SPEEDS:
-            self.speed.addItem(label, ms)
+            self.speed.addItem(tr_marked(label), ms)
         self.speed.setCurrentIndex(2)
-        self.speed.setToolTip("Playback speed")
+        self.speed.setToolTip(tr("Controls", "Playback speed"))
         self.speed.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         layout.addWidget(self.speed)
         self.slider.valueChanged.connect(self.stepRequested)
@@ -291,7 +310,11 @@ class StepBar(QWidget):
         with QSignalBlocker(self.slider):
             self.slider.setRange(0, total)
             self.slider.setValue(t)
-        self.label.setText(f"step {t} / {total}")
+        self.label.setText(self._step_text(t, total))
+
+    @staticmethod
+    def _step_text(t: int | str, total: int | str) -> str:
+        return tr("Controls", "step {step} / {total}").format(step=t, total=total)
 
 
 # ---------------------------------------------------------------------- selectors
@@ -310,37 +333,31 @@ class SelectorBar(QWidget):
         self.kind = QComboBox(self)
         self.kind.setObjectName("kindCombo")
         for kind in KINDS:
-            self.kind.addItem(KIND_TITLES[kind].split(" (")[0], kind)
+            self.kind.addItem(kind_short_title(kind), kind)
         self.layer = QSpinBox(self, minimum=0, maximum=0)
         self.layer.setObjectName("layerSpin")
-        self.layer.setPrefix("L")
-        self.layer.setToolTip("Layer (0 = closest to the input)")
+        self.layer.setPrefix(tr("Controls", "L", "prefix of a layer number: L0, L1…"))
+        self.layer.setToolTip(tr("Controls", "Layer (0 = closest to the input)"))
         self.head = QComboBox(self)
         self.head.setObjectName("headCombo")
-        self.head.setToolTip("One head, or the mean of all heads of the layer")
+        self.head.setToolTip(tr("Controls", "One head, or the mean of all heads of the layer"))
         self.colormap = QComboBox(self)
-        for name in colormap_names:
+        for name in colormap_names:  # colour map names are proper names: never translated
             self.colormap.addItem(name, name)
-        self.log_scale = QCheckBox("log scale", self)
-        self.log_scale.setToolTip("Colour by log(weight): makes small weights visible")
+        self.log_scale = QCheckBox(tr("Controls", "log scale"), self)
+        self.log_scale.setToolTip(tr("Controls", "Colour by log(weight): makes small weights visible"))
         self.overlays: dict[str, QCheckBox] = {}
 
         flow = FlowLayout(self, spacing=6)  # wraps on narrow windows instead of forcing a minimum width
         flow.setContentsMargins(6, 2, 6, 2)
-        for label, widget in (("&Attention", self.kind), ("La&yer", self.layer), ("&Head", self.head),
-                              ("&Colours", self.colormap)):
+        for label, widget in ((tr("Controls", "&Attention"), self.kind), (tr("Controls", "La&yer"), self.layer),
+                              (tr("Controls", "&Head"), self.head), (tr("Controls", "&Colours"), self.colormap)):
             flow.addWidget(self._cell(QLabel(label, buddy=widget), widget))
         flow.addWidget(self.log_scale)
-        tips = {
-            "source padding": "Shade cells blocked because a source token is <pad>",
-            "target padding": "Shade cells blocked because a target token is <pad>",
-            "causal": "Shade cells blocked because a decoder position may not look at later positions",
-            "combined": "Shade every blocked cell (all masks together)",
-        }
-        masks: list[QWidget] = [QLabel("Masks:")]
+        masks: list[QWidget] = [QLabel(tr("Controls", "Masks:"))]
         for name in OVERLAYS:
-            box = QCheckBox(name)
-            box.setToolTip(tips[name])
+            box = QCheckBox(overlay_label(name))
+            box.setToolTip(tr_marked(OVERLAY_TIPS[name]))
             box.toggled.connect(lambda on, n=name: self.overlayToggled.emit(n, on))
             masks.append(box)
             self.overlays[name] = box
@@ -371,9 +388,9 @@ class SelectorBar(QWidget):
         self.layer.setEnabled(n_layers > 1)
         if self.head.count() != n_heads + 1:
             self.head.clear()
-            self.head.addItem("mean of heads", None)
+            self.head.addItem(tr("Controls", "mean of heads"), None)
             for h in range(n_heads):
-                self.head.addItem(f"H{h}", h)
+                self.head.addItem(tr("Controls", "H{head}", "short for head N").format(head=h), h)
         self.head.setCurrentIndex(0 if head is None else head + 1)
         applicable = OVERLAYS_FOR_KIND[kind]
         for name, box in self.overlays.items():
@@ -410,7 +427,7 @@ class Banner(QFrame):
         self.close_button = QToolButton(self)
         self.close_button.setText("✕")
         self.close_button.setAutoRaise(True)
-        self.close_button.setToolTip("Dismiss")
+        self.close_button.setToolTip(tr("Controls", "Dismiss"))
         self.close_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.close_button.clicked.connect(self.dismiss)
         layout = QHBoxLayout(self)

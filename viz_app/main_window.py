@@ -17,12 +17,13 @@ right; docks can be moved, floated, tabbed or closed, and the layout is saved as
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QMimeData, QSignalBlocker, Qt, QTimer, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -41,8 +42,11 @@ from model_core import DecodingSettings, bundled_models
 from model_core.trace import Trace
 
 from .controls import Banner, InputPanel, SelectorBar, StepBar
+from .help_dialogs import HelpWindow, show_explanation, show_shortcuts
+from .i18n import N_, tr, tr_marked
+from .presenter import PresenterMode
 from .settings import AppSettings
-from .state import KIND_TITLES, KINDS, OVERLAYS, OVERLAYS_FOR_KIND, AppState, ModelInfo
+from .state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, AppState, ModelInfo, kind_title
 from .widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, TokenChips, chip_kind
 from .worker import RunRequest, RunResult, WorkerHost
 
@@ -56,12 +60,13 @@ EXAMPLE_SENTENCES = {
 SPECIAL_TOKENS = {"<pad>", "<bos>", "<eos>", "<unk>", "<s>", "</s>"}
 POSITIONS_SHOWN = 100
 FUTURE_LABEL = "…"  # label of a decoder row not generated yet (its token is not known at this step)
-HINT_NO_MODEL = ("<h3>No model loaded</h3><p>Open an Attention Scope checkpoint (<tt>.safetensors</tt>) with "
-                 "<b>File ▸ Open model…</b> (Ctrl+O) or the <b>Model</b> list above.</p>")
-HINT_EMPTY = ("<h3>Type a sentence</h3><p>Write a sentence in the <b>Source</b> box above: the model translates it "
-              "and you can step through every attention map it computed.</p>")
-HINT_LOADING = "<h3>Loading the model…</h3>"
-HINT_RUNNING = "<h3>Running the model…</h3>"
+HINT_NO_MODEL = N_("MainWindow", "<h3>No model loaded</h3><p>Open a checkpoint (<tt>.safetensors</tt>, a PyTorch "
+                                  "<tt>.pt</tt> state_dict or a Hugging Face folder) with <b>File ▸ Open model…</b> (Ctrl+O), "
+                                  "the <b>Model</b> list above, or drop it on the window.</p>")
+HINT_EMPTY = N_("MainWindow", "<h3>Type a sentence</h3><p>Write a sentence in the <b>Source</b> box above: the model "
+                              "translates it and you can step through every attention map it computed.</p>")
+HINT_LOADING = N_("MainWindow", "<h3>Loading the model…</h3>")
+HINT_RUNNING = N_("MainWindow", "<h3>Running the model…</h3>")
 
 
 def example_sentence(info: ModelInfo) -> str:
@@ -79,6 +84,17 @@ def example_sentence(info: ModelInfo) -> str:
     return " ".join(words[:6])
 
 
+def dropped_path(mime: QMimeData) -> str | None:
+    """The one local file or folder dropped on the window (a checkpoint or a model folder), else None."""
+    urls = [u for u in mime.urls() if u.isLocalFile()] if mime.hasUrls() else []
+    if len(urls) != 1:
+        return None
+    path = Path(urls[0].toLocalFile())
+    if path.is_dir() or path.is_file():
+        return str(path.parent if path.name == "config.json" else path)
+    return None
+
+
 def _settings_key(model_key: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", model_key)[-120:] or "_"
 
@@ -89,7 +105,7 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: AppSettings | None = None, *, model: str | None = None, host: WorkerHost | None = None,
                  autoload: bool = True, device: str | None = None) -> None:
         super().__init__()
-        self.setWindowTitle("Attention Scope")
+        self.setWindowTitle(tr("MainWindow", "Attention Scope"))
         self.setObjectName("AttentionScopeMainWindow")
         self.settings = settings or AppSettings()
         self.state = AppState(self)
@@ -106,6 +122,14 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_widgets()
         self._build_menus()
+        self.presenter = PresenterMode(
+            self, secondary_docks=[d for d in self._docks() if d is not self.dock_inputs],
+            chrome=[self.menuBar(), self.statusBar(), self.selectors],
+            get_font_pt=lambda: self._font_pt, set_font_pt=lambda pt: self.set_font_point_size(pt, save=False),
+            set_emphasis=self._set_emphasis,
+        )
+        self._help_windows: list[HelpWindow] = []
+        self.setAcceptDrops(True)
         self._connect()
         self._restore_settings()
         self._refresh_all()
@@ -132,20 +156,43 @@ class MainWindow(QMainWindow):
             self.addAction(act)
             return act
 
-        self.act_open = action("&Open model…", ["Ctrl+O"], "Open a model checkpoint", sp.SP_DialogOpenButton)
-        self.act_quit = action("&Quit", ["Ctrl+Q"], "Quit Attention Scope")
-        self.act_first = action("&First step", ["Home", "Alt+Home"], "Go to step 0", sp.SP_MediaSkipBackward)
-        self.act_prev = action("&Previous step", ["Left", "Alt+Left"], "One decoding step back", sp.SP_MediaSeekBackward)
-        self.act_next = action("&Next step", ["Right", "Alt+Right"], "One decoding step forward", sp.SP_MediaSeekForward)
-        self.act_last = action("&Last step", ["End", "Alt+End"], "Go to the last step", sp.SP_MediaSkipForward)
-        self.act_play = action("P&lay", ["Space", "Alt+P"], "Play / pause the decoding", sp.SP_MediaPlay)
+        self.act_open = action(tr("MainWindow", "&Open model…"), ["Ctrl+O"], tr("MainWindow", "Open a model checkpoint"),
+                               sp.SP_DialogOpenButton)
+        self.act_quit = action(tr("MainWindow", "&Quit"), ["Ctrl+Q"], tr("MainWindow", "Quit Attention Scope"))
+        self.act_first = action(tr("MainWindow", "&First step"), ["Home", "Alt+Home"], tr("MainWindow", "Go to step 0"),
+                                sp.SP_MediaSkipBackward)
+        self.act_prev = action(tr("MainWindow", "&Previous step"), ["Left", "Alt+Left"], tr("MainWindow", "One decoding step back"),
+                               sp.SP_MediaSeekBackward)
+        self.act_next = action(tr("MainWindow", "&Next step"), ["Right", "Alt+Right"], tr("MainWindow", "One decoding step forward"),
+                               sp.SP_MediaSeekForward)
+        self.act_last = action(tr("MainWindow", "&Last step"), ["End", "Alt+End"], tr("MainWindow", "Go to the last step"),
+                               sp.SP_MediaSkipForward)
+        self.act_play = action(tr("MainWindow", "P&lay"), ["Space", "Alt+P"], tr("MainWindow", "Play / pause the decoding"),
+                               sp.SP_MediaPlay)
         self.act_play.setCheckable(True)
-        self.act_focus_view = action("Focus the &view", ["Escape"], "Leave the text box so the arrow keys step")
-        self.act_larger = action("&Larger text", ["Ctrl++", "Ctrl+="], "Larger labels (for a projector)")
-        self.act_smaller = action("&Smaller text", ["Ctrl+-"], "Smaller labels")
-        self.act_reset_text = action("&Normal text size", ["Ctrl+0"], "Default label size")
-        self.act_shortcuts = action("&Keyboard shortcuts", ["F1"], "Show the keyboard shortcuts")
-        self.act_about = action("&About Attention Scope", [], "About this program")
+        self.act_focus_view = action(tr("MainWindow", "Focus the &view"), ["Escape"],
+                                     tr("MainWindow", "Leave the text box so the arrow keys step"))
+        self.act_kinds = {
+            "encoder_self": action(tr("MainWindow", "&Encoder self-attention"), ["1"], tr("MainWindow", "Show encoder self-attention")),
+            "decoder_self": action(tr("MainWindow", "&Decoder self-attention"), ["2"], tr("MainWindow", "Show decoder self-attention")),
+            "cross": action(tr("MainWindow", "&Cross-attention"), ["3"], tr("MainWindow", "Show cross-attention")),
+        }
+        self.act_layer_up = action(tr("MainWindow", "Next la&yer"), ["PgDown"], tr("MainWindow", "One layer deeper"))
+        self.act_layer_down = action(tr("MainWindow", "Previous l&ayer"), ["PgUp"], tr("MainWindow", "One layer shallower"))
+        self.act_head_next = action(tr("MainWindow", "Next &head"), ["]"], tr("MainWindow", "Next head (after the mean: head 0)"))
+        self.act_head_prev = action(tr("MainWindow", "Previous h&ead"), ["["], tr("MainWindow", "Previous head (before head 0: the mean)"))
+        self.act_head_mean = action(tr("MainWindow", "&Mean of heads"), ["M"], tr("MainWindow", "Show the mean of the layer's heads"))
+        self.act_larger = action(tr("MainWindow", "&Larger text"), ["Ctrl++", "Ctrl+="],
+                                 tr("MainWindow", "Larger labels (for a projector)"))
+        self.act_smaller = action(tr("MainWindow", "&Smaller text"), ["Ctrl+-"], tr("MainWindow", "Smaller labels"))
+        self.act_reset_text = action(tr("MainWindow", "&Normal text size"), ["Ctrl+0"], tr("MainWindow", "Default label size"))
+        self.act_presenter = action(tr("MainWindow", "&Presenter mode"), ["F11"],
+                                    tr("MainWindow", "Full screen, large labels, secondary panels hidden"), sp.SP_TitleBarMaxButton)
+        self.act_presenter.setCheckable(True)
+        self.act_shortcuts = action(tr("MainWindow", "&Keyboard shortcuts"), ["F1", "?"], tr("MainWindow", "Show the keyboard shortcuts"))
+        self.act_explain = action(tr("MainWindow", "E&xplain this view"), ["Shift+F1"],
+                                  tr("MainWindow", "What the main heatmap shows, in plain words"), sp.SP_MessageBoxQuestion)
+        self.act_about = action(tr("MainWindow", "&About Attention Scope"), [], tr("MainWindow", "About this program"))
 
     def _build_widgets(self) -> None:
         # --- central: banners, stepping bar, selectors, heatmap (or a hint)
@@ -166,7 +213,7 @@ class MainWindow(QMainWindow):
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
         self.hint.setTextFormat(Qt.TextFormat.RichText)
-        self.hint_open = QPushButton("Open model…", central)
+        self.hint_open = QPushButton(tr("MainWindow", "Open model…"), central)
         self.hint_open.clicked.connect(self.act_open.trigger)
         hint_page = QWidget(central)
         hint_layout = QVBoxLayout(hint_page)
@@ -189,10 +236,11 @@ class MainWindow(QMainWindow):
         self.mosaic = HeadMosaic(self)
         self.next_token = NextTokenPanel(self)
         self.positional = PositionalPanel(self)
-        self.dock_inputs = self._dock("Sentence", "dockInputs", self.inputs, Qt.DockWidgetArea.TopDockWidgetArea)
-        self.dock_mosaic = self._dock("All heads", "dockHeads", self.mosaic, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.dock_next = self._dock("Next token", "dockNextToken", self.next_token, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.dock_positional = self._dock("Positional encoding", "dockPositional", self.positional,
+        self.dock_inputs = self._dock(tr("MainWindow", "Sentence"), "dockInputs", self.inputs, Qt.DockWidgetArea.TopDockWidgetArea)
+        self.dock_mosaic = self._dock(tr("MainWindow", "All heads"), "dockHeads", self.mosaic, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.dock_next = self._dock(tr("MainWindow", "Next token"), "dockNextToken", self.next_token,
+                                    Qt.DockWidgetArea.RightDockWidgetArea)
+        self.dock_positional = self._dock(tr("MainWindow", "Positional encoding"), "dockPositional", self.positional,
                                           Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.dock_next, self.dock_positional)
         self.dock_next.raise_()
@@ -201,12 +249,13 @@ class MainWindow(QMainWindow):
 
         # --- status bar
         bar = self.statusBar()
-        self.status_model = QLabel("no model", self)
+        self.status_model = QLabel(tr("MainWindow", "no model"), self)
         self.status_device = QLabel("", self)
         self.status_time = QLabel("", self)
         self.status_busy = QLabel("", self)
-        for label, tip in ((self.status_busy, "Model activity"), (self.status_model, "Loaded model"),
-                           (self.status_device, "Device and number format"), (self.status_time, "Duration of the last model call")):
+        for label, tip in ((self.status_busy, tr("MainWindow", "Model activity")), (self.status_model, tr("MainWindow", "Loaded model")),
+                           (self.status_device, tr("MainWindow", "Device and number format")),
+                           (self.status_time, tr("MainWindow", "Duration of the last model call"))):
             label.setToolTip(tip)
             bar.addPermanentWidget(label)
         self.resize(1440, 900)
@@ -222,24 +271,57 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         menu = self.menuBar()
-        file_menu = menu.addMenu("&File")
+        file_menu = menu.addMenu(tr("MainWindow", "&File"))
         file_menu.addAction(self.act_open)
-        file_menu.addSeparator()
+        self.file_menu = file_menu
+        self._file_menu_end = file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
-        go_menu = menu.addMenu("&Go")
+        go_menu = menu.addMenu(tr("MainWindow", "&Go"))
         for act in (self.act_first, self.act_prev, self.act_next, self.act_last, self.act_play):
             go_menu.addAction(act)
         go_menu.addSeparator()
         go_menu.addAction(self.act_focus_view)
-        view_menu = menu.addMenu("&View")
-        for dock in (self.dock_inputs, self.dock_mosaic, self.dock_next, self.dock_positional):
-            view_menu.addAction(dock.toggleViewAction())
+        show_menu = menu.addMenu(tr("MainWindow", "&Show"))
+        for act in self.act_kinds.values():
+            show_menu.addAction(act)
+        show_menu.addSeparator()
+        for act in (self.act_layer_down, self.act_layer_up, self.act_head_prev, self.act_head_next, self.act_head_mean):
+            show_menu.addAction(act)
+        view_menu = menu.addMenu(tr("MainWindow", "&View"))
+        self.view_menu = view_menu
+        self.panels_menu = view_menu.addMenu(tr("MainWindow", "&Panels"))
+        for dock in self._docks():
+            self.panels_menu.addAction(dock.toggleViewAction())
         view_menu.addSeparator()
-        for act in (self.act_larger, self.act_smaller, self.act_reset_text):
+        for act in (self.act_presenter, self.act_larger, self.act_smaller, self.act_reset_text):
             view_menu.addAction(act)
-        help_menu = menu.addMenu("&Help")
+        help_menu = menu.addMenu(tr("MainWindow", "&Help"))
+        self.help_menu = help_menu
+        help_menu.addAction(self.act_explain)
+        explain_menu = help_menu.addMenu(tr("MainWindow", "Explain &panel"))
+        for key, label in (("attention", tr("MainWindow", "Attention heatmap")), ("masks", tr("MainWindow", "Masks")),
+                           ("heads", tr("MainWindow", "All heads")), ("positional", tr("MainWindow", "Positional encoding")),
+                           ("next_token", tr("MainWindow", "Next token"))):
+            act = explain_menu.addAction(label)
+            act.triggered.connect(lambda _=False, k=key: self.explain(k))
+        self.explain_menu = explain_menu
         help_menu.addAction(self.act_shortcuts)
+        help_menu.addSeparator()
         help_menu.addAction(self.act_about)
+
+        toolbar = self.addToolBar(tr("MainWindow", "Presenting"))
+        toolbar.setObjectName("toolbarPresenting")
+        toolbar.setMovable(False)
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        toolbar.addAction(self.act_open)
+        toolbar.addSeparator()
+        toolbar.addAction(self.act_presenter)
+        toolbar.addAction(self.act_explain)
+        self.toolbar = toolbar
+
+    def _docks(self) -> list[QDockWidget]:
+        """Every dock of the window (later panels register here too)."""
+        return [w for w in self.findChildren(QDockWidget) if w.parent() is self]
 
     def _connect(self) -> None:
         s = self.state
@@ -293,8 +375,18 @@ class MainWindow(QMainWindow):
         self.act_smaller.triggered.connect(lambda: self.set_font_point_size(self._font_pt - 1))
         self.act_reset_text.triggered.connect(lambda: self.set_font_point_size(self._base_font_pt))
         self.act_shortcuts.triggered.connect(self._show_shortcuts)
+        self.act_explain.triggered.connect(lambda: self.explain("attention"))
         self.act_about.triggered.connect(self._show_about)
-        for dock in (self.dock_inputs, self.dock_mosaic, self.dock_next, self.dock_positional):
+        self.act_presenter.toggled.connect(self.presenter.set_active)
+        self.presenter.toggled.connect(self._on_presenter_toggled)
+        for kind, act in self.act_kinds.items():
+            act.triggered.connect(lambda _=False, k=kind: s.set_kind(k))
+        self.act_layer_up.triggered.connect(lambda: s.set_layer(s.layer + 1))
+        self.act_layer_down.triggered.connect(lambda: s.set_layer(s.layer - 1))
+        self.act_head_next.triggered.connect(lambda: s.set_head(0 if s.head is None else min(s.head + 1, s.n_heads() - 1)))
+        self.act_head_prev.triggered.connect(lambda: s.set_head(None if not s.head else s.head - 1))
+        self.act_head_mean.triggered.connect(lambda: s.set_head(None))
+        for dock in self._docks():
             dock.dockLocationChanged.connect(self._layout_timer.start)
             dock.topLevelChanged.connect(self._layout_timer.start)
             dock.visibilityChanged.connect(self._layout_timer.start)
@@ -397,7 +489,7 @@ class MainWindow(QMainWindow):
             key = next(iter(bundled))
         else:
             self._update_hint()
-            self._show_status("No model found: open one with File ▸ Open model…")
+            self._show_status(tr("MainWindow", "No model found: open one with File ▸ Open model…"))
             return
         self._startup_model = key
         self.open_model(key)
@@ -407,14 +499,17 @@ class MainWindow(QMainWindow):
         """Ask the worker to load a model (bundled name or path); the current one stays until it succeeds."""
         self._loading_key = str(name_or_path)
         self.host.load_model(str(name_or_path))
-        self._show_status(f"Loading {Path(str(name_or_path)).name}…")
+        self._show_status(tr("MainWindow", "Loading {name}…").format(name=Path(str(name_or_path)).name))
         self._update_hint()
 
     @Slot()
     def open_model_dialog(self) -> None:
         start = str(Path(self.state.model.path).parent) if self.state.model and self.state.model.path else str(Path.home())
-        path, _ = QFileDialog.getOpenFileName(self, "Open a model", start,
-                                              "Attention Scope models (*.safetensors);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, tr("MainWindow", "Open a model"), start,
+            tr("MainWindow", "Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)"))
+        if path and Path(path).name == "config.json":  # a Hugging Face folder is opened through its config.json
+            path = str(Path(path).parent)
         if path:
             self.open_model(path)
 
@@ -437,7 +532,7 @@ class MainWindow(QMainWindow):
         self.inputs.show_padding(self.state.pad_src, self.state.pad_tgt, info.max_len)
         self.state.set_inputs(src, tgt)
         self._save_inputs()
-        self._show_status(f"Loaded {info.name}")
+        self._show_status(tr("MainWindow", "Loaded {name}").format(name=info.name))
         self.request_run()
 
     # ================================================================== running
@@ -496,7 +591,7 @@ class MainWindow(QMainWindow):
         self.error_banner.dismiss()
         self.status_time.setText(f"last model call {result.elapsed_ms:.0f} ms")
         if result.notices:
-            self.notice_banner.show_message("Note: " + "; ".join(result.notices), "notice")
+            self.notice_banner.show_message(tr("MainWindow", "Note: {notes}").format(notes="; ".join(result.notices)), "notice")
         else:
             self.notice_banner.dismiss()
         self._save_view()
@@ -507,13 +602,16 @@ class MainWindow(QMainWindow):
             key = self._loading_key or "the model"
             self._loading_key = None
             self.inputs.model_picker.show_current(self.state.model.key if self.state.model else "")
-            self._show_error(f"Could not open {Path(key).name}: {message}")
+            self._show_error(tr("MainWindow", "Could not open {name}: {reason}").format(name=Path(key).name, reason=message))
             fallback = self._startup_fallback(key)
             if fallback:
                 self.open_model(fallback)
         else:
-            kept = " (the previous result is still shown)" if self.state.trace is not None else ""
-            self._show_error(f"The model could not run: {message}{kept}")
+            if self.state.trace is not None:
+                text = tr("MainWindow", "The model could not run: {reason} (the previous result is still shown)")
+            else:
+                text = tr("MainWindow", "The model could not run: {reason}")
+            self._show_error(text.format(reason=message))
         self._update_hint()
 
     def _startup_fallback(self, failed_key: str) -> str | None:
@@ -529,17 +627,18 @@ class MainWindow(QMainWindow):
 
     @Slot(bool)
     def _on_busy(self, busy: bool) -> None:
-        self.status_busy.setText("working…" if busy else "")
+        self.status_busy.setText(tr("MainWindow", "working…") if busy else "")
         self._update_hint()
 
     # ================================================================== state → views
     @Slot()
     def _on_model_changed(self) -> None:
         info = self.state.model
-        self.status_model.setText(info.name if info else "no model")
+        self.status_model.setText(info.name if info else tr("MainWindow", "no model"))
         self.status_device.setText(info.device if info else "")
         self.status_time.setText("")
-        self.setWindowTitle(f"Attention Scope — {info.name}" if info else "Attention Scope")
+        app_name = tr("MainWindow", "Attention Scope")
+        self.setWindowTitle(f"{app_name} — {info.name}" if info else app_name)
 
     @Slot()
     def _on_trace_changed(self) -> None:
@@ -613,6 +712,13 @@ class MainWindow(QMainWindow):
             return tokens
         return [tok if i < self.state.step else FUTURE_LABEL for i, tok in enumerate(tokens)]
 
+    @staticmethod
+    def map_title(kind: str, layer: int, head: int | None, step: int, total: int) -> str:
+        """The heatmap's title: which map, which head (or the mean), which step."""
+        head_text = tr("MainWindow", "mean of heads") if head is None else tr("MainWindow", "head {head}").format(head=head)
+        return tr("MainWindow", "{kind} · layer {layer} · {head} · step {step} / {total}").format(
+            kind=kind_title(kind), layer=layer, head=head_text, step=step, total=total)
+
     def _refresh_maps(self) -> None:
         s = self.state
         trace = s.trace
@@ -624,16 +730,15 @@ class MainWindow(QMainWindow):
         if kind == "encoder_self":
             queries = keys = list(trace.src_tokens)
             current_row = visible_rows = None
-            q_label, k_label = "query: source token", "key: source token"
+            q_label, k_label = tr("MainWindow", "query: source token"), tr("MainWindow", "key: source token")
         else:
             queries = self._axis_tokens(trace)
             keys = queries if kind == "decoder_self" else list(trace.src_tokens)
             current_row = t - 1 if t > 0 else None
             visible_rows = t
-            q_label = "query: decoder input"
-            k_label = "key: decoder input" if kind == "decoder_self" else "key: source token"
-        head = "mean of heads" if s.head is None else f"head {s.head}"
-        title = f"{KIND_TITLES[kind]} · layer {s.layer} · {head} · step {t} / {total}"
+            q_label = tr("MainWindow", "query: decoder input")
+            k_label = tr("MainWindow", "key: decoder input") if kind == "decoder_self" else tr("MainWindow", "key: source token")
+        title = self.map_title(kind, s.layer, s.head, t, total)
         self.heatmap.set_matrix(matrix, queries, keys, title=title, query_label=q_label, key_label=k_label,
                                 current_row=current_row, visible_rows=visible_rows)
         masks = s.overlay_masks()
@@ -656,11 +761,12 @@ class MainWindow(QMainWindow):
         s = self.state
         trace, model = s.trace, s.model
         if trace is None or model is None:
-            self.next_token.clear("No prediction yet.")
+            self.next_token.clear(tr("MainWindow", "No prediction yet."))
             return
         t = s.step
         if t == 0:
-            self.next_token.clear("Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.")
+            self.next_token.clear(tr("MainWindow", "Step 0: the decoder has produced nothing yet. "
+                                                   "Step forward (→) to see its first prediction."))
             return
         vocab = list(model.tgt_vocab) if len(model.tgt_vocab) == trace.logprobs.shape[1] else \
             [str(i) for i in range(trace.logprobs.shape[1])]
@@ -694,15 +800,16 @@ class MainWindow(QMainWindow):
             self.view_stack.setCurrentIndex(1)
             return
         if s.model is None:
-            text = HINT_LOADING if self.host.busy else HINT_NO_MODEL
+            text = tr_marked(HINT_LOADING if self.host.busy else HINT_NO_MODEL)
         elif not s.src_text.strip():
-            text = HINT_EMPTY
+            text = tr_marked(HINT_EMPTY)
         elif self.host.busy:
-            text = HINT_RUNNING
+            text = tr_marked(HINT_RUNNING)
         elif s.trace is not None:
-            text = f"<h3>This model has no {KIND_TITLES[s.kind].lower()}</h3><p>Choose another kind of attention.</p>"
+            text = tr("MainWindow", "<h3>This model has no {kind}</h3><p>Choose another kind of attention.</p>").format(
+                kind=html.escape(kind_title(s.kind).lower()))
         else:
-            text = "<h3>Nothing to show yet</h3><p>Edit the source sentence to run the model.</p>"
+            text = tr("MainWindow", "<h3>Nothing to show yet</h3><p>Edit the source sentence to run the model.</p>")
         self.hint.setText(text)
         self.hint_open.setVisible(s.model is None and not self.host.busy)
         self.view_stack.setCurrentIndex(0)
@@ -725,11 +832,11 @@ class MainWindow(QMainWindow):
                 s.set_step(0)
             self._play_timer.start()
             self.act_play.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPause))
-            self.act_play.setText("Pa&use")
+            self.act_play.setText(tr("MainWindow", "Pa&use"))
         else:
             self._play_timer.stop()
             self.act_play.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
-            self.act_play.setText("P&lay")
+            self.act_play.setText(tr("MainWindow", "P&lay"))
 
     @Slot()
     def _play_tick(self) -> None:
@@ -763,25 +870,64 @@ class MainWindow(QMainWindow):
     def _show_status(self, message: str) -> None:
         self.statusBar().showMessage(message, 5000)
 
-    def _show_shortcuts(self) -> None:
-        rows = [(a.text().replace("&", ""), ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in a.shortcuts()))
-                for a in (self.act_first, self.act_prev, self.act_next, self.act_last, self.act_play, self.act_focus_view,
-                          self.act_open, self.act_larger, self.act_smaller)]
-        table = "".join(f"<tr><td>{name}</td><td><b>{keys}</b></td></tr>" for name, keys in rows)
-        box = QMessageBox(QMessageBox.Icon.Information, "Keyboard shortcuts",
-                          "<p>Arrow keys, Home/End and Space step through decoding when the focus is not in a text "
-                          "box; with Alt they work everywhere. Esc leaves a text box.</p>"
-                          f"<table cellspacing='6'>{table}</table>", QMessageBox.StandardButton.Close, self)
-        box.setModal(False)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.show()
+    def shortcut_actions(self) -> list[QAction]:
+        """The actions listed on the shortcut sheet, in a teaching order."""
+        return [self.act_first, self.act_prev, self.act_next, self.act_last, self.act_play, *self.act_kinds.values(),
+                self.act_layer_down, self.act_layer_up, self.act_head_prev, self.act_head_next, self.act_head_mean,
+                self.act_focus_view, self.act_presenter, self.act_larger, self.act_smaller, self.act_reset_text,
+                self.act_explain, self.act_shortcuts, self.act_open, self.act_quit,
+                *[a for a in self.actions() if a.property("extra_shortcut")]]
+
+    def _help_point_size(self) -> float | None:
+        return self._font_pt if self.presenter.active else None
+
+    def _keep_help(self, box: HelpWindow) -> HelpWindow:
+        self._help_windows = [w for w in self._help_windows if w.isVisible()] + [box]
+        return box
+
+    def _show_shortcuts(self) -> HelpWindow:
+        return self._keep_help(show_shortcuts(self, self.shortcut_actions(), self._help_point_size()))
+
+    def explain(self, panel: str) -> HelpWindow:
+        """Open the explanation of ``panel`` (a key of ``viz_app.explain.EXPLANATIONS``) beside the window."""
+        return self._keep_help(show_explanation(self, panel, self._help_point_size()))
 
     def _show_about(self) -> None:
         from model_core import __version__
 
-        QMessageBox.about(self, "About Attention Scope",
-                          f"<h3>Attention Scope {__version__}</h3><p>Step through an encoder-decoder Transformer's "
-                          "decoding and see every attention map it computes.</p>")
+        QMessageBox.about(self, tr("MainWindow", "About Attention Scope"),
+                          tr("MainWindow", "<h3>Attention Scope {version}</h3><p>Step through an encoder-decoder "
+                                           "Transformer's decoding and see every attention map it computes.</p>").format(
+                              version=__version__))
+
+    # ================================================================== presenter mode
+    def _set_emphasis(self, on: bool) -> None:
+        """Thicker current-step highlight while presenting (read from the back of a room)."""
+        for widget in (self.heatmap, self.mosaic):
+            setter = getattr(widget, "set_emphasis", None)
+            if setter is not None:
+                setter(on)
+
+    @Slot(bool)
+    def _on_presenter_toggled(self, on: bool) -> None:
+        with QSignalBlocker(self.act_presenter):
+            self.act_presenter.setChecked(on)
+        self.view_stack.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    # ================================================================== drag and drop
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if dropped_path(event.mimeData()) is not None:
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        path = dropped_path(event.mimeData())
+        if path is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.open_model(path)
 
     # ================================================================== lifetime
     def shutdown(self) -> None:

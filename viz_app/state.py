@@ -17,10 +17,22 @@ from PySide6.QtCore import QObject, Signal
 
 from model_core import DecodingSettings, Trace
 
+from .i18n import N_, tr_marked
+
 Kind = Literal["encoder_self", "decoder_self", "cross"]
 KINDS: tuple[str, ...] = ("encoder_self", "decoder_self", "cross")
-KIND_TITLES = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention (masked)",
-               "cross": "Cross-attention (decoder → encoder)"}
+#: kind -> marked display title (show it with :func:`kind_title`; the keys are what code and settings use)
+KIND_TITLES: dict[str, tuple[str, str]] = {
+    "encoder_self": N_("State", "Encoder self-attention"),
+    "decoder_self": N_("State", "Decoder self-attention (masked)"),
+    "cross": N_("State", "Cross-attention (decoder → encoder)"),
+}
+#: kind -> marked short name, for selectors where the title's parenthesis would not fit (:func:`kind_short_title`)
+KIND_SHORT_TITLES: dict[str, tuple[str, str]] = {
+    "encoder_self": N_("State", "Encoder self-attention"),
+    "decoder_self": N_("State", "Decoder self-attention"),
+    "cross": N_("State", "Cross-attention"),
+}
 OVERLAYS: tuple[str, ...] = ("source padding", "target padding", "causal", "combined")
 # which masks can block anything in which map (the others are disabled in the UI)
 OVERLAYS_FOR_KIND: dict[str, tuple[str, ...]] = {
@@ -29,6 +41,16 @@ OVERLAYS_FOR_KIND: dict[str, tuple[str, ...]] = {
     "cross": ("source padding", "target padding", "combined"),
 }
 Beam = tuple[str, float, bool]  # (text, summed log-probability, finished)
+
+
+def kind_title(kind: str) -> str:
+    """The display title of an attention kind, in the UI language (e.g. "Cross-attention (decoder → encoder)")."""
+    return tr_marked(KIND_TITLES[kind])
+
+
+def kind_short_title(kind: str) -> str:
+    """The short display name of an attention kind, in the UI language (e.g. "Cross-attention")."""
+    return tr_marked(KIND_SHORT_TITLES[kind])
 
 
 @dataclass(frozen=True)

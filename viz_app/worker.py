@@ -8,6 +8,8 @@ the last matters). The worker also skips queued run requests that are already su
 the backlog never grows. Results cross threads as plain host objects (numpy arrays, strings,
 tuples) through ``Signal(object)``; the receiver must not mutate them. No exception ever leaves
 the worker: each becomes a one-line ``failed`` message, and the previous model stays loaded.
+Messages and notices are translated here, in the worker thread: ``QCoreApplication.translate``
+only reads the installed translators, which is safe from any thread.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from model_core import CheckpointError, DecodingSettings, ModelBundle, Trace, lo
 from model_core.decoding import teacher_forced_trace
 from model_core.devices import describe
 
+from .i18n import tr
 from .state import Beam, ModelInfo
 
 DEVICE_ENV = "ATTENTION_SCOPE_DEVICE"  # "cpu" forces the CPU; default "auto" (CUDA, then MPS, then CPU)
@@ -59,8 +62,8 @@ def one_line(exc: BaseException) -> str:
     import torch
 
     if isinstance(exc, torch.cuda.OutOfMemoryError):
-        return ("the GPU ran out of memory: try a shorter sentence or run on the CPU "
-                f"(start with {DEVICE_ENV}=cpu)")
+        return tr("Worker", "the GPU ran out of memory: try a shorter sentence or run on the CPU (start with {setting})").format(
+            setting=f"{DEVICE_ENV}=cpu")
     text = str(exc).strip()
     first = text.splitlines()[0] if text else type(exc).__name__
     if not isinstance(exc, (CheckpointError, ValueError)):
@@ -133,7 +136,7 @@ class ModelWorker(QObject):
         if request_id < self._latest.get():
             return  # superseded while it waited in the queue
         if self.bundle is None:
-            self.failed.emit(request_id, "no model is loaded: open one with File ▸ Open model…")
+            self.failed.emit(request_id, tr("Worker", "no model is loaded: open one with File ▸ Open model…"))
             return
         try:
             result = self.compute(self.bundle, request)
@@ -146,7 +149,7 @@ class ModelWorker(QObject):
     def compute(bundle: ModelBundle, request: RunRequest) -> RunResult:
         """Run the model for ``request`` (called in the worker thread; also usable directly)."""
         if not request.src.strip():
-            raise ValueError("the source sentence is empty")
+            raise ValueError(tr("Worker", "the source sentence is empty"))  # shown to the user through one_line
         start = time.perf_counter()
         c = bundle.config
         src = bundle.encode_source(request.src, request.pad_src)
@@ -155,10 +158,13 @@ class ModelWorker(QObject):
         if request.tgt is not None:
             tgt = bundle.encode_target(request.tgt)
             if tgt.truncated:
-                notices.append(f"target truncated to {c.max_len - 1} tokens (it has {tgt.original_length})")
+                notices.append(tr("Worker", "target truncated to {room} tokens (it has {length})").format(
+                    room=c.max_len - 1, length=tgt.original_length))
             unknown = sum(tok == "<unk>" for tok in tgt.tokens)
-            if unknown:
-                notices.append(f"{unknown} target word{'s' if unknown > 1 else ''} not in the vocabulary, shown as <unk>")
+            if unknown == 1:
+                notices.append(tr("Worker", "1 target word not in the vocabulary, shown as <unk>"))
+            elif unknown:
+                notices.append(tr("Worker", "{count} target words not in the vocabulary, shown as <unk>").format(count=unknown))
             trace = teacher_forced_trace(bundle.model, src.ids, tgt.ids, src_tokens=src.tokens,
                                          tgt_vocab=bundle.tgt_tokenizer.vocab, tgt_pad_to=request.pad_tgt)
         else:
@@ -175,7 +181,8 @@ class ModelWorker(QObject):
             else:
                 trace = session.trace()
             if session.output_ids and session.output_ids[-1] != c.eos_id:
-                notices.append(f"generation stopped after {session.max_steps} tokens without producing <eos>")
+                notices.append(tr("Worker", "generation stopped after {count} tokens without producing <eos>").format(
+                    count=session.max_steps))
         elapsed = (time.perf_counter() - start) * 1000.0
         return RunResult(request, trace, history, elapsed, tuple(notices))
 
@@ -185,12 +192,15 @@ def _input_notices(bundle: ModelBundle, request: RunRequest, truncated: bool, or
     notices = []
     if truncated:
         room = c.max_len - int(c.src_add_bos) - int(c.src_add_eos)
-        notices.append(f"source truncated to {room} tokens (max_len {c.max_len}; it has {original})")
+        notices.append(tr("Worker", "source truncated to {room} tokens (max_len {max_len}; it has {length})").format(
+            room=room, max_len=c.max_len, length=original))
     if request.pad_src > c.max_len or request.pad_tgt > c.max_len:
-        notices.append(f"padding limited to the model's max_len of {c.max_len}")
+        notices.append(tr("Worker", "padding limited to the model's max_len of {max_len}").format(max_len=c.max_len))
     unknown = sum(tok == "<unk>" for tok in tokens)
-    if unknown:
-        notices.append(f"{unknown} source word{'s' if unknown > 1 else ''} not in the vocabulary, shown as <unk>")
+    if unknown == 1:
+        notices.append(tr("Worker", "1 source word not in the vocabulary, shown as <unk>"))
+    elif unknown:
+        notices.append(tr("Worker", "{count} source words not in the vocabulary, shown as <unk>").format(count=unknown))
     return notices
 
 

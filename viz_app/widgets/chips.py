@@ -14,6 +14,8 @@ from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QMouseEvent
 from PySide6.QtWidgets import QLabel, QLayout, QLayoutItem, QSizePolicy, QWidget
 
+from ..i18n import N_, tr, tr_marked
+
 SPECIAL_TOKENS = frozenset({"<bos>", "<eos>", "<s>", "</s>", "[CLS]", "[SEP]", "<sos>"})
 UNK_TOKENS = frozenset({"<unk>", "[UNK]"})
 PAD_TOKENS = frozenset({"<pad>", "[PAD]"})
@@ -26,6 +28,13 @@ _KIND_STYLE: dict[str, str] = {
     "pad": "border: 1px dashed #9e9e9e; background: transparent; color: #9e9e9e;",
 }
 _CURRENT_STYLE = "border-width: 3px; border-color: #ff6f00; background: #ffe082; font-weight: bold;"
+#: chip kind -> marked display name (the kinds themselves are identifiers)
+CHIP_KIND_LABELS: dict[str, tuple[str, str]] = {
+    "normal": N_("TokenChips", "normal"),
+    "special": N_("TokenChips", "special"),
+    "unk": N_("TokenChips", "unknown"),
+    "pad": N_("TokenChips", "padding"),
+}
 
 
 def chip_kind(token: str) -> str:
@@ -167,7 +176,8 @@ class TokenChips(QWidget):
                 continue
             chip.index = i
             chip.setText(chip_text(tokens[i]))
-            chip.setToolTip(f"token {i}: {tokens[i]!r} ({kinds[i]})")
+            chip.setToolTip(tr("TokenChips", "token {index}: {token} ({kind})").format(
+                index=i, token=repr(tokens[i]), kind=tr_marked(CHIP_KIND_LABELS[kinds[i]])))
             chip.setStyleSheet(self._style(kinds[i], i == self._current))
             chip.show()
         self._layout.invalidate()

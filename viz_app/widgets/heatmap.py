@@ -18,6 +18,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsRectItem, QToolTip, QVBoxLayout, QWidget
 
+from ..i18n import N_, tr, tr_marked
 from .colormaps import get_colormap, lookup_table
 
 #: Above this many tokens an axis shows only every n-th label (n = ceil(tokens / MAX_LABELS)).
@@ -34,7 +35,19 @@ OVERLAY_COLORS: dict[str, tuple[int, int, int]] = {
     "causal": (189, 189, 189),  # light grey
     "combined": (0, 188, 212),  # cyan
 }
+#: Overlay name -> marked display name (the names above are identifiers used in code, settings and tests).
+OVERLAY_LABELS: dict[str, tuple[str, str]] = {
+    "source padding": N_("Overlays", "source padding"),
+    "target padding": N_("Overlays", "target padding"),
+    "causal": N_("Overlays", "causal"),
+    "combined": N_("Overlays", "combined"),
+}
 OVERLAY_ALPHA = 150
+
+
+def overlay_label(name: str) -> str:
+    """The display name of an overlay (a key of :data:`OVERLAY_COLORS`) in the UI language."""
+    return tr_marked(OVERLAY_LABELS[name])
 
 _LINEAR_TICKS = [(0.0, "0"), (0.25, "0.25"), (0.5, "0.5"), (0.75, "0.75"), (1.0, "1")]
 _LOG_TICKS = [(-4.0, "0.0001"), (-3.0, "0.001"), (-2.0, "0.01"), (-1.0, "0.1"), (0.0, "1")]
@@ -246,8 +259,8 @@ class AttentionHeatmap(QWidget):
         self._vb: pg.ViewBox = self._plot.getViewBox()
         self._vb.invertY(True)
         self._vb.setDefaultPadding(0.0)
-        self._left.set_title("query")
-        self._bottom.set_title("key")
+        self._left.set_title(tr("Heatmap", "query"))
+        self._bottom.set_title(tr("Heatmap", "key"))
 
         self._image = pg.ImageItem(axisOrder="row-major")
         self._image.setLookupTable(lookup_table(self._colormap))
@@ -264,7 +277,7 @@ class AttentionHeatmap(QWidget):
         self._future.setZValue(2)
         self._future.hide()
         self._plot.addItem(self._future, ignoreBounds=True)
-        self._future_text = pg.TextItem("not computed yet", color=(200, 200, 200), anchor=(0.5, 0.5))
+        self._future_text = pg.TextItem(tr("Heatmap", "not computed yet"), color=(200, 200, 200), anchor=(0.5, 0.5))
         self._future_text.setZValue(2)
         self._future_text.hide()
         self._plot.addItem(self._future_text, ignoreBounds=True)
@@ -302,9 +315,12 @@ class AttentionHeatmap(QWidget):
 
     # ------------------------------------------------------------------ data
     def set_matrix(self, matrix: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequence[str], *, title: str = "",
-                   query_label: str = "query", key_label: str = "key", current_row: int | None = None,
+                   query_label: str | None = None, key_label: str | None = None, current_row: int | None = None,
                    visible_rows: int | None = None) -> None:
         """Show ``matrix`` ([Q, K], rows = queries) with its tokens.
+
+        ``title``, ``query_label`` and ``key_label`` are display text, already translated by the caller
+        (the axis labels default to "query" and "key" in the UI language).
 
         ``visible_rows``: rows from this index on are future decoding steps; they are blanked (NaN)
         and shaded rather than drawn, so stale or zero values are never mistaken for attention.
@@ -332,8 +348,8 @@ class AttentionHeatmap(QWidget):
         if key_tokens != self._key_tokens:
             self._key_tokens = key_tokens
             self._bottom.set_labels(thinned_labels(key_tokens))
-        self._left.set_title(query_label)
-        self._bottom.set_title(key_label)
+        self._left.set_title(tr("Heatmap", "query") if query_label is None else query_label)
+        self._bottom.set_title(tr("Heatmap", "key") if key_label is None else key_label)
         self._set_title(title)
 
         self._refresh_image()
@@ -406,8 +422,8 @@ class AttentionHeatmap(QWidget):
         return self._bottom.labels()
 
     def legend_text(self) -> str:
-        """Plain text of the overlay legend ("" when hidden)."""
-        return ", ".join(self._active_overlays()) if self._legend.isVisible() else ""
+        """Plain text of the overlay legend's names, in the UI language ("" when hidden)."""
+        return ", ".join(overlay_label(n) for n in self._active_overlays()) if self._legend.isVisible() else ""
 
     def hover_text(self) -> str:
         return self._hover_text
@@ -416,14 +432,12 @@ class AttentionHeatmap(QWidget):
         """Hover text for a cell, e.g. ``query 'chat' → key 'cat': 0.732``."""
         if self._raw is None or not (0 <= row < self._raw.shape[0] and 0 <= col < self._raw.shape[1]):
             return ""
-        head = f"query {self._query_tokens[row]!r} → key {self._key_tokens[col]!r}"
+        query, key = repr(self._query_tokens[row]), repr(self._key_tokens[col])
         if self._visible_rows is not None and row >= self._visible_rows:
-            return f"{head}: not computed yet"
+            return tr("Heatmap", "query {query} → key {key}: not computed yet").format(query=query, key=key)
         value = float(self._raw[row, col])
-        text = f"{head}: {value:.3f}"
-        if 0.0 < value < 5e-4:
-            text += f" ({value:.1e})"
-        return text
+        weight = f"{value:.3f}" + (f" ({value:.1e})" if 0.0 < value < 5e-4 else "")
+        return tr("Heatmap", "query {query} → key {key}: {weight}").format(query=query, key=key, weight=weight)
 
     def plot_item(self) -> pg.PlotItem:
         """The underlying PlotItem (for exporters)."""
@@ -524,14 +538,15 @@ class AttentionHeatmap(QWidget):
         parts = []
         for name in names:
             r, g, b = OVERLAY_COLORS[name]
-            parts.append(f"<span style='color: rgb({r},{g},{b}); font-size: {self._font_pt * 1.3:g}pt'>■</span>&nbsp;{html.escape(name)}")
-        text = "blocked (mask False):&nbsp;&nbsp;" + "&nbsp;&nbsp;&nbsp;".join(parts)
+            parts.append(f"<span style='color: rgb({r},{g},{b}); font-size: {self._font_pt * 1.3:g}pt'>■</span>&nbsp;"
+                         f"{html.escape(overlay_label(name))}")
+        text = html.escape(tr("Heatmap", "blocked (mask False):")) + "&nbsp;&nbsp;" + "&nbsp;&nbsp;&nbsp;".join(parts)
         self._legend.setText(text, size=f"{self._font_pt:g}pt")
         self._legend.setVisible(True)
 
     def _set_title(self, title: str) -> None:
         self._title = title
-        full = title + (" (log colour scale)" if self._log and title else "")
+        full = tr("Heatmap", "{title} (log colour scale)").format(title=title) if self._log and title else title
         key = (full, self._font_pt)
         if key == self._title_key:
             return  # unchanged: skip the HTML relayout on a plain head switch

@@ -18,6 +18,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QPainterPath
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QVBoxLayout, QWidget
 
+from ..i18n import tr
 from .colormaps import GUTTER_LEVELS, GUTTER_VALUE, gutter_lookup_table
 from .heatmap import TokenAxis
 
@@ -60,8 +61,8 @@ class HeadMosaic(QWidget):
         for axis in (self._left, self._top):
             axis.setStyle(tickLength=0)
             axis.setPen(pg.mkPen(None))  # no axis line: the tiles speak for themselves
-        self._left.set_title("layer")  # after setPen, which resets the title colour
-        self._top.set_title("head")
+        self._left.set_title(tr("HeadMosaic", "layer"))  # after setPen, which resets the title colour
+        self._top.set_title(tr("HeadMosaic", "head"))
         self._vb: pg.ViewBox = self._plot.getViewBox()
         self._vb.invertY(True)
         self._vb.setMouseEnabled(x=False, y=False)  # clicks select heads; no accidental panning
@@ -128,8 +129,14 @@ class HeadMosaic(QWidget):
         self._mosaic = mosaic
         self._image.setImage(mosaic, autoLevels=False, levels=GUTTER_LEVELS)
 
-        rows = [str(x) for x in row_labels] if row_labels is not None else [f"L{i}" for i in range(n_layers)]
-        cols = [str(x) for x in col_labels] if col_labels is not None else [f"H{i}" for i in range(n_heads)]
+        if row_labels is not None:
+            rows = [str(x) for x in row_labels]
+        else:
+            rows = [tr("HeadMosaic", "L{layer}", "short for layer N").format(layer=i) for i in range(n_layers)]
+        if col_labels is not None:
+            cols = [str(x) for x in col_labels]
+        else:
+            cols = [tr("HeadMosaic", "H{head}", "short for head N").format(head=i) for i in range(n_heads)]
         if len(rows) != n_layers or len(cols) != n_heads:
             raise ValueError(f"{len(rows)} row / {len(cols)} column labels for {n_layers} layers × {n_heads} heads")
         if rows != self._row_labels or shape_changed:
@@ -219,6 +226,11 @@ class HeadMosaic(QWidget):
         _, _, q, k = self._maps_shape
         return self._vb.mapViewToScene(QPointF(x0 + k / 2, y0 + q / 2))
 
+    def tile_tooltip(self, layer: int, head: int) -> str:
+        """Plain hover text of a tile, e.g. ``L1 H2 — click to inspect this head``."""
+        name = f"{self._row_labels[layer]} {self._col_labels[head]}"
+        return tr("HeadMosaic", "{tile} — click to inspect this head").format(tile=name)
+
     def graphics_widget(self) -> pg.GraphicsLayoutWidget:
         return self._glw
 
@@ -283,6 +295,4 @@ class HeadMosaic(QWidget):
         if tile is None:
             self._glw.setToolTip("")
             return
-        layer, head = tile
-        name = f"{self._row_labels[layer]} {self._col_labels[head]}"
-        self._glw.setToolTip(html.escape(f"{name} — click to inspect this head"))
+        self._glw.setToolTip(html.escape(self.tile_tooltip(*tile)))

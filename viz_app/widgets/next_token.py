@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from ..i18n import tr
 from .heatmap import TokenAxis, display_token
 
 BAR_COLOR = "#4e79a7"
@@ -48,7 +49,7 @@ class NextTokenPanel(QWidget):
         self._plot.hideButtons()
         self._plot.setMenuEnabled(False)
         self._plot.setMouseEnabled(x=False, y=False)
-        self._plot.setLabel("bottom", "probability")
+        self._plot.setLabel("bottom", html.escape(tr("NextToken", "probability")))  # pyqtgraph renders labels as HTML
         self._plot.getAxis("bottom").enableAutoSIPrefix(False)
         self._plot.showGrid(x=True, y=False, alpha=0.25)
         self._plot.getViewBox().invertY(True)
@@ -62,7 +63,8 @@ class NextTokenPanel(QWidget):
         self._plot.addItem(self._band_item)
 
         self._beam_table = QTableWidget(0, 3)
-        self._beam_table.setHorizontalHeaderLabels(["beam hypothesis", "score", "finished"])
+        self._beam_table.setHorizontalHeaderLabels([tr("NextToken", "beam hypothesis"), tr("NextToken", "score"),
+                                                    tr("NextToken", "finished")])
         self._beam_table.verticalHeader().setVisible(False)
         self._beam_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self._beam_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -89,7 +91,7 @@ class NextTokenPanel(QWidget):
         lp = np.asarray(logprobs, dtype=np.float64).reshape(-1)
         n = lp.size
         if n == 0:
-            self.clear("empty distribution")
+            self.clear(tr("NextToken", "empty distribution"))
             return
         finite = np.isfinite(lp)
         top = lp[finite].max() if finite.any() else 0.0
@@ -116,7 +118,8 @@ class NextTokenPanel(QWidget):
         if chosen is not None and chosen not in set(idx.tolist()):
             y = len(bars) - 1 + 1 + GAP
             bars.append((token(chosen), float(p[chosen]), True))
-            labels.append((y, f"{display_token(token(chosen))} {format_prob(float(p[chosen]))} (rank {chosen_rank})"))
+            labels.append((y, tr("NextToken", "{token} {p} (rank {rank})").format(
+                token=display_token(token(chosen)), p=format_prob(float(p[chosen])), rank=chosen_rank)))
             ys.append(y)
         self._bars = bars
 
@@ -134,15 +137,23 @@ class NextTokenPanel(QWidget):
 
         total_txt = f"{n:,}"
         if chosen is None:
-            self._set_caption(f"next-token distribution: top {len(idx)} of {total_txt}")
+            self._set_caption(tr("NextToken", "next-token distribution: top {k} of {total}").format(k=len(idx), total=total_txt))
             return
-        what = "typed target token" if forced else "chosen token"
+        if forced:
+            template = tr("NextToken", "typed target token {token}: p = {p}, rank {rank} of {total}")
+        else:
+            template = tr("NextToken", "chosen token {token}: p = {p}, rank {rank} of {total}")
         name = repr(token(chosen))
-        tail = f": p = {format_prob(float(p[chosen]))}, rank {chosen_rank} of {total_txt}"
+        values = dict(p=format_prob(float(p[chosen])), rank=chosen_rank, total=total_txt)
+        # the rich caption formats the same (escaped) template, with the token in bold
+        plain = template.format(token=name, **values)
+        rich = html.escape(template).format(token=f"<b>{html.escape(name)}</b>", **values)
         if forced and chosen_rank != 1:
-            tail += f" — the model preferred {bars[0][0]!r} ({format_prob(bars[0][1])})"
-        rich = f"<span style='color:{highlight}'>■</span> {what} <b>{html.escape(name)}</b>{html.escape(tail)}"
-        self._set_caption(f"{what} {name}{tail}", rich)
+            preferred = tr("NextToken", "{caption} — the model preferred {token} ({p})")
+            best = dict(token=repr(bars[0][0]), p=format_prob(bars[0][1]))
+            plain = preferred.format(caption=plain, **best)
+            rich = html.escape(preferred).format(caption=rich, token=html.escape(best["token"]), p=best["p"])
+        self._set_caption(plain, f"<span style='color:{highlight}'>■</span> {rich}")
 
     def set_beams(self, beams: Sequence[tuple[str, float, bool]]) -> None:
         """List beam hypotheses (text, score, finished) under the chart; an empty sequence hides the list."""

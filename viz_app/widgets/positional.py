@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 import pyqtgraph as pg
@@ -22,6 +23,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
+from ..i18n import N_, tr, tr_marked
 from .colormaps import DIVERGING_NAME, diverging_lookup_table, get_colormap
 
 #: Qualitative palette (Tableau 10) for curves: distinguishable, and readable on dark and light backgrounds.
@@ -33,9 +35,10 @@ MAX_POSITIONS = 128
 SENTENCE_BRUSH = (255, 213, 79, 40)
 SENTENCE_PEN = (255, 213, 79, 200)
 
-NO_ENCODING_MESSAGE = "this model has no positional encoding"
-NO_ENCODING_DETAIL = ("Its encoder sees the source as a bag of tokens; word order reaches the decoder only "
-                      "through the causal mask.")
+#: Marked texts shown for a model without any positional information (translated where shown).
+NO_ENCODING_MESSAGE = N_("Positional", "this model has no positional encoding")
+NO_ENCODING_DETAIL = N_("Positional", "Its encoder sees the source as a bag of tokens; word order reaches the decoder only "
+                        "through the causal mask.")
 
 
 def _outline(rect: QRectF) -> QGraphicsRectItem:
@@ -50,14 +53,27 @@ def _outline(rect: QRectF) -> QGraphicsRectItem:
 
 def _dim_name(kind: str, i: int) -> str:
     if kind == "sinusoidal":
-        return f"dim {i} ({'sin' if i % 2 == 0 else 'cos'})"
-    return f"dim {i}"
+        if i % 2 == 0:
+            return tr("Positional", "dim {index} (sin)").format(index=i)
+        return tr("Positional", "dim {index} (cos)").format(index=i)
+    return tr("Positional", "dim {index}").format(index=i)
+
+
+def _html(text: str) -> str:
+    """Plain text for pyqtgraph titles and labels, which render HTML."""
+    return html.escape(text)
 
 
 class PositionalPanel(QWidget):
     """Positional-encoding views; see the module docstring."""
 
+    #: tab identifiers, in tab order; :data:`TAB_LABELS` holds their display names
     TAB_NAMES = ("curves", "table", "similarity")
+    TAB_LABELS: ClassVar[dict[str, tuple[str, str]]] = {
+        "curves": N_("Positional", "curves"),
+        "table": N_("Positional", "table"),
+        "similarity": N_("Positional", "similarity"),
+    }
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -73,7 +89,7 @@ class PositionalPanel(QWidget):
         self._views = [pg.GraphicsLayoutWidget() for _ in self.TAB_NAMES]
         for name, view in zip(self.TAB_NAMES, self._views, strict=True):
             view.ci.setContentsMargins(4, 4, 4, 4)
-            self._tabs.addTab(view, name)
+            self._tabs.addTab(view, tr_marked(self.TAB_LABELS[name]))
         self._message = QLabel()
         self._message.setTextFormat(Qt.TextFormat.RichText)
         self._set_message_text()
@@ -127,8 +143,8 @@ class PositionalPanel(QWidget):
         self._set_message_text()
 
     def _set_message_text(self) -> None:
-        self._message.setText(f"<p style='font-size:{self._font_pt * 1.5:g}pt'><b>{NO_ENCODING_MESSAGE}</b></p>"
-                              f"<p style='font-size:{self._font_pt:g}pt'>{html.escape(NO_ENCODING_DETAIL)}</p>")
+        self._message.setText(f"<p style='font-size:{self._font_pt * 1.5:g}pt'><b>{html.escape(tr_marked(NO_ENCODING_MESSAGE))}</b></p>"
+                              f"<p style='font-size:{self._font_pt:g}pt'>{html.escape(tr_marked(NO_ENCODING_DETAIL))}</p>")
 
     # ------------------------------------------------------------------ inspection
     def mode(self) -> str:
@@ -136,7 +152,9 @@ class PositionalPanel(QWidget):
         return self._mode
 
     def message(self) -> str:
-        return f"{NO_ENCODING_MESSAGE}. {NO_ENCODING_DETAIL}" if self._mode == "none" else ""
+        if self._mode != "none":
+            return ""
+        return tr("Positional", "{message}. {detail}").format(message=tr_marked(NO_ENCODING_MESSAGE), detail=tr_marked(NO_ENCODING_DETAIL))
 
     def curve_names(self) -> list[str]:
         return list(self._curve_names)
@@ -155,6 +173,11 @@ class PositionalPanel(QWidget):
     def tab_widget(self) -> QTabWidget:
         return self._tabs
 
+    def plot_items(self) -> list[pg.PlotItem]:
+        """Every plot of the three views (for exporters and tests: titles, axis labels)."""
+        return [item for view in self._views for item in view.ci.items
+                if isinstance(item, pg.PlotItem) and not isinstance(item, pg.ColorBarItem)]
+
     # ------------------------------------------------------------------ views
     def _show_table(self, kind: str, table: np.ndarray, n_tokens: int, dims: Sequence[int]) -> None:
         if table.ndim == 3 and table.shape[1] == 1:  # the PyTorch tutorial's [maxlen, 1, d] buffer
@@ -165,20 +188,24 @@ class PositionalPanel(QWidget):
         shown = min(n_pos, max(MAX_POSITIONS, n_tokens))
         sub = np.ascontiguousarray(table[:shown])
         pos = np.arange(shown)
-        span = f"positions 0–{shown - 1} of {n_pos}"
+        span = tr("Positional", "positions 0–{last} of {total}").format(last=shown - 1, total=n_pos)
 
         # curves
         view = self._views[0]
-        plot = view.addPlot(row=0, col=0, title=html.escape(f"{kind} encoding: PE(pos, i), {span}"))
-        plot.setLabel("bottom", "position")
-        plot.setLabel("left", "PE(pos, i)")
+        if kind == "sinusoidal":
+            title = tr("Positional", "sinusoidal encoding: PE(pos, i), {span}").format(span=span)
+        else:
+            title = tr("Positional", "learned encoding: PE(pos, i), {span}").format(span=span)
+        plot = view.addPlot(row=0, col=0, title=_html(title))
+        plot.setLabel("bottom", _html(tr("Positional", "position")))
+        plot.setLabel("left", _html(tr("Positional", "PE(pos, i)")))
         plot.showGrid(x=True, y=True, alpha=0.2)
         legend = pg.LegendItem(colCount=4, labelTextSize=f"{self._font_pt:g}pt")
         view.addItem(legend, row=1, col=0)
         for n, i in enumerate(d_ for d_ in dims if 0 <= d_ < d):
             name = _dim_name(kind, i)
             curve = plot.plot(pos, sub[:, i], pen=pg.mkPen(PALETTE[n % len(PALETTE)], width=2), name=None)
-            legend.addItem(curve, name)
+            legend.addItem(curve, _html(name))
             self._curve_names.append(name)
         if n_tokens > 0:
             region = (-0.5, min(n_tokens, shown) - 0.5)
@@ -188,8 +215,9 @@ class PositionalPanel(QWidget):
         # table heatmap: rows = positions, columns = dimensions
         self._table_image = sub
         limit = float(np.max(np.abs(sub))) or 1.0
-        tplot = self._image_plot(self._views[1], sub, (-limit, limit), title=f"PE table ({span} × {d} dimensions)",
-                                 left="position", bottom="dimension")
+        tplot = self._image_plot(self._views[1], sub, (-limit, limit),
+                                 title=tr("Positional", "PE table ({span} × {dims} dimensions)").format(span=span, dims=d),
+                                 left=tr("Positional", "position"), bottom=tr("Positional", "dimension"))
         if n_tokens > 0:
             tplot.addItem(_outline(QRectF(0, 0, d, min(n_tokens, shown))), ignoreBounds=True)
 
@@ -198,8 +226,9 @@ class PositionalPanel(QWidget):
         unit = sub / np.maximum(norms, 1e-12)
         sim = np.ascontiguousarray(unit @ unit.T, dtype=np.float32)
         self._similarity = sim
-        splot = self._image_plot(self._views[2], sim, (-1.0, 1.0), title=f"cosine similarity of position vectors ({span})",
-                                 left="position", bottom="position")
+        splot = self._image_plot(self._views[2], sim, (-1.0, 1.0),
+                                 title=tr("Positional", "cosine similarity of position vectors ({span})").format(span=span),
+                                 left=tr("Positional", "position"), bottom=tr("Positional", "position"))
         if n_tokens > 0:
             m = min(n_tokens, shown)
             splot.addItem(_outline(QRectF(0, 0, m, m)), ignoreBounds=True)
@@ -213,23 +242,24 @@ class PositionalPanel(QWidget):
         n_stacks, n_heads, width = bias.shape
         max_d = width // 2
         dist = np.arange(-max_d, max_d + 1)
-        names = ["encoder self-attention", "decoder self-attention"][:n_stacks]
-        names += [f"stack {i}" for i in range(len(names), n_stacks)]
+        names = [tr("Positional", "encoder self-attention"), tr("Positional", "decoder self-attention")][:n_stacks]
+        names += [tr("Positional", "stack {index}").format(index=i) for i in range(len(names), n_stacks)]
         limit = float(np.max(np.abs(bias))) or 1.0
         reach = min(max_d, max(0, n_tokens - 1))
 
         legend = pg.LegendItem(colCount=min(n_heads, 8), labelTextSize=f"{self._font_pt:g}pt")
         for s, name in enumerate(names):
-            plot = self._views[0].addPlot(row=0, col=s, title=html.escape(f"{name}: bias per head"))
-            plot.setLabel("bottom", "distance key − query")
-            plot.setLabel("left", "bias added to the score")
+            plot = self._views[0].addPlot(row=0, col=s, title=_html(tr("Positional", "{stack}: bias per head").format(stack=name)))
+            plot.setLabel("bottom", _html(tr("Positional", "distance key − query")))
+            plot.setLabel("left", _html(tr("Positional", "bias added to the score")))
             plot.showGrid(x=True, y=True, alpha=0.2)
             for h in range(n_heads):
                 curve = plot.plot(dist, bias[s, h], pen=pg.mkPen(PALETTE[h % len(PALETTE)], width=2),
                                   symbol="o", symbolSize=4, symbolBrush=PALETTE[h % len(PALETTE)], symbolPen=None)
                 if s == 0:
-                    legend.addItem(curve, f"head {h}")
-                    self._curve_names.append(f"head {h}")
+                    head_name = tr("Positional", "head {index}").format(index=h)
+                    legend.addItem(curve, _html(head_name))
+                    self._curve_names.append(head_name)
             if n_tokens > 0:
                 self._add_sentence_region(plot, (-reach - 0.5, reach + 0.5), n_tokens)
         self._views[0].addItem(legend, row=1, col=0, colspan=n_stacks)
@@ -238,14 +268,15 @@ class PositionalPanel(QWidget):
         image = np.ascontiguousarray(bias.reshape(n_stacks * n_heads, width))
         self._table_image = image
         for s, name in enumerate(names):
-            plot = self._image_plot(self._views[1], np.ascontiguousarray(bias[s]), (-limit, limit), title=f"{name}: heads × distance",
-                                    left="head", bottom="distance key − query", row=s, x0=-max_d - 0.5,
-                                    colorbar=(s == 0))
+            plot = self._image_plot(self._views[1], np.ascontiguousarray(bias[s]), (-limit, limit),
+                                    title=tr("Positional", "{stack}: heads × distance").format(stack=name),
+                                    left=tr("Positional", "head"), bottom=tr("Positional", "distance key − query"), row=s,
+                                    x0=-max_d - 0.5, colorbar=(s == 0))
             plot.getAxis("left").setTicks([[(h + 0.5, str(h)) for h in range(n_heads)]])
             if n_tokens > 0:
                 plot.addItem(_outline(QRectF(-reach - 0.5, 0, 2 * reach + 1, n_heads)), ignoreBounds=True)
-        label = pg.LabelItem("position similarity needs an absolute position table;<br>"
-                             "this model adds a learned bias per relative distance instead")
+        label = pg.LabelItem(_html(tr("Positional", "position similarity needs an absolute position table;")) + "<br>"
+                             + _html(tr("Positional", "this model adds a learned bias per relative distance instead")))
         self._views[2].addItem(label, row=0, col=0)
 
     # ------------------------------------------------------------------ helpers
@@ -253,7 +284,8 @@ class PositionalPanel(QWidget):
         item = pg.LinearRegionItem(values=region, movable=False, brush=pg.mkBrush(SENTENCE_BRUSH), pen=pg.mkPen(SENTENCE_PEN))
         item.setZValue(-10)
         plot.addItem(item, ignoreBounds=True)
-        text = pg.TextItem(f"current sentence ({n_tokens} tokens)", color=SENTENCE_PEN[:3], anchor=(0, 0))
+        text = pg.TextItem(tr("Positional", "current sentence ({count} tokens)").format(count=n_tokens), color=SENTENCE_PEN[:3],
+                           anchor=(0, 0))
         plot.addItem(text, ignoreBounds=True)
         vb = plot.getViewBox()
 
@@ -268,9 +300,9 @@ class PositionalPanel(QWidget):
 
     def _image_plot(self, view: pg.GraphicsLayoutWidget, data: np.ndarray, levels: tuple[float, float], *, title: str, left: str,
                     bottom: str, row: int = 0, x0: float = 0.0, colorbar: bool = True) -> pg.PlotItem:
-        plot = view.addPlot(row=row, col=0, title=html.escape(title))
-        plot.setLabel("left", left)
-        plot.setLabel("bottom", bottom)
+        plot = view.addPlot(row=row, col=0, title=_html(title))
+        plot.setLabel("left", _html(left))
+        plot.setLabel("bottom", _html(bottom))
         plot.setMenuEnabled(False)
         plot.hideButtons()
         vb = plot.getViewBox()

@@ -1,0 +1,106 @@
+"""Presenter mode, the shortcut sheet, the explanations and drag-and-drop of a checkpoint."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from viz_app.explain import EXPLANATIONS
+from viz_app.main_window import dropped_path
+from viz_app.presenter import PRESENTER_POINT_SIZE
+
+
+def _visible_docks(window) -> set[str]:
+    return {d.objectName() for d in window._docks() if d.isVisible()}
+
+
+def test_presenter_mode_enlarges_hides_and_restores(window, qtbot):
+    window.set_font_point_size(11, save=False)
+    docks_before = _visible_docks(window)
+    assert {"dockHeads", "dockNextToken"} <= docks_before
+    window.act_presenter.trigger()
+    assert window.presenter.active and window.isFullScreen()
+    assert window._font_pt >= 20 and window._font_pt == PRESENTER_POINT_SIZE
+    # the heatmap's labels and the chips follow the presenter size
+    assert window.heatmap._left._font.pointSizeF() >= 20
+    assert _visible_docks(window) == {"dockInputs"}
+    assert not window.menuBar().isVisible() and not window.statusBar().isVisible()
+    # stepping still works from the keyboard while presenting
+    window.view_stack.setFocus()
+    before = window.state.step
+    window.act_first.trigger()
+    assert window.state.step == 0 and before >= 0
+    window.act_presenter.trigger()
+    assert not window.presenter.active and not window.isFullScreen()
+    assert window._font_pt == 11
+    assert _visible_docks(window) == docks_before
+    assert window.menuBar().isVisible() and window.statusBar().isVisible()
+
+
+def test_f11_toggles_presenter_mode(window, qtbot):
+    window.view_stack.setFocus()
+    qtbot.keyClick(window.view_stack, Qt.Key.Key_F11)
+    assert window.presenter.active
+    qtbot.keyClick(window.view_stack, Qt.Key.Key_F11)
+    assert not window.presenter.active
+
+
+def test_shortcut_sheet_lists_every_stepping_and_selection_key(window):
+    box = window._show_shortcuts()
+    text = box.text()
+    for action in window.shortcut_actions():
+        name = action.text().replace("&", "")
+        assert name in text, name
+    for key in ("F11", "Space", "Home", "PgDown", "F1"):
+        assert key in text
+    box.close()
+
+
+def test_selection_shortcuts(window):
+    s = window.state
+    window.act_kinds["encoder_self"].trigger()
+    assert s.kind == "encoder_self"
+    window.act_kinds["cross"].trigger()
+    assert s.kind == "cross"
+    window.act_head_next.trigger()
+    assert s.head == 0
+    window.act_head_next.trigger()
+    assert s.head == 1
+    window.act_head_prev.trigger()
+    window.act_head_prev.trigger()
+    assert s.head is None
+    window.act_layer_up.trigger()
+    assert s.layer == min(1, s.n_layers() - 1)
+    window.act_layer_down.trigger()
+    assert s.layer == 0
+
+
+def test_every_panel_has_an_explanation(window):
+    for panel in EXPLANATIONS:
+        box = window.explain(panel)
+        assert len(box.text()) > 200
+        box.close()
+    text = window.explain("attention").text()
+    assert "√d" in text and "softmax" in text
+
+
+def test_dropping_a_checkpoint_opens_it(window, qtbot, tiny_checkpoint, tmp_path):
+    other = tmp_path / "copy.safetensors"
+    other.write_bytes(tiny_checkpoint.read_bytes())
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(other))])
+    assert dropped_path(mime) == str(other)
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+    qtbot.waitUntil(lambda: window.state.model is not None and window.state.model.key == str(other), timeout=20000)
+
+
+def test_dropping_text_or_two_files_is_ignored(tmp_path):
+    mime = QMimeData()
+    mime.setText("hello")
+    assert dropped_path(mime) is None
+    a, b = tmp_path / "a.pt", tmp_path / "b.pt"
+    a.write_bytes(b"x")
+    b.write_bytes(b"y")
+    mime.setUrls([QUrl.fromLocalFile(str(a)), QUrl.fromLocalFile(str(b))])
+    assert dropped_path(mime) is None

@@ -1,0 +1,74 @@
+"""Non-modal help windows: the keyboard shortcut sheet and the "Explain" texts.
+
+Why non-modal: in a lecture the explanation stays open beside the heatmap while the teacher keeps
+stepping; a modal box would block the keyboard.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
+
+from .explain import explanation
+from .i18n import tr
+
+
+def shortcut_rows(actions: Iterable[QAction]) -> list[tuple[str, str]]:
+    """(action name, its key sequences) for every action that has a shortcut, in the given order."""
+    rows = []
+    for action in actions:
+        keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts() if not k.isEmpty()]
+        if keys:
+            rows.append((action.text().replace("&&", "\0").replace("&", "").replace("\0", "&"), ", ".join(keys)))
+    return rows
+
+
+def shortcuts_html(actions: Iterable[QAction]) -> str:
+    rows = "".join(f"<tr><td>{html.escape(name)}</td><td><b>{html.escape(keys)}</b></td></tr>"
+                   for name, keys in shortcut_rows(actions))
+    intro = tr("Help", "The arrow keys, Home/End and Space step through decoding when the focus is not in a text box; "
+                       "with Alt they work everywhere. Esc leaves a text box.")
+    return f"<p>{html.escape(intro)}</p><table cellspacing='6'>{rows}</table>"
+
+
+class HelpWindow(QDialog):
+    """A resizable, non-modal window showing one HTML text (a shortcut sheet or an explanation)."""
+
+    def __init__(self, title: str, body_html: str, parent: QWidget | None = None, point_size: float | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.setModal(False)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.browser = QTextBrowser(self)
+        self.browser.setOpenExternalLinks(False)
+        if point_size:
+            font = QFont(self.browser.font())
+            font.setPointSizeF(point_size)
+            self.browser.setFont(font)
+        self.browser.setHtml(f"<h3>{html.escape(title)}</h3>{body_html}")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.browser)
+        layout.addWidget(buttons)
+        self.resize(620, 560)
+
+    def text(self) -> str:
+        return self.browser.toPlainText()
+
+
+def show_shortcuts(parent: QWidget, actions: Iterable[QAction], point_size: float | None = None) -> HelpWindow:
+    box = HelpWindow(tr("Help", "Keyboard shortcuts"), shortcuts_html(actions), parent, point_size)
+    box.show()
+    return box
+
+
+def show_explanation(parent: QWidget, panel: str, point_size: float | None = None) -> HelpWindow:
+    title, body = explanation(panel)
+    box = HelpWindow(title, body, parent, point_size)
+    box.show()
+    return box

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
     QSizePolicy,
     QSlider,
     QSpinBox,
@@ -430,22 +431,42 @@ class Banner(QFrame):
         self.close_button.setToolTip(tr("Controls", "Dismiss"))
         self.close_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.close_button.clicked.connect(self.dismiss)
+        self.action_button = QPushButton(self)
+        self.action_button.hide()
+        self.action_button.clicked.connect(self._run_action)
+        self._action = None
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 3, 3, 3)
         layout.addWidget(self.label, 1)
+        layout.addWidget(self.action_button, 0, Qt.AlignmentFlag.AlignVCenter)
         layout.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
         self.hide()
 
     def text(self) -> str:
         return self.label.text()
 
+    def set_action(self, text: str, callback) -> None:
+        """A button in the banner that offers the way out (e.g. "Continue on the CPU")."""
+        self._action = callback
+        self.action_button.setText(text)
+        self.action_button.show()
+
+    def _run_action(self) -> None:
+        callback = self._action
+        if callback is not None:
+            callback()
+
     def show_message(self, text: str, level: str = "error") -> None:
+        self._action = None
+        self.action_button.hide()
         self.level = level
         self.setStyleSheet(f"Banner {{{self.STYLES.get(level, '')} border-radius:3px;}} QLabel {{border:none;}}")
         self.label.setText(text)
         self.setVisible(bool(text))
 
     def dismiss(self) -> None:
+        self._action = None
+        self.action_button.hide()
         self.level = ""
         self.label.clear()
         self.hide()

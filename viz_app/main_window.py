@@ -18,6 +18,7 @@ right; docks can be moved, floated, tabbed or closed, and the layout is saved as
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
@@ -48,7 +49,7 @@ from .presenter import PresenterMode
 from .settings import AppSettings
 from .state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, AppState, ModelInfo, kind_title
 from .widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, TokenChips, chip_kind
-from .worker import RunRequest, RunResult, WorkerHost
+from .worker import OptionsNeeded, RunRequest, RunResult, WorkerHost
 
 DEBOUNCE_MS = 300
 LAYOUT_SAVE_MS = 500
@@ -116,6 +117,8 @@ class MainWindow(QMainWindow):
         self._pending_view: dict | None = None  # saved kind/layer/head/step applied to the first result
         self._pending_sentence_for: str | None = None
         self._inputs_dirty = False
+        self._gpu_failure = False  # the failure being reported came from the GPU
+        self._rerun_after_move = False
         self._font_pt = QApplication.font().pointSizeF()
         self._base_font_pt = self._font_pt
 
@@ -336,6 +339,8 @@ class MainWindow(QMainWindow):
         self.host.modelLoaded.connect(self._on_model_loaded)
         self.host.resultReady.connect(self._on_result)
         self.host.failed.connect(self._on_failed)
+        self.host.needsOptions.connect(self._on_needs_options)
+        self.host.gpuFailed.connect(self._on_gpu_failed)
         self.host.busyChanged.connect(self._on_busy)
 
         # state → views
@@ -495,12 +500,51 @@ class MainWindow(QMainWindow):
         self.open_model(key)
 
     @Slot(str)
-    def open_model(self, name_or_path: str) -> None:
-        """Ask the worker to load a model (bundled name or path); the current one stays until it succeeds."""
-        self._loading_key = str(name_or_path)
-        self.host.load_model(str(name_or_path))
-        self._show_status(tr("MainWindow", "Loading {name}…").format(name=Path(str(name_or_path)).name))
+    def open_model(self, name_or_path: str, options: dict | None = None) -> None:
+        """Ask the worker to load a model (bundled name or path); the current one stays until it succeeds.
+
+        ``options`` answer what the weights cannot tell (heads, vocabulary files); without them the
+        answers given for this file before are used, so a tutorial checkpoint asks only once.
+        """
+        key = str(name_or_path)
+        if options is None:
+            options = self.remembered_options(key)
+        self._loading_key = key
+        self.host.load_model(key, options)
+        self._show_status(tr("MainWindow", "Loading {name}…").format(name=Path(key).name))
         self._update_hint()
+
+    def remembered_options(self, key: str) -> dict:
+        """Import options saved for this file (JSON in the settings), or {}."""
+        text = self.settings.get_str(f"import_options/{_settings_key(key)}", "")
+        try:
+            value = json.loads(text) if text else {}
+        except json.JSONDecodeError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def remember_options(self, key: str, options: dict) -> None:
+        self.settings.set(f"import_options/{_settings_key(key)}", json.dumps(options, sort_keys=True))
+
+    @Slot(int, object)
+    def _on_needs_options(self, _request_id: int, needed: OptionsNeeded) -> None:
+        """The weights do not tell everything: ask (proposing likely values), remember, and load again."""
+        self._loading_key = None
+        self.inputs.model_picker.show_current(self.state.model.key if self.state.model else "")
+        answers = self.ask_import_options(needed)
+        if answers is None:
+            self._show_error(tr("MainWindow", "Not opened: {reason}").format(reason=needed.message))
+            self._update_hint()
+            return
+        options = {**needed.given, **answers}
+        self.remember_options(needed.key, options)
+        self.open_model(needed.key, options)
+
+    def ask_import_options(self, needed: OptionsNeeded) -> dict | None:
+        """Show the hyperparameters dialog; the answers, or None when cancelled (tests replace this)."""
+        from .hyperparameters_dialog import ask_import_options
+
+        return ask_import_options(self, needed)
 
     @Slot()
     def open_model_dialog(self) -> None:
@@ -515,6 +559,15 @@ class MainWindow(QMainWindow):
 
     @Slot(int, object)
     def _on_model_loaded(self, _request_id: int, info: ModelInfo) -> None:
+        if self._rerun_after_move and self.state.model is not None and info.key == self.state.model.key:
+            # the same model on another device: keep the sentence and the view, just run again
+            self._rerun_after_move = False
+            self.state.model = info
+            self._on_model_changed()
+            self._show_status(tr("MainWindow", "Now running on {device}").format(device=info.device))
+            self.request_run()
+            return
+        self._rerun_after_move = False
         self._loading_key = None
         self._startup_model = None
         self.error_banner.dismiss()
@@ -574,7 +627,8 @@ class MainWindow(QMainWindow):
             self._update_hint()
             return None
         tgt = s.tgt_text if s.tgt_text.strip() else None
-        request = RunRequest(s.src_text, tgt, s.decoding, s.pad_src, s.pad_tgt)
+        request = RunRequest(s.src_text, tgt, s.decoding, s.pad_src, s.pad_tgt, ablated_heads=s.ablated_heads,
+                             ablate_positional=s.ablate_positional, capture_scores=s.wants_scores)
         request_id = self.host.run(request)
         self._update_hint()
         return request_id
@@ -587,6 +641,7 @@ class MainWindow(QMainWindow):
             self.state.select(layer=pending["layer"], head=pending["head"])  # clamped to the model's sizes
             step = pending["step"] if pending["step"] >= 0 else None
         self.state.set_result(result.trace, result.history, forced=result.forced, notices=result.notices,
+                              baseline_logprobs=result.baseline_logprobs, baseline_output=result.baseline_output,
                               elapsed_ms=result.elapsed_ms, step=step)
         self.error_banner.dismiss()
         self.status_time.setText(f"last model call {result.elapsed_ms:.0f} ms")
@@ -596,9 +651,16 @@ class MainWindow(QMainWindow):
             self.notice_banner.dismiss()
         self._save_view()
 
+    @Slot(int)
+    def _on_gpu_failed(self, _request_id: int) -> None:
+        self._gpu_failure = True
+
     @Slot(int, str, str)
     def _on_failed(self, _request_id: int, kind: str, message: str) -> None:
-        if kind == "load":
+        gpu, self._gpu_failure = self._gpu_failure, False
+        if kind == "move":
+            self._show_error(tr("MainWindow", "Could not move the model: {reason}").format(reason=message))
+        elif kind == "load":
             key = self._loading_key or "the model"
             self._loading_key = None
             self.inputs.model_picker.show_current(self.state.model.key if self.state.model else "")
@@ -612,7 +674,17 @@ class MainWindow(QMainWindow):
             else:
                 text = tr("MainWindow", "The model could not run: {reason}")
             self._show_error(text.format(reason=message))
+        if gpu and kind != "move":
+            self.error_banner.set_action(tr("MainWindow", "Continue on the CPU"), self.continue_on_cpu)
         self._update_hint()
+
+    @Slot()
+    def continue_on_cpu(self) -> None:
+        """After a GPU fault: move the model to the CPU and run the same inputs again."""
+        self.error_banner.dismiss()
+        self._rerun_after_move = True
+        self.host.move_model("cpu")
+        self._show_status(tr("MainWindow", "Moving the model to the CPU…"))
 
     def _startup_fallback(self, failed_key: str) -> str | None:
         """If the remembered model failed at start, try the default bundled one once."""

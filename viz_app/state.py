@@ -41,6 +41,8 @@ OVERLAYS_FOR_KIND: dict[str, tuple[str, ...]] = {
     "cross": ("source padding", "target padding", "combined"),
 }
 Beam = tuple[str, float, bool]  # (text, summed log-probability, finished)
+#: what the main heatmap shows: the attention weights, the pre-softmax scores, or the rollout
+VIEW_MODES: tuple[str, ...] = ("weights", "scores", "rollout")
 
 
 def kind_title(kind: str) -> str:
@@ -73,9 +75,19 @@ class ModelInfo:
     # the absolute position vectors for positions 0..max_len-1 (None without one): the positional
     # panel plots more positions than a sentence has, so it needs the model's table, not the trace's
     positional_table: np.ndarray | None = field(default=None, compare=False, repr=False)
+    format: str = "native"  # native, torch-tutorial, seed-tutorial, hf-marian…: what opened it
+    n_kv_heads: int = 0  # 0: same as n_heads
+    config: dict = field(default_factory=dict, compare=False)  # ModelConfig.to_dict(), for the inspector
+    options: dict = field(default_factory=dict, compare=False)  # import options the user gave (heads, vocab files)
+    device_type: str = "cpu"  # cuda / mps / cpu: whether "continue on the CPU" makes sense
 
     def layers(self, kind: str) -> int:
         return self.n_encoder_layers if kind == "encoder_self" else self.n_decoder_layers
+
+    @property
+    def native(self) -> bool:
+        """A model computed by this app's own module (scores and ablations are available)."""
+        return not self.format.startswith("hf")
 
 
 class AppState(QObject):
@@ -86,7 +98,8 @@ class AppState(QObject):
     traceChanged = Signal()
     stepChanged = Signal(int)
     selectionChanged = Signal()  # kind, layer, head
-    displayChanged = Signal()  # overlays, colour map, log scale
+    displayChanged = Signal()  # overlays, colour map, log scale, view mode
+    ablationChanged = Signal()  # heads or positional encoding switched off/on (also emits inputsChanged)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -108,6 +121,12 @@ class AppState(QObject):
         self.overlays: dict[str, bool] = dict.fromkeys(OVERLAYS, False)
         self.colormap = "viridis"
         self.log_scale = False
+        self.view_mode = "weights"  # weights | scores | rollout: what the main heatmap shows
+        self.ablated_heads: frozenset[tuple[str, int, int]] = frozenset()
+        self.ablate_positional = False
+        # with an ablation, the intact model's view of the same inputs (for before/after)
+        self.baseline_logprobs: np.ndarray | None = None
+        self.baseline_output: str | None = None
 
     # ------------------------------------------------------------------ derived
     @property
@@ -139,6 +158,9 @@ class AppState(QObject):
 
     # ------------------------------------------------------------------ model and inputs
     def set_model(self, info: ModelInfo | None) -> None:
+        if info is None or self.model is None or info.key != self.model.key:
+            # ablations name heads of one model; another model starts intact
+            self.ablated_heads, self.ablate_positional = frozenset(), False
         self.model = info
         self.trace = None
         self.history = ()
@@ -179,7 +201,8 @@ class AppState(QObject):
             self.inputsChanged.emit()
 
     def set_result(self, trace: Trace | None, history: tuple[tuple[Beam, ...], ...] = (), *, forced: bool = False,
-                   notices: tuple[str, ...] = (), elapsed_ms: float | None = None, step: int | None = None) -> None:
+                   notices: tuple[str, ...] = (), elapsed_ms: float | None = None, step: int | None = None,
+                   baseline_logprobs: np.ndarray | None = None, baseline_output: str | None = None) -> None:
         """Install a new trace. Without an explicit ``step``: follow the end if we were at the end."""
         at_end = self.trace is None or self.step >= self.n_steps
         self.trace = trace
@@ -187,6 +210,8 @@ class AppState(QObject):
         self.forced = forced
         self.notices = tuple(notices)
         self.elapsed_ms = elapsed_ms
+        self.baseline_logprobs = baseline_logprobs
+        self.baseline_output = baseline_output
         if step is None:
             step = self.n_steps if at_end else self.step
         self.step = max(0, min(int(step), self.n_steps))
@@ -253,7 +278,51 @@ class AppState(QObject):
         if self.head is not None:
             self.head = max(0, min(self.head, n_heads - 1)) if n_heads else None
 
+    # ------------------------------------------------------------------ ablation
+    @property
+    def ablation_active(self) -> bool:
+        return bool(self.ablated_heads) or self.ablate_positional
+
+    def set_ablation(self, heads: frozenset[tuple[str, int, int]] | set | None = None, positional: bool | None = None) -> None:
+        """Replace the switched-off heads and/or the positional switch; a change re-runs the model."""
+        new_heads = self.ablated_heads if heads is None else frozenset((str(k), int(la), int(h)) for k, la, h in heads)
+        for kind, _layer, _head in new_heads:
+            if kind not in KINDS:
+                raise ValueError(f"unknown attention kind {kind!r}")
+        new_positional = self.ablate_positional if positional is None else bool(positional)
+        if (new_heads, new_positional) == (self.ablated_heads, self.ablate_positional):
+            return
+        self.ablated_heads, self.ablate_positional = new_heads, new_positional
+        self.ablationChanged.emit()
+        self.inputsChanged.emit()
+
+    def toggle_head_ablation(self, kind: str, layer: int, head: int) -> None:
+        key = (kind, int(layer), int(head))
+        self.set_ablation(self.ablated_heads ^ {key})
+
+    def set_layer_ablation(self, kind: str, layer: int, on: bool) -> None:
+        """Switch off (or back on) every head of one layer of one kind."""
+        layer_heads = {(kind, int(layer), h) for h in range(self.n_heads(kind))}
+        self.set_ablation(self.ablated_heads | layer_heads if on else self.ablated_heads - layer_heads)
+
+    def clear_ablation(self) -> None:
+        self.set_ablation(frozenset(), False)
+
     # ------------------------------------------------------------------ display
+    def set_view_mode(self, mode: str) -> None:
+        if mode not in VIEW_MODES:
+            raise ValueError(f"unknown view mode {mode!r}; choose from {', '.join(VIEW_MODES)}")
+        if mode != self.view_mode:
+            needs_scores = mode == "scores" and (self.trace is None or self.kind not in self.trace.scores)
+            self.view_mode = mode
+            self.displayChanged.emit()
+            if needs_scores:
+                self.inputsChanged.emit()  # the scores are captured only on request: run again with them
+
+    @property
+    def wants_scores(self) -> bool:
+        return self.view_mode == "scores"
+
     def set_overlay(self, name: str, on: bool) -> None:
         if name not in self.overlays:
             raise ValueError(f"unknown overlay {name!r}; choose from {', '.join(OVERLAYS)}")

@@ -10,6 +10,13 @@ tuples) through ``Signal(object)``; the receiver must not mutate them. No except
 the worker: each becomes a one-line ``failed`` message, and the previous model stays loaded.
 Messages and notices are translated here, in the worker thread: ``QCoreApplication.translate``
 only reads the installed translators, which is safe from any thread.
+
+Start-up: this module imports no torch. The worker thread imports it (through ``model_core``) when
+it first loads a model, so the window is on screen while torch is still importing.
+
+GPU faults (out of memory, a device error) are reported with ``gpuFailed`` as well as ``failed``,
+so the window can offer to continue on the CPU; :meth:`ModelWorker.move_to` moves the loaded
+model without reading the file again.
 """
 
 from __future__ import annotations
@@ -18,15 +25,20 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from model_core import CheckpointError, DecodingSettings, ModelBundle, Trace, load_model
-from model_core.decoding import teacher_forced_trace
-from model_core.devices import describe
+from model_core.decoding_settings import DecodingSettings
+from model_core.paths import CheckpointError
+from model_core.trace import Trace
 
 from .i18n import tr
 from .state import Beam, ModelInfo
+
+if TYPE_CHECKING:
+    from model_core.checkpoint import ModelBundle
 
 DEVICE_ENV = "ATTENTION_SCOPE_DEVICE"  # "cpu" forces the CPU; default "auto" (CUDA, then MPS, then CPU)
 
@@ -40,6 +52,14 @@ class RunRequest:
     settings: DecodingSettings = field(default_factory=DecodingSettings)
     pad_src: int = 0
     pad_tgt: int = 0
+    #: heads as (kind, layer, head) switched off, and whether the positional encoding is off
+    ablated_heads: frozenset[tuple[str, int, int]] = frozenset()
+    ablate_positional: bool = False
+    capture_scores: bool = False  # the pre-softmax scores double the trace's memory: only on request
+
+    @property
+    def ablation_active(self) -> bool:
+        return bool(self.ablated_heads) or self.ablate_positional
 
 
 @dataclass(frozen=True)
@@ -51,10 +71,29 @@ class RunResult:
     history: tuple[tuple[Beam, ...], ...]
     elapsed_ms: float
     notices: tuple[str, ...] = ()
+    #: with an ablation: the intact model's log-probabilities [T, V] for the same decoder inputs
+    baseline_logprobs: np.ndarray | None = None
+    #: with an ablation while generating: what the intact model translates
+    baseline_output: str | None = None
 
     @property
     def forced(self) -> bool:
         return self.request.tgt is not None
+
+
+def is_device_error(exc: BaseException) -> bool:
+    """True for faults of the accelerator (out of memory, a CUDA/MPS error) that the CPU would not have."""
+    import torch
+
+    if isinstance(exc, torch.cuda.OutOfMemoryError):
+        return True
+    accelerator_error = getattr(torch, "AcceleratorError", None)
+    if accelerator_error is not None and isinstance(exc, accelerator_error):
+        return True
+    text = str(exc)
+    return isinstance(exc, RuntimeError) and any(
+        marker in text for marker in ("CUDA error", "CUDA out of memory", "MPS backend out of memory", "cuDNN error", "CUBLAS_STATUS")
+    )
 
 
 def one_line(exc: BaseException) -> str:
@@ -71,8 +110,10 @@ def one_line(exc: BaseException) -> str:
     return first[:300]
 
 
-def model_info(bundle: ModelBundle, key: str) -> ModelInfo:
+def model_info(bundle: ModelBundle, key: str, options: dict[str, Any] | None = None) -> ModelInfo:
     import torch
+
+    from model_core.devices import describe
 
     c = bundle.config
     table = None
@@ -84,7 +125,8 @@ def model_info(bundle: ModelBundle, key: str) -> ModelInfo:
         n_encoder_layers=c.n_encoder_layers, n_decoder_layers=c.n_decoder_layers, n_heads=c.n_heads,
         d_model=c.d_model, max_len=c.max_len, positional=c.positional,
         src_vocab=tuple(bundle.src_tokenizer.vocab), tgt_vocab=tuple(bundle.tgt_tokenizer.vocab),
-        metadata=dict(bundle.metadata), positional_table=table,
+        metadata=dict(bundle.metadata), positional_table=table, format=bundle.format, n_kv_heads=int(c.n_kv_heads or c.n_heads),
+        config=c.to_dict(), options=dict(options or {}), device_type=bundle.model.device.type,
     )
 
 
@@ -110,6 +152,8 @@ class ModelWorker(QObject):
     modelLoaded = Signal(int, object)  # request id, ModelInfo
     resultReady = Signal(int, object)  # request id, RunResult
     failed = Signal(int, str)  # request id, one-line message
+    needsOptions = Signal(int, object)  # request id, OptionsNeeded: the weights do not tell everything
+    gpuFailed = Signal(int)  # request id: the failure came from the GPU (emitted just before failed)
 
     def __init__(self, device: str | None = None, latest: _Latest | None = None, latest_load: _Latest | None = None) -> None:
         super().__init__()
@@ -117,19 +161,53 @@ class ModelWorker(QObject):
         self._latest = latest or _Latest()
         self._latest_load = latest_load or _Latest()
         self.bundle: ModelBundle | None = None
+        self._key: str | None = None
+        self._options: dict[str, Any] = {}
 
-    @Slot(int, str)
-    def load(self, request_id: int, name_or_path: str) -> None:
+    @Slot(int, str, object)
+    def load(self, request_id: int, name_or_path: str, options: dict[str, Any] | None = None) -> None:
         if request_id < self._latest_load.get():
             return  # another model was asked for since
         try:
-            bundle = load_model(name_or_path, device=self.device)
-            info = model_info(bundle, name_or_path)
+            from model_core.importers import ImportOptions, NeedsHyperparameters, open_model
+
+            try:
+                bundle = open_model(name_or_path, ImportOptions(**(options or {})), device=self.device)
+            except NeedsHyperparameters as need:
+                self.needsOptions.emit(request_id, OptionsNeeded(name_or_path, dict(options or {}), need.proposals,
+                                                                 need.hints, str(need)))
+                return
+            info = model_info(bundle, name_or_path, options)
         except Exception as exc:  # never let anything escape the thread: keep the old model
-            self.failed.emit(request_id, one_line(exc))
+            self._report(request_id, exc)
             return
-        self.bundle = bundle
+        self.bundle, self._key, self._options = bundle, name_or_path, dict(options or {})
         self.modelLoaded.emit(request_id, info)
+
+    @Slot(int, str)
+    def move_to(self, request_id: int, device: str) -> None:
+        """Move the loaded model to ``device`` (after a GPU fault: "cpu") and use it from now on."""
+        try:
+            from model_core.devices import resolve_device
+
+            dev = resolve_device(device)
+            self.device = device
+            if self.bundle is None:
+                self.failed.emit(request_id, tr("Worker", "no model is loaded: open one with File ▸ Open model…"))
+                return
+            self.bundle.model.to(dev)
+            _empty_accelerator_cache()
+            info = model_info(self.bundle, self._key or self.bundle.name, self._options)
+        except Exception as exc:
+            self._report(request_id, exc)
+            return
+        self.modelLoaded.emit(request_id, info)
+
+    def _report(self, request_id: int, exc: BaseException) -> None:
+        if is_device_error(exc):
+            _empty_accelerator_cache()
+            self.gpuFailed.emit(request_id)
+        self.failed.emit(request_id, one_line(exc))
 
     @Slot(int, object)
     def run(self, request_id: int, request: RunRequest) -> None:
@@ -141,20 +219,27 @@ class ModelWorker(QObject):
         try:
             result = self.compute(self.bundle, request)
         except Exception as exc:
-            self.failed.emit(request_id, one_line(exc))
+            self._report(request_id, exc)
             return
         self.resultReady.emit(request_id, result)
 
     @staticmethod
     def compute(bundle: ModelBundle, request: RunRequest) -> RunResult:
         """Run the model for ``request`` (called in the worker thread; also usable directly)."""
+        from model_core.decoding import teacher_forced_trace
+        from model_core.model import Ablation
+
         if not request.src.strip():
             raise ValueError(tr("Worker", "the source sentence is empty"))  # shown to the user through one_line
         start = time.perf_counter()
         c = bundle.config
+        ablation = Ablation(frozenset(request.ablated_heads), request.ablate_positional)
         src = bundle.encode_source(request.src, request.pad_src)
         notices = _input_notices(bundle, request, src.truncated, src.original_length, src.tokens)
         history: tuple[tuple[Beam, ...], ...] = ()
+        vocab = bundle.tgt_tokenizer
+        scores = request.capture_scores
+        baseline_output: str | None = None
         if request.tgt is not None:
             tgt = bundle.encode_target(request.tgt)
             if tgt.truncated:
@@ -165,26 +250,57 @@ class ModelWorker(QObject):
                 notices.append(tr("Worker", "1 target word not in the vocabulary, shown as <unk>"))
             elif unknown:
                 notices.append(tr("Worker", "{count} target words not in the vocabulary, shown as <unk>").format(count=unknown))
-            trace = teacher_forced_trace(bundle.model, src.ids, tgt.ids, src_tokens=src.tokens,
-                                         tgt_vocab=bundle.tgt_tokenizer.vocab, tgt_pad_to=request.pad_tgt)
+            trace = teacher_forced_trace(bundle.model, src.ids, tgt.ids, src_tokens=src.tokens, tgt_vocab=vocab.vocab,
+                                         tgt_pad_to=request.pad_tgt, ablation=ablation, capture_scores=scores)
         else:
-            session = bundle.session(request.src, request.settings, pad_to=request.pad_src)
+            session = bundle.session(request.src, request.settings, pad_to=request.pad_src, ablation=ablation,
+                                     capture_scores=scores)
             session.run()
-            vocab = bundle.tgt_tokenizer
             history = tuple(
                 tuple((" ".join(vocab.id_to_token(i) for i in h.ids), float(h.score), bool(h.finished)) for h in beams)
                 for beams in session.history()
             )
             if request.pad_tgt > 0:  # padding rows only exist in a teacher-forced pass over the output
                 trace = teacher_forced_trace(bundle.model, src.ids, session.output_ids, src_tokens=src.tokens,
-                                             tgt_vocab=vocab.vocab, tgt_pad_to=request.pad_tgt)
+                                             tgt_vocab=vocab.vocab, tgt_pad_to=request.pad_tgt, ablation=ablation,
+                                             capture_scores=scores)
             else:
                 trace = session.trace()
             if session.output_ids and session.output_ids[-1] != c.eos_id:
                 notices.append(tr("Worker", "generation stopped after {count} tokens without producing <eos>").format(
                     count=session.max_steps))
+            if ablation.active:
+                intact = bundle.session(request.src, request.settings, pad_to=request.pad_src)
+                baseline_output = vocab.decode(intact.run())
+        baseline = None
+        if ablation.active and trace.n_steps:
+            # the intact model on the very same decoder inputs: "before" for the before/after view
+            intact_trace = teacher_forced_trace(bundle.model, src.ids, list(trace.output_ids), src_tokens=src.tokens,
+                                                tgt_vocab=vocab.vocab)
+            baseline = intact_trace.logprobs[: trace.n_steps]
         elapsed = (time.perf_counter() - start) * 1000.0
-        return RunResult(request, trace, history, elapsed, tuple(notices))
+        return RunResult(request, trace, history, elapsed, tuple(notices), baseline, baseline_output)
+
+
+@dataclass(frozen=True)
+class OptionsNeeded:
+    """A model that needs answers the weights cannot give (heads, vocabularies…), for the dialog."""
+
+    key: str  # the path asked for
+    given: dict[str, Any]  # the options already tried
+    proposals: dict[str, list[Any]]  # option -> likely values, most likely first ([] for a file)
+    hints: dict[str, str]  # option -> what it means
+    message: str
+
+
+def _empty_accelerator_cache() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    mps = getattr(torch, "mps", None)
+    if mps is not None and getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        mps.empty_cache()
 
 
 def _input_notices(bundle: ModelBundle, request: RunRequest, truncated: bool, original: int, tokens: list[str]) -> list[str]:
@@ -214,11 +330,14 @@ class WorkerHost(QObject):
 
     modelLoaded = Signal(int, object)
     resultReady = Signal(int, object)
-    failed = Signal(int, str, str)  # request id, "load" | "run", message
+    failed = Signal(int, str, str)  # request id, "load" | "run" | "move", message
+    needsOptions = Signal(int, object)  # request id, OptionsNeeded
+    gpuFailed = Signal(int)  # request id: the last failure came from the GPU (offer the CPU)
     busyChanged = Signal(bool)
 
-    _loadRequested = Signal(int, str)
+    _loadRequested = Signal(int, str, object)
     _runRequested = Signal(int, object)
+    _moveRequested = Signal(int, str)
 
     def __init__(self, parent: QObject | None = None, *, device: str | None = None) -> None:
         super().__init__(parent)
@@ -240,9 +359,12 @@ class WorkerHost(QObject):
         self.worker.moveToThread(self.thread)
         self._loadRequested.connect(self.worker.load)
         self._runRequested.connect(self.worker.run)
+        self._moveRequested.connect(self.worker.move_to)
         self.worker.modelLoaded.connect(self._on_loaded)
         self.worker.resultReady.connect(self._on_result)
         self.worker.failed.connect(self._on_failed)
+        self.worker.needsOptions.connect(self._on_needs_options)
+        self.worker.gpuFailed.connect(self._on_gpu_failed)
         self.thread.finished.connect(self.worker.deleteLater)
         self.thread.start()
         self._stopped = False
@@ -266,13 +388,23 @@ class WorkerHost(QObject):
             self.busyChanged.emit(True)
         return self._next_id
 
-    def load_model(self, name_or_path: str) -> int:
+    def load_model(self, name_or_path: str, options: dict[str, Any] | None = None) -> int:
+        """Open a model in any supported format; ``options`` answer what the weights cannot tell."""
         request_id = self._new_id("load")
         self._latest_load = request_id
         self._shared_load.set(request_id)
         # loads the worker will skip as superseded will never answer
         self._finish_ids([i for i in self._pending if self._kinds.get(i) == "load" and i < request_id], keep_kinds=True)
-        self._loadRequested.emit(request_id, str(name_or_path))
+        self._loadRequested.emit(request_id, str(name_or_path), dict(options or {}))
+        return request_id
+
+    def move_model(self, device: str) -> int:
+        """Move the loaded model to ``device`` (e.g. "cpu" after the GPU ran out of memory)."""
+        request_id = self._new_id("load")
+        self._kinds[request_id] = "move"
+        self._latest_load = request_id
+        self._shared_load.set(request_id)
+        self._moveRequested.emit(request_id, device)
         return request_id
 
     def run(self, request: RunRequest) -> int:
@@ -303,7 +435,7 @@ class WorkerHost(QObject):
 
     def _is_current(self, request_id: int) -> bool:
         kind = self._kinds.get(request_id)
-        current = (kind == "load" and request_id == self._latest_load) or (kind == "run" and request_id == self._latest_run)
+        current = (kind in ("load", "move") and request_id == self._latest_load) or (kind == "run" and request_id == self._latest_run)
         if not current:
             self.stale_dropped += 1
         return current
@@ -336,6 +468,18 @@ class WorkerHost(QObject):
                 # a superseded load did succeed: the worker now holds that model, so say so
                 self._acknowledged = self._worker_model
                 self.modelLoaded.emit(request_id, self._worker_model)
+
+    @Slot(int, object)
+    def _on_needs_options(self, request_id: int, needed: object) -> None:
+        current = self._is_current(request_id)
+        self._finish_ids([request_id])
+        if current:
+            self.needsOptions.emit(request_id, needed)
+
+    @Slot(int)
+    def _on_gpu_failed(self, request_id: int) -> None:
+        if request_id in (self._latest_load, self._latest_run):
+            self.gpuFailed.emit(request_id)
 
     # ------------------------------------------------------------------ lifetime
     def shutdown(self, timeout_ms: int = 30000) -> bool:

@@ -1,0 +1,56 @@
+"""Faults during model calls: a GPU out-of-memory error offers the CPU and nothing typed is lost."""
+
+from __future__ import annotations
+
+import torch
+
+from viz_app.worker import ModelWorker, is_device_error
+
+TIMEOUT = 20000
+
+
+def test_device_errors_are_recognised():
+    assert is_device_error(torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB"))
+    assert is_device_error(RuntimeError("CUDA error: device-side assert triggered"))
+    assert not is_device_error(RuntimeError("shape mismatch"))
+    assert not is_device_error(ValueError("CUDA out of memory"))  # not a runtime fault of the device
+
+
+def test_gpu_out_of_memory_offers_the_cpu_and_keeps_the_inputs(window, qtbot, monkeypatch):
+    s = window.state
+    trace_before = s.trace
+    real_compute = ModelWorker.compute
+    calls = {"n": 0}
+
+    def out_of_memory_once(bundle, request):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
+        return real_compute(bundle, request)
+
+    monkeypatch.setattr(ModelWorker, "compute", staticmethod(out_of_memory_once))
+    window.inputs.source.setText("w3 w4 w5 w6")
+    window.inputs.source.textEdited.emit("w3 w4 w5 w6")
+    window.flush_inputs()
+    qtbot.waitUntil(lambda: window.error_banner.isVisible(), timeout=TIMEOUT)
+    assert "memory" in window.error_banner.text()
+    assert window.error_banner.action_button.isVisible()
+    assert s.trace is trace_before  # the previous picture stays
+    assert window.inputs.source.text() == "w3 w4 w5 w6"  # what was typed stays
+    window.error_banner.action_button.click()
+    qtbot.waitUntil(lambda: s.trace is not trace_before and not window.host.busy, timeout=TIMEOUT)
+    assert s.trace.src_tokens[:4] == ["w3", "w4", "w5", "w6"]
+    assert not window.error_banner.isVisible()
+    assert "CPU" in window.status_device.text()
+
+
+def test_an_ordinary_error_offers_no_cpu_switch(window, qtbot, monkeypatch):
+    def broken(bundle, request):
+        raise RuntimeError("shape mismatch in a custom layer")
+
+    monkeypatch.setattr(ModelWorker, "compute", staticmethod(broken))
+    window.inputs.source.setText("w1 w2")
+    window.inputs.source.textEdited.emit("w1 w2")
+    window.flush_inputs()
+    qtbot.waitUntil(lambda: window.error_banner.isVisible(), timeout=TIMEOUT)
+    assert not window.error_banner.action_button.isVisible()

@@ -12,51 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import torch
 
 from . import masks
+from .decoding_settings import DecodingSettings as DecodingSettings  # torch-free home, re-exported
+from .decoding_settings import Hypothesis as Hypothesis
+from .decoding_settings import Method as Method
 from .model import NO_ABLATION, Ablation, EncoderOutput, Seq2SeqTransformer
 from .trace import Trace
-
-Method = Literal["greedy", "sample", "beam"]
-
-
-@dataclass(frozen=True)
-class DecodingSettings:
-    """How :meth:`DecodeSession.step` chooses a token when none is given."""
-
-    method: Method = "greedy"
-    temperature: float = 1.0
-    top_k: int = 0  # 0 = no limit
-    top_p: float = 1.0
-    beam_width: int = 4
-    length_penalty: float = 1.0  # beams are ranked by score / length**length_penalty
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if self.method not in ("greedy", "sample", "beam"):
-            raise ValueError(f"unknown decoding method {self.method!r}")
-        if self.temperature <= 0:
-            raise ValueError("temperature must be positive")
-        if not 0 < self.top_p <= 1:
-            raise ValueError("top_p must be in (0, 1]")
-        if self.top_k < 0 or self.beam_width < 1:
-            raise ValueError("top_k must be >= 0 and beam_width >= 1")
-
-
-@dataclass(frozen=True)
-class Hypothesis:
-    """One decoding hypothesis (a beam): produced token ids, summed log-probability."""
-
-    ids: tuple[int, ...]
-    score: float
-    finished: bool
-
-    def ranking_score(self, length_penalty: float) -> float:
-        return self.score / (max(len(self.ids), 1) ** length_penalty)
 
 
 @dataclass
@@ -182,6 +147,10 @@ class DecodeSession:
             raise SessionFull(f"the decoder is full ({self.max_steps} positions)")
         if token is not None and not 0 <= token < self.config.tgt_vocab_size:
             raise ValueError(f"token id {token} is outside the target vocabulary")
+        if token is not None and token == self.config.pad_id:
+            # a padded decoder input would be masked in a full forward pass but not in a cached step:
+            # refusing it keeps stepped traces equal to teacher-forced ones
+            raise ValueError("<pad> cannot be fed as a decoder input; use teacher_forced_trace(tgt_pad_to=…) to show padding")
         c = self.config
         prev = self._hyps
         last = [h.ids[-1] if h.ids else c.bos_id for h in prev]

@@ -186,3 +186,14 @@ def test_history_lists_beams_after_each_step():
     assert len(history) == session.position
     assert len(history[0]) == 2 and all(len(h.ids) == 1 for h in history[0])
     assert history[-1] == session.beams
+
+
+def test_forcing_pad_is_refused():
+    from model_core import DecodeSession
+
+    model = tiny_model()
+    session = DecodeSession(model, [5, 6, 7, 2])
+    session.step(9)
+    with pytest.raises(ValueError, match="<pad>"):
+        session.step(model.config.pad_id)
+    assert session.position == 1

@@ -1,0 +1,405 @@
+"""Sessions you can replay: the whole state of the window in one small, versioned JSON file.
+
+A lecture is prepared in advance (model, sentence, decoding settings, the step to stop at, the map
+selected, ablations, overlays, colours) and reopened exactly in class. The file is plain JSON so
+it can be read, diffed and hand-edited, which is why every way it can be wrong is reported as one
+:class:`SessionError` line naming the field, never a traceback. Reading and writing a session needs no torch (the app can restore
+one while torch is still loading); only :meth:`Session.ablation` and :meth:`ModelRef.import_options`
+import it.
+
+Paths move with the lecture: a model or vocabulary file inside the session file's folder is
+written relative to that folder and resolved against it on load, so the folder can be copied to
+another machine. Anything outside it stays absolute. :meth:`Session.to_json` /
+:meth:`Session.from_json` leave paths untouched; only :meth:`Session.save` / :func:`load` relate
+them to a folder.
+
+Layout (``version`` 1)::
+
+    {"format": "attention-scope-session", "version": 1,
+     "model": {"name": "en-fr"} | {"path": "models/x.pt", "src_vocab": ..., "tgt_vocab": ..., "heads": 8,
+                                    "norm_position": "pre"},
+     "source": "...", "target": "...",
+     "decoding": {"method": "greedy", "temperature": 1.0, "top_k": 0, "top_p": 1.0, "beam_width": 4,
+                  "length_penalty": 1.0, "seed": 0},
+     "padding": {"src": 0, "tgt": 0}, "step": 3,
+     "selection": {"kind": "cross", "layer": 0, "head": null},
+     "ablation": {"heads": [["cross", 1, 2]], "positional": false},
+     "overlays": {"causal": true}, "colormap": "viridis", "log_scale": false, "view": {}}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .decoding_settings import DecodingSettings
+from .trace import KIND_LABELS
+
+if TYPE_CHECKING:  # both need torch: imported where used, so reading a session stays torch-free
+    from .importers.common import ImportOptions
+    from .model import Ablation
+
+ATTENTION_KINDS: tuple[str, ...] = tuple(KIND_LABELS)
+
+FORMAT = "attention-scope-session"
+VERSION = 1
+SUFFIX = ".scope.json"  # what file dialogs propose; loading accepts any name
+
+_DECODING_FIELDS = tuple(f.name for f in fields(DecodingSettings))
+
+
+class SessionError(ValueError):
+    """A session file that cannot be used, with a one-line message fit to show a person."""
+
+
+# ----------------------------------------------------------------------------- value types
+@dataclass(frozen=True)
+class ModelRef:
+    """Which model to open: a bundled model by ``name`` or a file/folder ``path``, plus what the
+    importer needs that the weights cannot tell (vocabulary files or token lists, heads, norm)."""
+
+    name: str | None = None
+    path: str | None = None
+    src_vocab: str | tuple[str, ...] | None = None
+    tgt_vocab: str | tuple[str, ...] | None = None
+    heads: int | None = None
+    norm_position: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.name is None) == (self.path is None):
+            raise SessionError("model: give exactly one of 'name' (a bundled model) and 'path'")
+        if not self.location:
+            raise SessionError(f"model.{'name' if self.name is not None else 'path'} must not be empty")
+        if self.heads is not None and self.heads <= 0:
+            raise SessionError(f"model.heads must be positive, not {self.heads}")
+        if self.norm_position not in (None, "pre", "post"):
+            raise SessionError(f"model.norm_position must be 'pre' or 'post', not {self.norm_position!r}")
+
+    @property
+    def location(self) -> str:
+        """What ``open_model`` takes: the path, or the bundled name."""
+        return self.path if self.path is not None else self.name  # type: ignore[return-value]
+
+    def import_options(self) -> ImportOptions:
+        from .importers.common import ImportOptions
+
+        def vocab(v: str | tuple[str, ...] | None) -> str | list[str] | None:
+            return list(v) if isinstance(v, tuple) else v
+
+        return ImportOptions(src_vocab=vocab(self.src_vocab), tgt_vocab=vocab(self.tgt_vocab), heads=self.heads,
+                             norm_position=self.norm_position)
+
+    def map_paths(self, fn: Callable[[str], str]) -> ModelRef:
+        """This reference with ``fn`` applied to every file path (model and vocabulary files)."""
+        return replace(
+            self,
+            path=None if self.path is None else fn(self.path),
+            src_vocab=fn(self.src_vocab) if isinstance(self.src_vocab, str) else self.src_vocab,
+            tgt_vocab=fn(self.tgt_vocab) if isinstance(self.tgt_vocab, str) else self.tgt_vocab,
+        )
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The map shown: attention kind, layer, and head (None = the mean over heads)."""
+
+    kind: str = "cross"
+    layer: int = 0
+    head: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_kind(self.kind, "selection.kind")
+        if self.layer < 0 or (self.head is not None and self.head < 0):
+            raise SessionError(f"selection: layer and head must be >= 0, not {self.layer}, {self.head}")
+
+
+def _check_kind(kind: str, where: str) -> None:
+    if kind not in ATTENTION_KINDS:
+        raise SessionError(f"{where}: unknown attention kind {kind!r} (one of {', '.join(ATTENTION_KINDS)})")
+
+
+@dataclass(frozen=True)
+class Session:
+    """Everything needed to reopen a view exactly. ``target`` "" = let the model translate."""
+
+    model: ModelRef
+    source: str
+    target: str = ""
+    settings: DecodingSettings = field(default_factory=DecodingSettings)
+    pad_src: int = 0
+    pad_tgt: int = 0
+    step: int = 0
+    selection: Selection = Selection()
+    ablated_heads: tuple[tuple[str, int, int], ...] = ()
+    ablate_positional: bool = False
+    overlays: dict[str, bool] = field(default_factory=dict)
+    colormap: str = "viridis"
+    log_scale: bool = False
+    view: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("pad_src", "pad_tgt", "step"):
+            if getattr(self, name) < 0:
+                raise SessionError(f"{name} must be >= 0, not {getattr(self, name)}")
+        heads = []
+        for kind, layer, head in self.ablated_heads:
+            _check_kind(kind, "ablation.heads")
+            if layer < 0 or head < 0:
+                raise SessionError(f"ablation.heads: layer and head must be >= 0, not [{kind!r}, {layer}, {head}]")
+            heads.append((kind, int(layer), int(head)))
+        # one canonical order, so equal ablations give equal sessions and identical files
+        object.__setattr__(self, "ablated_heads", tuple(sorted(set(heads))))
+
+    def ablation(self) -> Ablation:
+        from .model import Ablation
+
+        return Ablation(heads=frozenset(self.ablated_heads), positional=self.ablate_positional)
+
+    def decoding(self) -> DecodingSettings:
+        return self.settings
+
+    # ------------------------------------------------------------------ JSON
+    def to_dict(self) -> dict[str, Any]:
+        model: dict[str, Any] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self.model).items()
+                                 if v is not None}
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "model": model,
+            "source": self.source,
+            "target": self.target,
+            "decoding": asdict(self.settings),
+            "padding": {"src": self.pad_src, "tgt": self.pad_tgt},
+            "step": self.step,
+            "selection": asdict(self.selection),
+            "ablation": {"heads": [list(h) for h in self.ablated_heads], "positional": self.ablate_positional},
+            "overlays": dict(self.overlays),
+            "colormap": self.colormap,
+            "log_scale": self.log_scale,
+            "view": self.view,
+        }
+
+    def to_json(self) -> str:
+        try:
+            return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        except (TypeError, ValueError) as exc:
+            raise SessionError(f"the session cannot be written as JSON ({exc})") from exc
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Session:
+        return _parse(data)
+
+    @classmethod
+    def from_json(cls, text: str) -> Session:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SessionError(f"not a session file: invalid JSON ({exc.msg} at line {exc.lineno})") from exc
+        return _parse(data)
+
+    # ------------------------------------------------------------------ files
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Session:
+        """Same as the module's :func:`load`."""
+        return load(path)
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write atomically: a temporary file in the same folder, then ``os.replace``.
+
+        A failure (serialisation, disk) leaves the previous file, if any, untouched and no
+        temporary file behind.
+        """
+        path = Path(os.path.abspath(path))
+        folder = path.parent
+        text = self.with_paths_relative_to(folder).to_json()
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=folder)
+        except OSError as exc:
+            raise SessionError(f"cannot save the session in {folder} ({exc.strerror or exc})") from exc
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException as exc:
+            Path(tmp).unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                raise SessionError(f"cannot save the session as {path.name} ({exc.strerror or exc})") from exc
+            raise
+        return path
+
+    def with_paths_relative_to(self, folder: str | os.PathLike) -> Session:
+        """Paths inside ``folder`` made relative to it (others absolute), for a movable lecture folder."""
+        base = Path(os.path.abspath(folder))
+
+        def relative(p: str) -> str:
+            absolute = Path(os.path.abspath(p))  # relative in memory = relative to the working folder
+            return absolute.relative_to(base).as_posix() if absolute.is_relative_to(base) else str(absolute)
+
+        return replace(self, model=self.model.map_paths(relative))
+
+    def with_paths_resolved_against(self, folder: str | os.PathLike) -> Session:
+        """Relative paths read as relative to ``folder`` (the session file's), made absolute."""
+        base = os.path.abspath(folder)
+
+        def absolute(p: str) -> str:
+            expanded = os.path.expanduser(p)
+            return expanded if os.path.isabs(expanded) else os.path.normpath(os.path.join(base, expanded))
+
+        return replace(self, model=self.model.map_paths(absolute))
+
+
+def load(path: str | os.PathLike) -> Session:
+    """Read a session file; relative model/vocabulary paths are resolved against its folder."""
+    path = Path(path)
+    if not path.exists():
+        raise SessionError(f"{path}: no such session file")
+    if path.is_dir():
+        raise SessionError(f"{path}: is a folder, not a session file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SessionError(f"{path.name}: not a session file (not UTF-8 text)") from exc
+    except OSError as exc:
+        raise SessionError(f"{path.name}: cannot be read ({exc.strerror or exc})") from exc
+    try:
+        session = Session.from_json(text)
+    except SessionError as exc:
+        raise SessionError(f"{path.name}: {exc}") from exc
+    return session.with_paths_resolved_against(Path(os.path.abspath(path)).parent)
+
+
+# ----------------------------------------------------------------------------- parsing
+_TYPE_NAMES = {str: "a string", bool: "true or false", int: "an integer", float: "a number", dict: "an object",
+               list: "a list"}
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
+            dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def _typed(value: Any, kind: type, where: str, optional: bool = False) -> Any:
+    """``value`` if it is JSON of type ``kind`` (bool is never an int; an int is a float), else a SessionError."""
+    if value is None and optional:
+        return None
+    ok = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
+    if kind is float and ok:
+        value = float(value)
+    elif kind is float and isinstance(value, int) and not isinstance(value, bool):
+        ok, value = True, float(value)
+    if not ok:
+        wanted = _TYPE_NAMES[kind] + (" or null" if optional else "")
+        raise SessionError(f"{where} must be {wanted}, not {_describe(value)}")
+    return value
+
+
+def _section(data: dict[str, Any], key: str, known: tuple[str, ...], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The object ``data[key]`` (empty when absent), checked for unknown and missing keys."""
+    value = _typed(data.get(key, {}), dict, key)
+    _check_keys(value, known, key + ".", required)
+    return value
+
+
+def _check_keys(data: dict[str, Any], known: tuple[str, ...], prefix: str, required: tuple[str, ...] = ()) -> None:
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise SessionError(f"unknown field {prefix}{unknown[0]} (a typo, or a file from another program?)")
+    missing = [k for k in required if k not in data]
+    if missing:
+        raise SessionError(f"missing field {prefix}{missing[0]}")
+
+
+_TOP_LEVEL = ("format", "version", "model", "source", "target", "decoding", "padding", "step", "selection", "ablation",
+              "overlays", "colormap", "log_scale", "view")
+
+
+def _parse(data: Any) -> Session:
+    if not isinstance(data, dict):
+        raise SessionError(f"not a session file: the top level is {_describe(data)}, not an object")
+    if data.get("format") != FORMAT:
+        found = f"format is {data['format']!r}" if "format" in data else "no 'format' field"
+        raise SessionError(f"not an Attention Scope session ({found}, expected {FORMAT!r})")
+    version = _typed(data.get("version"), int, "version")
+    if version > VERSION:
+        raise SessionError(f"written by a newer Attention Scope (session version {version}; this one reads up to {VERSION})")
+    if version < 1:
+        raise SessionError(f"version must be >= 1, not {version}")
+    _check_keys(data, _TOP_LEVEL, "", required=("model", "source"))
+    kwargs: dict[str, Any] = {
+        "model": _parse_model(data["model"]),
+        "source": _typed(data["source"], str, "source"),
+        "target": _typed(data.get("target", ""), str, "target"),
+        "settings": _parse_decoding(_section(data, "decoding", _DECODING_FIELDS)),
+        "step": _typed(data.get("step", 0), int, "step"),
+        "colormap": _typed(data.get("colormap", "viridis"), str, "colormap"),
+        "log_scale": _typed(data.get("log_scale", False), bool, "log_scale"),
+        "view": _typed(data.get("view", {}), dict, "view"),
+    }
+    padding = _section(data, "padding", ("src", "tgt"))
+    kwargs["pad_src"] = _typed(padding.get("src", 0), int, "padding.src")
+    kwargs["pad_tgt"] = _typed(padding.get("tgt", 0), int, "padding.tgt")
+    selection = _section(data, "selection", ("kind", "layer", "head"))
+    kwargs["selection"] = Selection(
+        kind=_typed(selection.get("kind", "cross"), str, "selection.kind"),
+        layer=_typed(selection.get("layer", 0), int, "selection.layer"),
+        head=_typed(selection.get("head"), int, "selection.head", optional=True),
+    )
+    ablation = _section(data, "ablation", ("heads", "positional"))
+    kwargs["ablated_heads"] = _parse_heads(ablation.get("heads", []))
+    kwargs["ablate_positional"] = _typed(ablation.get("positional", False), bool, "ablation.positional")
+    overlays = _typed(data.get("overlays", {}), dict, "overlays")
+    kwargs["overlays"] = {name: _typed(on, bool, f"overlays.{name}") for name, on in overlays.items()}
+    return Session(**kwargs)
+
+
+def _parse_model(value: Any) -> ModelRef:
+    model = _typed(value, dict, "model")
+    _check_keys(model, tuple(f.name for f in fields(ModelRef)), "model.")
+    kwargs: dict[str, Any] = {
+        "name": _typed(model.get("name"), str, "model.name", optional=True),
+        "path": _typed(model.get("path"), str, "model.path", optional=True),
+        "heads": _typed(model.get("heads"), int, "model.heads", optional=True),
+        "norm_position": _typed(model.get("norm_position"), str, "model.norm_position", optional=True),
+    }
+    for side in ("src_vocab", "tgt_vocab"):
+        vocab = model.get(side)
+        if isinstance(vocab, list):
+            kwargs[side] = tuple(_typed(t, str, f"model.{side}[{i}]") for i, t in enumerate(vocab))
+        elif vocab is None or isinstance(vocab, str):
+            kwargs[side] = vocab
+        else:
+            raise SessionError(f"model.{side} must be a file path or a list of tokens, not {_describe(vocab)}")
+    return ModelRef(**kwargs)
+
+
+def _parse_decoding(values: dict[str, Any]) -> DecodingSettings:
+    defaults = DecodingSettings()
+    kwargs: dict[str, Any] = {}
+    for name in _DECODING_FIELDS:
+        default = getattr(defaults, name)
+        kwargs[name] = _typed(values.get(name, default), type(default), f"decoding.{name}")
+    try:
+        return DecodingSettings(**kwargs)
+    except ValueError as exc:
+        raise SessionError(f"decoding: {exc}") from exc
+
+
+def _parse_heads(value: Any) -> tuple[tuple[str, int, int], ...]:
+    heads = []
+    for i, item in enumerate(_typed(value, list, "ablation.heads")):
+        where = f"ablation.heads[{i}]"
+        if not isinstance(item, list) or len(item) != 3:
+            raise SessionError(f"{where} must be [kind, layer, head], not {json.dumps(item)}")
+        kind = _typed(item[0], str, f"{where}[0] (kind)")
+        _check_kind(kind, where)
+        heads.append((kind, _typed(item[1], int, f"{where}[1] (layer)"), _typed(item[2], int, f"{where}[2] (head)")))
+    return tuple(heads)

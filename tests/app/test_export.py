@@ -1,0 +1,577 @@
+"""Export: what is written is what the app shows, every file appears whole or not at all, nothing is overwritten unasked.
+
+Files are checked by reading them back with independent readers (QImage, ElementTree, Pillow,
+ffmpeg, csv, Trace.load), never by trusting the writer's return value.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import itertools
+import os
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QGuiApplication, QImage, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+
+from model_core import load_model, save_model
+from model_core.trace import Trace
+from viz_app import export as ex
+from viz_app import export_actions as ea
+from viz_app.widgets import AttentionHeatmap, lookup_table
+
+SRC = "w1 w2 w3 w4"
+TGT = "t1 t2 t3"  # teacher forced: t1 t2 t3 <eos> -> 4 steps; source w1..w4 <eos> -> 5 tokens
+SMALL = (720, 420)  # wide enough for the longest title: the renderer grows rather than clip
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory) -> Trace:
+    """One teacher-forced trace of the tiny model, read back from a real checkpoint (shared: never mutate it)."""
+    from conftest import tiny_bundle  # the root conftest's helper, re-exported by tests/app/conftest.py
+
+    bundle = tiny_bundle()
+    path = tmp_path_factory.mktemp("model") / "tiny.safetensors"
+    save_model(path, bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer, name="tiny")
+    return load_model(path, device="cpu").trace(SRC, TGT)
+
+
+def leftovers(folder: Path) -> list[str]:
+    """Temporary files an export may have left behind (there must never be any)."""
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith(".") or p.name.endswith(".partial"))
+
+
+def rgb_of(image: QImage) -> np.ndarray:
+    return ex.image_to_rgb(image).astype(np.int32)
+
+
+def ffmpeg_frame_count(path: Path) -> int:
+    exe = ex.find_ffmpeg()
+    assert exe is not None
+    out = subprocess.run([exe, "-hide_banner", "-nostdin", "-i", str(path), "-map", "0:v:0", "-c", "copy", "-f", "null", "-"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return int(re.findall(r"frame=\s*(\d+)", out.stderr)[-1])
+
+
+def ffmpeg_video_size(path: Path) -> tuple[int, int]:
+    exe = ex.find_ffmpeg()
+    assert exe is not None
+    out = subprocess.run([exe, "-hide_banner", "-nostdin", "-i", str(path)], capture_output=True, text=True, timeout=60)
+    match = re.search(r"Video: h264.*?, (\d+)x(\d+)", out.stderr)
+    assert match, out.stderr
+    return int(match.group(1)), int(match.group(2))
+
+
+# ====================================================================== what is drawn
+def test_heatmap_view_follows_the_app(trace):
+    forced = ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=1, head=None, step=2, forced=True))
+    assert forced.title == "Cross-attention (decoder → encoder) · layer 1 · mean of heads · step 2 / 4"
+    assert forced.query_tokens == ["<bos>", "t1", "t2", "t3"]  # a typed target is known in full
+    assert forced.key_tokens == ["w1", "w2", "w3", "w4", "<eos>"]
+    assert (forced.current_row, forced.visible_rows) == (1, 2)
+    np.testing.assert_allclose(forced.matrix, trace.cross[1].mean(axis=0), atol=1e-6)
+    assert forced.query_label == "query: decoder input" and forced.key_label == "key: source token"
+
+    generated = ex.heatmap_view(trace, ex.ViewSpec(kind="decoder_self", layer=0, head=3, step=2, forced=False))
+    assert generated.query_tokens == ["<bos>", "t1", ex.FUTURE_LABEL, ex.FUTURE_LABEL]  # not generated yet at step 2
+    assert generated.key_tokens == generated.query_tokens
+    assert generated.title == "Decoder self-attention (masked) · layer 0 · head 3 · step 2 / 4"
+    assert (generated.query_label, generated.key_label) == ("query: decoder input", "key: decoder input")
+
+    last = ex.heatmap_view(trace, ex.ViewSpec(kind="encoder_self", layer=0, head=1))
+    assert (last.step, last.current_row, last.visible_rows) == (4, None, None)
+    np.testing.assert_array_equal(last.matrix, trace.encoder_self[0, 1])
+
+
+def test_titles_are_the_windows(trace):
+    from viz_app.main_window import MainWindow
+
+    for kind, head, step in [("encoder_self", 0, 4), ("decoder_self", None, 0), ("cross", 3, 2)]:
+        view = ex.heatmap_view(trace, ex.ViewSpec(kind=kind, layer=1, head=head, step=step))
+        assert view.title == MainWindow.map_title(kind, 1, head, step, trace.n_steps)
+
+
+@pytest.mark.parametrize("kind", ["encoder_self", "decoder_self", "cross"])
+def test_computed_part_is_the_trace_at_that_step(trace, kind):
+    for step in range(trace.n_steps + 1):
+        view = ex.heatmap_view(trace, ex.ViewSpec(kind=kind, layer=1, head=2, step=step, forced=False))
+        matrix, queries, keys = view.computed()
+        at = trace.at_step(step)
+        np.testing.assert_array_equal(matrix, at.attention(kind)[1, 2])
+        assert queries == (at.src_tokens if kind == "encoder_self" else at.tgt_tokens)
+        assert keys == (at.tgt_tokens if kind == "decoder_self" else at.src_tokens)
+        assert ex.FUTURE_LABEL not in queries + keys
+
+
+def test_overlays_only_those_that_apply(trace):
+    view = ex.heatmap_view(trace, ex.ViewSpec(kind="encoder_self", overlays=("causal", "combined", "source padding")))
+    assert sorted(view.overlays) == ["combined", "source padding"]  # causal cannot block encoder self-attention
+    np.testing.assert_array_equal(view.overlays["combined"], trace.allowed_encoder_self)
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    (ex.ViewSpec(layer=2), "layer 2 is out of range: cross attention has 2 layers (0..1)"),
+    (ex.ViewSpec(head=4), "head 4 is out of range: cross attention has 4 heads (0..3)"),
+    (ex.ViewSpec(step=5), "step 5 is out of range: this decoding has steps 0..4"),
+    (ex.ViewSpec(kind="self"), "unknown attention kind 'self'"),
+    (ex.ViewSpec(colormap="jet"), "unknown colour map 'jet'"),
+    (ex.ViewSpec(overlays=("everything",)), "unknown overlay 'everything'"),
+])
+def test_heatmap_view_rejects_bad_selections(trace, spec, message):
+    with pytest.raises(ValueError) as info:
+        ex.heatmap_view(trace, spec)
+    assert str(info.value).startswith(message)
+
+
+def test_animation_has_one_view_per_step_1_to_T(trace):
+    views = ex.animation_views(trace, ex.ViewSpec(step=1))
+    assert [v.step for v in views] == [1, 2, 3, 4]
+    assert all(v.visible_rows == v.step for v in views)
+
+
+def test_default_file_names():
+    assert ex.default_file_name(ex.ViewSpec(kind="cross", layer=2, head=None, step=5), ".png") == "cross_L2_mean_step5.png"
+    assert ex.default_file_name(ex.ViewSpec(kind="encoder_self", layer=0, head=3), ".csv") == "encoder_self_L0_H3_last.csv"
+    assert ex.default_file_name(ex.ViewSpec(head=1, step=2), ".gif", animation=True) == "cross_L0_H1_steps.gif"
+
+
+# ====================================================================== images
+def test_png_is_2x_with_labels_and_colour_bar(qapp, trace, tmp_path):
+    view = ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=0, head=None, step=3, forced=True))
+    out = ex.export_view(view, tmp_path / "map.png", width=900, height=700)
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1800, 1400)
+    pixels = rgb_of(image)
+    assert pixels.std() > 0  # not blank
+    # the colour bar is the only place the top of the map (weights 0.9..1) can appear: these weights are all < 0.9
+    assert view.matrix.max() < 0.9
+    packed = (pixels[..., 0] << 16) | (pixels[..., 1] << 8) | pixels[..., 2]
+    top = lookup_table("viridis")[231:].astype(np.int32)
+    near_top = np.isin(packed, (top[:, 0] << 16) | (top[:, 1] << 8) | top[:, 2])
+    assert near_top.sum() > 1000
+    assert near_top[:, : pixels.shape[1] * 3 // 4].sum() == 0  # ... and it is at the right
+    # the rendered widget carries the labels it was given
+    with ex.HeatmapRenderer(900, 700) as renderer:
+        widget = renderer.show(view)
+        assert [t for _, t in widget.query_tick_labels()] == ["<bos>", "t1", "t2", "t3"]
+        assert [t for _, t in widget.key_tick_labels()] == ["w1", "w2", "w3", "w4", "<eos>"]
+        first, again = renderer.render(view), renderer.render(view)
+        assert first == again  # the first render is already fully laid out
+
+
+def test_renderer_grows_instead_of_clipping(qapp, trace):
+    view = ex.heatmap_view(trace, ex.ViewSpec(kind="decoder_self", layer=1, head=0, log_scale=True))
+    with ex.HeatmapRenderer(200, 150, scale=1.5) as renderer:
+        image = renderer.render(view)
+        widget = renderer.widget
+        assert widget.width() > 200  # the title's minimum width wins over the asked width
+        need = widget.graphics_widget().ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+        assert widget.width() >= need.width() and widget.height() >= need.height()
+        assert (image.width(), image.height()) == (round(widget.width() * 1.5), round(widget.height() * 1.5))
+
+
+def test_renderer_rejects_absurd_sizes(qapp):
+    with pytest.raises(ValueError, match="out of range"):
+        ex.HeatmapRenderer(10, 700)
+    with pytest.raises(ValueError, match="scale"):
+        ex.HeatmapRenderer(900, 700, scale=0)
+
+
+def test_svg_is_xml_with_the_tokens_as_text(qapp, trace, tmp_path):
+    view = ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=1, head=2, forced=True))
+    out = ex.export_view(view, tmp_path / "map.svg", width=700, height=500)
+    root = ET.parse(out).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    assert (root.get("width"), root.get("height")) == ("700", "500")
+    texts = {"".join(el.itertext()).strip() for el in root.iter("{http://www.w3.org/2000/svg}text")}
+    assert {"w1", "w2", "w3", "w4", "<eos>", "<bos>", "t1", "t2", "t3"} <= texts
+    assert view.title in texts
+    # the 4 × 5 matrix is embedded enlarged k times (k ≥ 2), so viewers that smooth bitmaps still show sharp cells
+    hrefs = [el.get("{http://www.w3.org/1999/xlink}href") for el in root.iter("{http://www.w3.org/2000/svg}image")]
+    sizes = [(im.width(), im.height()) for im in (QImage.fromData(base64.b64decode(h.split(",", 1)[1])) for h in hrefs)]
+    assert any(w == 5 * k and h == 4 * k for w, h in sizes for k in range(2, 17)), sizes
+    assert ET.parse(out).getroot().find("{http://www.w3.org/2000/svg}rect").get("width") == "700"  # not "100%"
+
+
+def test_gif_has_one_frame_per_step(qapp, trace, tmp_path):
+    views = ex.animation_views(trace, ex.ViewSpec(kind="cross", layer=0, head=None, forced=True))
+    out = ex.export_animation(views, tmp_path / "steps.gif", width=SMALL[0], height=SMALL[1], frame_ms=250)
+    with Image.open(out) as gif:
+        assert gif.format == "GIF"
+        assert gif.n_frames == trace.n_steps == 4
+        assert gif.size == SMALL  # GIF frames are 1x
+        assert gif.info["loop"] == 0 and gif.info["duration"] == 250
+        frames = []
+        for i in range(gif.n_frames):
+            gif.seek(i)
+            frames.append(np.asarray(gif.convert("RGB"), dtype=np.int32))
+    assert all(f.std() > 0 for f in frames)
+    assert all(np.abs(a - b).sum() > 0 for a, b in itertools.pairwise(frames))  # each step adds a row
+
+
+def test_mp4_has_one_frame_per_step_and_even_size(qapp, trace, tmp_path):
+    assert ex.video_encoder() is not None  # imageio-ffmpeg (the 'video' extra) is installed for the tests
+    views = ex.animation_views(trace, ex.ViewSpec(kind="decoder_self", layer=1, head=1, forced=True))
+    out = ex.export_animation(views, tmp_path / "steps.mp4", width=721, height=421, scale=1.0, frame_ms=200)
+    data = out.read_bytes()
+    assert data[4:8] == b"ftyp"
+    assert ffmpeg_frame_count(out) == 4
+    assert ffmpeg_video_size(out) == (722, 422)  # odd sizes padded for yuv420p
+
+
+def test_mp4_without_an_encoder_is_a_clear_error(qapp, trace, tmp_path, monkeypatch):
+    monkeypatch.setattr(ex, "find_ffmpeg", lambda: None)
+    assert ex.video_encoder() is None
+    views = ex.animation_views(trace, ex.ViewSpec(forced=True))
+    with pytest.raises(ex.ExportError, match="MP4 export needs ffmpeg"):
+        ex.export_animation(views, tmp_path / "x.mp4")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_clipboard_gets_the_image(qapp, trace):
+    view = ex.heatmap_view(trace, ex.ViewSpec(forced=True))
+    image = ex.render_heatmap_image(view, *SMALL, scale=1.0)
+    ex.copy_image_to_clipboard(image)
+    back = QGuiApplication.clipboard().image()
+    assert (back.width(), back.height()) == SMALL
+    np.testing.assert_array_equal(rgb_of(back), rgb_of(image))
+
+
+# ====================================================================== tables and traces
+def test_csv_round_trip(trace, tmp_path):
+    view = ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=1, head=None, step=3, forced=True))
+    out = ex.export_view(view, tmp_path / "m.csv")
+    with open(out, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    matrix = trace.at_step(3).cross[1].mean(axis=0)
+    assert rows[0][1:] == ["w1", "w2", "w3", "w4", "<eos>"]
+    assert [r[0] for r in rows[1:]] == ["<bos>", "t1", "t2"]
+    values = np.array([[float(v) for v in r[1:]] for r in rows[1:]])
+    assert values.shape == matrix.shape == (3, 5)
+    np.testing.assert_allclose(values, matrix, atol=1e-6)
+
+
+def test_csv_quotes_awkward_tokens(tmp_path):
+    queries, keys = ['say "hi"', "a,b"], ["x\ny", "ok"]
+    m = np.array([[0.25, 0.75], [1e-7, 1.0]], dtype=np.float32)
+    ex.save_csv(m, queries, keys, tmp_path / "q.csv")
+    with open(tmp_path / "q.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][1:] == keys and [r[0] for r in rows[1:]] == queries
+    assert np.array([[float(v) for v in r[1:]] for r in rows[1:]], dtype=np.float32).tolist() == m.tolist()  # exact
+    with pytest.raises(ValueError, match="tokens for a matrix"):
+        ex.save_csv(m, queries[:1], keys, tmp_path / "bad.csv")
+
+
+def test_npz_round_trip_and_no_overwrite(trace, tmp_path):
+    out = ex.save_trace(trace, tmp_path / "t.npz")
+    back = Trace.load(out)
+    assert back.src_tokens == trace.src_tokens and back.tgt_tokens == trace.tgt_tokens
+    np.testing.assert_array_equal(back.cross, trace.cross)
+    before = out.read_bytes()
+    with pytest.raises(FileExistsError):
+        ex.save_trace(trace.at_step(1), out)
+    assert out.read_bytes() == before
+    ex.save_trace(trace.at_step(1), out, overwrite=True)
+    assert Trace.load(out).n_steps == 1
+    assert leftovers(tmp_path) == []
+
+
+# ====================================================================== atomic, never overwrite
+@pytest.mark.parametrize("suffix", [".png", ".svg", ".csv", ".gif"])
+def test_existing_files_are_kept_unless_overwrite(qapp, trace, tmp_path, suffix):
+    view = ex.heatmap_view(trace, ex.ViewSpec(forced=True))
+    target = tmp_path / f"x{suffix}"
+    target.write_bytes(b"precious")
+    write = (lambda **kw: ex.export_animation([view], target, width=SMALL[0], height=SMALL[1], **kw)) if suffix == ".gif" else \
+        (lambda **kw: ex.export_view(view, target, width=SMALL[0], height=SMALL[1], **kw))
+    with pytest.raises(FileExistsError):
+        write()
+    assert target.read_bytes() == b"precious"
+    write(overwrite=True)
+    assert target.read_bytes() != b"precious" and target.stat().st_size > 20
+    assert leftovers(tmp_path) == []
+
+
+def _fail_half_way(fh, data: bytes) -> None:
+    fh.write(data[: len(data) // 2])
+    fh.flush()
+    raise OSError(28, "No space left on device")
+
+
+def test_failure_mid_write_leaves_no_file(qapp, trace, tmp_path, monkeypatch):
+    view = ex.heatmap_view(trace, ex.ViewSpec(forced=True))
+    image = ex.render_heatmap_image(view, *SMALL, scale=1.0)
+    monkeypatch.setattr(ex, "_write_bytes", _fail_half_way)
+    with pytest.raises(OSError, match="No space left"):
+        ex.save_png(image, tmp_path / "new.png")
+    assert list(tmp_path.iterdir()) == []
+    # replacing an existing file: the old one survives a failed write intact
+    old = tmp_path / "old.png"
+    old.write_bytes(b"the previous export")
+    with pytest.raises(OSError):
+        ex.save_png(image, old, overwrite=True)
+    assert old.read_bytes() == b"the previous export"
+    assert leftovers(tmp_path) == []
+
+
+def test_csv_failure_mid_table_leaves_no_file(tmp_path, monkeypatch):
+    calls = []
+    real = ex._csv_row
+
+    def flaky(token, values):
+        calls.append(token)
+        if len(calls) == 3:
+            assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")]  # the temporary file is being written
+            raise OSError(5, "Input/output error")
+        return real(token, values)
+
+    monkeypatch.setattr(ex, "_csv_row", flaky)
+    with pytest.raises(OSError, match="Input/output"):
+        ex.save_csv(np.eye(4, dtype=np.float32), list("abcd"), list("wxyz"), tmp_path / "m.csv")
+    assert len(calls) == 3
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_mp4_failure_mid_stream_kills_ffmpeg_and_leaves_no_file(qapp, trace, tmp_path):
+    image = ex.render_heatmap_image(ex.heatmap_view(trace, ex.ViewSpec(forced=True)), 320, 240, scale=1.0)
+
+    def frames():
+        yield image
+        yield image
+        raise RuntimeError("renderer crashed")
+
+    with pytest.raises(RuntimeError, match="renderer crashed"):
+        ex.save_mp4(frames(), tmp_path / "v.mp4")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_npz_failure_leaves_no_file(trace, tmp_path, monkeypatch):
+    def broken_savez(fh, **arrays):
+        fh.write(b"PK\x03\x04 half a zip")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", broken_savez)
+    with pytest.raises(OSError):
+        ex.save_trace(trace, tmp_path / "t.npz")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_created_during_the_export_is_not_replaced(tmp_path):
+    target = tmp_path / "race.csv"
+    with pytest.raises(FileExistsError), ex.atomic_output(target) as tmp:
+        tmp.write_text("ours")
+        target.write_text("someone else's")  # appears between the check and the rename
+    assert target.read_text() == "someone else's"
+    assert leftovers(tmp_path) == []
+
+
+def test_missing_folder_is_reported_before_any_work(tmp_path):
+    with pytest.raises(FileNotFoundError, match="is not a folder"):
+        ex.check_target(tmp_path / "no" / "such" / "x.png")
+    with pytest.raises(IsADirectoryError):
+        ex.check_target(tmp_path)
+
+
+def test_written_files_get_normal_permissions(tmp_path):
+    umask = os.umask(0)
+    os.umask(umask)
+    out = ex.write_bytes_atomic(b"x", tmp_path / "p.bin")
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+# ====================================================================== menu actions
+class FakeHost:
+    """The window's side of the ExportHost protocol."""
+
+    def __init__(self, trace: Trace | None, spec: ex.ViewSpec | None, widget: AttentionHeatmap | None = None) -> None:
+        self.trace, self.spec, self.widget = trace, spec, widget
+        self.errors: list[str] = []
+        self.statuses: list[str] = []
+
+    def current_trace(self) -> Trace | None:
+        return self.trace
+
+    def current_view(self) -> ex.ViewSpec | None:
+        return self.spec
+
+    def heatmap_widget(self) -> AttentionHeatmap | None:
+        return self.widget
+
+    def show_error(self, message: str) -> None:
+        self.errors.append(message)
+
+    def show_status(self, message: str) -> None:
+        self.statuses.append(message)
+
+
+class Dialogs:
+    """Scripted answers for the file dialog and the overwrite question, with a record of what was asked."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.paths: list[str] = []
+        self.answers: list[QMessageBox.StandardButton] = []
+        self.asked: list[tuple[str, str, str]] = []
+        self.questions: list[str] = []
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", self._save)
+        monkeypatch.setattr(QMessageBox, "question", self._question)
+
+    def _save(self, parent, caption, directory, name_filter, selected="", options=None):
+        self.asked.append((caption, directory, name_filter))
+        assert options == QFileDialog.Option.DontConfirmOverwrite
+        return (self.paths.pop(0), name_filter) if self.paths else ("", "")
+
+    def _question(self, parent, title, text, buttons, default):
+        self.questions.append(text)
+        return self.answers.pop(0)
+
+
+@pytest.fixture
+def live(qtbot, trace):
+    """A shown heatmap with the current view on it, as in the window."""
+    spec = ex.ViewSpec(kind="cross", layer=1, head=None, step=3, forced=True)
+    widget = AttentionHeatmap()
+    qtbot.addWidget(widget)
+    widget.resize(*SMALL)
+    widget.show()
+    qtbot.waitExposed(widget)
+    ex.apply_view(widget, ex.heatmap_view(trace, spec))
+    return FakeHost(trace, spec, widget)
+
+
+@pytest.fixture
+def actions(live, qtbot):
+    owner = QObject()
+    acts = ea.ExportActions(live, owner)
+    yield acts
+    owner.deleteLater()
+
+
+def test_actions_have_their_texts_shortcut_and_menu(actions):
+    texts = [a.text() for a in actions.actions()]
+    assert texts == ["Export image (PNG)…", "Export SVG…", "Export animation (GIF)…", "Export video (MP4)…",
+                     "Export matrix (CSV)…", "Export trace (NPZ)…", "Copy image"]
+    assert actions.act_copy.shortcut() == QKeySequence("Ctrl+Shift+C")
+    assert all(a.isEnabled() for a in actions.actions())
+    menu = QMenu()
+    actions.add_to_menu(menu)
+    assert [a.text() for a in menu.actions() if not a.isSeparator()] == texts
+    assert menu.toolTipsVisible()
+
+
+def test_each_action_writes_its_file(actions, live, tmp_path, monkeypatch):
+    dialogs = Dialogs(monkeypatch)
+    names = ["a.png", "a.svg", "a.gif", "a.mp4", "a.csv", "a.npz"]
+    dialogs.paths = [str(tmp_path / n) for n in names]
+    for act in actions.actions()[:-1]:
+        act.trigger()
+    assert live.errors == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
+    defaults = [Path(directory).name for _, directory, _ in dialogs.asked]
+    assert defaults == ["cross_L1_mean_step3.png", "cross_L1_mean_step3.svg", "cross_L1_mean_steps.gif",
+                        "cross_L1_mean_steps.mp4", "cross_L1_mean_step3.csv", "attention_trace.npz"]
+    assert [f for _, _, f in dialogs.asked] == ["PNG images (*.png)", "SVG drawings (*.svg)", "GIF animations (*.gif)",
+                                                "MP4 videos (*.mp4)", "CSV tables (*.csv)", "Attention traces (*.npz)"]
+    png = QImage(str(tmp_path / "a.png"))
+    assert (png.width(), png.height()) == (2 * live.widget.width(), 2 * live.widget.height())
+    assert rgb_of(png).std() > 0
+    assert ET.parse(tmp_path / "a.svg").getroot().tag.endswith("svg")
+    with Image.open(tmp_path / "a.gif") as gif:
+        assert gif.n_frames == 4
+    assert (tmp_path / "a.mp4").read_bytes()[4:8] == b"ftyp"
+    with open(tmp_path / "a.csv", newline="", encoding="utf-8") as fh:
+        assert len(list(csv.reader(fh))) == 1 + 3  # header + the 3 rows computed at step 3
+    assert Trace.load(tmp_path / "a.npz").n_steps == 4
+    assert live.statuses[-1] == f"Exported {tmp_path / 'a.npz'}"
+    assert actions.directory() == tmp_path  # the next dialog opens where the last file went
+
+
+def test_missing_extension_is_added(actions, live, tmp_path, monkeypatch):
+    dialogs = Dialogs(monkeypatch)
+    dialogs.paths = [str(tmp_path / "figure")]
+    assert actions.export_png() == tmp_path / "figure.png"
+    assert QImage(str(tmp_path / "figure.png")).width() == 2 * SMALL[0]
+
+
+def test_cancel_writes_nothing(actions, live, tmp_path, monkeypatch):
+    dialogs = Dialogs(monkeypatch)  # no paths scripted: every dialog is cancelled
+    for act in actions.actions()[:-1]:
+        act.trigger()
+    assert len(dialogs.asked) == 6
+    assert list(tmp_path.iterdir()) == []
+    assert live.errors == [] and dialogs.questions == []
+
+
+def test_existing_file_kept_when_the_user_says_no(actions, live, tmp_path, monkeypatch):
+    target = tmp_path / "map.csv"
+    target.write_text("keep me")
+    dialogs = Dialogs(monkeypatch)
+    dialogs.paths = [str(target), str(target)]
+    dialogs.answers = [QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes]
+    assert actions.export_csv() is None
+    assert target.read_text() == "keep me"
+    assert "map.csv already exists" in dialogs.questions[0]
+    assert live.statuses[-1] == "Not exported: map.csv was kept"
+    assert actions.export_csv() == target
+    assert target.read_text().startswith("query \\ key,w1,w2,w3,w4,<eos>")
+    assert leftovers(tmp_path) == []
+
+
+def test_errors_go_to_the_host(actions, live, tmp_path, monkeypatch):
+    dialogs = Dialogs(monkeypatch)
+    dialogs.paths = [str(tmp_path / "missing" / "x.png")]
+    assert actions.export_png() is None
+    assert len(live.errors) == 1 and live.errors[0].startswith("Could not export x.png: ")
+    assert "is not a folder" in live.errors[0]
+
+
+def test_nothing_to_export_disables_the_actions(qtbot, monkeypatch):
+    video_checks: list[int] = []
+    monkeypatch.setattr(ex, "video_unavailable_reason", lambda: video_checks.append(1))
+    host = FakeHost(None, None)
+    owner = QObject()
+    acts = ea.ExportActions(host, owner)
+    assert not any(a.isEnabled() for a in acts.actions())
+    assert video_checks == []  # no ffmpeg subprocess at window start, while there is nothing to export
+    dialogs = Dialogs(monkeypatch)
+    assert acts.export_gif() is None and acts.copy_image() is None
+    assert dialogs.asked == []
+    assert host.errors == ["Nothing to export yet: type a sentence first."] * 2
+
+
+def test_mp4_disabled_with_a_tooltip_without_an_encoder(live, monkeypatch):
+    monkeypatch.setattr(ex, "find_ffmpeg", lambda: None)
+    owner = QObject()
+    acts = ea.ExportActions(live, owner)
+    assert not acts.act_mp4.isEnabled()
+    assert "ffmpeg" in acts.act_mp4.toolTip() and "video" in acts.act_mp4.toolTip()
+    assert acts.act_gif.isEnabled()
+    assert acts.export_mp4() is None and "ffmpeg" in live.errors[-1]
+
+
+def test_copy_image_puts_the_live_heatmap_on_the_clipboard(actions, live):
+    actions.act_copy.trigger()
+    back = QGuiApplication.clipboard().image()
+    assert (back.width(), back.height()) == (2 * SMALL[0], 2 * SMALL[1])
+    assert rgb_of(back).std() > 0
+    assert live.statuses[-1] == "Image copied to the clipboard"
+
+
+def test_without_a_visible_widget_the_view_is_rendered_offscreen(trace, tmp_path, monkeypatch, qtbot):
+    host = FakeHost(trace, ex.ViewSpec(kind="encoder_self", layer=0, head=0, forced=True))
+    owner = QObject()
+    acts = ea.ExportActions(host, owner)
+    dialogs = Dialogs(monkeypatch)
+    dialogs.paths = [str(tmp_path / "e.png")]
+    assert acts.export_png() == tmp_path / "e.png"
+    image = QImage(str(tmp_path / "e.png"))
+    assert (image.width(), image.height()) == (2 * ex.DEFAULT_WIDTH, 2 * ex.DEFAULT_HEIGHT)

@@ -1,0 +1,146 @@
+"""``attention-scope render``: files match the model's trace, bad input is one line and status 2, and it needs no display."""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+from PySide6.QtGui import QImage
+
+from model_core import load_model
+from viz_app import export as ex
+from viz_app.render_cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+SRC, TGT = "w1 w2 w3 w4", "t1 t2 t3"
+
+
+def render(model: Path, out: Path, *extra: str, kind: str = "cross", layer: str = "1", head: str = "mean") -> list[str]:
+    return ["render", "--model", str(model), "--src", SRC, "--tgt", TGT, "--kind", kind, "--layer", layer, "--head", head,
+            "--out", str(out), "--device", "cpu", *extra]
+
+
+def written(folder: Path) -> list[str]:
+    """What is in the folder besides the tiny checkpoint (the fixture puts it there)."""
+    return sorted(p.name for p in folder.iterdir() if p.name != "tiny.safetensors")
+
+
+def one_error_line(capsys) -> str:
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert "Traceback" not in captured.err
+    assert lines[0].startswith("attention-scope render: error: ")
+    return lines[0]
+
+
+def test_png_and_csv(qapp, tiny_checkpoint, tmp_path, capsys):
+    png = tmp_path / "cross.png"
+    assert main(render(tiny_checkpoint, png, "--step", "3", "--colormap", "cividis", "--log", "--overlay", "combined")) == 0
+    assert "wrote" in capsys.readouterr().out
+    image = QImage(str(png))
+    assert (image.width(), image.height()) == (2 * ex.DEFAULT_WIDTH, 2 * ex.DEFAULT_HEIGHT)
+    assert ex.image_to_rgb(image).std() > 0
+
+    out = tmp_path / "cross.csv"
+    assert main(render(tiny_checkpoint, out, "--step", "3", head="2")) == 0
+    with open(out, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    expected = load_model(tiny_checkpoint, device="cpu").trace(SRC, TGT).at_step(3)
+    assert rows[0][1:] == expected.src_tokens and [r[0] for r in rows[1:]] == expected.tgt_tokens
+    np.testing.assert_allclose(np.array([[float(v) for v in r[1:]] for r in rows[1:]]), expected.cross[1, 2], atol=1e-6)
+
+
+def test_svg_and_animations(qapp, tiny_checkpoint, tmp_path):
+    svg = tmp_path / "dec.svg"
+    assert main(render(tiny_checkpoint, svg, kind="decoder_self", layer="0", head="1")) == 0
+    texts = {"".join(t.itertext()).strip() for t in ET.parse(svg).getroot().iter("{http://www.w3.org/2000/svg}text")}
+    assert {"<bos>", "t1", "t2", "t3"} <= texts
+
+    gif = tmp_path / "enc.gif"
+    assert main(render(tiny_checkpoint, gif, "--width", "700", "--height", "400", "--frame-ms", "100", kind="encoder_self",
+                       layer="0", head="0")) == 0
+    with Image.open(gif) as im:
+        assert (im.n_frames, im.size, im.info["duration"]) == (4, (700, 400), 100)
+
+    mp4 = tmp_path / "cross.mp4"
+    assert main(render(tiny_checkpoint, mp4, "--width", "720", "--height", "400", "--scale", "1")) == 0
+    exe = ex.find_ffmpeg()
+    assert exe is not None
+    probe = subprocess.run([exe, "-hide_banner", "-nostdin", "-i", str(mp4), "-map", "0:v:0", "-c", "copy", "-f", "null", "-"],
+                           capture_output=True, text=True, timeout=60)
+    assert int(re.findall(r"frame=\s*(\d+)", probe.stderr)[-1]) == 4
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"--model": "no-such-model.safetensors"}, "no-such-model.safetensors: no such file"),
+    ({"--src": "   "}, "the source sentence is empty"),
+    ({"--tgt": ""}, "the target sentence is empty"),
+    ({"--layer": "2"}, "layer 2 is out of range: cross attention has 2 layers (0..1)"),
+    ({"--head": "4"}, "head 4 is out of range: cross attention has 4 heads (0..3)"),
+    ({"--head": "first"}, "argument --head: expected a head number or 'mean'"),
+    ({"--step": "9"}, "step 9 is out of range: this decoding has steps 0..4"),
+    ({"--out": "map.jpg"}, "cannot write .jpg: use .png, .svg, .gif, .mp4 or .csv"),
+    ({"--out": "missing/map.png"}, "is not a folder"),
+    ({"--kind": "self"}, "argument --kind: invalid choice: 'self'"),
+    ({"--width": "0"}, "image size 0×700 is out of range"),
+    ({"--out": "anim.gif", "--step": "2"}, "--step is for still images and CSV"),
+])
+def test_bad_input_is_one_line_and_status_2(qapp, tiny_checkpoint, tmp_path, capsys, monkeypatch, change, message):
+    monkeypatch.chdir(tmp_path)
+    argv = render(tiny_checkpoint, tmp_path / "map.png")
+    for flag, value in change.items():
+        if flag in argv:
+            argv[argv.index(flag) + 1] = value
+        else:
+            argv += [flag, value]
+    assert main(argv) == 2
+    assert message in one_error_line(capsys)
+    assert written(tmp_path) == []
+
+
+def test_missing_required_flag(qapp, capsys):
+    assert main(["render", "--src", "w1"]) == 2
+    assert "required" in one_error_line(capsys)
+
+
+def test_existing_file_needs_force(qapp, tiny_checkpoint, tmp_path, capsys):
+    out = tmp_path / "m.csv"
+    out.write_text("keep")
+    assert main(render(tiny_checkpoint, out)) == 2
+    assert one_error_line(capsys).endswith(f"{out} exists; pass --force to overwrite it")
+    assert out.read_text() == "keep"
+    assert main(render(tiny_checkpoint, out, "--force")) == 0
+    assert out.read_text().startswith("query \\ key,w1,")
+
+
+def test_mp4_without_encoder_fails_before_loading(qapp, tiny_checkpoint, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(ex, "find_ffmpeg", lambda: None)
+    assert main(render(tiny_checkpoint, tmp_path / "v.mp4")) == 2
+    assert "MP4 export needs ffmpeg" in one_error_line(capsys)
+    assert written(tmp_path) == []
+
+
+def test_headless_subprocess_without_display(qapp, tiny_checkpoint, tmp_path):
+    """A clean environment: no QT_QPA_PLATFORM, no DISPLAY or WAYLAND_DISPLAY; through the real entry point."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE")}
+    env["PYTHONPATH"] = str(ROOT)
+    out = tmp_path / "headless.png"
+    argv = render(tiny_checkpoint, out, "--width", "800", "--height", "600", "--scale", "1.5")
+    proc = subprocess.run([sys.executable, "-m", "viz_app.launcher", *argv], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "propagateSizeHints" not in proc.stderr
+    assert proc.stdout.startswith(f"wrote {out}")
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1200, 900)
+    assert ex.image_to_rgb(image).std() > 0

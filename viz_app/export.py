@@ -1,0 +1,724 @@
+"""Export what the heatmap shows: PNG, SVG, animated GIF, MP4, CSV of one matrix, NPZ of the whole trace.
+
+Why a module of its own (used by the window's menu actions and by ``attention-scope render``):
+both must produce the same picture the app shows, so both go through :func:`heatmap_view`, which
+turns a trace plus a selection (:class:`ViewSpec`) into exactly what ``MainWindow._refresh_maps``
+feeds the heatmap (title, axis labels, future rows, current row, overlays), and through
+:class:`HeatmapRenderer`, which draws with the app's own :class:`AttentionHeatmap` in an offscreen
+widget rather than re-implementing the drawing.
+
+Every file is written atomically (:func:`atomic_output`): the bytes go to a hidden temporary file
+in the destination folder, which is renamed into place only when complete, so a crash, a full disk
+or a killed encoder never leaves a truncated image behind, and an existing file is replaced only
+with ``overwrite=True`` (``FileExistsError`` otherwise: the GUI asks the user, the CLI wants
+``--force``).
+
+Animations step through the whole decoding with one frame per step **1..T** (the state after each
+decoding step, the last frame equal to the finished map). Step 0 is left out on purpose: for the
+decoder maps it is an entirely blank "not computed yet" frame that teaches nothing.
+
+Needs a ``QApplication`` (pyqtgraph draws with widgets), but never a visible window.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import functools
+import math
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph.exporters
+from PySide6.QtCore import QBuffer, QIODevice, Qt
+from PySide6.QtGui import QGuiApplication, QImage
+from PySide6.QtWidgets import QApplication
+
+from model_core.trace import Trace
+
+from .i18n import tr
+from .state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, kind_title, overlay_masks
+from .widgets.colormaps import COLORMAP_NAMES
+from .widgets.heatmap import AttentionHeatmap
+
+#: Logical size (in device-independent pixels) of an exported heatmap when no window size is known.
+DEFAULT_WIDTH = 900
+DEFAULT_HEIGHT = 700
+#: Device pixel ratio of still images: 2x so text and cell edges stay sharp on slides and HiDPI screens.
+DEFAULT_SCALE = 2.0
+#: GIF frames stay at 1x: a palette image four times larger mostly buys a slower, bigger file.
+GIF_SCALE = 1.0
+#: Milliseconds each decoding step stays on screen in an animation.
+DEFAULT_FRAME_MS = 700
+#: Label of a decoder row not generated yet at the shown step (its token is not known then).
+FUTURE_LABEL = "…"
+#: Suffixes of the still / animated / table formats, lower case, with the dot.
+IMAGE_SUFFIXES = (".png", ".svg")
+ANIMATION_SUFFIXES = (".gif", ".mp4")
+TABLE_SUFFIXES = (".csv",)
+#: H.264 encoders tried in order (software ones: hardware encoders are listed by ffmpeg but often unusable).
+H264_ENCODERS = ("libx264", "libopenh264")
+MIN_SIDE, MAX_SIDE = 64, 8192
+
+
+class ExportError(RuntimeError):
+    """An export that cannot be done (no video encoder, the encoder failed): its message is for the user."""
+
+
+# ====================================================================== what to draw
+@dataclass(frozen=True)
+class ViewSpec:
+    """Which map to show and how: the selection and display settings of the window (or the CLI flags).
+
+    ``head`` None is the mean of the heads; ``step`` None is the last step; ``forced`` says the
+    target was typed (teacher forcing), so every decoder token is known at every step.
+    ``overlays`` names the masks to shade (those that cannot apply to ``kind`` are ignored, as in the app).
+    """
+
+    kind: str = "cross"
+    layer: int = 0
+    head: int | None = None
+    step: int | None = None
+    forced: bool = False
+    colormap: str = "viridis"
+    log_scale: bool = False
+    overlays: tuple[str, ...] = ()
+    font_pt: float | None = None
+
+
+@dataclass(frozen=True)
+class HeatmapView:
+    """Exactly what the heatmap is given for one map (all plain data: arrays and strings).
+
+    ``matrix`` covers every decoder row of the trace; rows from ``visible_rows`` on are future steps
+    that the heatmap blanks and shades, and their labels are :data:`FUTURE_LABEL` while generating.
+    """
+
+    kind: str
+    layer: int
+    head: int | None
+    step: int
+    n_steps: int
+    matrix: np.ndarray
+    query_tokens: list[str]
+    key_tokens: list[str]
+    title: str
+    query_label: str
+    key_label: str
+    current_row: int | None
+    visible_rows: int | None
+    colormap: str = "viridis"
+    log_scale: bool = False
+    overlays: Mapping[str, np.ndarray] = field(default_factory=dict)
+    font_pt: float | None = None
+
+    def computed(self) -> tuple[np.ndarray, list[str], list[str]]:
+        """The part of the map that exists at this step, with its real tokens: ``trace.at_step(step)``'s matrix.
+
+        What a CSV holds: future rows are not attention values yet, so they are left out rather than
+        written as zeros or NaN (and decoder self-attention also loses the matching future columns).
+        """
+        if self.visible_rows is None:
+            return self.matrix, list(self.query_tokens), list(self.key_tokens)
+        t = self.visible_rows
+        if self.kind == "decoder_self":
+            return self.matrix[:t, :t], list(self.query_tokens[:t]), list(self.key_tokens[:t])
+        return self.matrix[:t], list(self.query_tokens[:t]), list(self.key_tokens)
+
+
+def _range_error(what: str, value: int, n: int, kind: str) -> ValueError:
+    if n == 0:
+        return ValueError(f"{what} {value} is out of range: this model has no {kind} attention")
+    return ValueError(f"{what} {value} is out of range: {kind} attention has {n} {what}s (0..{n - 1})")
+
+
+def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
+    """Resolve ``spec`` against ``trace`` into what the heatmap shows, as ``MainWindow._refresh_maps`` does.
+
+    The texts use the window's translation context ("MainWindow") on purpose: the same title and
+    axis labels are then translated once and read the same in the window and in every export.
+
+    Raises ValueError with a user-readable message for an unknown kind, colour map or overlay and for a
+    layer, head or step out of range (the CLI prints it; the window never asks for one).
+    """
+    if spec.kind not in KINDS:
+        raise ValueError(f"unknown attention kind {spec.kind!r}; choose from {', '.join(KINDS)}")
+    if spec.colormap not in COLORMAP_NAMES:
+        raise ValueError(f"unknown colour map {spec.colormap!r}; choose from {', '.join(COLORMAP_NAMES)}")
+    maps = trace.attention(spec.kind)
+    n_layers, n_heads = int(maps.shape[0]), int(maps.shape[1])
+    if not 0 <= spec.layer < n_layers:
+        raise _range_error("layer", spec.layer, n_layers, spec.kind)
+    if spec.head is not None and not 0 <= spec.head < n_heads:
+        raise _range_error("head", spec.head, n_heads, spec.kind)
+    total = trace.n_steps
+    t = total if spec.step is None else int(spec.step)
+    if not 0 <= t <= total:
+        raise ValueError(f"step {t} is out of range: this decoding has steps 0..{total}")
+
+    layer = maps[spec.layer]
+    matrix = np.ascontiguousarray(layer.mean(axis=0, dtype=np.float32) if spec.head is None else layer[spec.head])
+    if spec.kind == "encoder_self":
+        queries = keys = list(trace.src_tokens)
+        current_row = visible_rows = None
+        q_label, k_label = tr("MainWindow", "query: source token"), tr("MainWindow", "key: source token")
+    else:
+        tokens = list(trace.tgt_tokens)
+        queries = tokens if spec.forced else [tok if i < t else FUTURE_LABEL for i, tok in enumerate(tokens)]
+        keys = queries if spec.kind == "decoder_self" else list(trace.src_tokens)
+        current_row = t - 1 if t > 0 else None
+        visible_rows = t
+        q_label = tr("MainWindow", "query: decoder input")
+        k_label = tr("MainWindow", "key: decoder input") if spec.kind == "decoder_self" else tr("MainWindow", "key: source token")
+    head = tr("MainWindow", "mean of heads") if spec.head is None else tr("MainWindow", "head {head}").format(head=spec.head)
+    title = tr("MainWindow", "{kind} · layer {layer} · {head} · step {step} / {total}").format(
+        kind=kind_title(spec.kind), layer=spec.layer, head=head, step=t, total=total)
+
+    unknown = [name for name in spec.overlays if name not in OVERLAYS]
+    if unknown:
+        raise ValueError(f"unknown overlay {unknown[0]!r}; choose from {', '.join(OVERLAYS)}")
+    masks = overlay_masks(trace, spec.kind)
+    enabled = {name: masks[name] for name in OVERLAYS_FOR_KIND[spec.kind] if name in spec.overlays and name in masks}
+    return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title, q_label, k_label,
+                       current_row, visible_rows, spec.colormap, spec.log_scale, enabled, spec.font_pt)
+
+
+def animation_views(trace: Trace, spec: ViewSpec) -> list[HeatmapView]:
+    """One view per decoding step 1..T (see the module docstring for why not step 0)."""
+    steps = range(1, trace.n_steps + 1) if trace.n_steps > 0 else range(0, 1)
+    return [heatmap_view(trace, replace(spec, step=t)) for t in steps]
+
+
+def default_file_name(spec: ViewSpec, suffix: str, *, animation: bool = False) -> str:
+    """``cross_L2_mean_step5.png`` / ``cross_L2_H3_steps.gif``: the selection, readable in a file listing."""
+    head = "mean" if spec.head is None else f"H{spec.head}"
+    step = "steps" if animation else ("last" if spec.step is None else f"step{spec.step}")
+    return f"{spec.kind}_L{spec.layer}_{head}_{step}{suffix}"
+
+
+def apply_view(widget: AttentionHeatmap, view: HeatmapView) -> None:
+    """Feed ``view`` to a heatmap through its public API (display settings first, then data, then overlays)."""
+    widget.set_colormap(view.colormap)
+    widget.set_log_scale(view.log_scale)
+    if view.font_pt is not None:
+        widget.set_font_point_size(view.font_pt)
+    widget.set_matrix(view.matrix, view.query_tokens, view.key_tokens, title=view.title, query_label=view.query_label,
+                      key_label=view.key_label, current_row=view.current_row, visible_rows=view.visible_rows)
+    widget.set_overlays(view.overlays)
+
+
+# ====================================================================== drawing
+def check_size(width: int, height: int, scale: float) -> None:
+    """Refuse sizes that are certainly a mistake (a 10-pixel map, a 100-megapixel image) with a readable message."""
+    if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
+        raise ValueError(f"image size {width}×{height} is out of range: each side must be {MIN_SIDE}..{MAX_SIDE} pixels")
+    if not 0.25 <= scale <= 8:
+        raise ValueError(f"scale {scale:g} is out of range: 0.25..8")
+    if round(width * scale) > 4 * MAX_SIDE or round(height * scale) > 4 * MAX_SIDE:
+        raise ValueError(f"image size {width}×{height} at scale {scale:g} is too large")
+
+
+def render_widget_image(widget: AttentionHeatmap, scale: float = DEFAULT_SCALE) -> QImage:
+    """Draw ``widget`` (as laid out now, zoom included) into an image ``scale`` times its logical size.
+
+    Rendering into a QImage whose device pixel ratio is ``scale`` makes Qt draw text, lines and the
+    colour bar as vectors at the higher resolution: a 2x export is sharp, not an upscaled screenshot.
+    """
+    QApplication.processEvents()  # pending layout of a new or resized widget (see shared/DESIGN.md)
+    size = widget.size()
+    image = QImage(max(1, round(size.width() * scale)), max(1, round(size.height() * scale)), QImage.Format.Format_RGB32)
+    image.setDevicePixelRatio(scale)
+    # pixel density scale × 96 dpi: slides and word processors then place a 2x image at its logical size
+    dots_per_meter = round(96 / 0.0254 * scale)
+    image.setDotsPerMeterX(dots_per_meter)
+    image.setDotsPerMeterY(dots_per_meter)
+    image.fill(widget.graphics_widget().backgroundBrush().color())
+    widget.render(image)
+    return image
+
+
+def svg_bytes_of(widget: AttentionHeatmap) -> bytes:
+    """The whole heatmap scene (matrix, token labels, titles, colour bar, legend) as SVG, via pyqtgraph's exporter."""
+    QApplication.processEvents()
+    exporter = pyqtgraph.exporters.SVGExporter(widget.graphics_widget().scene())
+    data = exporter.export(toBytes=True)
+    if not isinstance(data, bytes | bytearray) or not data:
+        raise ExportError("the SVG exporter produced nothing")
+    return portable_svg(bytes(data))
+
+
+def portable_svg(data: bytes) -> bytes:
+    """Make pyqtgraph's SVG look the same in every viewer: intrinsic size, full background, sharp cells.
+
+    Why: its root has only a ``viewBox`` and its background is ``width="100%"``; browsers cope, but
+    Qt's own SVG renderer (and some importers) then draw a 100 × 100 background and guess the size,
+    so numbers taken from the ``viewBox`` replace them. And the matrix is embedded as a tiny bitmap
+    (one pixel per cell) that only browsers draw with hard edges (the CSS ``image-rendering`` hint);
+    slide software and Qt smooth it into a blur, so :func:`_sharpen_images` enlarges it.
+    """
+    text = data.decode("utf-8")
+    match = re.search(r'<svg\b[^>]*?viewBox\s*=\s*"\s*0\s+0\s+([\d.]+)\s+([\d.]+)\s*"', text)
+    if match is not None:
+        w, h = match.group(1), match.group(2)
+        root = match.group(0)
+        if " width=" not in root:
+            text = text.replace(root, root.replace("<svg", f'<svg width="{w}" height="{h}"', 1), 1)
+        text = text.replace('<rect width="100%" height="100%"', f'<rect x="0" y="0" width="{w}" height="{h}"', 1)
+    return _sharpen_images(text).encode("utf-8")
+
+
+#: Embedded bitmaps are enlarged (nearest neighbour) up to this many pixels a side, by a whole factor of at most 16.
+SVG_BITMAP_SIDE = 2048
+_DATA_PNG = re.compile(r'(<image\b[^>]*?xlink:href=")data:image/png;base64,([A-Za-z0-9+/=\s]+)(")')
+
+
+def _sharpen_images(text: str) -> str:
+    """Replace each embedded PNG by a copy enlarged by a whole factor, pixels repeated, not interpolated.
+
+    The ``<image>`` element keeps its ``width``/``height``, so the drawing does not move: each cell
+    is simply drawn from k × k identical pixels, and a smoothing viewer only softens 1/k of its edge.
+    """
+    def enlarge(match: re.Match[str]) -> str:
+        raw = base64.b64decode("".join(match.group(2).split()))
+        image = QImage.fromData(raw, "PNG")
+        if image.isNull():
+            return match.group(0)
+        factor = min(16, SVG_BITMAP_SIDE // max(1, image.width(), image.height()))
+        if factor < 2:
+            return match.group(0)
+        big = image.scaled(image.width() * factor, image.height() * factor, Qt.AspectRatioMode.IgnoreAspectRatio,
+                           Qt.TransformationMode.FastTransformation)
+        encoded = base64.b64encode(png_bytes(big)).decode("ascii")
+        return f"{match.group(1)}data:image/png;base64,{encoded}{match.group(3)}"
+
+    return _DATA_PNG.sub(enlarge, text)
+
+
+class HeatmapRenderer:
+    """An offscreen :class:`AttentionHeatmap` of a given logical size that turns views into images.
+
+    Never shown on a screen (``WA_DontShowOnScreen``), yet shown as far as Qt's layout is concerned,
+    so the axes, colour bar and labels are laid out exactly as in the window. When a view needs more
+    room than asked (a long title has a minimum width in pyqtgraph's layout), the widget grows
+    rather than clipping the title or the colour bar; it never shrinks, so :meth:`prepare` on all
+    frames of an animation first gives every frame the same size. One renderer can draw many
+    views; close it (or use ``with``) when done.
+    """
+
+    def __init__(self, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT, *, scale: float = DEFAULT_SCALE) -> None:
+        check_size(width, height, scale)
+        if QApplication.instance() is None:
+            raise RuntimeError("create a QApplication before rendering (pyqtgraph draws with widgets)")
+        self.scale = float(scale)
+        self._widget: AttentionHeatmap | None = AttentionHeatmap()
+        self._widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        self._widget.resize(int(width), int(height))
+        self._widget.show()
+        QApplication.processEvents()
+
+    @property
+    def widget(self) -> AttentionHeatmap:
+        if self._widget is None:
+            raise RuntimeError("the renderer is closed")
+        return self._widget
+
+    def show(self, view: HeatmapView) -> AttentionHeatmap:
+        """Put ``view`` on the offscreen heatmap (and let it lay out) without drawing an image."""
+        widget = self.widget
+        apply_view(widget, view)
+        QApplication.processEvents()
+        self._fit()
+        return widget
+
+    def prepare(self, views: Iterable[HeatmapView]) -> None:
+        """Grow to the largest size any of ``views`` needs, so that all of them render at one size."""
+        for view in views:
+            self.show(view)
+
+    def _fit(self) -> None:
+        widget = self.widget
+        need = widget.graphics_widget().ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+        w = max(widget.width(), math.ceil(need.width()))
+        h = max(widget.height(), math.ceil(need.height()))
+        if (w, h) != (widget.width(), widget.height()):
+            widget.resize(w, h)
+            QApplication.processEvents()
+
+    def render(self, view: HeatmapView) -> QImage:
+        """``view`` as an image of ``scale`` × the logical size (token labels and colour bar included)."""
+        return render_widget_image(self.show(view), self.scale)
+
+    def svg(self, view: HeatmapView) -> bytes:
+        return svg_bytes_of(self.show(view))
+
+    def close(self) -> None:
+        if self._widget is not None:
+            self._widget.hide()
+            self._widget.deleteLater()
+            self._widget = None
+
+    def __enter__(self) -> HeatmapRenderer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def render_heatmap_image(view: HeatmapView, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT, *,
+                         scale: float = DEFAULT_SCALE) -> QImage:
+    """One view drawn offscreen at ``width`` × ``height`` logical pixels, ``scale`` times as many device pixels."""
+    with HeatmapRenderer(width, height, scale=scale) as renderer:
+        return renderer.render(view)
+
+
+def image_to_rgb(image: QImage) -> np.ndarray:
+    """A ``uint8 [H, W, 3]`` copy of ``image`` (rows of a QImage are padded to 4 bytes: strip the padding)."""
+    rgb = image.convertToFormat(QImage.Format.Format_RGB888)
+    h, w, bpl = rgb.height(), rgb.width(), rgb.bytesPerLine()
+    buf = np.frombuffer(rgb.constBits(), dtype=np.uint8, count=h * bpl).reshape(h, bpl)
+    # an explicit copy: ascontiguousarray would return a view of ``rgb``'s memory when rows have no
+    # padding, and that memory is freed with ``rgb`` when this function returns
+    return np.array(buf[:, : w * 3].reshape(h, w, 3), dtype=np.uint8, copy=True, order="C")
+
+
+# ====================================================================== atomic files
+def check_target(path: str | os.PathLike, overwrite: bool = False) -> Path:
+    """Fail early (before any rendering) when ``path`` cannot be written: it exists, or its folder does not."""
+    target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(f"{target} is a folder")
+    if target.exists() and not overwrite:
+        raise FileExistsError(f"{target} exists")
+    if not target.parent.is_dir():
+        raise FileNotFoundError(f"{target.parent} is not a folder")
+    return target
+
+
+def _new_temp(target: Path) -> Path:
+    """Create an empty, hidden temporary file beside ``target`` (same file system, so the rename is atomic).
+
+    ``os.open`` with mode 0o666 lets the umask decide the permissions, so the final file gets the
+    same permissions as any other file the user creates (``mkstemp`` would leave it private).
+    """
+    for _ in range(100):
+        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return tmp
+    raise FileExistsError(f"cannot create a temporary file beside {target}")
+
+
+def _commit(tmp: Path, target: Path, overwrite: bool) -> None:
+    """Move the finished ``tmp`` to ``target``; without ``overwrite`` never replace a file, even one created meanwhile."""
+    if overwrite:
+        os.replace(tmp, target)
+        return
+    try:
+        os.link(tmp, target)  # fails with FileExistsError if the name was taken since check_target: no race
+    except FileExistsError:
+        raise FileExistsError(f"{target} exists") from None
+    except OSError:  # a file system without hard links (FAT, some network shares)
+        if target.exists():
+            raise FileExistsError(f"{target} exists") from None
+        os.replace(tmp, target)
+        return
+    with suppress(OSError):
+        os.unlink(tmp)
+
+
+@contextmanager
+def atomic_output(path: str | os.PathLike, *, overwrite: bool = False) -> Iterator[Path]:
+    """Yield a temporary path to write to; on success it becomes ``path``, on any failure it is removed.
+
+    An existing ``path`` is left untouched unless ``overwrite`` is true, and even then it is only
+    replaced by a complete file.
+    """
+    target = check_target(path, overwrite)
+    tmp = _new_temp(target)
+    try:
+        yield tmp
+        _fsync(tmp)
+        _commit(tmp, target, overwrite)
+    except BaseException:
+        with suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def _fsync(path: Path) -> None:
+    """Flush the finished file to disk before it is renamed, so a power cut cannot leave an empty file under the name."""
+    with open(path, "rb") as fh, suppress(OSError):  # some file systems (network shares) refuse fsync: the rename is still atomic
+        os.fsync(fh.fileno())
+
+
+def _write_bytes(fh, data: bytes) -> None:
+    """Write in chunks (one place for tests to inject a failure in the middle of a file)."""
+    view = memoryview(data)
+    for start in range(0, len(view), 1 << 16):
+        fh.write(view[start:start + (1 << 16)])
+
+
+def write_bytes_atomic(data: bytes, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+    with atomic_output(path, overwrite=overwrite) as tmp, open(tmp, "wb") as fh:
+        _write_bytes(fh, data)
+    return Path(path)
+
+
+# ====================================================================== formats
+def png_bytes(image: QImage) -> bytes:
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):
+        raise ExportError("the image could not be encoded as PNG")
+    return bytes(buffer.data().data())
+
+
+def save_png(image: QImage, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+    """Write ``image`` as PNG."""
+    check_target(path, overwrite)
+    return write_bytes_atomic(png_bytes(image), path, overwrite=overwrite)
+
+
+def save_svg(data: bytes, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+    return write_bytes_atomic(data, path, overwrite=overwrite)
+
+
+def save_gif(frames: Iterable[QImage], path: str | os.PathLike, *, frame_ms: int = DEFAULT_FRAME_MS,
+             overwrite: bool = False) -> Path:
+    """An animated GIF, one frame per image, looping forever (Pillow: ``save_all``, ``duration``, ``loop=0``).
+
+    Each frame is turned into a 256-colour palette image as soon as it is drawn (what Pillow's GIF
+    writer would do anyway), so a long decoding holds one byte per pixel per frame, not three.
+    """
+    from PIL import Image
+
+    check_target(path, overwrite)
+    images = [Image.fromarray(image_to_rgb(frame)).convert("P", palette=Image.Palette.ADAPTIVE, colors=256) for frame in frames]
+    if not images:
+        raise ExportError("an animation needs at least one frame")
+    with atomic_output(path, overwrite=overwrite) as tmp, open(tmp, "wb") as fh:
+        images[0].save(fh, format="GIF", save_all=True, append_images=images[1:], duration=int(frame_ms), loop=0)
+    return Path(path)
+
+
+@functools.cache
+def _encoders_of(exe: str) -> frozenset[str]:
+    try:
+        out = subprocess.run([exe, "-hide_banner", "-encoders"], capture_output=True, text=True, timeout=30,
+                             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0)).stdout
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    return frozenset(m.group(1) for m in re.finditer(r"^\s*V\S*\s+(\S+)", out, re.MULTILINE))
+
+
+def find_ffmpeg() -> str | None:
+    """The ffmpeg of the ``video`` extra (imageio-ffmpeg's bundled binary), else an ``ffmpeg`` on PATH."""
+    try:
+        import imageio_ffmpeg
+
+        exe = imageio_ffmpeg.get_ffmpeg_exe()
+        if exe and os.path.isfile(exe):
+            return exe
+    except (ImportError, RuntimeError, OSError):
+        pass
+    return shutil.which("ffmpeg")
+
+
+def video_encoder() -> tuple[str, str] | None:
+    """(ffmpeg executable, H.264 encoder name), or None when MP4 export is impossible here."""
+    exe = find_ffmpeg()
+    if exe is None:
+        return None
+    available = _encoders_of(exe)
+    for name in H264_ENCODERS:
+        if name in available:
+            return exe, name
+    return None
+
+
+def video_unavailable_reason() -> str | None:
+    """Why MP4 export cannot work (None when it can): what a user must install."""
+    exe = find_ffmpeg()
+    if exe is None:
+        return tr("Export", "MP4 export needs ffmpeg: install the 'video' extra (pip install \"attention-scope[video]\") "
+                            "or put ffmpeg on the PATH")
+    if video_encoder() is None:
+        return tr("Export", "MP4 export needs an H.264 encoder (libx264 or libopenh264); the ffmpeg at {path} has none").format(path=exe)
+    return None
+
+
+def _even(rgb: np.ndarray) -> np.ndarray:
+    """Pad to even width and height (yuv420p halves both for its colour planes) by repeating the edge."""
+    h, w = rgb.shape[:2]
+    if h % 2 == 0 and w % 2 == 0:
+        return rgb
+    return np.pad(rgb, ((0, h % 2), (0, w % 2), (0, 0)), mode="edge")
+
+
+def save_mp4(frames: Iterable[QImage], path: str | os.PathLike, *, frame_ms: int = DEFAULT_FRAME_MS,
+             overwrite: bool = False) -> Path:
+    """H.264 (yuv420p) MP4 of ``frames``: raw RGB frames piped into ffmpeg, one video frame per image.
+
+    Frames are rendered and streamed one at a time (a long decoding never sits in memory as
+    frames). If rendering or encoding fails half-way, ffmpeg is killed and its partial file removed.
+    """
+    found = video_encoder()
+    if found is None:
+        raise ExportError(video_unavailable_reason() or "no H.264 encoder")
+    exe, encoder = found
+    check_target(path, overwrite)
+    rate = f"{1000}/{max(1, int(frame_ms))}"
+    with atomic_output(path, overwrite=overwrite) as tmp, tempfile.TemporaryFile() as log:
+        proc: subprocess.Popen | None = None
+        size: tuple[int, int] | None = None
+        n = 0
+        try:
+            for frame in frames:
+                rgb = _even(image_to_rgb(frame))
+                if proc is None:
+                    size = (rgb.shape[1], rgb.shape[0])
+                    quality = ["-crf", "18", "-preset", "medium"] if encoder == "libx264" else []
+                    cmd = [exe, "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24",
+                           "-s", f"{size[0]}x{size[1]}", "-framerate", rate, "-i", "pipe:0", "-an", "-c:v", encoder, *quality,
+                           "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", str(tmp)]
+                    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=log,
+                                            creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0))
+                elif (rgb.shape[1], rgb.shape[0]) != size:
+                    raise ExportError(f"frame {n} is {rgb.shape[1]}×{rgb.shape[0]}, the video is {size[0]}×{size[1]}")
+                assert proc.stdin is not None
+                try:
+                    proc.stdin.write(rgb.tobytes())
+                except BrokenPipeError:
+                    proc.wait()
+                    raise ExportError(_ffmpeg_failure(log, proc.returncode)) from None
+                n += 1
+            if proc is None:
+                raise ExportError("an animation needs at least one frame")
+            assert proc.stdin is not None
+            with suppress(BrokenPipeError):
+                proc.stdin.close()
+            code = proc.wait(timeout=600)
+            if code != 0:
+                raise ExportError(_ffmpeg_failure(log, code))
+        except BaseException:
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            raise
+        finally:
+            if proc is not None and proc.stdin is not None and not proc.stdin.closed:
+                with suppress(OSError):
+                    proc.stdin.close()
+    return Path(path)
+
+
+def _ffmpeg_failure(log, code: int | None) -> str:
+    log.seek(0)
+    lines = [ln.strip() for ln in log.read().decode("utf-8", "replace").splitlines() if ln.strip()]
+    detail = lines[-1] if lines else f"exit status {code}"
+    return f"ffmpeg could not encode the video: {detail}"
+
+
+def _format_value(value: float) -> str:
+    """Nine significant digits: enough to read a float32 back exactly."""
+    return f"{value:.9g}"
+
+
+def _csv_row(token: str, values: np.ndarray) -> list[str]:
+    return [token, *(_format_value(float(v)) for v in values)]
+
+
+def save_csv(matrix: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequence[str], path: str | os.PathLike, *,
+             overwrite: bool = False, corner: str = "query \\ key") -> Path:
+    """One [Q, K] matrix as CSV: key tokens as the header row, query tokens as the first column (UTF-8).
+
+    Tokens are written as they are (duplicates such as two "the" included); the csv module quotes
+    any that contain commas or quotes.
+    """
+    m = np.asarray(matrix)
+    if m.ndim != 2 or m.shape != (len(query_tokens), len(key_tokens)):
+        raise ValueError(f"{len(query_tokens)} query / {len(key_tokens)} key tokens for a matrix of shape {m.shape}")
+    check_target(path, overwrite)
+    with atomic_output(path, overwrite=overwrite) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow([corner, *key_tokens])
+        for token, row in zip(query_tokens, m, strict=True):
+            writer.writerow(_csv_row(token, row))
+    return Path(path)
+
+
+def save_trace(trace: Trace, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+    """The whole trace as ``.npz`` through :meth:`Trace.save`, with the same no-overwrite and no-partial rules."""
+    check_target(path, overwrite)
+    with atomic_output(path, overwrite=overwrite) as tmp:
+        try:
+            trace.save(tmp)  # Trace.save writes tmp + ".partial" and renames it onto tmp
+        except BaseException:
+            with suppress(OSError):
+                tmp.with_name(tmp.name + ".partial").unlink()
+            raise
+    return Path(path)
+
+
+def copy_image_to_clipboard(image: QImage) -> None:
+    """Put ``image`` on the system clipboard (pastes into slides, documents and chat)."""
+    clipboard = QGuiApplication.clipboard()
+    if clipboard is None:
+        raise ExportError("no clipboard is available")
+    clipboard.setImage(image)
+
+
+# ====================================================================== one call per file
+def export_view(view: HeatmapView, path: str | os.PathLike, *, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT,
+                scale: float = DEFAULT_SCALE, overwrite: bool = False) -> Path:
+    """Write one map to ``path``; the suffix (.png, .svg, .csv) picks the format."""
+    target = check_target(path, overwrite)
+    suffix = target.suffix.lower()
+    if suffix == ".csv":
+        return save_csv(*view.computed(), target, overwrite=overwrite)
+    if suffix not in IMAGE_SUFFIXES:
+        raise ValueError(f"cannot write {suffix or 'a file without a suffix'} for one map: use .png, .svg or .csv")
+    with HeatmapRenderer(width, height, scale=scale) as renderer:
+        if suffix == ".svg":
+            return save_svg(renderer.svg(view), target, overwrite=overwrite)
+        return save_png(renderer.render(view), target, overwrite=overwrite)
+
+
+def export_animation(views: Sequence[HeatmapView], path: str | os.PathLike, *, width: int = DEFAULT_WIDTH,
+                     height: int = DEFAULT_HEIGHT, scale: float | None = None, frame_ms: int = DEFAULT_FRAME_MS,
+                     overwrite: bool = False, progress: Callable[[int, int], None] | None = None) -> Path:
+    """Write ``views`` (one per step) as an animated GIF or an MP4, chosen by the suffix.
+
+    ``scale`` None: 1x for GIF (palette images), 2x for MP4. ``progress(done, total)`` is called after each frame.
+    """
+    target = check_target(path, overwrite)
+    suffix = target.suffix.lower()
+    if suffix not in ANIMATION_SUFFIXES:
+        raise ValueError(f"cannot write {suffix or 'a file without a suffix'} as an animation: use .gif or .mp4")
+    if suffix == ".mp4" and video_encoder() is None:
+        raise ExportError(video_unavailable_reason() or "no H.264 encoder")
+    scale = (GIF_SCALE if suffix == ".gif" else DEFAULT_SCALE) if scale is None else scale
+    with HeatmapRenderer(width, height, scale=scale) as renderer:
+        renderer.prepare(views)
+
+        def frames() -> Iterator[QImage]:
+            for i, view in enumerate(views):
+                yield renderer.render(view)
+                if progress is not None:
+                    progress(i + 1, len(views))
+
+        if suffix == ".gif":
+            return save_gif(frames(), target, frame_ms=frame_ms, overwrite=overwrite)
+        return save_mp4(frames(), target, frame_ms=frame_ms, overwrite=overwrite)

@@ -1,0 +1,270 @@
+"""The window's export menu: PNG, SVG, GIF, MP4, CSV, NPZ and "Copy image", as QActions.
+
+Why a separate QObject talking to the window through :class:`ExportHost` (a Protocol) rather than
+methods of ``MainWindow``: the dialogs, the overwrite question and the error paths can then be
+tested with a small fake host, and the window only has to answer five questions.
+
+Every export asks for a file name (``QFileDialog.getSaveFileName`` with the format's filter and a
+default name such as ``cross_L2_mean_step5.png``), asks before replacing an existing file
+(``QMessageBox.question``; the file dialog's own question is turned off so the user is asked
+exactly once, also when the extension was added here), writes atomically through
+:mod:`viz_app.export`, and reports failures through ``host.show_error`` (the window's banner).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QImage, QKeySequence
+from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox, QWidget
+
+from model_core.trace import Trace
+
+from . import export as ex
+from .i18n import tr
+from .widgets.heatmap import AttentionHeatmap
+
+
+class ExportHost(Protocol):
+    """What the export actions need from the window (``MainWindow`` implements it from ``AppState``)."""
+
+    def current_trace(self) -> Trace | None:
+        """The trace on show, or None before the first result."""
+        ...
+
+    def current_view(self) -> ex.ViewSpec | None:
+        """The selection and display settings on show (kind, layer, head, step, forced, colour map, log, overlays, font)."""
+        ...
+
+    def heatmap_widget(self) -> AttentionHeatmap | None:
+        """The live heatmap (PNG, SVG and the clipboard copy draw it as it is, zoom included), or None."""
+        ...
+
+    def show_error(self, message: str) -> None:
+        ...
+
+    def show_status(self, message: str) -> None:
+        ...
+
+
+class ExportActions(QObject):
+    """Owns the export QActions; ``parent`` (the window) is also the parent of the dialogs.
+
+    Call :meth:`refresh` when the trace changes (enables the actions), put them in a menu with
+    :meth:`add_to_menu`, and add them to the window (``window.addActions(actions.actions())``) so
+    the Ctrl+Shift+C shortcut works everywhere in it.
+    """
+
+    def __init__(self, host: ExportHost, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._host = host
+        self._dialog_parent = parent if isinstance(parent, QWidget) else None
+        self._directory = Path.home()
+        self._video_reason: str | None = None
+        self._video_checked = False  # asking ffmpeg for its encoders takes a subprocess: not at window start
+
+        self.act_png = self._action(tr("ExportActions", "Export image (PNG)…"),
+                                    tr("ExportActions", "Save the heatmap as a PNG image at twice the screen resolution"),
+                                    self.export_png)
+        self.act_svg = self._action(tr("ExportActions", "Export SVG…"),
+                                    tr("ExportActions", "Save the heatmap as a scalable vector drawing (SVG)"), self.export_svg)
+        self.act_gif = self._action(tr("ExportActions", "Export animation (GIF)…"),
+                                    tr("ExportActions", "Save every decoding step of this map as an animated GIF"), self.export_gif)
+        self.act_mp4 = self._action(tr("ExportActions", "Export video (MP4)…"),
+                                    tr("ExportActions", "Save every decoding step of this map as an H.264 video"), self.export_mp4)
+        self.act_csv = self._action(tr("ExportActions", "Export matrix (CSV)…"),
+                                    tr("ExportActions", "Save the numbers of this map at this step, with the tokens as headers"),
+                                    self.export_csv)
+        self.act_npz = self._action(tr("ExportActions", "Export trace (NPZ)…"),
+                                    tr("ExportActions", "Save every attention map of this sentence (numpy .npz)"), self.export_npz)
+        self.act_copy = self._action(tr("ExportActions", "Copy image"),
+                                     tr("ExportActions", "Copy the heatmap to the clipboard as an image"), self.copy_image)
+        self.act_copy.setShortcut(QKeySequence("Ctrl+Shift+C"))
+        self.act_copy.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.refresh()
+
+    # ------------------------------------------------------------------ public
+    def actions(self) -> list[QAction]:
+        """All actions in menu order."""
+        return [self.act_png, self.act_svg, self.act_gif, self.act_mp4, self.act_csv, self.act_npz, self.act_copy]
+
+    def add_to_menu(self, menu: QMenu) -> None:
+        """Add the actions (copy after a separator) and let the menu show tooltips (the MP4 one says what is missing)."""
+        menu.setToolTipsVisible(True)
+        for act in self.actions()[:-1]:
+            menu.addAction(act)
+        menu.addSeparator()
+        menu.addAction(self.act_copy)
+
+    def refresh(self) -> None:
+        """Enable what can be exported now: everything needs a trace; MP4 also an H.264 encoder."""
+        has_trace = self._host.current_trace() is not None and self._host.current_view() is not None
+        for act in self.actions():
+            act.setEnabled(has_trace)
+        self.act_mp4.setEnabled(has_trace and self.video_problem() is None)
+
+    def video_problem(self) -> str | None:
+        """Why MP4 export is unavailable (None when it works); checked once, then shown as the action's tooltip."""
+        if not self._video_checked:
+            self._video_checked = True
+            self._video_reason = ex.video_unavailable_reason()
+            if self._video_reason is not None:
+                self.act_mp4.setToolTip(self._video_reason)
+                self.act_mp4.setStatusTip(self._video_reason)
+        return self._video_reason
+
+    def directory(self) -> Path:
+        """The folder the next file dialog opens in (the last one used: worth saving in the settings)."""
+        return self._directory
+
+    def set_directory(self, path: str | Path) -> None:
+        if Path(path).is_dir():
+            self._directory = Path(path)
+
+    # ------------------------------------------------------------------ the actions
+    def export_png(self) -> Path | None:
+        return self._export(".png", tr("ExportActions", "Export image (PNG)"), tr("ExportActions", "PNG images (*.png)"),
+                            self._write_png)
+
+    def export_svg(self) -> Path | None:
+        return self._export(".svg", tr("ExportActions", "Export SVG"), tr("ExportActions", "SVG drawings (*.svg)"), self._write_svg)
+
+    def export_gif(self) -> Path | None:
+        return self._export(".gif", tr("ExportActions", "Export animation (GIF)"), tr("ExportActions", "GIF animations (*.gif)"),
+                            self._write_animation, animation=True)
+
+    def export_mp4(self) -> Path | None:
+        problem = self.video_problem()
+        if problem is not None:
+            self._host.show_error(problem)
+            return None
+        return self._export(".mp4", tr("ExportActions", "Export video (MP4)"), tr("ExportActions", "MP4 videos (*.mp4)"),
+                            self._write_animation, animation=True)
+
+    def export_csv(self) -> Path | None:
+        return self._export(".csv", tr("ExportActions", "Export matrix (CSV)"), tr("ExportActions", "CSV tables (*.csv)"),
+                            self._write_csv)
+
+    def export_npz(self) -> Path | None:
+        return self._export(".npz", tr("ExportActions", "Export trace (NPZ)"), tr("ExportActions", "Attention traces (*.npz)"),
+                            self._write_npz, default_name="attention_trace.npz")
+
+    def copy_image(self) -> QImage | None:
+        """Copy the heatmap as shown (2x) to the clipboard; returns the image (None when there is nothing to copy)."""
+        inputs = self._inputs()
+        if inputs is None:
+            return None
+        trace, spec = inputs
+        try:
+            image = self._image(trace, spec)
+            ex.copy_image_to_clipboard(image)
+        except (OSError, ValueError, RuntimeError) as exc:
+            self._host.show_error(tr("ExportActions", "Could not copy the image: {error}").format(error=str(exc)))
+            return None
+        self._host.show_status(tr("ExportActions", "Image copied to the clipboard"))
+        return image
+
+    # ------------------------------------------------------------------ writers: (trace, spec, path, overwrite)
+    def _image(self, trace: Trace, spec: ex.ViewSpec) -> QImage:
+        widget = self._host.heatmap_widget()
+        if widget is not None and widget.isVisible():
+            return ex.render_widget_image(widget, ex.DEFAULT_SCALE)
+        width, height = self._frame_size()
+        return ex.render_heatmap_image(ex.heatmap_view(trace, spec), width, height, scale=ex.DEFAULT_SCALE)
+
+    def _write_png(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> None:
+        ex.save_png(self._image(trace, spec), path, overwrite=overwrite)
+
+    def _write_svg(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> None:
+        widget = self._host.heatmap_widget()
+        if widget is not None and widget.isVisible():
+            ex.save_svg(ex.svg_bytes_of(widget), path, overwrite=overwrite)
+        else:
+            width, height = self._frame_size()
+            ex.export_view(ex.heatmap_view(trace, spec), path, width=width, height=height, overwrite=overwrite)
+
+    def _write_animation(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> None:
+        width, height = self._frame_size()
+        ex.export_animation(ex.animation_views(trace, spec), path, width=width, height=height, overwrite=overwrite)
+
+    def _write_csv(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> None:
+        ex.save_csv(*ex.heatmap_view(trace, spec).computed(), path, overwrite=overwrite)
+
+    def _write_npz(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> None:
+        ex.save_trace(trace, path, overwrite=overwrite)
+
+    # ------------------------------------------------------------------ internals
+    def _action(self, text: str, tip: str, slot: Callable[[], object]) -> QAction:
+        act = QAction(text, self)
+        act.setToolTip(tip)
+        act.setStatusTip(tip)
+        act.triggered.connect(lambda _checked=False: slot())
+        return act
+
+    def _inputs(self) -> tuple[Trace, ex.ViewSpec] | None:
+        trace, spec = self._host.current_trace(), self._host.current_view()
+        if trace is None or spec is None:
+            self._host.show_error(tr("ExportActions", "Nothing to export yet: type a sentence first."))
+            return None
+        return trace, spec
+
+    def _frame_size(self) -> tuple[int, int]:
+        """The live heatmap's size (what the user sees), else the default; clamped to what the renderer accepts."""
+        widget = self._host.heatmap_widget()
+        if widget is None or not widget.isVisible():
+            return ex.DEFAULT_WIDTH, ex.DEFAULT_HEIGHT
+        clamp = lambda v: max(ex.MIN_SIDE, min(ex.MAX_SIDE, v))
+        return clamp(widget.width()), clamp(widget.height())
+
+    def _ask_path(self, caption: str, name_filter: str, suffix: str, default_name: str) -> Path | None:
+        start = str(self._directory / default_name)
+        chosen, _ = QFileDialog.getSaveFileName(self._dialog_parent, caption, start, name_filter, "",
+                                                QFileDialog.Option.DontConfirmOverwrite)
+        if not chosen:
+            return None
+        path = Path(chosen)
+        if path.suffix.lower() != suffix:
+            path = path.with_name(path.name + suffix)
+        return path
+
+    def _confirm_overwrite(self, path: Path) -> bool:
+        answer = QMessageBox.question(
+            self._dialog_parent, tr("ExportActions", "Replace file?"),
+            tr("ExportActions", "{name} already exists in {folder}. Replace it?").format(name=path.name, folder=str(path.parent)),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _export(self, suffix: str, caption: str, name_filter: str,
+                write: Callable[[Trace, ex.ViewSpec, Path, bool], None], *, animation: bool = False,
+                default_name: str | None = None) -> Path | None:
+        inputs = self._inputs()
+        if inputs is None:
+            return None
+        trace, spec = inputs
+        name = default_name or ex.default_file_name(spec, suffix, animation=animation)
+        path = self._ask_path(caption, name_filter, suffix, name)
+        if path is None:
+            return None  # cancelled
+        overwrite = False
+        if path.is_dir():
+            self._host.show_error(tr("ExportActions", "Could not export: {path} is a folder").format(path=str(path)))
+            return None
+        if path.exists():
+            if not self._confirm_overwrite(path):
+                self._host.show_status(tr("ExportActions", "Not exported: {name} was kept").format(name=path.name))
+                return None
+            overwrite = True
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            write(trace, spec, path, overwrite)
+        except (OSError, ValueError, RuntimeError) as exc:  # ExportError is a RuntimeError
+            self._host.show_error(tr("ExportActions", "Could not export {name}: {error}").format(name=path.name, error=str(exc)))
+            return None
+        finally:
+            QApplication.restoreOverrideCursor()
+        self._directory = path.parent
+        self._host.show_status(tr("ExportActions", "Exported {path}").format(path=str(path)))
+        return path

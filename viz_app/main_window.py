@@ -23,8 +23,8 @@ import re
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QMimeData, QSignalBlocker, Qt, QTimer, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QMimeData, QSignalBlocker, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -44,10 +44,11 @@ from model_core.trace import Trace
 
 from .controls import Banner, InputPanel, SelectorBar, StepBar
 from .help_dialogs import HelpWindow, show_explanation, show_shortcuts
-from .i18n import N_, tr, tr_marked
+from .i18n import LANGUAGES, N_, tr, tr_marked
 from .presenter import PresenterMode
 from .settings import AppSettings
 from .state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, AppState, ModelInfo, kind_title
+from .theme import THEME_CHOICES, apply_application_theme, apply_theme, resolve_theme
 from .widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, TokenChips, chip_kind
 from .worker import OptionsNeeded, RunRequest, RunResult, WorkerHost
 
@@ -103,6 +104,9 @@ def _settings_key(model_key: str) -> str:
 class MainWindow(QMainWindow):
     """Attention Scope's window. ``settings`` None uses the user's QSettings; tests pass a temp file."""
 
+    #: the user chose another UI language ("" = the system's); the application rebuilds the window
+    languageChangeRequested = Signal(str)
+
     def __init__(self, settings: AppSettings | None = None, *, model: str | None = None, host: WorkerHost | None = None,
                  autoload: bool = True, device: str | None = None) -> None:
         super().__init__()
@@ -132,9 +136,16 @@ class MainWindow(QMainWindow):
             set_emphasis=self._set_emphasis,
         )
         self._help_windows: list[HelpWindow] = []
+        self._language_rebuild_supported = False  # the application sets it when it can rebuild the window
         self.setAcceptDrops(True)
         self._connect()
         self._restore_settings()
+        self.set_theme(self.settings.get_str("view/theme", "system"), save=False)
+        language = self.settings.get_str("view/language", "")
+        self.act_languages.get(language, self.act_languages[""]).setChecked(True)
+        hints = QGuiApplication.styleHints()
+        if hasattr(hints, "colorSchemeChanged"):
+            hints.colorSchemeChanged.connect(self._on_system_scheme_changed)
         self._refresh_all()
         if autoload:
             self._open_initial_model(model)
@@ -298,6 +309,26 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         for act in (self.act_presenter, self.act_larger, self.act_smaller, self.act_reset_text):
             view_menu.addAction(act)
+        view_menu.addSeparator()
+        theme_menu = view_menu.addMenu(tr("MainWindow", "&Theme"))
+        self.theme_group = QActionGroup(self)
+        self.act_themes: dict[str, QAction] = {}
+        for choice, label in THEME_CHOICES.items():
+            act = theme_menu.addAction(tr_marked(label))
+            act.setCheckable(True)
+            act.setData(choice)
+            self.theme_group.addAction(act)
+            act.triggered.connect(lambda _=False, c=choice: self.set_theme(c))
+            self.act_themes[choice] = act
+        language_menu = view_menu.addMenu(tr("MainWindow", "&Language"))
+        self.language_group = QActionGroup(self)
+        self.act_languages: dict[str, QAction] = {}
+        for code, label in (("", tr("MainWindow", "Follow the system")), *LANGUAGES.items()):
+            act = language_menu.addAction(label)  # each language in its own language
+            act.setCheckable(True)
+            self.language_group.addAction(act)
+            act.triggered.connect(lambda _=False, c=code: self.set_language(c))
+            self.act_languages[code] = act
         help_menu = menu.addMenu(tr("MainWindow", "&Help"))
         self.help_menu = help_menu
         help_menu.addAction(self.act_explain)
@@ -971,6 +1002,37 @@ class MainWindow(QMainWindow):
                           tr("MainWindow", "<h3>Attention Scope {version}</h3><p>Step through an encoder-decoder "
                                            "Transformer's decoding and see every attention map it computes.</p>").format(
                               version=__version__))
+
+    # ================================================================== theme and language
+    def set_theme(self, choice: str, *, save: bool = True) -> None:
+        """'system', 'light' or 'dark': recolour the Qt palette and every plot of the window."""
+        if choice not in THEME_CHOICES:
+            choice = "system"
+        self._theme_choice = choice
+        self.theme = resolve_theme(choice)
+        apply_application_theme(self.theme)
+        apply_theme(self, self.theme)
+        for w in self.findChildren(QWidget):
+            if w.isWindow() and w is not self:
+                apply_theme(w, self.theme)
+        with QSignalBlocker(self.theme_group):
+            self.act_themes[choice].setChecked(True)
+        if save:
+            self.settings.set("view/theme", choice)
+
+    @Slot()
+    def _on_system_scheme_changed(self) -> None:
+        if self._theme_choice == "system":
+            self.set_theme("system", save=False)
+
+    def set_language(self, code: str) -> None:
+        """Remember the UI language; the window is rebuilt in it (by the application) or at the next start."""
+        self.settings.set("view/language", code)
+        for c, act in self.act_languages.items():
+            act.setChecked(c == code)
+        self.languageChangeRequested.emit(code)
+        if not self._language_rebuild_supported:
+            self._show_status(tr("MainWindow", "The language changes at the next start."))
 
     # ================================================================== presenter mode
     def _set_emphasis(self, on: bool) -> None:

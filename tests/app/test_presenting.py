@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QApplication
 
 from viz_app.explain import EXPLANATIONS
 from viz_app.main_window import dropped_path
@@ -104,3 +105,29 @@ def test_dropping_text_or_two_files_is_ignored(tmp_path):
     b.write_bytes(b"y")
     mime.setUrls([QUrl.fromLocalFile(str(a)), QUrl.fromLocalFile(str(b))])
     assert dropped_path(mime) is None
+
+
+def test_themes_recolour_every_plot_and_persist(window, settings_path):
+    from viz_app.settings import AppSettings
+    from viz_app.theme import DARK, LIGHT
+
+    window.set_theme("dark")
+    glw = window.heatmap.graphics_widget()
+    assert glw.backgroundBrush().color().name() == DARK.background
+    assert window.heatmap._left.textPen().color().name() == DARK.foreground
+    assert window.mosaic.graphics_widget().backgroundBrush().color().name() == DARK.background
+    palette = QApplication.palette()
+    assert palette.color(palette.ColorRole.Window).name() == DARK.window
+    assert AppSettings(settings_path).get_str("view/theme") == "dark"
+    window.set_theme("light")
+    assert glw.backgroundBrush().color().name() == LIGHT.background
+    assert window.heatmap._left.textPen().color().name() == LIGHT.foreground
+    assert window.act_themes["light"].isChecked()
+
+
+def test_presenter_mode_thickens_the_current_row(window):
+    normal = window.heatmap.row_outline_width()
+    window.act_presenter.trigger()
+    assert window.heatmap.row_outline_width() > normal
+    window.act_presenter.trigger()
+    assert window.heatmap.row_outline_width() == normal

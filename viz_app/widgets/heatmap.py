@@ -117,6 +117,10 @@ class TokenAxis(pg.AxisItem):
         self.setStyle(tickFont=self._font)
         self._apply_title()
 
+    def refresh_title(self) -> None:
+        """Redraw the title in the current text colour (after a theme change)."""
+        self._apply_title()
+
     # -- internals ----------------------------------------------------------------------------
     def _apply_title(self) -> None:
         if self._title:
@@ -389,6 +393,15 @@ class AttentionHeatmap(QWidget):
         self._colorbar.axis.setTicks([_LOG_TICKS if on else _LINEAR_TICKS])
         self._refresh_image()
         self._set_title(self._title)
+
+    def set_emphasis(self, on: bool) -> None:
+        """Presenter mode: a thicker outline around the current query row, visible from the back of a room."""
+        dark, light = (9, 5) if on else (4, 2)
+        self._row_outline_dark.setPen(_cosmetic_pen((0, 0, 0), dark))
+        self._row_outline.setPen(_cosmetic_pen((255, 255, 255), light))
+
+    def row_outline_width(self) -> float:
+        return self._row_outline.pen().widthF()
 
     def set_font_point_size(self, pt: float) -> None:
         """Scale tick labels, axis titles, plot title and legend (presenter mode)."""

@@ -176,6 +176,10 @@ class HeadMosaic(QWidget):
     def set_colormap(self, name: str) -> None:
         self._image.setLookupTable(gutter_lookup_table(name))
 
+    def set_emphasis(self, on: bool) -> None:
+        """Presenter mode: thicker current-row lines in every tile."""
+        self._rows.setPen(_cosmetic_pen((255, 255, 255), 3 if on else 1))
+
     def set_font_point_size(self, pt: float) -> None:
         """Grow the layer/head labels (presenter mode)."""
         self._font_pt = float(pt)

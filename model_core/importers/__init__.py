@@ -7,32 +7,84 @@ tutorials' model, and (with the ``hf`` extra) Hugging Face encoder-decoder folde
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from ..checkpoint import FORMAT, CheckpointError, ModelBundle, load_model, read_metadata, resolve_model_path
 from . import seed_tutorial, torch_tutorial
-from .common import ImportOptions, NeedsHyperparameters, load_pickle_safely, state_dict_from
+from .common import (
+    HINTS,
+    ImportOptions,
+    NeedsHyperparameters,
+    hyperparameters_from_extras,
+    load_pickle_safely,
+    propose_heads,
+    state_dict_from,
+)
 
-__all__ = ["CheckpointError", "ImportOptions", "NeedsHyperparameters", "detect_format", "open_model"]
+__all__ = ["HINTS", "CheckpointError", "ImportOptions", "NeedsHyperparameters", "detect_format", "open_model", "propose_heads"]
 
 PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl")
 
 
+# files a user may pick inside a save_pretrained folder (a file dialog cannot pick folders)
+HF_FOLDER_FILES = ("config.json", "model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+                   "pytorch_model.bin.index.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json")
+
+
+# magic numbers of files people pick by mistake, so the message can say what the file is
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
+    (b"%PDF", "a PDF document"), (b"\x89HDF\r\n\x1a\n", "an HDF5 file (TensorFlow/Keras weights)"),
+    (b"\x1f\x8b", "a gzip archive"), (b"7z\xbc\xaf", "a 7-Zip archive"),
+)
+
+
+def _what_it_is(head: bytes) -> str | None:
+    """A name for a file that is clearly something else (an image, a document, JSON), else None."""
+    for magic, name in _MAGIC:
+        if head.startswith(magic):
+            return name
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text[:1] in (b"{", b"["):
+        return "a JSON file"
+    return None
+
+
 def detect_format(path: Path) -> str:
-    """'native', 'torch-state-dict' or 'hf-folder' from the file's content, else a CheckpointError."""
+    """'native', 'torch-state-dict', 'hf-folder' or 'hf-file' (a file inside a Hugging Face folder)
+    from the file itself, else a CheckpointError naming what it is not."""
     if path.is_dir():
         if (path / "config.json").exists():
             return "hf-folder"
         raise CheckpointError(f"{path}: a folder without config.json (not a Hugging Face model folder)")
-    with open(path, "rb") as fh:
-        head = fh.read(8)
-    if path.suffix != ".safetensors" and (head.startswith(b"PK") or head[:1] == b"\x80" or path.suffix in PICKLE_SUFFIXES):
+    if path.name in HF_FOLDER_FILES and (path.parent / "config.json").is_file():
+        meta_native = False
+        if path.suffix == ".safetensors":
+            try:
+                meta_native = read_metadata(path).get("format") == FORMAT
+            except CheckpointError:
+                meta_native = False
+        if not meta_native:
+            return "hf-file"
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+    except OSError as exc:
+        raise CheckpointError(f"{path.name}: cannot be read ({exc.strerror or type(exc).__name__})") from exc
+    if not head:
+        raise CheckpointError(f"{path.name}: the file is empty")
+    other = _what_it_is(head)  # only trusted when the file is not a readable safetensors (see below)
+    looks_pickled = head.startswith(b"PK") or head[:1] == b"\x80"  # torch.save's zip, or a legacy pickle
+    if path.suffix != ".safetensors" and other is None and (looks_pickled or path.suffix in PICKLE_SUFFIXES):
         return "torch-state-dict"
     try:
+        # first: a safetensors header length can begin with bytes that look like a magic number
         meta = read_metadata(path)
     except CheckpointError as exc:
+        what = f"this is {other}, not a model checkpoint" if other else "not a checkpoint this app can read"
         raise CheckpointError(
-            f"{path.name}: not a checkpoint this app can read (a .safetensors file, a .pt/.pth state_dict, or a model folder)"
+            f"{path.name}: {what} (open a .safetensors file, a .pt/.pth state_dict, or a Hugging Face model folder)"
         ) from exc
     if meta.get("format") == FORMAT:
         return "native"
@@ -44,21 +96,31 @@ def open_model(
     name_or_path: str | os.PathLike, options: ImportOptions | None = None, device: str | None = "auto",
     dtype: str | None = None,
 ) -> ModelBundle:
-    """Load a model in any supported format; what the weights cannot tell comes from ``options``."""
-    options = options or ImportOptions()
+    """Load a model in any supported format; what the weights cannot tell comes from ``options``.
+
+    Raises :class:`NeedsHyperparameters` (a :class:`CheckpointError`) listing what is missing with
+    proposed values, and :class:`CheckpointError` with one line for everything else. ``options``
+    is never modified: what the file itself supplies goes into a copy.
+    """
+    options = replace(options, extra=dict(options.extra)) if options is not None else ImportOptions()
     path = resolve_model_path(name_or_path)
     fmt = detect_format(path)
     if fmt == "native":
         return load_model(path, device=device, dtype=dtype)
-    if fmt == "hf-folder":
+    if fmt in ("hf-folder", "hf-file"):
         from .hf import load_hf_folder
 
-        return load_hf_folder(path, device=device, dtype=dtype)
+        return load_hf_folder(path if fmt == "hf-folder" else path.parent, device=device, dtype=dtype)
     obj = load_pickle_safely(path)
     tensors, rest = state_dict_from(obj, path)
     for side in ("src_vocab", "tgt_vocab"):  # vocabularies saved inside the .pt dict
         if getattr(options, side) is None and isinstance(rest.get(side), list):
             setattr(options, side, [str(t) for t in rest[side]])
+    saved = hyperparameters_from_extras(rest)  # e.g. {"config": {"n_heads": 8}} saved beside the weights
+    if options.heads is None and "heads" in saved:
+        options.heads = saved["heads"]
+    if options.norm_position is None and "norm_position" in saved:
+        options.norm_position = saved["norm_position"]
     keys = set(tensors)
     if torch_tutorial.matches(keys):
         return torch_tutorial.convert(tensors, path, options, device, dtype)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import pickle
 import zipfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,15 +18,77 @@ from ..devices import resolve_device, resolve_dtype
 from ..model import Seq2SeqTransformer
 from ..tokenizers import Tokenizer
 
+#: What each option means, for messages and the app's dialog.
+HINTS: dict[str, str] = {
+    "heads": "number of attention heads",
+    "norm_position": "'pre' or 'post' norm",
+    "src_vocab": "source vocabulary file",
+    "tgt_vocab": "target vocabulary file",
+}
+
 
 class NeedsHyperparameters(CheckpointError):
-    """The weights do not tell everything: ``missing`` maps each option to a proposed value."""
+    """The weights do not tell everything the model needs.
 
-    def __init__(self, path: Path, missing: dict[str, Any], hints: dict[str, str]) -> None:
-        self.path, self.missing, self.hints = path, missing, hints
-        names = ", ".join(f"{k} ({hints.get(k, '')})".replace(" ()", "") for k in missing)
-        flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in missing.items() if v is not None)
-        super().__init__(f"{path.name}: the weights do not say {names}; give it (e.g. {flags})")
+    ``proposals`` maps each missing option to its likely values, most likely first (an empty list
+    for a vocabulary file, which only the user can point to), so a dialog can offer them as
+    choices; ``missing`` maps each option to the first proposal (None for a file). The message is
+    one line that also reads as CLI advice (``--heads 8``).
+    """
+
+    def __init__(self, path: Path, proposals: Mapping[str, Sequence[Any]], hints: Mapping[str, str] | None = None) -> None:
+        self.path = path
+        self.proposals: dict[str, list[Any]] = {k: list(v) for k, v in proposals.items()}
+        self.missing: dict[str, Any] = {k: (v[0] if v else None) for k, v in self.proposals.items()}
+        self.hints: dict[str, str] = {k: (hints or HINTS).get(k, HINTS.get(k, "")) for k in self.proposals}
+        names = ", ".join(f"{k} ({self.hints[k]})" if self.hints[k] else k for k in self.proposals)
+        flags = " ".join(f"--{k.replace('_', '-')} {'FILE' if v is None else v}" for k, v in self.missing.items())
+        likely = "; ".join(f"likely {k}: {', '.join(map(str, v[:4]))}" for k, v in self.proposals.items() if len(v) > 1)
+        super().__init__(f"{path.name}: the weights do not say {names}; give them (e.g. {flags})" + (f" — {likely}" if likely else ""))
+
+
+def propose_heads(d_model: int, kv_rows: int | None = None) -> list[int]:
+    """Head counts that fit ``d_model``, most likely first.
+
+    Why this order: the tutorials default to 8 heads, and trained models almost always use head
+    sizes of 64, 32 or 128 (in that order of frequency: 512/8, 768/12, 1024/16 are all 64); every
+    other divisor follows, ascending. ``kv_rows`` (the K projection's outputs, for grouped- and
+    multi-query checkpoints) keeps only counts whose head size divides it into a group count that
+    divides the heads.
+    """
+    divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
+    if kv_rows is not None and kv_rows != d_model:
+        divisors = [h for h in divisors if kv_rows % (d_model // h) == 0 and h % max(1, kv_rows // (d_model // h)) == 0]
+    ordered = [8] if 8 in divisors else []
+    ordered += [d_model // size for size in (64, 32, 128) if d_model % size == 0 and d_model // size in divisors]
+    ordered += divisors
+    return list(dict.fromkeys(ordered))
+
+
+# names under which training scripts commonly store hyperparameters beside the state_dict
+_CONFIG_KEYS = ("config", "args", "hparams", "hyperparameters", "model_config", "model_args", "hyper_parameters")
+_HEAD_KEYS = ("n_heads", "num_heads", "nhead", "n_head", "heads", "num_attention_heads", "h")
+
+
+def hyperparameters_from_extras(rest: Mapping[str, Any]) -> dict[str, Any]:
+    """Head count and norm position stored beside the weights (a ``config`` dict in the ``.pt``), if any.
+
+    Only plain values are read (``torch.load(weights_only=True)`` has already refused anything else).
+    """
+    found: dict[str, Any] = {}
+    scopes = [rest] + [rest[k] for k in _CONFIG_KEYS if isinstance(rest.get(k), Mapping)]
+    for scope in scopes:
+        for key in _HEAD_KEYS:
+            value = scope.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                found.setdefault("heads", value)
+        position = scope.get("norm_position")
+        if position in ("pre", "post"):
+            found.setdefault("norm_position", position)
+        for key in ("norm_first", "pre_norm"):
+            if isinstance(scope.get(key), bool):
+                found.setdefault("norm_position", "pre" if scope[key] else "post")
+    return found
 
 
 @dataclass
@@ -50,7 +113,7 @@ def load_pickle_safely(path: Path) -> Any:
         text = str(exc)
         marker = "Unsupported global:"
         if marker in text:  # the file names a Python callable: running it is what we refuse
-            what = text.split(marker, 1)[1].strip().split(" was not", 1)[0]
+            what = text.split(marker, 1)[1].strip().split(" was not", 1)[0].removeprefix("GLOBAL ")
             raise CheckpointError(
                 f"{path.name}: refused — loading it would run code from the file ({what}), which is never allowed; "
                 f"save a plain state_dict with torch.save(model.state_dict(), ...)"

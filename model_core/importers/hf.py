@@ -14,16 +14,22 @@ output) that the native module does not express; running the original code is th
 exact. What the native module offers and Hugging Face cannot: raw scores (``capture_scores``
 returns empty lists) and head/positional ablation (refused with a ``ValueError``).
 
-Safety: nothing from the folder is ever executed — ``trust_remote_code`` is refused and always
-passed as False, only the built-in model types are accepted, and ``pytorch_model.bin`` files are
-read with ``weights_only=True`` (tensors only; a pickle that needs code is refused).
-``transformers`` is the optional ``hf`` extra and is imported only here.
+Safety: nothing from the folder is ever executed — a folder whose ``config.json`` or
+``tokenizer_config.json`` asks for its own code (``auto_map``) is refused, ``trust_remote_code`` is
+always False, only the built-in model types are accepted, and ``pytorch_model.bin`` files are read
+with ``weights_only=True`` (tensors only; a pickle that needs code is refused).
+
+Faithfulness: weights that transformers would silently re-initialise with random numbers (missing
+from the file, or of the wrong shape) and NaN/infinite weights are refused with the weight's name,
+so the model shown is always the model saved. ``transformers`` is the optional ``hf`` extra and is
+imported only here.
 """
 
 from __future__ import annotations
 
 import json
 import pickle
+import re
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -57,10 +63,18 @@ EXTRA_HINT = "needs the optional 'hf' extra: pip install 'attention-scope[hf]'"
 _BENIGN_WARNINGS = (r"Recommended: pip install sacremoses",)
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _clean(text: str) -> str:
+    """One line without terminal colour codes (torch and transformers put them in messages)."""
+    return " ".join(_ANSI.sub("", text).split())
+
+
 def _short(exc: BaseException) -> str:
     """First line of an exception, bounded: CheckpointError messages are one line for a person."""
-    text = str(exc).strip()
-    return (text.splitlines()[0] if text else type(exc).__name__)[:200]
+    text = _ANSI.sub("", str(exc)).strip()
+    return (text.splitlines()[0].strip() if text else type(exc).__name__)[:200]
 
 
 class _quiet_benign_warnings(warnings.catch_warnings):
@@ -70,6 +84,29 @@ class _quiet_benign_warnings(warnings.catch_warnings):
         super().__enter__()
         for message in _BENIGN_WARNINGS:
             warnings.filterwarnings("ignore", message=message)
+
+
+class _quiet_loading:
+    """transformers' load report and progress bars off while a folder loads, restored afterwards.
+
+    Why: the app reports problems itself (one line per problem, see ``_check_loading_info``);
+    transformers would otherwise print a table and progress bars on the terminal of a GUI app.
+    """
+
+    def __enter__(self) -> None:
+        from transformers.utils import logging as hf_logging
+
+        self._verbosity = hf_logging.get_verbosity()
+        self._bars = hf_logging.is_progress_bar_enabled()
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+
+    def __exit__(self, *exc: object) -> None:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity(self._verbosity)
+        if self._bars:
+            hf_logging.enable_progress_bar()
 
 
 # ====================================================================== tokenizer adapter
@@ -481,13 +518,36 @@ def _read_config_json(path: Path) -> dict[str, Any]:
     return data
 
 
+def _asks_for_code(path: Path, data: dict[str, Any]) -> str | None:
+    """The file that asks for Python code shipped with the model (``auto_map``), if any.
+
+    transformers never runs it with ``trust_remote_code=False``, but it would then silently load
+    the built-in class instead of the one the author wrote — not the model that was saved — so
+    such a folder is refused outright rather than shown wrongly.
+    """
+    if "auto_map" in data or "custom_pipelines" in data:
+        return "config.json"
+    tok_cfg = path / "tokenizer_config.json"
+    if tok_cfg.is_file():
+        try:
+            tok_data = json.loads(tok_cfg.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return None  # reported when the tokenizer is loaded
+        if isinstance(tok_data, dict) and "auto_map" in tok_data:
+            return "tokenizer_config.json"
+    return None
+
+
 def _check_folder(path: Path, data: dict[str, Any]) -> str:
     """Refuse what cannot be loaded safely or shown, before transformers touches the folder."""
     supported = ", ".join(SUPPORTED_MODEL_TYPES)
     model_type = data.get("model_type")
+    code = _asks_for_code(path, data)
+    if code is not None:
+        raise CheckpointError(f"{path.name}: refused — its {code} asks for custom Python code (auto_map), which this app "
+                              f"never runs; only the built-in {supported} models are accepted")
     if model_type not in SUPPORTED_MODEL_TYPES:
-        remote = " (and it asks for custom code, which is never run)" if "auto_map" in data else ""
-        raise CheckpointError(f"{path.name}: model_type {model_type!r} is not supported{remote}; supported: {supported}")
+        raise CheckpointError(f"{path.name}: model_type {model_type!r} is not supported; supported: {supported}")
     if not any((path / f).is_file() for f in WEIGHT_FILES):
         other = [f for f in OTHER_FRAMEWORK_WEIGHTS if (path / f).exists()]
         found = f" (found only {', '.join(other)}, which is not PyTorch)" if other else ""
@@ -496,6 +556,43 @@ def _check_folder(path: Path, data: dict[str, Any]) -> str:
         raise CheckpointError(f"{path.name}: no tokenizer files (tokenizer.json, source.spm, spiece.model, vocab.json …); "
                               "save the tokenizer with save_pretrained into the same folder")
     return str(model_type)
+
+
+def _refused_pickle(path: Path, exc: BaseException) -> str:
+    """The one-line refusal of a ``pytorch_model.bin`` whose pickle names a Python callable."""
+    text = _clean(str(exc))
+    match = re.search(r"Unsupported global: (?:GLOBAL )?([\w.]+)", text)
+    what = f" ({match.group(1)})" if match else ""
+    return (f"{path.name}: refused — its pytorch_model.bin would run code from the file to load{what}, which is never "
+            f"allowed; save it with save_pretrained (model.safetensors) or as plain tensors")
+
+
+def _check_loading_info(path: Path, info: dict[str, Any]) -> None:
+    """Refuse weights that do not fit the configuration instead of letting transformers re-initialise them.
+
+    With ``ignore_mismatched_sizes=True`` transformers reports (rather than raises) every weight of
+    the wrong shape, and it always reports weights absent from the file; either way it would fill
+    them with random numbers, so the model shown would not be the one saved.
+    """
+    mismatched = sorted(info.get("mismatched_keys") or [], key=lambda m: m[0])
+    if mismatched:
+        key, found, expected = mismatched[0]
+        more = f" (and {len(mismatched) - 1} more)" if len(mismatched) > 1 else ""
+        raise CheckpointError(f"{path.name}: weight {key} has shape {tuple(found)} but config.json implies {tuple(expected)}{more}")
+    missing = sorted(info.get("missing_keys") or [])
+    if missing:
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        raise CheckpointError(f"{path.name}: missing weights {', '.join(missing[:3])}{more}")
+    errors = [str(e) for e in info.get("error_msgs") or []]
+    if errors:
+        raise CheckpointError(f"{path.name}: the weights cannot be loaded ({_clean(errors[0])[:200]})")
+
+
+def _check_finite(path: Path, hf_model: nn.Module) -> None:
+    """NaN or infinite weights give NaN attention everywhere: refuse them with the first bad name."""
+    for name, tensor in [*hf_model.named_parameters(), *hf_model.named_buffers()]:
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise CheckpointError(f"{path.name}: weight {name} contains NaN or infinite values")
 
 
 def load_hf_folder(
@@ -517,16 +614,18 @@ def load_hf_folder(
         want_dtype = resolve_dtype(dtype, dev)
     except ValueError as exc:
         raise CheckpointError(f"{path.name}: {_short(exc)}") from exc
-    with _quiet_benign_warnings():
+    with _quiet_benign_warnings(), _quiet_loading():
         try:
-            hf_model = AutoModelForSeq2SeqLM.from_pretrained(
+            hf_model, info = AutoModelForSeq2SeqLM.from_pretrained(
                 path, local_files_only=True, trust_remote_code=False, attn_implementation="eager", weights_only=True,
+                output_loading_info=True, ignore_mismatched_sizes=True,
             )
         except pickle.UnpicklingError as exc:
-            raise CheckpointError(f"{path.name}: refused — pytorch_model.bin would need to run code to load "
-                                  f"(only plain tensors are accepted); prefer model.safetensors. Detail: {_short(exc)}") from exc
-        except (OSError, ValueError, RuntimeError, KeyError, TypeError, AttributeError, ImportError) as exc:
+            raise CheckpointError(_refused_pickle(path, exc)) from exc
+        except Exception as exc:  # safetensors, torch and transformers raise assorted types, all mean "unreadable"
             raise CheckpointError(f"{path.name}: the {model_type} weights cannot be loaded ({_short(exc)})") from exc
+        _check_loading_info(path, info)
+        _check_finite(path, hf_model)
         try:
             hf_tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=False)
         except Exception as exc:  # tokenizers/sentencepiece raise assorted types, all mean "unusable"
@@ -551,6 +650,7 @@ def load_hf_folder(
         "format": "hf-folder", "model_type": model_type, "architectures": data.get("architectures") or [],
         "transformers_version": transformers.__version__, "saved_with": data.get("transformers_version"),
         "tokenizer_class": type(hf_tokenizer).__name__,
+        "unused_weights": sorted(info.get("unexpected_keys") or [])[:20],
     }
     return ModelBundle(adapter, src_tok, tgt_tok, name=path.name, path=path, format="hf-folder", metadata=metadata)
 

@@ -3,10 +3,12 @@
 Keys: ``src_embedding`` / ``tgt_embedding``, ``pos_encoding.pe`` ([1, max_len, d], sinusoidal) or
 ``position_embeddings`` (learned), ``{encoder,decoder}.layers.N.{self_attn,cross_attn}.W_q/W_k/W_v/W_o``,
 ``feed_forward.linear1/2``, ``sublayerK.norm.gamma/beta`` (the std-norm with Bessel's correction,
-eps 1e-6), final ``encoder.norm`` / ``decoder.norm`` and ``output_projection``. Pre-norm unless told
-``post``. Grouped-/multi-query variants are recognised from the K/V projection sizes, a relative
-position bias from ``relative_attention_bias``; the number of heads is asked for unless that bias
-reveals it.
+eps 1e-6), final ``encoder.norm`` / ``decoder.norm`` and ``output_projection``. Grouped-/multi-query
+variants are recognised from the K/V projection sizes, a relative position bias from
+``relative_attention_bias``. Two things the weights cannot tell are asked for (with proposals) unless
+a config dict saved beside them says: the number of heads (a relative bias table also reveals it)
+and the norm position — pre- and post-norm models have identical parameters, and guessing wrong
+gives plausible-looking but wrong attention, so the tutorial's default ``pre`` is only proposed.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .common import (
     NeedsHyperparameters,
     build_bundle,
     count_layers,
+    propose_heads,
     read_vocab,
     require,
     special_ids,
@@ -60,28 +63,29 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     d_model = src_emb.shape[1]
     rel = _relative_tables(tensors, where)
     heads = options.heads or (next(iter(rel.values())).shape[1] if rel else None)
-    missing = {}
-    if heads is None:
-        missing["heads"] = 8 if d_model % 8 == 0 else 1
-    if options.src_vocab is None:
-        missing["src_vocab"] = None
-    if options.tgt_vocab is None:
-        missing["tgt_vocab"] = None
-    if missing:
-        raise NeedsHyperparameters(path, missing, {"heads": "number of attention heads",
-                                                   "src_vocab": "source vocabulary file", "tgt_vocab": "target vocabulary file"})
-    assert heads is not None
-    if d_model % heads:
-        raise CheckpointError(f"{where}: d_model {d_model} is not divisible by {heads} heads")
-    norm_position = options.norm_position or "pre"
-    if norm_position not in ("pre", "post"):
-        raise CheckpointError(f"norm position must be 'pre' or 'post', not {norm_position!r}")
     keys = list(tensors)
     n_enc = count_layers(keys, "encoder.layers.")
     n_dec = count_layers(keys, "decoder.layers.")
     first = "encoder.layers.0" if n_enc else "decoder.layers.0"
-    d_ff = require(tensors, f"{first}.feed_forward.linear1.weight", where).shape[0]
     kv_rows = require(tensors, f"{first}.self_attn.W_k.weight", where).shape[0]
+    missing: dict[str, list] = {}
+    if heads is None:  # W_q is [d_model, d_model] whatever the split
+        missing["heads"] = propose_heads(d_model, kv_rows)
+    if options.norm_position is None:  # the same parameters serve both; the tutorial's default is pre-norm
+        missing["norm_position"] = ["pre", "post"]
+    if options.src_vocab is None:
+        missing["src_vocab"] = []
+    if options.tgt_vocab is None:
+        missing["tgt_vocab"] = []
+    if missing:
+        raise NeedsHyperparameters(path, missing)
+    assert heads is not None
+    if d_model % heads:
+        raise CheckpointError(f"{where}: d_model {d_model} is not divisible by {heads} heads")
+    norm_position = options.norm_position
+    if norm_position not in ("pre", "post"):
+        raise CheckpointError(f"{where}: norm position must be 'pre' or 'post', not {norm_position!r}")
+    d_ff = require(tensors, f"{first}.feed_forward.linear1.weight", where).shape[0]
     d_head = d_model // heads
     if kv_rows % d_head or heads % (kv_rows // d_head):
         raise CheckpointError(f"{where}: W_k has {kv_rows} outputs, not a whole number of {d_head}-dim heads dividing {heads}")

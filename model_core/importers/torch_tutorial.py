@@ -21,6 +21,7 @@ from .common import (
     NeedsHyperparameters,
     build_bundle,
     count_layers,
+    propose_heads,
     read_vocab,
     require,
     special_ids,
@@ -49,16 +50,15 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     src_emb = require(tensors, "src_tok_emb.embedding.weight", where)
     tgt_emb = require(tensors, "tgt_tok_emb.embedding.weight", where)
     d_model = src_emb.shape[1]
-    missing = {}
-    if options.heads is None:
-        missing["heads"] = 8 if d_model % 8 == 0 else 1
+    missing: dict[str, list] = {}
+    if options.heads is None:  # nn.MultiheadAttention's packed in_proj does not record the split
+        missing["heads"] = propose_heads(d_model)
     if options.src_vocab is None:
-        missing["src_vocab"] = None
+        missing["src_vocab"] = []
     if options.tgt_vocab is None:
-        missing["tgt_vocab"] = None
+        missing["tgt_vocab"] = []
     if missing:
-        raise NeedsHyperparameters(path, missing, {"heads": "number of attention heads",
-                                                   "src_vocab": "source vocabulary file", "tgt_vocab": "target vocabulary file"})
+        raise NeedsHyperparameters(path, missing)
     keys = list(tensors)
     n_enc = count_layers(keys, "transformer.encoder.layers.")
     n_dec = count_layers(keys, "transformer.decoder.layers.")

@@ -28,6 +28,15 @@ ATOL = 1e-4
 pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _one_torch_thread():
+    """Tiny tensors: one intra-op thread beats two on a shared 2-core machine (no spin-waiting); restored after."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 # --------------------------------------------------------------------------- PyTorch tutorial
 class TutorialPositionalEncoding(nn.Module):
     def __init__(self, emb_size: int, dropout: float, maxlen: int = 5000):
@@ -132,6 +141,9 @@ def test_missing_heads_and_vocabularies_are_named(tutorial_checkpoint):
     with pytest.raises(NeedsHyperparameters, match="heads") as info:
         open_model(path, ImportOptions(src_vocab=options.src_vocab, tgt_vocab=options.tgt_vocab), device="cpu")
     assert info.value.missing == {"heads": 8}
+    # proposals for a dialog: 8 (the tutorial's default) first, then head sizes 32 (the others do not divide 32)
+    assert info.value.proposals["heads"][:2] == [8, 1]
+    assert sorted(info.value.proposals["heads"]) == [h for h in range(1, 33) if 32 % h == 0]
     with pytest.raises(NeedsHyperparameters, match="tgt_vocab"):
         open_model(path, ImportOptions(heads=4, src_vocab=options.src_vocab), device="cpu")
 
@@ -288,7 +300,7 @@ def test_seed_tutorial_model_imports_exactly(tmp_path, variant):
     torch.save({"model_state_dict": reference.state_dict(), "src_vocab": ["<pad>", "<bos>", "<eos>", "<unk>"] +
                 [f"s{i}" for i in range(26)], "tgt_vocab": ["<pad>", "<bos>", "<eos>", "<unk>"] + [f"t{i}" for i in range(36)],
                 "epoch": 3}, path)
-    options = ImportOptions(heads=4, **{k: v for k, v in extra.items() if k != "heads"})
+    options = ImportOptions(**{"heads": 4, "norm_position": "pre", **{k: v for k, v in extra.items() if k != "heads"}})
     if "heads" in extra:
         options.heads = None  # the relative bias table reveals the number of heads
     bundle = open_model(path, options, device="cpu")
@@ -303,6 +315,71 @@ def test_seed_tutorial_model_imports_exactly(tmp_path, variant):
     for i, layer in enumerate(reference.decoder.layers):
         np.testing.assert_allclose(trace.decoder_self[i], layer.self_attn.attn_weights[0].numpy(), atol=ATOL)
         np.testing.assert_allclose(trace.cross[i], layer.cross_attn.attn_weights[0].numpy(), atol=ATOL)
+
+
+def _save_seed(path, reference, **extras):
+    vocab = {"src_vocab": ["<pad>", "<bos>", "<eos>", "<unk>"] + [f"s{i}" for i in range(26)],
+             "tgt_vocab": ["<pad>", "<bos>", "<eos>", "<unk>"] + [f"t{i}" for i in range(36)]}
+    torch.save({"model_state_dict": reference.state_dict(), **vocab, **extras}, path)
+    return path
+
+
+def test_seed_tutorial_asks_for_heads_and_norm_position_with_proposals(tmp_path):
+    torch.manual_seed(1)
+    path = _save_seed(tmp_path / "seed.pth", SeedTransformer(kv=2).eval())  # grouped-query: W_k has 2 × 8 outputs
+    with pytest.raises(NeedsHyperparameters) as info:
+        open_model(path, device="cpu")
+    error = info.value
+    assert set(error.proposals) == {"heads", "norm_position"}  # the vocabularies were saved in the .pth
+    assert error.proposals["norm_position"] == ["pre", "post"] and error.missing["norm_position"] == "pre"
+    heads = error.proposals["heads"]
+    assert heads[0] == 8 and 4 in heads
+    kv_rows, d = 16, 32
+    for h in heads:  # only splits the K projection allows: whole heads, a group count dividing the heads
+        assert d % h == 0 and kv_rows % (d // h) == 0 and h % (kv_rows // (d // h)) == 0
+    assert 1 not in heads  # one head of 32 dims cannot come from 16 K outputs
+    assert "--heads 8" in str(error) and "--norm-position pre" in str(error) and "\n" not in str(error)
+
+
+def test_hyperparameters_saved_beside_the_weights_are_used(tmp_path):
+    torch.manual_seed(2)
+    reference = SeedTransformer(pre=False).eval()
+    path = _save_seed(tmp_path / "seed.pth", reference, config={"n_heads": 4, "norm_first": False, "d_model": 32})
+    options = ImportOptions()
+    bundle = open_model(path, options, device="cpu")
+    assert options == ImportOptions()  # the caller's options are never modified
+    assert (bundle.config.n_heads, bundle.config.norm_position) == (4, "post")
+    src_ids, out_ids = [1, 5, 6, 7, 2], [9, 10, 2]
+    trace = teacher_forced_trace(bundle.model, src_ids, out_ids)
+    logits = reference(torch.tensor([src_ids]), torch.tensor([[1, *out_ids[:-1]]]))[0]
+    np.testing.assert_allclose(trace.logprobs, torch.log_softmax(logits, -1).numpy(), atol=ATOL)
+    # an explicit answer wins over what the file says
+    assert open_model(path, ImportOptions(norm_position="pre"), device="cpu").config.norm_position == "pre"
+
+
+# --------------------------------------------------------------------------- native format
+def test_native_safetensors_opens_exactly(tmp_path):
+    """The app's own format through ``open_model``: the saved model's own forward, every map, and stepping."""
+    from conftest import tiny_bundle
+
+    from model_core import DecodeSession, save_model
+
+    original = tiny_bundle(seed=3, n_kv_heads=2, norm_position="pre")
+    path = save_model(tmp_path / "native.safetensors", original.model, original.src_tokenizer, original.tgt_tokenizer)
+    bundle = open_model(path, ImportOptions(heads=99), device="cpu")  # options are irrelevant to a native file
+    assert bundle.format == "native" and bundle.config == original.config
+    src = original.encode_source("w1 w2 w3 w4")
+    out_ids = original.encode_target("t3 t4 t5").ids
+    logits, enc, dec = original.model(torch.tensor([src.ids]), torch.tensor([[original.config.bos_id, *out_ids[:-1]]]),
+                                      capture=True)
+    trace = teacher_forced_trace(bundle.model, src.ids, out_ids)
+    np.testing.assert_allclose(trace.logprobs, torch.log_softmax(logits[0], -1).numpy(), atol=1e-6)
+    np.testing.assert_allclose(trace.encoder_self, torch.stack([a[0] for a in enc.attentions]).numpy(), atol=1e-6)
+    np.testing.assert_allclose(trace.decoder_self, torch.stack([a[0] for a in dec.self_attentions]).numpy(), atol=1e-6)
+    np.testing.assert_allclose(trace.cross, torch.stack([a[0] for a in dec.cross_attentions]).numpy(), atol=1e-6)
+    session = DecodeSession(bundle.model, src.ids)
+    session.force(out_ids)
+    np.testing.assert_allclose(session.trace().cross, trace.cross, atol=ATOL)
 
 
 # --------------------------------------------------------------------------- safety and bad files

@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench demo-models screenshots clean
+.PHONY: run test lint bench demo-models screenshots clean bundle
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,3 +32,12 @@ demo-models: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
+
+# Standalone one-folder app in dist/attention-scope/ (PyInstaller; a few minutes, ~900 MB; not part of CI).
+# Wants the CPU build of torch in $(VENV) (a CUDA build adds gigabytes): install it first, as .ci/run does,
+# or set BUNDLE_ALLOW_CUDA=1 to bundle whatever torch is installed.
+bundle: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[bundle]"
+	@$(BIN)/python -c "import os, sys, torch; cuda = torch.version.cuda; sys.exit(0 if cuda is None or os.environ.get('BUNDLE_ALLOW_CUDA') else f'make bundle: torch {torch.__version__} is a CUDA build; install the CPU build of torch into $(VENV) first (or set BUNDLE_ALLOW_CUDA=1)')"
+	QT_QPA_PLATFORM=offscreen $(BIN)/pyinstaller --noconfirm --clean --log-level WARN --distpath dist --workpath build/pyinstaller assets/attention-scope.spec
+	@du -sh dist/attention-scope

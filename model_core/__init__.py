@@ -1,16 +1,47 @@
 """Attention Scope's engine: a Transformer whose every attention weight can be seen.
 
 Torch and numpy only, never Qt: usable from scripts, notebooks and tests without a display.
+
+Why the lazy names: ``import torch`` takes seconds, and a double-clicked app must show its window
+before that has finished. So ``import model_core`` loads only the torch-free pieces (the config,
+decoding settings, the numpy :class:`Trace`, the bundled-model lookup); the names that need torch
+(:func:`load_model`, :class:`DecodeSession`, …) are imported on first use through the module
+``__getattr__`` of PEP 562. ``from model_core import load_model`` works exactly as before; it just
+pays for torch at that moment instead of at ``import model_core``.
 """
 
-from .checkpoint import CheckpointError, ModelBundle, bundled_models, load_model, save_model
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .config import ModelConfig
-from .decoding import DecodeSession, DecodingSettings, Hypothesis, teacher_forced_trace
-from .model import Ablation, Seq2SeqTransformer
-from .tokenizers import Tokenizer
+from .decoding_settings import DecodingSettings, Hypothesis
+from .paths import CheckpointError, bundled_models
 from .trace import Trace
 
+if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
+    from .checkpoint import ModelBundle, load_model, save_model
+    from .decoding import DecodeSession, teacher_forced_trace
+    from .model import Ablation, Seq2SeqTransformer
+    from .tokenizers import Tokenizer
+
 __version__ = "0.1.0"
+
+#: name -> submodule that defines it; imported on first access (these pull in torch or 🤗 tokenizers)
+_LAZY: dict[str, str] = {
+    "Ablation": "model",
+    "DecodeSession": "decoding",
+    "ModelBundle": "checkpoint",
+    "Seq2SeqTransformer": "model",
+    "Tokenizer": "tokenizers",
+    "load_model": "checkpoint",
+    "save_model": "checkpoint",
+    "teacher_forced_trace": "decoding",
+}
+
+#: names importable without torch (tests/core/test_lazy_imports.py checks this list in a fresh interpreter)
+TORCH_FREE = ("CheckpointError", "DecodingSettings", "Hypothesis", "ModelConfig", "Trace", "bundled_models")
 
 __all__ = [
     "Ablation",
@@ -29,3 +60,17 @@ __all__ = [
     "save_model",
     "teacher_forced_trace",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a torch-dependent name on first use and cache it in the module (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

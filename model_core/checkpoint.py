@@ -21,47 +21,18 @@ from .config import ModelConfig
 from .decoding import DecodeSession, DecodingSettings, teacher_forced_trace
 from .devices import resolve_device, resolve_dtype
 from .model import NO_ABLATION, Ablation, Seq2SeqTransformer
+from .paths import CheckpointError as CheckpointError
+from .paths import assets_dir as assets_dir
+from .paths import bundled_models as bundled_models
+from .paths import resolve_model_path as resolve_model_path
 from .tokenizers import BOS, EOS, Tokenizer
 from .trace import Trace
 
 FORMAT = "attention-scope"
 FORMAT_VERSION = "1"
 TIED_KEY = "output_projection.weight"
-
-
-class CheckpointError(ValueError):
-    """A model file that cannot be used, with a message fit to show a person."""
-
-
-def assets_dir() -> Path:
-    """The ``assets`` folder: beside the packages in a checkout, or installed as a package."""
-    here = Path(__file__).resolve().parent.parent / "assets"
-    if here.is_dir():
-        return here
-    try:  # installed wheel: assets/ is shipped as the package attention_scope_assets
-        import attention_scope_assets
-
-        return Path(attention_scope_assets.__file__).parent
-    except ImportError:  # pragma: no cover - broken install
-        return here
-
-
-def bundled_models() -> dict[str, Path]:
-    """Name → path of every model that ships with the app."""
-    folder = assets_dir() / "models"
-    return {p.stem: p for p in sorted(folder.glob("*.safetensors"))} if folder.is_dir() else {}
-
-
-def resolve_model_path(name_or_path: str | os.PathLike) -> Path:
-    """A path that exists, or the name of a bundled model (``en-fr``)."""
-    path = Path(name_or_path).expanduser()
-    if path.exists():
-        return path
-    bundled = bundled_models()
-    if str(name_or_path) in bundled:
-        return bundled[str(name_or_path)]
-    names = ", ".join(bundled) or "none installed"
-    raise CheckpointError(f"{name_or_path}: no such file, and not a bundled model (bundled: {names})")
+# CheckpointError, assets_dir, bundled_models and resolve_model_path live in the torch-free model_core.paths
+# and are re-exported above (the ``x as x`` form) so ``from model_core.checkpoint import assets_dir`` keeps working.
 
 
 @dataclass

@@ -143,6 +143,9 @@ class DecodeSession:
         """
         if token is None and self.finished:
             return None
+        forced_first = self.config.extra.get("forced_bos_token_id") if self.config.extra else None
+        if token is None and self.position == 0 and isinstance(forced_first, int):
+            token = forced_first  # mBART-50: the first target token is the language code, as Hugging Face's generate forces
         if self.position >= self.max_steps:
             raise SessionFull(f"the decoder is full ({self.max_steps} positions)")
         if token is not None and not 0 <= token < self.config.tgt_vocab_size:
@@ -183,7 +186,9 @@ class DecodeSession:
     def _choosable(self, logprobs: torch.Tensor) -> torch.Tensor:
         """Log-probabilities the strategies choose from: ``<pad>`` and ``<bos>`` are never generated."""
         c = self.config
-        return logprobs.index_fill(-1, torch.tensor([c.pad_id, c.bos_id], device=logprobs.device), float("-inf"))
+        # BART-style models start decoding from </s> (bos_id == eos_id): that id must stay choosable
+        banned = sorted({c.pad_id, c.bos_id} - {c.eos_id})
+        return logprobs.index_fill(-1, torch.tensor(banned, device=logprobs.device), float("-inf"))
 
     def _choose(self, logprobs: torch.Tensor, token: int | None) -> tuple[np.ndarray, list[Hypothesis]]:
         prev, s, eos = self._hyps, self.settings, self.config.eos_id
@@ -347,6 +352,9 @@ def build_trace(
     tgt = torch.tensor([list(tgt_ids)], dtype=torch.long).reshape(1, -1)
     src_is_pad = masks.padding(src, c.pad_id)
     tgt_is_pad = masks.padding(tgt, c.pad_id)
+    if len(tgt_ids) and c.bos_id == c.pad_id:
+        # Marian and T5 start decoding from <pad>: decoder input 0 is the start token, never padding
+        tgt_is_pad[:, 0] = False
     n = max(len(src_ids), len(tgt_ids))
     with torch.inference_mode():
         if ablation.positional or c.positional == "none":

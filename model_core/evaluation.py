@@ -67,7 +67,7 @@ def batch_greedy(model: Seq2SeqTransformer, sources: Sequence[Sequence[int]], ma
     out: list[list[int]] = [[] for _ in range(b)]
     for _ in range(limit):
         logits = model.decode_step(last, cache).logits[:, -1].float()
-        logits[:, [c.pad_id, c.bos_id]] = float("-inf")
+        logits[:, sorted({c.pad_id, c.bos_id} - {c.eos_id})] = float("-inf")  # as DecodeSession chooses
         nxt = logits.argmax(-1)
         for i in torch.nonzero(~done).flatten().tolist():
             out[i].append(int(nxt[i]))

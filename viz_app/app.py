@@ -4,16 +4,32 @@
 model path (so a file manager's "open with" works); ``--device cpu|cuda|mps`` forces a device
 (useful after a GPU out-of-memory error). Qt's own options (``-platform offscreen`` …) are passed
 through to Qt untouched.
+
+Start-up probe (``benchmarks/bench_startup.py``): with ``ATTENTION_SCOPE_STARTUP_PROBE=1`` the app
+prints ``window-shown <s>`` once the main window has been painted, ``model-loaded <s>`` when the
+worker reports the model loaded, and ``first-heatmap <s>`` once the heatmap has painted the first
+trace (each line ends ``torch-loaded=no|importing|yes``), then quits. ``<s>`` is seconds of
+``time.perf_counter()`` since ``ATTENTION_SCOPE_STARTUP_T0`` (the parent's ``perf_counter()`` just
+before it started this process: the clock is system-wide), else since this module was imported.
+This module imports nothing but the standard library at module level, so ``viz_app.desktop`` can
+read its constants.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from collections.abc import Sequence
 
-APP_NAME = "AttentionScope"
+_IMPORTED_AT = time.perf_counter()
+
+APP_NAME = "AttentionScope"  # also the X11 WM_CLASS class, so the .desktop file's StartupWMClass (viz_app.desktop)
 ORGANIZATION = "AttentionScope"
-DESKTOP_FILE = "attention-scope"
+DESKTOP_FILE = "attention-scope"  # the .desktop file's name and the icon's theme name (Wayland app id)
+PROBE_ENV = "ATTENTION_SCOPE_STARTUP_PROBE"
+PROBE_T0_ENV = "ATTENTION_SCOPE_STARTUP_T0"
+PROBE_TIMEOUT_ENV = "ATTENTION_SCOPE_STARTUP_PROBE_TIMEOUT"  # seconds before the probe gives up (exit status 3)
 # Qt options that take a value: their value is not our model path
 _QT_OPTIONS_WITH_VALUE = {"-platform", "-platformpluginpath", "-platformtheme", "-plugin", "-qwindowgeometry",
                           "-qwindowtitle", "-qwindowicon", "-style", "-stylesheet", "-display", "-geometry", "-title",
@@ -57,12 +73,122 @@ def run(argv: Sequence[str] = ()) -> int:
     app.setApplicationDisplayName("Attention Scope")
     app.setOrganizationName(ORGANIZATION)
     app.setDesktopFileName(DESKTOP_FILE)
+    from .icons import app_icon
+
+    app.setWindowIcon(app_icon())
 
     from .main_window import MainWindow
 
     window = MainWindow(model=model, device=device)
+    probe = _StartupProbe.install(app, window) if os.environ.get(PROBE_ENV, "") not in ("", "0") else None
     window.show()
     try:
         return int(app.exec())
     finally:
+        if probe is not None:
+            probe.remove()
         window.shutdown()
+
+
+def _probe_seconds() -> float:
+    """Seconds since the parent's ``perf_counter()`` in ``ATTENTION_SCOPE_STARTUP_T0``, else since import."""
+    try:
+        t0 = float(os.environ[PROBE_T0_ENV])
+    except (KeyError, ValueError):
+        t0 = _IMPORTED_AT
+    return time.perf_counter() - t0
+
+
+def _torch_state() -> str:
+    """'no', 'importing' (another thread is inside ``import torch``) or 'yes', without importing anything."""
+    module = sys.modules.get("torch")
+    if module is None:
+        return "no"
+    return "importing" if getattr(getattr(module, "__spec__", None), "_initializing", False) else "yes"
+
+
+class _StartupProbe:
+    """Prints when the window and then the first heatmap were painted, then quits (see the module docstring).
+
+    Why paint events rather than ``show()`` or a signal: the user sees the window when it has been
+    painted, and the heatmap when its image item has drawn a trace. The window's first paint is
+    stamped on the next event-loop turn (after all its children painted in the same pass); the
+    heatmap is stamped after its ``ImageItem.paint`` returns with a trace in the state.
+    """
+
+    def __init__(self, app, window) -> None:
+        from PySide6.QtCore import QEvent, QObject, QTimer
+
+        self.app = app
+        self.window = window
+        self.window_shown = False
+        self.heatmap_painted = False
+        self._patched: list = []
+
+        probe = self
+
+        class _PaintFilter(QObject):
+            def eventFilter(self, obj, event) -> bool:
+                if event.type() == QEvent.Type.Paint and not probe.window_shown:
+                    probe.window_shown = True
+                    QTimer.singleShot(0, probe._on_window_painted)
+                return False
+
+        self._filter = _PaintFilter(window)
+        window.installEventFilter(self._filter)
+        timeout_s = float(os.environ.get(PROBE_TIMEOUT_ENV, "120") or 120)
+        QTimer.singleShot(int(timeout_s * 1000), self._on_timeout)
+        self._wrap_heatmap_images()
+        self.model_loaded = False
+        host = getattr(window, "host", None)
+        if host is not None and hasattr(host, "modelLoaded"):  # WorkerHost lives in the GUI thread
+            host.modelLoaded.connect(self._on_model_loaded)
+
+    @classmethod
+    def install(cls, app, window) -> _StartupProbe:
+        return cls(app, window)
+
+    def _wrap_heatmap_images(self) -> None:
+        import pyqtgraph as pg
+
+        heatmap = getattr(self.window, "heatmap", None)
+        if heatmap is None:
+            return
+        for item in heatmap.plot_item().items:
+            if isinstance(item, pg.ImageItem):
+                original = item.paint
+
+                def paint(painter, *args, _original=original, _item=item) -> None:
+                    _original(painter, *args)
+                    if (not self.heatmap_painted and _item.image is not None
+                            and getattr(self.window.state, "trace", None) is not None):
+                        self.heatmap_painted = True
+                        self._emit("first-heatmap")
+                        from PySide6.QtCore import QTimer
+
+                        QTimer.singleShot(0, self.app.quit)
+
+                item.paint = paint
+                self._patched.append((item, original))
+
+    def _emit(self, label: str) -> None:
+        print(f"{label} {_probe_seconds():.6f} torch-loaded={_torch_state()}", flush=True)
+
+    def _on_window_painted(self) -> None:
+        self._emit("window-shown")
+
+    def _on_model_loaded(self, *_args) -> None:
+        if not self.model_loaded:
+            self.model_loaded = True
+            self._emit("model-loaded")
+
+    def _on_timeout(self) -> None:
+        if not self.heatmap_painted:
+            print(f"probe-timeout {_probe_seconds():.6f}", flush=True)
+            self.app.exit(3)
+
+    def remove(self) -> None:
+        self.window.removeEventFilter(self._filter)
+        for item, original in self._patched:
+            item.paint = original
+        self._patched.clear()

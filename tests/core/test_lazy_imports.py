@@ -1,0 +1,109 @@
+"""``import model_core`` must not import torch: a double-clicked app shows its window before torch is loaded.
+
+The torch-dependent names are loaded on first use (PEP 562 ``__getattr__`` in ``model_core/__init__.py``);
+these tests check, in a fresh interpreter, that the torch-free names really are, and that every
+public name still imports, resolving to the very object its defining module holds.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import model_core
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FRESH = r"""
+import json, sys
+import model_core
+from model_core import DecodingSettings, Trace, bundled_models
+from model_core import CheckpointError, Hypothesis, ModelConfig, __version__
+import model_core.paths, model_core.decoding_settings, model_core.trace, model_core.config
+settings = DecodingSettings("beam", beam_width=3)
+before = {
+    "torch": "torch" in sys.modules,
+    "tokenizers": "tokenizers" in sys.modules,
+    "torch_free": list(model_core.TORCH_FREE),
+    "bundled_is_dict": isinstance(bundled_models(), dict),
+    "settings": [settings.method, settings.beam_width],
+    "loaded_core_modules": sorted(m for m in sys.modules if m.startswith("model_core")),
+}
+from model_core import load_model, DecodeSession, Seq2SeqTransformer
+after = {"torch": "torch" in sys.modules, "load_model_module": load_model.__module__,
+         "session_module": DecodeSession.__module__}
+print(json.dumps({"before": before, "after": after}))
+"""
+
+
+@pytest.fixture(scope="module")
+def fresh() -> dict:
+    proc = subprocess.run([sys.executable, "-c", FRESH], capture_output=True, text=True, timeout=180, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_importing_model_core_and_its_torch_free_names_leaves_torch_unloaded(fresh):
+    before = fresh["before"]
+    assert before["torch"] is False, "import model_core (or a torch-free name) imported torch"
+    assert before["tokenizers"] is False  # 🤗 tokenizers is lazy too: the GUI does not need it to start
+    assert set(before["torch_free"]) >= {"DecodingSettings", "Trace", "bundled_models", "CheckpointError", "ModelConfig"}
+    assert before["bundled_is_dict"] is True
+    assert before["settings"] == ["beam", 3]
+    # no torch module of the core was loaded behind our back
+    assert not {"model_core.decoding", "model_core.checkpoint", "model_core.model"} & set(before["loaded_core_modules"])
+
+
+def test_a_torch_name_then_imports_torch_and_works(fresh):
+    after = fresh["after"]
+    assert after["torch"] is True
+    assert after["load_model_module"] == "model_core.checkpoint"
+    assert after["session_module"] == "model_core.decoding"
+
+
+def test_every_public_name_resolves_to_its_defining_object():
+    import importlib
+
+    for name in model_core.__all__:
+        value = getattr(model_core, name)
+        assert value is not None, name
+        module = model_core._LAZY.get(name)
+        if module is not None:
+            assert value is getattr(importlib.import_module(f"model_core.{module}"), name), name
+    namespace: dict = {}
+    exec("from model_core import *", namespace)
+    assert set(model_core.__all__) - {"__version__"} <= set(namespace)
+    assert set(model_core.__all__) <= set(dir(model_core))
+
+
+def test_old_import_paths_give_the_same_objects():
+    from model_core import checkpoint, decoding, decoding_settings, paths
+
+    assert decoding.DecodingSettings is decoding_settings.DecodingSettings is model_core.DecodingSettings
+    assert decoding.Hypothesis is decoding_settings.Hypothesis is model_core.Hypothesis
+    assert checkpoint.CheckpointError is paths.CheckpointError is model_core.CheckpointError
+    assert checkpoint.assets_dir is paths.assets_dir
+    assert checkpoint.bundled_models is paths.bundled_models is model_core.bundled_models
+    assert checkpoint.resolve_model_path is paths.resolve_model_path
+    assert paths.assets_dir().is_dir() and (paths.icons_dir() / "attention-scope.svg").is_file()
+
+
+def test_unknown_names_still_raise_attribute_error():
+    with pytest.raises(AttributeError, match="no_such_name"):
+        _ = model_core.no_such_name
+    with pytest.raises(ImportError):
+        exec("from model_core import no_such_name", {})
+
+
+def test_resolve_model_path_reports_a_missing_model_as_a_checkpoint_error(tmp_path):
+    from model_core.paths import CheckpointError, resolve_model_path
+
+    existing = tmp_path / "m.safetensors"
+    existing.write_bytes(b"x")
+    assert resolve_model_path(existing) == existing
+    with pytest.raises(CheckpointError, match="not a bundled model"):
+        resolve_model_path(tmp_path / "nope.safetensors")

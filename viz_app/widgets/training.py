@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import html
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
@@ -31,11 +32,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model_core.training import TrainEvent
-
 from ..i18n import tr
 from ..training_runner import DEMO_TASKS, SIZES, RunInfo, TrainingConfig, TrainingRunner
 from .heatmap import AttentionHeatmap
+
+if TYPE_CHECKING:  # no torch at import: the app's window opens before torch is loaded
+    from model_core.training import TrainEvent
 
 TSV_ITEM = "__tsv__"
 KINDS: tuple[str, ...] = ("cross", "encoder_self", "decoder_self")
@@ -47,8 +49,8 @@ def _kind_title(kind: str) -> str:
     if kind == "encoder_self":
         return tr("TrainingView", "Encoder self-attention")
     if kind == "decoder_self":
-        return tr("TrainingView", "Decoder self-attention (masked)")
-    return tr("TrainingView", "Cross-attention (decoder → encoder)")
+        return tr("TrainingView", "Decoder self-attention")
+    return tr("TrainingView", "Cross-attention")
 
 
 def _task_title(task: str) -> str:
@@ -110,8 +112,9 @@ class TrainingView(QWidget):
             self.set_task(self.base.task)
 
         self.size_picker = QComboBox()
+        size_titles = {"tiny": tr("TrainingView", "tiny"), "small": tr("TrainingView", "small")}
         for size in SIZES:
-            self.size_picker.addItem(size, size)
+            self.size_picker.addItem(size_titles.get(size, size), size)
         self.size_picker.setToolTip(tr("TrainingView", "Model size: tiny trains in seconds on a CPU; small learns "
                                                        "the translation tasks better"))
         self._select_data(self.size_picker, self.base.size if self.base.size in SIZES else "tiny")
@@ -151,10 +154,11 @@ class TrainingView(QWidget):
         buttons = QHBoxLayout()
         for button in (self.start_button, self.pause_button, self.stop_button, self.save_button):
             buttons.addWidget(button)
-        buttons.addSpacing(12)
+        buttons.addStretch(1)
+        # own row, wrapping: a long readout must never widen the view (that would clip the heatmap's colour bar)
         self.readout = QLabel()
+        self.readout.setWordWrap(True)
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        buttons.addWidget(self.readout, 1)
 
         self.status = QLabel()
         self.status.setWordWrap(True)
@@ -176,6 +180,7 @@ class TrainingView(QWidget):
 
         # ---- probe attention
         self.kind_picker = QComboBox()
+        self.kind_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         for kind in KINDS:
             self.kind_picker.addItem(_kind_title(kind), kind)
         self.layer_picker = QComboBox()
@@ -213,8 +218,8 @@ class TrainingView(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.loss_plot)
         self.splitter.addWidget(attention)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
         self.splitter.setChildrenCollapsible(False)
         self.loss_plot.setMinimumWidth(240)
         attention.setMinimumWidth(280)
@@ -222,9 +227,11 @@ class TrainingView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addLayout(buttons)
+        layout.addWidget(self.readout)
         layout.addWidget(self.status)
         layout.addWidget(self.splitter, 1)
-        self.status.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        for label in (self.readout, self.status):
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
 
     def _connect(self) -> None:
         r = self.runner
@@ -382,8 +389,7 @@ class TrainingView(QWidget):
         self._update_hint()
 
     @Slot(object)
-    def _on_progress(self, event: object) -> None:
-        assert isinstance(event, TrainEvent)
+    def _on_progress(self, event: TrainEvent) -> None:
         self._last_event = event
         if event.kind == "step":
             self._train_x.append(float(event.step))
@@ -444,7 +450,8 @@ class TrainingView(QWidget):
             q_label = tr("TrainingView", "query: decoder input")
             k_label = tr("TrainingView", "key: decoder input") if kind == "decoder_self" else tr("TrainingView", "key: source token")
         head_text = tr("TrainingView", "mean of heads") if head is None else tr("TrainingView", "head {head}").format(head=head)
-        title = tr("TrainingView", "{kind} · layer {layer} · {head} · step {step}").format(
+        # short: the pickers above already name the map, and a title wider than the panel would clip the plot
+        title = tr("TrainingView", "{kind} · L{layer} · {head} · step {step}").format(
             kind=_kind_title(kind), layer=layer, head=head_text, step=self._probe_step)
         self._shown = np.ascontiguousarray(matrix, dtype=np.float32)
         self.heatmap.set_matrix(self._shown, queries, keys, title=title, query_label=q_label, key_label=k_label)

@@ -32,9 +32,9 @@ import secrets
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -46,9 +46,10 @@ from PySide6.QtWidgets import QApplication
 from model_core.trace import Trace
 
 from .i18n import tr
-from .state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, kind_title, overlay_masks
-from .widgets.colormaps import COLORMAP_NAMES
+from .map_view import FUTURE_LABEL, HeatmapView, ViewSpec, apply_view, heatmap_view
 from .widgets.heatmap import AttentionHeatmap
+
+__all__ = ["FUTURE_LABEL", "HeatmapView", "ViewSpec", "apply_view", "heatmap_view"]  # re-exported: the API of exports
 
 #: Logical size (in device-independent pixels) of an exported heatmap when no window size is known.
 DEFAULT_WIDTH = 900
@@ -59,8 +60,6 @@ DEFAULT_SCALE = 2.0
 GIF_SCALE = 1.0
 #: Milliseconds each decoding step stays on screen in an animation.
 DEFAULT_FRAME_MS = 700
-#: Label of a decoder row not generated yet at the shown step (its token is not known then).
-FUTURE_LABEL = "…"
 #: Suffixes of the still / animated / table formats, lower case, with the dot.
 IMAGE_SUFFIXES = (".png", ".svg")
 ANIMATION_SUFFIXES = (".gif", ".mp4")
@@ -75,123 +74,6 @@ class ExportError(RuntimeError):
 
 
 # ====================================================================== what to draw
-@dataclass(frozen=True)
-class ViewSpec:
-    """Which map to show and how: the selection and display settings of the window (or the CLI flags).
-
-    ``head`` None is the mean of the heads; ``step`` None is the last step; ``forced`` says the
-    target was typed (teacher forcing), so every decoder token is known at every step.
-    ``overlays`` names the masks to shade (those that cannot apply to ``kind`` are ignored, as in the app).
-    """
-
-    kind: str = "cross"
-    layer: int = 0
-    head: int | None = None
-    step: int | None = None
-    forced: bool = False
-    colormap: str = "viridis"
-    log_scale: bool = False
-    overlays: tuple[str, ...] = ()
-    font_pt: float | None = None
-
-
-@dataclass(frozen=True)
-class HeatmapView:
-    """Exactly what the heatmap is given for one map (all plain data: arrays and strings).
-
-    ``matrix`` covers every decoder row of the trace; rows from ``visible_rows`` on are future steps
-    that the heatmap blanks and shades, and their labels are :data:`FUTURE_LABEL` while generating.
-    """
-
-    kind: str
-    layer: int
-    head: int | None
-    step: int
-    n_steps: int
-    matrix: np.ndarray
-    query_tokens: list[str]
-    key_tokens: list[str]
-    title: str
-    query_label: str
-    key_label: str
-    current_row: int | None
-    visible_rows: int | None
-    colormap: str = "viridis"
-    log_scale: bool = False
-    overlays: Mapping[str, np.ndarray] = field(default_factory=dict)
-    font_pt: float | None = None
-
-    def computed(self) -> tuple[np.ndarray, list[str], list[str]]:
-        """The part of the map that exists at this step, with its real tokens: ``trace.at_step(step)``'s matrix.
-
-        What a CSV holds: future rows are not attention values yet, so they are left out rather than
-        written as zeros or NaN (and decoder self-attention also loses the matching future columns).
-        """
-        if self.visible_rows is None:
-            return self.matrix, list(self.query_tokens), list(self.key_tokens)
-        t = self.visible_rows
-        if self.kind == "decoder_self":
-            return self.matrix[:t, :t], list(self.query_tokens[:t]), list(self.key_tokens[:t])
-        return self.matrix[:t], list(self.query_tokens[:t]), list(self.key_tokens)
-
-
-def _range_error(what: str, value: int, n: int, kind: str) -> ValueError:
-    if n == 0:
-        return ValueError(f"{what} {value} is out of range: this model has no {kind} attention")
-    return ValueError(f"{what} {value} is out of range: {kind} attention has {n} {what}s (0..{n - 1})")
-
-
-def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
-    """Resolve ``spec`` against ``trace`` into what the heatmap shows, as ``MainWindow._refresh_maps`` does.
-
-    The texts use the window's translation context ("MainWindow") on purpose: the same title and
-    axis labels are then translated once and read the same in the window and in every export.
-
-    Raises ValueError with a user-readable message for an unknown kind, colour map or overlay and for a
-    layer, head or step out of range (the CLI prints it; the window never asks for one).
-    """
-    if spec.kind not in KINDS:
-        raise ValueError(f"unknown attention kind {spec.kind!r}; choose from {', '.join(KINDS)}")
-    if spec.colormap not in COLORMAP_NAMES:
-        raise ValueError(f"unknown colour map {spec.colormap!r}; choose from {', '.join(COLORMAP_NAMES)}")
-    maps = trace.attention(spec.kind)
-    n_layers, n_heads = int(maps.shape[0]), int(maps.shape[1])
-    if not 0 <= spec.layer < n_layers:
-        raise _range_error("layer", spec.layer, n_layers, spec.kind)
-    if spec.head is not None and not 0 <= spec.head < n_heads:
-        raise _range_error("head", spec.head, n_heads, spec.kind)
-    total = trace.n_steps
-    t = total if spec.step is None else int(spec.step)
-    if not 0 <= t <= total:
-        raise ValueError(f"step {t} is out of range: this decoding has steps 0..{total}")
-
-    layer = maps[spec.layer]
-    matrix = np.ascontiguousarray(layer.mean(axis=0, dtype=np.float32) if spec.head is None else layer[spec.head])
-    if spec.kind == "encoder_self":
-        queries = keys = list(trace.src_tokens)
-        current_row = visible_rows = None
-        q_label, k_label = tr("MainWindow", "query: source token"), tr("MainWindow", "key: source token")
-    else:
-        tokens = list(trace.tgt_tokens)
-        queries = tokens if spec.forced else [tok if i < t else FUTURE_LABEL for i, tok in enumerate(tokens)]
-        keys = queries if spec.kind == "decoder_self" else list(trace.src_tokens)
-        current_row = t - 1 if t > 0 else None
-        visible_rows = t
-        q_label = tr("MainWindow", "query: decoder input")
-        k_label = tr("MainWindow", "key: decoder input") if spec.kind == "decoder_self" else tr("MainWindow", "key: source token")
-    head = tr("MainWindow", "mean of heads") if spec.head is None else tr("MainWindow", "head {head}").format(head=spec.head)
-    title = tr("MainWindow", "{kind} · layer {layer} · {head} · step {step} / {total}").format(
-        kind=kind_title(spec.kind), layer=spec.layer, head=head, step=t, total=total)
-
-    unknown = [name for name in spec.overlays if name not in OVERLAYS]
-    if unknown:
-        raise ValueError(f"unknown overlay {unknown[0]!r}; choose from {', '.join(OVERLAYS)}")
-    masks = overlay_masks(trace, spec.kind)
-    enabled = {name: masks[name] for name in OVERLAYS_FOR_KIND[spec.kind] if name in spec.overlays and name in masks}
-    return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title, q_label, k_label,
-                       current_row, visible_rows, spec.colormap, spec.log_scale, enabled, spec.font_pt)
-
-
 def animation_views(trace: Trace, spec: ViewSpec) -> list[HeatmapView]:
     """One view per decoding step 1..T (see the module docstring for why not step 0)."""
     steps = range(1, trace.n_steps + 1) if trace.n_steps > 0 else range(0, 1)
@@ -203,17 +85,6 @@ def default_file_name(spec: ViewSpec, suffix: str, *, animation: bool = False) -
     head = "mean" if spec.head is None else f"H{spec.head}"
     step = "steps" if animation else ("last" if spec.step is None else f"step{spec.step}")
     return f"{spec.kind}_L{spec.layer}_{head}_{step}{suffix}"
-
-
-def apply_view(widget: AttentionHeatmap, view: HeatmapView) -> None:
-    """Feed ``view`` to a heatmap through its public API (display settings first, then data, then overlays)."""
-    widget.set_colormap(view.colormap)
-    widget.set_log_scale(view.log_scale)
-    if view.font_pt is not None:
-        widget.set_font_point_size(view.font_pt)
-    widget.set_matrix(view.matrix, view.query_tokens, view.key_tokens, title=view.title, query_label=view.query_label,
-                      key_label=view.key_label, current_row=view.current_row, visible_rows=view.visible_rows)
-    widget.set_overlays(view.overlays)
 
 
 # ====================================================================== drawing

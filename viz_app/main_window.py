@@ -20,6 +20,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
-    QMessageBox,
     QPushButton,
     QStackedWidget,
     QStyle,
@@ -42,14 +42,19 @@ from PySide6.QtWidgets import (
 from model_core import DecodingSettings, bundled_models
 from model_core.trace import Trace
 
+from .about import show_about
 from .controls import Banner, InputPanel, SelectorBar, StepBar
+from .export_actions import ExportActions
 from .help_dialogs import HelpWindow, show_explanation, show_shortcuts
 from .i18n import LANGUAGES, N_, tr, tr_marked
+from .map_view import ViewSpec, apply_view, heatmap_view, map_title
 from .presenter import PresenterMode
 from .settings import AppSettings
-from .state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, AppState, ModelInfo, kind_title
+from .state import KINDS, OVERLAYS, AppState, ModelInfo, kind_title
 from .theme import THEME_CHOICES, apply_application_theme, apply_theme, resolve_theme
 from .widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, TokenChips, chip_kind
+from .widgets.inspector import ModelInspector
+from .widgets.training import TrainingView
 from .worker import OptionsNeeded, RunRequest, RunResult, WorkerHost
 
 DEBOUNCE_MS = 300
@@ -61,7 +66,6 @@ EXAMPLE_SENTENCES = {
 }
 SPECIAL_TOKENS = {"<pad>", "<bos>", "<eos>", "<unk>", "<s>", "</s>"}
 POSITIONS_SHOWN = 100
-FUTURE_LABEL = "…"  # label of a decoder row not generated yet (its token is not known at this step)
 HINT_NO_MODEL = N_("MainWindow", "<h3>No model loaded</h3><p>Open a checkpoint (<tt>.safetensors</tt>, a PyTorch "
                                   "<tt>.pt</tt> state_dict or a Hugging Face folder) with <b>File ▸ Open model…</b> (Ctrl+O), "
                                   "the <b>Model</b> list above, or drop it on the window.</p>")
@@ -123,11 +127,14 @@ class MainWindow(QMainWindow):
         self._inputs_dirty = False
         self._gpu_failure = False  # the failure being reported came from the GPU
         self._rerun_after_move = False
+        self._inspected_key: str | None = None  # the model whose summary the inspector shows
         self._font_pt = QApplication.font().pointSizeF()
         self._base_font_pt = self._font_pt
 
         self._build_actions()
         self._build_widgets()
+        self.exports = ExportActions(self, self)
+        self.addActions(self.exports.actions())  # Ctrl+Shift+C works window-wide
         self._build_menus()
         self.presenter = PresenterMode(
             self, secondary_docks=[d for d in self._docks() if d is not self.dock_inputs],
@@ -207,6 +214,12 @@ class MainWindow(QMainWindow):
         self.act_explain = action(tr("MainWindow", "E&xplain this view"), ["Shift+F1"],
                                   tr("MainWindow", "What the main heatmap shows, in plain words"), sp.SP_MessageBoxQuestion)
         self.act_about = action(tr("MainWindow", "&About Attention Scope"), [], tr("MainWindow", "About this program"))
+        self.act_inspect = action(tr("MainWindow", "&Inspect model"), ["Ctrl+I"],
+                                  tr("MainWindow", "Architecture, parameter counts and weight distributions of the model"))
+        self.act_compare = action(tr("MainWindow", "&Compare with another checkpoint…"), [],
+                                  tr("MainWindow", "The attention of two checkpoints of the same architecture, and their difference"))
+        self.act_train = action(tr("MainWindow", "&Train a model from scratch…"), ["Ctrl+T"],
+                                tr("MainWindow", "Watch attention appear while a small model trains"))
 
     def _build_widgets(self) -> None:
         # --- central: banners, stepping bar, selectors, heatmap (or a hint)
@@ -256,7 +269,17 @@ class MainWindow(QMainWindow):
                                     Qt.DockWidgetArea.RightDockWidgetArea)
         self.dock_positional = self._dock(tr("MainWindow", "Positional encoding"), "dockPositional", self.positional,
                                           Qt.DockWidgetArea.RightDockWidgetArea)
+        self.inspector = ModelInspector(self)
+        self.dock_inspector = self._dock(tr("MainWindow", "Model inspector"), "dockInspector", self.inspector,
+                                         Qt.DockWidgetArea.RightDockWidgetArea)
+        self.training_view = TrainingView(self)
+        self.dock_training = self._dock(tr("MainWindow", "Train"), "dockTraining", self.training_view,
+                                        Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.dock_next, self.dock_positional)
+        self.tabifyDockWidget(self.dock_positional, self.dock_inspector)
+        self.tabifyDockWidget(self.dock_inspector, self.dock_training)
+        for dock in (self.dock_inspector, self.dock_training):  # opened from the Model menu when wanted
+            dock.hide()
         self.dock_next.raise_()
         self.resizeDocks([self.dock_mosaic], [520], Qt.Orientation.Horizontal)
         self.resizeDocks([self.dock_mosaic, self.dock_next], [420, 360], Qt.Orientation.Vertical)
@@ -287,6 +310,9 @@ class MainWindow(QMainWindow):
         menu = self.menuBar()
         file_menu = menu.addMenu(tr("MainWindow", "&File"))
         file_menu.addAction(self.act_open)
+        file_menu.addSeparator()
+        export_menu = file_menu.addMenu(tr("MainWindow", "&Export"))
+        self.exports.add_to_menu(export_menu)
         self.file_menu = file_menu
         self._file_menu_end = file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
@@ -301,6 +327,10 @@ class MainWindow(QMainWindow):
         show_menu.addSeparator()
         for act in (self.act_layer_down, self.act_layer_up, self.act_head_prev, self.act_head_next, self.act_head_mean):
             show_menu.addAction(act)
+        model_menu = menu.addMenu(tr("MainWindow", "&Model"))
+        self.model_menu = model_menu
+        for act in (self.act_inspect, self.act_compare, self.act_train):
+            model_menu.addAction(act)
         view_menu = menu.addMenu(tr("MainWindow", "&View"))
         self.view_menu = view_menu
         self.panels_menu = view_menu.addMenu(tr("MainWindow", "&Panels"))
@@ -413,6 +443,14 @@ class MainWindow(QMainWindow):
         self.act_shortcuts.triggered.connect(self._show_shortcuts)
         self.act_explain.triggered.connect(lambda: self.explain("attention"))
         self.act_about.triggered.connect(self._show_about)
+        self.act_inspect.triggered.connect(self.show_inspector)
+        self.act_compare.triggered.connect(self.compare_dialog)
+        self.act_train.triggered.connect(self.show_training)
+        self.inspector.compareRequested.connect(self.compare_dialog)
+        self.inspector.selectionChanged.connect(self._on_inspector_selection)
+        self.dock_inspector.visibilityChanged.connect(self._on_inspector_visibility)
+        self.host.inspected.connect(self._on_inspected)
+        self.host.compared.connect(self._on_compared)
         self.act_presenter.toggled.connect(self.presenter.set_active)
         self.presenter.toggled.connect(self._on_presenter_toggled)
         for kind, act in self.act_kinds.items():
@@ -560,8 +598,9 @@ class MainWindow(QMainWindow):
     @Slot(int, object)
     def _on_needs_options(self, _request_id: int, needed: OptionsNeeded) -> None:
         """The weights do not tell everything: ask (proposing likely values), remember, and load again."""
-        self._loading_key = None
-        self.inputs.model_picker.show_current(self.state.model.key if self.state.model else "")
+        if needed.purpose == "load":
+            self._loading_key = None
+            self.inputs.model_picker.show_current(self.state.model.key if self.state.model else "")
         answers = self.ask_import_options(needed)
         if answers is None:
             self._show_error(tr("MainWindow", "Not opened: {reason}").format(reason=needed.message))
@@ -569,7 +608,10 @@ class MainWindow(QMainWindow):
             return
         options = {**needed.given, **answers}
         self.remember_options(needed.key, options)
-        self.open_model(needed.key, options)
+        if needed.purpose == "compare":
+            self.compare_with(needed.key, options)
+        else:
+            self.open_model(needed.key, options)
 
     def ask_import_options(self, needed: OptionsNeeded) -> dict | None:
         """Show the hyperparameters dialog; the answers, or None when cancelled (tests replace this)."""
@@ -689,6 +731,10 @@ class MainWindow(QMainWindow):
     @Slot(int, str, str)
     def _on_failed(self, _request_id: int, kind: str, message: str) -> None:
         gpu, self._gpu_failure = self._gpu_failure, False
+        if kind in ("inspect", "compare"):
+            self._show_error(tr("MainWindow", "Could not compare: {reason}").format(reason=message) if kind == "compare"
+                             else tr("MainWindow", "Could not inspect the model: {reason}").format(reason=message))
+            return
         if kind == "move":
             self._show_error(tr("MainWindow", "Could not move the model: {reason}").format(reason=message))
         elif kind == "load":
@@ -740,12 +786,21 @@ class MainWindow(QMainWindow):
         self.status_model.setText(info.name if info else tr("MainWindow", "no model"))
         self.status_device.setText(info.device if info else "")
         self.status_time.setText("")
-        app_name = tr("MainWindow", "Attention Scope")
-        self.setWindowTitle(f"{app_name} — {info.name}" if info else app_name)
+        self.refresh_window_title()
+
+    def refresh_window_title(self) -> None:
+        """The model's name; Qt adds the application's display name itself where one is set (app.run sets it)."""
+        info = self.state.model
+        if QGuiApplication.applicationDisplayName():
+            self.setWindowTitle(info.name if info else "")
+        else:
+            app_name = tr("MainWindow", "Attention Scope")
+            self.setWindowTitle(f"{app_name} — {info.name}" if info else app_name)
 
     @Slot()
     def _on_trace_changed(self) -> None:
         self._refresh_all()
+        self.exports.refresh()
 
     @Slot(int)
     def _on_step_changed(self, _t: int) -> None:
@@ -754,6 +809,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _on_selection_changed(self) -> None:
+        self.exports.refresh()
         self._refresh_selectors()
         self._refresh_maps()
         self._save_view()
@@ -808,19 +864,16 @@ class MainWindow(QMainWindow):
         tokens = list(trace.output_tokens) if s.forced else list(trace.output_tokens[: s.step])
         self.inputs.target_chips.set_tokens(tokens, current=s.step - 1 if s.step > 0 else None)
 
-    def _axis_tokens(self, trace: Trace) -> list[str]:
-        """Decoder-input labels; in generation, rows past the step are unknown at that moment."""
-        tokens = list(trace.tgt_tokens)
-        if self.state.forced:
-            return tokens
-        return [tok if i < self.state.step else FUTURE_LABEL for i, tok in enumerate(tokens)]
-
     @staticmethod
     def map_title(kind: str, layer: int, head: int | None, step: int, total: int) -> str:
-        """The heatmap's title: which map, which head (or the mean), which step."""
-        head_text = tr("MainWindow", "mean of heads") if head is None else tr("MainWindow", "head {head}").format(head=head)
-        return tr("MainWindow", "{kind} · layer {layer} · {head} · step {step} / {total}").format(
-            kind=kind_title(kind), layer=layer, head=head_text, step=step, total=total)
+        """The heatmap's title (the same text the exports use)."""
+        return map_title(kind, layer, head, step, total)
+
+    def view_spec(self) -> ViewSpec:
+        """The current selection and display settings, as the exporters and the heatmap take them."""
+        s = self.state
+        return ViewSpec(kind=s.kind, layer=s.layer, head=s.head, step=s.step, forced=s.forced, colormap=s.colormap,
+                        log_scale=s.log_scale, overlays=tuple(n for n, on in s.overlays.items() if on))
 
     def _refresh_maps(self) -> None:
         s = self.state
@@ -829,26 +882,11 @@ class MainWindow(QMainWindow):
         if trace is None or matrix is None:
             self._update_hint()
             return
-        kind, t, total = s.kind, s.step, s.n_steps
-        if kind == "encoder_self":
-            queries = keys = list(trace.src_tokens)
-            current_row = visible_rows = None
-            q_label, k_label = tr("MainWindow", "query: source token"), tr("MainWindow", "key: source token")
-        else:
-            queries = self._axis_tokens(trace)
-            keys = queries if kind == "decoder_self" else list(trace.src_tokens)
-            current_row = t - 1 if t > 0 else None
-            visible_rows = t
-            q_label = tr("MainWindow", "query: decoder input")
-            k_label = tr("MainWindow", "key: decoder input") if kind == "decoder_self" else tr("MainWindow", "key: source token")
-        title = self.map_title(kind, s.layer, s.head, t, total)
-        self.heatmap.set_matrix(matrix, queries, keys, title=title, query_label=q_label, key_label=k_label,
-                                current_row=current_row, visible_rows=visible_rows)
-        masks = s.overlay_masks()
-        enabled = {name: masks[name] for name in OVERLAYS_FOR_KIND[kind] if s.overlays.get(name) and name in masks}
-        self.heatmap.set_overlays(enabled)
-
-        maps = trace.attention(kind)
+        view = heatmap_view(trace, self.view_spec())
+        apply_view(self.heatmap, view)
+        enabled = view.overlays
+        current_row, visible_rows = view.current_row, view.visible_rows
+        maps = trace.attention(s.kind)
         blocked = None
         if enabled:
             blocked = np.zeros(matrix.shape, dtype=bool)
@@ -996,12 +1034,87 @@ class MainWindow(QMainWindow):
         return self._keep_help(show_explanation(self, panel, self._help_point_size()))
 
     def _show_about(self) -> None:
-        from model_core import __version__
+        show_about(self, self.state.model.device if self.state.model else "")
 
-        QMessageBox.about(self, tr("MainWindow", "About Attention Scope"),
-                          tr("MainWindow", "<h3>Attention Scope {version}</h3><p>Step through an encoder-decoder "
-                                           "Transformer's decoding and see every attention map it computes.</p>").format(
-                              version=__version__))
+    # ================================================================== inspector, comparison, training
+    @Slot()
+    def show_inspector(self) -> None:
+        self.dock_inspector.show()
+        self.dock_inspector.raise_()
+        self._inspect_if_needed()
+
+    def _inspect_if_needed(self) -> None:
+        info = self.state.model
+        if info is not None and self.dock_inspector.isVisible() and self._inspected_key != info.key:
+            self._inspected_key = info.key
+            self.host.inspect()
+
+    @Slot(bool)
+    def _on_inspector_visibility(self, visible: bool) -> None:
+        if visible:
+            self._inspect_if_needed()
+
+    @Slot(int, object)
+    def _on_inspected(self, _request_id: int, result: object) -> None:
+        summary, distributions = result  # type: ignore[misc]
+        self.inspector.set_bundle_summary(summary, distributions)
+
+    @Slot()
+    def compare_dialog(self) -> None:
+        """Pick a second checkpoint and compare its attention with the loaded model's on the current sentence."""
+        if self.state.model is None or not self.state.src_text.strip():
+            self._show_error(tr("MainWindow", "Open a model and type a sentence first: the comparison runs on it."))
+            return
+        start = str(Path(self.state.model.path).parent) if self.state.model.path else str(Path.home())
+        path, _ = QFileDialog.getOpenFileName(
+            self, tr("MainWindow", "Compare with another checkpoint"), start,
+            tr("MainWindow", "Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)"))
+        if path:
+            self.compare_with(str(Path(path).parent) if Path(path).name == "config.json" else path)
+
+    def compare_with(self, path: str, options: dict | None = None) -> int:
+        s = self.state
+        if options is None:
+            options = self.remembered_options(path)
+        self.show_inspector()
+        self._show_status(tr("MainWindow", "Comparing with {name}…").format(name=Path(path).name))
+        return self.host.compare(path, options, s.src_text, s.tgt_text if s.tgt_text.strip() else None)
+
+    @Slot(int, object)
+    def _on_compared(self, _request_id: int, result: object) -> None:
+        s = self.state
+        self.show_inspector()
+        self.inspector.set_comparison(result, s.kind, s.layer, 0 if s.head is None else s.head)
+        self._show_status(tr("MainWindow", "Comparison ready"))
+
+    @Slot(str, int, int)
+    def _on_inspector_selection(self, kind: str, layer: int, head: int) -> None:
+        self.state.select(kind=kind, layer=layer, head=head)
+
+    @Slot()
+    def show_training(self) -> None:
+        self.dock_training.show()
+        self.dock_training.raise_()
+
+    # ================================================================== export host (viz_app.export_actions.ExportHost)
+    def current_trace(self) -> Trace | None:
+        return self.state.trace
+
+    def current_view(self) -> ViewSpec | None:
+        """What the main heatmap shows, for the exporters (None when it shows no attention weights)."""
+        s = self.state
+        if s.trace is None or s.matrix() is None or s.view_mode != "weights":
+            return None
+        return replace(self.view_spec(), font_pt=self._font_pt)
+
+    def heatmap_widget(self) -> AttentionHeatmap:
+        return self.heatmap
+
+    def show_error(self, message: str) -> None:
+        self._show_error(message)
+
+    def show_status(self, message: str) -> None:
+        self._show_status(message)
 
     # ================================================================== theme and language
     def set_theme(self, choice: str, *, save: bool = True) -> None:
@@ -1070,6 +1183,7 @@ class MainWindow(QMainWindow):
             return
         self._save_layout()
         self._shut_down = True
+        self.training_view.shutdown()  # a running QThread destroyed with the window would abort the process
         for timer in (self._debounce, self._play_timer, self._layout_timer):
             timer.stop()
         self.host.shutdown()

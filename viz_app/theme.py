@@ -74,8 +74,12 @@ def apply_application_theme(theme: Theme) -> None:
     """Qt palette (Fusion draws it faithfully on every platform) and pyqtgraph defaults for new plots."""
     app = QApplication.instance()
     if isinstance(app, QApplication):
-        app.setStyle("Fusion")
-        app.setPalette(_palette(theme))
+        # replacing the style deletes the old one under every live widget: do it once, never per window
+        if app.style().name().lower() != "fusion":
+            app.setStyle("Fusion")
+        palette = _palette(theme)
+        if app.palette() != palette:
+            app.setPalette(palette)
     pg.setConfigOptions(background=theme.background, foreground=theme.foreground)
 
 

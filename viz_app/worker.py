@@ -154,6 +154,8 @@ class ModelWorker(QObject):
     failed = Signal(int, str)  # request id, one-line message
     needsOptions = Signal(int, object)  # request id, OptionsNeeded: the weights do not tell everything
     gpuFailed = Signal(int)  # request id: the failure came from the GPU (emitted just before failed)
+    inspected = Signal(int, object)  # request id, (ArchitectureSummary, ParameterDistributions)
+    compared = Signal(int, object)  # request id, ComparisonResult
 
     def __init__(self, device: str | None = None, latest: _Latest | None = None, latest_load: _Latest | None = None) -> None:
         super().__init__()
@@ -202,6 +204,44 @@ class ModelWorker(QObject):
             self._report(request_id, exc)
             return
         self.modelLoaded.emit(request_id, info)
+
+    @Slot(int)
+    def inspect(self, request_id: int) -> None:
+        """Architecture summary and parameter histograms of the loaded model (for the inspector)."""
+        if self.bundle is None:
+            self.failed.emit(request_id, tr("Worker", "no model is loaded: open one with File ▸ Open model…"))
+            return
+        try:
+            from model_core.inspection import architecture_summary, parameter_distributions
+
+            result = (architecture_summary(self.bundle), parameter_distributions(self.bundle.model))
+        except Exception as exc:
+            self._report(request_id, exc)
+            return
+        self.inspected.emit(request_id, result)
+
+    @Slot(int, str, object, str, object)
+    def compare(self, request_id: int, other: str, options: dict[str, Any] | None, src: str, tgt: str | None) -> None:
+        """Open a second checkpoint (kept only for this call) and compare its attention with the loaded one's."""
+        if self.bundle is None:
+            self.failed.emit(request_id, tr("Worker", "no model is loaded: open one with File ▸ Open model…"))
+            return
+        try:
+            from model_core.importers import ImportOptions, NeedsHyperparameters, open_model
+            from model_core.inspection import compare_checkpoints
+
+            try:
+                second = open_model(other, ImportOptions(**(options or {})), device=self.device)
+            except NeedsHyperparameters as need:
+                self.needsOptions.emit(request_id, OptionsNeeded(other, dict(options or {}), need.proposals, need.hints, str(need),
+                                                                 purpose="compare"))
+                return
+            result = compare_checkpoints(self.bundle, second, src, tgt)
+            del second
+        except Exception as exc:
+            self._report(request_id, exc)
+            return
+        self.compared.emit(request_id, result)
 
     def _report(self, request_id: int, exc: BaseException) -> None:
         if is_device_error(exc):
@@ -291,6 +331,7 @@ class OptionsNeeded:
     proposals: dict[str, list[Any]]  # option -> likely values, most likely first ([] for a file)
     hints: dict[str, str]  # option -> what it means
     message: str
+    purpose: str = "load"  # "load": open as the model; "compare": the second model of a comparison
 
 
 def _empty_accelerator_cache() -> None:
@@ -333,11 +374,15 @@ class WorkerHost(QObject):
     failed = Signal(int, str, str)  # request id, "load" | "run" | "move", message
     needsOptions = Signal(int, object)  # request id, OptionsNeeded
     gpuFailed = Signal(int)  # request id: the last failure came from the GPU (offer the CPU)
+    inspected = Signal(int, object)
+    compared = Signal(int, object)
     busyChanged = Signal(bool)
 
     _loadRequested = Signal(int, str, object)
     _runRequested = Signal(int, object)
     _moveRequested = Signal(int, str)
+    _inspectRequested = Signal(int)
+    _compareRequested = Signal(int, str, object, str, object)
 
     def __init__(self, parent: QObject | None = None, *, device: str | None = None) -> None:
         super().__init__(parent)
@@ -350,6 +395,7 @@ class WorkerHost(QObject):
         self._worker_model: object = None  # the ModelInfo the worker actually holds
         self._pending: set[int] = set()
         self._kinds: dict[int, str] = {}
+        self._latest_other: dict[str, int] = {}  # inspect / compare: newest request of each
         self.requests_made = 0  # model calls asked for (load + run): tests check stepping makes none
         self.runs_requested = 0
         self.stale_dropped = 0
@@ -360,6 +406,10 @@ class WorkerHost(QObject):
         self._loadRequested.connect(self.worker.load)
         self._runRequested.connect(self.worker.run)
         self._moveRequested.connect(self.worker.move_to)
+        self._inspectRequested.connect(self.worker.inspect)
+        self._compareRequested.connect(self.worker.compare)
+        self.worker.inspected.connect(self._on_inspected)
+        self.worker.compared.connect(self._on_compared)
         self.worker.modelLoaded.connect(self._on_loaded)
         self.worker.resultReady.connect(self._on_result)
         self.worker.failed.connect(self._on_failed)
@@ -417,6 +467,20 @@ class WorkerHost(QObject):
         self._runRequested.emit(request_id, request)
         return request_id
 
+    def inspect(self) -> int:
+        """Ask for the loaded model's summary and parameter histograms (answer: ``inspected``)."""
+        request_id = self._new_id("inspect")
+        self._latest_other["inspect"] = request_id
+        self._inspectRequested.emit(request_id)
+        return request_id
+
+    def compare(self, other: str, options: dict[str, Any] | None, src: str, tgt: str | None) -> int:
+        """Compare the loaded model with another checkpoint on one sentence (answer: ``compared``)."""
+        request_id = self._new_id("compare")
+        self._latest_other["compare"] = request_id
+        self._compareRequested.emit(request_id, str(other), dict(options or {}), src, tgt)
+        return request_id
+
     def cancel_runs(self) -> None:
         """Forget pending runs (e.g. the source was cleared): their results will be dropped."""
         self._next_id += 1
@@ -435,7 +499,8 @@ class WorkerHost(QObject):
 
     def _is_current(self, request_id: int) -> bool:
         kind = self._kinds.get(request_id)
-        current = (kind in ("load", "move") and request_id == self._latest_load) or (kind == "run" and request_id == self._latest_run)
+        current = ((kind in ("load", "move") and request_id == self._latest_load) or (kind == "run" and request_id == self._latest_run)
+                   or (kind in self._latest_other and request_id == self._latest_other[kind]))
         if not current:
             self.stale_dropped += 1
         return current
@@ -468,6 +533,20 @@ class WorkerHost(QObject):
                 # a superseded load did succeed: the worker now holds that model, so say so
                 self._acknowledged = self._worker_model
                 self.modelLoaded.emit(request_id, self._worker_model)
+
+    @Slot(int, object)
+    def _on_inspected(self, request_id: int, result: object) -> None:
+        current = self._is_current(request_id)
+        self._finish_ids([request_id])
+        if current:
+            self.inspected.emit(request_id, result)
+
+    @Slot(int, object)
+    def _on_compared(self, request_id: int, result: object) -> None:
+        current = self._is_current(request_id)
+        self._finish_ids([request_id])
+        if current:
+            self.compared.emit(request_id, result)
 
     @Slot(int, object)
     def _on_needs_options(self, request_id: int, needed: object) -> None:

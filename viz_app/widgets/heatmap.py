@@ -379,6 +379,8 @@ class AttentionHeatmap(QWidget):
     def set_colormap(self, name: str) -> None:
         """Switch the colour map of the image and the colour bar."""
         table = lookup_table(name)  # validates the name
+        if name == self._colormap:
+            return
         self._colormap = name
         self._image.setLookupTable(table)
         self._colorbar.setColorMap(get_colormap(name))

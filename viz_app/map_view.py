@@ -1,0 +1,156 @@
+"""What the main heatmap is given for one selection: a pure function of a trace and a :class:`ViewSpec`.
+
+Why apart from the window: the window, every export and ``attention-scope render`` must draw the
+same picture, title and labels included, so they all resolve a selection here (and feed the
+heatmap through :func:`apply_view`) instead of each composing its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from model_core.trace import Trace
+
+from .i18n import tr
+from .state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, kind_title, overlay_masks
+from .widgets.colormaps import COLORMAP_NAMES
+from .widgets.heatmap import AttentionHeatmap
+
+#: Label of a decoder row not generated yet at the shown step (its token is not known then).
+FUTURE_LABEL = "…"
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    """Which map to show and how: the selection and display settings of the window (or the CLI flags).
+
+    ``head`` None is the mean of the heads; ``step`` None is the last step; ``forced`` says the
+    target was typed (teacher forcing), so every decoder token is known at every step.
+    ``overlays`` names the masks to shade (those that cannot apply to ``kind`` are ignored, as in the app).
+    """
+
+    kind: str = "cross"
+    layer: int = 0
+    head: int | None = None
+    step: int | None = None
+    forced: bool = False
+    colormap: str = "viridis"
+    log_scale: bool = False
+    overlays: tuple[str, ...] = ()
+    font_pt: float | None = None
+
+
+@dataclass(frozen=True)
+class HeatmapView:
+    """Exactly what the heatmap is given for one map (all plain data: arrays and strings).
+
+    ``matrix`` covers every decoder row of the trace; rows from ``visible_rows`` on are future steps
+    that the heatmap blanks and shades, and their labels are :data:`FUTURE_LABEL` while generating.
+    """
+
+    kind: str
+    layer: int
+    head: int | None
+    step: int
+    n_steps: int
+    matrix: np.ndarray
+    query_tokens: list[str]
+    key_tokens: list[str]
+    title: str
+    query_label: str
+    key_label: str
+    current_row: int | None
+    visible_rows: int | None
+    colormap: str = "viridis"
+    log_scale: bool = False
+    overlays: Mapping[str, np.ndarray] = field(default_factory=dict)
+    font_pt: float | None = None
+
+    def computed(self) -> tuple[np.ndarray, list[str], list[str]]:
+        """The part of the map that exists at this step, with its real tokens: ``trace.at_step(step)``'s matrix.
+
+        What a CSV holds: future rows are not attention values yet, so they are left out rather than
+        written as zeros or NaN (and decoder self-attention also loses the matching future columns).
+        """
+        if self.visible_rows is None:
+            return self.matrix, list(self.query_tokens), list(self.key_tokens)
+        t = self.visible_rows
+        if self.kind == "decoder_self":
+            return self.matrix[:t, :t], list(self.query_tokens[:t]), list(self.key_tokens[:t])
+        return self.matrix[:t], list(self.query_tokens[:t]), list(self.key_tokens)
+
+
+def _range_error(what: str, value: int, n: int, kind: str) -> ValueError:
+    if n == 0:
+        return ValueError(f"{what} {value} is out of range: this model has no {kind} attention")
+    return ValueError(f"{what} {value} is out of range: {kind} attention has {n} {what}s (0..{n - 1})")
+
+
+def map_title(kind: str, layer: int, head: int | None, step: int, total: int) -> str:
+    """The heatmap's title: which map, which head (or the mean), which step."""
+    head_text = tr("MainWindow", "mean of heads") if head is None else tr("MainWindow", "head {head}").format(head=head)
+    return tr("MainWindow", "{kind} · layer {layer} · {head} · step {step} / {total}").format(
+        kind=kind_title(kind), layer=layer, head=head_text, step=step, total=total)
+
+
+def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
+    """Resolve ``spec`` against ``trace`` into what the heatmap shows, as ``MainWindow._refresh_maps`` does.
+
+    The texts use the window's translation context ("MainWindow") on purpose: the same title and
+    axis labels are then translated once and read the same in the window and in every export.
+
+    Raises ValueError with a user-readable message for an unknown kind, colour map or overlay and for a
+    layer, head or step out of range (the CLI prints it; the window never asks for one).
+    """
+    if spec.kind not in KINDS:
+        raise ValueError(f"unknown attention kind {spec.kind!r}; choose from {', '.join(KINDS)}")
+    if spec.colormap not in COLORMAP_NAMES:
+        raise ValueError(f"unknown colour map {spec.colormap!r}; choose from {', '.join(COLORMAP_NAMES)}")
+    maps = trace.attention(spec.kind)
+    n_layers, n_heads = int(maps.shape[0]), int(maps.shape[1])
+    if not 0 <= spec.layer < n_layers:
+        raise _range_error("layer", spec.layer, n_layers, spec.kind)
+    if spec.head is not None and not 0 <= spec.head < n_heads:
+        raise _range_error("head", spec.head, n_heads, spec.kind)
+    total = trace.n_steps
+    t = total if spec.step is None else int(spec.step)
+    if not 0 <= t <= total:
+        raise ValueError(f"step {t} is out of range: this decoding has steps 0..{total}")
+
+    layer = maps[spec.layer]
+    matrix = np.ascontiguousarray(layer.mean(axis=0, dtype=np.float32) if spec.head is None else layer[spec.head])
+    if spec.kind == "encoder_self":
+        queries = keys = list(trace.src_tokens)
+        current_row = visible_rows = None
+        q_label, k_label = tr("MainWindow", "query: source token"), tr("MainWindow", "key: source token")
+    else:
+        tokens = list(trace.tgt_tokens)
+        queries = tokens if spec.forced else [tok if i < t else FUTURE_LABEL for i, tok in enumerate(tokens)]
+        keys = queries if spec.kind == "decoder_self" else list(trace.src_tokens)
+        current_row = t - 1 if t > 0 else None
+        visible_rows = t
+        q_label = tr("MainWindow", "query: decoder input")
+        k_label = tr("MainWindow", "key: decoder input") if spec.kind == "decoder_self" else tr("MainWindow", "key: source token")
+    title = map_title(spec.kind, spec.layer, spec.head, t, total)
+
+    unknown = [name for name in spec.overlays if name not in OVERLAYS]
+    if unknown:
+        raise ValueError(f"unknown overlay {unknown[0]!r}; choose from {', '.join(OVERLAYS)}")
+    masks = overlay_masks(trace, spec.kind)
+    enabled = {name: masks[name] for name in OVERLAYS_FOR_KIND[spec.kind] if name in spec.overlays and name in masks}
+    return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title, q_label, k_label,
+                       current_row, visible_rows, spec.colormap, spec.log_scale, enabled, spec.font_pt)
+
+
+def apply_view(widget: AttentionHeatmap, view: HeatmapView) -> None:
+    """Feed ``view`` to a heatmap through its public API (display settings first, then data, then overlays)."""
+    widget.set_colormap(view.colormap)
+    widget.set_log_scale(view.log_scale)
+    if view.font_pt is not None:
+        widget.set_font_point_size(view.font_pt)
+    widget.set_matrix(view.matrix, view.query_tokens, view.key_tokens, title=view.title, query_label=view.query_label,
+                      key_label=view.key_label, current_row=view.current_row, visible_rows=view.visible_rows)
+    widget.set_overlays(view.overlays)

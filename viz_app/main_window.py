@@ -40,6 +40,8 @@ from PySide6.QtWidgets import (
 )
 
 from model_core import DecodingSettings, bundled_models
+from model_core.sessions import Session
+from model_core.sessions import load as load_session
 from model_core.trace import Trace
 
 from .about import show_about
@@ -49,6 +51,7 @@ from .help_dialogs import HelpWindow, show_explanation, show_shortcuts
 from .i18n import LANGUAGES, N_, tr, tr_marked
 from .map_view import ViewSpec, apply_view, heatmap_view, map_title
 from .presenter import PresenterMode
+from .session_io import SESSION_SUFFIX, apply_display, looks_like_session, options_of, session_from_state
 from .settings import AppSettings
 from .state import KINDS, OVERLAYS, AppState, ModelInfo, kind_title
 from .theme import THEME_CHOICES, apply_application_theme, apply_theme, resolve_theme
@@ -123,6 +126,7 @@ class MainWindow(QMainWindow):
         self._startup_model: str | None = None  # the model asked for at start (to fall back once if it fails)
         self._loading_key: str | None = None
         self._pending_view: dict | None = None  # saved kind/layer/head/step applied to the first result
+        self._pending_session: Session | None = None  # a session being opened: applied when its model has loaded
         self._pending_sentence_for: str | None = None
         self._inputs_dirty = False
         self._gpu_failure = False  # the failure being reported came from the GPU
@@ -214,6 +218,10 @@ class MainWindow(QMainWindow):
         self.act_explain = action(tr("MainWindow", "E&xplain this view"), ["Shift+F1"],
                                   tr("MainWindow", "What the main heatmap shows, in plain words"), sp.SP_MessageBoxQuestion)
         self.act_about = action(tr("MainWindow", "&About Attention Scope"), [], tr("MainWindow", "About this program"))
+        self.act_open_session = action(tr("MainWindow", "Open &session…"), ["Ctrl+Shift+O"],
+                                       tr("MainWindow", "Reopen a saved session: model, sentences, step, selection, ablations"))
+        self.act_save_session = action(tr("MainWindow", "&Save session…"), ["Ctrl+S"],
+                                       tr("MainWindow", "Save everything shown to a small file, to reopen it exactly (a lecture)"))
         self.act_inspect = action(tr("MainWindow", "&Inspect model"), ["Ctrl+I"],
                                   tr("MainWindow", "Architecture, parameter counts and weight distributions of the model"))
         self.act_compare = action(tr("MainWindow", "&Compare with another checkpoint…"), [],
@@ -310,6 +318,8 @@ class MainWindow(QMainWindow):
         menu = self.menuBar()
         file_menu = menu.addMenu(tr("MainWindow", "&File"))
         file_menu.addAction(self.act_open)
+        file_menu.addAction(self.act_open_session)
+        file_menu.addAction(self.act_save_session)
         file_menu.addSeparator()
         export_menu = file_menu.addMenu(tr("MainWindow", "&Export"))
         self.exports.add_to_menu(export_menu)
@@ -443,6 +453,8 @@ class MainWindow(QMainWindow):
         self.act_shortcuts.triggered.connect(self._show_shortcuts)
         self.act_explain.triggered.connect(lambda: self.explain("attention"))
         self.act_about.triggered.connect(self._show_about)
+        self.act_open_session.triggered.connect(self.open_session_dialog)
+        self.act_save_session.triggered.connect(self.save_session_dialog)
         self.act_inspect.triggered.connect(self.show_inspector)
         self.act_compare.triggered.connect(self.compare_dialog)
         self.act_train.triggered.connect(self.show_training)
@@ -553,6 +565,11 @@ class MainWindow(QMainWindow):
     def _open_initial_model(self, requested: str | None) -> None:
         bundled = bundled_models()
         last = self.settings.get_str("model/last", "")
+        if requested and looks_like_session(requested):
+            self._startup_model = None
+            if self.open_session(requested):
+                return
+            requested = None
         if requested:
             key = requested
         elif last and (last in bundled or Path(last).is_file()):
@@ -648,7 +665,11 @@ class MainWindow(QMainWindow):
         self.inputs.model_picker.show_current(info.key)
         self.settings.set("model/last", info.key)
         key = _settings_key(info.key)
-        if self.settings.contains(f"sentences/{key}/src"):
+        session, self._pending_session = self._pending_session, None
+        if session is not None and session.model.location == info.key:
+            src, tgt = session.source, session.target
+            self._apply_session_view(session)
+        elif self.settings.contains(f"sentences/{key}/src"):
             src = self.settings.get_str(f"sentences/{key}/src")
             tgt = self.settings.get_str(f"sentences/{key}/tgt")
         else:
@@ -717,7 +738,7 @@ class MainWindow(QMainWindow):
                               baseline_logprobs=result.baseline_logprobs, baseline_output=result.baseline_output,
                               elapsed_ms=result.elapsed_ms, step=step)
         self.error_banner.dismiss()
-        self.status_time.setText(f"last model call {result.elapsed_ms:.0f} ms")
+        self.status_time.setText(tr("MainWindow", "last model call {ms} ms").format(ms=f"{result.elapsed_ms:.0f}"))
         if result.notices:
             self.notice_banner.show_message(tr("MainWindow", "Note: {notes}").format(notes="; ".join(result.notices)), "notice")
         else:
@@ -1036,6 +1057,77 @@ class MainWindow(QMainWindow):
     def _show_about(self) -> None:
         show_about(self, self.state.model.device if self.state.model else "")
 
+    # ================================================================== sessions
+    def current_session(self) -> Session:
+        """What is on screen, as a replayable session (ValueError without a model)."""
+        self.flush_inputs()
+        return session_from_state(self.state)
+
+    @Slot()
+    def save_session_dialog(self) -> None:
+        if self.state.model is None:
+            self._show_error(tr("MainWindow", "Open a model first: a session starts from one."))
+            return
+        start = self.settings.get_str("session/folder", str(Path.home()))
+        path, _ = QFileDialog.getSaveFileName(self, tr("MainWindow", "Save session"), str(Path(start) / f"lecture{SESSION_SUFFIX}"),
+                                              tr("MainWindow", "Attention Scope sessions (*.scope.json *.json)"))
+        if path:
+            if not path.endswith(".json"):
+                path += SESSION_SUFFIX
+            self.save_session(path)
+
+    def save_session(self, path: str) -> bool:
+        try:
+            written = self.current_session().save(path)
+        except (OSError, ValueError) as exc:
+            self._show_error(tr("MainWindow", "Could not save the session: {reason}").format(reason=exc))
+            return False
+        self.settings.set("session/folder", str(written.parent))
+        self._show_status(tr("MainWindow", "Session saved to {path}").format(path=written))
+        return True
+
+    @Slot()
+    def open_session_dialog(self) -> None:
+        start = self.settings.get_str("session/folder", str(Path.home()))
+        path, _ = QFileDialog.getOpenFileName(self, tr("MainWindow", "Open session"), start,
+                                              tr("MainWindow", "Attention Scope sessions (*.scope.json *.json);;All files (*)"))
+        if path:
+            self.open_session(path)
+
+    def open_session(self, path: str) -> bool:
+        """Reopen a session: its model (loaded if another one is open), then its inputs, then its view."""
+        try:
+            session = load_session(path)
+        except ValueError as exc:  # SessionError is a ValueError
+            self._show_error(tr("MainWindow", "Could not open the session: {reason}").format(reason=exc))
+            return False
+        self.settings.set("session/folder", str(Path(path).resolve().parent))
+        s = self.state
+        apply_display(s, session)
+        s.set_decoding(session.settings)
+        s.set_padding(session.pad_src, session.pad_tgt)
+        self.inputs.show_decoding(s.decoding)
+        self.inputs.show_padding(s.pad_src, s.pad_tgt)
+        location = session.model.location
+        if s.model is not None and s.model.key == location:
+            self._apply_session_view(session)
+            self._debounce.stop()
+            self.inputs.show_texts(session.source, session.target)
+            s.set_inputs(session.source, session.target)
+            self._save_inputs()
+            self.request_run()
+        else:
+            self._pending_session = session
+            self.open_model(location, options_of(session.model))
+        return True
+
+    def _apply_session_view(self, session: Session) -> None:
+        """Kind, ablation now; layer, head and step once the first result is there (they depend on its sizes)."""
+        s = self.state
+        s.set_kind(session.selection.kind)
+        s.set_ablation(frozenset(session.ablated_heads), session.ablate_positional)
+        self._pending_view = {"layer": session.selection.layer, "head": session.selection.head, "step": session.step}
+
     # ================================================================== inspector, comparison, training
     @Slot()
     def show_inspector(self) -> None:
@@ -1174,7 +1266,10 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         event.acceptProposedAction()
-        self.open_model(path)
+        if looks_like_session(path):
+            self.open_session(path)
+        else:
+            self.open_model(path)
 
     # ================================================================== lifetime
     def shutdown(self) -> None:

@@ -1,0 +1,75 @@
+"""Saving the window as a session file and reopening it exactly, from the menu, a drop or the command line."""
+
+from __future__ import annotations
+
+import json
+
+from model_core.sessions import load as load_session
+
+TIMEOUT = 20000
+
+
+def _prepare(window, qtbot):
+    s = window.state
+    window.inputs.source.setText("w3 w4 w5 w6")
+    window.inputs.source.textEdited.emit("w3 w4 w5 w6")
+    window.flush_inputs()
+    qtbot.waitUntil(lambda: not window.host.busy and s.trace is not None and s.trace.src_tokens[0] == "w3", timeout=TIMEOUT)
+    s.select(kind="decoder_self", layer=1, head=2)
+    s.set_step(2)
+    s.set_colormap("Reds")
+    s.set_overlay("causal", True)
+    s.toggle_head_ablation("cross", 0, 1)
+    qtbot.waitUntil(lambda: not window.host.busy, timeout=TIMEOUT)
+    s.set_step(2)
+
+
+def _view(window):
+    s = window.state
+    return (s.model.key, s.src_text, s.tgt_text, s.kind, s.layer, s.head, s.step, s.colormap, s.overlays["causal"],
+            s.ablated_heads, s.decoding)
+
+
+def test_save_then_open_in_a_new_window_restores_everything(make_window, qtbot, tmp_path, settings_path):
+    first = make_window()
+    _prepare(first, qtbot)
+    path = tmp_path / "lecture.scope.json"
+    assert first.save_session(str(path))
+    data = json.loads(path.read_text())
+    assert data["selection"] == {"kind": "decoder_self", "layer": 1, "head": 2}
+    assert data["ablation"]["heads"] == [["cross", 0, 1]]
+    expected = _view(first)
+    first.shutdown()
+    settings_path.unlink()  # a fresh user: nothing remembered, everything must come from the session
+
+    second = make_window(model=str(path), wait=False)  # "attention-scope lecture.scope.json"
+    qtbot.waitUntil(lambda: second.state.trace is not None and not second.host.busy and second.state.step == 2,
+                    timeout=TIMEOUT)
+    assert _view(second) == expected
+    assert second.inputs.source.text() == "w3 w4 w5 w6"
+    assert second.selectors.overlays["causal"].isChecked()
+
+
+def test_opening_a_session_over_the_same_model_keeps_the_model(window, qtbot, tmp_path):
+    _prepare(window, qtbot)
+    path = tmp_path / "same.scope.json"
+    window.save_session(str(path))
+    loads_before = window.host.requests_made
+    s = window.state
+    s.select(kind="encoder_self", layer=0, head=None)
+    s.clear_ablation()
+    qtbot.waitUntil(lambda: not window.host.busy, timeout=TIMEOUT)
+    assert window.open_session(str(path))
+    qtbot.waitUntil(lambda: not window.host.busy and s.kind == "decoder_self" and s.step == 2, timeout=TIMEOUT)
+    assert (s.layer, s.head, s.ablated_heads) == (1, 2, frozenset({("cross", 0, 1)}))
+    assert window.host.requests_made - loads_before >= 1  # ran again, but no model load in between
+    assert load_session(path).source == s.src_text
+
+
+def test_a_broken_session_file_is_reported_and_changes_nothing(window, qtbot, tmp_path):
+    before = (window.state.model.key, window.state.src_text)
+    bad = tmp_path / "bad.scope.json"
+    bad.write_text('{"format": "attention-scope-session", "version": 99}')
+    assert not window.open_session(str(bad))
+    assert window.error_banner.isVisible() and "session" in window.error_banner.text().lower()
+    assert (window.state.model.key, window.state.src_text) == before

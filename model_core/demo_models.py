@@ -28,11 +28,12 @@ class DemoSpec:
     overrides: dict = field(default_factory=dict)
 
 
-SMALL = {"d_ff": 256, "dropout": 0.1}
+# the `small` preset: d_model 128, 4 heads, 3 + 3 layers, d_ff 512 (about 6 MB as float32). 12 epochs on 12,000
+# sentences left en-fr at 84 % exact match with repetition loops on long sentences; 30 epochs on 24,000 pass the floors
 DEMOS: dict[str, DemoSpec] = {
-    "en-fr": DemoSpec("en-fr", epochs=12, n_train=12000, overrides=SMALL),
-    "en-zh": DemoSpec("en-zh", epochs=12, n_train=12000, overrides=SMALL),
-    "reverse": DemoSpec("reverse", epochs=8, n_train=8000, overrides={**SMALL, "n_encoder_layers": 2, "n_decoder_layers": 2}),
+    "en-fr": DemoSpec("en-fr", epochs=30, n_train=24000),
+    "en-zh": DemoSpec("en-zh", epochs=30, n_train=24000),
+    "reverse": DemoSpec("reverse", epochs=8, n_train=8000, overrides={"d_ff": 256, "n_encoder_layers": 2, "n_decoder_layers": 2}),
 }
 
 

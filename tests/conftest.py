@@ -8,8 +8,20 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 import torch
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from model_core import ModelConfig, Seq2SeqTransformer
+
+#: ``ATTENTION_SCOPE_FUZZ=long`` runs every property-based test (tests/core/test_fuzz.py, tests/app/test_gui_fuzz.py) with
+#: many more examples; the normal run stays bounded so the whole suite stays fast on a two-core machine.
+FUZZ_ENV = "ATTENTION_SCOPE_FUZZ"
+FUZZ_LONG = os.environ.get(FUZZ_ENV, "").strip().lower() == "long"
+_FUZZ_COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
+                                                          HealthCheck.data_too_large])
+hypothesis_settings.register_profile("attention-scope", max_examples=40, **_FUZZ_COMMON)
+hypothesis_settings.register_profile("attention-scope-long", max_examples=400, **_FUZZ_COMMON)
+hypothesis_settings.load_profile("attention-scope-long" if FUZZ_LONG else "attention-scope")
 
 
 def tiny_config(**overrides) -> ModelConfig:

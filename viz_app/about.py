@@ -66,7 +66,7 @@ def about_html(device_text: str) -> str:
         f"<h2>{html.escape(tr('About', 'Attention Scope'))}</h2>"
         f"<p>{html.escape(tr('About', 'Version {version}').format(version=APP_VERSION))}</p>"
         f"<p>{html.escape(tr('About', 'Watch an encoder-decoder Transformer think: every attention map, step by step.'))}</p>"
-        f"<p><b>{html.escape(tr('About', 'Device'))}:</b> {html.escape(device)}</p>"
+        f"<p>{html.escape(tr('About', 'Device: {device}').format(device=device))}</p>"
         f"<table>{rows}</table>"
         f"<p>{html.escape(tr('About', 'License: {license}').format(license=LICENSE))}</p>"
     )

@@ -77,9 +77,14 @@ def run(argv: Sequence[str] = ()) -> int:
 
     app.setWindowIcon(app_icon())
 
+    from .i18n import install, resolve_language
     from .main_window import MainWindow
+    from .settings import AppSettings
 
-    window = MainWindow(model=model, device=device)
+    settings = AppSettings()
+    install(resolve_language(settings.get_str("view/language", "")))
+    window = MainWindow(settings, model=model, device=device)
+    holder = _WindowHolder(window, settings, device)
     probe = _StartupProbe.install(app, window) if os.environ.get(PROBE_ENV, "") not in ("", "0") else None
     window.show()
     try:
@@ -87,7 +92,38 @@ def run(argv: Sequence[str] = ()) -> int:
     finally:
         if probe is not None:
             probe.remove()
-        window.shutdown()
+        holder.window.shutdown()
+
+
+class _WindowHolder:
+    """Rebuilds the main window in another language when the user switches it.
+
+    Why rebuild: every text is translated when its widget is built; a new window built after the
+    new translator is installed is translated everywhere, with no per-widget retranslation code.
+    Everything on screen is in the settings (written as it changes), so the new window reopens the
+    same model, sentences and view.
+    """
+
+    def __init__(self, window, settings, device: str | None) -> None:
+        self.window, self.settings, self.device = window, settings, device
+        self._attach(window)
+
+    def _attach(self, window) -> None:
+        window._language_rebuild_supported = True
+        window.languageChangeRequested.connect(self.rebuild)
+
+    def rebuild(self, code: str) -> None:
+        from .i18n import install, resolve_language
+        from .main_window import MainWindow
+
+        old = self.window
+        install(resolve_language(code))
+        old.shutdown()
+        old.hide()
+        old.deleteLater()
+        self.window = MainWindow(self.settings, device=self.device)
+        self._attach(self.window)
+        self.window.show()
 
 
 def _probe_seconds() -> float:

@@ -46,6 +46,10 @@ METHODS: tuple[tuple[str, tuple[str, str]], ...] = (
     ("greedy", N_("Controls", "greedy")), ("sample", N_("Controls", "sampling")), ("beam", N_("Controls", "beam search")),
 )
 #: (marked display name, milliseconds per step)
+VIEW_MODE_LABELS: tuple[tuple[str, tuple[str, str]], ...] = (
+    ("weights", N_("Controls", "weights")), ("scores", N_("Controls", "scores before softmax")),
+    ("rollout", N_("Controls", "rollout")),
+)
 SPEEDS: tuple[tuple[tuple[str, str], int], ...] = (
     (N_("Controls", "0.5 steps/s"), 2000), (N_("Controls", "1 step/s"), 1000), (N_("Controls", "2 steps/s"), 500),
     (N_("Controls", "4 steps/s"), 250), (N_("Controls", "8 steps/s"), 125),
@@ -328,9 +332,16 @@ class SelectorBar(QWidget):
     colormapChosen = Signal(str)
     logScaleToggled = Signal(bool)
     overlayToggled = Signal(str, bool)
+    viewModeChosen = Signal(str)
 
     def __init__(self, colormap_names: Sequence[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.mode = QComboBox(self)
+        self.mode.setObjectName("modeCombo")
+        for mode, label in VIEW_MODE_LABELS:
+            self.mode.addItem(tr_marked(label), mode)
+        self.mode.setToolTip(tr("Controls", "What the heatmap shows: the attention weights, the scores before the softmax, "
+                                            "or the attention rollout from the source to each target position"))
         self.kind = QComboBox(self)
         self.kind.setObjectName("kindCombo")
         for kind in KINDS:
@@ -351,7 +362,8 @@ class SelectorBar(QWidget):
 
         flow = FlowLayout(self, spacing=6)  # wraps on narrow windows instead of forcing a minimum width
         flow.setContentsMargins(6, 2, 6, 2)
-        for label, widget in ((tr("Controls", "&Attention"), self.kind), (tr("Controls", "La&yer"), self.layer),
+        for label, widget in ((tr("Controls", "Sho&w"), self.mode), (tr("Controls", "&Attention"), self.kind),
+                              (tr("Controls", "La&yer"), self.layer),
                               (tr("Controls", "&Head"), self.head), (tr("Controls", "&Colours"), self.colormap)):
             flow.addWidget(self._cell(QLabel(label, buddy=widget), widget))
         flow.addWidget(self.log_scale)
@@ -369,6 +381,7 @@ class SelectorBar(QWidget):
         self.head.currentIndexChanged.connect(lambda _i: self.headChosen.emit(self.head.currentData()))
         self.colormap.currentIndexChanged.connect(lambda _i: self.colormapChosen.emit(self.colormap.currentData()))
         self.log_scale.toggled.connect(self.logScaleToggled)
+        self.mode.currentIndexChanged.connect(lambda _i: self.viewModeChosen.emit(self.mode.currentData()))
         self.show_selection("cross", 0, None, 1, 1)
 
     def _cell(self, *widgets: QWidget) -> QWidget:
@@ -398,8 +411,12 @@ class SelectorBar(QWidget):
             box.setEnabled(name in applicable)
         del blockers
 
-    def show_display(self, colormap: str, log_scale: bool, overlays: dict[str, bool]) -> None:
-        blockers = _blocked(self.colormap, self.log_scale, *self.overlays.values())
+    def show_display(self, colormap: str, log_scale: bool, overlays: dict[str, bool], mode: str = "weights") -> None:
+        blockers = _blocked(self.colormap, self.log_scale, self.mode, *self.overlays.values())
+        self.mode.setCurrentIndex(max(self.mode.findData(mode), 0))
+        for widget in (self.kind, self.layer, self.head):  # the rollout combines every layer and head
+            widget.setEnabled(mode != "rollout" and (widget is not self.layer or self.layer.maximum() > 0))
+        self.log_scale.setEnabled(mode != "scores")  # scores are signed: a log scale does not apply
         index = self.colormap.findData(colormap)
         if index >= 0:
             self.colormap.setCurrentIndex(index)

@@ -7,6 +7,7 @@ stepping; a modal box would block the keyboard.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable
 
 from PySide6.QtCore import Qt
@@ -17,13 +18,19 @@ from .explain import explanation
 from .i18n import tr
 
 
+def plain_action_text(text: str) -> str:
+    """A menu text without its accelerator, as Qt shows it: "&Open" → "Open", "打开(&O)" → "打开"."""
+    text = re.sub(r"\s*\(&\w\)", "", text)  # CJK convention: the accelerator appended in brackets
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
+
+
 def shortcut_rows(actions: Iterable[QAction]) -> list[tuple[str, str]]:
     """(action name, its key sequences) for every action that has a shortcut, in the given order."""
     rows = []
     for action in actions:
         keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts() if not k.isEmpty()]
         if keys:
-            rows.append((action.text().replace("&&", "\0").replace("&", "").replace("\0", "&"), ", ".join(keys)))
+            rows.append((plain_action_text(action.text()), ", ".join(keys)))
     return rows
 
 

@@ -30,16 +30,20 @@ from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QFileDialog,
+    QFrame,
     QLabel,
     QMainWindow,
     QPushButton,
+    QScrollArea,
     QStackedWidget,
     QStyle,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from model_core import DecodingSettings, bundled_models
+from model_core.analysis import all_head_stats, verify_trace
 from model_core.sessions import Session
 from model_core.sessions import load as load_session
 from model_core.trace import Trace
@@ -49,15 +53,18 @@ from .controls import Banner, InputPanel, SelectorBar, StepBar
 from .export_actions import ExportActions
 from .help_dialogs import HelpWindow, show_explanation, show_shortcuts
 from .i18n import LANGUAGES, N_, tr, tr_marked
-from .map_view import ViewSpec, apply_view, heatmap_view, map_title
+from .map_view import ViewSpec, apply_view, heatmap_view, map_title, rollout_of
 from .presenter import PresenterMode
 from .session_io import SESSION_SUFFIX, apply_display, looks_like_session, options_of, session_from_state
 from .settings import AppSettings
 from .state import KINDS, OVERLAYS, AppState, ModelInfo, kind_title
 from .theme import THEME_CHOICES, apply_application_theme, apply_theme, resolve_theme
 from .widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, TokenChips, chip_kind
+from .widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
+from .widgets.head_stats import HeadStatsPanel
 from .widgets.inspector import ModelInspector
 from .widgets.training import TrainingView
+from .widgets.verifier_badge import VerifierBadge
 from .worker import OptionsNeeded, RunRequest, RunResult, WorkerHost
 
 DEBOUNCE_MS = 300
@@ -130,6 +137,7 @@ class MainWindow(QMainWindow):
         self._pending_sentence_for: str | None = None
         self._inputs_dirty = False
         self._gpu_failure = False  # the failure being reported came from the GPU
+        self._last_request: RunRequest | None = None
         self._rerun_after_move = False
         self._inspected_key: str | None = None  # the model whose summary the inspector shows
         self._font_pt = QApplication.font().pointSizeF()
@@ -151,6 +159,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self._connect()
         self._restore_settings()
+        self.settings.on_problem(lambda text: self.settings_banner.show_message(text, "notice"))  # told once, never blocks
         self.set_theme(self.settings.get_str("view/theme", "system"), save=False)
         language = self.settings.get_str("view/language", "")
         self.act_languages.get(language, self.act_languages[""]).setChecked(True)
@@ -192,7 +201,7 @@ class MainWindow(QMainWindow):
                                sp.SP_MediaSeekForward)
         self.act_last = action(tr("MainWindow", "&Last step"), ["End", "Alt+End"], tr("MainWindow", "Go to the last step"),
                                sp.SP_MediaSkipForward)
-        self.act_play = action(tr("MainWindow", "P&lay"), ["Space", "Alt+P"], tr("MainWindow", "Play / pause the decoding"),
+        self.act_play = action(tr("MainWindow", "Pla&y"), ["Space", "Alt+P"], tr("MainWindow", "Play / pause the decoding"),
                                sp.SP_MediaPlay)
         self.act_play.setCheckable(True)
         self.act_focus_view = action(tr("MainWindow", "Focus the &view"), ["Escape"],
@@ -205,7 +214,7 @@ class MainWindow(QMainWindow):
         self.act_layer_up = action(tr("MainWindow", "Next la&yer"), ["PgDown"], tr("MainWindow", "One layer deeper"))
         self.act_layer_down = action(tr("MainWindow", "Previous l&ayer"), ["PgUp"], tr("MainWindow", "One layer shallower"))
         self.act_head_next = action(tr("MainWindow", "Next &head"), ["]"], tr("MainWindow", "Next head (after the mean: head 0)"))
-        self.act_head_prev = action(tr("MainWindow", "Previous h&ead"), ["["], tr("MainWindow", "Previous head (before head 0: the mean)"))
+        self.act_head_prev = action(tr("MainWindow", "Pre&vious head"), ["["], tr("MainWindow", "Previous head (before head 0: the mean)"))
         self.act_head_mean = action(tr("MainWindow", "&Mean of heads"), ["M"], tr("MainWindow", "Show the mean of the layer's heads"))
         self.act_larger = action(tr("MainWindow", "&Larger text"), ["Ctrl++", "Ctrl+="],
                                  tr("MainWindow", "Larger labels (for a projector)"))
@@ -218,7 +227,7 @@ class MainWindow(QMainWindow):
         self.act_explain = action(tr("MainWindow", "E&xplain this view"), ["Shift+F1"],
                                   tr("MainWindow", "What the main heatmap shows, in plain words"), sp.SP_MessageBoxQuestion)
         self.act_about = action(tr("MainWindow", "&About Attention Scope"), [], tr("MainWindow", "About this program"))
-        self.act_open_session = action(tr("MainWindow", "Open &session…"), ["Ctrl+Shift+O"],
+        self.act_open_session = action(tr("MainWindow", "Open sess&ion…"), ["Ctrl+Shift+O"],
                                        tr("MainWindow", "Reopen a saved session: model, sentences, step, selection, ablations"))
         self.act_save_session = action(tr("MainWindow", "&Save session…"), ["Ctrl+S"],
                                        tr("MainWindow", "Save everything shown to a small file, to reopen it exactly (a lecture)"))
@@ -226,6 +235,10 @@ class MainWindow(QMainWindow):
                                   tr("MainWindow", "Architecture, parameter counts and weight distributions of the model"))
         self.act_compare = action(tr("MainWindow", "&Compare with another checkpoint…"), [],
                                   tr("MainWindow", "The attention of two checkpoints of the same architecture, and their difference"))
+        self.act_ablate = action(tr("MainWindow", "&Ablation…"), ["Ctrl+B"],
+                                 tr("MainWindow", "Switch off heads or the positional encoding and see what changes"))
+        self.act_clear_ablation = action(tr("MainWindow", "Switch every head back &on"), ["Ctrl+Shift+B"],
+                                         tr("MainWindow", "Undo every ablation: the intact model again"))
         self.act_train = action(tr("MainWindow", "&Train a model from scratch…"), ["Ctrl+T"],
                                 tr("MainWindow", "Watch attention appear while a small model trains"))
 
@@ -239,6 +252,8 @@ class MainWindow(QMainWindow):
         self.error_banner.setObjectName("errorBanner")
         self.notice_banner = Banner(central)
         self.notice_banner.setObjectName("noticeBanner")
+        self.settings_banner = Banner(central)  # settings that cannot be read or saved, a remembered model that is gone
+        self.settings_banner.setObjectName("settingsBanner")
         self.step_bar = StepBar({"first": self.act_first, "previous": self.act_prev, "play": self.act_play,
                                  "next": self.act_next, "last": self.act_last}, central)
         self.selectors = SelectorBar(COLORMAP_NAMES, central)
@@ -260,7 +275,7 @@ class MainWindow(QMainWindow):
         self.view_stack.addWidget(hint_page)
         self.view_stack.addWidget(self.heatmap)
         self.view_stack.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # a non-text focus target for the step keys
-        for widget in (self.error_banner, self.notice_banner, self.step_bar, self.selectors):
+        for widget in (self.error_banner, self.notice_banner, self.settings_banner, self.step_bar, self.selectors):
             column.addWidget(widget)
         column.addWidget(self.view_stack, 1)
         self.setCentralWidget(central)
@@ -272,21 +287,36 @@ class MainWindow(QMainWindow):
         self.next_token = NextTokenPanel(self)
         self.positional = PositionalPanel(self)
         self.dock_inputs = self._dock(tr("MainWindow", "Sentence"), "dockInputs", self.inputs, Qt.DockWidgetArea.TopDockWidgetArea)
-        self.dock_mosaic = self._dock(tr("MainWindow", "All heads"), "dockHeads", self.mosaic, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.head_stats = HeadStatsPanel(self)
+        # the overview and the statistics share one dock as tabs of their own: a second group of tabified docks
+        # in one dock area makes Qt 6.10 paint a stray copy of its tab bar over the central view
+        self.heads_tabs = QTabWidget(self)
+        self.heads_tabs.setDocumentMode(True)
+        self.heads_tabs.addTab(self.mosaic, tr("MainWindow", "All heads"))
+        self.heads_tabs.addTab(self.head_stats, tr("MainWindow", "Head statistics"))
+        self.dock_mosaic = self._dock(tr("MainWindow", "Heads"), "dockHeads", self.heads_tabs, Qt.DockWidgetArea.RightDockWidgetArea)
         self.dock_next = self._dock(tr("MainWindow", "Next token"), "dockNextToken", self.next_token,
                                     Qt.DockWidgetArea.RightDockWidgetArea)
         self.dock_positional = self._dock(tr("MainWindow", "Positional encoding"), "dockPositional", self.positional,
                                           Qt.DockWidgetArea.RightDockWidgetArea)
+        # one group of tabbed docks on the right; the panels opened on demand join it when first shown (reveal_dock)
+        self.tabifyDockWidget(self.dock_next, self.dock_positional)
+        ablation_box = QWidget(self)
+        ablation_layout = QVBoxLayout(ablation_box)
+        ablation_layout.setContentsMargins(0, 0, 0, 0)
+        self.ablation_panel = AblationPanel(ablation_box)
+        self.before_after = BeforeAfterBars(ablation_box)
+        ablation_layout.addWidget(self.ablation_panel)
+        ablation_layout.addWidget(self.before_after, 1)
+        self.dock_ablation = self._dock(tr("MainWindow", "Ablation"), "dockAblation", ablation_box,
+                                        Qt.DockWidgetArea.RightDockWidgetArea, scroll=True)
         self.inspector = ModelInspector(self)
         self.dock_inspector = self._dock(tr("MainWindow", "Model inspector"), "dockInspector", self.inspector,
-                                         Qt.DockWidgetArea.RightDockWidgetArea)
+                                         Qt.DockWidgetArea.RightDockWidgetArea, scroll=True)
         self.training_view = TrainingView(self)
         self.dock_training = self._dock(tr("MainWindow", "Train"), "dockTraining", self.training_view,
-                                        Qt.DockWidgetArea.RightDockWidgetArea)
-        self.tabifyDockWidget(self.dock_next, self.dock_positional)
-        self.tabifyDockWidget(self.dock_positional, self.dock_inspector)
-        self.tabifyDockWidget(self.dock_inspector, self.dock_training)
-        for dock in (self.dock_inspector, self.dock_training):  # opened from the Model menu when wanted
+                                        Qt.DockWidgetArea.RightDockWidgetArea, scroll=True)
+        for dock in (self.dock_inspector, self.dock_training, self.dock_ablation):  # opened from the Model menu when wanted
             dock.hide()
         self.dock_next.raise_()
         self.resizeDocks([self.dock_mosaic], [520], Qt.Orientation.Horizontal)
@@ -298,6 +328,13 @@ class MainWindow(QMainWindow):
         self.status_device = QLabel("", self)
         self.status_time = QLabel("", self)
         self.status_busy = QLabel("", self)
+        self.status_ablation = QLabel("", self)
+        self.status_ablation.setStyleSheet("color: #c62828; font-weight: bold;")
+        self.status_ablation.setToolTip(tr("MainWindow", "Heads or the positional encoding are switched off: the model is not intact"))
+        self.status_ablation.hide()
+        self.verifier_badge = VerifierBadge(self)
+        bar.addPermanentWidget(self.verifier_badge)
+        bar.addPermanentWidget(self.status_ablation)
         for label, tip in ((self.status_busy, tr("MainWindow", "Model activity")), (self.status_model, tr("MainWindow", "Loaded model")),
                            (self.status_device, tr("MainWindow", "Device and number format")),
                            (self.status_time, tr("MainWindow", "Duration of the last model call"))):
@@ -305,7 +342,15 @@ class MainWindow(QMainWindow):
             bar.addPermanentWidget(label)
         self.resize(1440, 900)
 
-    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea, *, scroll: bool = False) -> QDockWidget:
+        """A movable, floatable, closable dock. ``scroll``: a large panel (training, inspector) scrolls in a
+        narrow dock instead of imposing its minimum size on the whole window (even while hidden in a tab)."""
+        if scroll:
+            area_widget = QScrollArea(self)
+            area_widget.setWidgetResizable(True)
+            area_widget.setFrameShape(QFrame.Shape.NoFrame)
+            area_widget.setWidget(widget)
+            widget = area_widget
         dock = QDockWidget(title, self)
         dock.setObjectName(name)  # saveState() needs object names
         dock.setWidget(widget)
@@ -339,11 +384,11 @@ class MainWindow(QMainWindow):
             show_menu.addAction(act)
         model_menu = menu.addMenu(tr("MainWindow", "&Model"))
         self.model_menu = model_menu
-        for act in (self.act_inspect, self.act_compare, self.act_train):
+        for act in (self.act_inspect, self.act_compare, self.act_ablate, self.act_clear_ablation, self.act_train):
             model_menu.addAction(act)
         view_menu = menu.addMenu(tr("MainWindow", "&View"))
         self.view_menu = view_menu
-        self.panels_menu = view_menu.addMenu(tr("MainWindow", "&Panels"))
+        self.panels_menu = view_menu.addMenu(tr("MainWindow", "P&anels"))
         for dock in self._docks():
             self.panels_menu.addAction(dock.toggleViewAction())
         view_menu.addSeparator()
@@ -360,7 +405,7 @@ class MainWindow(QMainWindow):
             self.theme_group.addAction(act)
             act.triggered.connect(lambda _=False, c=choice: self.set_theme(c))
             self.act_themes[choice] = act
-        language_menu = view_menu.addMenu(tr("MainWindow", "&Language"))
+        language_menu = view_menu.addMenu(tr("MainWindow", "Lan&guage"))
         self.language_group = QActionGroup(self)
         self.act_languages: dict[str, QAction] = {}
         for code, label in (("", tr("MainWindow", "Follow the system")), *LANGUAGES.items()):
@@ -399,6 +444,9 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         s = self.state
+        # head statistics: coalesced (a held arrow key steps many times before the screen needs them)
+        self._stats_timer = QTimer(self, singleShot=True, interval=0)
+        self._stats_timer.timeout.connect(self._refresh_head_stats)
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self._apply_inputs)
         self._play_timer = QTimer(self, interval=self.step_bar.interval_ms())
@@ -421,6 +469,10 @@ class MainWindow(QMainWindow):
         s.selectionChanged.connect(self._on_selection_changed)
         s.displayChanged.connect(self._on_display_changed)
         s.inputsChanged.connect(self._mark_inputs_dirty)
+        # ablations and the scores view change what the model must compute: run again, once per burst of changes
+        self._rerun_timer = QTimer(self, singleShot=True, interval=0)
+        self._rerun_timer.timeout.connect(self._rerun_for_state)
+        s.rerunNeeded.connect(self._rerun_timer.start)
 
         # controls → state
         self.inputs.edited.connect(self._debounce.start)
@@ -458,6 +510,14 @@ class MainWindow(QMainWindow):
         self.act_inspect.triggered.connect(self.show_inspector)
         self.act_compare.triggered.connect(self.compare_dialog)
         self.act_train.triggered.connect(self.show_training)
+        self.act_ablate.triggered.connect(self.show_ablation)
+        self.act_clear_ablation.triggered.connect(s.clear_ablation)
+        self.ablation_panel.ablationRequested.connect(self._on_ablation_requested)
+        s.ablationChanged.connect(self._on_ablation_changed)
+        self.head_stats.headChosen.connect(self._on_stats_head_chosen)
+        self.heads_tabs.currentChanged.connect(self._stats_timer.start)
+        self.dock_mosaic.visibilityChanged.connect(lambda visible: visible and self._stats_timer.start())
+        self.selectors.viewModeChosen.connect(s.set_view_mode)
         self.inspector.compareRequested.connect(self.compare_dialog)
         self.inspector.selectionChanged.connect(self._on_inspector_selection)
         self.dock_inspector.visibilityChanged.connect(self._on_inspector_visibility)
@@ -570,9 +630,12 @@ class MainWindow(QMainWindow):
             if self.open_session(requested):
                 return
             requested = None
+        if last and not requested and last not in bundled and not Path(last).exists():  # moved or deleted since
+            gone = tr("MainWindow", "The model you used last, {path}, no longer exists.").format(path=last)
+            self.settings_banner.show_message(" ".join(t for t in (self.settings.problem, gone) if t), "notice")
         if requested:
             key = requested
-        elif last and (last in bundled or Path(last).is_file()):
+        elif last and (last in bundled or Path(last).exists()):  # exists(): a Hugging Face model is a folder
             key = last
         elif DEFAULT_MODEL in bundled:
             key = DEFAULT_MODEL
@@ -676,6 +739,7 @@ class MainWindow(QMainWindow):
             src, tgt = example_sentence(info), ""
         self._debounce.stop()
         self.inputs.show_texts(src, tgt)
+        self.state.set_padding(self.state.pad_src, self.state.pad_tgt)  # clamped to this model's max_len, as the boxes are
         self.inputs.show_padding(self.state.pad_src, self.state.pad_tgt, info.max_len)
         self.state.set_inputs(src, tgt)
         self._save_inputs()
@@ -703,6 +767,12 @@ class MainWindow(QMainWindow):
             self._save_inputs()
             self.request_run()
 
+    @Slot()
+    def _rerun_for_state(self) -> None:
+        if self.state.model is not None and self._pending_session is None and self._loading_key is None:
+            self.flush_inputs()
+            self.request_run()
+
     def flush_inputs(self) -> None:
         """Apply pending edits now instead of after the debounce (tests, Enter key)."""
         if self._debounce.isActive():
@@ -723,6 +793,9 @@ class MainWindow(QMainWindow):
         tgt = s.tgt_text if s.tgt_text.strip() else None
         request = RunRequest(s.src_text, tgt, s.decoding, s.pad_src, s.pad_tgt, ablated_heads=s.ablated_heads,
                              ablate_positional=s.ablate_positional, capture_scores=s.wants_scores)
+        if self.host.busy and request == self._last_request:
+            return None  # the very same call is already on its way
+        self._last_request = request
         request_id = self.host.run(request)
         self._update_hint()
         return request_id
@@ -808,6 +881,13 @@ class MainWindow(QMainWindow):
         self.status_device.setText(info.device if info else "")
         self.status_time.setText("")
         self.refresh_window_title()
+        if info is not None:
+            self.ablation_panel.set_shape(info.n_encoder_layers, info.n_decoder_layers, info.n_heads)
+            self.ablation_panel.set_available(info.native, "" if info.native else tr(
+                "MainWindow", "Hugging Face models run their own code: heads cannot be switched off here"))
+        self.ablation_panel.set_ablation(self.state.ablated_heads, self.state.ablate_positional)
+        self._refresh_ablation_status()
+        self._inspect_if_needed()
 
     def refresh_window_title(self) -> None:
         """The model's name; Qt adds the application's display name itself where one is set (app.run sets it)."""
@@ -831,6 +911,7 @@ class MainWindow(QMainWindow):
     @Slot()
     def _on_selection_changed(self) -> None:
         self.exports.refresh()
+        self.head_stats.set_selection(self.state.kind, self.state.layer, self.state.head)
         self._refresh_selectors()
         self._refresh_maps()
         self._save_view()
@@ -841,14 +922,17 @@ class MainWindow(QMainWindow):
         self.heatmap.set_colormap(s.colormap)
         self.mosaic.set_colormap(s.colormap)
         self.heatmap.set_log_scale(s.log_scale)
-        self.selectors.show_display(s.colormap, s.log_scale, s.overlays)
+        self.selectors.show_display(s.colormap, s.log_scale, s.overlays, s.view_mode)
+        self.head_stats.set_colormap(s.colormap)
         self._refresh_maps()
+        self._refresh_rollout_bars()
         self._save_display()
 
     def _refresh_all(self) -> None:
         self._refresh_selectors()
-        self.selectors.show_display(self.state.colormap, self.state.log_scale, self.state.overlays)
+        self.selectors.show_display(self.state.colormap, self.state.log_scale, self.state.overlays, self.state.view_mode)
         self._refresh_source_chips()
+        self._refresh_verifier()
         self._refresh_positional()
         self._refresh_step()
         self._update_hint()
@@ -865,10 +949,72 @@ class MainWindow(QMainWindow):
         self._refresh_target_chips()
         self._refresh_maps()
         self._refresh_next_token()
+        self._refresh_rollout_bars()
+        self._refresh_before_after()
+        self._stats_timer.start()
 
     def _refresh_selectors(self) -> None:
         s = self.state
         self.selectors.show_selection(s.kind, s.layer, s.head, s.n_layers(), s.n_heads())
+
+    def _refresh_rollout_bars(self) -> None:
+        """Under the source chips, at the current step: how much each source token reaches it (rollout view)."""
+        s = self.state
+        if s.view_mode != "rollout" or s.trace is None or s.step < 1 or s.trace.n_steps < s.step:
+            self.inputs.source_chips.set_bar_values(None)
+            return
+        row = rollout_of(s.trace).source[s.step - 1]
+        self.inputs.source_chips.set_bar_values(row, label=tr("MainWindow", "rollout share"))
+
+    def _refresh_before_after(self) -> None:
+        s = self.state
+        trace, model = s.trace, s.model
+        if trace is None or model is None or s.baseline_logprobs is None:
+            self.before_after.clear(tr("MainWindow", "Switch off a head or the positional encoding to compare "
+                                                     "the intact model (before) with the ablated one (after)."))
+            return
+        if s.step < 1:
+            self.before_after.clear(tr("MainWindow", "Step forward to see the next-token probabilities before and after."))
+            return
+        t = s.step
+        self.before_after.set_distributions(s.baseline_logprobs[t - 1], trace.logprobs[t - 1], list(model.tgt_vocab),
+                                             highlight=int(trace.output_ids[t - 1]))
+        self.before_after.set_translations(s.baseline_output, None if s.forced else " ".join(trace.output_tokens))
+
+    @Slot()
+    def _refresh_head_stats(self) -> None:
+        """Head statistics of the current step, computed only when their panel is on screen."""
+        s = self.state
+        if not (self.dock_mosaic.isVisible() and self.heads_tabs.currentWidget() is self.head_stats):
+            return
+        if s.trace is None:
+            self.head_stats.clear(tr("MainWindow", "No trace yet."))
+            return
+        self.head_stats.set_stats(all_head_stats(s.trace, s.step))
+        self.head_stats.set_selection(s.kind, s.layer, s.head)
+
+    def _refresh_verifier(self) -> None:
+        trace = self.state.trace
+        self.verifier_badge.set_problems(verify_trace(trace) if trace is not None else [])
+
+    @Slot()
+    def _on_ablation_changed(self) -> None:
+        s = self.state
+        self.ablation_panel.set_ablation(s.ablated_heads, s.ablate_positional)
+        self._refresh_ablation_status()
+
+    def _refresh_ablation_status(self) -> None:
+        s = self.state
+        if s.ablation_active:
+            self.status_ablation.setText(tr("MainWindow", "⚠ ablation: {what}").format(
+                what=ablation_summary(s.ablated_heads, s.ablate_positional)))
+            self.status_ablation.show()
+        else:
+            self.status_ablation.hide()
+
+    @Slot(object, bool)
+    def _on_ablation_requested(self, heads: object, positional: bool) -> None:
+        self.state.set_ablation(frozenset(heads), positional)  # type: ignore[arg-type]
 
     def _refresh_source_chips(self) -> None:
         trace = self.state.trace
@@ -891,10 +1037,17 @@ class MainWindow(QMainWindow):
         return map_title(kind, layer, head, step, total)
 
     def view_spec(self) -> ViewSpec:
-        """The current selection and display settings, as the exporters and the heatmap take them."""
+        """The current selection and display settings, as the exporters and the heatmap take them.
+
+        Scores are captured only on request: until the run that captures them has answered (or for a
+        model that cannot give them), the weights are shown and the status bar says why.
+        """
         s = self.state
+        mode = s.view_mode
+        if mode == "scores" and (s.trace is None or s.kind not in s.trace.scores):
+            mode = "weights"
         return ViewSpec(kind=s.kind, layer=s.layer, head=s.head, step=s.step, forced=s.forced, colormap=s.colormap,
-                        log_scale=s.log_scale, overlays=tuple(n for n, on in s.overlays.items() if on))
+                        log_scale=s.log_scale, overlays=tuple(n for n, on in s.overlays.items() if on), mode=mode)
 
     def _refresh_maps(self) -> None:
         s = self.state
@@ -903,7 +1056,16 @@ class MainWindow(QMainWindow):
         if trace is None or matrix is None:
             self._update_hint()
             return
-        view = heatmap_view(trace, self.view_spec())
+        spec = self.view_spec()
+        computing = tr("MainWindow", "Computing the scores…")
+        if spec.mode != s.view_mode:
+            if s.model is not None and not s.model.native:
+                self._show_status(tr("MainWindow", "This model cannot give its scores (Hugging Face returns weights only)"))
+            else:
+                self._show_status(computing)
+        elif self.statusBar().currentMessage() == computing:
+            self.statusBar().clearMessage()
+        view = heatmap_view(trace, spec)
         apply_view(self.heatmap, view)
         enabled = view.overlays
         current_row, visible_rows = view.current_row, view.visible_rows
@@ -913,7 +1075,7 @@ class MainWindow(QMainWindow):
             blocked = np.zeros(matrix.shape, dtype=bool)
             for mask in enabled.values():
                 blocked |= ~mask
-        self.mosaic.set_maps(maps, row_labels=[f"L{i}" for i in range(maps.shape[0])],
+        self.mosaic.set_maps(maps, row_labels=[f"L{i}" for i in range(maps.shape[0])],  # i18n: not user text
                              col_labels=[f"H{h}" for h in range(maps.shape[1])],
                              selected=(s.layer, s.head) if s.head is not None else None, blocked=blocked,
                              current_row=current_row, visible_rows=visible_rows)
@@ -998,7 +1160,7 @@ class MainWindow(QMainWindow):
         else:
             self._play_timer.stop()
             self.act_play.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
-            self.act_play.setText(tr("MainWindow", "P&lay"))
+            self.act_play.setText(tr("MainWindow", "Pla&y"))
 
     @Slot()
     def _play_tick(self) -> None:
@@ -1129,10 +1291,17 @@ class MainWindow(QMainWindow):
         self._pending_view = {"layer": session.selection.layer, "head": session.selection.head, "step": session.step}
 
     # ================================================================== inspector, comparison, training
+    def reveal_dock(self, dock: QDockWidget) -> None:
+        """Show a panel opened on demand: tabbed with the per-step panels the first time, where it was after."""
+        if not dock.isVisible() and not dock.isFloating() and dock not in self.tabifiedDockWidgets(self.dock_next) \
+                and self.dockWidgetArea(dock) == Qt.DockWidgetArea.RightDockWidgetArea and self.dock_next.isVisible():
+            self.tabifyDockWidget(self.dock_next, dock)
+        dock.show()
+        dock.raise_()
+
     @Slot()
     def show_inspector(self) -> None:
-        self.dock_inspector.show()
-        self.dock_inspector.raise_()
+        self.reveal_dock(self.dock_inspector)
         self._inspect_if_needed()
 
     def _inspect_if_needed(self) -> None:
@@ -1184,9 +1353,16 @@ class MainWindow(QMainWindow):
         self.state.select(kind=kind, layer=layer, head=head)
 
     @Slot()
+    def show_ablation(self) -> None:
+        self.reveal_dock(self.dock_ablation)
+
+    @Slot(str, int, int)
+    def _on_stats_head_chosen(self, kind: str, layer: int, head: int) -> None:
+        self.state.select(kind=kind, layer=layer, head=head)
+
+    @Slot()
     def show_training(self) -> None:
-        self.dock_training.show()
-        self.dock_training.raise_()
+        self.reveal_dock(self.dock_training)
 
     # ================================================================== export host (viz_app.export_actions.ExportHost)
     def current_trace(self) -> Trace | None:
@@ -1195,7 +1371,7 @@ class MainWindow(QMainWindow):
     def current_view(self) -> ViewSpec | None:
         """What the main heatmap shows, for the exporters (None when it shows no attention weights)."""
         s = self.state
-        if s.trace is None or s.matrix() is None or s.view_mode != "weights":
+        if s.trace is None or s.matrix() is None:
             return None
         return replace(self.view_spec(), font_pt=self._font_pt)
 

@@ -7,15 +7,17 @@ heatmap through :func:`apply_view`) instead of each composing its own.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from model_core.analysis import Rollout, trace_rollout
 from model_core.trace import Trace
 
 from .i18n import tr
-from .state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, kind_title, overlay_masks
+from .state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, VIEW_MODES, kind_title, overlay_masks
 from .widgets.colormaps import COLORMAP_NAMES
 from .widgets.heatmap import AttentionHeatmap
 
@@ -41,6 +43,9 @@ class ViewSpec:
     log_scale: bool = False
     overlays: tuple[str, ...] = ()
     font_pt: float | None = None
+    #: what the map holds: the attention weights, the pre-softmax scores (−∞ where blocked), or the
+    #: encoder-decoder rollout (target × source; kind, layer and head do not apply)
+    mode: str = "weights"
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,7 @@ class HeatmapView:
     log_scale: bool = False
     overlays: Mapping[str, np.ndarray] = field(default_factory=dict)
     font_pt: float | None = None
+    mode: str = "weights"
 
     def computed(self) -> tuple[np.ndarray, list[str], list[str]]:
         """The part of the map that exists at this step, with its real tokens: ``trace.at_step(step)``'s matrix.
@@ -105,6 +111,10 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
     Raises ValueError with a user-readable message for an unknown kind, colour map or overlay and for a
     layer, head or step out of range (the CLI prints it; the window never asks for one).
     """
+    if spec.mode not in VIEW_MODES:
+        raise ValueError(f"unknown view mode {spec.mode!r}; choose from {', '.join(VIEW_MODES)}")
+    if spec.mode == "rollout":
+        return _rollout_view(trace, spec)
     if spec.kind not in KINDS:
         raise ValueError(f"unknown attention kind {spec.kind!r}; choose from {', '.join(KINDS)}")
     if spec.colormap not in COLORMAP_NAMES:
@@ -120,7 +130,12 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
     if not 0 <= t <= total:
         raise ValueError(f"step {t} is out of range: this decoding has steps 0..{total}")
 
+    if spec.mode == "scores":
+        if spec.kind not in trace.scores:
+            raise ValueError("this trace holds no pre-softmax scores (compute it with scores captured)")
+        maps = trace.scores[spec.kind]
     layer = maps[spec.layer]
+    # the mean of scores keeps −∞ exactly where every head is blocked (the masks are the same for all heads)
     matrix = np.ascontiguousarray(layer.mean(axis=0, dtype=np.float32) if spec.head is None else layer[spec.head])
     if spec.kind == "encoder_self":
         queries = keys = list(trace.src_tokens)
@@ -142,11 +157,41 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
     masks = overlay_masks(trace, spec.kind)
     enabled = {name: masks[name] for name in OVERLAYS_FOR_KIND[spec.kind] if name in spec.overlays and name in masks}
     return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title, q_label, k_label,
-                       current_row, visible_rows, spec.colormap, spec.log_scale, enabled, spec.font_pt)
+                       current_row, visible_rows, spec.colormap, spec.log_scale, enabled, spec.font_pt, spec.mode)
+
+
+def rollout_of(trace: Trace) -> Rollout:
+    """The trace's encoder-decoder rollout, computed once per trace (it multiplies L full matrices)."""
+    for ref, value in _ROLLOUTS:
+        if ref() is trace:
+            return value
+    value = trace_rollout(trace)
+    _ROLLOUTS[:] = [*_ROLLOUTS[-1:], (weakref.ref(trace), value)]
+    return value
+
+
+_ROLLOUTS: list[tuple[weakref.ref, Rollout]] = []
+
+
+def _rollout_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
+    """Target positions × source tokens: how much each source token reaches each decoder position."""
+    total = trace.n_steps
+    t = total if spec.step is None else int(spec.step)
+    if not 0 <= t <= total:
+        raise ValueError(f"step {t} is out of range: this decoding has steps 0..{total}")
+    matrix = np.ascontiguousarray(rollout_of(trace).source, dtype=np.float32)
+    tokens = list(trace.tgt_tokens)
+    queries = tokens if spec.forced else [tok if i < t else FUTURE_LABEL for i, tok in enumerate(tokens)]
+    title = tr("MainWindow", "Attention rollout: source tokens reaching each decoder position · step {step} / {total}").format(
+        step=t, total=total)
+    return HeatmapView("cross", 0, None, t, total, matrix, queries, list(trace.src_tokens), title,
+                       tr("MainWindow", "query: decoder input"), tr("MainWindow", "source token"), t - 1 if t > 0 else None, t,
+                       spec.colormap, spec.log_scale, {}, spec.font_pt, "rollout")
 
 
 def apply_view(widget: AttentionHeatmap, view: HeatmapView) -> None:
     """Feed ``view`` to a heatmap through its public API (display settings first, then data, then overlays)."""
+    widget.set_value_mode("scores" if view.mode == "scores" else "weights")
     widget.set_colormap(view.colormap)
     widget.set_log_scale(view.log_scale)
     if view.font_pt is not None:

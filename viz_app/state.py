@@ -99,7 +99,8 @@ class AppState(QObject):
     stepChanged = Signal(int)
     selectionChanged = Signal()  # kind, layer, head
     displayChanged = Signal()  # overlays, colour map, log scale, view mode
-    ablationChanged = Signal()  # heads or positional encoding switched off/on (also emits inputsChanged)
+    ablationChanged = Signal()  # heads or positional encoding switched off/on (also emits rerunNeeded)
+    rerunNeeded = Signal()  # a change made here (not in the input boxes) needs a new model call
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -294,7 +295,7 @@ class AppState(QObject):
             return
         self.ablated_heads, self.ablate_positional = new_heads, new_positional
         self.ablationChanged.emit()
-        self.inputsChanged.emit()
+        self.rerunNeeded.emit()
 
     def toggle_head_ablation(self, kind: str, layer: int, head: int) -> None:
         key = (kind, int(layer), int(head))
@@ -317,7 +318,7 @@ class AppState(QObject):
             self.view_mode = mode
             self.displayChanged.emit()
             if needs_scores:
-                self.inputsChanged.emit()  # the scores are captured only on request: run again with them
+                self.rerunNeeded.emit()  # the scores are captured only on request: run again with them
 
     @property
     def wants_scores(self) -> bool:

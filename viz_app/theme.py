@@ -35,12 +35,16 @@ class Theme:
     base: str
     text: str
     highlight: str
+    muted: str  # secondary text drawn on the plots (e.g. "not computed yet" over the shaded future rows)
 
 
 LIGHT = Theme("light", background="#ffffff", foreground="#202020", window="#f3f3f3", base="#ffffff", text="#1e1e1e",
-              highlight="#2f6fb2")
+              highlight="#2f6fb2", muted="#4d4d4d")
 DARK = Theme("dark", background="#121212", foreground="#d8d8d8", window="#2b2b2b", base="#1e1e1e", text="#e8e8e8",
-             highlight="#4a8fd6")
+             highlight="#4a8fd6", muted="#c8c8c8")
+
+#: set this attribute to True on a pyqtgraph TextItem to have it drawn in the theme's muted colour
+MUTED_TEXT = "theme_muted_text"
 
 
 def resolve_theme(choice: str) -> Theme:
@@ -107,6 +111,8 @@ def _recolour(item, theme: Theme) -> None:
             refresh()
     elif isinstance(item, pg.LabelItem) and item.opts.get("color") != "keep":
         item.setText(item.text, color=fg)
+    elif isinstance(item, pg.TextItem) and getattr(item, MUTED_TEXT, False):
+        item.setColor(theme.muted)
     elif isinstance(item, pg.LegendItem):
         item.setLabelTextColor(fg)
         item.setBrush(pg.mkBrush(QColor(theme.background).lighter(110) if theme.name == "dark" else QColor(255, 255, 255, 220)))

@@ -21,6 +21,7 @@ model without reading the file again.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -165,6 +166,17 @@ class ModelWorker(QObject):
         self.bundle: ModelBundle | None = None
         self._key: str | None = None
         self._options: dict[str, Any] = {}
+
+    @Slot()
+    def warm_up(self) -> None:
+        """Import torch and the model code now, while the GUI thread is still building the window.
+
+        Why: ``import torch`` takes seconds; started here, the first thing the thread does, it
+        overlaps with the window's construction instead of following it.
+        """
+        # a broken install is reported by the first real load, with its message
+        with contextlib.suppress(Exception):
+            import model_core.importers  # noqa: F401  (torch, safetensors, tokenizers)
 
     @Slot(int, str, object)
     def load(self, request_id: int, name_or_path: str, options: dict[str, Any] | None = None) -> None:
@@ -382,6 +394,7 @@ class WorkerHost(QObject):
     _runRequested = Signal(int, object)
     _moveRequested = Signal(int, str)
     _inspectRequested = Signal(int)
+    _warmRequested = Signal()
     _compareRequested = Signal(int, str, object, str, object)
 
     def __init__(self, parent: QObject | None = None, *, device: str | None = None) -> None:
@@ -407,6 +420,7 @@ class WorkerHost(QObject):
         self._runRequested.connect(self.worker.run)
         self._moveRequested.connect(self.worker.move_to)
         self._inspectRequested.connect(self.worker.inspect)
+        self._warmRequested.connect(self.worker.warm_up)
         self._compareRequested.connect(self.worker.compare)
         self.worker.inspected.connect(self._on_inspected)
         self.worker.compared.connect(self._on_compared)
@@ -418,6 +432,7 @@ class WorkerHost(QObject):
         self.thread.finished.connect(self.worker.deleteLater)
         self.thread.start()
         self._stopped = False
+        self._warmRequested.emit()  # torch imports in the worker while the window is being built
 
     # ------------------------------------------------------------------ requests
     @property

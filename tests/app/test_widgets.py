@@ -410,3 +410,31 @@ def test_positional_relative_bias_and_none(qtbot):
         w.set_encoding("rotary", None, n_tokens=3)
     with pytest.raises(ValueError):
         w.set_encoding("sinusoidal", None, n_tokens=3)
+
+
+def test_long_maps_are_max_pooled_in_the_overview_and_keep_their_geometry(qtbot):
+    import numpy as np
+
+    from viz_app.widgets.mosaic import MAX_TILE_PIXELS, HeadMosaic, pool_max
+
+    mosaic = HeadMosaic()
+    qtbot.addWidget(mosaic)
+    n = 2 * MAX_TILE_PIXELS + 3  # a ragged last block
+    rng = np.random.default_rng(0)
+    maps = rng.random((2, 3, n, n), dtype=np.float32)
+    mosaic.set_maps(maps, visible_rows=n - 5)
+    f = mosaic.pooling_factor()
+    assert f == 3
+    ref = np.maximum.reduceat(np.maximum.reduceat(maps[:, :, : n - 5], np.arange(0, n - 5, f), axis=2),
+                              np.arange(0, n, f), axis=3)
+    assert np.array_equal(pool_max(maps[:, :, : n - 5], f), ref)
+    image = mosaic.mosaic_image()
+    x0, y0 = mosaic.tile_origin(1, 2)
+    tile = image[y0 // f : y0 // f + ref.shape[2], x0 // f : x0 // f + ref.shape[3]]
+    assert np.array_equal(tile, ref[1, 2])  # the straddling block pools only its visible rows
+    assert mosaic.tile_at(x0 + 1, y0 + 1) == (1, 2)
+    # stepping reuses the cached pooling and still agrees
+    mosaic.set_maps(maps, visible_rows=n)
+    full = pool_max(maps, f)
+    image = mosaic.mosaic_image()
+    assert np.array_equal(image[y0 // f : y0 // f + full.shape[2], x0 // f : x0 // f + full.shape[3]], full[1, 2])

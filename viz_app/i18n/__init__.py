@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
 HERE = Path(__file__).resolve().parent
 #: code -> name shown in the language menu (each in its own language)
@@ -75,6 +75,11 @@ def install(language: str) -> bool:
         return False
     app.installTranslator(translator)
     _installed.append(translator)
+    # Qt's own texts (Close, OK, Cancel, the file dialogs) from the translations shipped with PySide6
+    qt_own = QTranslator(app)
+    if qt_own.load(f"qtbase_{language}", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
+        app.installTranslator(qt_own)
+        _installed.append(qt_own)
     return True
 
 

@@ -8,10 +8,11 @@ the system has a font for.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QFont, QMouseEvent
+from PySide6.QtCore import QMargins, QPoint, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QLayout, QLayoutItem, QSizePolicy, QWidget
 
 from ..i18n import N_, tr, tr_marked
@@ -28,6 +29,12 @@ _KIND_STYLE: dict[str, str] = {
     "pad": "border: 1px dashed #9e9e9e; background: transparent; color: #9e9e9e;",
 }
 _CURRENT_STYLE = "border-width: 3px; border-color: #ff6f00; background: #ffe082; font-weight: bold;"
+#: The value bar under each chip (e.g. rollout shares): its colour, the faint track behind it, its
+#: thickness and the room reserved under the chip's border for it (pixels).
+BAR_COLOR = "#4e79a7"
+BAR_TRACK = QColor(128, 128, 128, 70)
+BAR_HEIGHT = 4
+BAR_SPACE = 7
 #: chip kind -> marked display name (the kinds themselves are identifiers)
 CHIP_KIND_LABELS: dict[str, tuple[str, str]] = {
     "normal": N_("TokenChips", "normal"),
@@ -127,9 +134,23 @@ class _Chip(QLabel):
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self.index = -1
+        self.bar_fraction: float | None = None  # None: no bar; else 0..1 of the chip's width
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # Qt's name
+        super().paintEvent(event)
+        if self.bar_fraction is None:
+            return
+        # the style sheet's bottom margin leaves BAR_SPACE pixels under the border for the bar
+        painter = QPainter(self)
+        y = self.height() - BAR_HEIGHT - 1
+        width = self.width() - 2
+        painter.fillRect(QRectF(1, y, width, BAR_HEIGHT), BAR_TRACK)
+        if self.bar_fraction > 0:
+            painter.fillRect(QRectF(1, y, max(1.0, width * self.bar_fraction), BAR_HEIGHT), QColor(BAR_COLOR))
+        painter.end()
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # Qt's name
         if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
@@ -148,6 +169,8 @@ class TokenChips(QWidget):
         self._tokens: list[str] = []
         self._kinds: list[str] = []
         self._current: int | None = None
+        self._bar_values: list[float] | None = None
+        self._bar_label = ""
         self._font_pt = QFont().pointSizeF()
         self._layout = FlowLayout(self)
         policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
@@ -164,6 +187,8 @@ class TokenChips(QWidget):
             if kind not in _KIND_STYLE:
                 raise ValueError(f"unknown chip kind {kind!r}")
         self._tokens, self._kinds = tokens, kinds
+        if self._bar_values is not None and len(self._bar_values) != len(tokens):
+            self._bar_values = None  # values of other tokens: never draw them under these
         self._current = current if current is not None and 0 <= current < len(tokens) else None
         while len(self._chips) < len(tokens):
             chip = _Chip(self)
@@ -176,10 +201,31 @@ class TokenChips(QWidget):
                 continue
             chip.index = i
             chip.setText(chip_text(tokens[i]))
-            chip.setToolTip(tr("TokenChips", "token {index}: {token} ({kind})").format(
-                index=i, token=repr(tokens[i]), kind=tr_marked(CHIP_KIND_LABELS[kinds[i]])))
+            self._apply_bar(i)
             chip.setStyleSheet(self._style(kinds[i], i == self._current))
             chip.show()
+        self._layout.invalidate()
+        self.updateGeometry()
+
+    def set_bar_values(self, values: Sequence[float] | None, *, label: str | None = None) -> None:
+        """Draw a small bar under each chip, its length ∝ value / max(values); None removes the bars.
+
+        Why under the chips: a per-token quantity such as the attention-rollout share of each source
+        token reads best right where the token is. The tooltip gives each value to 3 decimals,
+        introduced by ``label`` (display text, already translated; default "value"). NaN or negative
+        values draw an empty track. The bars are dropped when the tokens change to a different count.
+        """
+        if values is None:
+            self._bar_values = None
+        else:
+            vals = [float(v) for v in values]
+            if len(vals) != len(self._tokens):
+                raise ValueError(f"{len(vals)} bar values for {len(self._tokens)} tokens")
+            self._bar_values = vals
+        self._bar_label = label or ""
+        for i, chip in enumerate(self._chips[: len(self._tokens)]):
+            self._apply_bar(i)
+            chip.setStyleSheet(self._style(self._kinds[i], i == self._current))
         self._layout.invalidate()
         self.updateGeometry()
 
@@ -196,6 +242,16 @@ class TokenChips(QWidget):
         self.updateGeometry()
 
     # ------------------------------------------------------------------ inspection
+    def bar_values(self) -> list[float] | None:
+        """The values given to :meth:`set_bar_values` (None when no bars are shown)."""
+        return None if self._bar_values is None else list(self._bar_values)
+
+    def bar_fractions(self) -> list[float] | None:
+        """Each bar's length as a fraction of its chip's width (value / max value), None without bars."""
+        if self._bar_values is None:
+            return None
+        return [chip.bar_fraction or 0.0 for chip in self._chips[: len(self._tokens)]]
+
     def chip_texts(self) -> list[str]:
         """The displayed text of each visible chip."""
         return [chip.text() for chip in self._chips[: len(self._tokens)]]
@@ -209,8 +265,26 @@ class TokenChips(QWidget):
     def chip_widget(self, index: int) -> QLabel:
         return self._chips[index]
 
+    def _apply_bar(self, i: int) -> None:
+        """Chip ``i``'s bar length and tooltip (the token line, plus the value when bars are shown)."""
+        chip = self._chips[i]
+        tip = tr("TokenChips", "token {index}: {token} ({kind})").format(
+            index=i, token=repr(self._tokens[i]), kind=tr_marked(CHIP_KIND_LABELS[self._kinds[i]]))
+        if self._bar_values is None:
+            chip.bar_fraction = None
+        else:
+            finite = [v for v in self._bar_values if math.isfinite(v)]
+            top = max(finite, default=0.0)
+            value = self._bar_values[i]
+            chip.bar_fraction = min(1.0, max(0.0, value / top)) if top > 0 and math.isfinite(value) else 0.0
+            label = self._bar_label or tr("TokenChips", "value")
+            tip += "\n" + tr("TokenChips", "{label}: {value}").format(label=label, value=f"{value:.3f}")
+        chip.setToolTip(tip)
+        chip.update()
+
     def _style(self, kind: str, current: bool) -> str:
         radius = max(6, round(self._font_pt * 0.9))
-        style = (f"QLabel {{ border-radius: {radius}px; padding: 2px 8px; font-size: {self._font_pt:g}pt; "
+        bar = f"margin-bottom: {BAR_SPACE}px; " if self._bar_values is not None else ""
+        style = (f"QLabel {{ border-radius: {radius}px; padding: 2px 8px; font-size: {self._font_pt:g}pt; {bar}"
                  f"{_KIND_STYLE[kind]} {_CURRENT_STYLE if current else ''} }}")
         return style

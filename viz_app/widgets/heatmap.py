@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QFont, QFontMetricsF
-from PySide6.QtWidgets import QGraphicsRectItem, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPixmap
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QToolTip, QVBoxLayout, QWidget
 
 from ..i18n import N_, tr, tr_marked
-from .colormaps import get_colormap, lookup_table
+from .colormaps import DIVERGING_NAME, get_colormap, lookup_table
 
 #: Above this many tokens an axis shows only every n-th label (n = ceil(tokens / MAX_LABELS)).
 MAX_LABELS = 60
@@ -51,6 +51,143 @@ def overlay_label(name: str) -> str:
 
 _LINEAR_TICKS = [(0.0, "0"), (0.25, "0.25"), (0.5, "0.5"), (0.75, "0.75"), (1.0, "1")]
 _LOG_TICKS = [(-4.0, "0.0001"), (-3.0, "0.001"), (-2.0, "0.01"), (-1.0, "0.1"), (0.0, "1")]
+
+#: What the heatmap can show: attention weights (the fast path, levels 0..1) or pre-softmax scores.
+VALUE_MODES: tuple[str, ...] = ("weights", "scores")
+#: Blocked (−∞) score cells: an opaque neutral base under dark diagonal stripes. Grey is not an end of
+#: any attention colour map, and the stripes keep the cells distinct from every colour a finite score gets.
+HATCH_BASE = (158, 158, 158)
+HATCH_STRIPE = (33, 33, 33)
+#: Stripe spacing and width in device pixels (constant at every zoom, like a cosmetic pen).
+HATCH_SPACING = 8
+HATCH_WIDTH = 2.5
+#: When every finite score is the same, the levels are widened by this much either side.
+FLAT_LEVELS_MARGIN = 0.5
+
+
+def score_levels(matrix: np.ndarray, *, symmetric: bool = False) -> tuple[float, float]:
+    """Colour levels for a pre-softmax score matrix, from its finite values only.
+
+    Why not min/max of everything: blocked cells hold −∞ (and a broken trace may hold NaN or +∞),
+    which would make the range infinite and every finite score one colour. All-equal finite scores
+    are widened by :data:`FLAT_LEVELS_MARGIN` so the range is never empty; with no finite value at
+    all the levels are (0, 1). ``symmetric`` centres the range on 0 (for a diverging colour map, so
+    white means a score of 0).
+    """
+    m = np.asarray(matrix)
+    finite = m[np.isfinite(m)]
+    if finite.size == 0:
+        return (-1.0, 1.0) if symmetric else (0.0, 1.0)
+    lo, hi = float(finite.min()), float(finite.max())
+    if symmetric:
+        top = max(abs(lo), abs(hi))
+        return (-top, top) if top > 0 else (-FLAT_LEVELS_MARGIN, FLAT_LEVELS_MARGIN)
+    if hi - lo <= 1e-12 * max(1.0, abs(lo)):
+        return lo - FLAT_LEVELS_MARGIN, hi + FLAT_LEVELS_MARGIN
+    return lo, hi
+
+
+def nice_ticks(lo: float, hi: float, target: int = 5) -> list[tuple[float, str]]:
+    """About ``target`` round tick values (steps of 1, 2 or 5 × 10^k) inside [lo, hi], with labels.
+
+    The colour bar of a score map spans arbitrary numbers such as −3.71 … 12.4; round ticks
+    (−2, 0, 2, … 12) are what a reader can compare against a hover value.
+    """
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return []
+    span = hi - lo
+    magnitude = 10.0 ** math.floor(math.log10(span / target))
+    step = next(m * magnitude for m in (1.0, 2.0, 2.5, 5.0, 10.0, 20.0) if span / (m * magnitude) <= target)
+    decimals = next(d for d in range(12) if abs(round(step, d) - step) < step * 1e-6)
+    ticks = []
+    index = math.ceil(lo / step - 1e-9)
+    while index * step <= hi + step * 1e-9:
+        value = 0.0 if index == 0 else round(index * step, decimals + 3)
+        text = f"{value:.{decimals}f}"
+        text = text.rstrip("0").rstrip(".") if "." in text else text
+        ticks.append((value, text.replace("-", "−")))
+        index += 1
+    return ticks
+
+
+def blocked_path(blocked: np.ndarray) -> QPainterPath:
+    """The cells where ``blocked`` [Q, K] is True as one path of rectangles (data coordinates: x = key, y = query).
+
+    Runs of blocked cells in a row become one rectangle, and consecutive rows with the same runs are
+    merged, so a causal mask of n tokens costs n rectangles and a padded row or column block one,
+    never one per cell (a 1,024² mask would otherwise be half a million rectangles).
+    """
+    b = np.asarray(blocked, dtype=bool)
+    path = QPainterPath()
+    if b.ndim != 2 or not b.any():
+        return path
+    q, _k = b.shape
+    padded = np.zeros((q, b.shape[1] + 2), dtype=np.int8)
+    padded[:, 1:-1] = b
+    edges = np.diff(padded, axis=1)
+    rows_start, cols_start = np.nonzero(edges == 1)
+    _rows_end, cols_end = np.nonzero(edges == -1)  # same row order as the starts (row-major scan)
+    runs_by_row: list[tuple[tuple[int, int], ...]] = [()] * q
+    split = np.searchsorted(rows_start, np.arange(q + 1))
+    for row in range(q):
+        a, z = split[row], split[row + 1]
+        if a != z:
+            runs_by_row[row] = tuple(zip(cols_start[a:z].tolist(), cols_end[a:z].tolist(), strict=True))
+    row = 0
+    while row < q:
+        runs = runs_by_row[row]
+        end = row + 1
+        while end < q and runs_by_row[end] == runs:
+            end += 1
+        for c0, c1 in runs:
+            path.addRect(QRectF(c0, row, c1 - c0, end - row))
+        row = end
+    return path
+
+
+def _hatch_texture() -> QPixmap:
+    """One tile of diagonal stripes (lower left to upper right), transparent between them."""
+    size = HATCH_SPACING
+    pix = QPixmap(size, size)
+    pix.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pix)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    pen = QPen(QColor(*HATCH_STRIPE))
+    pen.setWidthF(HATCH_WIDTH)
+    painter.setPen(pen)
+    for offset in (-size, 0, size):  # neighbours too, so the stripe continues across tile edges
+        painter.drawLine(QPointF(offset, size), QPointF(offset + size, 0))
+    painter.end()
+    return pix
+
+
+class HatchItem(QGraphicsPathItem):
+    """Fills a path with an opaque base and diagonal stripes whose spacing is fixed in screen pixels.
+
+    A texture brush would otherwise scale with the view (one stripe per 8 cells, or 8 stripes per
+    cell when zoomed in); undoing the painter's world transform on the brush keeps it readable.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._texture = _hatch_texture()
+        self._base = QColor(*HATCH_BASE)
+        self.setPen(QPen(Qt.PenStyle.NoPen))
+        self.setAcceptHoverEvents(False)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:  # Qt's name
+        path = self.path()
+        if path.isEmpty():
+            return
+        painter.save()
+        painter.fillPath(path, self._base)
+        brush = QBrush(self._texture)
+        inverse, invertible = painter.worldTransform().inverted()
+        if invertible:
+            brush.setTransform(inverse)
+        painter.fillPath(path, brush)
+        painter.restore()
 
 
 def display_token(token: str) -> str:
@@ -251,6 +388,12 @@ class AttentionHeatmap(QWidget):
         self._overlay_rgba: np.ndarray | None = None
         self._hover: tuple[int, int] | None = None
         self._hover_text = ""
+        self._mode = "weights"
+        self._levels_override: tuple[float, float] | None = None
+        self._score_levels: tuple[float, float] = (0.0, 1.0)
+        self._hatched: np.ndarray | None = None  # scores mode: the −∞ cells drawn hatched
+        self._legend_has_hatch = False
+        self._colorbar_ticks: list[tuple[float, str]] = []
 
         self._glw = pg.GraphicsLayoutWidget()
         self._glw.ci.setContentsMargins(4, 4, 4, 4)
@@ -274,6 +417,11 @@ class AttentionHeatmap(QWidget):
         self._overlay.setZValue(1)
         self._overlay.hide()
         self._plot.addItem(self._overlay)
+        # scores mode: −∞ (blocked) cells, above the image and under the mask overlays
+        self._hatch = HatchItem()
+        self._hatch.setZValue(0.5)
+        self._hatch.hide()
+        self._plot.addItem(self._hatch, ignoreBounds=True)
 
         self._future = QGraphicsRectItem()
         self._future.setPen(pg.mkPen(None))
@@ -283,6 +431,7 @@ class AttentionHeatmap(QWidget):
         self._plot.addItem(self._future, ignoreBounds=True)
         self._future_text = pg.TextItem(tr("Heatmap", "not computed yet"), color=(200, 200, 200), anchor=(0.5, 0.5))
         self._future_text.setZValue(2)
+        self._future_text.theme_muted_text = True  # viz_app.theme recolours it: readable on light and dark shading
         self._future_text.hide()
         self._plot.addItem(self._future_text, ignoreBounds=True)
 
@@ -302,7 +451,7 @@ class AttentionHeatmap(QWidget):
         # inside the plot's own grid so the bar spans exactly the image rows, not the rotated labels
         self._plot.layout.addItem(self._colorbar, 2, 5)
         self._plot.layout.setColumnFixedWidth(4, 6)
-        self._colorbar.axis.setTicks([_LINEAR_TICKS])
+        self._set_colorbar_ticks(_LINEAR_TICKS)
 
         self._legend = pg.LabelItem("", justify="left")
         self._glw.addItem(self._legend, row=1, col=0)
@@ -384,6 +533,8 @@ class AttentionHeatmap(QWidget):
         self._colormap = name
         self._image.setLookupTable(table)
         self._colorbar.setColorMap(get_colormap(name))
+        if self._mode == "scores":  # a diverging map centres the score levels on 0
+            self._refresh_image()
 
     def set_log_scale(self, on: bool) -> None:
         """Show log10(max(w, 1e-4)) with levels [-4, 0]; the colour bar keeps probability labels."""
@@ -391,10 +542,45 @@ class AttentionHeatmap(QWidget):
         if on == self._log:
             return
         self._log = on
+        if self._mode == "scores":
+            return  # scores are shown linearly; the choice applies again when weights come back
         self._colorbar.setLevels(self._levels())
-        self._colorbar.axis.setTicks([_LOG_TICKS if on else _LINEAR_TICKS])
+        self._set_colorbar_ticks(_LOG_TICKS if on else _LINEAR_TICKS)
         self._refresh_image()
         self._set_title(self._title)
+
+    def set_value_mode(self, mode: str, *, levels: tuple[float, float] | None = None) -> None:
+        """Show attention weights (``"weights"``, the default) or pre-softmax scores (``"scores"``).
+
+        In scores mode the matrix given to :meth:`set_matrix` holds QKᵀ/√d_k (+ bias) with −∞ where a
+        mask blocks: those cells are hatched (plus a legend entry) instead of coloured, and the colour
+        levels come from the finite scores of the whole matrix (:func:`score_levels`; centred on 0 with
+        the diverging map), not of the visible rows, so a colour keeps its meaning while stepping.
+        ``levels`` fixes them instead (e.g. one range for every head). The log scale does not apply to
+        scores. Weights mode is untouched by any of this (same arrays, same fixed levels, same speed).
+        """
+        if mode not in VALUE_MODES:
+            raise ValueError(f"unknown value mode {mode!r}; choose from {', '.join(VALUE_MODES)}")
+        if levels is not None:
+            lo, hi = float(levels[0]), float(levels[1])
+            if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+                raise ValueError(f"levels must be two finite numbers, low < high, not {levels!r}")
+            levels = (lo, hi)
+        if mode == self._mode and levels == self._levels_override:
+            return
+        self._mode = mode
+        self._levels_override = levels
+        if mode == "weights":
+            self._hatched = None
+            self._hatch.setPath(QPainterPath())
+            self._hatch.hide()
+            self._colorbar.setLevels(self._levels())
+            self._set_colorbar_ticks(_LOG_TICKS if self._log else _LINEAR_TICKS)
+        self._hover = None
+        self._refresh_image()
+        self._title_key = None
+        self._set_title(self._title)
+        self._update_legend()
 
     def set_emphasis(self, on: bool) -> None:
         """Presenter mode: a thicker outline around the current query row, visible from the back of a room."""
@@ -419,8 +605,31 @@ class AttentionHeatmap(QWidget):
 
     # ------------------------------------------------------------------ inspection
     def displayed_matrix(self) -> np.ndarray | None:
-        """The exact float32 array the ImageItem holds (log-transformed in log scale, NaN for future rows)."""
+        """The exact float32 array the ImageItem holds (log-transformed in log scale, NaN for future rows).
+
+        In scores mode: the scores, with −∞ cells set to the low level (they are drawn hatched on top).
+        """
         return self._display
+
+    def value_mode(self) -> str:
+        """``"weights"`` or ``"scores"`` (see :meth:`set_value_mode`)."""
+        return self._mode
+
+    def levels(self) -> tuple[float, float]:
+        """The colour levels the image is drawn with (and the colour bar spans)."""
+        return self._levels()
+
+    def colorbar_ticks(self) -> list[tuple[float, str]]:
+        """The colour bar's tick values and labels."""
+        return list(self._colorbar_ticks)
+
+    def hatched_cells(self) -> np.ndarray | None:
+        """Scores mode: bool [Q, K], True where a −∞ cell is drawn hatched (future rows never are); None in weights mode."""
+        return self._hatched
+
+    def hatch_path(self) -> QPainterPath:
+        """The path the hatching fills, in data coordinates (x = key, y = query); empty when nothing is hatched."""
+        return self._hatch.path()
 
     def overlay_rgba(self) -> np.ndarray | None:
         """The composited ``uint8 [Q, K, 4]`` overlay image, or None when no overlay is active."""
@@ -437,8 +646,13 @@ class AttentionHeatmap(QWidget):
         return self._bottom.labels()
 
     def legend_text(self) -> str:
-        """Plain text of the overlay legend's names, in the UI language ("" when hidden)."""
-        return ", ".join(overlay_label(n) for n in self._active_overlays()) if self._legend.isVisible() else ""
+        """Plain text of the legend's names (overlays, then the −∞ hatch), in the UI language ("" when hidden)."""
+        if not self._legend.isVisible():
+            return ""
+        names = [overlay_label(n) for n in self._active_overlays()]
+        if self._hatch_shown():
+            names.append(tr("Heatmap", "−∞ (blocked)"))
+        return ", ".join(names)
 
     def hover_text(self) -> str:
         return self._hover_text
@@ -451,6 +665,11 @@ class AttentionHeatmap(QWidget):
         if self._visible_rows is not None and row >= self._visible_rows:
             return tr("Heatmap", "query {query} → key {key}: not computed yet").format(query=query, key=key)
         value = float(self._raw[row, col])
+        if self._mode == "scores":
+            if value == -math.inf:
+                return tr("Heatmap", "query {query} → key {key}: −∞ (blocked by the mask)").format(query=query, key=key)
+            return tr("Heatmap", "query {query} → key {key}: score {score} (before the softmax)").format(
+                query=query, key=key, score=f"{value:.3f}")
         weight = f"{value:.3f}" + (f" ({value:.1e})" if 0.0 < value < 5e-4 else "")
         return tr("Heatmap", "query {query} → key {key}: {weight}").format(query=query, key=key, weight=weight)
 
@@ -477,10 +696,15 @@ class AttentionHeatmap(QWidget):
 
     # ------------------------------------------------------------------ internals
     def _levels(self) -> tuple[float, float]:
+        if self._mode == "scores":
+            return self._score_levels
         return (math.log10(LOG_FLOOR), 0.0) if self._log else (0.0, 1.0)
 
     def _refresh_image(self) -> None:
         if self._raw is None:
+            return
+        if self._mode == "scores":
+            self._refresh_scores()
             return
         if self._log:
             disp = np.log10(np.maximum(self._raw, np.float32(LOG_FLOOR)), dtype=np.float32)
@@ -490,6 +714,43 @@ class AttentionHeatmap(QWidget):
             disp[self._visible_rows:] = np.nan
         self._display = disp
         self._image.setImage(disp, autoLevels=False, levels=self._levels())
+
+    def _refresh_scores(self) -> None:
+        """Scores mode: levels from the finite scores, −∞ cells at the low level under the hatch.
+
+        The image stays on the fast path (float32, fixed levels, no NaN except future rows): blocked
+        cells get the low level and are covered by the opaque hatch, rather than NaN.
+        """
+        assert self._raw is not None
+        raw = self._raw
+        levels = self._levels_override or score_levels(raw, symmetric=self._colormap == DIVERGING_NAME)
+        self._score_levels = levels
+        disp = np.array(raw, dtype=np.float32, order="C", copy=True)
+        neg_inf = np.isneginf(disp)
+        disp[neg_inf] = levels[0]
+        disp[np.isposinf(disp)] = levels[1]
+        hatched = neg_inf
+        if self._visible_rows is not None and self._visible_rows < disp.shape[0]:
+            disp[self._visible_rows:] = np.nan
+            hatched[self._visible_rows:] = False
+        self._display = disp
+        self._image.setImage(disp, autoLevels=False, levels=levels)
+        self._colorbar.setLevels(levels)
+        self._set_colorbar_ticks(nice_ticks(*levels))
+        if self._hatched is None or self._hatched.shape != hatched.shape or not np.array_equal(hatched, self._hatched):
+            self._hatch.setPath(blocked_path(hatched))  # unchanged on a head switch of the same kind: no rebuild
+        self._hatched = hatched
+        shown = self._hatch_shown()
+        if shown != self._hatch.isVisible() or shown != self._legend_has_hatch:
+            self._hatch.setVisible(shown)
+            self._update_legend()
+
+    def _set_colorbar_ticks(self, ticks: Sequence[tuple[float, str]]) -> None:
+        self._colorbar_ticks = list(ticks)
+        self._colorbar.axis.setTicks([self._colorbar_ticks])
+
+    def _hatch_shown(self) -> bool:
+        return self._mode == "scores" and self._hatched is not None and bool(self._hatched.any())
 
     def _update_row_items(self) -> None:
         assert self._raw is not None
@@ -546,30 +807,62 @@ class AttentionHeatmap(QWidget):
 
     def _update_legend(self) -> None:
         names = self._active_overlays()
-        if not names:
+        hatch = self._hatch_shown()
+        self._legend_has_hatch = hatch
+        if not names and not hatch:
             self._legend.setVisible(False)
             self._legend.setText("")
             return
-        parts = []
-        for name in names:
-            r, g, b = OVERLAY_COLORS[name]
-            parts.append(f"<span style='color: rgb({r},{g},{b}); font-size: {self._font_pt * 1.3:g}pt'>■</span>&nbsp;"
-                         f"{html.escape(overlay_label(name))}")
-        text = html.escape(tr("Heatmap", "blocked (mask False):")) + "&nbsp;&nbsp;" + "&nbsp;&nbsp;&nbsp;".join(parts)
-        self._legend.setText(text, size=f"{self._font_pt:g}pt")
+        sections = []
+        if names:
+            parts = []
+            for name in names:
+                r, g, b = OVERLAY_COLORS[name]
+                parts.append(f"<span style='color: rgb({r},{g},{b}); font-size: {self._font_pt * 1.3:g}pt'>■</span>&nbsp;"
+                             f"{html.escape(overlay_label(name))}")
+            sections.append(html.escape(tr("Heatmap", "blocked (mask False):")) + "&nbsp;&nbsp;"
+                            + "&nbsp;&nbsp;&nbsp;".join(parts))
+        if hatch:
+            r, g, b = HATCH_STRIPE
+            base = "rgb({},{},{})".format(*HATCH_BASE)
+            sections.append(f"<span style='color: rgb({r},{g},{b}); background-color: {base}; "
+                            f"font-size: {self._font_pt * 1.3:g}pt'>▨</span>&nbsp;{html.escape(tr('Heatmap', '−∞ (blocked)'))}")
+        self._legend.setText("&nbsp;&nbsp;&nbsp;&nbsp;".join(sections), size=f"{self._font_pt:g}pt")
         self._legend.setVisible(True)
 
     def _set_title(self, title: str) -> None:
         self._title = title
-        full = tr("Heatmap", "{title} (log colour scale)").format(title=title) if self._log and title else title
-        key = (full, self._font_pt)
+        if self._mode == "scores" and title:
+            full = tr("Heatmap", "{title} · scores before the softmax").format(title=title)
+        elif self._log and title:
+            full = tr("Heatmap", "{title} (log colour scale)").format(title=title)
+        else:
+            full = title
+        # a title wider than the plot is cut with "…" rather than widening the layout (which would push the
+        # colour bar and the right-hand columns out of the widget, e.g. with presenter-size fonts)
+        width = max(80, self._glw.width() - 24)
+        key = (full, self._font_pt, width)
         if key == self._title_key:
             return  # unchanged: skip the HTML relayout on a plain head switch
         self._title_key = key
         if full:
-            self._plot.setTitle(html.escape(full), size=f"{self._font_pt + 1:g}pt")
+            font = QFont()
+            font.setPointSizeF(self._font_pt + 1)
+            shown = QFontMetricsF(font).elidedText(full, Qt.TextElideMode.ElideRight, width)
+            self._plot.setTitle(html.escape(shown), size=f"{self._font_pt + 1:g}pt")
+            self._plot.titleLabel.setMinimumWidth(0)
+            self._plot.titleLabel.setToolTip(full if shown != full else "")
         else:
             self._plot.setTitle(None)
+
+    def resizeEvent(self, event) -> None:  # Qt's name
+        super().resizeEvent(event)
+        if self._title:
+            self._set_title(self._title)
+
+    def title_text(self) -> str:
+        """The title as drawn (possibly shortened with "…" to fit the widget)."""
+        return self._plot.titleLabel.text
 
     def _apply_colorbar_font(self) -> None:
         font = QFont()

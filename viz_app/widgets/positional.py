@@ -275,8 +275,9 @@ class PositionalPanel(QWidget):
             plot.getAxis("left").setTicks([[(h + 0.5, str(h)) for h in range(n_heads)]])
             if n_tokens > 0:
                 plot.addItem(_outline(QRectF(-reach - 0.5, 0, 2 * reach + 1, n_heads)), ignoreBounds=True)
-        label = pg.LabelItem(_html(tr("Positional", "position similarity needs an absolute position table;")) + "<br>"
-                             + _html(tr("Positional", "this model adds a learned bias per relative distance instead")))
+        text = tr("Positional", "Position similarity needs an absolute position table; this model adds a learned bias "
+                                "per relative distance instead.")
+        label = pg.LabelItem(_html(text).replace("; ", ";<br>", 1) if "; " in text else _html(text))
         self._views[2].addItem(label, row=0, col=0)
 
     # ------------------------------------------------------------------ helpers

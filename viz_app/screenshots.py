@@ -1,0 +1,179 @@
+"""Render the README's screenshots offscreen: ``python -m viz_app.screenshots [--out docs/screenshots]``.
+
+Each picture is the real window on the bundled models, driven through the same methods a user's
+clicks reach (AppState setters, actions), with its own temporary settings so the user's are never
+touched. Run it after a UI change and look at every picture before committing them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+SIZE = (1600, 1000)
+
+
+def _wait(app, condition: Callable[[], bool], timeout: float = 120.0) -> None:
+    start = time.monotonic()
+    while not condition():
+        if time.monotonic() - start > timeout:
+            raise TimeoutError("the window did not reach the expected state")
+        app.processEvents()
+        time.sleep(0.02)
+    for _ in range(5):  # let layouts and paints settle
+        app.processEvents()
+        time.sleep(0.02)
+
+
+def _window(app, model: str, settings_dir: Path, name: str, theme: str = "light"):
+    from .main_window import MainWindow
+    from .settings import AppSettings
+
+    settings = AppSettings(settings_dir / f"{name}.ini")
+    settings.set("view/theme", theme)
+    window = MainWindow(settings, model=model)
+    window.resize(*SIZE)
+    window.show()
+    _wait(app, lambda: window.state.trace is not None and not window.host.busy)
+    return window
+
+
+def _settle(app, window) -> None:
+    _wait(app, lambda: not window.host.busy and window.state.trace is not None)
+
+
+def _type(app, window, source: str, target: str = "") -> None:
+    window.inputs.show_texts(source, target)
+    window.state.set_inputs(source, target)
+    window.flush_inputs()
+    window.request_run()
+    _settle(app, window)
+
+
+def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
+    """Write every screenshot into ``out``; returns the files written."""
+    from PySide6.QtWidgets import QApplication
+
+    from model_core.paths import bundled_models
+
+    from .i18n import install
+
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    out.mkdir(parents=True, exist_ok=True)
+    models = bundled_models()
+    if "en-fr" not in models:
+        raise SystemExit("the bundled en-fr model is missing (make demo-models)")
+    written: list[Path] = []
+    tmp = Path(tempfile.mkdtemp(prefix="attention-scope-shots-"))
+    sentence = "the black cat does not see the small dog"
+
+    def shoot(name: str, setup: Callable, *, model: str = "en-fr", theme: str = "light", language: str = "en") -> None:
+        if only and name not in only:
+            return
+        install(language)
+        window = _window(app, model, tmp, name, theme)
+        try:
+            setup(window)
+            _settle(app, window)
+            path = out / f"{name}.png"
+            window.grab().save(str(path))
+            written.append(path)
+            print(f"wrote {path}")
+        finally:
+            window.shutdown()
+            window.close()
+            window.deleteLater()
+            app.processEvents()
+            install("en")
+
+    def main(w) -> None:
+        _type(app, w, sentence)
+        w.state.select(kind="cross", layer=2, head=None)
+        w.state.set_step(6)
+
+    def masks(w) -> None:
+        _type(app, w, sentence)
+        w.inputs.show_padding(0, 14)
+        w.state.set_padding(0, 14)
+        w.request_run()
+        _settle(app, w)
+        w.state.select(kind="decoder_self", layer=0, head=1)
+        w.state.set_overlay("causal", True)
+        w.state.set_overlay("target padding", True)
+        w.state.set_step(w.state.n_steps)
+
+    def scores(w) -> None:
+        _type(app, w, sentence)
+        w.state.select(kind="decoder_self", layer=1, head=0)
+        w.state.set_view_mode("scores")
+        w.request_run()
+        _settle(app, w)
+        w.state.set_step(7)
+
+    def rollout(w) -> None:
+        _type(app, w, sentence)
+        w.state.set_view_mode("rollout")
+        w.state.set_step(4)
+
+    def statistics(w) -> None:
+        _type(app, w, sentence)
+        w.heads_tabs.setCurrentWidget(w.head_stats)
+        w.state.select(kind="cross", layer=2, head=1)
+        w.state.set_step(w.state.n_steps)
+
+    def positional(w) -> None:
+        _type(app, w, sentence)
+        w.dock_positional.raise_()
+
+    def ablation(w) -> None:
+        _type(app, w, sentence)
+        w.show_ablation()
+        w.state.set_layer_ablation("cross", 2, True)
+        _settle(app, w)
+        w.state.select(kind="cross", layer=2, head=None)
+        w.state.set_step(4)
+
+    def presenter(w) -> None:
+        _type(app, w, sentence)
+        w.state.select(kind="cross", layer=2, head=None)
+        w.state.set_step(5)
+        w.act_presenter.trigger()
+
+    def inspector(w) -> None:
+        _type(app, w, sentence)
+        w.show_inspector()
+        _settle(app, w)
+
+    shoot("main", main)
+    shoot("masks", masks)
+    shoot("scores", scores)
+    shoot("rollout", rollout)
+    shoot("statistics", statistics)
+    shoot("positional", positional)
+    shoot("ablation", ablation)
+    shoot("presenter", presenter)
+    shoot("inspector", inspector)
+    shoot("dark", main, theme="dark")
+    if "en-zh" in models:
+        shoot("chinese", lambda w: (_type(app, w, "the small cat sees two books on the table"), w.state.set_step(5)),
+              model="en-zh", language="zh_CN")
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="docs/screenshots", help="folder for the PNG files")
+    parser.add_argument("names", nargs="*", help="only these screenshots (default: all)")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    render_all(Path(args.out), set(args.names) or None)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

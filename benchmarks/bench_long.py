@@ -1,0 +1,214 @@
+"""Long sequences: is everything still interactive at 1,024 source and target tokens on the base-size model?
+
+For N source = N target tokens on the base-size model (d_model 512, 8 heads, 6 + 6 layers, d_ff 2048,
+vocab 8000, random weights), in one run:
+
+* **model**: the full trace (every attention map of every layer and head to host numpy) once, and one
+  cached decoding step at position N with attention capture (what stepping through generation costs);
+* **memory**: the trace's host bytes (float32; the scores double it when asked for), beside what the
+  best-known notebook viewer's JSON would need for the same maps (measured for shared/DESIGN.md: 858 MB
+  for 512 tokens of a 12 × 12 model, about 7.6 bytes of JSON per attention weight);
+* **what a click costs** (offscreen Qt, medians): switching the step, the head, and the kind in the
+  main heatmap (``map_view.heatmap_view`` + ``AttentionHeatmap`` + repaint), updating the all-heads
+  overview (one image; long maps max-pooled), against drawing the same N × N map with matplotlib
+  (``imshow`` + ``canvas.draw()``, what the tutorials do);
+* **analysis panels**: head statistics for every kind, the rollout, and the trace verifier.
+
+"Interactive" here: a click repaints in ≤ 100 ms, an analysis panel fills in ≤ 1 s (computed once per
+trace or step, never on a paint). ``--quick`` runs N = 128 and 256; the default 256, 512 and 1024.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np
+import torch
+from _common import machine_info, print_machine, print_table, write_json
+
+from model_core import DecodeSession, ModelConfig, Seq2SeqTransformer, teacher_forced_trace
+
+VOCAB = 8000
+MAX_LEN = 1100
+CLICK_MS = 100.0
+PANEL_MS = 1000.0
+#: the notebook viewer's JSON, measured (shared/DESIGN.md): bytes per attention weight at 512 tokens, 12 × 12 heads
+JSON_BYTES_PER_WEIGHT = 858e6 / (12 * 12 * 3 * 512 * 512)
+
+
+def build_model(seed: int) -> Seq2SeqTransformer:
+    torch.manual_seed(seed)
+    config = ModelConfig(src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, d_model=512, n_heads=8, n_encoder_layers=6,
+                         n_decoder_layers=6, d_ff=2048, dropout=0.0, max_len=MAX_LEN)
+    return Seq2SeqTransformer(config).eval()
+
+
+def median_ms(fn: Callable[[int], object], repeats: int, warmup: int = 1) -> float:
+    for i in range(warmup):
+        fn(i)
+    samples = []
+    for i in range(repeats):
+        start = time.perf_counter()
+        fn(warmup + i)
+        samples.append((time.perf_counter() - start) * 1000.0)
+    return statistics.median(samples)
+
+
+def bench_model(model: Seq2SeqTransformer, n: int, seed: int) -> tuple[dict[str, Any], Any]:
+    rng = np.random.default_rng(seed)
+    src = rng.integers(4, VOCAB, n).tolist()
+    out = rng.integers(4, VOCAB, n).tolist()
+    gc.collect()
+    start = time.perf_counter()
+    trace = teacher_forced_trace(model, src, out)
+    trace_ms = (time.perf_counter() - start) * 1000.0
+    session = DecodeSession(model, src, max_steps=n + 1)
+    session.force(out[: n - 1])
+    step_ms = median_ms(lambda _i: (session.step(out[n - 1]), session.back()), repeats=3)
+    attention_bytes = sum(trace.attention(k).nbytes for k in ("encoder_self", "decoder_self", "cross"))
+    weights = sum(trace.attention(k).size for k in ("encoder_self", "decoder_self", "cross"))
+    return {"trace_ms": trace_ms, "step_ms": step_ms, "trace_mb": attention_bytes / 1e6,
+            "json_mb_estimate": weights * JSON_BYTES_PER_WEIGHT / 1e6}, trace
+
+
+def bench_clicks(trace, repeats: int) -> dict[str, float]:
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    from viz_app.map_view import ViewSpec, apply_view, heatmap_view
+    from viz_app.widgets import AttentionHeatmap, HeadMosaic
+
+    heat = AttentionHeatmap()
+    heat.resize(1000, 800)
+    heat.show()
+    mosaic = HeadMosaic()
+    mosaic.resize(600, 500)
+    mosaic.show()
+    app.processEvents()
+    n = trace.n_steps
+    kinds = ("cross", "decoder_self", "encoder_self")
+
+    def show(spec: ViewSpec) -> None:
+        apply_view(heat, heatmap_view(trace, spec))
+        heat.repaint()
+        app.processEvents()
+
+    def overview(kind: str, step: int) -> None:
+        mosaic.set_maps(trace.attention(kind), current_row=step - 1, visible_rows=step)
+        mosaic.repaint()
+        app.processEvents()
+
+    out = {
+        "step": median_ms(lambda i: show(ViewSpec("cross", 2, 3, step=n - 1 - (i % 8) * 7)), repeats),
+        "head": median_ms(lambda i: show(ViewSpec("cross", i % 6, (i * 3) % 8, step=n)), repeats),
+        "mean_of_heads": median_ms(lambda i: show(ViewSpec("decoder_self", i % 6, None, step=n)), repeats),
+        "kind": median_ms(lambda i: show(ViewSpec(kinds[i % 3], 1, 1, step=n)), repeats),
+    }
+    overview("cross", n)  # the first view of a kind pools it once (timed separately below)
+    out["overview_step"] = median_ms(lambda i: overview("cross", n - 1 - (i % 8) * 7), repeats)
+    mosaic2 = HeadMosaic()
+    mosaic2.resize(600, 500)
+    mosaic2.show()
+    start = time.perf_counter()
+    mosaic2.set_maps(trace.attention("encoder_self"))
+    mosaic2.repaint()
+    app.processEvents()
+    out["overview_first"] = (time.perf_counter() - start) * 1000.0
+    for w in (heat, mosaic, mosaic2):
+        w.close()
+        w.deleteLater()
+    app.processEvents()
+    return out
+
+
+def bench_matplotlib(matrix: np.ndarray, tokens: list[str], repeats: int) -> float | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, ax = plt.subplots(figsize=(10, 8), dpi=100)
+    image = ax.imshow(matrix, cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
+    step = max(1, len(tokens) // 60)
+    ax.set_xticks(range(0, len(tokens), step), tokens[::step], rotation=90)
+    ax.set_yticks(range(0, len(tokens), step), tokens[::step])
+    fig.colorbar(image)
+
+    def redraw(i: int) -> None:
+        image.set_data(np.roll(matrix, i, axis=0))
+        fig.canvas.draw()
+
+    ms = median_ms(redraw, repeats)
+    plt.close(fig)
+    return ms
+
+
+def bench_analysis(trace) -> dict[str, float]:
+    from model_core.analysis import all_head_stats, trace_rollout, verify_trace
+
+    n = trace.n_steps
+    return {
+        "head_stats": median_ms(lambda _i: all_head_stats(trace, n), 1, warmup=0),
+        "rollout": median_ms(lambda _i: trace_rollout(trace), 1, warmup=0),
+        "verifier": median_ms(lambda _i: verify_trace(trace), 1, warmup=0),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="N = 128 and 256 only")
+    parser.add_argument("--lengths", type=int, nargs="+")
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", metavar="OUT")
+    args = parser.parse_args(argv)
+    lengths = args.lengths or ([128, 256] if args.quick else [256, 512, 1024])
+    info = machine_info()
+    print_machine(info)
+    torch.set_grad_enabled(False)
+    model = build_model(args.seed)
+    teacher_forced_trace(model, [5, 6, 7], [8, 9])  # warm-up: the first call pays for lazy initialisation
+    rows, result = [], {"machine": info, "rows": []}
+    for n in lengths:
+        figures, trace = bench_model(model, n, args.seed)
+        figures.update(bench_clicks(trace, args.repeats))
+        figures["matplotlib_ms"] = bench_matplotlib(np.ascontiguousarray(trace.cross[2, 3]), trace.src_tokens, max(3, args.repeats // 2))
+        figures.update(bench_analysis(trace))
+        figures["n"] = n
+        clicks = max(figures["step"], figures["head"], figures["mean_of_heads"], figures["kind"], figures["overview_step"])
+        panels = max(figures["head_stats"], figures["rollout"], figures["verifier"], figures["overview_first"])
+        figures["interactive"] = clicks <= CLICK_MS and panels <= PANEL_MS
+        result["rows"].append(figures)
+        mpl = figures["matplotlib_ms"]
+        rows.append([n, f"{figures['trace_ms']:.0f}", f"{figures['step_ms']:.0f}", f"{figures['trace_mb']:.0f}",
+                     f"{figures['json_mb_estimate']:.0f}", f"{figures['step']:.0f}", f"{figures['head']:.0f}",
+                     f"{figures['mean_of_heads']:.0f}", f"{figures['kind']:.0f}", f"{figures['overview_step']:.0f}",
+                     f"{figures['overview_first']:.0f}", "–" if mpl is None else f"{mpl:.0f}",
+                     "–" if mpl is None else f"{mpl / figures['head']:.1f}x", f"{figures['head_stats']:.0f}",
+                     f"{figures['rollout']:.0f}", f"{figures['verifier']:.0f}", "yes" if figures["interactive"] else "NO"])
+        del trace
+        gc.collect()
+    print_table(["N", "trace ms", "step ms", "trace MB", "JSON MB*", "step click", "head click", "mean click", "kind click",
+                 "overview", "overview 1st", "matplotlib", "mpl/head", "stats ms", "rollout ms", "verify ms", "interactive"], rows)
+    print(f"* what the notebook viewer's JSON would take for the same maps ({JSON_BYTES_PER_WEIGHT:.2f} bytes per weight, "
+          "measured at 512 tokens); clicks in ms, targets: click <= 100 ms, panel <= 1,000 ms")
+    if args.json:
+        write_json(args.json, result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

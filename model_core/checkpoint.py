@@ -199,12 +199,10 @@ def load_model(
         raise CheckpointError(f"{path.name}: the tokenizers in the metadata are invalid ({_short(exc)})") from exc
     _check_vocab(config, src_tok, tgt_tok)
     try:
-        with safe_open(str(path), framework="pt") as fh:
-            tensors = {k: fh.get_tensor(k) for k in fh.keys()}  # noqa: SIM118 - safe_open is not iterable
+        tensors = _read_tensors(path)
     except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
         raise CheckpointError(f"{path.name}: the weights cannot be read ({_short(exc)})") from exc
-    model = Seq2SeqTransformer(config)
-    load_state(model, tensors, path.name)
+    model = build_model(config, tensors, path.name)
     dev = resolve_device(device)
     model = model.to(device=dev, dtype=resolve_dtype(dtype, dev)).eval()
     try:
@@ -215,8 +213,49 @@ def load_model(
                        metadata=extra)
 
 
-def load_state(model: Seq2SeqTransformer, tensors: dict[str, torch.Tensor], label: str) -> None:
-    """Copy ``tensors`` into ``model`` after checking names, shapes and finiteness."""
+def _read_tensors(path: Path) -> dict[str, torch.Tensor]:
+    """Every tensor of a safetensors file, read into memory.
+
+    Why ``backend="pread"``: with the default mmap backend, safetensors 0.8 keeps about 8 KB of Python
+    objects alive for every file opened, for the life of the process (benchmarks/bench_soak.py saw the
+    window grow by that much per model switch); reading the bytes does not, and the model copies the
+    weights anyway. Older safetensors have no ``backend`` argument: they use their default.
+    """
+    try:
+        handle = safe_open(str(path), framework="pt", backend="pread")
+    except TypeError:
+        handle = safe_open(str(path), framework="pt")
+    with handle as fh:
+        return {k: fh.get_tensor(k) for k in fh.keys()}  # noqa: SIM118 - safe_open is not iterable
+
+
+#: the longest position table a checkpoint may ask for (the sinusoidal table is computed, not stored: an absurd
+#: ``max_len`` in a file's metadata would otherwise allocate gigabytes before anything else is checked)
+MAX_POSITIONS = 1 << 16
+
+
+def build_model(config: ModelConfig, tensors: dict[str, torch.Tensor], label: str) -> Seq2SeqTransformer:
+    """The model ``config`` describes, holding ``tensors``: checked against the weights before any allocation.
+
+    Why a skeleton on the ``meta`` device first: a checkpoint is untrusted, and a mutated size in its
+    configuration (a vocabulary of 10¹², a d_model of 10⁶) must be refused by comparing shapes, not
+    discovered by running out of memory while building the model.
+    """
+    if config.max_len > MAX_POSITIONS:
+        raise CheckpointError(f"{label}: max_len {config.max_len:,} is beyond the {MAX_POSITIONS:,} positions this app supports")
+    try:
+        with torch.device("meta"):
+            skeleton = Seq2SeqTransformer(config)
+    except (ValueError, RuntimeError, TypeError) as exc:
+        raise CheckpointError(f"{label}: the configuration does not describe a buildable model ({_short(exc)})") from exc
+    check_weights(skeleton, tensors, label)
+    model = Seq2SeqTransformer(config)
+    load_state(model, tensors, label)
+    return model
+
+
+def check_weights(model: Seq2SeqTransformer, tensors: dict[str, torch.Tensor], label: str) -> None:
+    """Names and shapes of ``tensors`` against what ``model`` (possibly a meta-device skeleton) expects."""
     expected = model.state_dict()
     optional = {TIED_KEY} if model.config.tie_output else set()
     missing = sorted(set(expected) - set(tensors) - optional)
@@ -231,6 +270,12 @@ def load_state(model: Seq2SeqTransformer, tensors: dict[str, torch.Tensor], labe
             raise CheckpointError(
                 f"{label}: weight {key} has shape {tuple(tensor.shape)}, the configuration implies {tuple(expected[key].shape)}"
             )
+
+
+def load_state(model: Seq2SeqTransformer, tensors: dict[str, torch.Tensor], label: str) -> None:
+    """Copy ``tensors`` into ``model`` after checking names, shapes and finiteness."""
+    check_weights(model, tensors, label)
+    for key, tensor in tensors.items():
         if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
             raise CheckpointError(f"{label}: weight {key} contains NaN or infinite values")
     model.load_state_dict(tensors, strict=False)

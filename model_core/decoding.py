@@ -409,12 +409,15 @@ def teacher_forced_trace(
                        torch.stack([a[0] for a in dec_out.cross_attentions]),
                        torch.log_softmax(dec_out.logits[0].float(), -1)]
             if capture_scores:
-                tensors += [torch.stack([a[0] for a in enc.scores]), torch.stack([a[0] for a in dec_out.self_scores]),
+                tensors += [torch.stack([a[0] for a in enc.scores]) if enc.scores else
+                            torch.zeros(0, heads, len(src_ids), len(src_ids)),
+                            torch.stack([a[0] for a in dec_out.self_scores]),
                             torch.stack([a[0] for a in dec_out.cross_scores])]
             host = _host(*tensors)
         else:
             s = len(src_ids)
-            host = _host(torch.stack([a[0] for a in enc.attentions]))
+            host = _host(torch.stack([a[0] for a in enc.attentions]) if enc.attentions else
+                         torch.zeros(0, heads, s, s))
             host += [np.zeros((layers, heads, 0, 0), np.float32), np.zeros((layers, heads, 0, s), np.float32),
                      np.zeros((0, c.tgt_vocab_size), np.float32)]
     scores = {}

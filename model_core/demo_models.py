@@ -33,7 +33,9 @@ class DemoSpec:
 DEMOS: dict[str, DemoSpec] = {
     "en-fr": DemoSpec("en-fr", epochs=30, n_train=24000),
     "en-zh": DemoSpec("en-zh", epochs=30, n_train=24000),
-    "reverse": DemoSpec("reverse", epochs=8, n_train=8000, overrides={"d_ff": 256, "n_encoder_layers": 2, "n_decoder_layers": 2}),
+    # 2 + 2 layers and 8 epochs on 8,000 sequences reached 81 %, the small preset 30 epochs on 12,000 97.8 %: the errors
+    # are runs of a repeated symbol counted wrong, which more sequences (and no dropout: nothing to regularise) fix
+    "reverse": DemoSpec("reverse", epochs=40, n_train=24000, overrides={"dropout": 0.0}),
 }
 
 

@@ -4,6 +4,9 @@ cross-attention against gold word alignments, per decoder layer and per head.
 AER follows Och & Ney with sure = possible = gold links: ``1 - 2|A∩G| / (|A| + |G|)``. The
 predicted link of each target token is the argmax of its cross-attention row over the real source
 tokens, read at the query that predicts the token (decoder input position t predicts output t).
+Scored tokens: for a word of several target tokens (a Chinese word is several characters) only its
+first token, and only tokens the gold marks as translating something — a token marked explicitly
+unaligned (a Chinese 的) has no source counterpart, so no attention row can be right or wrong about it.
 """
 
 from __future__ import annotations
@@ -116,12 +119,19 @@ def _argmax_links(maps: np.ndarray, out_ids: list[list[int]], n_src: list[int]) 
     return links
 
 
+def scored_positions(example: HeldOut) -> set[int]:
+    """Target positions scored by the AER: the first token of each word, when the gold aligns it to something."""
+    starts = example.word_start or (True,) * len(example.alignment or ())
+    return {t for t, (links, start) in enumerate(zip(example.alignment or (), starts, strict=True)) if links and start}
+
+
 def evaluate(bundle: ModelBundle, heldout: Sequence[HeldOut], task: str = "", batch_size: int = 64,
              tgt_joiner: str = " ") -> EvalReport:
     model, src_tok, tgt_tok = bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer
     c = model.config
     hyps, refs, failures = [], [], []
     gold_links: list[set[tuple[int, int]]] = []
+    scored: list[set[int]] = []  # per sentence: the target positions whose predicted link is scored
     head_links: list[list[set]] | None = None
     layer_links: list[list[set]] | None = None
     has_alignment = all(h.alignment is not None for h in heldout) and bool(heldout)
@@ -147,13 +157,15 @@ def evaluate(bundle: ModelBundle, heldout: Sequence[HeldOut], task: str = "", ba
             head_links = ph if head_links is None else [a + b for a, b in zip(head_links, ph, strict=True)]
             layer_links = pl if layer_links is None else [a + b for a, b in zip(layer_links, pl, strict=True)]
             for h in chunk:
-                gold_links.append({(t, s) for t, srcs in enumerate(h.alignment or ()) for s in srcs})
+                positions = scored_positions(h)
+                scored.append(positions)
+                gold_links.append({(t, s) for t, srcs in enumerate(h.alignment or ()) for s in srcs if t in positions})
     exact = sum(h == r for h, r in zip(hyps, refs, strict=True)) / max(len(refs), 1)
     bleu = sacrebleu.corpus_bleu(hyps, [refs], tokenize="zh" if tgt_joiner == "" else "13a").score if refs else 0.0
     report = EvalReport(task, len(refs), exact, bleu, failures=failures)
     if has_alignment and layer_links is not None and head_links is not None:
         def corpus_aer(per_sentence: list[set]) -> float:
-            pred = {(i, t, s) for i, links in enumerate(per_sentence) for t, s in links}
+            pred = {(i, t, s) for i, links in enumerate(per_sentence) for t, s in links if t in scored[i]}
             gold = {(i, t, s) for i, links in enumerate(gold_links) for t, s in links}
             return alignment_error_rate(pred, gold)
 

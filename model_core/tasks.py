@@ -26,6 +26,7 @@ class HeldOut:
     src_text: str
     tgt_text: str
     alignment: tuple[tuple[int, ...], ...] | None = None
+    word_start: tuple[bool, ...] = ()  # empty: every target token begins a word
 
 
 @dataclass
@@ -65,7 +66,7 @@ def prepare_task(task: str, n_train: int | None = None, n_valid: int = 500, n_te
         tgt_tok = Tokenizer.build_word_level(e.tgt for e in train_ex + test_ex)
         pairs = [encode_pair(src_tok, tgt_tok, e.src_text, e.tgt_text, {}) for e in train_ex]
         joiner = train_ex[0].tgt_joiner if train_ex else " "
-        test = [HeldOut(e.src_text, e.tgt_text, e.alignment) for e in test_ex]
+        test = [HeldOut(e.src_text, e.tgt_text, e.alignment, e.word_start) for e in test_ex]
         return TaskData(task, src_tok, tgt_tok, pairs[:n_train], pairs[n_train:], test, joiner)
     path = Path(task)
     if not path.exists():

@@ -52,14 +52,20 @@ class Example:
     tgt: tuple[str, ...]
     alignment: tuple[tuple[int, ...], ...]
     tgt_joiner: str = " "
+    #: which target tokens begin a word: False for the second and later characters of a Chinese word
+    #: (a word is several tokens there); empty means every token is a word of its own
+    word_start: tuple[bool, ...] = ()
 
     def __post_init__(self) -> None:
         # Coerce lists to tuples so examples stay hashable and immutable whatever callers pass.
         object.__setattr__(self, "src", tuple(self.src))
         object.__setattr__(self, "tgt", tuple(self.tgt))
         object.__setattr__(self, "alignment", tuple(tuple(a) for a in self.alignment))
+        object.__setattr__(self, "word_start", tuple(bool(b) for b in self.word_start))
         if len(self.alignment) != len(self.tgt):
             raise ValueError(f"alignment has {len(self.alignment)} entries for {len(self.tgt)} target tokens")
+        if self.word_start and len(self.word_start) != len(self.tgt):
+            raise ValueError(f"word_start has {len(self.word_start)} entries for {len(self.tgt)} target tokens")
         n = len(self.src)
         for j, links in enumerate(self.alignment):
             for i in links:

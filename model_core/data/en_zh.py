@@ -95,12 +95,12 @@ _NUM_ZH = {"a": "一", "two": "两", "three": "三", "four": "四", "five": "五
 _FRAMES_ZH = {"in": ("在", "里"), "on": ("在", "上"), "under": ("在", "下"), "near": ("在", "附近"),
               "behind": ("在", "后面"), "with": ("跟", "一起"), "for": ("给", "")}
 
-Token = tuple[str, tuple[int, ...]]
+Token = tuple[str, tuple[int, ...], bool]  # character, alignment, whether it begins its word
 
 
 def _chars(word: str, links: tuple[int, ...]) -> list[Token]:
-    """One token per character, all sharing the word's alignment."""
-    return [(ch, links) for ch in word]
+    """One token per character, all sharing the word's alignment; the first one begins the word."""
+    return [(ch, links, i == 0) for i, ch in enumerate(word)]
 
 
 def _zh_np(np: NP) -> list[Token]:
@@ -149,14 +149,19 @@ def _zh_clause(clause: Clause) -> list[Token]:
     return out
 
 
-def realise(sentence: Sentence) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
-    """Chinese characters and their alignment for a parsed sentence."""
+def _tokens(sentence: Sentence) -> list[Token]:
     out: list[Token] = []
     for k, clause in enumerate(sentence.clauses):
         if k:
             out += _chars("并且", (sentence.and_i[k - 1],))
         out += _zh_clause(clause)
-    return tuple(t for t, _ in out), tuple(a for _, a in out)
+    return out
+
+
+def realise(sentence: Sentence) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
+    """Chinese characters and their alignment for a parsed sentence."""
+    out = _tokens(sentence)
+    return tuple(t for t, _, _ in out), tuple(a for _, a, _ in out)
 
 
 def translate(tokens: Sequence[str] | str) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
@@ -173,5 +178,6 @@ def draw(task: str, rng: random.Random, split: Split) -> Example | None:
     if drawn is None:
         return None
     tokens, sentence = drawn
-    tgt, alignment = realise(sentence)
-    return Example(tokens, tgt, alignment, tgt_joiner="")
+    out = _tokens(sentence)
+    return Example(tokens, tuple(t for t, _, _ in out), tuple(a for _, a, _ in out), tgt_joiner="",
+                   word_start=tuple(w for _, _, w in out))

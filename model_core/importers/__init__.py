@@ -122,10 +122,17 @@ def open_model(
     if options.norm_position is None and "norm_position" in saved:
         options.norm_position = saved["norm_position"]
     keys = set(tensors)
-    if torch_tutorial.matches(keys):
-        return torch_tutorial.convert(tensors, path, options, device, dtype)
-    if seed_tutorial.matches(keys):
-        return seed_tutorial.convert(tensors, path, options, device, dtype)
+    for importer in (torch_tutorial, seed_tutorial):
+        if importer.matches(keys):
+            try:
+                return importer.convert(tensors, path, options, device, dtype)
+            except CheckpointError:
+                raise
+            except (ValueError, TypeError, ZeroDivisionError, IndexError, RuntimeError) as exc:
+                # the importers check what they know to check; a file mutated in a way they did not foresee
+                # still gets one line, not a traceback (tests/core/test_fuzz.py mutates files at random)
+                text = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+                raise CheckpointError(f"{path.name}: the weights do not form a model this app can build ({text})") from exc
     sample = ", ".join(sorted(keys)[:4])
     raise CheckpointError(f"{path.name}: a PyTorch state_dict of an architecture this app does not know (keys like {sample})")
 

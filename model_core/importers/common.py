@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import struct
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -12,10 +13,9 @@ from typing import Any
 
 import torch
 
-from ..checkpoint import CheckpointError, ModelBundle, load_state
+from ..checkpoint import CheckpointError, ModelBundle, build_model
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
-from ..model import Seq2SeqTransformer
 from ..tokenizers import Tokenizer
 
 #: What each option means, for messages and the app's dialog.
@@ -119,7 +119,8 @@ def load_pickle_safely(path: Path) -> Any:
                 f"save a plain state_dict with torch.save(model.state_dict(), ...)"
             ) from exc
         raise CheckpointError(f"{path.name}: not a readable PyTorch file (corrupt or not a pickle)") from exc
-    except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, AttributeError, KeyError) as exc:
+    except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, AttributeError, KeyError, IndexError,
+            TypeError, UnicodeDecodeError, OverflowError, struct.error) as exc:  # what torch's unpickler raises on garbage
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CheckpointError(f"{path.name}: not a readable PyTorch file ({text[:160]})") from exc
 
@@ -194,8 +195,7 @@ def build_bundle(
 ) -> ModelBundle:
     """The model with its weights; ``pe_table`` replaces the computed sinusoidal table with the file's own
     (tutorials compute it in float32, which differs from ours by ~1e-4 at positions in the thousands)."""
-    model = Seq2SeqTransformer(config)
-    load_state(model, tensors, path.name)
+    model = build_model(config, tensors, path.name)
     if pe_table is not None:
         model.pe_table = pe_table.reshape(-1, config.d_model).float().clone()
     dev = resolve_device(device)

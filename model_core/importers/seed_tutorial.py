@@ -80,6 +80,8 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     if missing:
         raise NeedsHyperparameters(path, missing)
     assert heads is not None
+    if int(heads) <= 0 or d_model <= 0:
+        raise CheckpointError(f"{where}: d_model {d_model} and {heads} heads: both must be positive")
     if d_model % heads:
         raise CheckpointError(f"{where}: d_model {d_model} is not divisible by {heads} heads")
     norm_position = options.norm_position
@@ -87,7 +89,7 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
         raise CheckpointError(f"{where}: norm position must be 'pre' or 'post', not {norm_position!r}")
     d_ff = require(tensors, f"{first}.feed_forward.linear1.weight", where).shape[0]
     d_head = d_model // heads
-    if kv_rows % d_head or heads % (kv_rows // d_head):
+    if kv_rows <= 0 or kv_rows % d_head or heads % (kv_rows // d_head):
         raise CheckpointError(f"{where}: W_k has {kv_rows} outputs, not a whole number of {d_head}-dim heads dividing {heads}")
     n_kv = kv_rows // d_head
     table = None

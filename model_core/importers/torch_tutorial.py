@@ -39,6 +39,10 @@ def matches(keys: set[str]) -> bool:
 def _split_in_proj(out: dict, tensors: dict, src: str, dst: str, where: str) -> None:
     w = require(tensors, f"{src}.in_proj_weight", where)
     b = require(tensors, f"{src}.in_proj_bias", where)
+    d = w.shape[-1] if w.dim() == 2 else -1
+    if w.dim() != 2 or w.shape[0] != 3 * d or tuple(b.shape) != (3 * d,):
+        raise CheckpointError(f"{where}: {src}.in_proj_weight/bias have shapes {tuple(w.shape)}/{tuple(b.shape)}, "
+                              f"expected [3·d, d]/[3·d] (the packed query, key and value projections)")
     for name, wi, bi in zip(("q_proj", "k_proj", "v_proj"), w.chunk(3), b.chunk(3), strict=True):
         out[f"{dst}.{name}.weight"], out[f"{dst}.{name}.bias"] = wi, bi
     out[f"{dst}.out_proj.weight"] = require(tensors, f"{src}.out_proj.weight", where)
@@ -71,6 +75,8 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     if not torch.allclose(pe[:, 0].float(), reference, atol=2e-3):
         raise CheckpointError(f"{where}: positional_encoding.pos_embedding is not the tutorial's sinusoidal table")
     heads = int(options.heads)  # type: ignore[arg-type]
+    if heads <= 0:
+        raise CheckpointError(f"{where}: the number of heads must be a positive whole number, not {heads}")
     if d_model % heads:
         raise CheckpointError(f"{where}: d_model {d_model} is not divisible by {heads} heads")
     src_tokens = read_vocab(options.src_vocab, "source")  # type: ignore[arg-type]

@@ -343,3 +343,23 @@ def test_load_tsv_rejects_a_file_without_pairs(tmp_path, content: bytes) -> None
     path.write_bytes(content)
     with pytest.raises(CorpusError, match=r"empty\.tsv"):
         load_tsv(path)
+
+
+def test_chinese_words_mark_their_first_character_and_the_aer_scores_only_those():
+    from model_core.data import generate
+    from model_core.evaluation import scored_positions
+    from model_core.tasks import HeldOut
+
+    for example in generate("en-zh", 20, seed=3, split="test"):
+        assert len(example.word_start) == len(example.tgt) and example.word_start[0]
+        held = HeldOut(example.src_text, example.tgt_text, example.alignment, example.word_start)
+        scored = scored_positions(held)
+        for t, (links, start) in enumerate(zip(example.alignment, example.word_start, strict=True)):
+            assert (t in scored) == (bool(links) and start)
+            if not start:  # a later character of a word shares the alignment of the word's first one
+                first = max(i for i in range(t) if example.word_start[i])
+                assert example.alignment[t] == example.alignment[first]
+    french = generate("en-fr", 5, seed=3, split="test")[0]
+    assert french.word_start == ()  # one token per word: every aligned token is scored
+    held = HeldOut(french.src_text, french.tgt_text, french.alignment, french.word_start)
+    assert scored_positions(held) == {t for t, links in enumerate(french.alignment) if links}

@@ -1,30 +1,51 @@
 """Property-based tests (hypothesis): tokenizers, decoding sessions and checkpoint loading.
 
 The normal run uses a bounded number of examples; ``ATTENTION_SCOPE_FUZZ=long`` selects a longer
-profile (hundreds of examples per property).
+profile (hundreds of examples per property; the profiles are registered in tests/conftest.py)::
+
+    ATTENTION_SCOPE_FUZZ=long python -m pytest tests/core/test_fuzz.py
+
+Broken checkpoints are made by mutating a valid checkpoint of every supported format — the native
+``.safetensors``, the PyTorch tutorial's ``nn.Transformer`` state_dict ``.pt`` (with its vocabulary
+files), the seed tutorial's ``.pth`` and a Hugging Face (Marian) folder — by truncating, flipping
+bytes, dropping weights, changing shapes and writing wrong metadata; each must give one
+``CheckpointError`` line, or load into a model that works, and never another exception or a hang.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import math
 import os
 import random
+import resource
+import shutil
+import tempfile
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 import torch
 from conftest import tiny_bundle, tiny_model
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from safetensors import safe_open
+from safetensors.torch import save_file
 
 from model_core import CheckpointError, DecodeSession, DecodingSettings, load_model, save_model, teacher_forced_trace
-from model_core.importers import open_model
+from model_core.importers import ImportOptions, open_model
 from model_core.tokenizers import Tokenizer
 
-LONG = os.environ.get("ATTENTION_SCOPE_FUZZ") == "long"
-settings.register_profile("attention-scope", max_examples=400 if LONG else 40, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-settings.load_profile("attention-scope")
+# read as tests/conftest.py reads it (which loads the hypothesis profile: "attention-scope" or "attention-scope-long");
+# not imported from there, since under tests/app the name ``conftest`` may be that folder's conftest
+LONG = os.environ.get("ATTENTION_SCOPE_FUZZ", "").strip().lower() == "long"
 
 NASTY = st.one_of(
     st.text(max_size=200),
@@ -176,3 +197,412 @@ def test_mutated_checkpoints_give_clear_errors(good_files, tmp_path, fmt):
 def _write(path, data):
     path.write_bytes(data)
     return path
+
+
+# --------------------------------------------------------------------------- every supported format, mutated
+FORMATS = ("native", "torch-tutorial", "seed-tutorial", "hf-marian")
+#: what a mutated file may hold where a number or a name should be
+NASTY = st.sampled_from([-1, 0, 1, 2, 3, 7, 1000, 1.5, -0.5, math.nan, math.inf, "", "x", "<pad>", None, True, [], {}, [1, 2],
+                         {"a": 1}])
+EXAMPLES_PER_CASE = 40 if LONG else 2
+MEMORY_HEADROOM = 3 << 30  # bytes a single open_model may add before an allocation fails (instead of the machine swapping)
+SECONDS_PER_OPEN = 60.0  # far above a normal open (< 1 s): this bounds a hang
+
+
+@dataclass(frozen=True)
+class ValidCheckpoint:
+    """A valid checkpoint of one format: a folder holding everything it needs (copied before each mutation)."""
+
+    fmt: str
+    folder: Path
+    target: str  # what open_model is given, relative to the folder
+    weights: str  # the file holding the tensors, relative to the folder
+    options: dict[str, Any] = field(default_factory=dict)  # ImportOptions fields; vocabulary files relative to the folder
+    probe: tuple[str, str] = ("w1 w2", "t1 t2")  # a sentence pair to run through a model that did load
+
+    def open(self, root: Path, options: dict[str, Any] | None = None):
+        given = {**self.options, **(options or {})}
+        resolved = {k: str(root / v) if k in ("src_vocab", "tgt_vocab") and isinstance(v, str) else v for k, v in given.items()}
+        return open_model(root / self.target, ImportOptions(**resolved), device="cpu")
+
+
+@pytest.fixture(scope="module")
+def valid_checkpoints(tmp_path_factory) -> dict[str, ValidCheckpoint]:
+    """One valid checkpoint of every format the app opens, built the way its users make them (random weights)."""
+    from test_import_hf import build_marian
+    from test_import_tutorials import SeedTransformer, TutorialSeq2Seq, tutorial_vocab
+
+    root = tmp_path_factory.mktemp("valid-checkpoints")
+    out: dict[str, ValidCheckpoint] = {}
+
+    folder = root / "native"
+    folder.mkdir()
+    bundle = tiny_bundle(seed=4)
+    save_model(folder / "m.safetensors", bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer, name="fuzz")
+    out["native"] = ValidCheckpoint("native", folder, "m.safetensors", "m.safetensors")
+
+    folder = root / "torch-tutorial"
+    folder.mkdir()
+    torch.manual_seed(5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # nn.Transformer's nested-tensor note for sequence-first models
+        tutorial = TutorialSeq2Seq(2, 2, 32, 4, 30, 40).eval()
+    torch.save(tutorial.state_dict(), folder / "tutorial.pt")
+    (folder / "src.txt").write_text("\n".join(tutorial_vocab(30, "de")) + "\n", encoding="utf-8")
+    (folder / "tgt.json").write_text(json.dumps(tutorial_vocab(40, "en")), encoding="utf-8")
+    out["torch-tutorial"] = ValidCheckpoint("torch-tutorial", folder, "tutorial.pt", "tutorial.pt",
+                                            {"src_vocab": "src.txt", "tgt_vocab": "tgt.json", "heads": 4}, ("de1 de2", "en1 en2"))
+
+    folder = root / "seed-tutorial"
+    folder.mkdir()
+    torch.manual_seed(6)
+    specials = ["<pad>", "<bos>", "<eos>", "<unk>"]
+    torch.save({"model_state_dict": SeedTransformer().eval().state_dict(), "src_vocab": specials + [f"s{i}" for i in range(26)],
+                "tgt_vocab": specials + [f"t{i}" for i in range(36)], "config": {"n_heads": 4, "norm_first": True}, "epoch": 3},
+               folder / "seed.pth")
+    out["seed-tutorial"] = ValidCheckpoint("seed-tutorial", folder, "seed.pth", "seed.pth", {}, ("s1 s2", "t1 t2"))
+
+    work = root / "marian-build"
+    work.mkdir()
+    torch.manual_seed(7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # MarianTokenizer recommends sacremoses, which this offline test does not need
+        model, tok = build_marian(work)
+        model.save_pretrained(root / "hf-marian" / "tiny-marian")
+        tok.save_pretrained(root / "hf-marian" / "tiny-marian")
+    shutil.rmtree(work)
+    out["hf-marian"] = ValidCheckpoint("hf-marian", root / "hf-marian", "tiny-marian", "tiny-marian/model.safetensors", {},
+                                       ("the cat sat", "le chat"))
+    return out
+
+
+@contextlib.contextmanager
+def bounded_memory(headroom: int = MEMORY_HEADROOM):
+    """Cap this process's address space for the block, so an absurd allocation fails at once.
+
+    Why: a mutated size (a layer count, a vocabulary size) must be refused, not obeyed; without a cap
+    a wrong answer would not fail the test but swap or OOM-kill the machine running it.
+    """
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            used = int(fh.read().split()[0]) * resource.getpagesize()
+    except OSError:  # not Linux: no cap (the test still runs, only without the safety net)
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = used + headroom if hard == resource.RLIM_INFINITY else min(hard, used + headroom)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def open_checked(valid: ValidCheckpoint, root: Path, options: dict[str, Any] | None = None) -> str:
+    """Open the copy in ``root``: "refused" with one clear line, or "loaded" into a model that runs; any other
+    exception fails the test."""
+    started = time.perf_counter()
+    with bounded_memory(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # as in the app: a library's warning is not an error
+        try:
+            bundle = valid.open(root, options)
+        except CheckpointError as exc:
+            message = str(exc)
+            assert message.strip() and "\n" not in message and len(message) < 600, f"not one clear line: {message!r}"
+            outcome = "refused"
+        else:
+            bundle.trace(*valid.probe)  # it loaded: it must work (a flipped bit inside a weight can leave a usable file)
+            outcome = "loaded"
+    assert time.perf_counter() - started < SECONDS_PER_OPEN, "opening the file took far too long"
+    return outcome
+
+
+def read_weights(valid: ValidCheckpoint, root: Path) -> tuple[dict[str, torch.Tensor], Callable[[dict[str, torch.Tensor]], None]]:
+    """The tensors of the copy in ``root`` and a function that writes changed tensors back in the same format."""
+    path = root / valid.weights
+    if path.suffix == ".safetensors":
+        with safe_open(str(path), framework="pt") as fh:
+            meta = fh.metadata()
+            tensors = {k: fh.get_tensor(k) for k in fh.keys()}  # noqa: SIM118 - safe_open is not iterable
+        return tensors, lambda t: save_file(t, str(path), metadata=meta)
+    obj = torch.load(path, map_location="cpu", weights_only=True)
+    if "model_state_dict" in obj:
+        return dict(obj["model_state_dict"]), lambda t: torch.save({**obj, "model_state_dict": t}, path)
+    return dict(obj), lambda t: torch.save(t, path)
+
+
+def truncate(valid: ValidCheckpoint, root: Path, data) -> dict | None:
+    path = root / valid.weights
+    raw = path.read_bytes()
+    path.write_bytes(raw[: data.draw(st.integers(0, len(raw) - 1), label="cut at")])
+    return None
+
+
+def flip_bytes(valid: ValidCheckpoint, root: Path, data) -> dict | None:
+    path = root / valid.weights
+    raw = bytearray(path.read_bytes())
+    header = min(len(raw), 4096)  # where the structure is: flips there are the interesting ones
+    offsets = data.draw(st.lists(st.one_of(st.integers(0, header - 1), st.integers(0, len(raw) - 1)), min_size=1, max_size=24),
+                        label="offsets")
+    for offset in offsets:
+        raw[offset] ^= data.draw(st.integers(1, 255), label="xor")
+    path.write_bytes(bytes(raw))
+    return None
+
+
+def drop_weight(valid: ValidCheckpoint, root: Path, data) -> dict | None:
+    tensors, write = read_weights(valid, root)
+    del tensors[data.draw(st.sampled_from(sorted(tensors)), label="dropped")]
+    write(tensors)
+    return None
+
+
+RESHAPES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "one row less": lambda t: t[:-1] if t.dim() and t.shape[0] > 1 else t.reshape(-1)[:0],
+    "one row more": lambda t: torch.cat([t, t[:1]]) if t.dim() else t.reshape(1).repeat(2),
+    "transposed or a column": lambda t: t.t() if t.dim() == 2 and t.shape[0] != t.shape[1] else t.reshape(-1, 1),
+    "flattened": lambda t: t.reshape(-1) if t.dim() != 1 else t.reshape(1, -1),
+    "scalar": lambda t: t.reshape(-1)[:1].reshape(()),
+    "extra dimension": lambda t: t.unsqueeze(0),
+    "empty": lambda t: t.reshape(-1)[:0],
+}
+
+
+def change_shape(valid: ValidCheckpoint, root: Path, data) -> dict | None:
+    tensors, write = read_weights(valid, root)
+    key = data.draw(st.sampled_from(sorted(tensors)), label="reshaped")
+    tensors[key] = RESHAPES[data.draw(st.sampled_from(sorted(RESHAPES)), label="how")](tensors[key]).contiguous().clone()
+    write(tensors)
+    return None
+
+
+def garble_structure(obj: dict | list, data) -> dict | list:
+    """A copy of a non-empty dict or list with one entry set to a nasty value, dropped, or added (a list: duplicated)."""
+    obj = dict(obj) if isinstance(obj, dict) else list(obj)
+    how = data.draw(st.sampled_from(["set item", "drop item", "add item"]), label="edit")
+    if isinstance(obj, dict):
+        key = data.draw(st.sampled_from(sorted(obj, key=str)), label="field")
+        if how == "set item":
+            obj[key] = data.draw(NASTY, label="value")
+        elif how == "drop item":
+            del obj[key]
+        else:
+            obj["no_such_field"] = data.draw(NASTY, label="value")
+    else:
+        index = data.draw(st.integers(0, len(obj) - 1), label="index")
+        if how == "set item":
+            obj[index] = data.draw(NASTY, label="value")
+        elif how == "drop item":
+            del obj[index]
+        else:
+            obj.insert(index, obj[index])  # a duplicated entry
+    return obj
+
+
+def garble_json(text: str, data) -> str:
+    """A JSON document made wrong: cut, replaced, of another type, or with one entry changed (see garble_structure)."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError:
+        obj = None
+    editable = isinstance(obj, (dict, list)) and bool(obj)
+    how = data.draw(st.sampled_from(["cut", "garbage", "other type", *(["edit"] if editable else [])]), label="garble")
+    if how == "cut":
+        return text[: data.draw(st.integers(0, max(len(text) - 1, 0)), label="cut at")]
+    if how == "garbage":
+        return data.draw(st.text(max_size=40), label="garbage")
+    if how == "other type":
+        return data.draw(st.sampled_from(["[]", "{}", "null", "3", '"x"', "true", "[{}]"]), label="other")
+    return json.dumps(garble_structure(obj, data))
+
+
+def garble_bytes(path: Path, data) -> None:
+    raw = path.read_bytes()
+    how = data.draw(st.sampled_from(["empty", "cut", "random bytes", "not UTF-8"]), label="garble file")
+    if how == "empty":
+        path.write_bytes(b"")
+    elif how == "cut":
+        path.write_bytes(raw[: data.draw(st.integers(0, max(len(raw) - 1, 0)), label="cut at")])
+    elif how == "random bytes":
+        path.write_bytes(data.draw(st.binary(min_size=1, max_size=200), label="bytes"))
+    else:
+        path.write_bytes(b"\xff\xfe\x00" + raw)
+
+
+def wrong_metadata(valid: ValidCheckpoint, root: Path, data) -> dict | None:
+    """What is not a weight made wrong: the native metadata, vocabularies, saved hyperparameters, config.json, answers."""
+    if valid.fmt == "native":
+        tensors, _ = read_weights(valid, root)
+        path = root / valid.weights
+        with safe_open(str(path), framework="pt") as fh:
+            meta = dict(fh.metadata())
+        key = data.draw(st.sampled_from(sorted(meta)), label="metadata field")
+        meta[key] = garble_json(meta[key], data)
+        save_file(tensors, str(path), metadata=meta)
+        return None
+    if valid.fmt == "torch-tutorial":
+        where = data.draw(st.sampled_from(["src.txt", "tgt.json", "heads", "saved beside the weights"]), label="where")
+        if where == "src.txt":
+            path = root / "src.txt"
+            if data.draw(st.booleans(), label="as bytes"):
+                garble_bytes(path, data)
+            else:
+                lines = path.read_text(encoding="utf-8").splitlines()
+                index = data.draw(st.integers(0, len(lines) - 1), label="line")
+                edit = data.draw(st.sampled_from(["drop", "duplicate", "blank"]), label="edit")
+                if edit == "drop":
+                    del lines[index]
+                elif edit == "duplicate":
+                    lines.insert(index, lines[index])
+                else:
+                    lines[index] = ""
+                path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        elif where == "tgt.json":
+            path = root / "tgt.json"
+            path.write_text(garble_json(path.read_text(encoding="utf-8"), data), encoding="utf-8")
+        elif where == "heads":
+            return {"heads": data.draw(st.sampled_from([-1, 0, 1, 3, 5, 7, 16, 64]), label="heads")}
+        else:
+            tensors, _ = read_weights(valid, root)
+            extras = {data.draw(st.sampled_from(["config", "src_vocab", "tgt_vocab", "args", "epoch"]), label="extra"): data.draw(
+                st.one_of(NASTY, st.dictionaries(st.sampled_from(["n_heads", "nhead", "norm_first", "d_model"]), NASTY, max_size=3)),
+                label="value")}
+            torch.save({"state_dict": tensors, **extras}, root / valid.weights)
+        return None
+    if valid.fmt == "seed-tutorial":
+        path = root / valid.weights
+        obj = torch.load(path, map_location="cpu", weights_only=True)
+        key = data.draw(st.sampled_from(["src_vocab", "tgt_vocab", "config", "model_state_dict", "epoch"]), label="entry")
+        if key in ("src_vocab", "tgt_vocab", "config") and data.draw(st.booleans(), label="edit inside"):
+            obj[key] = garble_structure(obj[key], data)
+        else:
+            obj[key] = data.draw(NASTY, label="value")
+        torch.save(obj, path)
+        return None
+    folder = root / valid.target
+    name = data.draw(st.sampled_from(["config.json", "config.json", "tokenizer_config.json", "vocab.json", "generation_config.json",
+                                      "source.spm"]), label="file")
+    path = folder / name
+    if name.endswith(".json") and data.draw(st.integers(0, 3), label="as bytes") > 0:
+        try:
+            path.write_text(garble_json(path.read_text(encoding="utf-8"), data), encoding="utf-8")
+        except (UnicodeDecodeError, ValueError):
+            garble_bytes(path, data)
+    else:
+        garble_bytes(path, data)
+    return None
+
+
+MUTATIONS: dict[str, Callable[[ValidCheckpoint, Path, Any], dict | None]] = {
+    "truncate": truncate, "flip bytes": flip_bytes, "drop a weight": drop_weight, "change a shape": change_shape,
+    "wrong metadata": wrong_metadata,
+}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_valid_checkpoints_open_and_run(valid_checkpoints, tmp_path, fmt):
+    """The corpus is only meaningful if the unmutated files are good."""
+    valid = valid_checkpoints[fmt]
+    root = tmp_path / "copy"
+    shutil.copytree(valid.folder, root)
+    assert open_checked(valid, root) == "loaded"
+
+
+@pytest.mark.parametrize("mutation", list(MUTATIONS))
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_mutated_checkpoints_of_every_format_give_one_clear_error(valid_checkpoints, fmt, mutation):
+    valid = valid_checkpoints[fmt]
+    outcomes: list[str] = []
+
+    @settings(max_examples=EXAMPLES_PER_CASE, database=None)
+    @given(data=st.data())
+    def mutate_and_open(data) -> None:
+        with tempfile.TemporaryDirectory(prefix="fuzz-checkpoint-") as tmp:
+            root = Path(tmp) / "copy"
+            shutil.copytree(valid.folder, root)
+            options = MUTATIONS[mutation](valid, root, data)
+            outcomes.append(open_checked(valid, root, options))
+
+    mutate_and_open()
+    assert outcomes
+    if mutation == "truncate":  # a cut file is never usable
+        assert set(outcomes) <= {"refused"}
+
+
+# --------------------------------------------------------------------------- the bugs fuzzing found, pinned down (fixed)
+def _copy(valid: ValidCheckpoint, tmp_path: Path) -> Path:
+    root = tmp_path / "copy"
+    shutil.copytree(valid.folder, root)
+    return root
+
+
+def _refused(valid: ValidCheckpoint, root: Path, options: dict[str, Any] | None = None) -> str:
+    with bounded_memory(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(CheckpointError) as info:
+            valid.open(root, options)
+    assert "\n" not in str(info.value)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("fmt", ["torch-tutorial", "seed-tutorial"])
+def test_a_pt_whose_first_byte_changed_is_refused(valid_checkpoints, tmp_path, fmt):
+    valid = valid_checkpoints[fmt]
+    root = _copy(valid, tmp_path)
+    path = root / valid.weights
+    raw = bytearray(path.read_bytes())
+    raw[0] ^= 1  # "PK" (a zip) becomes "QK": torch reads it as a legacy pickle stream
+    path.write_bytes(bytes(raw))
+    _refused(valid, root)
+
+
+@pytest.mark.parametrize("how", ["extra dimension", "scalar"])
+def test_a_tutorial_attention_bias_of_the_wrong_shape_is_refused(valid_checkpoints, tmp_path, how):
+    valid = valid_checkpoints["torch-tutorial"]
+    root = _copy(valid, tmp_path)
+    tensors, write = read_weights(valid, root)
+    key = "transformer.encoder.layers.0.self_attn.in_proj_bias"
+    tensors[key] = RESHAPES[how](tensors[key]).contiguous().clone()
+    write(tensors)
+    _refused(valid, root)
+
+
+@pytest.mark.parametrize("heads", [-1, 0])
+def test_an_impossible_head_count_answer_is_refused(valid_checkpoints, tmp_path, heads):
+    valid = valid_checkpoints["torch-tutorial"]
+    _refused(valid, _copy(valid, tmp_path), {"heads": heads})
+
+
+@pytest.mark.parametrize("key", ["encoder.layers.0.self_attn.W_k.weight", "encoder.layers.0.feed_forward.linear1.weight"])
+def test_an_empty_seed_weight_is_refused(valid_checkpoints, tmp_path, key):
+    valid = valid_checkpoints["seed-tutorial"]
+    root = _copy(valid, tmp_path)
+    tensors, write = read_weights(valid, root)
+    tensors[key] = RESHAPES["empty"](tensors[key]).clone()
+    write(tensors)
+    _refused(valid, root)
+
+
+@pytest.mark.parametrize(("field_name", "value"), [("max_len", 10**12)])  # d_model=10**6 too (slower)
+def test_absurd_sizes_in_the_native_metadata_are_refused_without_allocating(valid_checkpoints, tmp_path, field_name, value):
+    """A mutated size must be checked against the weights before the model is built (building it allocates the size)."""
+    valid = valid_checkpoints["native"]
+    root = _copy(valid, tmp_path)
+    path = root / valid.weights
+    tensors, _ = read_weights(valid, root)
+    with safe_open(str(path), framework="pt") as fh:
+        meta = dict(fh.metadata())
+    config = json.loads(meta["config"])
+    config[field_name] = value
+    meta["config"] = json.dumps(config)
+    save_file(tensors, str(path), metadata=meta)
+    started = time.perf_counter()
+    _refused(valid, root)
+    assert time.perf_counter() - started < 5
+
+
+def test_the_scores_of_a_model_without_an_encoder(tmp_path):
+    """n_encoder_layers=0 is a valid configuration; asking for its scores must not fail (the GUI fuzzing found it)."""
+    bundle = tiny_bundle(n_encoder_layers=0, max_len=8)
+    trace = bundle.trace("w1 w2", capture_scores=True)
+    assert trace.scores["encoder_self"].shape[0] == 0

@@ -165,8 +165,11 @@ def _precision(stack: np.ndarray) -> np.dtype:
     return np.result_type(stack.dtype if np.issubdtype(stack.dtype, np.floating) else np.float64, np.float32)
 
 
-def _head_mean(layer: np.ndarray) -> np.ndarray:
-    """Mean over heads of ``[H, Q, K]``."""
+def _head_mean(layer: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
+    """Mean over the active heads of ``[H, Q, K]`` (all when ``active`` is None); zeros when none is active,
+    which the callers read as "this sublayer added nothing": only the residual carries on."""
+    if active is not None and not bool(np.all(active)):
+        layer = layer[np.asarray(active, bool)]
     return (layer.sum(0) / max(layer.shape[0], 1)).astype(_precision(layer), copy=False)
 
 
@@ -178,24 +181,33 @@ def _check_stack(name: str, stack: np.ndarray, square: bool) -> np.ndarray:
     return stack
 
 
-def encoder_rollout(encoder_self: np.ndarray) -> np.ndarray:
-    """R_enc [S, S] = Â_L · … · Â_1 of the encoder self-attention ``[L, H, S, S]`` (I when L = 0)."""
+def encoder_rollout(encoder_self: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
+    """R_enc [S, S] = Â_L · … · Â_1 of the encoder self-attention ``[L, H, S, S]`` (I when L = 0).
+
+    ``active`` [L, H] (optional) leaves switched-off heads out of each layer's mean: an ablated head's
+    weights are computed but its output is zero, so it moves nothing along the residual stream.
+    """
     encoder_self = _check_stack("encoder_self", encoder_self, square=True)
     rollout: np.ndarray | None = None  # None = I, so the first layer costs no product
-    for layer in encoder_self:
-        a = _with_residual(_head_mean(layer))
+    for index, layer in enumerate(encoder_self):
+        a = _with_residual(_head_mean(layer, None if active is None else active[index]))
         rollout = a if rollout is None else a @ rollout
     return np.eye(encoder_self.shape[-1], dtype=_precision(encoder_self)) if rollout is None else rollout
 
 
-def decoder_rollout(encoder_self: np.ndarray, decoder_self: np.ndarray, cross: np.ndarray) -> Rollout:
+def decoder_rollout(encoder_self: np.ndarray, decoder_self: np.ndarray, cross: np.ndarray,
+                    active: dict[str, np.ndarray] | None = None) -> Rollout:
     """Follow the decoder's residual stream through self- and cross-attention (module docstring).
 
-    ``encoder_self`` [L_enc, H, S, S], ``decoder_self`` [L_dec, H, T, T], ``cross`` [L_dec, H, T, S].
+    ``encoder_self`` [L_enc, H, S, S], ``decoder_self`` [L_dec, H, T, T], ``cross`` [L_dec, H, T, S];
+    ``active`` maps a kind to its [L, H] booleans (False: the head was switched off, see
+    :func:`encoder_rollout`); kinds not in it use every head.
     """
     decoder_self = _check_stack("decoder_self", decoder_self, square=True)
     cross = _check_stack("cross", cross, square=False)
-    r_enc = encoder_rollout(encoder_self)
+    active = active or {}
+    r_enc = encoder_rollout(encoder_self, active.get("encoder_self"))
+    self_active, cross_active = active.get("decoder_self"), active.get("cross")
     n_layers, _, t, s = cross.shape
     if decoder_self.shape[0] != n_layers or decoder_self.shape[2] != t or r_enc.shape[0] != s:
         raise ValueError(
@@ -207,11 +219,11 @@ def decoder_rollout(encoder_self: np.ndarray, decoder_self: np.ndarray, cross: n
     dtype = np.result_type(_precision(decoder_self), _precision(cross), r_enc.dtype)
     d: np.ndarray | None = None
     m: np.ndarray | None = None
-    for self_layer, cross_layer in zip(decoder_self, cross, strict=True):
-        a_self = _with_residual(_head_mean(self_layer))
+    for index, (self_layer, cross_layer) in enumerate(zip(decoder_self, cross, strict=True)):
+        a_self = _with_residual(_head_mean(self_layer, None if self_active is None else self_active[index]))
         d = a_self if d is None else a_self @ d
         m = None if m is None else a_self @ m
-        a_cross = _head_mean(cross_layer)
+        a_cross = _head_mean(cross_layer, None if cross_active is None else cross_active[index])
         mass = a_cross.sum(-1, keepdims=True)
         live = mass > 0  # a padded query attends to nothing: it keeps its residual only
         a_cross = np.divide(a_cross, mass, out=np.zeros_like(a_cross), where=live)
@@ -224,8 +236,12 @@ def decoder_rollout(encoder_self: np.ndarray, decoder_self: np.ndarray, cross: n
 
 
 def trace_rollout(trace: Trace) -> Rollout:
-    """:func:`decoder_rollout` of a trace (use ``trace.at_step(t)`` for the rows of a step)."""
-    return decoder_rollout(trace.encoder_self, trace.decoder_self, trace.cross)
+    """:func:`decoder_rollout` of a trace (use ``trace.at_step(t)`` for the rows of a step), leaving out the
+    heads the trace was computed with switched off."""
+    active = None
+    if np.asarray(trace.ablated_heads).size:
+        active = {kind: trace.active_heads(kind) for kind in KINDS}
+    return decoder_rollout(trace.encoder_self, trace.decoder_self, trace.cross, active)
 
 
 # ----------------------------------------------------------------------------- head statistics

@@ -110,4 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # run as ``python -m model_core.cli``: this module is ``__main__``, while cli_train registers its commands in
+    # ``model_core.cli``; calling that module's main sees them all
+    from model_core.cli import main as package_main
+
+    sys.exit(package_main())

@@ -54,6 +54,9 @@ class Trace:
     positional_kind: str = "sinusoidal"
     relative_bias: np.ndarray | None = None  # [H, 2·max_distance+1] when the model has one
     scores: dict[str, np.ndarray] = field(default_factory=dict)  # pre-softmax, on request
+    #: heads switched off when this trace was computed, rows of (kind index in KIND_LABELS, layer, head): their
+    #: weights are still in the maps (a class sees what was discarded) but they added nothing to the residual
+    ablated_heads: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
 
     @property
     def n_src(self) -> int:
@@ -70,6 +73,16 @@ class Trace:
 
     def allowed(self, kind: str) -> np.ndarray:
         return getattr(self, f"allowed_{kind}")
+
+    def active_heads(self, kind: str) -> np.ndarray:
+        """[layers, heads] booleans: False for a head that was switched off (ablated) in this trace."""
+        stack = self.attention(kind)
+        active = np.ones(stack.shape[:2], dtype=bool)
+        index = list(KIND_LABELS).index(kind)
+        for k, layer, head in np.asarray(self.ablated_heads, np.int64).reshape(-1, 3):
+            if k == index and 0 <= layer < active.shape[0] and 0 <= head < active.shape[1]:
+                active[layer, head] = False
+        return active
 
     def at_step(self, t: int) -> Trace:
         """The trace as it stood after ``t`` decoding steps (views, no copies)."""

@@ -160,7 +160,8 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     shoot("inspector", inspector)
     shoot("dark", main, theme="dark")
     if "en-zh" in models:
-        shoot("chinese", lambda w: (_type(app, w, "the small cat sees two books on the table"), w.state.set_step(5)),
+        shoot("chinese", lambda w: (_type(app, w, "the small cat sees two books on the table"),
+                                    w.state.select(kind="cross", layer=2, head=None), w.state.set_step(9)),
               model="en-zh", language="zh_CN")
     return written
 

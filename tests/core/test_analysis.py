@@ -475,3 +475,53 @@ def test_special_tokens_match_the_tokenizers():
     from model_core import analysis, tokenizers
 
     assert (analysis.PAD, analysis.BOS, analysis.EOS) == (tokenizers.PAD, tokenizers.BOS, tokenizers.EOS)
+
+
+# --------------------------------------------------------------------------- rollout under ablation
+def test_rollout_leaves_out_the_heads_that_were_switched_off(tmp_path):
+    """An ablated head's weights stay in the maps, but it added nothing to the residual: rollout must not count it."""
+    from conftest import tiny_bundle
+
+    from model_core import Ablation
+
+    bundle = tiny_bundle(seed=3)
+    off = frozenset({("cross", 1, 0), ("encoder_self", 0, 2), ("decoder_self", 1, 3)})
+    trace = bundle.trace("w1 w2 w3 w4", "t1 t2 t3", ablation=Ablation(heads=off))
+    assert sorted(map(tuple, trace.ablated_heads.tolist())) == sorted(
+        (["encoder_self", "decoder_self", "cross"].index(k), layer, h) for k, layer, h in off)
+    assert not trace.active_heads("cross")[1, 0] and trace.active_heads("cross").sum() == trace.cross.shape[0] * 4 - 1
+
+    def without(stack: np.ndarray, layer: int, head: int) -> list[np.ndarray]:
+        return [np.delete(stack[i], head, axis=0) if i == layer else stack[i] for i in range(stack.shape[0])]
+
+    # the same rollout by hand: each layer's mean over the heads that stayed on
+    by_hand = decoder_rollout(trace.encoder_self, trace.decoder_self, trace.cross, {
+        "encoder_self": trace.active_heads("encoder_self"), "decoder_self": trace.active_heads("decoder_self"),
+        "cross": trace.active_heads("cross")})
+    got = trace_rollout(trace)
+    np.testing.assert_allclose(got.source, by_hand.source, atol=1e-6)
+    enc_means = [m.mean(0) for m in without(trace.encoder_self, 0, 2)]
+    r = np.eye(trace.n_src)
+    for mean in enc_means:
+        a = 0.5 * mean + 0.5 * np.eye(trace.n_src)
+        r = (a / a.sum(-1, keepdims=True)) @ r
+    np.testing.assert_allclose(got.encoder, r, atol=1e-5)
+    # and it differs from counting every head (the ablated maps are not uniform)
+    assert not np.allclose(got.source, decoder_rollout(trace.encoder_self, trace.decoder_self, trace.cross).source, atol=1e-4)
+    # the record survives an npz round trip
+    trace.save(tmp_path / "t.npz")
+    np.testing.assert_array_equal(Trace.load(tmp_path / "t.npz").ablated_heads, trace.ablated_heads)
+
+
+def test_a_layer_whose_cross_heads_are_all_off_sends_nothing_from_the_source():
+    from conftest import tiny_bundle
+
+    from model_core import Ablation
+
+    bundle = tiny_bundle(seed=5)
+    layers = bundle.config.n_decoder_layers
+    heads = frozenset(("cross", layer, h) for layer in range(layers) for h in range(bundle.config.n_heads))
+    trace = bundle.trace("w1 w2 w3", "t1 t2", ablation=Ablation(heads=heads))
+    r = trace_rollout(trace)
+    np.testing.assert_allclose(r.source, 0.0, atol=1e-7)  # no cross-attention reached the residual
+    np.testing.assert_allclose(r.target.sum(-1), 1.0, atol=1e-5)  # everything stayed with the target tokens

@@ -53,6 +53,12 @@ def _kind_title(kind: str) -> str:
     return tr("TrainingView", "Cross-attention")
 
 
+def _size_title(size: str) -> str:
+    """The model-size preset as the size picker names it (translated), for the status line too."""
+    titles = {"tiny": tr("TrainingView", "tiny"), "small": tr("TrainingView", "small")}
+    return titles.get(size, size)
+
+
 def _task_title(task: str) -> str:
     titles = {
         "copy": tr("TrainingView", "copy (output = input)"),
@@ -112,9 +118,8 @@ class TrainingView(QWidget):
             self.set_task(self.base.task)
 
         self.size_picker = QComboBox()
-        size_titles = {"tiny": tr("TrainingView", "tiny"), "small": tr("TrainingView", "small")}
         for size in SIZES:
-            self.size_picker.addItem(size_titles.get(size, size), size)
+            self.size_picker.addItem(_size_title(size), size)
         self.size_picker.setToolTip(tr("TrainingView", "Model size: tiny trains in seconds on a CPU; small learns "
                                                        "the translation tasks better"))
         self._select_data(self.size_picker, self.base.size if self.base.size in SIZES else "tiny")
@@ -514,7 +519,8 @@ class TrainingView(QWidget):
             text = tr("TrainingView", "Preparing the task and building the model…")
         elif state == "running":
             text = tr("TrainingView", "Training “{task}” ({size}, {params} parameters) on {device} with {n} sentences.").format(
-                task=info.task, size=info.size, params=f"{info.n_parameters:,}", device=info.device, n=f"{info.n_train:,}")
+                task=_task_title(info.task), size=_size_title(info.size), params=f"{info.n_parameters:,}", device=info.device,
+                n=f"{info.n_train:,}")
         elif state == "paused":
             text = tr("TrainingView", "Paused at step {step}. Resume to go on, or save a checkpoint.").format(step=self.runner.step)
         elif state == "stopping":

@@ -89,18 +89,23 @@ def read_reports(out_dir: Path) -> dict[str, tuple[str, float]]:
     return found
 
 
-def write_readme(out_dir: Path, sections: dict[str, tuple[str, float]]) -> None:
+def write_readme(out_dir: Path, sections: dict[str, tuple[str, float]], note: str = "") -> None:
+    """``out_dir/README.md`` from the evaluation reports; ``note`` (optional) says how the times were taken."""
     lines = ["# Bundled demo models", "",
              "Trained by `make demo-models` (`python -m model_core.demo_models`) from fixed seeds on the project's own",
              "generated corpora (see `model_core/data`). Evaluation: `attention-scope eval --model NAME` on 500 held-out",
              "sentences that never occur in training.", "",
              f"Machine: {cpu_name()}, {os.cpu_count()} cores, torch {torch.__version__}, "
-             f"{torch.get_num_threads()} threads, CPU only.", ""]
+             f"{torch.get_num_threads()} threads, CPU only. Training wall time of all {len(sections)}: "
+             f"{sum(seconds for _, seconds in sections.values()) / 60:.0f} min.", ""]
+    if note:
+        lines += [note, ""]
     for name, (report, seconds) in sections.items():
         spec = DEMOS[name]
         size = (out_dir / f"{name}.safetensors").stat().st_size / 2**20
         lines += [f"## {name}", "",
-                  f"Preset `{spec.size}` with {spec.overrides}, {spec.n_train} training sentences, {spec.epochs} epochs, "
+                  f"Preset `{spec.size}`{f' with {spec.overrides}' if spec.overrides else ''}, {spec.n_train} training "
+                  f"sentences, {spec.epochs} epochs, "
                   f"seed {spec.seed}; file {size:.1f} MB; training wall time {seconds / 60:.1f} min.", "",
                   "```", report, "```", ""]
     (out_dir / "README.md").write_text("\n".join(lines), encoding="utf-8")

@@ -36,8 +36,26 @@ class _StepRecord:
     cross_scores: np.ndarray | None = None
 
 
+def _layers_of(stack: torch.Tensor | None, per_layer: Sequence[torch.Tensor], empty: tuple[int, ...],
+               device: torch.device) -> torch.Tensor:
+    """The first batch row of every layer's maps, [L, H, Q, K]: a view of the model's capture buffer when it
+    wrote one (no copy), else the per-layer maps stacked (other model classes, e.g. Hugging Face adapters)."""
+    if stack is not None:
+        return stack[:, 0]
+    if per_layer:
+        return torch.stack([a[0] for a in per_layer])
+    return torch.zeros(empty, device=device)
+
+
+def _all_on_cpu(tensors: Sequence[torch.Tensor]) -> bool:
+    return all(t.device.type == "cpu" for t in tensors)
+
+
 def _host(*tensors: torch.Tensor) -> list[np.ndarray]:
-    """Copy several tensors to the host in ONE transfer (one flat float32 buffer)."""
+    """Several tensors as float32 numpy arrays: on a GPU in ONE transfer (one flat buffer, one sync); on the
+    CPU without a copy (numpy shares the tensors' memory; concatenating would copy every map once more)."""
+    if _all_on_cpu(tensors):
+        return [t.detach().float().contiguous().numpy() for t in tensors]
     flat = torch.cat([t.reshape(-1).float() for t in tensors]).cpu().numpy()
     out, offset = [], 0
     for t in tensors:
@@ -89,8 +107,8 @@ class DecodeSession:
             self._encoded: EncoderOutput = model.encode(
                 src, capture=True, capture_scores=capture_scores, ablation=ablation
             )
-            enc_tensors = [torch.stack([a[0] for a in self._encoded.attentions]) if self._encoded.attentions
-                           else torch.zeros(0, c.n_heads, len(self.src_ids), len(self.src_ids), device=device)]
+            enc_tensors = [_layers_of(self._encoded.attention_stack, self._encoded.attentions,
+                                      (0, c.n_heads, len(self.src_ids), len(self.src_ids)), device)]
             if capture_scores and self._encoded.scores:
                 enc_tensors.append(torch.stack([s[0] for s in self._encoded.scores]))
             host = _host(*enc_tensors)
@@ -405,10 +423,9 @@ def teacher_forced_trace(
         if inputs:
             dec_out = model.decode(torch.tensor([inputs], device=dev), enc, capture=True,
                                    capture_scores=capture_scores, ablation=ablation)
-            tensors = [torch.stack([a[0] for a in enc.attentions]) if enc.attentions else
-                       torch.zeros(0, heads, len(src_ids), len(src_ids)),
-                       torch.stack([a[0] for a in dec_out.self_attentions]),
-                       torch.stack([a[0] for a in dec_out.cross_attentions]),
+            tensors = [_layers_of(enc.attention_stack, enc.attentions, (0, heads, len(src_ids), len(src_ids)), dev),
+                       _layers_of(dec_out.self_stack, dec_out.self_attentions, (0, heads, len(inputs), len(inputs)), dev),
+                       _layers_of(dec_out.cross_stack, dec_out.cross_attentions, (0, heads, len(inputs), len(src_ids)), dev),
                        torch.log_softmax(dec_out.logits[0].float(), -1)]
             if capture_scores:
                 tensors += [torch.stack([a[0] for a in enc.scores]) if enc.scores else
@@ -418,8 +435,7 @@ def teacher_forced_trace(
             host = _host(*tensors)
         else:
             s = len(src_ids)
-            host = _host(torch.stack([a[0] for a in enc.attentions]) if enc.attentions else
-                         torch.zeros(0, heads, s, s))
+            host = _host(_layers_of(enc.attention_stack, enc.attentions, (0, heads, s, s), dev))
             host += [np.zeros((layers, heads, 0, 0), np.float32), np.zeros((layers, heads, 0, s), np.float32),
                      np.zeros((0, c.tgt_vocab_size), np.float32)]
     scores = {}

@@ -106,12 +106,15 @@ class MultiHeadAttention(nn.Module):
         capture_scores: bool = False,
         cache: KVCache | None = None,
         head_gate: torch.Tensor | None = None,
+        weights_out: torch.Tensor | None = None,
     ) -> AttentionResult:
         """Attend from ``query`` [B, Tq, D] to ``source`` [B, Tk, D] (``query`` itself if None).
 
         ``allowed`` [B, Tq, Tk] (or broadcastable, True = may attend), ``bias`` [H, Tq, Tk] added to
         the scores, ``cache`` supplies/extends keys and values, ``head_gate`` [H] multiplies each
-        head's context vector (0 switches a head off, for ablation).
+        head's context vector (0 switches a head off, for ablation). ``weights_out`` [B, H, Tq, Tk], when
+        given and no gradient is wanted, receives the captured weights (the model's per-kind stack of every
+        layer: capturing then needs no copy into a stack afterwards).
         """
         q = self._split(self.q_proj(query), self.n_heads)
         if cache is not None and cache.static:
@@ -125,16 +128,27 @@ class MultiHeadAttention(nn.Module):
         training_dropout = self.dropout if self.training else 0.0
 
         if capture or capture_scores:
-            scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.d_head)
+            # q is scaled before the product, as nn.MultiheadAttention does: [Tq, d_head] multiplications
+            # instead of [Tq, Tk]; the product is a fresh tensor, so the masking below writes into it
+            scores = torch.matmul(q * (1.0 / math.sqrt(self.d_head)), k.transpose(-2, -1))
             if bias is not None:
                 scores = scores + bias
+            blocked_rows = None
             if mask is not None:
-                scores = scores.masked_fill(~mask, float("-inf"))
-            weights = torch.softmax(scores, dim=-1)
-            if mask is not None:
-                # A query that may attend to nothing (a padded position) gets all-zero weights,
-                # not the NaN that softmax over only -inf produces.
-                weights = torch.where(mask.any(-1, keepdim=True), weights, torch.zeros((), dtype=weights.dtype, device=weights.device))
+                scores.masked_fill_(~mask, float("-inf"))  # the scores returned show blocked cells as -inf
+                blocked_rows = ~mask.any(-1, keepdim=True)
+            if weights_out is not None and not scores.requires_grad:
+                weights = torch.softmax(scores, dim=-1, out=weights_out)
+            else:
+                weights = torch.softmax(scores, dim=-1)
+            if blocked_rows is not None:
+                # A query that may attend to nothing (a padded position) gets all-zero weights, not the NaN
+                # that softmax over only -inf produces. In place where nothing needs the softmax's output for
+                # a backward pass (capture under inference, the app's case); out of place otherwise.
+                if weights.requires_grad:
+                    weights = weights.masked_fill(blocked_rows, 0.0)
+                else:
+                    weights.masked_fill_(blocked_rows, 0.0)
             used = F.dropout(weights, training_dropout) if training_dropout else weights
             context = used @ v
         else:

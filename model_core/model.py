@@ -74,11 +74,12 @@ class EncoderLayer(nn.Module):
         self.dropout = nn.Dropout(c.dropout)
 
     def forward(
-        self, x: torch.Tensor, allowed: torch.Tensor, bias: torch.Tensor | None, gate: torch.Tensor | None,
-        capture: bool, capture_scores: bool,
+        self, x: torch.Tensor, allowed: torch.Tensor | None, bias: torch.Tensor | None, gate: torch.Tensor | None,
+        capture: bool, capture_scores: bool, weights_out: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, AttentionResult]:
         h = self.norm1(x) if self.pre_norm else x
-        att = self.self_attn(h, None, allowed, bias, capture=capture, capture_scores=capture_scores, head_gate=gate)
+        att = self.self_attn(h, None, allowed, bias, capture=capture, capture_scores=capture_scores, head_gate=gate,
+                             weights_out=weights_out)
         x = x + self.dropout(att.output)
         x = x if self.pre_norm else self.norm1(x)
         h = self.norm2(x) if self.pre_norm else x
@@ -108,13 +109,16 @@ class DecoderLayer(nn.Module):
         self, x: torch.Tensor, memory: torch.Tensor | None, self_allowed: torch.Tensor | None,
         cross_allowed: torch.Tensor | None, bias: torch.Tensor | None, gates: tuple, capture: bool,
         capture_scores: bool, self_cache: KVCache | None = None, cross_cache: KVCache | None = None,
+        weights_out: tuple[torch.Tensor | None, torch.Tensor | None] = (None, None),
     ) -> tuple[torch.Tensor, AttentionResult, AttentionResult]:
         kw = dict(capture=capture, capture_scores=capture_scores)
         x, sa = self._sublayer(
-            x, self.norm1, lambda h: self.self_attn(h, None, self_allowed, bias, cache=self_cache, head_gate=gates[0], **kw)
+            x, self.norm1, lambda h: self.self_attn(h, None, self_allowed, bias, cache=self_cache, head_gate=gates[0],
+                                                    weights_out=weights_out[0], **kw)
         )
         x, ca = self._sublayer(
-            x, self.norm2, lambda h: self.cross_attn(h, memory, cross_allowed, None, cache=cross_cache, head_gate=gates[1], **kw)
+            x, self.norm2, lambda h: self.cross_attn(h, memory, cross_allowed, None, cache=cross_cache, head_gate=gates[1],
+                                                     weights_out=weights_out[1], **kw)
         )
         x, _ = self._sublayer(x, self.norm3, self.feed_forward)
         return x, sa, ca  # type: ignore[return-value]
@@ -127,6 +131,7 @@ class EncoderOutput:
     allowed: torch.Tensor  # [B, S, S]
     attentions: list[torch.Tensor] = field(default_factory=list)  # per layer [B, H, S, S]
     scores: list[torch.Tensor] = field(default_factory=list)
+    attention_stack: torch.Tensor | None = None  # [L, B, H, S, S] holding ``attentions`` (captured without grad)
 
 
 @dataclass
@@ -136,6 +141,8 @@ class DecoderOutput:
     cross_attentions: list[torch.Tensor] = field(default_factory=list)  # per layer [B, H, T, S]
     self_scores: list[torch.Tensor] = field(default_factory=list)
     cross_scores: list[torch.Tensor] = field(default_factory=list)
+    self_stack: torch.Tensor | None = None  # [L, B, H, T, T_keys] holding ``self_attentions`` (captured without grad)
+    cross_stack: torch.Tensor | None = None  # [L, B, H, T, S] holding ``cross_attentions``
 
 
 @dataclass
@@ -144,7 +151,7 @@ class DecoderCache:
 
     self_kv: list[KVCache]
     cross_kv: list[KVCache]
-    cross_allowed: torch.Tensor  # [B, 1, S]
+    cross_allowed: torch.Tensor | None  # [B, 1, S]; None when no source token is padding (nothing to block)
     length: int = 0
 
     def truncate(self, length: int) -> None:
@@ -156,7 +163,8 @@ class DecoderCache:
     def reorder(self, index: torch.Tensor) -> None:
         for cache in (*self.self_kv, *self.cross_kv):
             cache.reorder(index)
-        self.cross_allowed = self.cross_allowed.index_select(0, index)
+        if self.cross_allowed is not None:
+            self.cross_allowed = self.cross_allowed.index_select(0, index)
 
 
 class Seq2SeqTransformer(nn.Module):
@@ -229,6 +237,13 @@ class Seq2SeqTransformer(nn.Module):
         q = torch.arange(q_start, q_start + n_q, device=dev)
         return module(q, torch.arange(n_k, device=dev)).to(self.dtype)
 
+    def _capture_buffer(self, capture: bool, layers: int, batch: int, queries: int, keys: int) -> torch.Tensor | None:
+        """One [layers, B, H, queries, keys] tensor the layers write their captured weights into, so a trace
+        needs no stacking copy afterwards; None when nothing is captured or a gradient may be wanted."""
+        if not capture or torch.is_grad_enabled():
+            return None
+        return torch.empty(layers, batch, self.config.n_heads, queries, keys, device=self.device, dtype=self.dtype)
+
     # ----------------------------------------------------------------- encoder
     def encode(
         self, src_ids: torch.Tensor, *, capture: bool = False, capture_scores: bool = False,
@@ -240,9 +255,13 @@ class Seq2SeqTransformer(nn.Module):
         s = src_ids.shape[1]
         bias = self._relative_bias("encoder", 0, s, s, ablation)
         out = EncoderOutput(x, src_is_pad, allowed)
+        # without padding nothing is blocked: no mask at all is the same computation, minus a masking pass per layer
+        layer_allowed = allowed if bool(src_is_pad.any()) else None
+        stack = self._capture_buffer(capture, len(self.encoder_layers), x.shape[0], s, s)
+        out.attention_stack = stack
         for i, layer in enumerate(self.encoder_layers):
             gate = ablation.gate("encoder_self", i, self.config.n_heads, x)
-            x, att = layer(x, allowed, bias, gate, capture, capture_scores)
+            x, att = layer(x, layer_allowed, bias, gate, capture, capture_scores, None if stack is None else stack[i])
             if att.weights is not None:
                 out.attentions.append(att.weights)
             if att.scores is not None:
@@ -259,6 +278,8 @@ class Seq2SeqTransformer(nn.Module):
         tgt_is_pad = masks.padding(tgt_ids, self.config.pad_id)
         self_allowed = masks.decoder_self_allowed(tgt_is_pad)
         cross_allowed = masks.cross_allowed(tgt_is_pad, encoded.src_is_pad)
+        if not bool(tgt_is_pad.any() or encoded.src_is_pad.any()):
+            cross_allowed = None  # nothing to block (see encode)
         t = tgt_ids.shape[1]
         bias = self._relative_bias("decoder", 0, t, t, ablation)
         x = self._embed(self.tgt_embedding, tgt_ids, 0, ablation)
@@ -274,7 +295,7 @@ class Seq2SeqTransformer(nn.Module):
             self_kv.append(KVCache.empty(b, c.n_kv_heads, capacity, c.d_head, encoded.memory))
             k, v = layer.cross_attn.project_kv(encoded.memory)
             cross_kv.append(KVCache(k, v, length=k.shape[2], static=True))
-        cross_allowed = (~encoded.src_is_pad)[:, None, :]
+        cross_allowed = (~encoded.src_is_pad)[:, None, :] if bool(encoded.src_is_pad.any()) else None
         return DecoderCache(self_kv, cross_kv, cross_allowed)
 
     def decode_step(
@@ -288,7 +309,7 @@ class Seq2SeqTransformer(nn.Module):
         start, n = cache.length, new_ids.shape[1]
         keys = start + n
         self_allowed = None if n == 1 else masks.causal_allowed(n, new_ids.device, offset=start)[None]
-        cross_allowed = cache.cross_allowed.expand(-1, n, -1)
+        cross_allowed = None if cache.cross_allowed is None else cache.cross_allowed.expand(-1, n, -1)
         bias = self._relative_bias("decoder", start, n, keys, ablation)
         x = self._embed(self.tgt_embedding, new_ids, start, ablation)
         out = self._run_decoder(
@@ -299,17 +320,23 @@ class Seq2SeqTransformer(nn.Module):
 
     def _run_decoder(
         self, x: torch.Tensor, memory: torch.Tensor | None, self_allowed: torch.Tensor | None,
-        cross_allowed: torch.Tensor, bias: torch.Tensor | None, capture: bool, capture_scores: bool,
+        cross_allowed: torch.Tensor | None, bias: torch.Tensor | None, capture: bool, capture_scores: bool,
         ablation: Ablation, cache: DecoderCache | None = None,
     ) -> DecoderOutput:
         out = DecoderOutput(logits=x)
         h = self.config.n_heads
+        n_layers, b, t = len(self.decoder_layers), x.shape[0], x.shape[1]
+        keys = (cache.length + t) if cache else t
+        sources = cache.cross_kv[0].length if cache and cache.cross_kv else (memory.shape[1] if memory is not None else 0)
+        out.self_stack = self._capture_buffer(capture, n_layers, b, t, keys)
+        out.cross_stack = self._capture_buffer(capture, n_layers, b, t, sources)
         for i, layer in enumerate(self.decoder_layers):
             gates = (ablation.gate("decoder_self", i, h, x), ablation.gate("cross", i, h, x))
             self_cache = cache.self_kv[i] if cache else None
             cross_cache = cache.cross_kv[i] if cache else None
+            into = (None, None) if out.self_stack is None or out.cross_stack is None else (out.self_stack[i], out.cross_stack[i])
             x, sa, ca = layer(
-                x, memory, self_allowed, cross_allowed, bias, gates, capture, capture_scores, self_cache, cross_cache
+                x, memory, self_allowed, cross_allowed, bias, gates, capture, capture_scores, self_cache, cross_cache, into
             )
             if capture:
                 out.self_attentions.append(sa.weights)

@@ -155,7 +155,11 @@ def test_limits_and_bad_tokens():
         session.step(4)
 
 
-def test_attention_is_copied_to_host_once_per_step(monkeypatch):
+def test_attention_is_copied_to_host_once_per_step_from_a_gpu(monkeypatch):
+    """Off the CPU every step moves its maps and log-probabilities in ONE transfer (one sync). No GPU here:
+    the device test is made to answer "not the CPU", so the transfer path runs on CPU tensors."""
+    import model_core.decoding as decoding
+
     calls = []
     original = torch.Tensor.cpu
 
@@ -164,9 +168,31 @@ def test_attention_is_copied_to_host_once_per_step(monkeypatch):
         return original(self, *args, **kwargs)
 
     session = DecodeSession(tiny_model(), SRC)
+    reference = DecodeSession(tiny_model(), SRC)
+    reference.force([10, 11, 12])
+    monkeypatch.setattr(decoding, "_all_on_cpu", lambda tensors: False)
     monkeypatch.setattr(torch.Tensor, "cpu", counting_cpu)
     session.force([10, 11, 12])
     assert len(calls) == 3
+    monkeypatch.undo()
+    a, b = session.trace(), reference.trace()
+    np.testing.assert_array_equal(a.cross, b.cross)
+    np.testing.assert_array_equal(a.decoder_self, b.decoder_self)
+    np.testing.assert_array_equal(a.logprobs, b.logprobs)
+
+
+def test_on_the_cpu_the_maps_reach_numpy_without_a_copy(monkeypatch):
+    """On the CPU numpy shares the tensors' memory: no transfer, no concatenated copy of every map."""
+    calls = []
+    original = torch.Tensor.cpu
+    monkeypatch.setattr(torch.Tensor, "cpu", lambda self, *a, **k: calls.append(tuple(self.shape)) or original(self, *a, **k))
+    cat_calls = []
+    original_cat = torch.cat
+    monkeypatch.setattr(torch, "cat", lambda *a, **k: cat_calls.append(1) or original_cat(*a, **k))
+    trace = teacher_forced_trace(tiny_model(), SRC, [10, 11, 2])
+    attention_and_logprob_shapes = {trace.encoder_self.shape, trace.decoder_self.shape, trace.cross.shape, trace.logprobs.shape}
+    assert not set(calls) & attention_and_logprob_shapes and cat_calls == []  # (the positional table is small)
+    assert trace.cross.dtype == np.float32 and trace.cross.flags["C_CONTIGUOUS"]
 
 
 def test_target_padding_shows_in_masks_and_leaves_real_rows_unchanged():

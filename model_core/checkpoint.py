@@ -235,27 +235,45 @@ MAX_POSITIONS = 1 << 16
 
 
 def build_model(config: ModelConfig, tensors: dict[str, torch.Tensor], label: str) -> Seq2SeqTransformer:
-    """The model ``config`` describes, holding ``tensors``: checked against the weights before any allocation.
+    """The model ``config`` describes, holding ``tensors``: its sizes checked against the weights first.
 
-    Why a skeleton on the ``meta`` device first: a checkpoint is untrusted, and a mutated size in its
-    configuration (a vocabulary of 10¹², a d_model of 10⁶) must be refused by comparing shapes, not
-    discovered by running out of memory while building the model.
+    Why before building: a checkpoint is untrusted, and a mutated size in its configuration (a
+    vocabulary of 10¹², a d_model of 10⁶, a million layers) must be refused by comparing it with the
+    tensors the file holds, not discovered by running out of memory while building the model. Once the
+    embeddings, the layer counts and the feed-forward width match the file, the model is about as big
+    as the file; ``load_state`` then checks every name and shape.
     """
-    if config.max_len > MAX_POSITIONS:
-        raise CheckpointError(f"{label}: max_len {config.max_len:,} is beyond the {MAX_POSITIONS:,} positions this app supports")
-    try:
-        with torch.device("meta"):
-            skeleton = Seq2SeqTransformer(config)
-    except (ValueError, RuntimeError, TypeError) as exc:
-        raise CheckpointError(f"{label}: the configuration does not describe a buildable model ({_short(exc)})") from exc
-    check_weights(skeleton, tensors, label)
+    check_sizes(config, tensors, label)
     model = Seq2SeqTransformer(config)
     load_state(model, tensors, label)
     return model
 
 
+def check_sizes(c: ModelConfig, tensors: dict[str, torch.Tensor], label: str) -> None:
+    """The sizes that decide how much memory building ``c`` takes, against the file's tensors."""
+    for name, value in (("max_len", c.max_len), ("relative_max_distance", c.relative_max_distance)):
+        if value > MAX_POSITIONS:
+            raise CheckpointError(f"{label}: {name} {value:,} is beyond the {MAX_POSITIONS:,} positions this app supports")
+
+    def expect(key: str, shape: tuple[int, ...]) -> None:
+        if key not in tensors:
+            raise CheckpointError(f"{label}: missing weight {key}")
+        if tuple(tensors[key].shape) != shape:
+            raise CheckpointError(f"{label}: weight {key} has shape {tuple(tensors[key].shape)}, the configuration implies {shape}")
+
+    expect("src_embedding.weight", (c.src_vocab_size, c.d_model))
+    expect("tgt_embedding.weight", (c.tgt_vocab_size, c.d_model))
+    for side, wanted in (("encoder", c.n_encoder_layers), ("decoder", c.n_decoder_layers)):
+        prefix = f"{side}_layers."
+        found = {key[len(prefix):].split(".", 1)[0] for key in tensors if key.startswith(prefix)}
+        if len(found) != wanted:
+            raise CheckpointError(f"{label}: the configuration has {wanted} {side} layers, the weights {len(found)}")
+        if wanted:
+            expect(f"{prefix}0.feed_forward.linear1.weight", (c.d_ff, c.d_model))
+
+
 def check_weights(model: Seq2SeqTransformer, tensors: dict[str, torch.Tensor], label: str) -> None:
-    """Names and shapes of ``tensors`` against what ``model`` (possibly a meta-device skeleton) expects."""
+    """Names and shapes of ``tensors`` against what ``model`` expects."""
     expected = model.state_dict()
     optional = {TIED_KEY} if model.config.tie_output else set()
     missing = sorted(set(expected) - set(tensors) - optional)

@@ -115,6 +115,10 @@ def _settings_key(model_key: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", model_key)[-120:] or "_"
 
 
+#: a shown window starts its model thread after its first paint, or this long after being shown at the latest
+WORKER_START_DEADLINE_MS = 1000
+
+
 class MainWindow(QMainWindow):
     """Attention Scope's window. ``settings`` None uses the user's QSettings; tests pass a temp file."""
 
@@ -128,7 +132,8 @@ class MainWindow(QMainWindow):
         self.setObjectName("AttentionScopeMainWindow")
         self.settings = settings or AppSettings()
         self.state = AppState(self)
-        self.host = host or WorkerHost(self, device=device)
+        self.host = host or WorkerHost(self, device=device, held=True)  # released once the window has painted
+        self._painted = False
         self._shut_down = False
         self._startup_model: str | None = None  # the model asked for at start (to fall back once if it fails)
         self._loading_key: str | None = None
@@ -171,6 +176,25 @@ class MainWindow(QMainWindow):
             self._open_initial_model(model)
         else:
             self._update_hint()
+        QTimer.singleShot(0, self._release_worker_unless_painting)
+
+    # ================================================================== start-up order
+    def _release_worker_unless_painting(self) -> None:
+        """A window that is not on screen (tests, scripts) starts its model thread at once; a shown one
+        waits for its first paint (see ``WorkerHost(held=True)``), or at most WORKER_START_DEADLINE_MS."""
+        if not self.isVisible() or self._painted:
+            self.host.release()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self.host.started:
+            QTimer.singleShot(WORKER_START_DEADLINE_MS, self.host.release)
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            QTimer.singleShot(0, self.host.release)  # after the rest of this first paint
 
     # ================================================================== construction
     def _build_actions(self) -> None:

@@ -397,7 +397,13 @@ class WorkerHost(QObject):
     _warmRequested = Signal()
     _compareRequested = Signal(int, str, object, str, object)
 
-    def __init__(self, parent: QObject | None = None, *, device: str | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, *, device: str | None = None, held: bool = False) -> None:
+        """``held``: the thread does not start until :meth:`release`; requests made meanwhile wait in its queue.
+
+        Why: the worker's first act is ``import torch`` (about a second of mostly Python work). Run while
+        the window is being built and painted, it competes for the GIL and delays the window by as much;
+        the window releases the worker once it has painted, so the window shows first.
+        """
         super().__init__(parent)
         self._next_id = 0
         self._latest_load = 0
@@ -430,9 +436,21 @@ class WorkerHost(QObject):
         self.worker.needsOptions.connect(self._on_needs_options)
         self.worker.gpuFailed.connect(self._on_gpu_failed)
         self.thread.finished.connect(self.worker.deleteLater)
-        self.thread.start()
         self._stopped = False
-        self._warmRequested.emit()  # torch imports in the worker while the window is being built
+        self._started = False
+        self._warmRequested.emit()  # queued: torch is imported first thing when the thread runs
+        if not held:
+            self.release()
+
+    def release(self) -> None:
+        """Start the model thread (once): it imports torch, then serves the requests queued so far."""
+        if not self._started and not self._stopped:
+            self._started = True
+            self.thread.start()
+
+    @property
+    def started(self) -> bool:
+        return self._started
 
     # ------------------------------------------------------------------ requests
     @property
@@ -580,6 +598,9 @@ class WorkerHost(QObject):
         """Stop the thread after the current request finishes; True when it has stopped."""
         if self._stopped:
             return True
+        if not self._started:  # closed before it ever ran: run it only to let it finish cleanly
+            self._started = True
+            self.thread.start()
         self._stopped = True
         self.thread.quit()
         stopped = self.thread.wait(timeout_ms)

@@ -392,3 +392,55 @@ def test_parse_args_keeps_qt_options_for_qt():
     assert parse_args(["-platform", "offscreen", "m.safetensors", "--device", "cpu"]) == (
         "m.safetensors", "cpu", ["-platform", "offscreen"])
     assert parse_args([]) == (None, None, [])
+
+
+# ---------------------------------------------------------------------- start-up order
+def test_a_shown_window_paints_before_its_model_thread_starts(qtbot, tiny_checkpoint, settings_path):
+    """The thread's first act is importing torch, which competes with the window for the GIL: a shown window
+    starts it only after its first paint (and the model asked for at start still loads)."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from viz_app.main_window import MainWindow
+    from viz_app.settings import AppSettings
+
+    window = MainWindow(AppSettings(settings_path), model=str(tiny_checkpoint))
+    qtbot.addWidget(window)
+    order: list[str] = []
+
+    class Watch(QObject):
+        def eventFilter(self, obj, event) -> bool:
+            if event.type() == QEvent.Type.Paint and "painted" not in order:
+                order.append("painted" if not window.host.started else "painted after start")
+            return False
+
+    watch = Watch(window)
+    window.installEventFilter(watch)
+    assert not window.host.started and not window.host.thread.isRunning()
+    window.show()
+    qtbot.waitUntil(lambda: window.host.started, timeout=5000)
+    assert order and order[0] == "painted"
+    qtbot.waitUntil(lambda: window.state.trace is not None, timeout=60000)
+    window.shutdown()
+    assert window.host.thread.isFinished()
+
+
+def test_a_window_never_shown_starts_its_model_thread_at_once(qtbot, tiny_checkpoint, settings_path):
+    from viz_app.main_window import MainWindow
+    from viz_app.settings import AppSettings
+
+    window = MainWindow(AppSettings(settings_path), model=str(tiny_checkpoint))
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: window.state.trace is not None, timeout=60000)  # no show(), no paint
+    window.shutdown()
+    assert window.host.thread.isFinished()
+
+
+def test_a_window_closed_before_its_model_thread_ran_shuts_down_cleanly(qtbot, settings_path):
+    from viz_app.main_window import MainWindow
+    from viz_app.settings import AppSettings
+
+    window = MainWindow(AppSettings(settings_path), autoload=False)
+    qtbot.addWidget(window)
+    assert not window.host.started
+    assert window.host.shutdown()
+    assert window.host.thread.isFinished()

@@ -107,3 +107,21 @@ def test_resolve_model_path_reports_a_missing_model_as_a_checkpoint_error(tmp_pa
     assert resolve_model_path(existing) == existing
     with pytest.raises(CheckpointError, match="not a bundled model"):
         resolve_model_path(tmp_path / "nope.safetensors")
+
+
+LOAD_AND_TRACE = r"""
+import sys
+from model_core.importers import open_model
+bundle = open_model("en-fr", device="cpu")
+bundle.trace("the black cat")
+heavy = sorted(m for m in ("torch._dynamo", "torch._inductor", "sympy", "transformers") if m in sys.modules)
+print("heavy:" + ",".join(heavy))
+"""
+
+
+def test_opening_a_model_and_tracing_imports_nothing_heavy():
+    """What the app does before its first heatmap must not pull in torch's compiler stack (``torch._dynamo``
+    costs 1.2 s on the 2-core machine: a meta-device model skeleton did that once) or transformers."""
+    proc = subprocess.run([sys.executable, "-c", LOAD_AND_TRACE], capture_output=True, text=True, timeout=180, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "heavy:"

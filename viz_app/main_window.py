@@ -22,6 +22,7 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QMimeData, QSignalBlocker, Qt, QTimer, Signal, Slot
@@ -62,10 +63,12 @@ from .theme import THEME_CHOICES, apply_application_theme, apply_theme, resolve_
 from .widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, TokenChips, chip_kind
 from .widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
 from .widgets.head_stats import HeadStatsPanel
-from .widgets.inspector import ModelInspector
-from .widgets.training import TrainingView
 from .widgets.verifier_badge import VerifierBadge
 from .worker import OptionsNeeded, RunRequest, RunResult, WorkerHost
+
+if TYPE_CHECKING:
+    from .widgets.inspector import ModelInspector
+    from .widgets.training import TrainingView
 
 DEBOUNCE_MS = 300
 LAYOUT_SAVE_MS = 500
@@ -334,11 +337,13 @@ class MainWindow(QMainWindow):
         ablation_layout.addWidget(self.before_after, 1)
         self.dock_ablation = self._dock(tr("MainWindow", "Ablation"), "dockAblation", ablation_box,
                                         Qt.DockWidgetArea.RightDockWidgetArea, scroll=True)
-        self.inspector = ModelInspector(self)
-        self.dock_inspector = self._dock(tr("MainWindow", "Model inspector"), "dockInspector", self.inspector,
+        # the inspector and the training view are built when first shown (properties below): together they
+        # cost ~0.2 s of a start-up that most sessions never use them in
+        self._inspector: ModelInspector | None = None
+        self._training_view: TrainingView | None = None
+        self.dock_inspector = self._dock(tr("MainWindow", "Model inspector"), "dockInspector", QWidget(self),
                                          Qt.DockWidgetArea.RightDockWidgetArea, scroll=True)
-        self.training_view = TrainingView(self)
-        self.dock_training = self._dock(tr("MainWindow", "Train"), "dockTraining", self.training_view,
+        self.dock_training = self._dock(tr("MainWindow", "Train"), "dockTraining", QWidget(self),
                                         Qt.DockWidgetArea.RightDockWidgetArea, scroll=True)
         for dock in (self.dock_inspector, self.dock_training, self.dock_ablation):  # opened from the Model menu when wanted
             dock.hide()
@@ -542,8 +547,7 @@ class MainWindow(QMainWindow):
         self.heads_tabs.currentChanged.connect(self._stats_timer.start)
         self.dock_mosaic.visibilityChanged.connect(lambda visible: visible and self._stats_timer.start())
         self.selectors.viewModeChosen.connect(s.set_view_mode)
-        self.inspector.compareRequested.connect(self.compare_dialog)
-        self.inspector.selectionChanged.connect(self._on_inspector_selection)
+        self.dock_training.visibilityChanged.connect(lambda visible: visible and self.training_view)
         self.dock_inspector.visibilityChanged.connect(self._on_inspector_visibility)
         self.host.inspected.connect(self._on_inspected)
         self.host.compared.connect(self._on_compared)
@@ -1337,6 +1341,7 @@ class MainWindow(QMainWindow):
     @Slot(bool)
     def _on_inspector_visibility(self, visible: bool) -> None:
         if visible:
+            _ = self.inspector  # built on first show (a restored layout may show it at start)
             self._inspect_if_needed()
 
     @Slot(int, object)
@@ -1386,7 +1391,42 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def show_training(self) -> None:
+        _ = self.training_view
         self.reveal_dock(self.dock_training)
+
+    @property
+    def inspector(self) -> ModelInspector:
+        """The model inspector, built on first use."""
+        if self._inspector is None:
+            from .widgets.inspector import ModelInspector
+
+            inspector = ModelInspector(self)
+            inspector.compareRequested.connect(self.compare_dialog)
+            inspector.selectionChanged.connect(self._on_inspector_selection)
+            self._install_lazy_panel(self.dock_inspector, inspector)
+            self._inspector = inspector
+        return self._inspector
+
+    @property
+    def training_view(self) -> TrainingView:
+        """The live-training view, built on first use."""
+        if self._training_view is None:
+            from .widgets.training import TrainingView
+
+            view = TrainingView(self)
+            self._install_lazy_panel(self.dock_training, view)
+            self._training_view = view
+        return self._training_view
+
+    def _install_lazy_panel(self, dock: QDockWidget, panel: QWidget) -> None:
+        """Put a panel built after start-up into its dock, themed like the rest of the window."""
+        scroll = dock.widget()
+        if isinstance(scroll, QScrollArea):
+            scroll.setWidget(panel)
+        else:
+            dock.setWidget(panel)
+        if getattr(self, "theme", None) is not None:
+            apply_theme(panel, self.theme)
 
     # ================================================================== export host (viz_app.export_actions.ExportHost)
     def current_trace(self) -> Trace | None:
@@ -1478,7 +1518,8 @@ class MainWindow(QMainWindow):
             return
         self._save_layout()
         self._shut_down = True
-        self.training_view.shutdown()  # a running QThread destroyed with the window would abort the process
+        if self._training_view is not None:
+            self._training_view.shutdown()  # a running QThread destroyed with the window would abort the process
         for timer in (self._debounce, self._play_timer, self._layout_timer):
             timer.stop()
         self.host.shutdown()

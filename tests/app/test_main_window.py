@@ -444,3 +444,13 @@ def test_a_window_closed_before_its_model_thread_ran_shuts_down_cleanly(qtbot, s
     assert not window.host.started
     assert window.host.shutdown()
     assert window.host.thread.isFinished()
+
+
+def test_panels_most_sessions_never_open_are_built_on_first_use(window):
+    """The inspector and the training view cost ~0.2 s of start-up: built when first shown, themed, and working."""
+    assert window._inspector is None and window._training_view is None
+    window.show_training()
+    assert window._training_view is not None and window.dock_training.isVisible()
+    assert window.dock_training.widget().widget() is window.training_view
+    window.show_inspector()
+    assert window._inspector is not None and window.dock_inspector.widget().widget() is window.inspector

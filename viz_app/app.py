@@ -76,6 +76,9 @@ def run(argv: Sequence[str] = ()) -> int:
     from .icons import app_icon
 
     app.setWindowIcon(app_icon())
+    from .gc_policy import GuiThreadCollector
+
+    collector = GuiThreadCollector(app).start()  # cycles collected in this thread only (see gc_policy)
 
     from .i18n import install, resolve_language
     from .main_window import MainWindow
@@ -93,6 +96,7 @@ def run(argv: Sequence[str] = ()) -> int:
         if probe is not None:
             probe.remove()
         holder.window.shutdown()
+        collector.stop()
 
 
 class _WindowHolder:

@@ -40,6 +40,26 @@ VARIANTS = _root.VARIANTS
 RESULT_TIMEOUT_MS = 20000
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _collect_garbage_in_the_gui_thread(qapp):
+    """As the app does (viz_app/gc_policy.py): a cyclic collection in a model thread would destroy widgets
+    of the GUI thread there and can deadlock PySide (CI froze once in test_main_window that way)."""
+    from viz_app.gc_policy import GuiThreadCollector
+
+    collector = GuiThreadCollector().start()
+    yield
+    collector.stop()
+
+
+@pytest.fixture(autouse=True)
+def _collect_after_each_test():
+    """The previous test's windows are collected here, in the GUI thread, not later in some worker."""
+    import gc
+
+    yield
+    gc.collect()
+
+
 @pytest.fixture
 def settings_path(tmp_path):
     return tmp_path / "settings" / "attention-scope.ini"

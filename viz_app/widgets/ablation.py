@@ -35,8 +35,8 @@ from PySide6.QtWidgets import (
 
 from ..i18n import N_, tr, tr_marked
 from ..state import KINDS, kind_short_title
-from .heatmap import TokenAxis, display_token
-from .next_token import format_prob
+from .heatmap import display_token
+from .next_token import empty_bars, format_prob, probability_plot
 
 Head = tuple[str, int, int]
 #: kind -> marked short name used in the one-line summary ("cross L1 H0")
@@ -297,26 +297,13 @@ class BeforeAfterBars(QWidget):
         self._caption.setWordWrap(True)
         self._caption.setTextFormat(Qt.TextFormat.PlainText)
 
-        self._axis = TokenAxis("left")
-        self._plot_widget = pg.PlotWidget(axisItems={"left": self._axis})
-        self._plot: pg.PlotItem = self._plot_widget.getPlotItem()
-        self._plot.hideButtons()
-        self._plot.setMenuEnabled(False)
-        self._plot.setMouseEnabled(x=False, y=False)
-        self._plot.setLabel("bottom", html.escape(tr("Ablation", "probability of the next token")))
-        self._plot.getAxis("bottom").enableAutoSIPrefix(False)
-        self._plot.showGrid(x=True, y=False, alpha=0.25)
-        self._plot.getViewBox().invertY(True)
+        self._plot_widget, self._plot, self._axis = probability_plot(tr("Ablation", "probability of the next token"))
         self._plot.setXRange(0, 1, padding=0)
-        # single pen/brush form: empty per-bar lists trip a pyqtgraph 0.14 bug (see next_token.py)
-        self._before_item = pg.BarGraphItem(x0=np.zeros(0), y=np.zeros(0), width=np.zeros(0), height=BAR_HEIGHT, pen=None,
-                                            brush=BEFORE_COLOR)
-        self._after_item = pg.BarGraphItem(x0=np.zeros(0), y=np.zeros(0), width=np.zeros(0), height=BAR_HEIGHT, pen=None,
-                                           brush=AFTER_COLOR)
+        self._before_item = empty_bars(BAR_HEIGHT, BEFORE_COLOR)
+        self._after_item = empty_bars(BAR_HEIGHT, AFTER_COLOR)
         self._plot.addItem(self._before_item)
         self._plot.addItem(self._after_item)
-        self._band_item = pg.BarGraphItem(x0=np.zeros(0), y=np.zeros(0), width=np.zeros(0), height=0.95, pen=None,
-                                          brush="#f28e2b")
+        self._band_item = empty_bars(0.95, "#f28e2b")
         self._band_item.setZValue(-1)
         self._band_item.setOpacity(0.2)
         self._plot.addItem(self._band_item)

@@ -42,7 +42,8 @@ from ..i18n import N_, tr, tr_marked
 from ..state import kind_short_title
 from .chips import FlowLayout
 from .colormaps import DIVERGING_NAME, get_colormap, lookup_table
-from .heatmap import TokenAxis, nice_ticks
+from .heatmap import nice_ticks
+from .mosaic import layer_head_grid
 
 #: metric -> marked display name (the same meaning as ``model_core.analysis.METRIC_LABELS``, translatable)
 METRIC_TITLES: dict[str, tuple[str, str]] = {
@@ -298,17 +299,7 @@ class HeadStatsPanel(QWidget):
 
         # --- grid: one image, token-style axes for layer / head labels, a fixed-range colour bar
         self._glw = pg.GraphicsLayoutWidget()
-        self._glw.ci.setContentsMargins(4, 4, 4, 4)
-        self._left = TokenAxis("left", ticks=False)
-        self._top = TokenAxis("top", ticks=False)
-        self._plot: pg.PlotItem = self._glw.addPlot(row=0, col=0, axisItems={"left": self._left, "top": self._top})
-        self._plot.showAxis("top")
-        self._plot.hideAxis("bottom")
-        self._plot.hideButtons()
-        self._plot.setMenuEnabled(False)
-        for axis in (self._left, self._top):
-            axis.setStyle(tickLength=0)
-            axis.setPen(pg.mkPen(None))
+        self._plot, self._left, self._top = layer_head_grid(self._glw)
         self._left.set_title(tr("HeadStats", "layer"))  # after setPen, which resets the title colour
         self._top.set_title(tr("HeadStats", "head"))
         self._vb: pg.ViewBox = self._plot.getViewBox()

@@ -56,6 +56,23 @@ def _cosmetic_pen(color, width: float):
     return pen
 
 
+def layer_head_grid(glw: pg.GraphicsLayoutWidget) -> tuple[pg.PlotItem, TokenAxis, TokenAxis]:
+    """The plot of a layer × head grid (this overview, the head-statistics grid): token-style axes for the
+    layer (left) and head (top) labels, no ticks, no axis lines, no mouse menu. Returns (plot, left, top);
+    the caller titles the axes (after this, since ``setPen`` resets a title's colour)."""
+    glw.ci.setContentsMargins(4, 4, 4, 4)
+    left, top = TokenAxis("left", ticks=False), TokenAxis("top", ticks=False)
+    plot: pg.PlotItem = glw.addPlot(row=0, col=0, axisItems={"left": left, "top": top})
+    plot.showAxis("top")
+    plot.hideAxis("bottom")
+    plot.hideButtons()
+    plot.setMenuEnabled(False)
+    for axis in (left, top):
+        axis.setStyle(tickLength=0)
+        axis.setPen(pg.mkPen(None))  # no axis line: the tiles speak for themselves
+    return plot, left, top
+
+
 class HeadMosaic(QWidget):
     """A layers × heads grid of attention maps in one image; click a tile to select that head."""
 
@@ -78,17 +95,7 @@ class HeadMosaic(QWidget):
         self._font_pt = QFont().pointSizeF()
 
         self._glw = pg.GraphicsLayoutWidget()
-        self._glw.ci.setContentsMargins(4, 4, 4, 4)
-        self._left = TokenAxis("left", ticks=False)
-        self._top = TokenAxis("top", ticks=False)
-        self._plot: pg.PlotItem = self._glw.addPlot(row=0, col=0, axisItems={"left": self._left, "top": self._top})
-        self._plot.showAxis("top")
-        self._plot.hideAxis("bottom")
-        self._plot.hideButtons()
-        self._plot.setMenuEnabled(False)
-        for axis in (self._left, self._top):
-            axis.setStyle(tickLength=0)
-            axis.setPen(pg.mkPen(None))  # no axis line: the tiles speak for themselves
+        self._plot, self._left, self._top = layer_head_grid(self._glw)
         self._left.set_title(tr("HeadMosaic", "layer"))  # after setPen, which resets the title colour
         self._top.set_title(tr("HeadMosaic", "head"))
         self._vb: pg.ViewBox = self._plot.getViewBox()

@@ -30,6 +30,27 @@ def format_prob(p: float) -> str:
     return f"{p:.3f}" if p >= 5e-4 or p == 0.0 else f"{p:.1e}"
 
 
+def probability_plot(label: str) -> tuple[pg.PlotWidget, pg.PlotItem, TokenAxis]:
+    """A horizontal bar chart of probabilities, one token per row from the top (this panel, the ablation's
+    before/after bars): token labels on the left, ``label`` under the probability axis, no mouse."""
+    axis = TokenAxis("left")
+    widget = pg.PlotWidget(axisItems={"left": axis})
+    plot: pg.PlotItem = widget.getPlotItem()
+    plot.hideButtons()
+    plot.setMenuEnabled(False)
+    plot.setMouseEnabled(x=False, y=False)
+    plot.setLabel("bottom", html.escape(label))  # pyqtgraph renders labels as HTML
+    plot.getAxis("bottom").enableAutoSIPrefix(False)
+    plot.showGrid(x=True, y=False, alpha=0.25)
+    plot.getViewBox().invertY(True)
+    return widget, plot, axis
+
+
+def empty_bars(height: float, brush) -> pg.BarGraphItem:
+    """A bar item with no bars yet. Single pen/brush form: empty per-bar lists trip a pyqtgraph 0.14 bug."""
+    return pg.BarGraphItem(x0=np.zeros(0), y=np.zeros(0), width=np.zeros(0), height=height, pen=None, brush=brush)
+
+
 class NextTokenPanel(QWidget):
     """Top-k next-token bar chart, a caption about the chosen token, and an optional beam list."""
 
@@ -43,21 +64,11 @@ class NextTokenPanel(QWidget):
         self._caption = QLabel()
         self._caption.setWordWrap(True)
         self._caption.setTextFormat(Qt.TextFormat.RichText)
-        self._axis = TokenAxis("left")
-        self._plot_widget = pg.PlotWidget(axisItems={"left": self._axis})
-        self._plot: pg.PlotItem = self._plot_widget.getPlotItem()
-        self._plot.hideButtons()
-        self._plot.setMenuEnabled(False)
-        self._plot.setMouseEnabled(x=False, y=False)
-        self._plot.setLabel("bottom", html.escape(tr("NextToken", "probability")))  # pyqtgraph renders labels as HTML
-        self._plot.getAxis("bottom").enableAutoSIPrefix(False)
-        self._plot.showGrid(x=True, y=False, alpha=0.25)
-        self._plot.getViewBox().invertY(True)
-        # empty pens/brushes lists trip a pyqtgraph 0.14 bug, so "no bars" uses the single pen/brush form
-        self._bar_item = pg.BarGraphItem(x0=np.zeros(0), y=np.zeros(0), width=np.zeros(0), height=0.7, pen=None, brush=BAR_COLOR)
+        self._plot_widget, self._plot, self._axis = probability_plot(tr("NextToken", "probability"))
+        self._bar_item = empty_bars(0.7, BAR_COLOR)
         self._plot.addItem(self._bar_item)
         # a pale band behind the highlighted row keeps it visible when its bar is a hair wide (p = 1e-6)
-        self._band_item = pg.BarGraphItem(x0=np.zeros(0), y=np.zeros(0), width=np.zeros(0), height=0.9, pen=None, brush=CHOSEN_COLOR)
+        self._band_item = empty_bars(0.9, CHOSEN_COLOR)
         self._band_item.setZValue(-1)
         self._band_item.setOpacity(0.25)
         self._plot.addItem(self._band_item)

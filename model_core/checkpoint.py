@@ -265,11 +265,18 @@ def check_sizes(c: ModelConfig, tensors: dict[str, torch.Tensor], label: str) ->
     expect("tgt_embedding.weight", (c.tgt_vocab_size, c.d_model))
     for side, wanted in (("encoder", c.n_encoder_layers), ("decoder", c.n_decoder_layers)):
         prefix = f"{side}_layers."
-        found = {key[len(prefix):].split(".", 1)[0] for key in tensors if key.startswith(prefix)}
-        if len(found) != wanted:
-            raise CheckpointError(f"{label}: the configuration has {wanted} {side} layers, the weights {len(found)}")
+        found = count_layers(list(tensors), prefix)
+        if found != wanted:
+            raise CheckpointError(f"{label}: the configuration has {wanted} {side} layers, the weights {found}")
         if wanted:
             expect(f"{prefix}0.feed_forward.linear1.weight", (c.d_ff, c.d_model))
+
+
+def count_layers(keys: list[str], prefix: str) -> int:
+    found = {int(k[len(prefix):].split(".")[0]) for k in keys if k.startswith(prefix) and k[len(prefix):].split(".")[0].isdigit()}
+    if found and found != set(range(len(found))):
+        raise CheckpointError(f"layers under {prefix} are not numbered 0..N-1")
+    return len(found)
 
 
 def check_weights(model: Seq2SeqTransformer, tensors: dict[str, torch.Tensor], label: str) -> None:

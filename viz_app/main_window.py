@@ -547,7 +547,7 @@ class MainWindow(QMainWindow):
         self.heads_tabs.currentChanged.connect(self._stats_timer.start)
         self.dock_mosaic.visibilityChanged.connect(lambda visible: visible and self._stats_timer.start())
         self.selectors.viewModeChosen.connect(s.set_view_mode)
-        self.dock_training.visibilityChanged.connect(lambda visible: visible and self.training_view)
+        self.dock_training.visibilityChanged.connect(self._on_training_visibility)
         self.dock_inspector.visibilityChanged.connect(self._on_inspector_visibility)
         self.host.inspected.connect(self._on_inspected)
         self.host.compared.connect(self._on_compared)
@@ -1388,6 +1388,11 @@ class MainWindow(QMainWindow):
     @Slot(str, int, int)
     def _on_stats_head_chosen(self, kind: str, layer: int, head: int) -> None:
         self.state.select(kind=kind, layer=layer, head=head)
+
+    @Slot(bool)
+    def _on_training_visibility(self, visible: bool) -> None:
+        if visible:
+            _ = self.training_view  # built on first show (a restored layout may show it at start)
 
     @Slot()
     def show_training(self) -> None:

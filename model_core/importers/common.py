@@ -203,13 +203,6 @@ def build_bundle(
     return ModelBundle(model, src, tgt, name=path.stem, path=path, format=fmt, metadata={"import_options": options.to_dict()})
 
 
-def count_layers(keys: list[str], prefix: str) -> int:
-    found = {int(k[len(prefix):].split(".")[0]) for k in keys if k.startswith(prefix) and k[len(prefix):].split(".")[0].isdigit()}
-    if found and found != set(range(len(found))):
-        raise CheckpointError(f"layers under {prefix} are not numbered 0..N-1")
-    return len(found)
-
-
 def require(tensors: dict[str, torch.Tensor], key: str, where: str) -> torch.Tensor:
     if key not in tensors:
         raise CheckpointError(f"{where}: missing weight {key}")

@@ -13,14 +13,13 @@ from pathlib import Path
 
 import torch
 
-from ..checkpoint import CheckpointError, ModelBundle
+from ..checkpoint import CheckpointError, ModelBundle, count_layers
 from ..config import ModelConfig
 from ..layers import sinusoidal_table
 from .common import (
     ImportOptions,
     NeedsHyperparameters,
     build_bundle,
-    count_layers,
     propose_heads,
     read_vocab,
     require,

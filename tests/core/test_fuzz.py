@@ -202,7 +202,7 @@ def _write(path, data):
 # --------------------------------------------------------------------------- every supported format, mutated
 FORMATS = ("native", "torch-tutorial", "seed-tutorial", "hf-marian")
 #: what a mutated file may hold where a number or a name should be
-NASTY = st.sampled_from([-1, 0, 1, 2, 3, 7, 1000, 1.5, -0.5, math.nan, math.inf, "", "x", "<pad>", None, True, [], {}, [1, 2],
+NASTY_VALUE = st.sampled_from([-1, 0, 1, 2, 3, 7, 1000, 1.5, -0.5, math.nan, math.inf, "", "x", "<pad>", None, True, [], {}, [1, 2],
                          {"a": 1}])
 EXAMPLES_PER_CASE = 40 if LONG else 2
 MEMORY_HEADROOM = 3 << 30  # bytes a single open_model may add before an allocation fails (instead of the machine swapping)
@@ -383,15 +383,15 @@ def garble_structure(obj: dict | list, data) -> dict | list:
     if isinstance(obj, dict):
         key = data.draw(st.sampled_from(sorted(obj, key=str)), label="field")
         if how == "set item":
-            obj[key] = data.draw(NASTY, label="value")
+            obj[key] = data.draw(NASTY_VALUE, label="value")
         elif how == "drop item":
             del obj[key]
         else:
-            obj["no_such_field"] = data.draw(NASTY, label="value")
+            obj["no_such_field"] = data.draw(NASTY_VALUE, label="value")
     else:
         index = data.draw(st.integers(0, len(obj) - 1), label="index")
         if how == "set item":
-            obj[index] = data.draw(NASTY, label="value")
+            obj[index] = data.draw(NASTY_VALUE, label="value")
         elif how == "drop item":
             del obj[index]
         else:
@@ -465,7 +465,8 @@ def wrong_metadata(valid: ValidCheckpoint, root: Path, data) -> dict | None:
         else:
             tensors, _ = read_weights(valid, root)
             extras = {data.draw(st.sampled_from(["config", "src_vocab", "tgt_vocab", "args", "epoch"]), label="extra"): data.draw(
-                st.one_of(NASTY, st.dictionaries(st.sampled_from(["n_heads", "nhead", "norm_first", "d_model"]), NASTY, max_size=3)),
+                st.one_of(NASTY_VALUE,
+                          st.dictionaries(st.sampled_from(["n_heads", "nhead", "norm_first", "d_model"]), NASTY_VALUE, max_size=3)),
                 label="value")}
             torch.save({"state_dict": tensors, **extras}, root / valid.weights)
         return None
@@ -476,7 +477,7 @@ def wrong_metadata(valid: ValidCheckpoint, root: Path, data) -> dict | None:
         if key in ("src_vocab", "tgt_vocab", "config") and data.draw(st.booleans(), label="edit inside"):
             obj[key] = garble_structure(obj[key], data)
         else:
-            obj[key] = data.draw(NASTY, label="value")
+            obj[key] = data.draw(NASTY_VALUE, label="value")
         torch.save(obj, path)
         return None
     folder = root / valid.target

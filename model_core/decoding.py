@@ -21,7 +21,7 @@ from .decoding_settings import DecodingSettings as DecodingSettings  # torch-fre
 from .decoding_settings import Hypothesis as Hypothesis
 from .decoding_settings import Method as Method
 from .model import NO_ABLATION, Ablation, EncoderOutput, Seq2SeqTransformer
-from .trace import KIND_LABELS, Trace
+from .trace import Trace, ablated_head_rows
 
 
 @dataclass
@@ -394,8 +394,7 @@ def build_trace(
         positional_encoding=pe, src_ids=np.asarray(src_ids, np.int64), tgt_ids=np.asarray(tgt_ids, np.int64),
         output_ids=np.asarray(output_ids, np.int64), positional_kind=c.positional, relative_bias=rel,
         scores=scores or {},
-        ablated_heads=np.array([(list(KIND_LABELS).index(k), lay, h) for k, lay, h in sorted(ablation.heads)],
-                               np.int64).reshape(-1, 3),
+        ablated_heads=ablated_head_rows(ablation.heads),
     )
 
 

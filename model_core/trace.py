@@ -8,6 +8,7 @@ loads from ``.npz`` with stable keys (see :data:`NPZ_KEYS`) and never needs pick
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -19,6 +20,12 @@ NPZ_KEYS = (
 )
 KIND_LABELS = {"encoder_self": "encoder self-attention", "decoder_self": "decoder self-attention (masked)",
                "cross": "cross-attention"}
+
+
+def ablated_head_rows(heads: Iterable[tuple[str, int, int]]) -> np.ndarray:
+    """(kind, layer, head) triples as the [n, 3] int rows of ``Trace.ablated_heads`` (kind = index in KIND_LABELS)."""
+    kinds = list(KIND_LABELS)
+    return np.array([(kinds.index(k), layer, h) for k, layer, h in sorted(heads)], np.int64).reshape(-1, 3)
 
 
 def _strings(tokens: list[str]) -> np.ndarray:

@@ -169,10 +169,11 @@ class ModelWorker(QObject):
 
     @Slot()
     def warm_up(self) -> None:
-        """Import torch and the model code now, while the GUI thread is still building the window.
+        """Import torch and the model code: the first thing the thread does when it starts.
 
-        Why: ``import torch`` takes seconds; started here, the first thing the thread does, it
-        overlaps with the window's construction instead of following it.
+        Why: ``import torch`` takes about a second; done before any request, the first load does not
+        pay for it. A window starts the thread after its first paint (``WorkerHost(held=True)``), so the
+        import does not compete with building the window for the GIL.
         """
         # a broken install is reported by the first real load, with its message
         with contextlib.suppress(Exception):

@@ -67,6 +67,9 @@ def run(argv: Sequence[str] = ()) -> int:
     """Open the window (on ``argv[0]``'s model when given) and run the event loop; returns the exit code."""
     from PySide6.QtWidgets import QApplication
 
+    from .pyside_import_hook import install as speed_up_imports
+
+    speed_up_imports()  # before pyqtgraph and torch are imported (see pyside_import_hook)
     model, device, qt_args = parse_args(argv)
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "attention-scope", *qt_args])
     app.setApplicationName(APP_NAME)
@@ -87,7 +90,8 @@ def run(argv: Sequence[str] = ()) -> int:
     settings = AppSettings()
     install(resolve_language(settings.get_str("view/language", "")))
     window = MainWindow(settings, model=model, device=device)
-    holder = _WindowHolder(window, settings, device)
+    _settle_after_first_answer(window, collector)
+    holder = _WindowHolder(window, settings, device, on_new_window=lambda w: _settle_after_first_answer(w, collector))
     probe = _StartupProbe.install(app, window) if os.environ.get(PROBE_ENV, "") not in ("", "0") else None
     window.show()
     try:
@@ -99,6 +103,30 @@ def run(argv: Sequence[str] = ()) -> int:
         collector.stop()
 
 
+#: the collector waits at most this long for a window's first answer before collecting again
+START_HOLD_MS = 30_000
+#: and collects this long after it, once the answer is on screen
+SETTLE_DELAY_MS = 300
+
+
+def _settle_after_first_answer(window, collector) -> None:
+    """Hold cyclic collection while the window starts (its model thread imports torch meanwhile) and settle
+    shortly after the first answer (a trace, an error or a question), once that has been painted (see
+    ``viz_app.gc_policy``)."""
+    from PySide6.QtCore import QTimer
+
+    collector.hold(START_HOLD_MS)
+    signals = (window.state.traceChanged, window.host.failed, window.host.needsOptions)
+
+    def on_answer(*_args) -> None:
+        for signal in signals:
+            signal.disconnect(on_answer)
+        QTimer.singleShot(SETTLE_DELAY_MS, collector.settle)
+
+    for signal in signals:
+        signal.connect(on_answer)
+
+
 class _WindowHolder:
     """Rebuilds the main window in another language when the user switches it.
 
@@ -108,8 +136,9 @@ class _WindowHolder:
     same model, sentences and view.
     """
 
-    def __init__(self, window, settings, device: str | None) -> None:
+    def __init__(self, window, settings, device: str | None, on_new_window=None) -> None:
         self.window, self.settings, self.device = window, settings, device
+        self._on_new_window = on_new_window
         self._attach(window)
 
     def _attach(self, window) -> None:
@@ -127,6 +156,8 @@ class _WindowHolder:
         old.deleteLater()
         self.window = MainWindow(self.settings, device=self.device)
         self._attach(self.window)
+        if self._on_new_window is not None:
+            self._on_new_window(self.window)
         self.window.show()
 
 

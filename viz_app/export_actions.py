@@ -94,17 +94,28 @@ class ExportActions(QObject):
     def add_to_menu(self, menu: QMenu) -> None:
         """Add the actions (copy after a separator) and let the menu show tooltips (the MP4 one says what is missing)."""
         menu.setToolTipsVisible(True)
+        menu.aboutToShow.connect(self._check_video)
         for act in self.actions()[:-1]:
             menu.addAction(act)
         menu.addSeparator()
         menu.addAction(self.act_copy)
 
     def refresh(self) -> None:
-        """Enable what can be exported now: everything needs a trace; MP4 also an H.264 encoder."""
+        """Enable what can be exported now: everything needs a trace; MP4 also an H.264 encoder.
+
+        Whether there is an encoder is asked only when the menu opens (or MP4 export is chosen): the
+        ffmpeg subprocess costs ~60 ms that the first heatmap after start-up should not wait for.
+        """
         has_trace = self._host.current_trace() is not None and self._host.current_view() is not None
         for act in self.actions():
             act.setEnabled(has_trace)
-        self.act_mp4.setEnabled(has_trace and self.video_problem() is None)
+        self.act_mp4.setEnabled(has_trace and (not self._video_checked or self._video_reason is None))
+
+    def _check_video(self) -> None:
+        """Before the menu shows: find out once whether MP4 export can work, and disable it if not."""
+        if not self._video_checked:
+            self.video_problem()
+            self.refresh()
 
     def video_problem(self) -> str | None:
         """Why MP4 export is unavailable (None when it works); checked once, then shown as the action's tooltip."""

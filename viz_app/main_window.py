@@ -339,6 +339,7 @@ class MainWindow(QMainWindow):
                                         Qt.DockWidgetArea.RightDockWidgetArea, scroll=True)
         # the inspector and the training view are built when first shown (properties below): together they
         # cost ~0.2 s of a start-up that most sessions never use them in
+        self._positional_stale = False  # a trace arrived while the positional panel was hidden (_refresh_positional)
         self._inspector: ModelInspector | None = None
         self._training_view: TrainingView | None = None
         self.dock_inspector = self._dock(tr("MainWindow", "Model inspector"), "dockInspector", QWidget(self),
@@ -546,6 +547,8 @@ class MainWindow(QMainWindow):
         self.head_stats.headChosen.connect(self._on_stats_head_chosen)
         self.heads_tabs.currentChanged.connect(self._stats_timer.start)
         self.dock_mosaic.visibilityChanged.connect(lambda visible: visible and self._stats_timer.start())
+        self.dock_positional.visibilityChanged.connect(
+            lambda visible: visible and self._positional_stale and self._draw_positional())
         self.selectors.viewModeChosen.connect(s.set_view_mode)
         self.dock_training.visibilityChanged.connect(self._on_training_visibility)
         self.dock_inspector.visibilityChanged.connect(self._on_inspector_visibility)
@@ -1128,6 +1131,18 @@ class MainWindow(QMainWindow):
         self.next_token.set_beams(list(beams))
 
     def _refresh_positional(self) -> None:
+        """Redraw the positional-encoding panel; deferred while its dock is hidden (tabbed behind "Next token"
+        at start): rebuilding its plots costs ~0.2 s, which delayed the first heatmap of a launch."""
+        if self.state.trace is None:
+            return
+        # a dock in the background of a tab group still reports isVisible(); only its visible region tells
+        on_screen = self.dock_positional.isVisible() and not self.dock_positional.visibleRegion().isEmpty()
+        self._positional_stale = not on_screen
+        if on_screen:
+            self._draw_positional()
+
+    def _draw_positional(self) -> None:
+        self._positional_stale = False
         trace, model = self.state.trace, self.state.model
         if trace is None:
             return

@@ -549,13 +549,20 @@ def test_nothing_to_export_disables_the_actions(qtbot, monkeypatch):
 
 
 def test_mp4_disabled_with_a_tooltip_without_an_encoder(live, monkeypatch):
-    monkeypatch.setattr(ex, "find_ffmpeg", lambda: None)
+    lookups: list[int] = []
+    monkeypatch.setattr(ex, "find_ffmpeg", lambda: lookups.append(1))
     owner = QObject()
     acts = ea.ExportActions(live, owner)
+    assert lookups == [] and acts.act_mp4.isEnabled()  # not asked while the first trace is being shown
+    menu = QMenu()
+    acts.add_to_menu(menu)
+    menu.aboutToShow.emit()  # the encoder is looked for when the menu opens, not at window start
     assert not acts.act_mp4.isEnabled()
     assert "ffmpeg" in acts.act_mp4.toolTip() and "video" in acts.act_mp4.toolTip()
     assert acts.act_gif.isEnabled()
     assert acts.export_mp4() is None and "ffmpeg" in live.errors[-1]
+    menu.aboutToShow.emit()
+    assert lookups == [1]  # asked once
 
 
 def test_copy_image_puts_the_live_heatmap_on_the_clipboard(actions, live):

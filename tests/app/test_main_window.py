@@ -287,10 +287,37 @@ def test_beam_search_lists_the_beams_of_the_step(window, qtbot):
     assert window.next_token.bars()
 
 
-def test_positional_panel_gets_the_model_table(window):
-    table = window.positional.table_image()
-    assert table is not None
+def test_positional_panel_gets_the_model_table_when_first_shown(window, qtbot):
+    # tabbed behind "Next token" at start, so the panel is drawn only once raised
+    assert window.dock_positional.visibleRegion().isEmpty()
+    assert window.positional.table_image() is None
+    window.dock_positional.raise_()
+    qtbot.waitUntil(lambda: window.positional.table_image() is not None, timeout=2000)
     assert window.positional.mode() == "table"
+    table = window.state.model.positional_table
+    assert window.positional.table_image().shape[1] == table.shape[1]
+
+
+def test_positional_panel_follows_new_traces_when_shown_and_catches_up_when_raised(window, qtbot):
+    s = window.state
+    window.dock_positional.raise_()
+    qtbot.waitUntil(lambda: window.positional.sentence_region() is not None, timeout=2000)
+
+    def region_end() -> float:
+        return window.positional.sentence_region()[1]
+
+    with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
+        window.inputs.pad_src.setValue(30)
+    qtbot.waitUntil(lambda: s.trace is not None and s.trace.n_src == 30, timeout=TIMEOUT)
+    assert region_end() == pytest.approx(max(30, s.trace.n_steps) - 0.5)  # on screen: redrawn at once
+    window.dock_next.raise_()
+    qtbot.waitUntil(lambda: window.dock_positional.visibleRegion().isEmpty(), timeout=2000)
+    with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
+        window.inputs.pad_src.setValue(40)
+    qtbot.waitUntil(lambda: s.trace is not None and s.trace.n_src == 40, timeout=TIMEOUT)
+    assert region_end() == pytest.approx(max(30, s.trace.n_steps) - 0.5)  # hidden: left as it was
+    window.dock_positional.raise_()
+    qtbot.waitUntil(lambda: region_end() == pytest.approx(max(40, s.trace.n_steps) - 0.5), timeout=2000)
 
 
 # ---------------------------------------------------------------------- errors

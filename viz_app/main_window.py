@@ -468,6 +468,12 @@ class MainWindow(QMainWindow):
         toolbar.addAction(self.act_explain)
         self.toolbar = toolbar
 
+    @staticmethod
+    def _on_screen(dock: QDockWidget) -> bool:
+        """Whether the user can see ``dock``: one in the background of a tab group still reports isVisible(),
+        only its visible region tells (panels that are costly to fill wait until this is true)."""
+        return dock.isVisible() and not dock.visibleRegion().isEmpty()
+
     def _docks(self) -> list[QDockWidget]:
         """Every dock of the window (later panels register here too)."""
         return [w for w in self.findChildren(QDockWidget) if w.parent() is self]
@@ -1016,7 +1022,7 @@ class MainWindow(QMainWindow):
     def _refresh_head_stats(self) -> None:
         """Head statistics of the current step, computed only when their panel is on screen."""
         s = self.state
-        if not (self.dock_mosaic.isVisible() and self.heads_tabs.currentWidget() is self.head_stats):
+        if not (self._on_screen(self.dock_mosaic) and self.heads_tabs.currentWidget() is self.head_stats):
             return
         if s.trace is None:
             self.head_stats.clear(tr("MainWindow", "No trace yet."))
@@ -1135,11 +1141,10 @@ class MainWindow(QMainWindow):
         at start): rebuilding its plots costs ~0.2 s, which delayed the first heatmap of a launch."""
         if self.state.trace is None:
             return
-        # a dock in the background of a tab group still reports isVisible(); only its visible region tells
-        on_screen = self.dock_positional.isVisible() and not self.dock_positional.visibleRegion().isEmpty()
-        self._positional_stale = not on_screen
-        if on_screen:
+        if self._on_screen(self.dock_positional):
             self._draw_positional()
+        else:
+            self._positional_stale = True
 
     def _draw_positional(self) -> None:
         self._positional_stale = False

@@ -19,18 +19,18 @@ from .config import ModelConfig
 from .decoding_settings import DecodingSettings, Hypothesis
 from .paths import CheckpointError, bundled_models
 from .trace import Trace
+from .vocab import KINDS, Ablation, ModelInfo, Notice
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .checkpoint import ModelBundle, load_model, save_model
     from .decoding import DecodeSession, teacher_forced_trace
-    from .model import Ablation, Seq2SeqTransformer
+    from .model import Seq2SeqTransformer
     from .tokenizers import Tokenizer
 
 __version__ = "0.1.0"
 
 #: name -> submodule that defines it; imported on first access (these pull in torch or 🤗 tokenizers)
 _LAZY: dict[str, str] = {
-    "Ablation": "model",
     "DecodeSession": "decoding",
     "ModelBundle": "checkpoint",
     "Seq2SeqTransformer": "model",
@@ -41,9 +41,11 @@ _LAZY: dict[str, str] = {
 }
 
 #: names importable without torch (tests/core/test_lazy_imports.py checks this list in a fresh interpreter)
-TORCH_FREE = ("CheckpointError", "DecodingSettings", "Hypothesis", "ModelConfig", "Trace", "bundled_models")
+TORCH_FREE = ("Ablation", "CheckpointError", "KINDS", "ModelInfo", "Notice",
+              "DecodingSettings", "Hypothesis", "ModelConfig", "Trace", "bundled_models")
 
 __all__ = [
+    "KINDS",
     "Ablation",
     "CheckpointError",
     "DecodeSession",
@@ -51,6 +53,8 @@ __all__ = [
     "Hypothesis",
     "ModelBundle",
     "ModelConfig",
+    "ModelInfo",
+    "Notice",
     "Seq2SeqTransformer",
     "Tokenizer",
     "Trace",

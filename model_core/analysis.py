@@ -79,13 +79,14 @@ from typing import Any
 
 import numpy as np
 
-from .trace import KIND_LABELS, Trace
+from .trace import Trace
+from .vocab import KINDS
 
 # the special tokens of model_core.tokenizers, spelled out here because importing that module loads
 # 🤗 tokenizers, and this module is numpy only (tests/core/test_analysis.py holds the two equal)
 PAD, BOS, EOS = "<pad>", "<bos>", "<eos>"
 
-KINDS: tuple[str, ...] = tuple(KIND_LABELS)  # encoder_self, decoder_self, cross
+
 
 # ----------------------------------------------------------------------------- metric metadata
 METRICS: tuple[str, ...] = (

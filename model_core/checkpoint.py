@@ -18,7 +18,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
 from .config import ModelConfig
-from .decoding import DecodeSession, DecodingSettings, teacher_forced_trace
+from .decoding import DecodeSession, DecodingSettings
 from .devices import resolve_device, resolve_dtype
 from .model import NO_ABLATION, Ablation, Seq2SeqTransformer
 from .paths import CheckpointError as CheckpointError
@@ -101,23 +101,16 @@ class ModelBundle:
         self, src_text: str, tgt_text: str | None = None, *, src_pad_to: int = 0, tgt_pad_to: int = 0,
         capture_scores: bool = False, ablation: Ablation = NO_ABLATION,
     ) -> Trace:
-        """Teacher-forced trace of ``tgt_text``, or of the greedy translation when it is None.
+        """The trace of ``tgt_text`` teacher-forced, or of the greedy translation when it is None.
 
+        A shortcut for :func:`model_core.run.run` (the pipeline the window and the command line use);
         ``src_pad_to`` / ``tgt_pad_to`` add ``<pad>`` tokens so the padding masks can be seen.
         """
-        if not src_text.strip():
-            raise ValueError("the source sentence is empty")
-        src = self.encode_source(src_text, src_pad_to)
-        if tgt_text is None:
-            session = DecodeSession(self.model, src.ids, src_tokens=src.tokens, tgt_vocab=self.tgt_tokenizer.vocab,
-                                    ablation=ablation)
-            out_ids = session.run()
-        else:
-            out_ids = self.encode_target(tgt_text).ids
-        return teacher_forced_trace(
-            self.model, src.ids, out_ids, src_tokens=src.tokens, tgt_vocab=self.tgt_tokenizer.vocab,
-            capture_scores=capture_scores, ablation=ablation, tgt_pad_to=tgt_pad_to,
-        )
+        from .run import RunRequest, run
+
+        request = RunRequest(src_text, tgt_text, pad_src=src_pad_to, pad_tgt=tgt_pad_to, ablation=ablation,
+                             capture_scores=capture_scores)
+        return run(self, request).trace
 
 
 def save_model(

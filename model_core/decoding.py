@@ -109,8 +109,9 @@ class DecodeSession:
             )
             enc_tensors = [_layers_of(self._encoded.attention_stack, self._encoded.attentions,
                                       (0, c.n_heads, len(self.src_ids), len(self.src_ids)), device)]
-            if capture_scores and self._encoded.scores:
-                enc_tensors.append(torch.stack([s[0] for s in self._encoded.scores]))
+            if capture_scores:  # an empty [0, H, S, S] for a model without encoder layers, as teacher forcing gives
+                enc_tensors.append(torch.stack([s[0] for s in self._encoded.scores]) if self._encoded.scores else
+                                   torch.zeros(0, c.n_heads, len(self.src_ids), len(self.src_ids), device=device))
             host = _host(*enc_tensors)
             self.encoder_self = host[0]
             self.encoder_scores = host[1] if len(host) > 1 else None

@@ -26,41 +26,19 @@ from .layers import (
     make_norm,
     sinusoidal_table,
 )
+from .vocab import KINDS, NO_ABLATION, Ablation
 
-ATTENTION_KINDS = ("encoder_self", "decoder_self", "cross")
-
-
-@dataclass(frozen=True)
-class Ablation:
-    """What is switched off: heads as ``(kind, layer, head)`` and/or the positional encoding.
-
-    A switched-off head contributes a zero context vector (its weights are still computed and
-    shown, so a class sees what was discarded).
-    """
-
-    heads: frozenset[tuple[str, int, int]] = frozenset()
-    positional: bool = False
-
-    @property
-    def active(self) -> bool:
-        return bool(self.heads) or self.positional
-
-    def gate(self, kind: str, layer: int, n_heads: int, like: torch.Tensor) -> torch.Tensor | None:
-        off = [h for (k, lay, h) in self.heads if k == kind and lay == layer]
-        if not off:
-            return None
-        gate = torch.ones(n_heads, dtype=like.dtype, device=like.device)
-        gate[off] = 0
-        return gate
-
-    def describe(self) -> str:
-        parts = [f"{k} L{lay} H{h}" for (k, lay, h) in sorted(self.heads)]
-        if self.positional:
-            parts.append("positional encoding")
-        return ", ".join(parts)
+ATTENTION_KINDS = KINDS
 
 
-NO_ABLATION = Ablation()
+def head_gate(ablation: Ablation, kind: str, layer: int, n_heads: int, like: torch.Tensor) -> torch.Tensor | None:
+    """A [n_heads] tensor of 1s with 0 for the heads ``ablation`` switches off in this layer; None when none are."""
+    off = ablation.heads_off(kind, layer)
+    if not off:
+        return None
+    gate = torch.ones(n_heads, dtype=like.dtype, device=like.device)
+    gate[off] = 0
+    return gate
 
 
 class EncoderLayer(nn.Module):
@@ -260,7 +238,7 @@ class Seq2SeqTransformer(nn.Module):
         stack = self._capture_buffer(capture, len(self.encoder_layers), x.shape[0], s, s)
         out.attention_stack = stack
         for i, layer in enumerate(self.encoder_layers):
-            gate = ablation.gate("encoder_self", i, self.config.n_heads, x)
+            gate = head_gate(ablation, "encoder_self", i, self.config.n_heads, x)
             x, att = layer(x, layer_allowed, bias, gate, capture, capture_scores, None if stack is None else stack[i])
             if att.weights is not None:
                 out.attentions.append(att.weights)
@@ -331,7 +309,7 @@ class Seq2SeqTransformer(nn.Module):
         out.self_stack = self._capture_buffer(capture, n_layers, b, t, keys)
         out.cross_stack = self._capture_buffer(capture, n_layers, b, t, sources)
         for i, layer in enumerate(self.decoder_layers):
-            gates = (ablation.gate("decoder_self", i, h, x), ablation.gate("cross", i, h, x))
+            gates = (head_gate(ablation, "decoder_self", i, h, x), head_gate(ablation, "cross", i, h, x))
             self_cache = cache.self_kv[i] if cache else None
             cross_cache = cache.cross_kv[i] if cache else None
             into = (None, None) if out.self_stack is None or out.cross_stack is None else (out.self_stack[i], out.cross_stack[i])

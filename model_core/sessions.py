@@ -38,13 +38,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .decoding_settings import DecodingSettings
-from .trace import KIND_LABELS
+from .vocab import KINDS
 
 if TYPE_CHECKING:  # both need torch: imported where used, so reading a session stays torch-free
     from .importers.common import ImportOptions
-    from .model import Ablation
+    from .run import RunRequest
+    from .vocab import Ablation
 
-ATTENTION_KINDS: tuple[str, ...] = tuple(KIND_LABELS)
+ATTENTION_KINDS: tuple[str, ...] = KINDS
 
 FORMAT = "attention-scope-session"
 VERSION = 1
@@ -156,12 +157,19 @@ class Session:
         object.__setattr__(self, "ablated_heads", tuple(sorted(set(heads))))
 
     def ablation(self) -> Ablation:
-        from .model import Ablation
+        from .vocab import Ablation
 
         return Ablation(heads=frozenset(self.ablated_heads), positional=self.ablate_positional)
 
     def decoding(self) -> DecodingSettings:
         return self.settings
+
+    def run_request(self, *, capture_scores: bool = False) -> RunRequest:
+        """The model call this session's window makes (an empty target: the model translates)."""
+        from .run import RunRequest
+
+        return RunRequest(self.source, self.target if self.target.strip() else None, self.settings, self.pad_src,
+                          self.pad_tgt, self.ablation(), capture_scores=capture_scores)
 
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .vocab import KIND_LABELS
+
 NPZ_KEYS = (
     "src_tokens", "tgt_tokens", "encoder_self", "decoder_self", "cross", "allowed_encoder_self",
     "allowed_decoder_self", "allowed_cross", "src_is_pad", "tgt_is_pad", "logprobs", "positional_encoding",
 )
-KIND_LABELS = {"encoder_self": "encoder self-attention", "decoder_self": "decoder self-attention (masked)",
-               "cross": "cross-attention"}
 
 
 def ablated_head_rows(heads: Iterable[tuple[str, int, int]]) -> np.ndarray:

@@ -45,9 +45,11 @@ from PySide6.QtWidgets import (
 
 from model_core import DecodingSettings, bundled_models
 from model_core.analysis import all_head_stats, verify_trace
+from model_core.run import RunRequest, RunResult
 from model_core.sessions import Session
 from model_core.sessions import load as load_session
 from model_core.trace import Trace
+from model_core.vocab import Ablation
 
 from .about import show_about
 from .controls import Banner, InputPanel, SelectorBar, StepBar
@@ -55,6 +57,7 @@ from .export_actions import ExportActions
 from .help_dialogs import HelpWindow, show_explanation, show_shortcuts
 from .i18n import LANGUAGES, N_, tr, tr_marked
 from .map_view import ViewSpec, apply_view, heatmap_view, map_title, rollout_of
+from .notices import notice_text
 from .presenter import PresenterMode
 from .session_io import SESSION_SUFFIX, apply_display, looks_like_session, options_of, session_from_state
 from .settings import AppSettings
@@ -64,7 +67,7 @@ from .widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTokenPane
 from .widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
 from .widgets.head_stats import HeadStatsPanel
 from .widgets.verifier_badge import VerifierBadge
-from .worker import OptionsNeeded, RunRequest, RunResult, WorkerHost
+from .worker import OptionsNeeded, WorkerHost
 
 if TYPE_CHECKING:
     from .widgets.inspector import ModelInspector
@@ -828,8 +831,8 @@ class MainWindow(QMainWindow):
             self._update_hint()
             return None
         tgt = s.tgt_text if s.tgt_text.strip() else None
-        request = RunRequest(s.src_text, tgt, s.decoding, s.pad_src, s.pad_tgt, ablated_heads=s.ablated_heads,
-                             ablate_positional=s.ablate_positional, capture_scores=s.wants_scores)
+        request = RunRequest(s.src_text, tgt, s.decoding, s.pad_src, s.pad_tgt, Ablation(s.ablated_heads, s.ablate_positional),
+                             capture_scores=s.wants_scores)
         if self.host.busy and request == self._last_request:
             return None  # the very same call is already on its way
         self._last_request = request
@@ -844,13 +847,14 @@ class MainWindow(QMainWindow):
         if pending is not None:
             self.state.select(layer=pending["layer"], head=pending["head"])  # clamped to the model's sizes
             step = pending["step"] if pending["step"] >= 0 else None
-        self.state.set_result(result.trace, result.history, forced=result.forced, notices=result.notices,
+        notices = tuple(notice_text(n) for n in result.notices)
+        self.state.set_result(result.trace, result.history, forced=result.forced, notices=notices,
                               baseline_logprobs=result.baseline_logprobs, baseline_output=result.baseline_output,
                               elapsed_ms=result.elapsed_ms, step=step)
         self.error_banner.dismiss()
         self.status_time.setText(tr("MainWindow", "last model call {ms} ms").format(ms=f"{result.elapsed_ms:.0f}"))
-        if result.notices:
-            self.notice_banner.show_message(tr("MainWindow", "Note: {notes}").format(notes="; ".join(result.notices)), "notice")
+        if notices:
+            self.notice_banner.show_message(tr("MainWindow", "Note: {notes}").format(notes="; ".join(notices)), "notice")
         else:
             self.notice_banner.dismiss()
         self._save_view()

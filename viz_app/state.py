@@ -9,18 +9,16 @@ arrays, strings, frozen dataclasses); no tensor ever reaches the GUI.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from dataclasses import replace
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from model_core import DecodingSettings, Trace
+from model_core.vocab import KINDS, Beam, ModelInfo
 
 from .i18n import N_, tr_marked
 
-Kind = Literal["encoder_self", "decoder_self", "cross"]
-KINDS: tuple[str, ...] = ("encoder_self", "decoder_self", "cross")
 #: kind -> marked display title (show it with :func:`kind_title`; the keys are what code and settings use)
 KIND_TITLES: dict[str, tuple[str, str]] = {
     "encoder_self": N_("State", "Encoder self-attention"),
@@ -40,7 +38,6 @@ OVERLAYS_FOR_KIND: dict[str, tuple[str, ...]] = {
     "decoder_self": ("target padding", "causal", "combined"),
     "cross": ("source padding", "target padding", "combined"),
 }
-Beam = tuple[str, float, bool]  # (text, summed log-probability, finished)
 #: what the main heatmap shows: the attention weights, the pre-softmax scores, or the rollout
 VIEW_MODES: tuple[str, ...] = ("weights", "scores", "rollout")
 
@@ -53,41 +50,6 @@ def kind_title(kind: str) -> str:
 def kind_short_title(kind: str) -> str:
     """The short display name of an attention kind, in the UI language (e.g. "Cross-attention")."""
     return tr_marked(KIND_SHORT_TITLES[kind])
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """What the GUI needs to know about the loaded model: plain data, never the torch module."""
-
-    key: str  # what was asked for: a bundled name or a path; what the settings remember
-    name: str
-    path: str
-    device: str  # "CPU · float32" style (model_core.devices.describe)
-    n_encoder_layers: int
-    n_decoder_layers: int
-    n_heads: int
-    d_model: int
-    max_len: int
-    positional: str
-    src_vocab: tuple[str, ...] = ()
-    tgt_vocab: tuple[str, ...] = ()
-    metadata: dict = field(default_factory=dict, compare=False)
-    # the absolute position vectors for positions 0..max_len-1 (None without one): the positional
-    # panel plots more positions than a sentence has, so it needs the model's table, not the trace's
-    positional_table: np.ndarray | None = field(default=None, compare=False, repr=False)
-    format: str = "native"  # native, torch-tutorial, seed-tutorial, hf-marian…: what opened it
-    n_kv_heads: int = 0  # 0: same as n_heads
-    config: dict = field(default_factory=dict, compare=False)  # ModelConfig.to_dict(), for the inspector
-    options: dict = field(default_factory=dict, compare=False)  # import options the user gave (heads, vocab files)
-    device_type: str = "cpu"  # cuda / mps / cpu: whether "continue on the CPU" makes sense
-
-    def layers(self, kind: str) -> int:
-        return self.n_encoder_layers if kind == "encoder_self" else self.n_decoder_layers
-
-    @property
-    def native(self) -> bool:
-        """A model computed by this app's own module (scores and ablations are available)."""
-        return not self.format.startswith("hf")
 
 
 class AppState(QObject):

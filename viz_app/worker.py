@@ -8,8 +8,9 @@ the last matters). The worker also skips queued run requests that are already su
 the backlog never grows. Results cross threads as plain host objects (numpy arrays, strings,
 tuples) through ``Signal(object)``; the receiver must not mutate them. No exception ever leaves
 the worker: each becomes a one-line ``failed`` message, and the previous model stays loaded.
-Messages and notices are translated here, in the worker thread: ``QCoreApplication.translate``
-only reads the installed translators, which is safe from any thread.
+A run is :func:`model_core.run.run`, the same pipeline the command line uses; its notices are
+codes the window translates. Failure messages are translated here, in the worker thread:
+``QCoreApplication.translate`` only reads the installed translators, which is safe from any thread.
 
 Start-up: this module imports no torch. The worker thread imports it (through ``model_core``) when
 it first loads a model, so the window is on screen while torch is still importing.
@@ -24,62 +25,21 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from model_core.decoding_settings import DecodingSettings
 from model_core.paths import CheckpointError
-from model_core.trace import Trace
+from model_core.run import EmptySourceError, RunRequest, run
+from model_core.vocab import ModelInfo
 
 from .i18n import tr
-from .state import Beam, ModelInfo
 
 if TYPE_CHECKING:
     from model_core.checkpoint import ModelBundle
 
 DEVICE_ENV = "ATTENTION_SCOPE_DEVICE"  # "cpu" forces the CPU; default "auto" (CUDA, then MPS, then CPU)
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    """One model call: generate (``tgt`` None) or teacher-force ``tgt``, with optional padding."""
-
-    src: str
-    tgt: str | None = None
-    settings: DecodingSettings = field(default_factory=DecodingSettings)
-    pad_src: int = 0
-    pad_tgt: int = 0
-    #: heads as (kind, layer, head) switched off, and whether the positional encoding is off
-    ablated_heads: frozenset[tuple[str, int, int]] = frozenset()
-    ablate_positional: bool = False
-    capture_scores: bool = False  # the pre-softmax scores double the trace's memory: only on request
-
-    @property
-    def ablation_active(self) -> bool:
-        return bool(self.ablated_heads) or self.ablate_positional
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """What a model call produced, ready for the GUI: the Trace, the beams per step, timing, notices."""
-
-    request: RunRequest
-    trace: Trace
-    history: tuple[tuple[Beam, ...], ...]
-    elapsed_ms: float
-    notices: tuple[str, ...] = ()
-    #: with an ablation: the intact model's log-probabilities [T, V] for the same decoder inputs
-    baseline_logprobs: np.ndarray | None = None
-    #: with an ablation while generating: what the intact model translates
-    baseline_output: str | None = None
-
-    @property
-    def forced(self) -> bool:
-        return self.request.tgt is not None
 
 
 def is_device_error(exc: BaseException) -> bool:
@@ -104,6 +64,8 @@ def one_line(exc: BaseException) -> str:
     if isinstance(exc, torch.cuda.OutOfMemoryError):
         return tr("Worker", "the GPU ran out of memory: try a shorter sentence or run on the CPU (start with {setting})").format(
             setting=f"{DEVICE_ENV}=cpu")
+    if isinstance(exc, EmptySourceError):
+        return tr("Worker", "the source sentence is empty")
     text = str(exc).strip()
     first = text.splitlines()[0] if text else type(exc).__name__
     if not isinstance(exc, (CheckpointError, ValueError)):
@@ -270,69 +232,11 @@ class ModelWorker(QObject):
             self.failed.emit(request_id, tr("Worker", "no model is loaded: open one with File ▸ Open model…"))
             return
         try:
-            result = self.compute(self.bundle, request)
+            result = run(self.bundle, request)
         except Exception as exc:
             self._report(request_id, exc)
             return
         self.resultReady.emit(request_id, result)
-
-    @staticmethod
-    def compute(bundle: ModelBundle, request: RunRequest) -> RunResult:
-        """Run the model for ``request`` (called in the worker thread; also usable directly)."""
-        from model_core.decoding import teacher_forced_trace
-        from model_core.model import Ablation
-
-        if not request.src.strip():
-            raise ValueError(tr("Worker", "the source sentence is empty"))  # shown to the user through one_line
-        start = time.perf_counter()
-        c = bundle.config
-        ablation = Ablation(frozenset(request.ablated_heads), request.ablate_positional)
-        src = bundle.encode_source(request.src, request.pad_src)
-        notices = _input_notices(bundle, request, src.truncated, src.original_length, src.tokens)
-        history: tuple[tuple[Beam, ...], ...] = ()
-        vocab = bundle.tgt_tokenizer
-        scores = request.capture_scores
-        baseline_output: str | None = None
-        if request.tgt is not None:
-            tgt = bundle.encode_target(request.tgt)
-            if tgt.truncated:
-                notices.append(tr("Worker", "target truncated to {room} tokens (it has {length})").format(
-                    room=c.max_len - 1, length=tgt.original_length))
-            unknown = sum(tok == "<unk>" for tok in tgt.tokens)
-            if unknown == 1:
-                notices.append(tr("Worker", "1 target word not in the vocabulary, shown as <unk>"))
-            elif unknown:
-                notices.append(tr("Worker", "{count} target words not in the vocabulary, shown as <unk>").format(count=unknown))
-            trace = teacher_forced_trace(bundle.model, src.ids, tgt.ids, src_tokens=src.tokens, tgt_vocab=vocab.vocab,
-                                         tgt_pad_to=request.pad_tgt, ablation=ablation, capture_scores=scores)
-        else:
-            session = bundle.session(request.src, request.settings, pad_to=request.pad_src, ablation=ablation,
-                                     capture_scores=scores)
-            session.run()
-            history = tuple(
-                tuple((" ".join(vocab.id_to_token(i) for i in h.ids), float(h.score), bool(h.finished)) for h in beams)
-                for beams in session.history()
-            )
-            if request.pad_tgt > 0:  # padding rows only exist in a teacher-forced pass over the output
-                trace = teacher_forced_trace(bundle.model, src.ids, session.output_ids, src_tokens=src.tokens,
-                                             tgt_vocab=vocab.vocab, tgt_pad_to=request.pad_tgt, ablation=ablation,
-                                             capture_scores=scores)
-            else:
-                trace = session.trace()
-            if session.output_ids and session.output_ids[-1] != c.eos_id:
-                notices.append(tr("Worker", "generation stopped after {count} tokens without producing <eos>").format(
-                    count=session.max_steps))
-            if ablation.active:
-                intact = bundle.session(request.src, request.settings, pad_to=request.pad_src)
-                baseline_output = vocab.decode(intact.run())
-        baseline = None
-        if ablation.active and trace.n_steps:
-            # the intact model on the very same decoder inputs: "before" for the before/after view
-            intact_trace = teacher_forced_trace(bundle.model, src.ids, list(trace.output_ids), src_tokens=src.tokens,
-                                                tgt_vocab=vocab.vocab)
-            baseline = intact_trace.logprobs[: trace.n_steps]
-        elapsed = (time.perf_counter() - start) * 1000.0
-        return RunResult(request, trace, history, elapsed, tuple(notices), baseline, baseline_output)
 
 
 @dataclass(frozen=True)
@@ -355,23 +259,6 @@ def _empty_accelerator_cache() -> None:
     mps = getattr(torch, "mps", None)
     if mps is not None and getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
         mps.empty_cache()
-
-
-def _input_notices(bundle: ModelBundle, request: RunRequest, truncated: bool, original: int, tokens: list[str]) -> list[str]:
-    c = bundle.config
-    notices = []
-    if truncated:
-        room = c.max_len - int(c.src_add_bos) - int(c.src_add_eos)
-        notices.append(tr("Worker", "source truncated to {room} tokens (max_len {max_len}; it has {length})").format(
-            room=room, max_len=c.max_len, length=original))
-    if request.pad_src > c.max_len or request.pad_tgt > c.max_len:
-        notices.append(tr("Worker", "padding limited to the model's max_len of {max_len}").format(max_len=c.max_len))
-    unknown = sum(tok == "<unk>" for tok in tokens)
-    if unknown == 1:
-        notices.append(tr("Worker", "1 source word not in the vocabulary, shown as <unk>"))
-    elif unknown:
-        notices.append(tr("Worker", "{count} source words not in the vocabulary, shown as <unk>").format(count=unknown))
-    return notices
 
 
 class WorkerHost(QObject):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from viz_app.worker import ModelWorker, is_device_error
+import viz_app.worker as worker_module
+from viz_app.worker import is_device_error
 
 TIMEOUT = 20000
 
@@ -19,7 +20,7 @@ def test_device_errors_are_recognised():
 def test_gpu_out_of_memory_offers_the_cpu_and_keeps_the_inputs(window, qtbot, monkeypatch):
     s = window.state
     trace_before = s.trace
-    real_compute = ModelWorker.compute
+    real_compute = worker_module.run
     calls = {"n": 0}
 
     def out_of_memory_once(bundle, request):
@@ -28,7 +29,7 @@ def test_gpu_out_of_memory_offers_the_cpu_and_keeps_the_inputs(window, qtbot, mo
             raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
         return real_compute(bundle, request)
 
-    monkeypatch.setattr(ModelWorker, "compute", staticmethod(out_of_memory_once))
+    monkeypatch.setattr(worker_module, "run", out_of_memory_once)
     window.inputs.source.setText("w3 w4 w5 w6")
     window.inputs.source.textEdited.emit("w3 w4 w5 w6")
     window.flush_inputs()
@@ -48,7 +49,7 @@ def test_an_ordinary_error_offers_no_cpu_switch(window, qtbot, monkeypatch):
     def broken(bundle, request):
         raise RuntimeError("shape mismatch in a custom layer")
 
-    monkeypatch.setattr(ModelWorker, "compute", staticmethod(broken))
+    monkeypatch.setattr(worker_module, "run", broken)
     window.inputs.source.setText("w1 w2")
     window.inputs.source.textEdited.emit("w1 w2")
     window.flush_inputs()

@@ -467,14 +467,18 @@ def test_state_and_worker_texts_are_translated(fake_translation, tiny_checkpoint
     import torch
 
     from model_core import load_model
+    from model_core.run import RunRequest, run
+    from viz_app.notices import notice_text
     from viz_app.state import KINDS, kind_short_title, kind_title
-    from viz_app.worker import ModelWorker, RunRequest, one_line
+    from viz_app.worker import one_line
 
     assert all(is_translated(kind_title(k)) and is_translated(kind_short_title(k)) for k in KINDS)
     assert is_translated(one_line(torch.cuda.OutOfMemoryError("CUDA out of memory")))
     bundle = load_model(str(tiny_checkpoint), device="cpu")
-    result = ModelWorker.compute(bundle, RunRequest("w1 bonjour w2 " + " ".join(["w3"] * 70), tgt="t1 hello", pad_src=100))
+    result = run(bundle, RunRequest("w1 bonjour w2 " + " ".join(["w3"] * 70), tgt="t1 hello", pad_src=100))
     assert len(result.notices) == 4  # source truncated, padding limited, source <unk>, target <unk>
-    assert all(is_translated(n) for n in result.notices), result.notices
-    with pytest.raises(ValueError, match="⟦the source sentence is empty⟧"):
-        ModelWorker.compute(bundle, RunRequest("  "))
+    texts = [notice_text(n) for n in result.notices]
+    assert all(is_translated(t) for t in texts), texts
+    with pytest.raises(ValueError) as empty:
+        run(bundle, RunRequest("  "))
+    assert is_translated(one_line(empty.value))

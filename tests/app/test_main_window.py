@@ -9,10 +9,11 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog
 
+import viz_app.worker as worker_module
+from model_core.run import RunRequest, RunResult
 from viz_app.app import parse_args
 from viz_app.settings import AppSettings
 from viz_app.state import KINDS
-from viz_app.worker import ModelWorker, RunRequest, RunResult
 
 TIMEOUT = 20000
 
@@ -340,7 +341,7 @@ def test_a_failing_model_call_shows_an_error_and_keeps_the_trace(window, qtbot, 
     def boom(bundle, request):
         raise RuntimeError("injected failure")
 
-    monkeypatch.setattr(ModelWorker, "compute", staticmethod(boom))
+    monkeypatch.setattr(worker_module, "run", boom)
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         type_into(qtbot, window.inputs.source, "w5 w6")
     assert window.error_banner.isVisible() and "injected failure" in window.error_banner.text()

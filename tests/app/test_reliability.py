@@ -29,9 +29,9 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
 
+import viz_app.worker as worker_module
 from viz_app.main_window import MainWindow, _settings_key
 from viz_app.settings import DAMAGED_SUFFIX, AppSettings
-from viz_app.worker import ModelWorker
 
 TIMEOUT = 30000  # generous: the test machine's two cores are shared
 TRAIN_RUN = dict(task="copy", size="tiny", n_train=128, n_valid=32, n_test=16, batch_size=64, log_every=1, probe_every=2,
@@ -339,7 +339,7 @@ def test_quitting_while_the_model_is_busy_exits_cleanly(open_window, qtbot, monk
         return call
 
     if busy_with == "run":
-        monkeypatch.setattr(ModelWorker, "compute", staticmethod(slowly(ModelWorker.compute)))
+        monkeypatch.setattr(worker_module, "run", slowly(worker_module.run))
         window.inputs.source.setText("w2 w3")
         window.inputs.source.textEdited.emit("w2 w3")
         window.flush_inputs()

@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 import torch
 
+import viz_app.worker as worker_module
 from model_core import DecodingSettings, load_model
-from viz_app.worker import ModelWorker, RunRequest, RunResult, WorkerHost, one_line
+from model_core.run import RunRequest, RunResult
+from viz_app.worker import WorkerHost, one_line
 
 TIMEOUT = 20000
 
@@ -94,14 +96,16 @@ def test_long_source_is_truncated_with_a_notice(loaded, qtbot):
     host, _ = loaded
     result = _run(qtbot, host, RunRequest(" ".join(["w1"] * 100) + " nope"))
     assert result.trace.n_src == 64
-    assert any("truncated" in n for n in result.notices)
+    truncated = [n for n in result.notices if n.code == "source_truncated"]
+    assert len(truncated) == 1 and truncated[0].values["length"] == 101  # "nope" was cut: no <unk> notice
+    assert truncated[0].values["max_len"] == 64 and "source_unknown" not in [n.code for n in result.notices]
 
 
 def test_unknown_words_notice(loaded, qtbot):
     host, _ = loaded
     result = _run(qtbot, host, RunRequest("w1 bonjour w2"))
     assert "<unk>" in result.trace.src_tokens
-    assert any("<unk>" in n for n in result.notices)
+    assert ("source_unknown", {"count": 1}) in [(n.code, n.values) for n in result.notices]
 
 
 def test_corrupt_checkpoint_fails_without_losing_the_model(loaded, qtbot, corrupt_checkpoint):
@@ -126,7 +130,7 @@ def test_exceptions_become_one_line_messages(loaded, qtbot, monkeypatch):
     def boom(bundle, request):
         raise RuntimeError("kaboom\nwith a traceback-ish second line")
 
-    monkeypatch.setattr(ModelWorker, "compute", staticmethod(boom))
+    monkeypatch.setattr(worker_module, "run", boom)
     with qtbot.waitSignal(host.failed, timeout=TIMEOUT) as blocker:
         host.run(RunRequest("w1"))
     assert blocker.args[2] == "RuntimeError: kaboom"
@@ -141,7 +145,7 @@ def test_out_of_memory_suggests_the_cpu():
 def test_stale_result_is_dropped(loaded, qtbot, monkeypatch):
     host, _ = loaded
     started, release = threading.Event(), threading.Event()
-    original = ModelWorker.compute
+    original = worker_module.run
 
     def gated(bundle, request):
         if request.src == "w1":
@@ -149,7 +153,7 @@ def test_stale_result_is_dropped(loaded, qtbot, monkeypatch):
             release.wait(10)
         return original(bundle, request)
 
-    monkeypatch.setattr(ModelWorker, "compute", staticmethod(gated))
+    monkeypatch.setattr(worker_module, "run", gated)
     results = []
     host.resultReady.connect(lambda _i, r: results.append(r))  # host signals are emitted in this (GUI) thread
     host.run(RunRequest("w1"))
@@ -165,7 +169,7 @@ def test_superseded_queued_requests_are_skipped(loaded, qtbot, monkeypatch):
     host, _ = loaded
     started, release = threading.Event(), threading.Event()
     seen: list[str] = []
-    original = ModelWorker.compute
+    original = worker_module.run
 
     def gated(bundle, request):
         seen.append(request.src)
@@ -174,7 +178,7 @@ def test_superseded_queued_requests_are_skipped(loaded, qtbot, monkeypatch):
             release.wait(10)
         return original(bundle, request)
 
-    monkeypatch.setattr(ModelWorker, "compute", staticmethod(gated))
+    monkeypatch.setattr(worker_module, "run", gated)
     host.run(RunRequest("w1"))
     qtbot.waitUntil(started.is_set, timeout=TIMEOUT)
     host.run(RunRequest("w2"))

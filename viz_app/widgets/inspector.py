@@ -45,6 +45,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from model_core.vocab import KINDS
+
 from ..i18n import N_, tr, tr_marked
 from .colormaps import DIVERGING_NAME, diverging_lookup_table, get_colormap
 from .heatmap import AttentionHeatmap, TokenAxis, thinned_labels
@@ -52,7 +54,6 @@ from .heatmap import AttentionHeatmap, TokenAxis, thinned_labels
 if TYPE_CHECKING:  # only for type hints: the widget receives these objects, it never imports model_core at run time
     from model_core.inspection import ArchitectureSummary, ComparisonResult, ParameterDistributions
 
-KINDS: tuple[str, ...] = ("encoder_self", "decoder_self", "cross")
 KIND_NAMES: dict[str, tuple[str, str]] = {
     "encoder_self": N_("ModelInspector", "Encoder self-attention"),
     "decoder_self": N_("ModelInspector", "Decoder self-attention"),

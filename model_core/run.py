@@ -1,0 +1,148 @@
+"""The one run pipeline: a :class:`RunRequest` in, a :class:`RunResult` out.
+
+Why one place: the window, ``attention-scope export`` / ``render``, notebooks and tests all ask the
+same question ("what does the model do with this source, this target or none, these decoding
+settings, this padding, these heads switched off?"). Answering it in one function means the command
+line reproduces exactly what the window shows, beam search, padding views and ablations included.
+
+The module imports no torch at import time (the window builds requests while torch still loads);
+:func:`run` imports what it needs when called. Notices are :class:`~model_core.vocab.Notice` codes
+with parameters, so a front end translates them and the core never knows about UI languages.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .decoding_settings import DecodingSettings
+from .trace import Trace
+from .vocab import NO_ABLATION, Ablation, Beam, Notice
+
+if TYPE_CHECKING:
+    from .checkpoint import ModelBundle
+
+
+class EmptySourceError(ValueError):
+    """The source sentence is empty or only spaces: there is nothing to run."""
+
+    def __init__(self) -> None:
+        super().__init__("the source sentence is empty")
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One model call: generate (``tgt`` None) or teacher-force ``tgt``, with optional padding and ablation."""
+
+    src: str
+    tgt: str | None = None
+    settings: DecodingSettings = field(default_factory=DecodingSettings)
+    pad_src: int = 0
+    pad_tgt: int = 0
+    ablation: Ablation = NO_ABLATION
+    capture_scores: bool = False  # the pre-softmax scores double the trace's memory: only on request
+
+    def __post_init__(self) -> None:
+        if self.pad_src < 0 or self.pad_tgt < 0:
+            raise ValueError(f"padding must be >= 0, not {self.pad_src}, {self.pad_tgt}")
+        if not isinstance(self.ablation, Ablation):
+            raise TypeError("RunRequest.ablation must be an Ablation")
+
+    @property
+    def forced(self) -> bool:
+        """Teacher-forced on a typed target (rather than generated)."""
+        return self.tgt is not None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a model call produced: the Trace, the beams per step, timing, notices and the ablation baseline."""
+
+    request: RunRequest
+    trace: Trace
+    history: tuple[tuple[Beam, ...], ...] = ()
+    elapsed_ms: float = 0.0
+    notices: tuple[Notice, ...] = ()
+    #: with an ablation: the intact model's log-probabilities [T, V] for the same decoder inputs
+    baseline_logprobs: np.ndarray | None = None
+    #: with an ablation while generating: what the intact model translates
+    baseline_output: str | None = None
+
+    @property
+    def forced(self) -> bool:
+        return self.request.forced
+
+
+def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
+    """Run the model for ``request``: the trace, beam history, notices and, with an ablation, the intact baseline.
+
+    Generation decodes step by step with the key/value cache (the trace's rows are the stepped rows);
+    target padding only exists in a teacher-forced pass, so with ``pad_tgt`` the generated output is
+    run again teacher-forced with padding. Raises :class:`EmptySourceError` for an empty source.
+    """
+    from .decoding import teacher_forced_trace
+
+    if not request.src.strip():
+        raise EmptySourceError()
+    start = time.perf_counter()
+    c = bundle.config
+    ablation = request.ablation
+    vocab = bundle.tgt_tokenizer
+    src = bundle.encode_source(request.src, request.pad_src)
+    notices = _source_notices(bundle, request, src.truncated, src.original_length, src.tokens)
+    history: tuple[tuple[Beam, ...], ...] = ()
+    baseline_output: str | None = None
+    scores = request.capture_scores
+    if request.tgt is not None:
+        tgt = bundle.encode_target(request.tgt)
+        if tgt.truncated:
+            notices.append(Notice.make("target_truncated", room=c.max_len - 1, length=tgt.original_length))
+        unknown = sum(tok == "<unk>" for tok in tgt.tokens)
+        if unknown:
+            notices.append(Notice.make("target_unknown", count=unknown))
+        trace = teacher_forced_trace(bundle.model, src.ids, tgt.ids, src_tokens=src.tokens, tgt_vocab=vocab.vocab,
+                                     tgt_pad_to=request.pad_tgt, ablation=ablation, capture_scores=scores)
+    else:
+        session = bundle.session(request.src, request.settings, pad_to=request.pad_src, ablation=ablation,
+                                 capture_scores=scores)
+        session.run()
+        history = tuple(
+            tuple((" ".join(vocab.id_to_token(i) for i in h.ids), float(h.score), bool(h.finished)) for h in beams)
+            for beams in session.history()
+        )
+        if request.pad_tgt > 0:  # padding rows only exist in a teacher-forced pass over the output
+            trace = teacher_forced_trace(bundle.model, src.ids, session.output_ids, src_tokens=src.tokens,
+                                         tgt_vocab=vocab.vocab, tgt_pad_to=request.pad_tgt, ablation=ablation,
+                                         capture_scores=scores)
+        else:
+            trace = session.trace()
+        if session.output_ids and session.output_ids[-1] != c.eos_id:
+            notices.append(Notice.make("no_eos", count=session.max_steps))
+        if ablation.active:
+            intact = bundle.session(request.src, request.settings, pad_to=request.pad_src)
+            baseline_output = vocab.decode(intact.run())
+    baseline = None
+    if ablation.active and trace.n_steps:
+        # the intact model on the very same decoder inputs: "before" for the before/after view
+        intact_trace = teacher_forced_trace(bundle.model, src.ids, list(trace.output_ids), src_tokens=src.tokens,
+                                            tgt_vocab=vocab.vocab)
+        baseline = intact_trace.logprobs[: trace.n_steps]
+    elapsed = (time.perf_counter() - start) * 1000.0
+    return RunResult(request, trace, history, elapsed, tuple(notices), baseline, baseline_output)
+
+
+def _source_notices(bundle: ModelBundle, request: RunRequest, truncated: bool, original: int, tokens: list[str]) -> list[Notice]:
+    c = bundle.config
+    notices = []
+    if truncated:
+        room = c.max_len - int(c.src_add_bos) - int(c.src_add_eos)
+        notices.append(Notice.make("source_truncated", room=room, max_len=c.max_len, length=original))
+    if request.pad_src > c.max_len or request.pad_tgt > c.max_len:
+        notices.append(Notice.make("padding_limited", max_len=c.max_len))
+    unknown = sum(tok == "<unk>" for tok in tokens)
+    if unknown:
+        notices.append(Notice.make("source_unknown", count=unknown))
+    return notices

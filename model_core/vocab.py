@@ -1,0 +1,161 @@
+"""The words every layer shares: attention kinds, ablations, notices, beams, model facts. Torch-free.
+
+Why one module: the same few facts (which attention kinds exist, what "switch this head off" means,
+what a run may want to tell the user) used to be spelled out in the core, the window, the session
+files and the command line separately, and drifted. They live here once, as plain frozen values, so
+``run``, ``ScopeState``, session files and every view import the same definitions, and reading them
+never imports torch (the window uses them while torch is still loading).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+Kind = Literal["encoder_self", "decoder_self", "cross"]
+#: the three attention kinds, in the order of the trace, the session files and the trace's ablation rows
+KINDS: tuple[str, ...] = ("encoder_self", "decoder_self", "cross")
+#: kind -> a plain English label (the core's messages; the UI has its own translated titles)
+KIND_LABELS: dict[str, str] = {"encoder_self": "encoder self-attention", "decoder_self": "decoder self-attention (masked)",
+                               "cross": "cross-attention"}
+
+#: (text, summed log-probability, finished): one live hypothesis of a decoding step
+Beam = tuple[str, float, bool]
+
+HeadKey = tuple[str, int, int]  # (kind, layer, head)
+
+
+def check_kind(kind: str) -> str:
+    """``kind`` when it is one of :data:`KINDS`, else a ValueError that lists them."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown attention kind {kind!r}; choose from {', '.join(KINDS)}")
+    return kind
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """What is switched off: heads as ``(kind, layer, head)`` and/or the positional encoding.
+
+    A switched-off head contributes a zero context vector (its weights are still computed and
+    shown, so a class sees what was discarded). A plain value: the model turns it into head gates.
+    """
+
+    heads: frozenset[HeadKey] = frozenset()
+    positional: bool = False
+
+    def __post_init__(self) -> None:
+        heads = frozenset((check_kind(str(k)), int(layer), int(h)) for k, layer, h in self.heads)
+        for _k, layer, h in heads:
+            if layer < 0 or h < 0:
+                raise ValueError(f"an ablated head needs a layer and head >= 0, not {layer}, {h}")
+        object.__setattr__(self, "heads", heads)
+        object.__setattr__(self, "positional", bool(self.positional))
+
+    @classmethod
+    def of(cls, heads: Iterable[HeadKey] = (), positional: bool = False) -> Ablation:
+        return cls(frozenset(heads), positional)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.heads) or self.positional
+
+    def heads_off(self, kind: str, layer: int) -> list[int]:
+        """The heads of one layer of one kind that are switched off, ascending."""
+        return sorted(h for (k, lay, h) in self.heads if k == kind and lay == layer)
+
+    def toggled(self, key: HeadKey) -> Ablation:
+        return Ablation(self.heads ^ {key}, self.positional)
+
+    def describe(self) -> str:
+        parts = [f"{k} L{lay} H{h}" for (k, lay, h) in sorted(self.heads)]
+        if self.positional:
+            parts.append("positional encoding")
+        return ", ".join(parts)
+
+
+NO_ABLATION = Ablation()
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something a run wants the user to know, as a code with parameters (the UI translates it).
+
+    Codes: ``source_truncated`` (room, max_len, length), ``target_truncated`` (room, length),
+    ``padding_limited`` (max_len), ``source_unknown`` / ``target_unknown`` (count),
+    ``no_eos`` (count).
+    """
+
+    code: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def make(cls, code: str, **params: Any) -> Notice:
+        if code not in NOTICE_TEXTS:
+            raise ValueError(f"unknown notice code {code!r}")
+        return cls(code, tuple(sorted(params.items())))
+
+    @property
+    def values(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    def english(self) -> str:
+        """The notice in English (the command line; the window translates :data:`NOTICE_TEXTS` itself)."""
+        return notice_template(self).format(**self.values)
+
+
+#: code -> English template; the window marks the same literals for translation (viz_app.scope.notices)
+NOTICE_TEXTS: dict[str, str] = {
+    "source_truncated": "source truncated to {room} tokens (max_len {max_len}; it has {length})",
+    "target_truncated": "target truncated to {room} tokens (it has {length})",
+    "padding_limited": "padding limited to the model's max_len of {max_len}",
+    "source_unknown": "{count} source words not in the vocabulary, shown as <unk>",
+    "source_unknown_one": "1 source word not in the vocabulary, shown as <unk>",
+    "target_unknown": "{count} target words not in the vocabulary, shown as <unk>",
+    "target_unknown_one": "1 target word not in the vocabulary, shown as <unk>",
+    "no_eos": "generation stopped after {count} tokens without producing <eos>",
+}
+
+
+def notice_template(notice: Notice) -> str:
+    """The English template of ``notice`` (the singular form where the count is 1)."""
+    if notice.code in ("source_unknown", "target_unknown") and notice.values.get("count") == 1:
+        return NOTICE_TEXTS[notice.code + "_one"]
+    return NOTICE_TEXTS[notice.code]
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What a front end needs to know about the loaded model: plain data, never the torch module."""
+
+    key: str  # what was asked for: a bundled name or a path; what the settings remember
+    name: str
+    path: str
+    device: str  # "CPU · float32" style (model_core.devices.describe)
+    n_encoder_layers: int
+    n_decoder_layers: int
+    n_heads: int
+    d_model: int
+    max_len: int
+    positional: str
+    src_vocab: tuple[str, ...] = ()
+    tgt_vocab: tuple[str, ...] = ()
+    metadata: dict = field(default_factory=dict, compare=False)
+    # the absolute position vectors for positions 0..max_len-1 (None without one): the positional
+    # panel plots more positions than a sentence has, so it needs the model's table, not the trace's
+    positional_table: np.ndarray | None = field(default=None, compare=False, repr=False)
+    format: str = "native"  # native, torch-tutorial, seed-tutorial, hf-marian…: what opened it
+    n_kv_heads: int = 0  # 0: same as n_heads
+    config: dict = field(default_factory=dict, compare=False)  # ModelConfig.to_dict(), for the inspector
+    options: dict = field(default_factory=dict, compare=False)  # import options the user gave (heads, vocab files)
+    device_type: str = "cpu"  # cuda / mps / cpu: whether "continue on the CPU" makes sense
+
+    def layers(self, kind: str) -> int:
+        return self.n_encoder_layers if kind == "encoder_self" else self.n_decoder_layers
+
+    @property
+    def native(self) -> bool:
+        """A model computed by this app's own module (scores and ablations are available)."""
+        return not self.format.startswith("hf")

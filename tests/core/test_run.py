@@ -1,0 +1,75 @@
+"""model_core.run: the one pipeline from a request to a result (the window and the command line both use it)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from model_core import DecodingSettings
+from model_core.decoding import teacher_forced_trace
+from model_core.run import EmptySourceError, RunRequest, run
+from model_core.vocab import Ablation, Notice
+from tests.conftest import tiny_bundle
+
+
+@pytest.fixture(scope="module")
+def bundle():
+    return tiny_bundle()
+
+
+def test_generation_is_the_decode_session_and_matches_a_teacher_forced_pass(bundle):
+    result = run(bundle, RunRequest("w1 w2 w3"))
+    session = bundle.session("w1 w2 w3")
+    assert list(result.trace.output_ids) == session.run()
+    assert not result.forced and len(result.history) == result.trace.n_steps
+    src = bundle.encode_source("w1 w2 w3")
+    full = teacher_forced_trace(bundle.model, src.ids, list(result.trace.output_ids), src_tokens=src.tokens,
+                                tgt_vocab=bundle.tgt_tokenizer.vocab)
+    np.testing.assert_allclose(result.trace.cross, full.cross, atol=1e-5)
+    np.testing.assert_allclose(result.trace.logprobs, full.logprobs, atol=1e-4)
+
+
+def test_beam_search_differs_from_greedy_history_and_is_reproduced(bundle):
+    beam = RunRequest("w4 w5 w6 w7", settings=DecodingSettings(method="beam", beam_width=3))
+    a, b = run(bundle, beam), run(bundle, beam)
+    assert max(len(beams) for beams in a.history) > 1  # several hypotheses were kept: not greedy
+    assert a.history == b.history
+    np.testing.assert_array_equal(a.trace.cross, b.trace.cross)
+
+
+def test_teacher_forcing_notices_and_padding(bundle):
+    result = run(bundle, RunRequest("w1 nope w2", "t1 hello", pad_src=8, pad_tgt=6))
+    assert result.forced
+    assert result.trace.src_is_pad.sum() == 8 - len(bundle.encode_source("w1 nope w2").ids)
+    assert result.trace.tgt_is_pad.any()
+    codes = {n.code: n.values for n in result.notices}
+    assert codes == {"source_unknown": {"count": 1}, "target_unknown": {"count": 1}}
+    assert Notice.make("source_unknown", count=1).english() == "1 source word not in the vocabulary, shown as <unk>"
+
+
+def test_ablation_changes_logprobs_and_keeps_an_intact_baseline(bundle):
+    off = Ablation.of([("cross", 0, h) for h in range(4)] + [("cross", 1, h) for h in range(4)])
+    plain = run(bundle, RunRequest("w1 w2 w3", "t1 t2 t3"))
+    ablated = run(bundle, RunRequest("w1 w2 w3", "t1 t2 t3", ablation=off))
+    assert plain.baseline_logprobs is None
+    np.testing.assert_allclose(ablated.baseline_logprobs, plain.trace.logprobs, atol=1e-5)
+    assert np.abs(ablated.trace.logprobs - plain.trace.logprobs).max() > 1e-3
+    generated = run(bundle, RunRequest("w1 w2 w3", ablation=off))
+    assert generated.baseline_output == bundle.translate("w1 w2 w3")
+
+
+def test_bundle_trace_is_the_pipeline(bundle):
+    np.testing.assert_array_equal(bundle.trace("w1 w2", "t3").cross, run(bundle, RunRequest("w1 w2", "t3")).trace.cross)
+
+
+def test_an_empty_source_is_refused(bundle):
+    with pytest.raises(EmptySourceError):
+        run(bundle, RunRequest("   "))
+
+
+def test_requests_are_validated():
+    with pytest.raises(ValueError):
+        RunRequest("w1", pad_src=-1)
+    with pytest.raises(ValueError, match="unknown attention kind"):
+        Ablation.of([("decoder", 0, 0)])
+    assert Ablation.of([("cross", 1, 2)]) == Ablation(frozenset({("cross", 1, 2)}))

@@ -1,0 +1,32 @@
+"""A run's notices (codes from :mod:`model_core.vocab`) in the UI language.
+
+The core reports ``Notice("source_truncated", room=…, …)``; only the window knows the language, so
+the translation lives here, one literal per code (the extractor reads literals). The context stays
+"Worker", where these strings were translated before the pipeline moved to the core.
+"""
+
+from __future__ import annotations
+
+from model_core.vocab import NOTICE_TEXTS, Notice, notice_template
+
+from .i18n import N_, tr_marked
+
+#: English template (model_core.vocab.NOTICE_TEXTS) -> marked literal for translation
+_MARKED: dict[str, tuple[str, str]] = {
+    NOTICE_TEXTS["source_truncated"]: N_("Worker", "source truncated to {room} tokens (max_len {max_len}; it has {length})"),
+    NOTICE_TEXTS["target_truncated"]: N_("Worker", "target truncated to {room} tokens (it has {length})"),
+    NOTICE_TEXTS["padding_limited"]: N_("Worker", "padding limited to the model's max_len of {max_len}"),
+    NOTICE_TEXTS["source_unknown"]: N_("Worker", "{count} source words not in the vocabulary, shown as <unk>"),
+    NOTICE_TEXTS["source_unknown_one"]: N_("Worker", "1 source word not in the vocabulary, shown as <unk>"),
+    NOTICE_TEXTS["target_unknown"]: N_("Worker", "{count} target words not in the vocabulary, shown as <unk>"),
+    NOTICE_TEXTS["target_unknown_one"]: N_("Worker", "1 target word not in the vocabulary, shown as <unk>"),
+    NOTICE_TEXTS["no_eos"]: N_("Worker", "generation stopped after {count} tokens without producing <eos>"),
+}
+
+
+def notice_text(notice: Notice) -> str:
+    """``notice`` as one translated phrase, parameters filled in."""
+    template = notice_template(notice)
+    marked = _MARKED.get(template)
+    text = tr_marked(marked) if marked is not None else template
+    return text.format(**notice.values)

@@ -146,6 +146,9 @@ class MainWindow(QMainWindow):
         self._pending_view: dict | None = None  # saved kind/layer/head/step applied to the first result
         self._pending_session: Session | None = None  # a session being opened: applied when its model has loaded
         self._pending_sentence_for: str | None = None
+        self._texts_at_load: tuple[str, str] | None = None  # the sentence boxes when a load was asked for
+        self._hover: tuple[int, int] | None = None  # the heatmap cell last hovered, and the text it put in the status bar
+        self._hover_message = ""
         self._inputs_dirty = False
         self._gpu_failure = False  # the failure being reported came from the GPU
         self._last_request: RunRequest | None = None
@@ -699,6 +702,7 @@ class MainWindow(QMainWindow):
         if options is None:
             options = self.remembered_options(key)
         self._loading_key = key
+        self._texts_at_load = (self.inputs.source.text(), self.inputs.target.text())
         self.host.load_model(key, options)
         self._show_status(tr("MainWindow", "Loading {name}…").format(name=Path(key).name))
         self._update_hint()
@@ -722,6 +726,8 @@ class MainWindow(QMainWindow):
             self._loading_key = None
             self.inputs.model_picker.show_current(self.state.model.key if self.state.model else "")
         answers = self.ask_import_options(needed)
+        if answers is None and needed.purpose == "load":
+            self._pending_session = None
         if answers is None:
             self._show_error(tr("MainWindow", "Not opened: {reason}").format(reason=needed.message))
             self._update_hint()
@@ -768,10 +774,16 @@ class MainWindow(QMainWindow):
         self.inputs.model_picker.show_current(info.key)
         self.settings.set("model/last", info.key)
         key = _settings_key(info.key)
+        self._take_control_edits()  # a decoding or padding change made during the load is not dropped
+        typed = (self.inputs.source.text(), self.inputs.target.text())
+        typed_during_load = self._texts_at_load is not None and typed != self._texts_at_load
+        self._texts_at_load = None
         session, self._pending_session = self._pending_session, None
         if session is not None and session.model.location == info.key:
             src, tgt = session.source, session.target
             self._apply_session_view(session)
+        elif typed_during_load:  # the user typed while the model loaded: that sentence, not a remembered one
+            src, tgt = typed
         elif self.settings.contains(f"sentences/{key}/src"):
             src = self.settings.get_str(f"sentences/{key}/src")
             tgt = self.settings.get_str(f"sentences/{key}/tgt")
@@ -807,6 +819,16 @@ class MainWindow(QMainWindow):
             self._save_inputs()
             self.request_run()
 
+    def _take_control_edits(self) -> None:
+        """Copy the decoding and padding boxes into the state now (edits still waiting for the debounce)."""
+        if not self._debounce.isActive():
+            return
+        try:
+            self.state.set_decoding(self.inputs.decoding_settings())
+        except ValueError as exc:
+            self._show_error(f"Decoding settings: {exc}")
+        self.state.set_padding(self.inputs.pad_src.value(), self.inputs.pad_tgt.value())
+
     @Slot()
     def _rerun_for_state(self) -> None:
         if self.state.model is not None and self._pending_session is None and self._loading_key is None:
@@ -827,6 +849,7 @@ class MainWindow(QMainWindow):
             return None
         if not s.src_text.strip():
             self.host.cancel_runs()
+            self.notice_banner.dismiss()
             s.clear_trace()
             self._update_hint()
             return None
@@ -875,6 +898,8 @@ class MainWindow(QMainWindow):
         elif kind == "load":
             key = self._loading_key or "the model"
             self._loading_key = None
+            self._pending_session = None  # its model did not open: later re-runs must not wait for it
+            self._texts_at_load = None
             self.inputs.model_picker.show_current(self.state.model.key if self.state.model else "")
             self._show_error(tr("MainWindow", "Could not open {name}: {reason}").format(name=Path(key).name, reason=message))
             fallback = self._startup_fallback(key)
@@ -1095,6 +1120,8 @@ class MainWindow(QMainWindow):
         trace = s.trace
         matrix = s.matrix()
         if trace is None or matrix is None:
+            self.mosaic.clear()
+            self._refresh_hover()
             self._update_hint()
             return
         spec = self.view_spec()
@@ -1120,6 +1147,7 @@ class MainWindow(QMainWindow):
                              col_labels=[f"H{h}" for h in range(maps.shape[1])],
                              selected=(s.layer, s.head) if s.head is not None else None, blocked=blocked,
                              current_row=current_row, visible_rows=visible_rows)
+        self._refresh_hover()
         self._update_hint()
 
     def _refresh_next_token(self) -> None:
@@ -1198,7 +1226,19 @@ class MainWindow(QMainWindow):
 
     @Slot(int, int, float)
     def _on_cell_hovered(self, row: int, col: int, _weight: float) -> None:
-        self.statusBar().showMessage(self.heatmap.tooltip_for(row, col), 4000)
+        self._hover, self._hover_message = (row, col), self.heatmap.tooltip_for(row, col)
+        self.statusBar().showMessage(self._hover_message, 4000)
+
+    def _refresh_hover(self) -> None:
+        """The hovered cell's text still in the status bar is rewritten for the map now shown (a step back
+        makes its row "not computed yet"); a message of anything else is left alone."""
+        if self._hover is None or self.statusBar().currentMessage() != self._hover_message or not self._hover_message:
+            return
+        self._hover_message = self.heatmap.tooltip_for(*self._hover)
+        if self._hover_message:
+            self.statusBar().showMessage(self._hover_message, 4000)
+        else:
+            self.statusBar().clearMessage()
 
     @Slot(bool)
     def _on_play_toggled(self, on: bool) -> None:

@@ -305,6 +305,7 @@ class WorkerHost(QObject):
         self._latest_other: dict[str, int] = {}  # inspect / compare: newest request of each
         self.requests_made = 0  # model calls asked for (load + run): tests check stepping makes none
         self.runs_requested = 0
+        self.loads_requested = 0  # model loads and moves asked for
         self.stale_dropped = 0
         self.thread = QThread()
         self.thread.setObjectName("attention-scope-model")
@@ -362,6 +363,7 @@ class WorkerHost(QObject):
     def load_model(self, name_or_path: str, options: dict[str, Any] | None = None) -> int:
         """Open a model in any supported format; ``options`` answer what the weights cannot tell."""
         request_id = self._new_id("load")
+        self.loads_requested += 1
         self._latest_load = request_id
         self._shared_load.set(request_id)
         # loads the worker will skip as superseded will never answer
@@ -372,6 +374,7 @@ class WorkerHost(QObject):
     def move_model(self, device: str) -> int:
         """Move the loaded model to ``device`` (e.g. "cpu" after the GPU ran out of memory)."""
         request_id = self._new_id("load")
+        self.loads_requested += 1
         self._kinds[request_id] = "move"
         self._latest_load = request_id
         self._shared_load.set(request_id)

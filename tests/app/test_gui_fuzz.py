@@ -328,11 +328,13 @@ class WindowMachine(RuleBasedStateMachine):
         self._no_new_exception()  # closing, too, must not raise in a slot
 
 
-def test_the_window_stays_consistent_under_random_use(qtbot, model_paths):
+def test_the_window_stays_consistent_under_random_use(qtbot, model_paths, request):
+    # a normal run is derandomized (the same cases every time); ``--hypothesis-seed=N`` explores another sequence
+    seeded = request.config.getoption("hypothesis_seed", None) is not None
     with qtbot.capture_exceptions() as exceptions:
         run_state_machine_as_test(
             lambda: WindowMachine(qtbot, model_paths, exceptions),
-            settings=settings(max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, derandomize=not LONG,
+            settings=settings(max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, derandomize=not (LONG or seeded),
                               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]),
         )
     assert not exceptions

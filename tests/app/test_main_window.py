@@ -356,10 +356,12 @@ def test_a_stale_result_is_dropped(window, qtbot):
     stale_id = window.host.latest_run_id
     type_and_wait(qtbot, window, window.inputs.source, "w2 w3")
     current = s.trace
-    fake = RunResult(RunRequest("w9"), current, (), 1.0, ())
+    other = window.host.worker.bundle.trace("w9")  # a different trace: showing it would be visible
+    fake = RunResult(RunRequest("w9"), other, (), 1.0, ())
     dropped = window.host.stale_dropped
     window.host.worker.resultReady.emit(stale_id, fake)  # a late answer to an older request
-    assert s.trace is current and window.host.stale_dropped == dropped + 1
+    assert s.trace is current and s.trace is not other and window.host.stale_dropped == dropped + 1
+    assert window.inputs.source_chips.chip_texts() == current.src_tokens
 
 
 # ---------------------------------------------------------------------- models and settings

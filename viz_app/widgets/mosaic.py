@@ -194,6 +194,24 @@ class HeadMosaic(QWidget):
             height, width = mosaic.shape[0] * f, mosaic.shape[1] * f
             self._vb.setRange(xRange=(0, width - gutter), yRange=(0, height - gutter), padding=0.01)
 
+    def clear(self) -> None:
+        """Show no tiles (no trace): a cleared source must not leave the previous sentence's heads on screen."""
+        self._maps_shape = None
+        self._mosaic = None
+        self._pool_cache.clear()
+        self._image.clear()
+        self._overlay.hide()
+        self._future.setPath(QPainterPath())
+        self._rows.setPath(QPainterPath())
+        self._row_labels, self._col_labels = [], []
+        self._left.set_labels([])
+        self._top.set_labels([])
+        self.set_selected(None)
+
+    def has_maps(self) -> bool:
+        """Whether tiles are shown."""
+        return self._mosaic is not None
+
     def _pooled_rows(self, arr: np.ndarray, f: int, visible: int) -> np.ndarray:
         """The pooled tiles of the first ``visible`` rows, reusing the pooling of the whole trace.
 

@@ -1,0 +1,85 @@
+"""State bugs users hit (issue 15, item 6): each test failed before its fix."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from PySide6.QtCore import Qt
+
+from tests.app.test_main_window import TIMEOUT, type_and_wait, type_into
+
+
+def _other_model(tiny_checkpoint, tmp_path):
+    other = tmp_path / "other.safetensors"
+    shutil.copy(tiny_checkpoint, other)
+    return str(other)
+
+
+def test_text_typed_while_a_model_loads_is_kept(window, qtbot, tiny_checkpoint, tmp_path):
+    other = _other_model(tiny_checkpoint, tmp_path)
+    with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
+        window.open_model(other)
+        type_into(qtbot, window.inputs.source, "w9 w8 w7")  # typed before the new model has answered
+    qtbot.waitUntil(lambda: window.state.trace is not None and not window.host.busy, timeout=TIMEOUT)
+    window.flush_inputs()
+    qtbot.waitUntil(lambda: not window.host.busy, timeout=TIMEOUT)
+    assert window.inputs.source.text() == "w9 w8 w7"
+    assert window.state.src_text == "w9 w8 w7"
+    assert window.state.trace.src_tokens[:3] == ["w9", "w8", "w7"]
+
+
+def test_a_decoding_change_made_while_a_model_loads_is_kept(window, qtbot, tiny_checkpoint, tmp_path):
+    other = _other_model(tiny_checkpoint, tmp_path)
+    inputs = window.inputs
+    with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
+        window.open_model(other)
+        inputs.method.setCurrentIndex(inputs.method.findData("beam"))  # the debounce has not fired yet
+    qtbot.waitUntil(lambda: window.state.trace is not None and not window.host.busy, timeout=TIMEOUT)
+    window.flush_inputs()
+    assert inputs.decoding_settings().method == "beam"
+    assert window.state.decoding.method == "beam"  # the box and the state agree
+
+
+def test_a_session_whose_model_fails_does_not_block_later_runs(window, qtbot, tmp_path):
+    path = tmp_path / "broken.scope.json"
+    path.write_text(json.dumps({"format": "attention-scope-session", "version": 1,
+                                "model": {"path": str(tmp_path / "missing.safetensors")}, "source": "w1"}))
+    with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
+        assert window.open_session(str(path))
+    s = window.state
+    before = window.host.runs_requested
+    with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
+        s.toggle_head_ablation("cross", 0, 1)  # re-runs through the state, not the input boxes
+    assert window.host.runs_requested == before + 1
+    assert s.trace.ablated_heads.tolist() == [[2, 0, 1]]
+
+
+def test_stepping_back_refreshes_the_hover_text(window, qtbot):
+    s = window.state
+    assert s.step == s.n_steps >= 2
+    row = s.n_steps - 1
+    window.heatmap.cellHovered.emit(row, 0, 0.5)
+    assert "not computed yet" not in window.statusBar().currentMessage()
+    s.set_step(0)
+    message = window.statusBar().currentMessage()
+    assert message == window.heatmap.tooltip_for(row, 0) and "not computed yet" in message
+
+
+def test_clearing_the_source_clears_notices_and_tiles(window, qtbot):
+    type_and_wait(qtbot, window, window.inputs.source, "w1 bonjour w2")
+    assert window.notice_banner.isVisible() and "<unk>" in window.notice_banner.text()
+    assert window.mosaic.has_maps()
+    type_into(qtbot, window.inputs.source, "")
+    window.flush_inputs()
+    assert window.state.trace is None
+    assert not window.notice_banner.isVisible()
+    assert not window.mosaic.has_maps()
+    assert window.view_stack.currentIndex() == 0  # the hint page
+
+
+def test_enter_in_the_source_runs_at_once(window, qtbot):
+    type_into(qtbot, window.inputs.source, "w4 w5")
+    with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
+        qtbot.keyClick(window.inputs.source, Qt.Key.Key_Return)
+    assert window.state.src_text == "w4 w5"

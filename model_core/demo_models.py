@@ -51,7 +51,7 @@ def cpu_name() -> str:
 
 def train_demo(name: str, out_dir: Path, device: str = "cpu", progress: bool = True) -> tuple[str, float]:
     """Train one demo model into ``out_dir/NAME.safetensors``; returns (eval report text, seconds)."""
-    from .cli_train import train_task
+    from .training import train_task
 
     spec = DEMOS[name]
     out = out_dir / f"{name}.safetensors"

@@ -258,3 +258,56 @@ class Trainer:
         self.history.append(event)
         self.callback(event)
         return event
+
+
+# ---------------------------------------------------------------------------------------------- a task, end to end
+def build_bundle(task_data, size: str, device: str, seed: int, name: str, **overrides) -> ModelBundle:
+    """A freshly initialised model (seeded) for a prepared task, with the task's tokenizers."""
+    from .devices import resolve_device
+
+    torch.manual_seed(seed)
+    model = Seq2SeqTransformer(task_data.config(size, **overrides)).to(resolve_device(device))
+    return ModelBundle(model, task_data.src_tokenizer, task_data.tgt_tokenizer, name=name)
+
+
+def train_task(task: str, out: Path, *, size: str = "small", device: str = "auto", epochs: int = 10, seed: int = 0,
+               n_train: int | None = None, batch_size: int = 64, resume: bool = False, progress: bool = True,
+               overrides: dict | None = None, callback=None):
+    """Train ``task`` into ``out`` with a progress bar; returns (bundle, task_data, trainer).
+
+    Shared by ``attention-scope train`` (``viz_app.cli.training``) and ``model_core.demo_models``.
+    """
+    from tqdm import tqdm
+
+    from .tasks import prepare_task
+
+    data = prepare_task(task, n_train=n_train, seed=seed)
+    bundle = build_bundle(data, size, device, seed, out.stem, **(overrides or {}))
+    settings = TrainSettings(epochs=epochs, batch_size=batch_size, seed=seed)
+    bar = tqdm(total=settings.epochs * -(-len(data.train) // batch_size), unit="step", disable=not progress,
+               dynamic_ncols=True)
+
+    def on_event(event: TrainEvent) -> None:
+        bar.n = event.step
+        post = {"loss": f"{event.train_loss:.3f}"}
+        if event.tokens_per_second:
+            post["tok/s"] = f"{event.tokens_per_second:,.0f}"
+        if event.best_val_loss is not None:
+            post["best val"] = f"{event.best_val_loss:.3f}"
+        bar.set_postfix(post, refresh=True)
+        if event.kind == "epoch":
+            bar.write(f"epoch {event.epoch}: train {event.train_loss:.4f}  val {event.val_loss:.4f}"
+                      + ("  (best, saved)" if event.improved else ""))
+        if callback:
+            callback(event)
+
+    trainer = Trainer(bundle, data.train, data.valid, settings, out, on_event,
+                      metadata={"task": task if not Path(task).exists() else Path(task).name, "seed": seed, "size": size,
+                                "tgt_joiner": data.tgt_joiner})
+    if resume and trainer.load_resume():
+        bar.write(f"resumed at step {trainer.step} (epoch {trainer.epoch})")
+    try:
+        trainer.run()
+    finally:
+        bar.close()
+    return bundle, data, trainer

@@ -268,29 +268,17 @@ def manifest_path_other() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, APP_NAME)) / MANIFEST_NAME
 
 
-# ---------------------------------------------------------------------------------------------- command line
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    args = list(argv)
-    command = args[0] if args and args[0] in ("install-shortcut", "uninstall-shortcut") else "install-shortcut"
-    rest = args[1:] if args and args[0] == command else args
-    parser = argparse.ArgumentParser(prog=f"attention-scope {command}",
-                                     description="Add Attention Scope to the desktop's application menu (or remove it).")
-    parser.add_argument("--dry-run", action="store_true", help="print what would be written or removed, change nothing")
-    parser.add_argument("--prefix", metavar="DIR",
-                        help="write the freedesktop layout under DIR/share instead of ~/.local/share (any OS; for tests)")
-    ns = parser.parse_args(rest)
-    ns.command = command
-    return ns
-
-
-def main(argv: Sequence[str] | None = None, *, platform: str | None = None) -> int:
-    """``argv[0]`` is ``install-shortcut`` or ``uninstall-shortcut`` (as the launcher passes it); returns the exit code."""
+# ---------------------------------------------------------------------------------------------- the commands
+def run(command: str, *, dry_run: bool = False, prefix: str | os.PathLike | None = None, platform: str | None = None) -> int:
+    """``install-shortcut`` or ``uninstall-shortcut`` (parsed by :mod:`viz_app.cli.shortcut`); returns the exit code."""
     from PySide6.QtCore import QCoreApplication
 
     from . import i18n
     from .i18n import tr
 
-    ns = parse_args(sys.argv[1:] if argv is None else argv)
+    if command not in ("install-shortcut", "uninstall-shortcut"):
+        raise ValueError(f"unknown shortcut command {command!r}")
+    ns = argparse.Namespace(command=command, dry_run=dry_run, prefix=None if prefix is None else str(prefix))
     platform = platform or sys.platform
     if QCoreApplication.instance() is None:  # a terminal command: a core application is enough for translations
         _core = QCoreApplication([sys.argv[0] if sys.argv else ENTRY_POINT])
@@ -339,7 +327,3 @@ def _main_pyshortcuts(ns: argparse.Namespace, platform: str, say: Callable[[str]
     for path in files:
         say(tr("Shortcut", "wrote {path}").format(path=path))
     return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

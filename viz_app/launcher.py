@@ -1,34 +1,82 @@
-"""The ``attention-scope`` entry point: a subcommand runs in the terminal, anything else opens the GUI.
+"""The ``attention-scope`` entry point: the window, or a command of the one parser (:mod:`viz_app.cli`).
+
+- no arguments, GUI flags only, or the path of an existing file or folder (a checkpoint, a
+  ``.scope.json`` session): the window. GUI flags: ``--model NAME|PATH`` (a bundled model's name
+  works here), ``--device cpu|cuda|mps``, and Qt's own options (``-platform offscreen``, ``-style X``…);
+- a subcommand (``export``, ``render``, ``info``…), ``-h``/``--help``, ``--version`` or any other
+  option: :func:`viz_app.cli.main`;
+- any other word: a usage error (one line, exit status 2), never a window opened on nothing.
 
 Kept free of Qt imports at module level so terminal subcommands start fast and run headless.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
-#: subcommands that need no Qt: handled by model_core.cli
-CORE_COMMANDS = {"export", "info", "train", "eval"}
-#: subcommands that use Qt without a window: module of viz_app whose ``main(argv)`` handles them
-QT_COMMANDS = {"render": "render_cli", "install-shortcut": "desktop", "uninstall-shortcut": "desktop"}
-TERMINAL_COMMANDS = CORE_COMMANDS | set(QT_COMMANDS)
+#: GUI options that take a value (both ``--device cpu`` and ``--device=cpu``)
+GUI_OPTIONS = ("--device", "--model")
+#: Qt's own command-line options without a value (QGuiApplication / QApplication); those with one are
+#: ``viz_app.app._QT_OPTIONS_WITH_VALUE``
+QT_FLAGS = frozenset({"-reverse", "-nograb", "-dograb", "-sync", "-widgetcount", "-testability"})
+
+
+def gui_arguments(argv: Sequence[str]) -> tuple[list[str] | None, str | None]:
+    """(``argv`` as :func:`viz_app.app.run` takes it, None) when it asks for the window, else (None, the first
+    argument that is not for the window)."""
+    from .app import _QT_OPTIONS_WITH_VALUE
+
+    args = list(argv)
+    out: list[str] = []
+    model: str | None = None
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name, eq, value = arg.partition("=")
+        if name in GUI_OPTIONS and (eq or i + 1 < len(args)):
+            value = value if eq else args[i + 1]
+            if name == "--model" and model is not None:
+                return None, arg  # a second model
+            if name == "--model":
+                model = value
+            else:
+                out += ["--device", value]
+            i += 1 if eq else 2
+            continue
+        if arg in _QT_OPTIONS_WITH_VALUE and i + 1 < len(args):
+            out += [arg, args[i + 1]]
+            i += 2
+            continue
+        if arg in QT_FLAGS:
+            out.append(arg)
+        elif arg.startswith("-") or model is not None or not os.path.exists(arg):
+            return None, arg  # an option of the parser (--help…), a second path, or a word that is not a path
+        else:
+            model = arg
+        i += 1
+    return ([model] if model is not None else []) + out, None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in QT_COMMANDS:
-        import importlib
+    from .cli.parser import COMMANDS
 
-        module = importlib.import_module(f"viz_app.{QT_COMMANDS[args[0]]}")
-        return int(module.main(args))
-    if args and (args[0] in CORE_COMMANDS or args[0] in ("-h", "--help")):
-        from model_core.cli import main as cli_main
+    if not args or args[0] not in COMMANDS:
+        gui, offending = gui_arguments(args)
+        if gui is not None:
+            from .app import run
 
-        return cli_main(args)
-    from .app import run
+            return run(gui)
+        if offending is not None and not offending.startswith("-"):
+            from .cli.parser import usage_error
 
-    return run(args)
+            what = "a second model" if os.path.exists(offending) else "neither a command nor an existing file or folder"
+            return usage_error(f"{offending!r} is {what} (commands: {', '.join(COMMANDS)}); see 'attention-scope --help'")
+    from .cli import main as cli_main
+
+    return cli_main(args, prog="attention-scope")
 
 
 if __name__ == "__main__":  # pragma: no cover

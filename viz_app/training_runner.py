@@ -262,10 +262,9 @@ class TrainingWorker(QObject):
         self.done.emit(outcome)
 
     def _train(self) -> str:
-        from model_core.cli_train import build_bundle
         from model_core.devices import describe
         from model_core.tasks import prepare_task
-        from model_core.training import Trainer, TrainSettings
+        from model_core.training import Trainer, TrainSettings, build_bundle
 
         c = self.config
         data = prepare_task(c.task, n_train=c.n_train, n_valid=c.n_valid, n_test=c.n_test, seed=c.seed)

@@ -21,6 +21,7 @@ from PySide6.QtGui import QImage
 
 from viz_app import desktop
 from viz_app.app import APP_NAME, DESKTOP_FILE
+from viz_app.cli import main as cli_main
 from viz_app.icons import SIZES, app_icon, png_path, render_image, render_pngs, svg_path
 
 KEY_RE = re.compile(r"^(?P<key>[A-Za-z0-9-]+)(\[(?P<locale>[A-Za-z]{2,3}(_[A-Z]{2})?(\.[A-Za-z0-9-]+)?(@[A-Za-z]+)?)\])?$")
@@ -214,7 +215,7 @@ def test_exec_quoting_survives_hostile_paths():
 
 def test_install_writes_a_valid_entry_and_every_icon(qapp, tmp_path, capsys):
     prefix = tmp_path / "prefix"
-    assert desktop.main(["install-shortcut", "--prefix", str(prefix)]) == 0
+    assert cli_main(["install-shortcut", "--prefix", str(prefix)]) == 0
     share = prefix / "share"
     entry = share / "applications" / f"{DESKTOP_FILE}.desktop"
     _entries, argv = check_entry(entry)
@@ -264,7 +265,7 @@ def test_the_strict_reader_rejects_what_menus_would_misread(tmp_path):
 
 def test_dry_run_prints_everything_and_writes_nothing(qapp, tmp_path, capsys):
     prefix = tmp_path / "prefix"
-    assert desktop.main(["install-shortcut", "--dry-run", "--prefix", str(prefix)]) == 0
+    assert cli_main(["install-shortcut", "--dry-run", "--prefix", str(prefix)]) == 0
     out = capsys.readouterr().out
     assert not prefix.exists()
     plan = desktop.linux_plan(prefix)
@@ -284,15 +285,15 @@ def test_uninstall_removes_exactly_what_install_wrote(qapp, tmp_path, capsys):
     (share / "applications" / "other-app.desktop").write_text("[Desktop Entry]\n", encoding="utf-8")
     before = tree(prefix)
 
-    assert desktop.main(["install-shortcut", "--prefix", str(prefix)]) == 0
-    assert desktop.main(["install-shortcut", "--prefix", str(prefix)]) == 0  # a second install changes nothing
+    assert cli_main(["install-shortcut", "--prefix", str(prefix)]) == 0
+    assert cli_main(["install-shortcut", "--prefix", str(prefix)]) == 0  # a second install changes nothing
     assert len(tree(prefix)) > len(before)
-    assert desktop.main(["uninstall-shortcut", "--dry-run", "--prefix", str(prefix)]) == 0
+    assert cli_main(["uninstall-shortcut", "--dry-run", "--prefix", str(prefix)]) == 0
     assert (share / "applications" / f"{DESKTOP_FILE}.desktop").exists()  # a dry run removes nothing
-    assert desktop.main(["uninstall-shortcut", "--prefix", str(prefix)]) == 0
+    assert cli_main(["uninstall-shortcut", "--prefix", str(prefix)]) == 0
     assert tree(prefix) == before
     capsys.readouterr()
-    assert desktop.main(["uninstall-shortcut", "--prefix", str(prefix)]) == 0  # nothing left: says so, still succeeds
+    assert cli_main(["uninstall-shortcut", "--prefix", str(prefix)]) == 0  # nothing left: says so, still succeeds
     assert "No Attention Scope shortcut" in capsys.readouterr().out
 
 
@@ -320,13 +321,13 @@ def test_windows_goes_through_pyshortcuts_and_uninstall_removes_its_files(qapp, 
 
     monkeypatch.setattr(pyshortcuts, "make_shortcut", fake_make_shortcut)
     monkeypatch.setattr(desktop, "manifest_path_other", lambda: tmp_path / "data" / desktop.MANIFEST_NAME)
-    assert desktop.main(["install-shortcut"], platform="win32") == 0
+    assert desktop.run("install-shortcut", platform="win32") == 0
     (kwargs,) = calls
     assert kwargs["name"] == "Attention Scope" and kwargs["terminal"] is False
     assert kwargs["icon"].endswith("attention-scope.ico") and Path(kwargs["icon"]).is_file()
     assert kwargs["desktop"] and kwargs["startmenu"]
     assert all(p.exists() for p in made)
-    assert desktop.main(["uninstall-shortcut"], platform="win32") == 0
+    assert desktop.run("uninstall-shortcut", platform="win32") == 0
     assert not any(p.exists() for p in made)
     assert not (tmp_path / "data" / desktop.MANIFEST_NAME).exists()
 

@@ -17,7 +17,7 @@ from PySide6.QtGui import QImage
 
 from model_core import load_model
 from viz_app import export as ex
-from viz_app.render_cli import main
+from viz_app.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC, TGT = "w1 w2 w3 w4", "t1 t2 t3"

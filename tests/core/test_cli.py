@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from model_core.cli import main
 from model_core.trace import NPZ_KEYS
+from viz_app.cli import main
 
 
 def test_export_with_target_writes_every_key(tiny_checkpoint, tmp_path, capsys):

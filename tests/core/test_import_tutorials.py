@@ -447,7 +447,7 @@ def test_vocabulary_that_does_not_match_the_embedding(tutorial_checkpoint, tmp_p
 
 
 def test_cli_reads_tutorial_checkpoints_and_names_missing_options(tutorial_checkpoint, tmp_path, capsys):
-    from model_core.cli import main
+    from viz_app.cli import main
 
     _, path, options = tutorial_checkpoint
     out = tmp_path / "t.npz"

@@ -1,0 +1,5 @@
+import sys
+
+from viz_app.cli import main
+
+sys.exit(main())

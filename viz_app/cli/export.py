@@ -1,0 +1,393 @@
+"""``export`` and ``render``: one run of the window's pipeline, written as a trace (.npz) or drawn as the app's heatmap.
+
+Both take the window's whole request (decoding, padding, ablation) and build a
+:class:`model_core.run.RunRequest` that :func:`model_core.run.run` answers, the same call the window's
+worker makes, so a file written here holds exactly what the window shows. ``--session FILE.scope.json``
+starts from a saved window (model, sentences, decoding, padding, ablation; for ``render`` also the
+step, map, colour map, overlays and view); any flag given on the command line replaces the session's value.
+
+``export`` needs neither Qt nor a display. ``render`` draws with the app's own heatmap
+(:mod:`viz_app.export`), so it imports Qt, inside its handler only; when no Qt platform is forced
+(``QT_QPA_PLATFORM`` unset) it uses Qt's ``offscreen`` platform, so it runs over SSH, in CI and in
+containers. Cheap checks (output suffix, an existing file without ``--force``, an empty sentence, bad
+view flags) run before the model is loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from model_core.vocab import KINDS
+
+from .common import CliError, add_model_args, import_options, int_in, open_bundle, positive_float, probability
+
+if TYPE_CHECKING:
+    from model_core.checkpoint import ModelBundle
+    from model_core.importers import ImportOptions
+    from model_core.run import RunRequest, RunResult
+    from model_core.sessions import Session
+
+#: what render writes, by suffix
+RENDER_SUFFIXES = (".png", ".svg", ".gif", ".mp4", ".csv")
+#: the bounds of the window's Decoding box (the seed: any 64-bit value torch's generator accepts)
+MAX_BEAM_WIDTH = 32
+MAX_SEED = 2**64 - 1
+#: Qt messages that say nothing useful in a terminal (the offscreen platform cannot resize real windows)
+_QUIET_QT = ("propagateSizeHints",)
+
+
+# ---------------------------------------------------------------------------------------------- flags
+def head_key(text: str) -> tuple[str, int, int]:
+    """``KIND:LAYER:HEAD`` (e.g. ``cross:1:2``) as an ablated head."""
+    parts = text.split(":")
+    if len(parts) != 3:
+        raise argparse.ArgumentTypeError(f"expected KIND:LAYER:HEAD (e.g. cross:1:2), got {text!r}")
+    kind, layer, head = parts
+    if kind not in KINDS:
+        raise argparse.ArgumentTypeError(f"unknown attention kind {kind!r} in {text!r}; choose from {', '.join(KINDS)}")
+    try:
+        key = (kind, int(layer), int(head))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected KIND:LAYER:HEAD with whole numbers, got {text!r}") from None
+    if key[1] < 0 or key[2] < 0:
+        raise argparse.ArgumentTypeError(f"layer and head start at 0, got {text!r}")
+    return key
+
+
+def head_or_mean(text: str) -> int | str:
+    """A head number, or ``"mean"`` (the mean of the heads; None once resolved)."""
+    if text.strip().lower() == "mean":
+        return "mean"
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a head number or 'mean', got {text!r}") from None
+
+
+def add_run_args(p: argparse.ArgumentParser) -> None:
+    """The window's request: model, sentences, decoding, padding, ablation, or a saved session."""
+    add_model_args(p, required=False)
+    g = p.add_argument_group("sentences")
+    g.add_argument("--session", metavar="FILE.scope.json",
+                   help="start from a saved window: its model, sentences, decoding, padding and ablation "
+                        "(flags given here replace the session's values)")
+    g.add_argument("--src", default=None, help="source sentence (required without --session)")
+    g.add_argument("--tgt", default=None, help="target sentence (teacher forcing); omitted: the model translates")
+    g = p.add_argument_group("decoding (when the model translates)")
+    g.add_argument("--decoding", choices=("greedy", "beam", "sample"), default=None, help="how each token is chosen (default greedy)")
+    g.add_argument("--beam-width", type=int_in(1, MAX_BEAM_WIDTH), default=None, metavar="N",
+                   help=f"hypotheses kept per step, 1..{MAX_BEAM_WIDTH} (default 4)")
+    g.add_argument("--temperature", type=positive_float, default=None, help="sampling temperature > 0 (default 1)")
+    g.add_argument("--top-k", type=int_in(0), default=None, metavar="K", help="sample among the K likeliest tokens; 0 = all (default)")
+    g.add_argument("--top-p", type=probability, default=None, metavar="P", help="nucleus sampling, P in (0, 1] (default 1)")
+    g.add_argument("--seed", type=int_in(0, MAX_SEED), default=None, help="random seed of the sampler (default 0)")
+    g = p.add_argument_group("padding and ablation")
+    g.add_argument("--pad-src", type=int_in(0), default=None, metavar="N", help="pad the source to N tokens")
+    g.add_argument("--pad-tgt", type=int_in(0), default=None, metavar="N", help="pad the target to N tokens")
+    g.add_argument("--ablate-head", type=head_key, action="append", default=None, metavar="KIND:LAYER:HEAD",
+                   help=f"switch a head off (repeatable); KIND is {', '.join(KINDS)}")
+    g.add_argument("--ablate-positional", action="store_true", default=None, help="switch the positional encoding off")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("export", help="write the attention trace of one run to .npz",
+                       description="Run one sentence as the window does and write its trace (.npz): every attention map, "
+                                   "the masks, the log-probabilities and the positional encoding.")
+    add_run_args(p)
+    g = p.add_argument_group("output")
+    g.add_argument("--out", required=True, help="output .npz file")
+    g.add_argument("--scores", action="store_true", help="also store the pre-softmax scores")
+    g.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    p.set_defaults(handler=cmd_export)
+
+    p = sub.add_parser("render", help="draw an attention map (or the whole decoding) to PNG, SVG, GIF, MP4 or CSV",
+                       description="Draw the app's heatmap of one run without a window. The output suffix picks the format: "
+                                   ".png (2x), .svg, .csv (the matrix at the step), .gif / .mp4 (one frame per step).")
+    add_run_args(p)
+    g = p.add_argument_group("the map (default: the session's, else cross-attention, layer 0, mean of the heads)")
+    g.add_argument("--kind", choices=KINDS, default=None, help="which attention")
+    g.add_argument("--layer", type=int, default=None, help="layer index, from 0")
+    g.add_argument("--head", type=head_or_mean, default=None, help="head index from 0, or 'mean' for the mean of the heads")
+    g.add_argument("--step", type=int, default=None, help="decoding step 0..T for a still image or CSV (default: the last)")
+    g.add_argument("--view", default=None, metavar="MODE", help="weights (default), scores (pre-softmax) or rollout")
+    g.add_argument("--colormap", default=None, help="the app's colour maps: viridis (default), cividis, Blues, Reds, magma")
+    g.add_argument("--log", action="store_true", default=None, help="log colour scale (small weights become visible)")
+    g.add_argument("--overlay", action="append", default=None, metavar="MASK",
+                   help="shade the cells a mask blocks (repeatable): source padding, target padding, causal, combined")
+    g = p.add_argument_group("output")
+    g.add_argument("--out", required=True, help="output file: .png, .svg, .gif, .mp4 or .csv")
+    g.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    g.add_argument("--width", type=int, default=None, help="logical width in pixels (default 900)")
+    g.add_argument("--height", type=int, default=None, help="logical height in pixels (default 700)")
+    g.add_argument("--scale", type=float, default=None, help="device pixels per logical pixel (default: 2; 1 for GIF)")
+    g.add_argument("--font-size", type=float, default=None, help="label size in points (default: Qt's)")
+    g.add_argument("--frame-ms", type=int, default=None, help="milliseconds per step in a GIF or MP4 (default 700)")
+    p.set_defaults(handler=cmd_render)
+
+
+# ---------------------------------------------------------------------------------------------- the request
+@dataclass(frozen=True)
+class Plan:
+    """What to open and what to ask it: the model, its import options, the request, and the session it came from."""
+
+    location: str
+    options: ImportOptions
+    request: RunRequest
+    session: Session | None = None
+
+
+def load_session(args: argparse.Namespace) -> Session | None:
+    if not args.session:
+        return None
+    from model_core.sessions import load
+
+    return load(args.session)  # a SessionError is a ValueError: one line, status 2
+
+
+def plan_run(args: argparse.Namespace, session: Session | None, *, capture_scores: bool = False) -> Plan:
+    """The flags over the session (or the defaults) as one :class:`RunRequest`; checks what needs no model."""
+    from model_core.decoding_settings import DecodingSettings
+    from model_core.run import RunRequest
+    from model_core.vocab import Ablation
+
+    if session is None:
+        missing = [flag for flag, value in (("--model", args.model), ("--src", args.src)) if value is None]
+        if missing:
+            raise CliError(f"the following arguments are required: {', '.join(missing)} (or --session FILE.scope.json)")
+        base = RunRequest(args.src)
+        location, options = args.model, import_options(args)
+    else:
+        base = session.run_request()
+        if args.model is not None:  # another model: its options come from the flags alone
+            location, options = args.model, import_options(args)
+        else:
+            location, options = session.model.location, import_options(args, session.model.import_options())
+    if args.tgt is not None and not args.tgt.strip():
+        raise CliError("the target sentence is empty (leave out --tgt to translate)")
+    src = base.src if args.src is None else args.src
+    if not src.strip():
+        raise CliError("the source sentence is empty")
+    decoding = {name: value for name, value in (("method", args.decoding), ("beam_width", args.beam_width),
+                                                 ("temperature", args.temperature), ("top_k", args.top_k),
+                                                 ("top_p", args.top_p), ("seed", args.seed)) if value is not None}
+    settings: DecodingSettings = base.settings
+    try:
+        settings = replace(settings, **decoding)
+    except ValueError as exc:
+        raise CliError(f"decoding: {exc}") from None
+    heads = base.ablation.heads if args.ablate_head is None else frozenset(args.ablate_head)
+    positional = base.ablation.positional if args.ablate_positional is None else args.ablate_positional
+    request = replace(
+        base, src=src, tgt=base.tgt if args.tgt is None else args.tgt, settings=settings,
+        pad_src=base.pad_src if args.pad_src is None else args.pad_src,
+        pad_tgt=base.pad_tgt if args.pad_tgt is None else args.pad_tgt,
+        ablation=Ablation(heads, positional), capture_scores=capture_scores,
+    )
+    return Plan(location, options, request, session)
+
+
+def check_ablation(bundle: ModelBundle, request: RunRequest) -> None:
+    """Every ablated head exists in this model (the model would fail on a head it does not have)."""
+    ablation = request.ablation
+    if not ablation.active:
+        return
+    fmt = getattr(bundle, "format", "native")
+    if str(fmt).startswith("hf"):
+        raise CliError(f"ablation needs a model this app computes itself; a {fmt} model runs through its own code")
+    c = bundle.config
+    for kind, layer, head in sorted(ablation.heads):
+        layers = c.n_encoder_layers if kind == "encoder_self" else c.n_decoder_layers
+        if layer >= layers:
+            raise CliError(f"--ablate-head {kind}:{layer}:{head}: layer {layer} is out of range ({kind} has {layers} layers)")
+        if head >= c.n_heads:
+            raise CliError(f"--ablate-head {kind}:{layer}:{head}: head {head} is out of range (the model has {c.n_heads} heads)")
+
+
+def run_plan(plan: Plan, args: argparse.Namespace) -> tuple[ModelBundle, RunResult]:
+    """Open the model and run the request through the window's pipeline; the run's notices go to stderr."""
+    from model_core.run import run
+
+    bundle = open_bundle(plan.location, plan.options, args)
+    check_ablation(bundle, plan.request)
+    result = run(bundle, plan.request)
+    for notice in result.notices:
+        print(f"{args.prog_name}: note: {notice.english()}", file=sys.stderr)
+    return bundle, result
+
+
+# ---------------------------------------------------------------------------------------------- export
+def cmd_export(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    if out.exists() and not args.force:
+        raise CliError(f"{out} exists; pass --force to overwrite it")
+    plan = plan_run(args, load_session(args), capture_scores=args.scores)
+    bundle, result = run_plan(plan, args)
+    trace = result.trace
+    written = trace.save(out)
+    print(f"wrote {written}: {trace.n_src} source tokens, {trace.n_steps} target positions")
+    if not result.forced:
+        print(f"translation: {bundle.tgt_tokenizer.decode(int(i) for i in trace.output_ids)}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------- render
+@dataclass(frozen=True)
+class _View:
+    """The map to draw: the flags over the session's view (or the defaults)."""
+
+    kind: str
+    layer: int
+    head: int | None
+    step: int | None
+    mode: str
+    colormap: str
+    log_scale: bool
+    overlays: tuple[str, ...]
+
+
+def _render_view(args: argparse.Namespace, session: Session | None, animated: bool) -> _View:
+    from ..state import OVERLAYS, VIEW_MODES
+    from ..widgets.colormaps import COLORMAP_NAMES
+
+    sel = session.selection if session is not None else None
+    kind = args.kind or (sel.kind if sel else "cross")
+    layer = args.layer if args.layer is not None else (sel.layer if sel else 0)
+    if args.head is not None:
+        head = None if args.head == "mean" else args.head
+    else:
+        head = sel.head if sel else None
+    if args.step is not None:
+        step = args.step
+    else:
+        step = None if session is None or animated else session.step
+    mode = args.view or (str(session.view.get("view_mode", "weights")) if session is not None else "weights")
+    colormap = args.colormap or (session.colormap if session is not None else "viridis")
+    log_scale = args.log if args.log is not None else (session.log_scale if session is not None else False)
+    if args.overlay is not None:
+        overlays = tuple(args.overlay)
+    else:
+        overlays = tuple(name for name, on in session.overlays.items() if on) if session is not None else ()
+    if mode not in VIEW_MODES:
+        raise CliError(f"argument --view: invalid choice: {mode!r} (choose from {', '.join(VIEW_MODES)})")
+    if colormap not in COLORMAP_NAMES:
+        raise CliError(f"argument --colormap: invalid choice: {colormap!r} (choose from {', '.join(COLORMAP_NAMES)})")
+    for name in overlays:
+        if name not in OVERLAYS:
+            raise CliError(f"argument --overlay: invalid choice: {name!r} (choose from {', '.join(OVERLAYS)})")
+    if step is not None and step < 0:
+        raise CliError(f"step {step} is out of range: steps start at 0")
+    if layer < 0:
+        raise CliError(f"layer {layer} is out of range: layers start at 0")
+    if head is not None and head < 0:
+        raise CliError(f"head {head} is out of range: heads start at 0")
+    return _View(kind, layer, head, step, mode, colormap, bool(log_scale), overlays)
+
+
+def _size(args: argparse.Namespace) -> tuple[int, int]:
+    from ..export import DEFAULT_HEIGHT, DEFAULT_WIDTH
+
+    return (DEFAULT_WIDTH if args.width is None else args.width, DEFAULT_HEIGHT if args.height is None else args.height)
+
+
+def _check_render_output(args: argparse.Namespace) -> Path:
+    from .. import export as ex
+
+    out = Path(args.out)
+    suffix = out.suffix.lower()
+    if suffix not in RENDER_SUFFIXES:
+        raise CliError(f"cannot write {suffix or 'a file without a suffix'}: use {', '.join(RENDER_SUFFIXES[:-1])} "
+                       f"or {RENDER_SUFFIXES[-1]}")
+    try:
+        ex.check_target(out, overwrite=args.force)
+    except FileExistsError:
+        raise CliError(f"{out} exists; pass --force to overwrite it") from None
+    if args.frame_ms is not None and not 20 <= args.frame_ms <= 60000:
+        raise CliError("--frame-ms must be 20..60000")
+    if args.font_size is not None and not 4 <= args.font_size <= 72:
+        raise CliError("--font-size must be 4..72 points")
+    if suffix in ex.ANIMATION_SUFFIXES and args.step is not None:
+        raise CliError("--step is for still images and CSV; an animation shows every step")
+    scale = args.scale if args.scale is not None else (ex.GIF_SCALE if suffix == ".gif" else ex.DEFAULT_SCALE)
+    ex.check_size(*_size(args), scale)
+    if suffix == ".mp4" and ex.video_encoder() is None:
+        raise CliError(ex.video_unavailable_reason() or "no video encoder")
+    return out
+
+
+def _qt_message_filter(mode, context, message: str) -> None:
+    if any(text in message for text in _QUIET_QT):
+        return
+    print(message, file=sys.stderr)
+
+
+_APP = None  # keeps a QApplication made here alive until the process ends
+
+
+def ensure_qapplication():
+    """The running QApplication, or a new one on the offscreen platform unless a platform is forced.
+
+    pyqtgraph draws with widgets, so a QGuiApplication is not enough; an existing one (the GUI,
+    pytest-qt) is reused as it is.
+    """
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is not None:
+        if not isinstance(app, QApplication):
+            raise CliError("a non-widget Qt application is running; rendering needs a QApplication")
+        return app
+    if not os.environ.get("QT_QPA_PLATFORM"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from PySide6.QtCore import qInstallMessageHandler
+
+    qInstallMessageHandler(_qt_message_filter)
+    global _APP
+    _APP = QApplication(["attention-scope render"])
+    return _APP
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from .. import export as ex
+
+    try:
+        return _render(args)
+    except ex.ExportError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def _render(args: argparse.Namespace) -> int:
+    from .. import export as ex
+
+    session = load_session(args)
+    out = _check_render_output(args)
+    suffix = out.suffix.lower()
+    animated = suffix in ex.ANIMATION_SUFFIXES
+    view_args = _render_view(args, session, animated)
+    plan = plan_run(args, session, capture_scores=view_args.mode == "scores")
+    ensure_qapplication()
+    _bundle, result = run_plan(plan, args)
+    trace = result.trace
+    width, height = _size(args)
+    sizes = {"width": width, "height": height}
+    spec = ex.ViewSpec(kind=view_args.kind, layer=view_args.layer, head=view_args.head, step=view_args.step,
+                       forced=result.forced, colormap=view_args.colormap, log_scale=view_args.log_scale,
+                       overlays=view_args.overlays, font_pt=args.font_size, mode=view_args.mode)
+    view = ex.heatmap_view(trace, spec)  # validates layer / head / step against the trace
+    if animated:
+        views = ex.animation_views(trace, spec)
+        ex.export_animation(views, out, scale=args.scale, frame_ms=args.frame_ms or ex.DEFAULT_FRAME_MS,
+                            overwrite=args.force, **sizes)
+        what = f"{len(views)} frames, steps {views[0].step}..{views[-1].step}"
+    else:
+        scale = ex.DEFAULT_SCALE if args.scale is None else args.scale
+        ex.export_view(view, out, scale=scale, overwrite=args.force, **sizes)
+        rows, cols = view.computed()[0].shape if suffix == ".csv" else view.matrix.shape
+        what = f"{rows}×{cols}, step {view.step} of {view.n_steps}"
+    head = "mean of heads" if view_args.head is None else f"head {view_args.head}"
+    print(f"wrote {out}: {view_args.kind} layer {view_args.layer} {head}, {what}")
+    return 0

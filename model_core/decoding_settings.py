@@ -7,10 +7,24 @@ re-exports both classes, so ``from model_core.decoding import DecodingSettings``
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
 Method = Literal["greedy", "sample", "beam"]
+
+#: the widest beam: each hypothesis is a decoder pass per step, and a session file or a script asking for 10**9
+#: once made the window allocate 23 GB (issue 16); 32 is past where beam search stops changing translations
+MAX_BEAM_WIDTH = 32
+#: one seed range everywhere: the window's seed box is a 32-bit spin box, and a session asking for 2**40 once
+#: crashed the window at launch (issue 16)
+MAX_SEED = 2**31 - 1
+#: a temperature past this makes sampling uniform to float32 precision; below MIN_TEMPERATURE it is argmax
+MAX_TEMPERATURE = 1000.0
+MIN_TEMPERATURE = 1e-4
+#: top-k above any real vocabulary (the model's own vocabulary size is checked where the model is known)
+MAX_TOP_K = 1_000_000
+MAX_LENGTH_PENALTY = 100.0
 
 
 @dataclass(frozen=True)
@@ -26,14 +40,38 @@ class DecodingSettings:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        problems = self.problems()
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    def problems(self) -> list[str]:
+        """Every way these settings are out of bounds, one phrase each (empty when valid)."""
+        out: list[str] = []
         if self.method not in ("greedy", "sample", "beam"):
-            raise ValueError(f"unknown decoding method {self.method!r}")
-        if self.temperature <= 0:
-            raise ValueError("temperature must be positive")
+            out.append(f"unknown decoding method {self.method!r} (greedy, sample or beam)")
+        for name in ("temperature", "top_p", "length_penalty"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                out.append(f"{name} must be a finite number, not {value!r}")
+        for name in ("top_k", "beam_width", "seed"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                out.append(f"{name} must be an integer, not {value!r}")
+        if out:
+            return out
+        if not MIN_TEMPERATURE <= self.temperature <= MAX_TEMPERATURE:
+            out.append(f"temperature must be in [{MIN_TEMPERATURE:g}, {MAX_TEMPERATURE:g}], not {self.temperature:g}")
         if not 0 < self.top_p <= 1:
-            raise ValueError("top_p must be in (0, 1]")
-        if self.top_k < 0 or self.beam_width < 1:
-            raise ValueError("top_k must be >= 0 and beam_width >= 1")
+            out.append(f"top_p must be in (0, 1], not {self.top_p:g}")
+        if not 0 <= self.top_k <= MAX_TOP_K:
+            out.append(f"top_k must be in 0..{MAX_TOP_K} (0 = no limit), not {self.top_k}")
+        if not 1 <= self.beam_width <= MAX_BEAM_WIDTH:
+            out.append(f"beam_width must be in 1..{MAX_BEAM_WIDTH}, not {self.beam_width}")
+        if not 0 <= self.seed <= MAX_SEED:
+            out.append(f"seed must be in 0..{MAX_SEED}, not {self.seed}")
+        if abs(self.length_penalty) > MAX_LENGTH_PENALTY:
+            out.append(f"length_penalty must be in [-{MAX_LENGTH_PENALTY:g}, {MAX_LENGTH_PENALTY:g}], not {self.length_penalty:g}")
+        return out
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from .vocab import KINDS
 if TYPE_CHECKING:  # both need torch: imported where used, so reading a session stays torch-free
     from .importers.common import ImportOptions
     from .run import RunRequest
-    from .vocab import Ablation
+    from .vocab import Ablation, ModelInfo
 
 ATTENTION_KINDS: tuple[str, ...] = KINDS
 
@@ -124,9 +124,26 @@ def _check_kind(kind: str, where: str) -> None:
         raise SessionError(f"{where}: unknown attention kind {kind!r} (one of {', '.join(ATTENTION_KINDS)})")
 
 
+#: sessions are hand-editable text, not data dumps: a file or a sentence past these is refused, not read (issue 16:
+#: a 100 MB source once cost 7 GB and 77 s before being cut to the model's length)
+MAX_SESSION_BYTES = 4 * 1024 * 1024
+MAX_TEXT_CHARS = 200_000
+#: no real session nests deeper than 4; a hostile one nested 100,000 deep crashed json's recursion at launch
+MAX_JSON_DEPTH = 32
+#: no padding, step, layer or head of a model this app can open is larger (position tables stop far below)
+MAX_INDEX = 1 << 16
+
+
 @dataclass(frozen=True)
-class Session:
-    """Everything needed to reopen a view exactly. ``target`` "" = let the model translate."""
+class ScopeState:
+    """What the window shows, as one frozen, validated value: everything needed to reopen a view exactly.
+
+    Session files are its JSON (:meth:`to_dict` / :meth:`from_dict`, format version 1), the window's
+    remembered settings and its model calls (:meth:`run_request`) derive from it. Construction checks
+    everything that can be checked without the model and raises one :class:`SessionError` with one line
+    per violation; :meth:`problems_for` adds what needs the model (layers, heads, vocabulary). ``target``
+    "" = let the model translate.
+    """
 
     model: ModelRef
     source: str
@@ -144,9 +161,9 @@ class Session:
     view: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name in ("pad_src", "pad_tgt", "step"):
-            if getattr(self, name) < 0:
-                raise SessionError(f"{name} must be >= 0, not {getattr(self, name)}")
+        problems = self._problems()
+        if problems:
+            raise SessionError("\n".join(problems))
         heads = []
         for kind, layer, head in self.ablated_heads:
             _check_kind(kind, "ablation.heads")
@@ -155,6 +172,59 @@ class Session:
             heads.append((kind, int(layer), int(head)))
         # one canonical order, so equal ablations give equal sessions and identical files
         object.__setattr__(self, "ablated_heads", tuple(sorted(set(heads))))
+
+    def _problems(self) -> list[str]:
+        """Everything wrong that the model is not needed to see, one line each."""
+        from .vocab import COLORMAPS, OVERLAYS, VIEW_MODES
+
+        out = []
+        for name in ("pad_src", "pad_tgt", "step"):
+            value = getattr(self, name)
+            if not 0 <= value <= MAX_INDEX:
+                out.append(f"{name} must be in 0..{MAX_INDEX}, not {value}")
+        for name in ("source", "target"):
+            text = getattr(self, name)
+            if len(text) > MAX_TEXT_CHARS:
+                out.append(f"{name} has {len(text):,} characters; a session holds at most {MAX_TEXT_CHARS:,}")
+            elif not _encodable(text):
+                out.append(f"{name} is not valid Unicode text (a lone surrogate)")
+        if self.selection.layer > MAX_INDEX or (self.selection.head or 0) > MAX_INDEX:
+            out.append(f"selection: layer and head must be at most {MAX_INDEX}")
+        for kind, layer, head in self.ablated_heads:
+            if kind not in ATTENTION_KINDS:
+                out.append(f"ablation.heads: unknown attention kind {kind!r} (one of {', '.join(ATTENTION_KINDS)})")
+            elif not (0 <= layer <= MAX_INDEX and 0 <= head <= MAX_INDEX):
+                out.append(f"ablation.heads: layer and head must be in 0..{MAX_INDEX}, not [{kind!r}, {layer}, {head}]")
+        if self.colormap not in COLORMAPS:
+            out.append(f"unknown colormap {self.colormap!r} (one of {', '.join(COLORMAPS)})")
+        unknown = sorted(set(self.overlays) - set(OVERLAYS))
+        if unknown:
+            out.append(f"unknown overlay {unknown[0]!r} (one of {', '.join(OVERLAYS)})")
+        if self.view_mode not in VIEW_MODES:
+            out.append(f"view.view_mode must be one of {', '.join(VIEW_MODES)}, not {self.view_mode!r}")
+        return out
+
+    @property
+    def view_mode(self) -> str:
+        """weights, scores or rollout: what the main heatmap shows."""
+        mode = self.view.get("view_mode", "weights")
+        return mode if isinstance(mode, str) else repr(mode)
+
+    def problems_for(self, info: ModelInfo) -> list[str]:
+        """What does not fit the model ``info`` (layers, heads, vocabulary), one line each; [] when it fits."""
+        out = []
+        sel = self.selection
+        if sel.layer >= info.layers(sel.kind):
+            out.append(f"selection.layer {sel.layer} is out of range: {info.name} has {info.layers(sel.kind)} layers of {sel.kind}")
+        if sel.head is not None and sel.head >= info.n_heads:
+            out.append(f"selection.head {sel.head} is out of range: {info.name} has {info.n_heads} heads")
+        for kind, layer, head in self.ablated_heads:
+            if layer >= info.layers(kind) or head >= info.n_heads:
+                out.append(f"ablation.heads: [{kind!r}, {layer}, {head}] is not a head of {info.name} "
+                           f"({info.layers(kind)} layers × {info.n_heads} heads)")
+        if info.tgt_vocab and self.settings.top_k > len(info.tgt_vocab):
+            out.append(f"decoding.top_k {self.settings.top_k} is larger than the vocabulary ({len(info.tgt_vocab)} tokens)")
+        return out
 
     def ablation(self) -> Ablation:
         from .vocab import Ablation
@@ -204,6 +274,8 @@ class Session:
 
     @classmethod
     def from_json(cls, text: str) -> Session:
+        if _nesting_depth(text) > MAX_JSON_DEPTH:
+            raise SessionError(f"not a session file: JSON nested more than {MAX_JSON_DEPTH} levels deep")
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -263,6 +335,10 @@ class Session:
         return replace(self, model=self.model.map_paths(absolute))
 
 
+#: the name session files had before the state had one (the same class)
+Session = ScopeState
+
+
 def load(path: str | os.PathLike) -> Session:
     """Read a session file; relative model/vocabulary paths are resolved against its folder."""
     path = Path(path)
@@ -271,6 +347,11 @@ def load(path: str | os.PathLike) -> Session:
     if path.is_dir():
         raise SessionError(f"{path}: is a folder, not a session file")
     try:
+        if not path.is_file():
+            raise SessionError(f"{path.name}: not a regular file")
+        if path.stat().st_size > MAX_SESSION_BYTES:
+            raise SessionError(f"{path.name}: {path.stat().st_size:,} bytes is too large for a session file "
+                               f"(at most {MAX_SESSION_BYTES // (1024 * 1024)} MiB)")
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise SessionError(f"{path.name}: not a session file (not UTF-8 text)") from exc
@@ -284,6 +365,34 @@ def load(path: str | os.PathLike) -> Session:
 
 
 # ----------------------------------------------------------------------------- parsing
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _nesting_depth(text: str) -> int:
+    """The deepest bracket nesting of JSON text, strings skipped (checked before ``json.loads`` recurses)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
 _TYPE_NAMES = {str: "a string", bool: "true or false", int: "an integer", float: "a number", dict: "an object",
                list: "a list"}
 

@@ -22,6 +22,13 @@ KINDS: tuple[str, ...] = ("encoder_self", "decoder_self", "cross")
 KIND_LABELS: dict[str, str] = {"encoder_self": "encoder self-attention", "decoder_self": "decoder self-attention (masked)",
                                "cross": "cross-attention"}
 
+#: mask overlays a map can show (which apply to which kind: the window's OVERLAYS_FOR_KIND)
+OVERLAYS: tuple[str, ...] = ("source padding", "target padding", "causal", "combined")
+#: what the main heatmap shows: the attention weights, the pre-softmax scores, or the rollout
+VIEW_MODES: tuple[str, ...] = ("weights", "scores", "rollout")
+#: the colour maps of attention maps (the window's widgets/colormaps.py defines their colours)
+COLORMAPS: tuple[str, ...] = ("viridis", "cividis", "Blues", "Reds", "magma")
+
 #: (text, summed log-probability, finished): one live hypothesis of a decoding step
 Beam = tuple[str, float, bool]
 

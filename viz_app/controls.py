@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from model_core import DecodingSettings
+from model_core.decoding_settings import MAX_BEAM_WIDTH, MAX_SEED, MAX_TOP_K
 
 from .i18n import N_, tr, tr_marked
 from .state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, kind_short_title
@@ -152,14 +153,14 @@ class InputPanel(QWidget):
         off = tr("Controls", "off", "a spin box at its lowest value: the feature is disabled")
         self.temperature = QDoubleSpinBox(self, minimum=0.05, maximum=5.0, singleStep=0.1, decimals=2, value=1.0)
         self.temperature.setToolTip(tr("Controls", "Sampling temperature: below 1 sharper, above 1 flatter"))
-        self.top_k = QSpinBox(self, minimum=0, maximum=1000, value=0)
+        self.top_k = QSpinBox(self, minimum=0, maximum=MAX_TOP_K, value=0)
         self.top_k.setSpecialValueText(off)
         self.top_k.setToolTip(tr("Controls", "Sample only among the k most likely tokens (off = all)"))
         self.top_p = QDoubleSpinBox(self, minimum=0.05, maximum=1.0, singleStep=0.05, decimals=2, value=1.0)
         self.top_p.setToolTip(tr("Controls", "Nucleus sampling: the smallest set of tokens whose probability reaches p"))
-        self.seed = QSpinBox(self, minimum=0, maximum=2**31 - 1, value=0)
+        self.seed = QSpinBox(self, minimum=0, maximum=MAX_SEED, value=0)
         self.seed.setToolTip(tr("Controls", "Random seed of the sampler: the same seed gives the same sample"))
-        self.beam_width = QSpinBox(self, minimum=1, maximum=32, value=4)
+        self.beam_width = QSpinBox(self, minimum=1, maximum=MAX_BEAM_WIDTH, value=4)
         self.beam_width.setToolTip(tr("Controls", "Number of hypotheses kept at each step"))
         self.pad_src = QSpinBox(self, minimum=0, maximum=4096, value=0)
         self.pad_src.setSpecialValueText(off)

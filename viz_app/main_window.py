@@ -779,8 +779,11 @@ class MainWindow(QMainWindow):
         typed_during_load = self._texts_at_load is not None and typed != self._texts_at_load
         self._texts_at_load = None
         session, self._pending_session = self._pending_session, None
-        if session is not None and session.model.location == info.key:
+        if session is not None and (session.model.location != info.key or not self._session_fits(session, info)):
+            session = None
+        if session is not None:
             src, tgt = session.source, session.target
+            self._apply_session_inputs(session)
             self._apply_session_view(session)
         elif typed_during_load:  # the user typed while the model loaded: that sentence, not a remembered one
             src, tgt = typed
@@ -1357,23 +1360,37 @@ class MainWindow(QMainWindow):
             return False
         self.settings.set("session/folder", str(Path(path).resolve().parent))
         s = self.state
-        apply_display(s, session)
-        s.set_decoding(session.settings)
-        s.set_padding(session.pad_src, session.pad_tgt)
-        self.inputs.show_decoding(s.decoding)
-        self.inputs.show_padding(s.pad_src, s.pad_tgt)
         location = session.model.location
         if s.model is not None and s.model.key == location:
+            if not self._session_fits(session, s.model):
+                return False
+            self._apply_session_inputs(session)
             self._apply_session_view(session)
             self._debounce.stop()
             self.inputs.show_texts(session.source, session.target)
             s.set_inputs(session.source, session.target)
             self._save_inputs()
             self.request_run()
-        else:
+        else:  # applied whole once its model has loaded (and fits it), or not at all
             self._pending_session = session
             self.open_model(location, options_of(session.model))
         return True
+
+    def _session_fits(self, session: Session, info: ModelInfo) -> bool:
+        """Whether ``session`` can be applied to the model ``info``; if not, says why (one line per problem)."""
+        problems = session.problems_for(info)
+        if problems:
+            self._show_error(tr("MainWindow", "Could not open the session: {reason}").format(reason="; ".join(problems)))
+        return not problems
+
+    def _apply_session_inputs(self, session: Session) -> None:
+        """Colours, overlays, view mode, decoding and padding of a session that fits the model."""
+        s = self.state
+        apply_display(s, session)
+        s.set_decoding(session.settings)
+        s.set_padding(session.pad_src, session.pad_tgt)
+        self.inputs.show_decoding(s.decoding)
+        self.inputs.show_padding(s.pad_src, s.pad_tgt)
 
     def _apply_session_view(self, session: Session) -> None:
         """Kind, ablation now; layer, head and step once the first result is there (they depend on its sizes)."""

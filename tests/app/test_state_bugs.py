@@ -83,3 +83,26 @@ def test_enter_in_the_source_runs_at_once(window, qtbot):
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         qtbot.keyClick(window.inputs.source, Qt.Key.Key_Return)
     assert window.state.src_text == "w4 w5"
+
+
+def test_a_session_that_does_not_fit_the_model_is_not_applied_at_all(window, qtbot, tmp_path, tiny_checkpoint):
+    s = window.state
+    before = (s.kind, s.layer, s.head, s.colormap, s.decoding, s.src_text, s.ablated_heads)
+    path = tmp_path / "misfit.scope.json"
+    path.write_text(json.dumps({"format": "attention-scope-session", "version": 1, "model": {"path": str(tiny_checkpoint)},
+                                "source": "w1 w2", "colormap": "magma", "decoding": {"method": "beam", "beam_width": 3},
+                                "selection": {"kind": "encoder_self", "layer": 9, "head": 0}}))
+    assert not window.open_session(str(path))
+    assert "selection.layer 9 is out of range" in window.error_banner.text()
+    assert (s.kind, s.layer, s.head, s.colormap, s.decoding, s.src_text, s.ablated_heads) == before
+
+
+def test_a_hostile_session_at_launch_gives_one_line_and_the_default_model(make_window, qtbot, tmp_path):
+    path = tmp_path / "hostile.scope.json"
+    path.write_text(json.dumps({"format": "attention-scope-session", "version": 1, "model": {"name": "en-fr"},
+                                "source": "the cat", "decoding": {"method": "beam", "beam_width": 10**9, "seed": 2**40}}))
+    window = make_window(model=str(path), wait=False)
+    qtbot.waitUntil(lambda: window.error_banner.isVisible(), timeout=TIMEOUT)
+    text = window.error_banner.text()
+    assert "beam_width must be in 1..32" in text and "seed must be in 0..2147483647" in text
+    assert window.inputs.decoding_settings().beam_width <= 32

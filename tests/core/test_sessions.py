@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,8 @@ from hypothesis import strategies as st
 from model_core import Ablation, DecodingSettings
 from model_core.importers import ImportOptions, open_model
 from model_core.sessions import FORMAT, VERSION, ModelRef, Selection, Session, SessionError, load
+
+from model_core.vocab import COLORMAPS, OVERLAYS, VIEW_MODES
 
 KINDS = ("encoder_self", "decoder_self", "cross")
 
@@ -88,13 +91,15 @@ def sessions(draw) -> Session:
         model=ref, source=draw(json_text), target=draw(json_text),
         settings=DecodingSettings(draw(st.sampled_from(["greedy", "sample", "beam"])),
                                   temperature=draw(st.floats(0.01, 5)), top_k=draw(st.integers(0, 50)),
-                                  top_p=draw(st.floats(0.01, 1)), seed=draw(st.integers(0, 2**31))),
+                                  top_p=draw(st.floats(0.01, 1)), seed=draw(st.integers(0, 2**31 - 1))),
         pad_src=draw(st.integers(0, 64)), pad_tgt=draw(st.integers(0, 64)), step=draw(st.integers(0, 100)),
         selection=Selection(draw(st.sampled_from(KINDS)), draw(st.integers(0, 5)), draw(st.none() | st.integers(0, 7))),
         ablated_heads=tuple(heads), ablate_positional=draw(st.booleans()),
-        overlays=draw(st.dictionaries(json_text, st.booleans(), max_size=3)),
-        colormap=draw(json_text), log_scale=draw(st.booleans()),
-        view=draw(st.dictionaries(json_text, st.none() | st.integers() | json_text, max_size=3)),
+        overlays=draw(st.dictionaries(st.sampled_from(OVERLAYS), st.booleans(), max_size=3)),
+        colormap=draw(st.sampled_from(COLORMAPS)), log_scale=draw(st.booleans()),
+        view={"view_mode": draw(st.sampled_from(VIEW_MODES)),
+              **draw(st.dictionaries(json_text.filter(lambda k: k != "view_mode"), st.none() | st.integers() | json_text,
+                                     max_size=3))},
     )
 
 
@@ -143,11 +148,11 @@ MALFORMED = [
     ("model.weights", "x", "unknown field model.weights"),
     ("step", "3", "step must be an integer, not a string"),
     ("step", True, "step must be an integer, not a boolean"),
-    ("step", -1, "step must be >= 0"),
+    ("step", -1, "step must be in 0..65536"),
     ("padding.src", 1.5, "padding.src must be an integer"),
     ("padding", [1, 2], "padding must be an object, not a list"),
     ("decoding.method", "nucleus", "decoding: unknown decoding method"),
-    ("decoding.temperature", 0, "decoding: temperature must be positive"),
+    ("decoding.temperature", 0, "decoding: temperature must be in [0.0001, 1000]"),
     ("decoding.temperature", "hot", "decoding.temperature must be a number, not a string"),
     ("decoding.top_k", 2.0, "decoding.top_k must be an integer"),
     ("decoding.beam", 3, "unknown field decoding.beam"),
@@ -314,3 +319,73 @@ def test_reading_and_writing_sessions_needs_no_torch(tmp_path):
                           cwd=Path(__file__).resolve().parents[2])
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
+
+
+# ----------------------------------------------------------------------------- bounds (issue 15 item 2, issue 16)
+@pytest.mark.parametrize(("path", "value", "message"), [
+    ("decoding.beam_width", 10**9, "beam_width must be in 1..32"),
+    ("decoding.seed", 2**40, "seed must be in 0..2147483647"),
+    ("decoding.top_k", 2**31, "top_k must be in 0..1000000"),
+    ("colormap", "jet", "unknown colormap 'jet'"),
+    ("overlays", {"everything": True}, "unknown overlay 'everything'"),
+    ("view", {"view_mode": "x-ray"}, "view.view_mode must be one of weights, scores, rollout"),
+    ("step", 10**12, "step must be in 0..65536"),
+    ("selection.layer", 10**9, "layer and head must be at most 65536"),
+])
+def test_out_of_bounds_values_are_refused_with_one_line_each(path, value, message):
+    with pytest.raises(SessionError, match=re.escape(message)):
+        Session.from_dict(mutate(path, value))
+
+
+def test_every_violation_gets_its_own_line():
+    data = mutate("colormap", "jet")
+    data["step"] = -1
+    data["overlays"] = {"bogus": True}
+    with pytest.raises(SessionError) as info:
+        Session.from_dict(data)
+    lines = str(info.value).splitlines()
+    assert len(lines) == 3 and any("colormap" in x for x in lines) and any("overlay" in x for x in lines)
+
+
+def test_nan_and_infinite_temperatures_are_refused():
+    for bad in ("NaN", "Infinity"):
+        text = full_session().to_json().replace('"temperature": 0.7', f'"temperature": {bad}')
+        with pytest.raises(SessionError, match="temperature must be a finite number"):
+            Session.from_json(text)
+
+
+def test_deeply_nested_json_is_refused_before_parsing():
+    text = json.dumps(base())[:-1] + ', "view": ' + "[" * 200_000 + "]" * 200_000 + "}"
+    with pytest.raises(SessionError, match="nested more than 32 levels"):
+        Session.from_json(text)
+
+
+def test_a_lone_surrogate_and_a_huge_source_are_refused(tmp_path):
+    with pytest.raises(SessionError, match="not valid Unicode"):
+        Session(ModelRef(name="m"), "bad \ud800 text")
+    with pytest.raises(SessionError, match="at most 200,000"):
+        Session(ModelRef(name="m"), "w " * 150_000)
+    big = tmp_path / "big.scope.json"
+    big.write_text(json.dumps({**base(), "source": "x" * (5 * 1024 * 1024)}))
+    with pytest.raises(SessionError, match="too large for a session file"):
+        load(big)
+
+
+def test_a_fifo_is_not_read(tmp_path):
+    fifo = tmp_path / "pipe.scope.json"
+    os.mkfifo(fifo)
+    with pytest.raises(SessionError, match="not a regular file"):
+        load(fifo)  # would block forever if opened
+
+
+def test_problems_for_a_model():
+    from model_core.vocab import ModelInfo
+
+    info = ModelInfo(key="m", name="m", path="", device="CPU", n_encoder_layers=2, n_decoder_layers=3, n_heads=4,
+                     d_model=32, max_len=64, positional="sinusoidal", tgt_vocab=tuple(f"t{i}" for i in range(10)))
+    fits = Session(ModelRef(name="m"), "x", selection=Selection("decoder_self", 2, 3), ablated_heads=(("cross", 2, 3),))
+    assert fits.problems_for(info) == []
+    wrong = Session(ModelRef(name="m"), "x", selection=Selection("encoder_self", 2, 4), ablated_heads=(("cross", 3, 0),),
+                    settings=DecodingSettings("sample", top_k=11))
+    problems = wrong.problems_for(info)
+    assert len(problems) == 4, problems

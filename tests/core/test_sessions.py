@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from model_core import Ablation, DecodingSettings
 from model_core.importers import ImportOptions, open_model
 from model_core.sessions import FORMAT, VERSION, ModelRef, Selection, Session, SessionError, load
-
 from model_core.vocab import COLORMAPS, OVERLAYS, VIEW_MODES
 
 KINDS = ("encoder_self", "decoder_self", "cross")

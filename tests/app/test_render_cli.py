@@ -144,3 +144,82 @@ def test_headless_subprocess_without_display(qapp, tiny_checkpoint, tmp_path):
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1200, 900)
     assert ex.image_to_rgb(image).std() > 0
+
+
+# ------------------------------------------------------------------ the window's whole request, and --session
+def _csv_matrix(path: Path) -> tuple[list[str], list[str], np.ndarray]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    return rows[0][1:], [r[0] for r in rows[1:]], np.array([[float(v) for v in r[1:]] for r in rows[1:]])
+
+
+def _lecture(tiny_checkpoint: Path, folder: Path) -> tuple[Path, object]:
+    from model_core.decoding_settings import DecodingSettings
+    from model_core.sessions import ModelRef, Selection, Session
+
+    session = Session(ModelRef(path=str(tiny_checkpoint)), SRC, settings=DecodingSettings("beam", beam_width=3), pad_src=6,
+                      step=2, selection=Selection("decoder_self", 1, 3), ablated_heads=(("cross", 0, 1),),
+                      overlays={"causal": True, "combined": False}, colormap="Reds", log_scale=True)
+    return session.save(folder / "lecture.scope.json"), session
+
+
+def test_render_session_draws_the_sessions_map_of_the_sessions_run(qapp, tiny_checkpoint, tmp_path, capsys):
+    from model_core.run import run
+
+    path, session = _lecture(tiny_checkpoint, tmp_path)
+    out = tmp_path / "map.csv"
+    assert main(["render", "--session", str(path), "--device", "cpu", "--out", str(out)]) == 0
+    assert "decoder_self layer 1 head 3" in capsys.readouterr().out
+    trace = run(load_model(tiny_checkpoint, device="cpu"), session.run_request()).trace
+    at = trace.at_step(2)
+    keys, queries, matrix = _csv_matrix(out)
+    assert keys == at.tgt_tokens and queries == at.tgt_tokens
+    np.testing.assert_allclose(matrix, at.decoder_self[1, 3], atol=1e-6)
+
+    # flags given on the command line replace the session's view
+    other = tmp_path / "other.csv"
+    assert main(["render", "--session", str(path), "--device", "cpu", "--out", str(other), "--kind", "cross", "--head",
+                 "mean", "--step", "1"]) == 0
+    keys, _, matrix = _csv_matrix(other)
+    assert len(keys) == 6  # the session's padding is still applied
+    np.testing.assert_allclose(matrix, trace.at_step(1).cross[1].mean(axis=0), atol=1e-6)
+
+
+def test_render_session_equals_the_same_request_and_view_given_as_flags(qapp, tiny_checkpoint, tmp_path):
+    path, _ = _lecture(tiny_checkpoint, tmp_path)
+    by_session, by_flags = tmp_path / "session.png", tmp_path / "flags.png"
+    assert main(["render", "--session", str(path), "--device", "cpu", "--out", str(by_session)]) == 0
+    assert main(["render", "--model", str(tiny_checkpoint), "--src", SRC, "--decoding", "beam", "--beam-width", "3",
+                 "--pad-src", "6", "--ablate-head", "cross:0:1", "--kind", "decoder_self", "--layer", "1", "--head", "3",
+                 "--step", "2", "--overlay", "causal", "--colormap", "Reds", "--log", "--device", "cpu",
+                 "--out", str(by_flags)]) == 0
+    a, b = ex.image_to_rgb(QImage(str(by_session))), ex.image_to_rgb(QImage(str(by_flags)))
+    assert a.shape == b.shape and np.array_equal(a, b)
+    plain = tmp_path / "plain.png"  # the view alone, without the session's run: another picture
+    assert main(["render", "--model", str(tiny_checkpoint), "--src", SRC, "--kind", "decoder_self", "--layer", "1",
+                 "--head", "3", "--step", "2", "--overlay", "causal", "--colormap", "Reds", "--log", "--device", "cpu",
+                 "--out", str(plain)]) == 0
+    assert not np.array_equal(a, ex.image_to_rgb(QImage(str(plain))))
+
+
+def test_render_ablation_changes_the_map_downstream(qapp, tiny_checkpoint, tmp_path):
+    intact, ablated = tmp_path / "intact.csv", tmp_path / "ablated.csv"
+    assert main(render(tiny_checkpoint, intact, "--step", "3", kind="cross", layer="1", head="0")) == 0
+    assert main(render(tiny_checkpoint, ablated, "--step", "3", "--ablate-head", "cross:0:0", "--ablate-head", "cross:0:1",
+                       kind="cross", layer="1", head="0")) == 0
+    assert not np.allclose(_csv_matrix(intact)[2], _csv_matrix(ablated)[2], atol=1e-6)
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--colormap", "rainbow"], "argument --colormap: invalid choice: 'rainbow' (choose from viridis,"),
+    (["--overlay", "everything"], "argument --overlay: invalid choice: 'everything'"),
+    (["--view", "probabilities"], "argument --view: invalid choice: 'probabilities' (choose from weights, scores, rollout)"),
+    (["--beam-width", "0"], "argument --beam-width: must be 1..32, not 0"),
+    (["--ablate-head", "cross:9:0"], "--ablate-head cross:9:0: layer 9 is out of range"),
+    (["--session", "nowhere.scope.json"], "no such session file"),
+])
+def test_bad_view_and_request_flags(qapp, tiny_checkpoint, tmp_path, capsys, monkeypatch, flags, message):
+    monkeypatch.chdir(tmp_path)
+    assert main(render(tiny_checkpoint, tmp_path / "map.png", *flags)) == 2
+    assert message in one_error_line(capsys)
+    assert written(tmp_path) == []

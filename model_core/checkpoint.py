@@ -8,20 +8,25 @@ Every way a file can be wrong is reported as one :class:`CheckpointError` line n
 from __future__ import annotations
 
 import json
+import math
 import os
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import torch
-from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
+from . import budgets
+from .budgets import MAX_POSITIONS as MAX_POSITIONS
 from .config import ModelConfig
 from .decoding import DecodeSession, DecodingSettings
 from .devices import resolve_device, resolve_dtype
 from .model import NO_ABLATION, Ablation, Seq2SeqTransformer
 from .paths import CheckpointError as CheckpointError
+from .paths import OverBudget, human_bytes, open_regular, parse_json
 from .paths import assets_dir as assets_dir
 from .paths import bundled_models as bundled_models
 from .paths import resolve_model_path as resolve_model_path
@@ -153,17 +158,18 @@ def _check_vocab(c: ModelConfig, src: Tokenizer, tgt: Tokenizer) -> None:
 
 
 def read_metadata(path: str | os.PathLike) -> dict[str, str]:
-    """The metadata of a safetensors file, or a CheckpointError saying why it cannot be read."""
+    """The metadata of a safetensors file, or a CheckpointError saying why it cannot be read.
+
+    Only the header is read (its length checked against :data:`~model_core.budgets.MAX_METADATA_BYTES` first),
+    never the weights.
+    """
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"{path}: no such file")
     if path.is_dir():
         raise CheckpointError(f"{path}: is a folder, not a .safetensors checkpoint")
-    try:
-        with safe_open(str(path), framework="pt") as fh:
-            return dict(fh.metadata() or {})
-    except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
-        raise CheckpointError(f"{path.name}: not a readable safetensors file ({_short(exc)})") from exc
+    with open_regular(path, budgets.MAX_CHECKPOINT_BYTES, path.name, "the checkpoint") as (fh, size):
+        return read_safetensors_header(fh, size, path.name).metadata
 
 
 def _short(exc: BaseException) -> str:
@@ -171,60 +177,202 @@ def _short(exc: BaseException) -> str:
     return text[:200]
 
 
+# ----------------------------------------------------------------------------------------------- safetensors, bounded
+#: safetensors dtype names and the torch dtypes they are read as (those this torch has)
+_SAFETENSORS_DTYPES: dict[str, torch.dtype] = {
+    name: getattr(torch, attr) for name, attr in (
+        ("F64", "float64"), ("F32", "float32"), ("F16", "float16"), ("BF16", "bfloat16"), ("I64", "int64"), ("I32", "int32"),
+        ("I16", "int16"), ("I8", "int8"), ("U8", "uint8"), ("BOOL", "bool"), ("U16", "uint16"), ("U32", "uint32"),
+        ("U64", "uint64"), ("F8_E4M3", "float8_e4m3fn"), ("F8_E5M2", "float8_e5m2"),
+    ) if isinstance(getattr(torch, attr, None), torch.dtype)
+}
+
+
+@dataclass(frozen=True)
+class TensorEntry:
+    """One tensor as a safetensors header describes it, checked before any of its bytes is read.
+
+    ``begin``/``end`` are offsets in the file. ``end - begin`` is exactly what ``shape`` and ``dtype`` need, so
+    the bytes a tensor claims are bytes the file holds (no view can make a small file look big).
+    """
+
+    dtype: torch.dtype
+    shape: tuple[int, ...]
+    begin: int
+    end: int
+
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+
+@dataclass(frozen=True)
+class SafetensorsHeader:
+    tensors: dict[str, TensorEntry]
+    metadata: dict[str, str]
+
+
+def _whole_number(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def read_safetensors_header(fh: BinaryIO, size: int, label: str) -> SafetensorsHeader:
+    """The tensor table and metadata of an open safetensors file of ``size`` bytes; nothing else is read.
+
+    Why our own reader rather than ``safe_open``: every size must be checked before it costs anything. The
+    header's length is compared with :data:`~model_core.budgets.MAX_METADATA_BYTES` before the header is read
+    (``safe_open`` parses up to 100 MB of JSON first), and every tensor's shape, dtype and byte range are
+    checked against each other and against the file's size before any weight is read.
+    """
+
+    def bad(reason: str) -> CheckpointError:
+        return CheckpointError(f"{label}: not a readable safetensors file ({reason})")
+
+    fh.seek(0)
+    head = fh.read(8)
+    if len(head) < 8:
+        raise bad("shorter than a safetensors header")
+    length = int.from_bytes(head, "little")
+    if length > size - 8:
+        raise bad(f"its header claims {length:,} bytes, the file has {size:,}")
+    if length > budgets.MAX_METADATA_BYTES:
+        raise OverBudget(f"{label}: its header asks for {human_bytes(length)} of metadata, over the "
+                         f"{human_bytes(budgets.MAX_METADATA_BYTES)} this app reads")
+    raw = fh.read(length)
+    if len(raw) != length:
+        raise bad("the file ends inside its header")
+    if not raw.lstrip(b" ").startswith(b"{"):
+        raise bad("the header is not a JSON object")
+    try:
+        header = parse_json(raw, f"{label}: the safetensors header", budgets.MAX_JSON_DEPTH)
+    except OverBudget:
+        raise
+    except CheckpointError as exc:
+        raise bad(str(exc).split(": ", 2)[-1]) from exc
+    if not isinstance(header, dict):
+        raise bad("the header is not a JSON object")
+    metadata = header.pop("__metadata__", None) or {}
+    if not isinstance(metadata, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
+        raise bad("its metadata is not a map of strings")
+    data_start, data_size = 8 + length, size - 8 - length
+    tensors: dict[str, TensorEntry] = {}
+    for name, info in header.items():
+        if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
+            raise bad(f"the entry of {name[:80]!r} is not a tensor description")
+        dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+        if not isinstance(dtype, str) or dtype not in _SAFETENSORS_DTYPES:
+            raise bad(f"tensor {name[:80]} has dtype {str(dtype)[:20]!r}, which this app cannot read")
+        if not isinstance(shape, list) or len(shape) > 8 or not all(_whole_number(d) for d in shape):
+            raise bad(f"tensor {name[:80]} has no valid shape")
+        if not (isinstance(offsets, list) and len(offsets) == 2 and all(_whole_number(o) for o in offsets)
+                and offsets[0] <= offsets[1] <= data_size):
+            raise bad(f"tensor {name[:80]} has byte offsets {str(offsets)[:60]} outside the file")
+        torch_dtype = _SAFETENSORS_DTYPES[dtype]
+        needed = math.prod(shape) * torch_dtype.itemsize
+        if offsets[1] - offsets[0] != needed:
+            raise bad(f"tensor {name[:80]} claims shape {tuple(shape)} ({needed:,} bytes) but holds {offsets[1] - offsets[0]:,} bytes")
+        tensors[name] = TensorEntry(torch_dtype, tuple(shape), data_start + offsets[0], data_start + offsets[1])
+    previous_end, previous = data_start, ""
+    for name, entry in sorted(tensors.items(), key=lambda item: (item[1].begin, item[1].end)):
+        if entry.begin < previous_end:
+            raise bad(f"tensors {previous[:60]} and {name[:60]} share bytes")
+        previous_end, previous = max(previous_end, entry.end), name
+    return SafetensorsHeader(tensors, metadata)
+
+
+def read_safetensors_data(fh: BinaryIO, entries: dict[str, TensorEntry], label: str) -> dict[str, torch.Tensor]:
+    """The tensors ``entries`` describe, read from ``fh`` into memory (each read once, straight into its tensor).
+
+    Why plain reads rather than ``safe_open``: the file has been opened once, checked, and is read from the same
+    handle (nothing can be swapped in between the checks and the read); and with its default mmap backend
+    safetensors 0.8 keeps about 8 KB of Python objects alive for every file opened, for the life of the process
+    (benchmarks/bench_soak.py saw the window grow by that much per model switch).
+    """
+    if sys.byteorder != "little":  # pragma: no cover - no big-endian machine runs this app
+        raise CheckpointError(f"{label}: safetensors files are little-endian; this machine is big-endian")
+    out: dict[str, torch.Tensor] = {}
+    for name, entry in entries.items():
+        buffer = torch.empty(entry.end - entry.begin, dtype=torch.uint8)
+        view = memoryview(buffer.numpy())
+        fh.seek(entry.begin)
+        done = 0
+        while done < len(view):
+            got = fh.readinto(view[done:])
+            if not got:
+                raise CheckpointError(f"{label}: the weights cannot be read (the file ends inside {name})")
+            done += got
+        out[name] = buffer.view(entry.dtype).reshape(entry.shape)
+    return out
+
+
+def _config_from_metadata(meta: dict[str, str], label: str) -> ModelConfig:
+    if "config" not in meta:
+        raise CheckpointError(f"{label}: the model configuration in the metadata is invalid (there is none)")
+    data = parse_json(meta["config"], f"{label}: the model configuration in the metadata is invalid", budgets.MAX_JSON_DEPTH)
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{label}: the model configuration in the metadata is invalid (not a JSON object)")
+    try:
+        return ModelConfig.from_dict(data)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise CheckpointError(f"{label}: the model configuration in the metadata is invalid ({_short(exc)})") from exc
+
+
+def _tokenizers_from_metadata(meta: dict[str, str], label: str) -> tuple[Tokenizer, Tokenizer]:
+    out = []
+    for side, key in (("source", "src_tokenizer"), ("target", "tgt_tokenizer")):
+        if key not in meta:
+            raise CheckpointError(f"{label}: the tokenizers in the metadata are invalid (no {side} tokenizer)")
+        try:
+            out.append(Tokenizer.from_json(meta[key]))
+        except ValueError as exc:  # Tokenizer.from_json turns everything the tokenizers library raises into ValueError
+            kind = OverBudget if isinstance(exc, OverBudget) else CheckpointError
+            raise kind(f"{label}: the tokenizers in the metadata are invalid (the {side} tokenizer: {_short(exc)})") from exc
+    return out[0], out[1]
+
+
+def _extra_from_metadata(meta: dict[str, str], label: str) -> dict[str, Any]:
+    if "extra" not in meta:
+        return {}
+    extra = parse_json(meta["extra"], f"{label}: the 'extra' metadata", budgets.MAX_JSON_DEPTH)
+    if not isinstance(extra, dict):
+        raise CheckpointError(f"{label}: the 'extra' metadata is not a JSON object")
+    return extra
+
+
 def load_model(
     name_or_path: str | os.PathLike, device: str | torch.device | None = "auto", dtype: str | torch.dtype | None = None,
 ) -> ModelBundle:
-    """Load a native checkpoint (or a bundled model by name) onto ``device``."""
+    """Load a native checkpoint (or a bundled model by name) onto ``device``.
+
+    The file is opened once (a regular file within :data:`~model_core.budgets.MAX_CHECKPOINT_BYTES`), its header
+    read and checked, the configuration compared with the tensors' shapes from the header (:func:`check_sizes`)
+    and the tokenizers built, all before a single weight is read.
+    """
     path = resolve_model_path(name_or_path)
-    meta = read_metadata(path)
-    if meta.get("format") != FORMAT:
-        raise CheckpointError(
-            f"{path.name}: a safetensors file, but not an Attention Scope checkpoint (no '{FORMAT}' metadata)"
-        )
-    try:
-        config = ModelConfig.from_json(meta["config"])
-    except (KeyError, ValueError, TypeError) as exc:
-        raise CheckpointError(f"{path.name}: the model configuration in the metadata is invalid ({_short(exc)})") from exc
-    try:
-        src_tok = Tokenizer.from_json(meta["src_tokenizer"])
-        tgt_tok = Tokenizer.from_json(meta["tgt_tokenizer"])
-    except (KeyError, ValueError, TypeError, Exception) as exc:  # tokenizers raises plain Exception
-        raise CheckpointError(f"{path.name}: the tokenizers in the metadata are invalid ({_short(exc)})") from exc
-    _check_vocab(config, src_tok, tgt_tok)
-    try:
-        tensors = _read_tensors(path)
-    except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
-        raise CheckpointError(f"{path.name}: the weights cannot be read ({_short(exc)})") from exc
-    model = build_model(config, tensors, path.name)
+    label = path.name
+    with open_regular(path, budgets.MAX_CHECKPOINT_BYTES, label, "the checkpoint") as (fh, size):
+        header = read_safetensors_header(fh, size, label)
+        meta = header.metadata
+        if meta.get("format") != FORMAT:
+            raise CheckpointError(
+                f"{label}: a safetensors file, but not an Attention Scope checkpoint (no '{FORMAT}' metadata)"
+            )
+        config = _config_from_metadata(meta, label)
+        check_sizes(config, header.tensors, label)  # shapes from the header: no weight read yet
+        extra = _extra_from_metadata(meta, label)
+        src_tok, tgt_tok = _tokenizers_from_metadata(meta, label)
+        _check_vocab(config, src_tok, tgt_tok)
+        tensors = read_safetensors_data(fh, header.tensors, label)
+    model = build_model(config, tensors, label)
     dev = resolve_device(device)
     model = model.to(device=dev, dtype=resolve_dtype(dtype, dev)).eval()
-    try:
-        extra = json.loads(meta.get("extra", "{}"))
-    except json.JSONDecodeError:
-        extra = {}
     return ModelBundle(model, src_tok, tgt_tok, name=meta.get("name") or path.stem, path=path, format="native",
                        metadata=extra)
 
 
 def _read_tensors(path: Path) -> dict[str, torch.Tensor]:
-    """Every tensor of a safetensors file, read into memory.
-
-    Why ``backend="pread"``: with the default mmap backend, safetensors 0.8 keeps about 8 KB of Python
-    objects alive for every file opened, for the life of the process (benchmarks/bench_soak.py saw the
-    window grow by that much per model switch); reading the bytes does not, and the model copies the
-    weights anyway. Older safetensors have no ``backend`` argument: they use their default.
-    """
-    try:
-        handle = safe_open(str(path), framework="pt", backend="pread")
-    except TypeError:
-        handle = safe_open(str(path), framework="pt")
-    with handle as fh:
-        return {k: fh.get_tensor(k) for k in fh.keys()}  # noqa: SIM118 - safe_open is not iterable
-
-
-#: the longest position table a checkpoint may ask for (the sinusoidal table is computed, not stored: an absurd
-#: ``max_len`` in a file's metadata would otherwise allocate gigabytes before anything else is checked)
-MAX_POSITIONS = 1 << 16
+    """Every tensor of a safetensors file, read into memory after its header was checked."""
+    with open_regular(path, budgets.MAX_CHECKPOINT_BYTES, path.name, "the checkpoint") as (fh, size):
+        return read_safetensors_data(fh, read_safetensors_header(fh, size, path.name).tensors, path.name)
 
 
 def build_model(config: ModelConfig, tensors: dict[str, torch.Tensor], label: str) -> Seq2SeqTransformer:
@@ -233,8 +381,9 @@ def build_model(config: ModelConfig, tensors: dict[str, torch.Tensor], label: st
     Why before building: a checkpoint is untrusted, and a mutated size in its configuration (a
     vocabulary of 10¹², a d_model of 10⁶, a million layers) must be refused by comparing it with the
     tensors the file holds, not discovered by running out of memory while building the model. Once the
-    embeddings, the layer counts and the feed-forward width match the file, the model is about as big
-    as the file; ``load_state`` then checks every name and shape.
+    embeddings, the layer counts and the feed-forward width match the file, and the parameters the
+    configuration implies are within budget, the model is about as big as the file; ``load_state``
+    then checks every name and shape.
     """
     check_sizes(config, tensors, label)
     model = Seq2SeqTransformer(config)
@@ -242,11 +391,47 @@ def build_model(config: ModelConfig, tensors: dict[str, torch.Tensor], label: st
     return model
 
 
-def check_sizes(c: ModelConfig, tensors: dict[str, torch.Tensor], label: str) -> None:
-    """The sizes that decide how much memory building ``c`` takes, against the file's tensors."""
+def check_position_table(max_len: int, d_model: int, label: str, name: str = "max_len") -> None:
+    """A position table of ``max_len × d_model`` that would be computed: within the budgets, or refused."""
+    if max_len > budgets.MAX_POSITIONS:
+        raise OverBudget(f"{label}: {name} {max_len:,} is beyond the {budgets.MAX_POSITIONS:,} positions this app supports")
+    if max_len * d_model > budgets.MAX_POSITION_TABLE_ELEMENTS:
+        raise OverBudget(f"{label}: a position table of {max_len:,} × {d_model:,} is {max_len * d_model:,} values, over the "
+                         f"{budgets.MAX_POSITION_TABLE_ELEMENTS:,} this app computes")
+
+
+def model_parameter_count(c: ModelConfig) -> int:
+    """How many parameters :class:`Seq2SeqTransformer` has for ``c``, computed without building it.
+
+    Exact for the model as built (tests/core/test_hostile_files.py compares it with every variant), so the
+    budget is checked on what building would allocate. (The sinusoidal table, a buffer, is bounded by
+    :func:`check_position_table`.)
+    """
+    d, kv = c.d_model, (c.n_kv_heads or c.n_heads) * (c.d_model // c.n_heads)
+    attention = 2 * (d * d + d) + 2 * (d * kv + kv)
+    feed_forward = 2 * d * c.d_ff + c.d_ff + d
+    norm = 2 * d
+    total = (c.src_vocab_size + c.tgt_vocab_size) * d
+    total += c.n_encoder_layers * (attention + feed_forward + 2 * norm)
+    total += c.n_decoder_layers * (2 * attention + feed_forward + 3 * norm)
+    total += 2 * norm if c.final_norm else 0
+    total += (0 if c.tie_output else c.tgt_vocab_size * d) + (c.tgt_vocab_size if c.output_bias else 0)
+    total += c.max_len * d if c.positional == "learned" else 0
+    total += 2 * (2 * c.relative_max_distance + 1) * c.n_heads if c.relative_max_distance else 0
+    return total
+
+
+def check_sizes(c: ModelConfig, tensors: Mapping[str, Any], label: str) -> None:
+    """The sizes that decide how much memory building ``c`` takes, against the file's tensors and the budgets.
+
+    ``tensors`` needs only ``.shape``: the native loader passes the header's :class:`TensorEntry` values, so a
+    configuration that does not fit its weights is refused before any weight is read.
+    """
     for name, value in (("max_len", c.max_len), ("relative_max_distance", c.relative_max_distance)):
-        if value > MAX_POSITIONS:
-            raise CheckpointError(f"{label}: {name} {value:,} is beyond the {MAX_POSITIONS:,} positions this app supports")
+        if value > budgets.MAX_POSITIONS:
+            raise OverBudget(f"{label}: {name} {value:,} is beyond the {budgets.MAX_POSITIONS:,} positions this app supports")
+    if c.positional == "sinusoidal":
+        check_position_table(c.max_len, c.d_model, label)
 
     def expect(key: str, shape: tuple[int, ...]) -> None:
         if key not in tensors:
@@ -263,6 +448,15 @@ def check_sizes(c: ModelConfig, tensors: dict[str, torch.Tensor], label: str) ->
             raise CheckpointError(f"{label}: the configuration has {wanted} {side} layers, the weights {found}")
         if wanted:
             expect(f"{prefix}0.feed_forward.linear1.weight", (c.d_ff, c.d_model))
+    if c.positional == "learned":
+        expect("position_embedding.weight", (c.max_len, c.d_model))
+    if c.relative_max_distance:
+        for side in ("encoder", "decoder"):
+            expect(f"{side}_relative_bias.relative_attention_bias.weight", (2 * c.relative_max_distance + 1, c.n_heads))
+    count = model_parameter_count(c)
+    if count > budgets.MAX_PARAMETERS:
+        raise OverBudget(f"{label}: the configuration describes a model of {count:,} parameters, over the "
+                         f"{budgets.MAX_PARAMETERS:,} this app builds")
 
 
 def count_layers(keys: list[str], prefix: str) -> int:

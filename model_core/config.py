@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -114,12 +115,22 @@ class ModelConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelConfig:
-        """Build from a dict, refusing unknown keys so a typo never passes silently."""
+        """Build from a dict (parsed JSON: untrusted), refusing unknown keys and values of the wrong type.
+
+        Why the type checks here: a checkpoint's configuration is data from a file, and ``d_model: 32.0``,
+        ``norm_eps: "x"`` or ``final_norm: 1`` would otherwise pass the dataclass, load, and make every run
+        fail later. Each wrong value is one ``ValueError`` line naming the field.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"a configuration must be a JSON object, not {type(data).__name__}")
         known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(data) - known, key=str)
         if unknown:
-            raise ValueError(f"unknown config keys: {', '.join(unknown)}")
-        return cls(**data)
+            raise ValueError(f"unknown config keys: {', '.join(map(str, unknown))}"[:300])
+        values = dict(data)
+        for name, value in data.items():
+            values[name] = _checked_field(name, value)
+        return cls(**values)
 
     @classmethod
     def from_json(cls, text: str) -> ModelConfig:
@@ -130,6 +141,44 @@ class ModelConfig:
 
     def replace(self, **changes: Any) -> ModelConfig:
         return dataclasses.replace(self, **changes)
+
+
+_INT_FIELDS = frozenset({"src_vocab_size", "tgt_vocab_size", "pad_id", "bos_id", "eos_id", "unk_id", "d_model", "n_heads",
+                         "n_encoder_layers", "n_decoder_layers", "d_ff", "relative_max_distance", "max_len"})
+_FLOAT_FIELDS = frozenset({"dropout", "norm_eps"})
+_BOOL_FIELDS = frozenset({"final_norm", "scale_embedding", "tie_output", "output_bias", "src_add_bos", "src_add_eos"})
+
+
+def _checked_field(name: str, value: Any) -> Any:
+    """``value`` for field ``name`` if it has the field's JSON type (ints as floats where a float is due), else ValueError."""
+
+    def wrong(expected: str) -> ValueError:
+        shown = repr(value) if isinstance(value, (int, float, bool, type(None))) else f"{type(value).__name__} {str(value)[:40]!r}"
+        return ValueError(f"{name} must be {expected}, not {shown}")
+
+    if name in _INT_FIELDS or name == "n_kv_heads":
+        if name == "n_kv_heads" and value is None:
+            return None
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise wrong("a whole number")
+        return value
+    if name in _FLOAT_FIELDS:
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+            raise wrong("a finite number")
+        if name == "norm_eps" and value <= 0:
+            raise wrong("a positive number")
+        return float(value)
+    if name in _BOOL_FIELDS:
+        if not isinstance(value, bool):
+            raise wrong("true or false")
+        return value
+    if name in _ALLOWED:
+        if not isinstance(value, str):
+            raise wrong(f"one of {', '.join(_ALLOWED[name])}")
+        return value
+    if name == "extra" and not isinstance(value, dict):
+        raise wrong("a JSON object")
+    return value
 
 
 PRESETS: dict[str, dict[str, Any]] = {

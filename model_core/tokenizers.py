@@ -18,6 +18,9 @@ from collections.abc import Iterable, Sequence
 from tokenizers import Tokenizer as _Backend
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
+from .budgets import MAX_JSON_DEPTH, MAX_METADATA_BYTES, MAX_VOCAB
+from .paths import OverBudget, json_depth
+
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIALS: tuple[str, ...] = (PAD, BOS, EOS, UNK)
 
@@ -143,7 +146,78 @@ class Tokenizer:
 
     @classmethod
     def from_json(cls, text: str) -> Tokenizer:
-        data = json.loads(text)
-        if not isinstance(data, dict) or "backend" not in data or "kind" not in data:
+        """A tokenizer from :meth:`to_json`'s text, which comes from a file: checked, bounded, never trusted.
+
+        Refused with one ``ValueError`` line (an :class:`~model_core.paths.OverBudget` for a budget): text over
+        :data:`~model_core.budgets.MAX_METADATA_BYTES` or nested over :data:`~model_core.budgets.MAX_JSON_DEPTH`,
+        a vocabulary over :data:`~model_core.budgets.MAX_VOCAB` (counted before anything is built), ids that are
+        not exactly ``0..N-1`` (an id past the vocabulary would make every run fail), padding or truncation
+        settings, and regular expressions, which this app's tokenizers never use: a crafted pattern makes
+        the Rust library panic. A panic (``pyo3_runtime.PanicException`` derives from ``BaseException``, so
+        ``except Exception`` misses it) while building or probing the tokenizer becomes a ``ValueError`` too;
+        ``KeyboardInterrupt`` and ``SystemExit`` pass through.
+        """
+        if len(text) > MAX_METADATA_BYTES:
+            raise OverBudget(f"{len(text):,} characters of JSON, over the {MAX_METADATA_BYTES:,} this app reads")
+        try:
+            data = json.loads(text)
+        except RecursionError as exc:
+            raise OverBudget(f"the JSON nests more than {MAX_JSON_DEPTH} levels deep") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("backend"), dict) or data.get("kind") not in ("word", "bpe", "vocab"):
             raise ValueError("not a tokenizer description")
-        return cls(_Backend.from_str(json.dumps(data["backend"])), data["kind"])
+        if json_depth(data) > MAX_JSON_DEPTH:
+            raise OverBudget(f"the JSON nests more than {MAX_JSON_DEPTH} levels deep")
+        backend_data = data["backend"]
+        _check_backend_description(backend_data)
+        try:
+            tokenizer = cls(_build_backend(json.dumps(backend_data)), data["kind"])
+            size = len(tokenizer)
+            ids = sorted(set(tokenizer.backend.get_vocab(with_added_tokens=True).values()))
+            if ids != list(range(size)):
+                wrong = next((i for i in ids if not 0 <= i < size), None)
+                raise ValueError(f"token id {wrong:,} is outside its vocabulary of {size:,}" if wrong is not None
+                                 else f"its token ids are not 0..{size - 1}")
+            tokenizer.encode(_PROBE)  # run the whole pipeline once, here, where a failure has a file to blame
+        except ValueError:
+            raise
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # the tokenizers library raises plain Exception, and panics with BaseException
+            text = " ".join(str(exc).split())[:160] or type(exc).__name__
+            raise ValueError(f"the tokenizers library cannot build it ({type(exc).__name__}: {text})") from exc
+        return tokenizer
+
+
+#: a sentence every tokenizer of a checkpoint is run on once while it is loaded
+_PROBE = "The black cat, 猫, does not see the small dog."
+
+
+def _build_backend(text: str) -> _Backend:
+    """The tokenizers library's own object from its JSON (a function of its own so tests can make it fail)."""
+    return _Backend.from_str(text)
+
+
+def _check_backend_description(backend: dict) -> None:
+    """What a tokenizer description must not ask for, checked before the tokenizers library sees it."""
+    model = backend.get("model")
+    vocab = model.get("vocab") if isinstance(model, dict) else None
+    merges = model.get("merges") if isinstance(model, dict) else None
+    added = backend.get("added_tokens")
+    count = (len(vocab) if isinstance(vocab, (dict, list)) else 0) + (len(added) if isinstance(added, list) else 0)
+    if count > MAX_VOCAB:
+        raise OverBudget(f"a vocabulary of {count:,} tokens, over the {MAX_VOCAB:,} this app builds")
+    if isinstance(merges, list) and len(merges) > MAX_VOCAB:
+        raise OverBudget(f"{len(merges):,} merges, over the {MAX_VOCAB:,} this app builds")
+    for key in ("padding", "truncation"):
+        if backend.get(key) is not None:
+            raise ValueError(f"it asks for {key}, which this app's tokenizers never do")
+    stack: list = [backend]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if "Regex" in item:
+                raise ValueError("it uses a regular expression, which this app's tokenizers never do "
+                                 "(a crafted pattern can make the tokenizers library hang or crash)")
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)

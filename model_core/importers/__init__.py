@@ -10,7 +10,9 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+from ..budgets import MAX_CHECKPOINT_BYTES, MAX_VOCAB
 from ..checkpoint import FORMAT, CheckpointError, ModelBundle, load_model, read_metadata, resolve_model_path
+from ..paths import OverBudget, check_regular_file, open_regular
 from . import seed_tutorial, torch_tutorial
 from .common import (
     HINTS,
@@ -58,20 +60,23 @@ def detect_format(path: Path) -> str:
         if (path / "config.json").exists():
             return "hf-folder"
         raise CheckpointError(f"{path}: a folder without config.json (not a Hugging Face model folder)")
+    check_regular_file(path)  # a FIFO, a socket or a device is refused before anything opens it
     if path.name in HF_FOLDER_FILES and (path.parent / "config.json").is_file():
         meta_native = False
         if path.suffix == ".safetensors":
             try:
                 meta_native = read_metadata(path).get("format") == FORMAT
+            except OverBudget:
+                raise
             except CheckpointError:
                 meta_native = False
         if not meta_native:
             return "hf-file"
-    try:
-        with open(path, "rb") as fh:
+    with open_regular(path, MAX_CHECKPOINT_BYTES, path.name, "the checkpoint") as (fh, _size):
+        try:
             head = fh.read(16)
-    except OSError as exc:
-        raise CheckpointError(f"{path.name}: cannot be read ({exc.strerror or type(exc).__name__})") from exc
+        except OSError as exc:
+            raise CheckpointError(f"{path.name}: cannot be read ({exc.strerror or type(exc).__name__})") from exc
     if not head:
         raise CheckpointError(f"{path.name}: the file is empty")
     other = _what_it_is(head)  # only trusted when the file is not a readable safetensors (see below)
@@ -81,6 +86,8 @@ def detect_format(path: Path) -> str:
     try:
         # first: a safetensors header length can begin with bytes that look like a magic number
         meta = read_metadata(path)
+    except OverBudget:
+        raise  # "too big" must not read as "not a checkpoint"
     except CheckpointError as exc:
         what = f"this is {other}, not a model checkpoint" if other else "not a checkpoint this app can read"
         raise CheckpointError(
@@ -115,7 +122,12 @@ def open_model(
     tensors, rest = state_dict_from(obj, path)
     for side in ("src_vocab", "tgt_vocab"):  # vocabularies saved inside the .pt dict
         if getattr(options, side) is None and isinstance(rest.get(side), list):
-            setattr(options, side, [str(t) for t in rest[side]])
+            saved_tokens = rest[side]
+            if len(saved_tokens) > MAX_VOCAB:
+                raise OverBudget(f"{path.name}: its {side} has {len(saved_tokens):,} tokens, over the {MAX_VOCAB:,} this app builds")
+            if not all(isinstance(t, (str, int, float)) for t in saved_tokens):  # str() of a nested list could recurse without end
+                raise CheckpointError(f"{path.name}: its {side} is not a list of tokens")
+            setattr(options, side, [str(t) for t in saved_tokens])
     saved = hyperparameters_from_extras(rest)  # e.g. {"config": {"n_heads": 8}} saved beside the weights
     if options.heads is None and "heads" in saved:
         options.heads = saved["heads"]

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import json
+import math
 import pickle
 import struct
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import torch
 
+from .. import budgets
 from ..checkpoint import CheckpointError, ModelBundle, build_model
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
+from ..paths import OverBudget, human_bytes, open_regular, parse_json, read_regular_file
 from ..tokenizers import Tokenizer
 
 #: What each option means, for messages and the app's dialog.
@@ -105,24 +107,135 @@ class ImportOptions:
         return {k: v for k, v in self.__dict__.items() if v not in (None, {})}
 
 
-def load_pickle_safely(path: Path) -> Any:
-    """``torch.load(weights_only=True)``: tensors and plain containers only, never code."""
+def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
+    """``torch.load(weights_only=True)``: tensors and plain containers only, never code; every size bounded first.
+
+    Before torch reads anything: the path must be a regular file (a FIFO would block the open for good) of at
+    most :data:`~model_core.budgets.MAX_CHECKPOINT_BYTES`, and a zip (what ``torch.save`` writes) must list
+    at most :data:`~model_core.budgets.MAX_ZIP_MEMBERS` members whose declared uncompressed sizes add up to at
+    most :data:`~model_core.budgets.MAX_ZIP_UNCOMPRESSED_BYTES` (torch's reader allocates what the directory
+    declares, so a 3 MB deflate bomb would inflate to 3.3 GB), with a pickle of at most
+    :data:`~model_core.budgets.MAX_METADATA_BYTES`. After: every tensor must be a plain CPU tensor whose
+    elements are bytes of its storage, which the file holds (:func:`check_tensors`): a stride-0 view of one
+    float is not a billion-parameter embedding.
+
+    ``mmap=True`` maps the storages instead of reading them (the Hugging Face loader only needs the shapes;
+    transformers then reads the file itself).
+    """
+    with open_regular(path, budgets.MAX_CHECKPOINT_BYTES, path.name, "the checkpoint") as (fh, size):
+        is_zip = check_zip_budget(fh, size, path.name)
+        fh.seek(0)
+        try:
+            if mmap and is_zip:
+                obj = torch.load(str(path), map_location="cpu", weights_only=True, mmap=True)
+            else:
+                obj = torch.load(fh, map_location="cpu", weights_only=True)
+        except pickle.UnpicklingError as exc:
+            text = str(exc)
+            marker = "Unsupported global:"
+            if marker in text:  # the file names a Python callable: running it is what we refuse
+                what = text.split(marker, 1)[1].strip().split(" was not", 1)[0].removeprefix("GLOBAL ")
+                raise CheckpointError(
+                    f"{path.name}: refused — loading it would run code from the file ({what}), which is never allowed; "
+                    f"save a plain state_dict with torch.save(model.state_dict(), ...)"
+                ) from exc
+            raise CheckpointError(f"{path.name}: not a readable PyTorch file (corrupt or not a pickle)") from exc
+        except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, AttributeError, KeyError, IndexError,
+                TypeError, UnicodeDecodeError, OverflowError, struct.error, MemoryError) as exc:  # torch's unpickler on garbage
+            text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise CheckpointError(f"{path.name}: not a readable PyTorch file ({text[:160]})") from exc
+    check_tensors(obj, path.name)
+    return obj
+
+
+_EOCD = struct.Struct("<4sHHHHIIH")  # end of central directory record
+_ZIP64_LOCATOR = struct.Struct("<4sIQI")
+_ZIP64_EOCD = struct.Struct("<4sQHHIIQQQQ")
+
+
+def check_zip_budget(fh: BinaryIO, size: int, label: str) -> bool:
+    """Whether ``fh`` is a zip, after checking what its directory declares against the budgets (raises if over).
+
+    The member count and the directory's size come from the end-of-directory record (zip64 too: torch always
+    writes one) before the directory is parsed; then every member's declared uncompressed size. Nothing is
+    inflated here.
+    """
+    tail_size = min(size, _EOCD.size + 0xFFFF)
+    fh.seek(size - tail_size)
+    tail = fh.read(tail_size)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < _EOCD.size:
+        return False  # not a zip (a legacy pickle, or garbage that torch will refuse)
+    _, _, _, _, members, directory_size, _, _ = _EOCD.unpack_from(tail, at)
+    locator = at - _ZIP64_LOCATOR.size
+    if locator >= 0 and tail[locator:locator + 4] == b"PK\x06\x07":
+        offset = _ZIP64_LOCATOR.unpack_from(tail, locator)[2]
+        if offset + _ZIP64_EOCD.size <= size:
+            fh.seek(offset)
+            record = fh.read(_ZIP64_EOCD.size)
+            if record[:4] == b"PK\x06\x06":
+                members, directory_size = _ZIP64_EOCD.unpack(record)[7:9]
+    if members > budgets.MAX_ZIP_MEMBERS:
+        raise OverBudget(f"{label}: its zip lists {members:,} members, over the {budgets.MAX_ZIP_MEMBERS:,} this app reads")
+    if directory_size > budgets.MAX_METADATA_BYTES:
+        raise OverBudget(f"{label}: its zip directory is {human_bytes(directory_size)}, over the "
+                         f"{human_bytes(budgets.MAX_METADATA_BYTES)} this app reads")
+    fh.seek(0)
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as exc:
-        text = str(exc)
-        marker = "Unsupported global:"
-        if marker in text:  # the file names a Python callable: running it is what we refuse
-            what = text.split(marker, 1)[1].strip().split(" was not", 1)[0].removeprefix("GLOBAL ")
-            raise CheckpointError(
-                f"{path.name}: refused — loading it would run code from the file ({what}), which is never allowed; "
-                f"save a plain state_dict with torch.save(model.state_dict(), ...)"
-            ) from exc
-        raise CheckpointError(f"{path.name}: not a readable PyTorch file (corrupt or not a pickle)") from exc
-    except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, AttributeError, KeyError, IndexError,
-            TypeError, UnicodeDecodeError, OverflowError, struct.error) as exc:  # what torch's unpickler raises on garbage
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise CheckpointError(f"{path.name}: not a readable PyTorch file ({text[:160]})") from exc
+        infos = zipfile.ZipFile(fh).infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error, NotImplementedError) as exc:
+        raise CheckpointError(f"{label}: not a readable PyTorch file (a damaged zip: {' '.join(str(exc).split())[:120]})") from exc
+    declared = sum(info.file_size for info in infos)
+    if declared > budgets.MAX_ZIP_UNCOMPRESSED_BYTES:
+        biggest = max(infos, key=lambda info: info.file_size)
+        raise OverBudget(f"{label}: its zip members declare {human_bytes(declared)} uncompressed ({biggest.filename[-60:]}: "
+                         f"{human_bytes(biggest.file_size)} from {human_bytes(biggest.compress_size)}), over the "
+                         f"{human_bytes(budgets.MAX_ZIP_UNCOMPRESSED_BYTES)} this app reads")
+    for info in infos:
+        if info.filename.endswith(".pkl") and info.file_size > budgets.MAX_METADATA_BYTES:
+            raise OverBudget(f"{label}: its pickle {info.filename[-60:]} is {human_bytes(info.file_size)}, over the "
+                             f"{human_bytes(budgets.MAX_METADATA_BYTES)} this app reads")
+    return True
+
+
+def check_tensors(obj: Any, label: str) -> None:
+    """Every tensor in ``obj`` (a loaded ``.pt``, walked without recursion) is plain and holds its own bytes.
+
+    Refused: anything but a strided CPU tensor (sparse, quantized, nested and storage-less meta tensors can
+    claim any size while holding nothing), and a view that shows more elements than its storage has bytes
+    for: a stride-0 (``expand``-ed, broadcast) or overlapping view. Such a tensor is cheap in the file and
+    becomes a real allocation as soon as the model copies it; torch has already checked that each storage is
+    exactly as big as the file's record for it, so after this check a state_dict is at most as big as the file.
+    """
+    seen: set[int] = set()
+    stack: list[tuple[str, Any]] = [("", obj)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, torch.Tensor):
+            _check_tensor(item, where or "the file's tensor", label)
+            continue
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, Mapping):
+            stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in item.items())
+        elif isinstance(item, (list, tuple, set)):
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(item))
+
+
+def _check_tensor(t: torch.Tensor, name: str, label: str) -> None:
+    name = name[:120]
+    if (t.layout != torch.strided or t.device.type != "cpu" or t.is_quantized or t.is_nested
+            or type(t) not in (torch.Tensor, torch.nn.Parameter)):
+        raise CheckpointError(f"{label}: tensor {name} is a {t.layout} {t.device.type} {type(t).__name__}; only plain tensors "
+                              f"are read")
+    if any(stride == 0 and size > 1 for size, stride in zip(t.shape, t.stride(), strict=True)):
+        raise CheckpointError(f"{label}: tensor {name} is a stride-0 (broadcast) view: {math.prod(t.shape):,} values "
+                              f"stored as {t.untyped_storage().nbytes() // max(t.element_size(), 1):,}; refused")
+    needed, held = t.numel() * t.element_size(), t.untyped_storage().nbytes()
+    if needed > held:
+        raise CheckpointError(f"{label}: tensor {name} shows {human_bytes(needed)} of values over {human_bytes(held)} of "
+                              f"storage (overlapping views); refused")
 
 
 def state_dict_from(obj: Any, path: Path) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
@@ -144,43 +257,64 @@ def _tensors_only(d: dict, path: Path) -> dict[str, torch.Tensor]:
 
 
 def read_vocab(path: str | Path | list[str], side: str) -> list[str]:
-    """A vocabulary file: a JSON list, a JSON {token: id} map, or one token per line (line number = id)."""
+    """A vocabulary file: a JSON list, a JSON {token: id} map, or one token per line (line number = id).
+
+    A regular file of at most :data:`~model_core.budgets.MAX_METADATA_BYTES`, with at most
+    :data:`~model_core.budgets.MAX_VOCAB` tokens.
+    """
     if isinstance(path, list):
-        return path
+        return _bounded_vocab(path, side, "the vocabulary given")
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise CheckpointError(f"{side} vocabulary {p}: no such file") from exc
+        raw = read_regular_file(p, budgets.MAX_METADATA_BYTES, f"{side} vocabulary {p.name}", "it")
+    except CheckpointError as exc:
+        if not p.exists():
+            raise CheckpointError(f"{side} vocabulary {p}: no such file") from exc
+        raise
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CheckpointError(f"{side} vocabulary {p.name}: not UTF-8 text") from exc
     stripped = text.lstrip()
     if stripped.startswith(("[", "{")):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise CheckpointError(f"{side} vocabulary {p.name}: invalid JSON ({exc.msg} at line {exc.lineno})") from exc
+        data = parse_json(text, f"{side} vocabulary {p.name}", budgets.MAX_JSON_DEPTH)
         if isinstance(data, dict):
+            if not all(isinstance(i, int) and not isinstance(i, bool) for i in data.values()):
+                raise CheckpointError(f"{side} vocabulary {p.name}: ids are not whole numbers")
             ordered = sorted(data.items(), key=lambda kv: kv[1])
             if [i for _, i in ordered] != list(range(len(ordered))):
                 raise CheckpointError(f"{side} vocabulary {p.name}: ids are not 0..N-1")
             data = [t for t, _ in ordered]
         if not isinstance(data, list) or not all(isinstance(t, str) for t in data):
             raise CheckpointError(f"{side} vocabulary {p.name}: expected a list of strings")
-        return data
+        return _bounded_vocab(data, side, p.name)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    return [line.rstrip("\r") for line in lines]
+    return _bounded_vocab([line.rstrip("\r") for line in lines], side, p.name)
+
+
+def _bounded_vocab(tokens: list, side: str, where: str) -> list[str]:
+    if len(tokens) > budgets.MAX_VOCAB:
+        raise OverBudget(f"{side} vocabulary {where}: {len(tokens):,} tokens, over the {budgets.MAX_VOCAB:,} this app builds")
+    if not all(isinstance(t, str) for t in tokens):
+        raise CheckpointError(f"{side} vocabulary {where}: expected a list of strings")
+    return tokens
 
 
 def vocab_tokenizer(tokens: list[str], rows: int, side: str, where: str) -> Tokenizer:
     if len(tokens) != rows:
         raise CheckpointError(f"{where}: the {side} vocabulary has {len(tokens)} tokens but the embedding has {rows} rows")
+    _bounded_vocab(tokens, side, where)
     try:
         return Tokenizer.from_token_list(tokens)
     except ValueError as exc:
         raise CheckpointError(f"{where}: {side} vocabulary: {exc}") from exc
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # the tokenizers library raises plain Exception, and panics with BaseException
+        text = " ".join(str(exc).split())[:160] or type(exc).__name__
+        raise CheckpointError(f"{where}: {side} vocabulary: the tokenizers library cannot build it ({text})") from exc
 
 
 def special_ids(tokens: list[str], defaults: dict[str, int]) -> dict[str, int]:

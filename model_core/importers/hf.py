@@ -28,8 +28,10 @@ imported only here.
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import re
+import stat
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,11 +41,13 @@ from typing import Any
 import torch
 from torch import nn
 
-from .. import masks
-from ..checkpoint import CheckpointError, ModelBundle
+from .. import budgets, masks
+from ..budgets import MAX_VOCAB
+from ..checkpoint import CheckpointError, ModelBundle, check_position_table, read_safetensors_header
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
 from ..model import NO_ABLATION, Ablation, DecoderOutput, EncoderOutput
+from ..paths import OverBudget, file_kind, human_bytes, open_regular, parse_json, read_regular_file
 
 __all__ = ["SUPPORTED_MODEL_TYPES", "HFDecoderCache", "HFSeq2SeqAdapter", "HFTokenizer", "load_hf_folder"]
 
@@ -134,6 +138,9 @@ class HFTokenizer:
         if side == "target" and self.separate_vocabs:  # Marian with two vocabularies
             index = dict(hf_tokenizer.target_encoder)
             index.update({str(tok): i for i, tok in hf_tokenizer.added_tokens_decoder.items()})
+        if len(index) > MAX_VOCAB or max(index.values(), default=-1) >= max(size, MAX_VOCAB):
+            raise ValueError(f"a vocabulary of {len(index):,} tokens with ids up to {max(index.values(), default=-1):,}, "
+                             f"over the {MAX_VOCAB:,} this app builds")
         n = max(size, max(index.values(), default=-1) + 1)
         vocab = [f"<{i}>" for i in range(n)]  # ids the model has but the tokenizer never produces
         for token, i in index.items():
@@ -504,15 +511,205 @@ def _make_config(**kwargs: Any) -> ModelConfig:
         raise CheckpointError(f"{name}: the model's configuration cannot be shown by the app ({_short(exc)})") from exc
 
 
+# ====================================================================== bounded work before transformers builds anything
+# files transformers may read from a folder, and the budget each is held to
+_METADATA_FILES = ("config.json", "generation_config.json", "model.safetensors.index.json", "pytorch_model.bin.index.json",
+                   "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json", "preprocessor_config.json")
+_TOKENIZER_FILES = (*TOKENIZER_FILES, "merges.txt", "target.spm", "tokenizer.model", "chat_template.jinja", "chat_template.json")
+_LAYERS = re.compile(r"(?:^|\.)(encoder|decoder)\.(?:layers|block)\.(\d+)\.")
+
+
+def _check_folder_files(path: Path) -> None:
+    """Every entry of the folder is a regular file or a folder, and every file transformers may read is within budget.
+
+    Why: transformers opens these by name; a FIFO named ``config.json`` would block it for good, and a
+    2 GB ``tokenizer.json`` would be parsed whole before anything else is checked.
+    """
+    try:
+        entries = list(os.scandir(path))
+    except OSError as exc:
+        raise CheckpointError(f"{path.name}: the folder cannot be read ({exc.strerror or type(exc).__name__})") from exc
+    for entry in entries:
+        try:
+            info = entry.stat()  # follows links: what transformers would open
+        except OSError:
+            continue  # a dangling link: transformers reports it if it needs the file
+        if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+            raise CheckpointError(f"{path.name}: {entry.name[:80]} is {file_kind(info.st_mode)}, not a regular file; "
+                                  f"only regular files are opened")
+        name = entry.name
+        if name in _METADATA_FILES:
+            limit = budgets.MAX_METADATA_BYTES
+        elif name in _TOKENIZER_FILES:
+            limit = budgets.MAX_TOKENIZER_FILE_BYTES
+        elif name.endswith((".safetensors", ".bin")) and name.startswith(("model", "pytorch_model")):
+            limit = budgets.MAX_CHECKPOINT_BYTES
+        else:
+            continue
+        if info.st_size > limit:
+            raise OverBudget(f"{path.name}: {name} is {human_bytes(info.st_size)}, over the {human_bytes(limit)} this app opens")
+
+
+def _weight_files(path: Path) -> list[Path]:
+    """The weights file(s) transformers will read, in its order of preference, each a plain name inside the folder."""
+    for single, index in (("model.safetensors", "model.safetensors.index.json"), ("pytorch_model.bin", "pytorch_model.bin.index.json")):
+        if (path / single).is_file():
+            return [path / single]
+        if (path / index).is_file():
+            data = parse_json(read_regular_file(path / index, budgets.MAX_METADATA_BYTES, f"{path.name}: {index}"),
+                              f"{path.name}: {index}", budgets.MAX_JSON_DEPTH)
+            weight_map = data.get("weight_map") if isinstance(data, dict) else None
+            if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+                raise CheckpointError(f"{path.name}: {index} has no weight_map of file names")
+            names = sorted(set(weight_map.values()))
+            for name in names:
+                if Path(name).name != name or name in ("", ".", ".."):
+                    raise CheckpointError(f"{path.name}: {index} names {name[:80]!r}, which is not a file of the folder")
+            return [path / name for name in names]
+    return []
+
+
+def _weight_shapes(path: Path) -> dict[str, tuple[int, ...]]:
+    """The name and shape of every tensor in the folder's weights, read from headers only.
+
+    ``.safetensors``: the header (checked by the native reader's rules); ``.bin``: a bounded, mapped
+    ``torch.load`` (nothing read, every tensor checked to hold its own bytes: no stride-0 views).
+    """
+    from .common import load_pickle_safely
+
+    shapes: dict[str, tuple[int, ...]] = {}
+    total = 0
+    for file in _weight_files(path):
+        label = file.name
+        if file.suffix == ".safetensors":
+            with open_regular(file, budgets.MAX_CHECKPOINT_BYTES, label, "the weights file") as (fh, size):
+                shapes.update({k: e.shape for k, e in read_safetensors_header(fh, size, label).tensors.items()})
+        else:
+            try:
+                obj = load_pickle_safely(file, mmap=True)
+            except CheckpointError as exc:
+                if "would run code" in str(exc):
+                    raise CheckpointError(_refused_pickle(path, exc.__cause__ or exc)) from exc
+                raise
+            if isinstance(obj, dict):
+                shapes.update({k: tuple(v.shape) for k, v in obj.items() if isinstance(k, str) and isinstance(v, torch.Tensor)})
+            del obj
+        total += file.stat().st_size
+    if total > budgets.MAX_CHECKPOINT_BYTES:
+        raise OverBudget(f"{path.name}: the weights files are {human_bytes(total)} together, over the "
+                         f"{human_bytes(budgets.MAX_CHECKPOINT_BYTES)} this app opens")
+    return shapes
+
+
+def _dimension(path: Path, hc: Any, name: str, *, minimum: int = 1, default: Any = None) -> int:
+    """A size from config.json (as transformers sees it, defaults included): a whole number, or one line."""
+    value = getattr(hc, name, default)
+    if value is None:
+        value = default
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        shown = repr(value) if isinstance(value, (int, float, str, type(None))) else type(value).__name__
+        raise CheckpointError(f"{path.name}: config.json: {name} must be a whole number of at least {minimum}, not {shown[:40]}")
+    return value
+
+
+def _check_config_against_weights(path: Path, hc: Any, shapes: dict[str, tuple[int, ...]]) -> None:
+    """config.json's dimensions against the weights' shapes and the budgets, before transformers builds the model.
+
+    Why: transformers builds the model config.json describes, then loads the weights into it (reporting the
+    ones that do not fit); a config claiming d_model 4096 and a vocabulary of 64,000 over tiny weights cost
+    4.9 GB before the app could refuse it. Each dimension that decides memory is compared with a tensor of
+    the file (when the file has it) and the parameters the configuration implies with the budget.
+    """
+    where = f"{path.name}: config.json"
+
+    def expect(pattern: str, shape: tuple[int, ...], what: str) -> None:
+        regex = re.compile(pattern)
+        for key, found in shapes.items():
+            if regex.search(key) and tuple(found) != shape:
+                raise CheckpointError(f"{path.name}: weight {key} has shape {tuple(found)} but config.json implies {shape} ({what})")
+
+    def count(side: str) -> int:
+        return len({int(m.group(2)) for k in shapes for m in [_LAYERS.search(k)] if m and m.group(1) == side})
+
+    t5 = hc.model_type == "t5"
+    d = _dimension(path, hc, "d_model")
+    vocab = _dimension(path, hc, "vocab_size")
+    if t5:
+        n_enc = _dimension(path, hc, "num_layers", minimum=0)
+        n_dec = _dimension(path, hc, "num_decoder_layers", minimum=1, default=n_enc)
+        heads, d_kv = _dimension(path, hc, "num_heads"), _dimension(path, hc, "d_kv")
+        ff_enc = ff_dec = _dimension(path, hc, "d_ff")
+        buckets = _dimension(path, hc, "relative_attention_num_buckets")
+        distance = _dimension(path, hc, "relative_attention_max_distance")
+        check_position_table(distance, 1, path.name, "relative_attention_max_distance")
+        inner, positions, dec_vocab = heads * d_kv, 0, vocab
+        ff_matrices = 3 if str(getattr(hc, "feed_forward_proj", "relu")).startswith("gated") else 2
+        extra = 2 * buckets * heads
+    else:
+        n_enc = _dimension(path, hc, "encoder_layers", minimum=0)
+        n_dec = _dimension(path, hc, "decoder_layers")
+        heads = _dimension(path, hc, "encoder_attention_heads")
+        _dimension(path, hc, "decoder_attention_heads")
+        ff_enc, ff_dec = _dimension(path, hc, "encoder_ffn_dim"), _dimension(path, hc, "decoder_ffn_dim")
+        positions = _dimension(path, hc, "max_position_embeddings")
+        dec_vocab = _dimension(path, hc, "decoder_vocab_size", default=vocab)
+        check_position_table(positions, d if hc.model_type == "marian" else 1, path.name, "max_position_embeddings")
+        inner, ff_matrices, extra = d, 2, 0
+        expect(r"encoder\.embed_positions\.weight$", (positions + 2, d), "the encoder positions")
+        expect(r"(?:^|\.)encoder\.layers\.0\.fc1\.weight$", (ff_enc, d), "the encoder feed-forward")
+        expect(r"(?:^|\.)decoder\.layers\.0\.fc1\.weight$", (ff_dec, d), "the decoder feed-forward")
+    for side, wanted in (("encoder", n_enc), ("decoder", n_dec)):
+        found = count(side)
+        if found != wanted:
+            raise CheckpointError(f"{where} says {wanted:,} {side} layers, the weights have {found:,}")
+    expect(r"(?:^|\.)shared\.weight$|(?:^|\.)encoder\.embed_tokens\.weight$", (vocab, d), "the token embedding")
+    if not any(re.search(r"(?:^|\.)shared\.weight$|(?:^|\.)encoder\.embed_tokens\.weight$", k) for k in shapes):
+        raise CheckpointError(f"{path.name}: the weights have no token embedding (shared.weight)")
+    if t5:
+        expect(r"encoder\.block\.0\.layer\.0\.SelfAttention\.q\.weight$", (inner, d), "the attention projections")
+        expect(r"encoder\.block\.0\.layer\.1\.DenseReluDense\.wi(?:_0)?\.weight$", (ff_enc, d), "the feed-forward")
+        expect(r"relative_attention_bias\.weight$", (buckets, heads), "the relative bias table")
+    else:
+        expect(r"(?:^|\.)encoder\.layers\.0\.self_attn\.q_proj\.weight$", (d, d), "the attention projections")
+    tied = bool(getattr(hc, "tie_word_embeddings", True))
+    parameters = vocab * d + (0 if tied and dec_vocab == vocab else dec_vocab * d) + 2 * (positions + 2) * d * (hc.model_type != "marian")
+    parameters += n_enc * (4 * d * inner + ff_matrices * d * ff_enc) + n_dec * (8 * d * inner + ff_matrices * d * ff_dec) + extra
+    if parameters > budgets.MAX_PARAMETERS:
+        raise OverBudget(f"{where} describes a model of about {parameters:,} parameters, over the {budgets.MAX_PARAMETERS:,} "
+                         f"this app builds")
+
+
+def _hf_config(path: Path, data: dict[str, Any], model_type: str) -> Any:
+    """transformers' configuration object from the already read, already checked config.json (not read again)."""
+    from transformers import CONFIG_MAPPING
+
+    try:
+        hc = CONFIG_MAPPING[model_type].from_dict(data)
+    except Exception as exc:  # transformers validates some fields and raises assorted types
+        raise CheckpointError(f"{path.name}: config.json cannot be used ({_short(exc)})") from exc
+    hc.name_or_path = str(path)
+    return hc
+
+
+def _panic_guard(path: Path, what: str, exc: BaseException) -> CheckpointError:
+    """One line for anything a tokenizer library raised: plain exceptions, and Rust panics, which are BaseException."""
+    if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+        raise exc
+    return CheckpointError(f"{path.name}: {what} ({type(exc).__name__}: {_short(exc)})")
+
+
 # ====================================================================== loading
 def _read_config_json(path: Path) -> dict[str, Any]:
     cfg_file = path / "config.json"
-    if not cfg_file.is_file():
+    if not cfg_file.exists():
         raise CheckpointError(f"{path.name}: a folder without config.json (not a Hugging Face model folder)")
+    raw = read_regular_file(cfg_file, budgets.MAX_METADATA_BYTES, f"{path.name}: config.json", "it")
     try:
-        data = json.loads(cfg_file.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise CheckpointError(f"{path.name}: config.json is not valid JSON ({_short(exc)})") from exc
+        data = parse_json(raw, f"{path.name}: config.json", budgets.MAX_JSON_DEPTH)
+    except OverBudget:
+        raise
+    except CheckpointError as exc:
+        raise CheckpointError(f"{path.name}: config.json is not valid JSON ({str(exc).split(': ', 2)[-1]})") from exc
     if not isinstance(data, dict):
         raise CheckpointError(f"{path.name}: config.json is not a JSON object")
     return data
@@ -530,8 +727,8 @@ def _asks_for_code(path: Path, data: dict[str, Any]) -> str | None:
     tok_cfg = path / "tokenizer_config.json"
     if tok_cfg.is_file():
         try:
-            tok_data = json.loads(tok_cfg.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            tok_data = json.loads(read_regular_file(tok_cfg, budgets.MAX_METADATA_BYTES, f"{path.name}: tokenizer_config.json"))
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             return None  # reported when the tokenizer is loaded
         if isinstance(tok_data, dict) and "auto_map" in tok_data:
             return "tokenizer_config.json"
@@ -602,6 +799,7 @@ def load_hf_folder(
     path = Path(path)
     if not path.is_dir():
         raise CheckpointError(f"{path}: not a folder (a Hugging Face model is a folder with config.json)")
+    _check_folder_files(path)
     data = _read_config_json(path)
     model_type = _check_folder(path, data)
     try:
@@ -615,10 +813,20 @@ def load_hf_folder(
     except ValueError as exc:
         raise CheckpointError(f"{path.name}: {_short(exc)}") from exc
     with _quiet_benign_warnings(), _quiet_loading():
+        hf_config = _hf_config(path, data, model_type)
+        try:
+            shapes = _weight_shapes(path)
+        except OverBudget:
+            raise
+        except CheckpointError as exc:
+            if "would run code" in str(exc):
+                raise
+            raise CheckpointError(f"{path.name}: the {model_type} weights cannot be loaded ({_short(exc)})") from exc
+        _check_config_against_weights(path, hf_config, shapes)  # before anything is built
         try:
             hf_model, info = AutoModelForSeq2SeqLM.from_pretrained(
-                path, local_files_only=True, trust_remote_code=False, attn_implementation="eager", weights_only=True,
-                output_loading_info=True, ignore_mismatched_sizes=True,
+                path, config=hf_config, local_files_only=True, trust_remote_code=False, attn_implementation="eager",
+                weights_only=True, output_loading_info=True, ignore_mismatched_sizes=True,
             )
         except pickle.UnpicklingError as exc:
             raise CheckpointError(_refused_pickle(path, exc)) from exc
@@ -628,8 +836,8 @@ def load_hf_folder(
         _check_finite(path, hf_model)
         try:
             hf_tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=False)
-        except Exception as exc:  # tokenizers/sentencepiece raise assorted types, all mean "unusable"
-            raise CheckpointError(f"{path.name}: the tokenizer cannot be loaded ({_short(exc)})") from exc
+        except BaseException as exc:  # tokenizers/sentencepiece raise assorted types, and Rust panics (BaseException)
+            raise _panic_guard(path, "the tokenizer cannot be loaded", exc) from exc
     if getattr(hf_tokenizer, "eos_token_id", None) is None:
         raise CheckpointError(f"{path.name}: the tokenizer has no </s> (eos) token")
     hf_model = hf_model.to(device=dev, dtype=want_dtype).eval()
@@ -639,12 +847,17 @@ def load_hf_folder(
         with _quiet_benign_warnings():
             src_tok = HFTokenizer(hf_tokenizer, "source", src_rows)
             tgt_tok = HFTokenizer(hf_tokenizer, "target", tgt_rows)
-    except Exception as exc:  # a tokenizer that cannot encode a probe text is unusable
-        raise CheckpointError(f"{path.name}: the tokenizer does not work ({_short(exc)})") from exc
+    except BaseException as exc:  # a tokenizer that cannot encode a probe text is unusable (a panic included)
+        raise _panic_guard(path, "the tokenizer does not work", exc) from exc
     for side, tok, rows in (("source", src_tok, src_rows), ("target", tgt_tok, tgt_rows)):
         if len(tok) > rows:
             raise CheckpointError(f"{path.name}: the {side} tokenizer has {len(tok)} tokens but the model embeds only {rows}")
-    config = model_config_from_hf(hf_model, src_tok, path.name)
+    try:
+        config = model_config_from_hf(hf_model, src_tok, path.name)
+    except (ValueError, TypeError, AttributeError) as exc:  # a config.json value of the wrong type (dropout: "x")
+        if isinstance(exc, CheckpointError):
+            raise
+        raise CheckpointError(f"{path.name}: config.json cannot be shown by the app ({_short(exc)})") from exc
     adapter = HFSeq2SeqAdapter(hf_model, config).eval()
     metadata = {
         "format": "hf-folder", "model_type": model_type, "architectures": data.get("architectures") or [],

@@ -105,6 +105,18 @@ class ModelRef:
         )
 
 
+def model_ref(key: str, options: dict[str, Any] | None = None) -> ModelRef:
+    """The reference to a model opened as ``key``: a bundled model by name, anything else by path, with the import
+    options it needed (vocabularies, heads, norm position)."""
+    from .paths import bundled_models
+
+    options = options or {}
+    if key in bundled_models():
+        return ModelRef(name=key)
+    vocab = {side: (tuple(v) if isinstance(v, list) else v) for side in ("src_vocab", "tgt_vocab") if (v := options.get(side))}
+    return ModelRef(path=key, heads=options.get("heads"), norm_position=options.get("norm_position"), **vocab)
+
+
 @dataclass(frozen=True)
 class Selection:
     """The map shown: attention kind, layer, and head (None = the mean over heads)."""
@@ -145,8 +157,8 @@ class ScopeState:
     "" = let the model translate.
     """
 
-    model: ModelRef
-    source: str
+    model: ModelRef | None = None  # None: no model open yet (the window's state before its first load)
+    source: str = ""
     target: str = ""
     settings: DecodingSettings = field(default_factory=DecodingSettings)
     pad_src: int = 0
@@ -234,15 +246,19 @@ class ScopeState:
     def decoding(self) -> DecodingSettings:
         return self.settings
 
-    def run_request(self, *, capture_scores: bool = False) -> RunRequest:
-        """The model call this session's window makes (an empty target: the model translates)."""
+    def run_request(self, *, capture_scores: bool | None = None) -> RunRequest:
+        """The model call this state's window makes (an empty target: the model translates; the scores view
+        captures the pre-softmax scores unless ``capture_scores`` says otherwise)."""
         from .run import RunRequest
 
+        scores = self.view_mode == "scores" if capture_scores is None else capture_scores
         return RunRequest(self.source, self.target if self.target.strip() else None, self.settings, self.pad_src,
-                          self.pad_tgt, self.ablation(), capture_scores=capture_scores)
+                          self.pad_tgt, self.ablation(), capture_scores=scores)
 
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:
+        if self.model is None:
+            raise SessionError("no model is open: a session starts from one")
         model: dict[str, Any] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self.model).items()
                                  if v is not None}
         return {
@@ -322,7 +338,7 @@ class ScopeState:
             absolute = Path(os.path.abspath(p))  # relative in memory = relative to the working folder
             return absolute.relative_to(base).as_posix() if absolute.is_relative_to(base) else str(absolute)
 
-        return replace(self, model=self.model.map_paths(relative))
+        return replace(self, model=self.model.map_paths(relative)) if self.model is not None else self
 
     def with_paths_resolved_against(self, folder: str | os.PathLike) -> Session:
         """Relative paths read as relative to ``folder`` (the session file's), made absolute."""
@@ -332,7 +348,7 @@ class ScopeState:
             expanded = os.path.expanduser(p)
             return expanded if os.path.isabs(expanded) else os.path.normpath(os.path.join(base, expanded))
 
-        return replace(self, model=self.model.map_paths(absolute))
+        return replace(self, model=self.model.map_paths(absolute)) if self.model is not None else self
 
 
 #: the name session files had before the state had one (the same class)

@@ -119,6 +119,8 @@ def _settle_after_first_answer(window, collector) -> None:
     signals = (window.state.traceChanged, window.host.failed, window.host.needsOptions)
 
     def on_answer(*_args) -> None:
+        if window.state.trace is None and not _args:
+            return  # a model was installed, with no trace yet (traceChanged also says "cleared"): not an answer
         for signal in signals:
             signal.disconnect(on_answer)
         QTimer.singleShot(SETTLE_DELAY_MS, collector.settle)

@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model_core import DecodingSettings, bundled_models
+from model_core import bundled_models
 from model_core.analysis import all_head_stats, verify_trace
 from model_core.run import RunRequest, RunResult
 from model_core.sessions import Session
@@ -59,9 +59,9 @@ from .i18n import LANGUAGES, N_, tr, tr_marked
 from .map_view import ViewSpec, apply_view, heatmap_view, map_title, rollout_of
 from .notices import notice_text
 from .presenter import PresenterMode
-from .session_io import SESSION_SUFFIX, apply_display, looks_like_session, options_of, session_from_state
+from .session_io import SESSION_SUFFIX, apply_display, looks_like_session, options_of, restored_state, session_from_state
 from .settings import AppSettings
-from .state import KINDS, OVERLAYS, AppState, ModelInfo, kind_title
+from .state import AppState, ModelInfo, kind_title
 from .theme import THEME_CHOICES, apply_application_theme, apply_theme, resolve_theme
 from .widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, TokenChips, chip_kind
 from .widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
@@ -589,27 +589,10 @@ class MainWindow(QMainWindow):
         window_state = st.get_bytes("window/state")
         if window_state is not None:
             self.restoreState(window_state)
-        try:
-            decoding = DecodingSettings(
-                method=st.get_str("decoding/method", "greedy"), temperature=st.get_float("decoding/temperature", 1.0),
-                top_k=st.get_int("decoding/top_k", 0), top_p=st.get_float("decoding/top_p", 1.0),
-                beam_width=st.get_int("decoding/beam_width", 4), seed=st.get_int("decoding/seed", 0),
-            )
-        except ValueError:
-            decoding = DecodingSettings()
-        s.decoding = decoding
-        s.pad_src = max(0, st.get_int("input/pad_src", 0))
-        s.pad_tgt = max(0, st.get_int("input/pad_tgt", 0))
-        kind = st.get_str("view/kind", "cross")
-        s.kind = kind if kind in KINDS else "cross"
+        s.restore(restored_state(st))
         head = st.get_int("view/head", -1)
         self._pending_view = {"layer": st.get_int("view/layer", 0), "head": None if head < 0 else head,
                               "step": st.get_int("view/step", -1)}
-        colormap = st.get_str("view/colormap", "viridis")
-        s.colormap = colormap if colormap in COLORMAP_NAMES else "viridis"
-        s.log_scale = st.get_bool("view/log_scale", False)
-        for name in OVERLAYS:
-            s.overlays[name] = st.get_bool(f"view/overlay_{name.replace(' ', '_')}", False)
         self.step_bar.set_interval_ms(st.get_int("view/play_interval_ms", self.step_bar.interval_ms()))
         font_pt = st.get_float("view/font_pt", 0.0)
         if font_pt > 0:

@@ -9,12 +9,16 @@ what makes "reopen it exactly" checkable.
 
 from __future__ import annotations
 
+import contextlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from model_core.paths import bundled_models
-from model_core.sessions import ModelRef, Selection, Session
+from model_core.decoding_settings import DecodingSettings
+from model_core.sessions import ModelRef, ScopeState, Selection, Session
+from model_core.vocab import KINDS, OVERLAYS
 
+from .settings import AppSettings
 from .state import VIEW_MODES, AppState
 
 SESSION_SUFFIX = ".scope.json"
@@ -24,14 +28,6 @@ def looks_like_session(path: str | Path) -> bool:
     """A session file by name (``.scope.json``, or any ``.json`` that is not a model's ``config.json``)."""
     p = Path(path)
     return p.is_file() and (p.name.endswith(SESSION_SUFFIX) or (p.suffix == ".json" and p.name != "config.json"))
-
-
-def model_ref(key: str, options: dict[str, Any]) -> ModelRef:
-    """A bundled model by name, anything else by path with the import options it needed."""
-    if key in bundled_models():
-        return ModelRef(name=key)
-    vocab = {side: (tuple(v) if isinstance(v, list) else v) for side in ("src_vocab", "tgt_vocab") if (v := options.get(side))}
-    return ModelRef(path=key, heads=options.get("heads"), norm_position=options.get("norm_position"), **vocab)
 
 
 def options_of(ref: ModelRef) -> dict[str, Any]:
@@ -49,17 +45,11 @@ def options_of(ref: ModelRef) -> dict[str, Any]:
 
 
 def session_from_state(state: AppState, *, extra_view: dict[str, Any] | None = None) -> Session:
-    """Everything on screen as a :class:`Session` (raises ValueError when no model is open)."""
-    if state.model is None:
+    """Everything on screen as a :class:`Session` (the state's own value; ValueError when no model is open)."""
+    if state.model is None or state.scope.model is None:
         raise ValueError("no model is open")
-    view = {"view_mode": state.view_mode, **(extra_view or {})}
-    return Session(
-        model=model_ref(state.model.key, state.model.options), source=state.src_text, target=state.tgt_text,
-        settings=state.decoding, pad_src=state.pad_src, pad_tgt=state.pad_tgt, step=state.step,
-        selection=Selection(state.kind, state.layer, state.head), ablated_heads=tuple(sorted(state.ablated_heads)),
-        ablate_positional=state.ablate_positional, overlays={k: v for k, v in state.overlays.items() if v},
-        colormap=state.colormap, log_scale=state.log_scale, view=view,
-    )
+    scope = state.scope
+    return replace(scope, view={**scope.view, "view_mode": state.view_mode, **(extra_view or {})}) if extra_view else scope
 
 
 def apply_display(state: AppState, session: Session) -> None:
@@ -70,3 +60,36 @@ def apply_display(state: AppState, session: Session) -> None:
         state.set_overlay(name, bool(session.overlays.get(name, False)))
     mode = session.view.get("view_mode", "weights")
     state.set_view_mode(mode if mode in VIEW_MODES else "weights")
+
+
+def restored_state(settings: AppSettings) -> ScopeState:
+    """The decoding, padding, kind and display remembered in ``settings``, as a state value.
+
+    Each field is read on its own and falls back to its default when damaged or out of bounds, so one bad value
+    (a hand-edited file, an older version) never costs the others.
+    """
+    st = settings
+    scope = ScopeState()
+
+    def attempt(**changes: Any) -> None:
+        nonlocal scope
+        with contextlib.suppress(ValueError):  # out of bounds or of the wrong type: keep the default
+            scope = replace(scope, **changes)
+
+    try:
+        decoding = DecodingSettings(
+            method=st.get_str("decoding/method", "greedy"), temperature=st.get_float("decoding/temperature", 1.0),
+            top_k=st.get_int("decoding/top_k", 0), top_p=st.get_float("decoding/top_p", 1.0),
+            beam_width=st.get_int("decoding/beam_width", 4), seed=st.get_int("decoding/seed", 0),
+        )
+    except ValueError:
+        decoding = DecodingSettings()
+    attempt(settings=decoding)
+    attempt(pad_src=max(0, st.get_int("input/pad_src", 0)))
+    attempt(pad_tgt=max(0, st.get_int("input/pad_tgt", 0)))
+    kind = st.get_str("view/kind", "cross")
+    attempt(selection=Selection(kind if kind in KINDS else "cross"))
+    attempt(colormap=st.get_str("view/colormap", "viridis"))
+    attempt(log_scale=st.get_bool("view/log_scale", False))
+    attempt(overlays={name: True for name in OVERLAYS if st.get_bool(f"view/overlay_{name.replace(' ', '_')}", False)})
+    return scope

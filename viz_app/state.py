@@ -15,7 +15,9 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from model_core import DecodingSettings, Trace
-from model_core.vocab import KINDS, Beam, ModelInfo
+from model_core.run import RunRequest
+from model_core.sessions import MAX_INDEX, ScopeState, Selection, model_ref
+from model_core.vocab import KINDS, OVERLAYS, VIEW_MODES, Beam, ModelInfo
 
 from .i18n import N_, tr_marked
 
@@ -31,15 +33,12 @@ KIND_SHORT_TITLES: dict[str, tuple[str, str]] = {
     "decoder_self": N_("State", "Decoder self-attention"),
     "cross": N_("State", "Cross-attention"),
 }
-OVERLAYS: tuple[str, ...] = ("source padding", "target padding", "causal", "combined")
 # which masks can block anything in which map (the others are disabled in the UI)
 OVERLAYS_FOR_KIND: dict[str, tuple[str, ...]] = {
     "encoder_self": ("source padding", "combined"),
     "decoder_self": ("target padding", "causal", "combined"),
     "cross": ("source padding", "target padding", "combined"),
 }
-#: what the main heatmap shows: the attention weights, the pre-softmax scores, or the rollout
-VIEW_MODES: tuple[str, ...] = ("weights", "scores", "rollout")
 
 
 def kind_title(kind: str) -> str:
@@ -53,7 +52,14 @@ def kind_short_title(kind: str) -> str:
 
 
 class AppState(QObject):
-    """Observable, validated view state. Setters emit only when something actually changed."""
+    """The window's state: one frozen :class:`ScopeState` (what is shown) plus the last result, with signals.
+
+    Why an adapter around a frozen value: the value (``scope``) is what session files, the remembered
+    settings and every model call derive from, and it validates itself; this QObject only says *what
+    changed* (a signal per group of fields), so each panel redraws once per change. Setters clamp to
+    the loaded model and emit only when something actually changed. The result of the last model call
+    (trace, beams, notices, ablation baseline) is computed data, kept beside the value, not in it.
+    """
 
     modelChanged = Signal()
     inputsChanged = Signal()  # source / target text, decoding settings, padding: needs a model call
@@ -66,30 +72,99 @@ class AppState(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self._scope = ScopeState()
         self.model: ModelInfo | None = None
-        self.src_text = ""
-        self.tgt_text = ""
-        self.decoding = DecodingSettings()
-        self.pad_src = 0
-        self.pad_tgt = 0
         self.trace: Trace | None = None
         self.history: tuple[tuple[Beam, ...], ...] = ()
         self.forced = False  # the trace is teacher-forced on a typed target
         self.notices: tuple[str, ...] = ()
         self.elapsed_ms: float | None = None
-        self.step = 0
-        self.kind: str = "cross"
-        self.layer = 0
-        self.head: int | None = None  # None = mean of the heads
-        self.overlays: dict[str, bool] = dict.fromkeys(OVERLAYS, False)
-        self.colormap = "viridis"
-        self.log_scale = False
-        self.view_mode = "weights"  # weights | scores | rollout: what the main heatmap shows
-        self.ablated_heads: frozenset[tuple[str, int, int]] = frozenset()
-        self.ablate_positional = False
         # with an ablation, the intact model's view of the same inputs (for before/after)
         self.baseline_logprobs: np.ndarray | None = None
         self.baseline_output: str | None = None
+
+    # ------------------------------------------------------------------ the value
+    @property
+    def scope(self) -> ScopeState:
+        """What is shown, as one frozen, validated value (session files and model calls derive from it)."""
+        return self._scope
+
+    def _put(self, **changes: object) -> ScopeState:
+        """Replace fields of the value (validated: raises ValueError); returns the previous value."""
+        before = self._scope
+        self._scope = replace(before, **changes)  # type: ignore[arg-type]
+        return before
+
+    @property
+    def src_text(self) -> str:
+        return self._scope.source
+
+    @property
+    def tgt_text(self) -> str:
+        return self._scope.target
+
+    @property
+    def decoding(self) -> DecodingSettings:
+        return self._scope.settings
+
+    @property
+    def pad_src(self) -> int:
+        return self._scope.pad_src
+
+    @property
+    def pad_tgt(self) -> int:
+        return self._scope.pad_tgt
+
+    @property
+    def step(self) -> int:
+        return self._scope.step
+
+    @property
+    def kind(self) -> str:
+        return self._scope.selection.kind
+
+    @property
+    def layer(self) -> int:
+        return self._scope.selection.layer
+
+    @property
+    def head(self) -> int | None:
+        """The head shown; None = the mean of the heads."""
+        return self._scope.selection.head
+
+    @property
+    def overlays(self) -> dict[str, bool]:
+        """Every overlay name -> on (a fresh dict: change overlays with :meth:`set_overlay`)."""
+        return {name: bool(self._scope.overlays.get(name, False)) for name in OVERLAYS}
+
+    @property
+    def colormap(self) -> str:
+        return self._scope.colormap
+
+    @property
+    def log_scale(self) -> bool:
+        return self._scope.log_scale
+
+    @property
+    def view_mode(self) -> str:
+        """weights | scores | rollout: what the main heatmap shows."""
+        return self._scope.view_mode
+
+    @property
+    def ablated_heads(self) -> frozenset[tuple[str, int, int]]:
+        return frozenset(self._scope.ablated_heads)
+
+    @property
+    def ablate_positional(self) -> bool:
+        return self._scope.ablate_positional
+
+    def run_request(self) -> RunRequest:
+        """The model call for what is shown now (the same as a session file of this state would make)."""
+        return self._scope.run_request()
+
+    def restore(self, scope: ScopeState) -> None:
+        """Install remembered inputs and display (settings at start); emits nothing (nothing is drawn yet)."""
+        self._scope = replace(scope, model=self._scope.model)
 
     # ------------------------------------------------------------------ derived
     @property
@@ -121,46 +196,46 @@ class AppState(QObject):
 
     # ------------------------------------------------------------------ model and inputs
     def set_model(self, info: ModelInfo | None) -> None:
+        changes: dict[str, object] = {"step": 0, "model": None if info is None else model_ref(info.key, info.options)}
         if info is None or self.model is None or info.key != self.model.key:
             # ablations name heads of one model; another model starts intact
-            self.ablated_heads, self.ablate_positional = frozenset(), False
+            changes.update(ablated_heads=(), ablate_positional=False)
         self.model = info
         self.trace = None
         self.history = ()
         self.notices = ()
-        self.step = 0
+        self._put(**changes)
         self._clamp_selection()
         self.modelChanged.emit()
         self.traceChanged.emit()
 
     def set_inputs(self, src_text: str | None = None, tgt_text: str | None = None) -> None:
-        changed = False
+        changes = {}
         if src_text is not None and src_text != self.src_text:
-            self.src_text, changed = src_text, True
+            changes["source"] = src_text
         if tgt_text is not None and tgt_text != self.tgt_text:
-            self.tgt_text, changed = tgt_text, True
-        if changed:
+            changes["target"] = tgt_text
+        if changes:
+            self._put(**changes)
             self.inputsChanged.emit()
 
     def set_decoding(self, settings: DecodingSettings | None = None, **changes: object) -> None:
         """Replace the decoding settings (validated by DecodingSettings itself: raises ValueError)."""
         new = settings if settings is not None else replace(self.decoding, **changes)  # type: ignore[arg-type]
         if new != self.decoding:
-            self.decoding = new
+            self._put(settings=new)
             self.inputsChanged.emit()
 
     def set_padding(self, pad_src: int | None = None, pad_tgt: int | None = None) -> None:
-        limit = self.model.max_len if self.model is not None else 1 << 16
-        changed = False
-        if pad_src is not None:
-            pad_src = max(0, min(int(pad_src), limit))
-            if pad_src != self.pad_src:
-                self.pad_src, changed = pad_src, True
-        if pad_tgt is not None:
-            pad_tgt = max(0, min(int(pad_tgt), limit))
-            if pad_tgt != self.pad_tgt:
-                self.pad_tgt, changed = pad_tgt, True
-        if changed:
+        limit = self.model.max_len if self.model is not None else MAX_INDEX
+        changes = {}
+        for name, value in (("pad_src", pad_src), ("pad_tgt", pad_tgt)):
+            if value is not None:
+                value = max(0, min(int(value), limit))
+                if value != getattr(self, name):
+                    changes[name] = value
+        if changes:
+            self._put(**changes)
             self.inputsChanged.emit()
 
     def set_result(self, trace: Trace | None, history: tuple[tuple[Beam, ...], ...] = (), *, forced: bool = False,
@@ -177,10 +252,9 @@ class AppState(QObject):
         self.baseline_output = baseline_output
         if step is None:
             step = self.n_steps if at_end else self.step
-        self.step = max(0, min(int(step), self.n_steps))
+        self._put(step=max(0, min(int(step), self.n_steps)))
         self._clamp_selection()
         self.traceChanged.emit()
-        self.stepChanged.emit(self.step)
 
     def clear_trace(self) -> None:
         if self.trace is None and not self.history:
@@ -191,7 +265,7 @@ class AppState(QObject):
     def set_step(self, t: int) -> None:
         t = max(0, min(int(t), self.n_steps))
         if t != self.step:
-            self.step = t
+            self._put(step=t)
             self.stepChanged.emit(t)
 
     def step_by(self, delta: int) -> None:
@@ -199,47 +273,34 @@ class AppState(QObject):
 
     # ------------------------------------------------------------------ selection
     def set_kind(self, kind: str) -> None:
-        if kind not in KINDS:
-            raise ValueError(f"unknown attention kind {kind!r}; choose from {', '.join(KINDS)}")
-        if kind != self.kind:
-            self.kind = kind
-            self._clamp_selection()
-            self.selectionChanged.emit()
+        self.select(kind=kind)
 
     def set_layer(self, layer: int) -> None:
-        layer = max(0, min(int(layer), max(self.n_layers() - 1, 0)))
-        if layer != self.layer:
-            self.layer = layer
-            self.selectionChanged.emit()
+        self.select(layer=layer)
 
     def set_head(self, head: int | None) -> None:
-        if head is not None:
-            n = self.n_heads()
-            head = None if n == 0 else max(0, min(int(head), n - 1))
-        if head != self.head:
-            self.head = head
-            self.selectionChanged.emit()
+        self.select(head=head)
 
     def select(self, kind: str | None = None, layer: int | None = None, head: int | str | None = "keep") -> None:
         """Set several selection fields at once and emit a single change (tile clicks, restores)."""
-        before = (self.kind, self.layer, self.head)
-        if kind is not None:
-            if kind not in KINDS:
-                raise ValueError(f"unknown attention kind {kind!r}")
-            self.kind = kind
-        if layer is not None:
-            self.layer = int(layer)
-        if head != "keep":
-            self.head = None if head is None else int(head)  # type: ignore[arg-type]
-        self._clamp_selection()
-        if (self.kind, self.layer, self.head) != before:
+        if kind is not None and kind not in KINDS:
+            raise ValueError(f"unknown attention kind {kind!r}; choose from {', '.join(KINDS)}")
+        kind = self.kind if kind is None else kind
+        layer = self.layer if layer is None else int(layer)
+        head = self.head if head == "keep" else (None if head is None else int(head))  # type: ignore[arg-type]
+        wanted = self._clamped(Selection(kind, max(0, layer), None if head is None else max(0, head)))
+        if wanted != self._scope.selection:
+            self._put(selection=wanted)
             self.selectionChanged.emit()
 
+    def _clamped(self, sel: Selection) -> Selection:
+        n_layers, n_heads = self.n_layers(sel.kind), self.n_heads(sel.kind)
+        layer = max(0, min(sel.layer, n_layers - 1)) if n_layers else 0
+        head = sel.head if sel.head is None else (max(0, min(sel.head, n_heads - 1)) if n_heads else None)
+        return Selection(sel.kind, layer, head)
+
     def _clamp_selection(self) -> None:
-        n_layers, n_heads = self.n_layers(), self.n_heads()
-        self.layer = max(0, min(self.layer, n_layers - 1)) if n_layers else 0
-        if self.head is not None:
-            self.head = max(0, min(self.head, n_heads - 1)) if n_heads else None
+        self._put(selection=self._clamped(self._scope.selection))
 
     # ------------------------------------------------------------------ ablation
     @property
@@ -255,7 +316,7 @@ class AppState(QObject):
         new_positional = self.ablate_positional if positional is None else bool(positional)
         if (new_heads, new_positional) == (self.ablated_heads, self.ablate_positional):
             return
-        self.ablated_heads, self.ablate_positional = new_heads, new_positional
+        self._put(ablated_heads=tuple(new_heads), ablate_positional=new_positional)
         self.ablationChanged.emit()
         self.rerunNeeded.emit()
 
@@ -277,7 +338,7 @@ class AppState(QObject):
             raise ValueError(f"unknown view mode {mode!r}; choose from {', '.join(VIEW_MODES)}")
         if mode != self.view_mode:
             needs_scores = mode == "scores" and (self.trace is None or self.kind not in self.trace.scores)
-            self.view_mode = mode
+            self._put(view={**self._scope.view, "view_mode": mode})
             self.displayChanged.emit()
             if needs_scores:
                 self.rerunNeeded.emit()  # the scores are captured only on request: run again with them
@@ -287,20 +348,21 @@ class AppState(QObject):
         return self.view_mode == "scores"
 
     def set_overlay(self, name: str, on: bool) -> None:
-        if name not in self.overlays:
+        if name not in OVERLAYS:
             raise ValueError(f"unknown overlay {name!r}; choose from {', '.join(OVERLAYS)}")
         if self.overlays[name] != bool(on):
-            self.overlays[name] = bool(on)
+            overlays = {k: v for k, v in {**self.overlays, name: bool(on)}.items() if v}
+            self._put(overlays=overlays)
             self.displayChanged.emit()
 
     def set_colormap(self, name: str) -> None:
         if name and name != self.colormap:
-            self.colormap = name
+            self._put(colormap=name)
             self.displayChanged.emit()
 
     def set_log_scale(self, on: bool) -> None:
         if bool(on) != self.log_scale:
-            self.log_scale = bool(on)
+            self._put(log_scale=bool(on))
             self.displayChanged.emit()
 
     # ------------------------------------------------------------------ matrices for the views

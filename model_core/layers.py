@@ -1,18 +1,26 @@
-"""Building blocks: attention that can show its weights, feed-forward, norms, positions.
+"""Building blocks: attention that can show its weights, feed-forward, norms, positions, and the
+encoder and decoder layers made of them.
 
 Attention is written out as softmax(QKᵀ/√d_k + bias) so that every weight can be captured
 exactly as it was used. When nobody asks for the weights the same module calls PyTorch's fused
-``scaled_dot_product_attention``; a test holds both paths to 1e-5 of each other.
+``scaled_dot_product_attention``; a test holds both paths to 1e-5 of each other. Who asks is the
+:class:`~model_core.probe.AttentionProbe` of the call: the layers only pass it on, so they read like
+the paper (``x = norm(x + attn(x)); x = norm(x + ffn(x))``) and not like the app's bookkeeping.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from .config import ModelConfig
+from .probe import NO_PROBE, AttentionProbe
+from .vocab import check_kind
 
 
 @dataclass
@@ -62,11 +70,15 @@ class MultiHeadAttention(nn.Module):
     """Multi-head, grouped-query or multi-query attention with explicit weights on request.
 
     Head ``h`` reads key/value head ``h // (n_heads // n_kv_heads)``: the grouping of Llama's
-    ``repeat_kv`` and of ``F.scaled_dot_product_attention(enable_gqa=True)``.
+    ``repeat_kv`` and of ``F.scaled_dot_product_attention(enable_gqa=True)``. ``kind`` and ``layer``
+    name the map this module computes in its model (``encoder_self``/``decoder_self``/``cross``, layer
+    index): what it tells the :class:`~model_core.probe.AttentionProbe` it records into and takes
+    its head gate from.
     """
 
     def __init__(
-        self, d_model: int, n_heads: int, n_kv_heads: int | None = None, dropout: float = 0.0, bias: bool = True
+        self, d_model: int, n_heads: int, n_kv_heads: int | None = None, dropout: float = 0.0, bias: bool = True,
+        *, kind: str = "encoder_self", layer: int = 0,
     ) -> None:
         super().__init__()
         n_kv_heads = n_kv_heads or n_heads
@@ -74,6 +86,7 @@ class MultiHeadAttention(nn.Module):
             raise ValueError("d_model % n_heads and n_heads % n_kv_heads must be 0")
         self.d_model, self.n_heads, self.n_kv_heads = d_model, n_heads, n_kv_heads
         self.d_head = d_model // n_heads
+        self.kind, self.layer = check_kind(kind), layer
         self.q_proj = nn.Linear(d_model, d_model, bias=bias)
         self.k_proj = nn.Linear(d_model, n_kv_heads * self.d_head, bias=bias)
         self.v_proj = nn.Linear(d_model, n_kv_heads * self.d_head, bias=bias)
@@ -102,20 +115,22 @@ class MultiHeadAttention(nn.Module):
         allowed: torch.Tensor | None = None,
         bias: torch.Tensor | None = None,
         *,
+        cache: KVCache | None = None,
+        probe: AttentionProbe | None = None,
         capture: bool = False,
         capture_scores: bool = False,
-        cache: KVCache | None = None,
-        head_gate: torch.Tensor | None = None,
-        weights_out: torch.Tensor | None = None,
     ) -> AttentionResult:
         """Attend from ``query`` [B, Tq, D] to ``source`` [B, Tk, D] (``query`` itself if None).
 
         ``allowed`` [B, Tq, Tk] (or broadcastable, True = may attend), ``bias`` [H, Tq, Tk] added to
-        the scores, ``cache`` supplies/extends keys and values, ``head_gate`` [H] multiplies each
-        head's context vector (0 switches a head off, for ablation). ``weights_out`` [B, H, Tq, Tk], when
-        given and no gradient is wanted, receives the captured weights (the model's per-kind stack of every
-        layer: capturing then needs no copy into a stack afterwards).
+        the scores, ``cache`` supplies/extends keys and values. ``probe`` decides the rest for this
+        module's ``(kind, layer)``: explicit weights or the fused kernel, the buffer the weights are
+        written into, the head gate (0 switches a head's context vector off, for ablation), and it
+        receives the weights/scores. ``capture``/``capture_scores`` are the shorthand for a probe of
+        just this call (a module used on its own; the model always passes its probe).
         """
+        if probe is None:
+            probe = AttentionProbe(weights=capture, scores=capture_scores) if capture or capture_scores else NO_PROBE
         q = self._split(self.q_proj(query), self.n_heads)
         if cache is not None and cache.static:
             k, v = cache.k[:, :, : cache.length], cache.v[:, :, : cache.length]
@@ -127,52 +142,75 @@ class MultiHeadAttention(nn.Module):
         mask = None if allowed is None else allowed.unsqueeze(1) if allowed.dim() == 3 else allowed
         training_dropout = self.dropout if self.training else 0.0
 
-        if capture or capture_scores:
-            # q is scaled before the product, as nn.MultiheadAttention does: [Tq, d_head] multiplications
-            # instead of [Tq, Tk]; the product is a fresh tensor, so the masking below writes into it
-            scores = torch.matmul(q * (1.0 / math.sqrt(self.d_head)), k.transpose(-2, -1))
-            if bias is not None:
-                scores = scores + bias
-            blocked_rows = None
-            if mask is not None:
-                scores.masked_fill_(~mask, float("-inf"))  # the scores returned show blocked cells as -inf
-                blocked_rows = ~mask.any(-1, keepdim=True)
-            if weights_out is not None and not scores.requires_grad:
-                weights = torch.softmax(scores, dim=-1, out=weights_out)
-            else:
-                weights = torch.softmax(scores, dim=-1)
-            if blocked_rows is not None:
-                # A query that may attend to nothing (a padded position) gets all-zero weights, not the NaN
-                # that softmax over only -inf produces. In place where nothing needs the softmax's output for
-                # a backward pass (capture under inference, the app's case); out of place otherwise.
-                if weights.requires_grad:
-                    weights = weights.masked_fill(blocked_rows, 0.0)
-                else:
-                    weights.masked_fill_(blocked_rows, 0.0)
-            used = F.dropout(weights, training_dropout) if training_dropout else weights
-            context = used @ v
+        if probe.explicit:
+            context, weights, scores = self._explicit(q, k, v, mask, bias, training_dropout,
+                                                      probe.weights_out(self.kind, self.layer))
+            probe.record(self.kind, self.layer, weights, scores)
         else:
-            weights = scores = None
-            attn_mask: torch.Tensor | None = None
-            has_any: torch.Tensor | None = None
-            if mask is not None:
-                has_any = mask.any(-1, keepdim=True)
-                safe = mask | ~has_any  # fully blocked rows attend anywhere, then are zeroed
-                if bias is not None:
-                    zero = torch.zeros((), dtype=q.dtype, device=q.device)
-                    attn_mask = torch.where(safe, bias.to(q.dtype) + zero, torch.tensor(float("-inf"), dtype=q.dtype, device=q.device))
-                else:
-                    attn_mask = safe
-            elif bias is not None:
-                attn_mask = bias.to(q.dtype).expand(q.shape[0], -1, -1, -1)
-            context = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=training_dropout)
-            if has_any is not None:
-                context = context * has_any.to(context.dtype)
-        if head_gate is not None:
-            context = context * head_gate.view(1, -1, 1, 1).to(context.dtype)
+            context, weights, scores = self._fused(q, k, v, mask, bias, training_dropout), None, None
+        gate = probe.gate(self.kind, self.layer)
+        if gate is not None:
+            context = context * gate.view(1, -1, 1, 1).to(context.dtype)
         b, _, t, _ = context.shape
         out = self.out_proj(context.transpose(1, 2).reshape(b, t, self.d_model))
-        return AttentionResult(out, weights if capture else None, scores if capture_scores else None)
+        return AttentionResult(out, weights if probe.capture_weights else None,
+                               scores if probe.capture_scores else None)
+
+    def _explicit(
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None, bias: torch.Tensor | None,
+        dropout: float, weights_out: torch.Tensor | None,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """softmax(QKᵀ/√d_k + bias) V written out: (context, weights, scores), every weight exactly as used.
+
+        ``weights_out`` [B, H, Tq, Tk], when given and no gradient is wanted, receives the weights (the
+        model's per-kind stack of every layer: capturing then needs no copy into a stack afterwards).
+        """
+        # q is scaled before the product, as nn.MultiheadAttention does: [Tq, d_head] multiplications
+        # instead of [Tq, Tk]; the product is a fresh tensor, so the masking below writes into it
+        scores = torch.matmul(q * (1.0 / math.sqrt(self.d_head)), k.transpose(-2, -1))
+        if bias is not None:
+            scores = scores + bias
+        blocked_rows = None
+        if mask is not None:
+            scores.masked_fill_(~mask, float("-inf"))  # the scores returned show blocked cells as -inf
+            blocked_rows = ~mask.any(-1, keepdim=True)
+        if weights_out is not None and not scores.requires_grad:
+            weights = torch.softmax(scores, dim=-1, out=weights_out)
+        else:
+            weights = torch.softmax(scores, dim=-1)
+        if blocked_rows is not None:
+            # A query that may attend to nothing (a padded position) gets all-zero weights, not the NaN
+            # that softmax over only -inf produces. In place where nothing needs the softmax's output for
+            # a backward pass (capture under inference, the app's case); out of place otherwise.
+            if weights.requires_grad:
+                weights = weights.masked_fill(blocked_rows, 0.0)
+            else:
+                weights.masked_fill_(blocked_rows, 0.0)
+        used = F.dropout(weights, dropout) if dropout else weights
+        return used @ v, weights, scores
+
+    @staticmethod
+    def _fused(
+        q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None, bias: torch.Tensor | None,
+        dropout: float,
+    ) -> torch.Tensor:
+        """The same context through ``F.scaled_dot_product_attention`` (no weights materialised)."""
+        attn_mask: torch.Tensor | None = None
+        has_any: torch.Tensor | None = None
+        if mask is not None:
+            has_any = mask.any(-1, keepdim=True)
+            safe = mask | ~has_any  # fully blocked rows attend anywhere, then are zeroed
+            if bias is not None:
+                zero = torch.zeros((), dtype=q.dtype, device=q.device)
+                attn_mask = torch.where(safe, bias.to(q.dtype) + zero, torch.tensor(float("-inf"), dtype=q.dtype, device=q.device))
+            else:
+                attn_mask = safe
+        elif bias is not None:
+            attn_mask = bias.to(q.dtype).expand(q.shape[0], -1, -1, -1)
+        context = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=dropout)
+        if has_any is not None:
+            context = context * has_any.to(context.dtype)
+        return context
 
 
 class StdNorm(nn.Module):
@@ -212,6 +250,74 @@ class FeedForward(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.linear2(self.dropout(self.activation(self.linear1(x))))
+
+
+class TransformerLayer(nn.Module):
+    """What encoder and decoder layers share: the sub-layer connection, pre- or post-norm."""
+
+    def __init__(self, c: ModelConfig) -> None:
+        super().__init__()
+        self.pre_norm = c.norm_position == "pre"
+        self.dropout = nn.Dropout(c.dropout)
+
+    def residual(self, x: torch.Tensor, norm: nn.Module, sublayer: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
+        """Post-norm, the paper's ``norm(x + sublayer(x))``, or pre-norm ``x + sublayer(norm(x))`` (GPT-2, nanoGPT).
+
+        Dropout on the sub-layer's output either way, before the sum.
+        """
+        if self.pre_norm:
+            return x + self.dropout(sublayer(norm(x)))
+        return norm(x + self.dropout(sublayer(x)))
+
+
+class EncoderLayer(TransformerLayer):
+    """Self-attention, then feed-forward, each in a residual sub-layer."""
+
+    def __init__(self, c: ModelConfig, index: int = 0) -> None:
+        super().__init__(c)
+        self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, c.n_kv_heads, c.dropout, kind="encoder_self",
+                                            layer=index)
+        self.feed_forward = FeedForward(c.d_model, c.d_ff, c.activation, c.dropout)
+        self.norm1 = make_norm(c.norm_type, c.d_model, c.norm_eps)
+        self.norm2 = make_norm(c.norm_type, c.d_model, c.norm_eps)
+
+    def forward(
+        self, x: torch.Tensor, allowed: torch.Tensor | None, bias: torch.Tensor | None, *,
+        probe: AttentionProbe = NO_PROBE,
+    ) -> torch.Tensor:
+        """``x`` [B, S, D] with ``allowed`` [B, S, S] (None: nothing blocked) and a relative ``bias`` [H, S, S]."""
+        x = self.residual(x, self.norm1, lambda h: self.self_attn(h, None, allowed, bias, probe=probe).output)
+        x = self.residual(x, self.norm2, self.feed_forward)
+        return x
+
+
+class DecoderLayer(TransformerLayer):
+    """Masked self-attention, cross-attention to the encoder's memory, then feed-forward."""
+
+    def __init__(self, c: ModelConfig, index: int = 0) -> None:
+        super().__init__(c)
+        self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, c.n_kv_heads, c.dropout, kind="decoder_self",
+                                            layer=index)
+        self.cross_attn = MultiHeadAttention(c.d_model, c.n_heads, c.n_kv_heads, c.dropout, kind="cross", layer=index)
+        self.feed_forward = FeedForward(c.d_model, c.d_ff, c.activation, c.dropout)
+        self.norm1 = make_norm(c.norm_type, c.d_model, c.norm_eps)
+        self.norm2 = make_norm(c.norm_type, c.d_model, c.norm_eps)
+        self.norm3 = make_norm(c.norm_type, c.d_model, c.norm_eps)
+
+    def forward(
+        self, x: torch.Tensor, memory: torch.Tensor | None, self_allowed: torch.Tensor | None,
+        cross_allowed: torch.Tensor | None, bias: torch.Tensor | None, *, probe: AttentionProbe = NO_PROBE,
+        self_cache: KVCache | None = None, cross_cache: KVCache | None = None,
+    ) -> torch.Tensor:
+        """``x`` [B, T, D] attends to itself (``self_allowed``, ``bias``) and to ``memory`` [B, S, D]
+        (``cross_allowed``); with caches, earlier keys/values come from ``self_cache`` and the memory's
+        from ``cross_cache`` (``memory`` may then be None)."""
+        x = self.residual(x, self.norm1, lambda h: self.self_attn(h, None, self_allowed, bias, cache=self_cache,
+                                                                   probe=probe).output)
+        x = self.residual(x, self.norm2, lambda h: self.cross_attn(h, memory, cross_allowed, cache=cross_cache,
+                                                                    probe=probe).output)
+        x = self.residual(x, self.norm3, self.feed_forward)
+        return x
 
 
 def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:

@@ -5,6 +5,11 @@ LayerNorm or the tutorials' std-norm, ReLU or GELU, sinusoidal / learned / no ab
 an optional T5-style relative bias, multi-head / grouped-query / multi-query attention, tied
 output projection. ``capture=True`` returns every attention map exactly as used; without it the
 fused kernel runs. Decoding can be incremental through a :class:`DecoderCache`.
+
+``encode``, ``decode`` and ``decode_step`` turn their ``capture=`` / ``capture_scores=`` /
+``ablation=`` arguments into one :class:`~model_core.probe.AttentionProbe` for the call (capture
+buffers allocated here, where the shapes are known) and read the maps back from it into
+:class:`EncoderOutput` / :class:`DecoderOutput`; the layers themselves know nothing of capture.
 """
 
 from __future__ import annotations
@@ -18,88 +23,18 @@ from torch import nn
 from . import masks
 from .config import ModelConfig
 from .layers import (
-    AttentionResult,
-    FeedForward,
+    DecoderLayer,
+    EncoderLayer,
     KVCache,
-    MultiHeadAttention,
     RelativePositionBias,
     make_norm,
     sinusoidal_table,
 )
+from .probe import AttentionProbe
+from .probe import head_gate as head_gate  # its home was here; re-exported
 from .vocab import KINDS, NO_ABLATION, Ablation
 
 ATTENTION_KINDS = KINDS
-
-
-def head_gate(ablation: Ablation, kind: str, layer: int, n_heads: int, like: torch.Tensor) -> torch.Tensor | None:
-    """A [n_heads] tensor of 1s with 0 for the heads ``ablation`` switches off in this layer; None when none are."""
-    off = ablation.heads_off(kind, layer)
-    if not off:
-        return None
-    gate = torch.ones(n_heads, dtype=like.dtype, device=like.device)
-    gate[off] = 0
-    return gate
-
-
-class EncoderLayer(nn.Module):
-    def __init__(self, c: ModelConfig) -> None:
-        super().__init__()
-        self.pre_norm = c.norm_position == "pre"
-        self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, c.n_kv_heads, c.dropout)
-        self.feed_forward = FeedForward(c.d_model, c.d_ff, c.activation, c.dropout)
-        self.norm1 = make_norm(c.norm_type, c.d_model, c.norm_eps)
-        self.norm2 = make_norm(c.norm_type, c.d_model, c.norm_eps)
-        self.dropout = nn.Dropout(c.dropout)
-
-    def forward(
-        self, x: torch.Tensor, allowed: torch.Tensor | None, bias: torch.Tensor | None, gate: torch.Tensor | None,
-        capture: bool, capture_scores: bool, weights_out: torch.Tensor | None = None,
-    ) -> tuple[torch.Tensor, AttentionResult]:
-        h = self.norm1(x) if self.pre_norm else x
-        att = self.self_attn(h, None, allowed, bias, capture=capture, capture_scores=capture_scores, head_gate=gate,
-                             weights_out=weights_out)
-        x = x + self.dropout(att.output)
-        x = x if self.pre_norm else self.norm1(x)
-        h = self.norm2(x) if self.pre_norm else x
-        x = x + self.dropout(self.feed_forward(h))
-        return (x if self.pre_norm else self.norm2(x)), att
-
-
-class DecoderLayer(nn.Module):
-    def __init__(self, c: ModelConfig) -> None:
-        super().__init__()
-        self.pre_norm = c.norm_position == "pre"
-        self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, c.n_kv_heads, c.dropout)
-        self.cross_attn = MultiHeadAttention(c.d_model, c.n_heads, c.n_kv_heads, c.dropout)
-        self.feed_forward = FeedForward(c.d_model, c.d_ff, c.activation, c.dropout)
-        self.norm1 = make_norm(c.norm_type, c.d_model, c.norm_eps)
-        self.norm2 = make_norm(c.norm_type, c.d_model, c.norm_eps)
-        self.norm3 = make_norm(c.norm_type, c.d_model, c.norm_eps)
-        self.dropout = nn.Dropout(c.dropout)
-
-    def _sublayer(self, x: torch.Tensor, norm: nn.Module, fn) -> tuple[torch.Tensor, object]:
-        out = fn(norm(x) if self.pre_norm else x)
-        value = out.output if isinstance(out, AttentionResult) else out
-        x = x + self.dropout(value)
-        return (x if self.pre_norm else norm(x)), out
-
-    def forward(
-        self, x: torch.Tensor, memory: torch.Tensor | None, self_allowed: torch.Tensor | None,
-        cross_allowed: torch.Tensor | None, bias: torch.Tensor | None, gates: tuple, capture: bool,
-        capture_scores: bool, self_cache: KVCache | None = None, cross_cache: KVCache | None = None,
-        weights_out: tuple[torch.Tensor | None, torch.Tensor | None] = (None, None),
-    ) -> tuple[torch.Tensor, AttentionResult, AttentionResult]:
-        kw = dict(capture=capture, capture_scores=capture_scores)
-        x, sa = self._sublayer(
-            x, self.norm1, lambda h: self.self_attn(h, None, self_allowed, bias, cache=self_cache, head_gate=gates[0],
-                                                    weights_out=weights_out[0], **kw)
-        )
-        x, ca = self._sublayer(
-            x, self.norm2, lambda h: self.cross_attn(h, memory, cross_allowed, None, cache=cross_cache, head_gate=gates[1],
-                                                     weights_out=weights_out[1], **kw)
-        )
-        x, _ = self._sublayer(x, self.norm3, self.feed_forward)
-        return x, sa, ca  # type: ignore[return-value]
 
 
 @dataclass
@@ -160,8 +95,8 @@ class Seq2SeqTransformer(nn.Module):
         if c.relative_max_distance:
             self.encoder_relative_bias = RelativePositionBias(c.relative_max_distance, c.n_heads)
             self.decoder_relative_bias = RelativePositionBias(c.relative_max_distance, c.n_heads)
-        self.encoder_layers = nn.ModuleList(EncoderLayer(c) for _ in range(c.n_encoder_layers))
-        self.decoder_layers = nn.ModuleList(DecoderLayer(c) for _ in range(c.n_decoder_layers))
+        self.encoder_layers = nn.ModuleList(EncoderLayer(c, i) for i in range(c.n_encoder_layers))
+        self.decoder_layers = nn.ModuleList(DecoderLayer(c, i) for i in range(c.n_decoder_layers))
         final = c.final_norm
         self.encoder_norm = make_norm(c.norm_type, c.d_model, c.norm_eps) if final else nn.Identity()
         self.decoder_norm = make_norm(c.norm_type, c.d_model, c.norm_eps) if final else nn.Identity()
@@ -215,12 +150,10 @@ class Seq2SeqTransformer(nn.Module):
         q = torch.arange(q_start, q_start + n_q, device=dev)
         return module(q, torch.arange(n_k, device=dev)).to(self.dtype)
 
-    def _capture_buffer(self, capture: bool, layers: int, batch: int, queries: int, keys: int) -> torch.Tensor | None:
-        """One [layers, B, H, queries, keys] tensor the layers write their captured weights into, so a trace
-        needs no stacking copy afterwards; None when nothing is captured or a gradient may be wanted."""
-        if not capture or torch.is_grad_enabled():
-            return None
-        return torch.empty(layers, batch, self.config.n_heads, queries, keys, device=self.device, dtype=self.dtype)
+    def _probe(self, capture: bool, capture_scores: bool, ablation: Ablation, like: torch.Tensor) -> AttentionProbe:
+        """The probe of one call: what to capture, the head gates of ``ablation`` (dtype/device of ``like``)."""
+        return AttentionProbe(weights=capture, scores=capture_scores, ablation=ablation, n_heads=self.config.n_heads,
+                              like=like)
 
     # ----------------------------------------------------------------- encoder
     def encode(
@@ -232,20 +165,14 @@ class Seq2SeqTransformer(nn.Module):
         x = self._embed(self.src_embedding, src_ids, 0, ablation)
         s = src_ids.shape[1]
         bias = self._relative_bias("encoder", 0, s, s, ablation)
-        out = EncoderOutput(x, src_is_pad, allowed)
         # without padding nothing is blocked: no mask at all is the same computation, minus a masking pass per layer
         layer_allowed = allowed if bool(src_is_pad.any()) else None
-        stack = self._capture_buffer(capture, len(self.encoder_layers), x.shape[0], s, s)
-        out.attention_stack = stack
-        for i, layer in enumerate(self.encoder_layers):
-            gate = head_gate(ablation, "encoder_self", i, self.config.n_heads, x)
-            x, att = layer(x, layer_allowed, bias, gate, capture, capture_scores, None if stack is None else stack[i])
-            if att.weights is not None:
-                out.attentions.append(att.weights)
-            if att.scores is not None:
-                out.scores.append(att.scores)
-        out.memory = self.encoder_norm(x)
-        return out
+        probe = self._probe(capture, capture_scores, ablation, x)
+        probe.allocate("encoder_self", len(self.encoder_layers), x.shape[0], s, s)
+        for layer in self.encoder_layers:
+            x = layer(x, layer_allowed, bias, probe=probe)
+        return EncoderOutput(self.encoder_norm(x), src_is_pad, allowed, attentions=probe.captured["encoder_self"],
+                             scores=probe.captured_scores["encoder_self"], attention_stack=probe.buffers.get("encoder_self"))
 
     # ----------------------------------------------------------------- decoder
     def decode(
@@ -261,7 +188,8 @@ class Seq2SeqTransformer(nn.Module):
         t = tgt_ids.shape[1]
         bias = self._relative_bias("decoder", 0, t, t, ablation)
         x = self._embed(self.tgt_embedding, tgt_ids, 0, ablation)
-        return self._run_decoder(x, encoded.memory, self_allowed, cross_allowed, bias, capture, capture_scores, ablation)
+        probe = self._probe(capture, capture_scores, ablation, x)
+        return self._run_decoder(x, encoded.memory, self_allowed, cross_allowed, bias, probe)
 
     def init_cache(self, encoded: EncoderOutput, capacity: int | None = None) -> DecoderCache:
         """Caches for incremental decoding: cross-attention keys/values computed once here."""
@@ -290,40 +218,30 @@ class Seq2SeqTransformer(nn.Module):
         cross_allowed = None if cache.cross_allowed is None else cache.cross_allowed.expand(-1, n, -1)
         bias = self._relative_bias("decoder", start, n, keys, ablation)
         x = self._embed(self.tgt_embedding, new_ids, start, ablation)
-        out = self._run_decoder(
-            x, None, self_allowed, cross_allowed, bias, capture, capture_scores, ablation, cache
-        )
+        out = self._run_decoder(x, None, self_allowed, cross_allowed, bias, self._probe(capture, capture_scores, ablation, x),
+                                cache)
         cache.length = keys
         return out
 
     def _run_decoder(
         self, x: torch.Tensor, memory: torch.Tensor | None, self_allowed: torch.Tensor | None,
-        cross_allowed: torch.Tensor | None, bias: torch.Tensor | None, capture: bool, capture_scores: bool,
-        ablation: Ablation, cache: DecoderCache | None = None,
+        cross_allowed: torch.Tensor | None, bias: torch.Tensor | None, probe: AttentionProbe,
+        cache: DecoderCache | None = None,
     ) -> DecoderOutput:
-        out = DecoderOutput(logits=x)
-        h = self.config.n_heads
         n_layers, b, t = len(self.decoder_layers), x.shape[0], x.shape[1]
         keys = (cache.length + t) if cache else t
         sources = cache.cross_kv[0].length if cache and cache.cross_kv else (memory.shape[1] if memory is not None else 0)
-        out.self_stack = self._capture_buffer(capture, n_layers, b, t, keys)
-        out.cross_stack = self._capture_buffer(capture, n_layers, b, t, sources)
+        probe.allocate("decoder_self", n_layers, b, t, keys)
+        probe.allocate("cross", n_layers, b, t, sources)
         for i, layer in enumerate(self.decoder_layers):
-            gates = (head_gate(ablation, "decoder_self", i, h, x), head_gate(ablation, "cross", i, h, x))
-            self_cache = cache.self_kv[i] if cache else None
-            cross_cache = cache.cross_kv[i] if cache else None
-            into = (None, None) if out.self_stack is None or out.cross_stack is None else (out.self_stack[i], out.cross_stack[i])
-            x, sa, ca = layer(
-                x, memory, self_allowed, cross_allowed, bias, gates, capture, capture_scores, self_cache, cross_cache, into
-            )
-            if capture:
-                out.self_attentions.append(sa.weights)
-                out.cross_attentions.append(ca.weights)
-            if capture_scores:
-                out.self_scores.append(sa.scores)
-                out.cross_scores.append(ca.scores)
-        out.logits = self.output_projection(self.decoder_norm(x))
-        return out
+            x = layer(x, memory, self_allowed, cross_allowed, bias, probe=probe,
+                      self_cache=cache.self_kv[i] if cache else None, cross_cache=cache.cross_kv[i] if cache else None)
+        return DecoderOutput(
+            logits=self.output_projection(self.decoder_norm(x)),
+            self_attentions=probe.captured["decoder_self"], cross_attentions=probe.captured["cross"],
+            self_scores=probe.captured_scores["decoder_self"], cross_scores=probe.captured_scores["cross"],
+            self_stack=probe.buffers.get("decoder_self"), cross_stack=probe.buffers.get("cross"),
+        )
 
     def forward(
         self, src_ids: torch.Tensor, tgt_ids: torch.Tensor, *, capture: bool = False,

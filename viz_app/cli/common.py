@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
@@ -15,6 +16,54 @@ if TYPE_CHECKING:
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+#: a reader that went away (``attention-scope info | head -1``): what a process killed by SIGPIPE reports (128 + 13)
+EXIT_BROKEN_PIPE = 141
+
+
+# ---------------------------------------------------------------------------------------------- terminal text
+#: what must never reach a terminal raw: C0/C1 controls (ESC starts CSI/OSC sequences, newlines fake lines), DEL,
+#: line/paragraph separators, the bidirectional overrides and isolates (text that reads differently than it is), and
+#: lone surrogates (undecodable bytes of argv or a file name, which a UTF-8 stream cannot even encode)
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group(0)
+    code = ord(char)
+    if char in "\n\r\t":
+        return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}[char]
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape): show the byte itself
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def printable(value: object) -> str:
+    """``value`` as text safe to print on a terminal: control characters, escape sequences, newlines,
+    bidirectional overrides and undecodable bytes are shown escaped (``\\x1b``, ``\\n``, ``\\u202e``, ``\\xff``).
+
+    Every string that comes from a file (a model's name, tokens, a translation, a path, an error quoting
+    either) goes through this before it is printed, so a hostile checkpoint cannot clear the screen, set
+    the window title, forge lines of output or hide text.
+    """
+    text = value if isinstance(value, str) else str(value)
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def printable_lines(text: str) -> str:
+    """A multi-line text of our own (a table, a report) with each line made :func:`printable`."""
+    return "\n".join(printable(line) for line in str(text).split("\n"))
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one printable line: its message with whitespace runs folded, else its type's name."""
+    try:
+        message = str(exc)
+    except Exception:  # an exception whose __str__ fails
+        message = ""
+    text = printable(" ".join(message.split()))
+    if isinstance(exc, MemoryError):
+        return f"out of memory ({text})" if text else "out of memory"
+    return text or type(exc).__name__
 
 
 class CliError(Exception):
@@ -56,6 +105,18 @@ def int_in(low: int, high: int | None = None):
 
     parse.__name__ = "number"  # what argparse names in "invalid number value"
     return parse
+
+
+def sentence(text: str) -> str:
+    """An argparse type for text the model reads (``--src``, ``--tgt``): valid Unicode, so not undecodable bytes.
+
+    On Linux, arguments that are not UTF-8 reach Python with each bad byte as a lone surrogate; a tokenizer
+    cannot take those, so they are refused here, in one line that shows the bytes.
+    """
+    bad = re.search("[\ud800-\udfff]", text)
+    if bad is not None:
+        raise argparse.ArgumentTypeError(f"not valid UTF-8 text at character {bad.start()}: '{printable(text)}'")
+    return text
 
 
 def positive_float(text: str) -> float:

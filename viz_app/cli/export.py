@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from model_core.vocab import KINDS
 
-from .common import CliError, add_model_args, import_options, int_in, open_bundle, positive_float, probability
+from .common import CliError, add_model_args, import_options, int_in, open_bundle, positive_float, printable, probability, sentence
 
 if TYPE_CHECKING:
     from model_core.checkpoint import ModelBundle
@@ -76,8 +76,8 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--session", metavar="FILE.scope.json",
                    help="start from a saved window: its model, sentences, decoding, padding and ablation "
                         "(flags given here replace the session's values)")
-    g.add_argument("--src", default=None, help="source sentence (required without --session)")
-    g.add_argument("--tgt", default=None, help="target sentence (teacher forcing); omitted: the model translates")
+    g.add_argument("--src", type=sentence, default=None, help="source sentence (required without --session)")
+    g.add_argument("--tgt", type=sentence, default=None, help="target sentence (teacher forcing); omitted: the model translates")
     g = p.add_argument_group("decoding (when the model translates)")
     g.add_argument("--decoding", choices=("greedy", "beam", "sample"), default=None, help="how each token is chosen (default greedy)")
     g.add_argument("--beam-width", type=int_in(1, MAX_BEAM_WIDTH), default=None, metavar="N",
@@ -216,7 +216,7 @@ def run_plan(plan: Plan, args: argparse.Namespace) -> tuple[ModelBundle, RunResu
     check_ablation(bundle, plan.request)
     result = run(bundle, plan.request)
     for notice in result.notices:
-        print(f"{args.prog_name}: note: {notice.english()}", file=sys.stderr)
+        print(f"{args.prog_name}: note: {printable(notice.english())}", file=sys.stderr)
     return bundle, result
 
 
@@ -229,9 +229,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     bundle, result = run_plan(plan, args)
     trace = result.trace
     written = trace.save(out)
-    print(f"wrote {written}: {trace.n_src} source tokens, {trace.n_steps} target positions")
-    if not result.forced:
-        print(f"translation: {bundle.tgt_tokenizer.decode(int(i) for i in trace.output_ids)}")
+    print(f"wrote {printable(written)}: {trace.n_src} source tokens, {trace.n_steps} target positions")
+    if not result.forced:  # the model's tokens: printable
+        print(f"translation: {printable(bundle.tgt_tokenizer.decode(int(i) for i in trace.output_ids))}")
     return 0
 
 
@@ -389,5 +389,5 @@ def _render(args: argparse.Namespace) -> int:
         rows, cols = view.computed()[0].shape if suffix == ".csv" else view.matrix.shape
         what = f"{rows}×{cols}, step {view.step} of {view.n_steps}"
     head = "mean of heads" if view_args.head is None else f"head {view_args.head}"
-    print(f"wrote {out}: {view_args.kind} layer {view_args.layer} {head}, {what}")
+    print(f"wrote {printable(out)}: {view_args.kind} layer {view_args.layer} {head}, {what}")
     return 0

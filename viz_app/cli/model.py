@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import add_model_args, import_options, open_bundle
+from .common import add_model_args, import_options, open_bundle, printable, printable_lines
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,14 +21,15 @@ def cmd_info(args: argparse.Namespace) -> int:
 
     bundle = open_bundle(args.model, import_options(args), args)
     c = bundle.config
-    print(f"model: {bundle.name}  ({bundle.format}, {bundle.path})")
+    # the name, the format's words, tokenizer kinds and config values come from the file: printable() each
+    print(f"model: {printable(bundle.name)}  ({printable(bundle.format)}, {printable(bundle.path)})")
     print(f"device: {describe(bundle.model.device, bundle.model.dtype)}")
     print(f"attention: {c.attention_family}, {c.n_heads} heads of {c.d_head} dims")
     print("config:")
     for key, value in c.to_dict().items():
-        print(f"  {key} = {value}")
-    print(f"vocabularies: source {len(bundle.src_tokenizer)} ({bundle.src_tokenizer.kind}), "
-          f"target {len(bundle.tgt_tokenizer)} ({bundle.tgt_tokenizer.kind})")
+        print(f"  {printable(key)} = {printable(value)}")
+    print(f"vocabularies: source {len(bundle.src_tokenizer)} ({printable(bundle.src_tokenizer.kind)}), "
+          f"target {len(bundle.tgt_tokenizer)} ({printable(bundle.tgt_tokenizer.kind)})")
     print("parameters:")
-    print(parameter_summary(bundle.model))
+    print(printable_lines(parameter_summary(bundle.model)))
     return 0

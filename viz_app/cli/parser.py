@@ -6,7 +6,9 @@ so ``--help`` lists them all. Building the parser imports neither Qt nor torch; 
 what it needs when it runs (only ``render`` and the shortcut commands import Qt).
 
 Errors are one line on stderr, ``attention-scope COMMAND: error: …``, and exit status 2: a bad flag or
-value, an unknown command, a missing file, something that is not a checkpoint, an empty sentence.
+value, an unknown command, a missing file, something that is not a checkpoint, an empty sentence, and
+anything a library raises (panics of Rust extensions included). What is printed from files goes through
+:func:`.common.printable` (no terminal escape sequences); a closed pipe (``| head``) ends a command quietly.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 
 from . import export, model, shortcut, training
-from .common import EXIT_INTERRUPTED, EXIT_USAGE, ArgumentParser, CliError, UsageError
+from .common import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, ArgumentParser, CliError, UsageError, one_line, printable
 
 PROG = "attention-scope"
 #: every subcommand, in the order --help lists them
@@ -46,34 +49,76 @@ def _prog() -> str:
     return "attention-scope-cli" if name.split(".")[0] == "attention-scope-cli" else PROG
 
 
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text or type(exc).__name__
+def _say(line: str) -> None:
+    """One line on stderr; a stderr that is gone (``2>&1 | head``) is not worth a traceback."""
+    with suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: point stdout at the null device, so the interpreter's final flush of what is still
+    buffered fails silently instead of printing "Exception ignored … BrokenPipeError" (Python's documented recipe)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real stdout (a test's capture, a GUI script without console)
+        pass
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
-    """Run one command line (``argv`` without the program name); returns the exit status."""
+    """Run one command line (``argv`` without the program name); returns the exit status.
+
+    Whatever a command or a library under it raises is one line on stderr and status 2: the app's own
+    errors (:class:`CliError`, ``CheckpointError`` and ``SessionError`` are ValueErrors, OSErrors) by their
+    message, anything else (a bug, a ``BaseException`` panic of a Rust extension such as tokenizers'
+    ``PanicException``) by its type and message. Ctrl-C keeps its meaning (status 130) and ``SystemExit`` its
+    own status. A reader that goes away (``attention-scope info | head -1``) ends the command quietly.
+    """
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(prog or _prog())
     try:
         args = parser.parse_args(args_list)
     except UsageError as exc:
-        print(f"{exc.prog}: error: {exc}", file=sys.stderr)
+        _say(f"{exc.prog}: error: {one_line(exc)}")
         return EXIT_USAGE
     except SystemExit as exc:  # --help, --version
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
+        return _flushed(exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE))
+    except BrokenPipeError:  # --help | head -1
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
     args.prog_name = name = f"{parser.prog} {args.command}"
     try:
-        return int(args.handler(args))
+        code = int(args.handler(args))
+        sys.stdout.flush()  # what is still buffered meets a closed pipe here, not in the interpreter's exit
+        return code
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
     except (CliError, ValueError, OSError) as exc:  # CheckpointError and SessionError are ValueErrors
-        print(f"{name}: error: {_one_line(exc)}", file=sys.stderr)
+        _say(f"{name}: error: {one_line(exc)}")
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print(f"{name}: interrupted", file=sys.stderr)
+        _say(f"{name}: interrupted")
         return EXIT_INTERRUPTED
+    except SystemExit:
+        raise
+    except BaseException as exc:  # a dependency's bug or panic is still one line, never a traceback
+        _say(f"{name}: error: {type(exc).__name__}: {one_line(exc)}")
+        return EXIT_USAGE
+
+
+def _flushed(code: int) -> int:
+    """``code``, once stdout (``--help``'s text) is flushed; a reader that went away ends it quietly."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
+    return code
 
 
 def usage_error(message: str, prog: str = PROG) -> int:
     """Report a command line that is no command (the launcher's unknown word) as argparse would: one line, status 2."""
-    print(f"{prog}: error: {message}", file=sys.stderr)
+    _say(f"{prog}: error: {printable(message)}")
     return EXIT_USAGE

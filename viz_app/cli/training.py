@@ -10,7 +10,7 @@ import argparse
 import time
 from pathlib import Path
 
-from .common import EXIT_INTERRUPTED, CliError, int_in
+from .common import EXIT_INTERRUPTED, CliError, int_in, printable, printable_lines
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,10 +49,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         _, _, trainer = train_task(args.task, out, size=args.config, device=args.device, epochs=args.epochs,
                                    seed=args.seed, n_train=args.n_train, batch_size=args.batch_size, resume=args.resume)
     except KeyboardInterrupt:
-        print(f"\ninterrupted: the best checkpoint so far is {out} (if an epoch finished); "
+        print(f"\ninterrupted: the best checkpoint so far is {printable(out)} (if an epoch finished); "
               f"continue with the same command plus --resume")
         return EXIT_INTERRUPTED
-    print(f"done in {time.perf_counter() - start:.0f} s; best validation loss {trainer.best_val:.4f}; saved {out}")
+    print(f"done in {time.perf_counter() - start:.0f} s; best validation loss {trainer.best_val:.4f}; saved {printable(out)}")
     return 0
 
 
@@ -67,6 +67,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise CliError("this model does not record its task; pass --task")
     data = prepare_task(task, n_train=1, n_valid=0, n_test=args.n, seed=bundle.metadata.get("seed", 0))
     report = evaluate(bundle, data.test, task=task, tgt_joiner=data.tgt_joiner)
-    print(f"model: {bundle.name}")
-    print(report.format())
+    print(f"model: {printable(bundle.name)}")
+    print(printable_lines(report.format()))  # its examples quote the model's tokens
     return 0

@@ -7,11 +7,11 @@ feeds the heatmap (title, axis labels, future rows, current row, overlays), and 
 :class:`HeatmapRenderer`, which draws with the app's own :class:`AttentionHeatmap` in an offscreen
 widget rather than re-implementing the drawing.
 
-Every file is written atomically (:func:`atomic_output`): the bytes go to a hidden temporary file
-in the destination folder, which is renamed into place only when complete, so a crash, a full disk
-or a killed encoder never leaves a truncated image behind, and an existing file is replaced only
-with ``overwrite=True`` (``FileExistsError`` otherwise: the GUI asks the user, the CLI wants
-``--force``).
+Every file is written atomically (:mod:`viz_app.atomic`): the bytes go to a hidden temporary file,
+created exclusively with an unpredictable name in the destination folder (a planted symlink is never
+followed), which is renamed into place only when complete, so a crash, a full disk or a killed
+encoder never leaves a truncated image behind, and an existing file is replaced only with
+``overwrite=True`` (``FileExistsError`` otherwise: the GUI asks the user, the CLI wants ``--force``).
 
 Animations step through the whole decoding with one frame per step **1..T** (the state after each
 decoding step, the last frame equal to the finished map). Step 0 is left out on purpose: for the
@@ -28,12 +28,11 @@ import functools
 import math
 import os
 import re
-import secrets
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 
@@ -45,11 +44,14 @@ from PySide6.QtWidgets import QApplication
 
 from model_core.trace import Trace
 
+from . import atomic
+from .atomic import atomic_file, atomic_output, check_target
 from .i18n import tr
 from .map_view import FUTURE_LABEL, HeatmapView, ViewSpec, apply_view, heatmap_view
 from .widgets.heatmap import AttentionHeatmap
 
-__all__ = ["FUTURE_LABEL", "HeatmapView", "ViewSpec", "apply_view", "heatmap_view"]  # re-exported: the API of exports
+__all__ = ["FUTURE_LABEL", "HeatmapView", "ViewSpec", "apply_view", "atomic_file", "atomic_output", "check_target",
+           "heatmap_view"]  # re-exported: the API of exports
 
 #: Logical size (in device-independent pixels) of an exported heatmap when no window size is known.
 DEFAULT_WIDTH = 900
@@ -262,78 +264,7 @@ def image_to_rgb(image: QImage) -> np.ndarray:
 
 
 # ====================================================================== atomic files
-def check_target(path: str | os.PathLike, overwrite: bool = False) -> Path:
-    """Fail early (before any rendering) when ``path`` cannot be written: it exists, or its folder does not."""
-    target = Path(path)
-    if target.is_dir():
-        raise IsADirectoryError(f"{target} is a folder")
-    if target.exists() and not overwrite:
-        raise FileExistsError(f"{target} exists")
-    if not target.parent.is_dir():
-        raise FileNotFoundError(f"{target.parent} is not a folder")
-    return target
-
-
-def _new_temp(target: Path) -> Path:
-    """Create an empty, hidden temporary file beside ``target`` (same file system, so the rename is atomic).
-
-    ``os.open`` with mode 0o666 lets the umask decide the permissions, so the final file gets the
-    same permissions as any other file the user creates (``mkstemp`` would leave it private).
-    """
-    for _ in range(100):
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        except FileExistsError:
-            continue
-        os.close(fd)
-        return tmp
-    raise FileExistsError(f"cannot create a temporary file beside {target}")
-
-
-def _commit(tmp: Path, target: Path, overwrite: bool) -> None:
-    """Move the finished ``tmp`` to ``target``; without ``overwrite`` never replace a file, even one created meanwhile."""
-    if overwrite:
-        os.replace(tmp, target)
-        return
-    try:
-        os.link(tmp, target)  # fails with FileExistsError if the name was taken since check_target: no race
-    except FileExistsError:
-        raise FileExistsError(f"{target} exists") from None
-    except OSError:  # a file system without hard links (FAT, some network shares)
-        if target.exists():
-            raise FileExistsError(f"{target} exists") from None
-        os.replace(tmp, target)
-        return
-    with suppress(OSError):
-        os.unlink(tmp)
-
-
-@contextmanager
-def atomic_output(path: str | os.PathLike, *, overwrite: bool = False) -> Iterator[Path]:
-    """Yield a temporary path to write to; on success it becomes ``path``, on any failure it is removed.
-
-    An existing ``path`` is left untouched unless ``overwrite`` is true, and even then it is only
-    replaced by a complete file.
-    """
-    target = check_target(path, overwrite)
-    tmp = _new_temp(target)
-    try:
-        yield tmp
-        _fsync(tmp)
-        _commit(tmp, target, overwrite)
-    except BaseException:
-        with suppress(OSError):
-            tmp.unlink()
-        raise
-
-
-def _fsync(path: Path) -> None:
-    """Flush the finished file to disk before it is renamed, so a power cut cannot leave an empty file under the name."""
-    with open(path, "rb") as fh, suppress(OSError):  # some file systems (network shares) refuse fsync: the rename is still atomic
-        os.fsync(fh.fileno())
-
-
+# check_target, atomic_file, atomic_output: see viz_app.atomic (Qt-free, shared with ``attention-scope export``)
 def _write_bytes(fh, data: bytes) -> None:
     """Write in chunks (one place for tests to inject a failure in the middle of a file)."""
     view = memoryview(data)
@@ -342,7 +273,7 @@ def _write_bytes(fh, data: bytes) -> None:
 
 
 def write_bytes_atomic(data: bytes, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
-    with atomic_output(path, overwrite=overwrite) as tmp, open(tmp, "wb") as fh:
+    with atomic_file(path, overwrite=overwrite) as fh:
         _write_bytes(fh, data)
     return Path(path)
 
@@ -379,7 +310,7 @@ def save_gif(frames: Iterable[QImage], path: str | os.PathLike, *, frame_ms: int
     images = [Image.fromarray(image_to_rgb(frame)).convert("P", palette=Image.Palette.ADAPTIVE, colors=256) for frame in frames]
     if not images:
         raise ExportError("an animation needs at least one frame")
-    with atomic_output(path, overwrite=overwrite) as tmp, open(tmp, "wb") as fh:
+    with atomic_file(path, overwrite=overwrite) as fh:
         images[0].save(fh, format="GIF", save_all=True, append_images=images[1:], duration=int(frame_ms), loop=0)
     return Path(path)
 
@@ -522,7 +453,7 @@ def save_csv(matrix: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequen
     if m.ndim != 2 or m.shape != (len(query_tokens), len(key_tokens)):
         raise ValueError(f"{len(query_tokens)} query / {len(key_tokens)} key tokens for a matrix of shape {m.shape}")
     check_target(path, overwrite)
-    with atomic_output(path, overwrite=overwrite) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
+    with atomic_file(path, overwrite=overwrite, text=True, newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow([corner, *key_tokens])
         for token, row in zip(query_tokens, m, strict=True):
@@ -531,16 +462,8 @@ def save_csv(matrix: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequen
 
 
 def save_trace(trace: Trace, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
-    """The whole trace as ``.npz`` through :meth:`Trace.save`, with the same no-overwrite and no-partial rules."""
-    check_target(path, overwrite)
-    with atomic_output(path, overwrite=overwrite) as tmp:
-        try:
-            trace.save(tmp)  # Trace.save writes tmp + ".partial" and renames it onto tmp
-        except BaseException:
-            with suppress(OSError):
-                tmp.with_name(tmp.name + ".partial").unlink()
-            raise
-    return Path(path)
+    """The whole trace as ``.npz`` (what :meth:`Trace.save` writes), with the same no-overwrite and no-partial rules."""
+    return atomic.save_trace(trace, path, overwrite=overwrite)
 
 
 def copy_image_to_clipboard(image: QImage) -> None:

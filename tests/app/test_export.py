@@ -382,6 +382,51 @@ def test_missing_folder_is_reported_before_any_work(tmp_path):
         ex.check_target(tmp_path)
 
 
+@pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symlinks")
+def test_a_dangling_symlink_at_the_output_is_refused_before_rendering(qapp, trace, tmp_path, monkeypatch):
+    link = tmp_path / "x.png"
+    link.symlink_to(tmp_path / "target-of-the-link.png")
+    monkeypatch.setattr(ex, "HeatmapRenderer", lambda *a, **k: pytest.fail("rendered before the output was checked"))
+    with pytest.raises(FileExistsError, match="exists"):
+        ex.export_view(ex.heatmap_view(trace, ex.ViewSpec(forced=True)), link)
+    assert not (tmp_path / "target-of-the-link.png").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symlinks")
+@pytest.mark.parametrize("suffix", [".png", ".csv", ".gif", ".npz"])
+def test_symlinks_planted_beside_the_output_are_never_followed(qapp, trace, tmp_path, suffix):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not yours")
+    target = tmp_path / f"x{suffix}"
+    for name in (f"x{suffix}.partial", f".x{suffix}.partial", f".x{suffix}.partial.partial"):  # every name one could guess
+        (tmp_path / name).symlink_to(victim)
+    view = ex.heatmap_view(trace, ex.ViewSpec(forced=True))
+    if suffix == ".npz":
+        ex.save_trace(trace, target)
+    elif suffix == ".gif":
+        ex.export_animation([view], target, width=SMALL[0], height=SMALL[1])
+    else:
+        ex.export_view(view, target, width=SMALL[0], height=SMALL[1])
+    assert victim.read_text() == "not yours"
+    assert target.is_file() and not target.is_symlink() and target.stat().st_size > 20
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.is_symlink()) == sorted(["victim.txt", target.name])
+
+
+def test_an_unwritable_folder_is_reported_before_rendering(qapp, trace, tmp_path, monkeypatch):
+    real_open = os.open
+
+    def read_only(path, flags, *args, **kwargs):
+        if flags & os.O_CREAT:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
+    monkeypatch.setattr(ex, "HeatmapRenderer", lambda *a, **k: pytest.fail("rendered before the output was checked"))
+    with pytest.raises(PermissionError, match="cannot write in"):
+        ex.export_view(ex.heatmap_view(trace, ex.ViewSpec(forced=True)), tmp_path / "x.png")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_written_files_get_normal_permissions(tmp_path):
     umask = os.umask(0)
     os.umask(umask)

@@ -122,6 +122,36 @@ def test_existing_file_needs_force(qapp, tiny_checkpoint, tmp_path, capsys):
     assert out.read_text().startswith("query \\ key,w1,")
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks")
+def test_unwritable_outputs_are_refused_before_the_model_loads(qapp, tiny_checkpoint, tmp_path, capsys, monkeypatch):
+    """A dangling symlink at the output exists; a folder that refuses new files is said so; both before any work."""
+    from viz_app.cli import export as cli_export
+
+    def loaded(*_args, **_kwargs):
+        raise AssertionError("the model was loaded before the output was checked")
+
+    monkeypatch.setattr(cli_export, "open_bundle", loaded)
+    link = tmp_path / "link.png"
+    link.symlink_to(tmp_path / "nowhere.png")
+    assert main(render(tiny_checkpoint, link)) == 2
+    assert one_error_line(capsys).endswith(f"{link} exists; pass --force to overwrite it")
+    assert not (tmp_path / "nowhere.png").exists()
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    real_open = os.open
+
+    def read_only(path, flags, *args, **kwargs):
+        if Path(path).parent == folder and flags & os.O_CREAT:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
+    assert main(render(tiny_checkpoint, folder / "m.gif")) == 2
+    assert one_error_line(capsys).endswith(f"cannot write in {folder}: Permission denied")
+    assert list(folder.iterdir()) == []
+
+
 def test_mp4_without_encoder_fails_before_loading(qapp, tiny_checkpoint, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(ex, "find_ffmpeg", lambda: None)
     assert main(render(tiny_checkpoint, tmp_path / "v.mp4")) == 2

@@ -3,11 +3,13 @@ cannot drive the terminal, bytes that are not UTF-8 are refused in words, and a 
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from viz_app.cli import main
@@ -189,3 +191,125 @@ def test_info_piped_into_head_prints_no_traceback(tiny_checkpoint):
     assert proc.stdout.startswith("model: tiny ")
     assert proc.stderr == "", proc.stderr
     assert proc.returncode in (0, 141)  # 141 when head closed the pipe before info had written everything
+
+
+# ---------------------------------------------------------------------------------------------- writes
+def _export_argv(ckpt: Path, out: Path, *flags: str) -> list[str]:
+    return ["export", "--model", str(ckpt), "--device", "cpu", "--src", "w1 w2", "--tgt", "t1", "--out", str(out), *flags]
+
+
+def _only(folder: Path, *names: str) -> None:
+    """``folder`` holds exactly ``names``: no output, no temporary file left behind."""
+    assert sorted(p.name for p in folder.iterdir()) == sorted(names)
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="symlinks")
+@pytest.mark.parametrize("force", [False, True])
+def test_export_never_follows_a_symlink_planted_at_out_partial(tiny_checkpoint, tmp_path, capsys, force):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not yours")
+    out = tmp_path / "trace.npz"
+    planted = tmp_path / "trace.npz.partial"
+    planted.symlink_to(victim)
+    assert main(_export_argv(tiny_checkpoint, out, *(["--force"] if force else []))) == 0, capsys.readouterr().err
+    assert victim.read_text() == "not yours"
+    assert planted.is_symlink() and os.readlink(planted) == str(victim)  # left alone, not renamed onto the output
+    assert out.is_file() and not out.is_symlink()
+    with np.load(out) as data:
+        assert data["src_tokens"].tolist() == ["w1", "w2", "<eos>"]
+    _only(tmp_path, tiny_checkpoint.name, "victim.txt", "trace.npz.partial", "trace.npz")
+
+
+def test_a_full_disk_during_export_is_one_line_and_leaves_nothing(tiny_checkpoint, tmp_path, monkeypatch, capsys):
+    def disk_full(fh, **arrays):
+        fh.write(b"PK\x03\x04 the first bytes of a zip")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(np, "savez_compressed", disk_full)
+    out = tmp_path / "trace.npz"
+    assert main(_export_argv(tiny_checkpoint, out)) == 2
+    assert _one_line(capsys.readouterr().err) == "attention-scope export: error: No space left on device"
+    _only(tmp_path, tiny_checkpoint.name)
+    # the previous output survives a failed --force intact
+    out.write_bytes(b"the previous trace")
+    assert main(_export_argv(tiny_checkpoint, out, "--force")) == 2
+    assert out.read_bytes() == b"the previous trace"
+    _only(tmp_path, tiny_checkpoint.name, "trace.npz")
+
+
+@pytest.fixture
+def no_model_load(monkeypatch):
+    """Fail loudly if a command loads a model: its output must be refused first."""
+    from viz_app.cli import export, training
+
+    def loaded(*_args, **_kwargs):
+        raise AssertionError("the model was loaded before the output was checked")
+
+    monkeypatch.setattr(export, "open_bundle", loaded)
+    import model_core.training
+
+    monkeypatch.setattr(model_core.training, "train_task", loaded)
+    return training
+
+
+def _refuse_new_files(monkeypatch, folder: Path) -> None:
+    """Make ``folder`` refuse new files (as a read-only folder would; chmod does not stop root)."""
+    real_open = os.open
+
+    def guarded(path, flags, *args, **kwargs):
+        if Path(path).parent == folder and flags & os.O_CREAT:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", guarded)
+
+
+OUTPUT_CASES = {
+    "exists": ("trace.npz", "exists; pass --force to overwrite it"),
+    "dangling-symlink": ("link.npz", "exists; pass --force to overwrite it"),
+    "folder": ("a-folder.npz", "is a folder"),
+    "no-folder": ("no/such/folder/trace.npz", "is not a folder"),
+    "read-only-folder": ("ro/trace.npz", "cannot write in"),
+}
+
+
+@pytest.mark.parametrize("case", list(OUTPUT_CASES))
+@pytest.mark.parametrize("command", ["export", "train"])
+def test_the_output_is_checked_before_the_model_is_loaded(tiny_checkpoint, tmp_path, monkeypatch, capsys, no_model_load,
+                                                          command, case):
+    name, message = OUTPUT_CASES[case]
+    if command == "train":
+        name = name.replace(".npz", ".safetensors")
+        if case in ("exists", "dangling-symlink"):
+            pytest.skip("train replaces its output (and --resume continues it)")
+    (tmp_path / f"trace.{'npz' if command == 'export' else 'safetensors'}").write_bytes(b"keep me")
+    (tmp_path / f"a-folder.{'npz' if command == 'export' else 'safetensors'}").mkdir()
+    (tmp_path / "ro").mkdir()
+    if hasattr(os, "symlink"):
+        (tmp_path / f"link.{'npz' if command == 'export' else 'safetensors'}").symlink_to(tmp_path / "nowhere")
+    elif case == "dangling-symlink":
+        pytest.skip("symlinks")
+    _refuse_new_files(monkeypatch, tmp_path / "ro")
+    out = tmp_path / name
+    if command == "export":
+        argv = _export_argv(tiny_checkpoint, out)
+    else:
+        argv = ["train", "--task", "copy", "--config", "tiny", "--epochs", "1", "--device", "cpu", "--out", str(out)]
+    assert main(argv) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert line.startswith(f"attention-scope {command}: error: ") and message in line, line
+    assert (tmp_path / f"trace.{'npz' if command == 'export' else 'safetensors'}").read_bytes() == b"keep me"
+    assert not (tmp_path / "nowhere").exists()
+    assert [p.name for p in (tmp_path / "ro").iterdir()] == []
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="root writes anywhere; chmod means little on Windows")
+def test_export_into_a_really_read_only_folder(tiny_checkpoint, tmp_path, capsys, no_model_load):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        assert main(_export_argv(tiny_checkpoint, folder / "trace.npz")) == 2
+        assert "cannot write in" in _one_line(capsys.readouterr().err)
+    finally:
+        folder.chmod(0o755)

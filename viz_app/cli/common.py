@@ -57,7 +57,11 @@ def printable_lines(text: str) -> str:
 def one_line(exc: BaseException) -> str:
     """An exception as one printable line: its message with whitespace runs folded, else its type's name."""
     try:
-        message = str(exc)
+        if isinstance(exc, OSError) and exc.strerror:  # "No space left on device: out.npz", not "[Errno 28] …"
+            names = [str(name) for name in (exc.filename, exc.filename2) if name is not None]
+            message = ": ".join([exc.strerror, " -> ".join(names)] if names else [exc.strerror])
+        else:
+            message = str(exc)
     except Exception:  # an exception whose __str__ fails
         message = ""
     text = printable(" ".join(message.split()))

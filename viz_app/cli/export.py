@@ -9,8 +9,9 @@ step, map, colour map, overlays and view); any flag given on the command line re
 ``export`` needs neither Qt nor a display. ``render`` draws with the app's own heatmap
 (:mod:`viz_app.export`), so it imports Qt, inside its handler only; when no Qt platform is forced
 (``QT_QPA_PLATFORM`` unset) it uses Qt's ``offscreen`` platform, so it runs over SSH, in CI and in
-containers. Cheap checks (output suffix, an existing file without ``--force``, an empty sentence, bad
-view flags) run before the model is loaded.
+containers. Cheap checks (output suffix, an existing file without ``--force``, a folder that refuses new
+files, an empty sentence, bad view flags) run before the model is loaded; files are written through
+:mod:`viz_app.atomic` (exclusive temporary file, never a planted symlink, nothing left on an error).
 """
 
 from __future__ import annotations
@@ -221,14 +222,25 @@ def run_plan(plan: Plan, args: argparse.Namespace) -> tuple[ModelBundle, RunResu
 
 
 # ---------------------------------------------------------------------------------------------- export
+def check_output(path: str, force: bool) -> Path:
+    """The output, once it is known to be writable: refused in one line if it exists (without ``--force``; a
+    symlink counts), is a folder, or its folder is missing or refuses new files. Runs before any work."""
+    from ..atomic import check_target
+
+    try:
+        return check_target(path, overwrite=force)
+    except FileExistsError:
+        raise CliError(f"{path} exists; pass --force to overwrite it") from None
+
+
 def cmd_export(args: argparse.Namespace) -> int:
-    out = Path(args.out)
-    if out.exists() and not args.force:
-        raise CliError(f"{out} exists; pass --force to overwrite it")
+    from ..atomic import save_trace
+
+    out = check_output(args.out, args.force)  # before the session, the model or the run
     plan = plan_run(args, load_session(args), capture_scores=args.scores)
     bundle, result = run_plan(plan, args)
     trace = result.trace
-    written = trace.save(out)
+    written = save_trace(trace, out, overwrite=args.force)  # exclusive temporary file, renamed; removed on any error
     print(f"wrote {printable(written)}: {trace.n_src} source tokens, {trace.n_steps} target positions")
     if not result.forced:  # the model's tokens: printable
         print(f"translation: {printable(bundle.tgt_tokenizer.decode(int(i) for i in trace.output_ids))}")
@@ -302,10 +314,7 @@ def _check_render_output(args: argparse.Namespace) -> Path:
     if suffix not in RENDER_SUFFIXES:
         raise CliError(f"cannot write {suffix or 'a file without a suffix'}: use {', '.join(RENDER_SUFFIXES[:-1])} "
                        f"or {RENDER_SUFFIXES[-1]}")
-    try:
-        ex.check_target(out, overwrite=args.force)
-    except FileExistsError:
-        raise CliError(f"{out} exists; pass --force to overwrite it") from None
+    check_output(args.out, args.force)
     if args.frame_ms is not None and not 20 <= args.frame_ms <= 60000:
         raise CliError("--frame-ms must be 20..60000")
     if args.font_size is not None and not 4 <= args.font_size <= 72:
@@ -363,8 +372,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 def _render(args: argparse.Namespace) -> int:
     from .. import export as ex
 
+    out = _check_render_output(args)  # before the session, the model or Qt
     session = load_session(args)
-    out = _check_render_output(args)
     suffix = out.suffix.lower()
     animated = suffix in ex.ANIMATION_SUFFIXES
     view_args = _render_view(args, session, animated)

@@ -44,6 +44,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix != ".safetensors":
         raise CliError("--out must end with .safetensors")
+    from ..atomic import check_target
+
+    check_target(out, overwrite=True)  # its folder exists and takes new files: known before the first epoch, not after
     start = time.perf_counter()
     try:
         _, _, trainer = train_task(args.task, out, size=args.config, device=args.device, epochs=args.epochs,

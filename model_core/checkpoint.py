@@ -188,6 +188,14 @@ _SAFETENSORS_DTYPES: dict[str, torch.dtype] = {
 }
 
 
+class DamagedSafetensors(CheckpointError):
+    """A file whose header is a safetensors header (a JSON object of the announced length), wrong inside.
+
+    A subclass so that ``detect_format`` can tell it from a file that is not safetensors at all (which it
+    names: "this is a PNG image"): for a damaged one, what is wrong says more.
+    """
+
+
 @dataclass(frozen=True)
 class TensorEntry:
     """One tensor as a safetensors header describes it, checked before any of its bytes is read.
@@ -250,6 +258,10 @@ def read_safetensors_header(fh: BinaryIO, size: int, label: str) -> SafetensorsH
         raise bad(str(exc).split(": ", 2)[-1]) from exc
     if not isinstance(header, dict):
         raise bad("the header is not a JSON object")
+
+    def bad(reason: str) -> CheckpointError:  # from here on the file is a safetensors file, damaged
+        return DamagedSafetensors(f"{label}: not a readable safetensors file ({reason})")
+
     metadata = header.pop("__metadata__", None) or {}
     if not isinstance(metadata, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
         raise bad("its metadata is not a map of strings")

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..budgets import MAX_CHECKPOINT_BYTES, MAX_VOCAB
-from ..checkpoint import FORMAT, CheckpointError, ModelBundle, load_model, read_metadata, resolve_model_path
+from ..checkpoint import FORMAT, CheckpointError, DamagedSafetensors, ModelBundle, load_model, read_metadata, resolve_model_path
 from ..paths import OverBudget, check_regular_file, open_regular
 from . import seed_tutorial, torch_tutorial
 from .common import (
@@ -88,6 +88,8 @@ def detect_format(path: Path) -> str:
         meta = read_metadata(path)
     except OverBudget:
         raise  # "too big" must not read as "not a checkpoint"
+    except DamagedSafetensors:
+        raise  # a safetensors header, wrong inside: what is wrong says more than "not a checkpoint"
     except CheckpointError as exc:
         what = f"this is {other}, not a model checkpoint" if other else "not a checkpoint this app can read"
         raise CheckpointError(

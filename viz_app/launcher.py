@@ -7,6 +7,10 @@
   option: :func:`viz_app.cli.main`;
 - any other word: a usage error (one line, exit status 2), never a window opened on nothing.
 
+Before the window's ``QApplication`` exists, :func:`viz_app.display_check.display_problem` asks whether Qt
+can open a window here (a display; on Linux the xcb plugin's system libraries); if not, one line says why
+and what to install or do instead, and the status is 2 (Qt itself would abort with 134).
+
 Kept free of Qt imports at module level so terminal subcommands start fast and run headless.
 """
 
@@ -16,6 +20,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+#: the status of "no window can be opened here" (no display, missing system libraries): a usage error, as argparse's
+EXIT_NO_WINDOW = 2
 #: GUI options that take a value (both ``--device cpu`` and ``--device=cpu``)
 GUI_OPTIONS = ("--device", "--model")
 #: Qt's own command-line options without a value (QGuiApplication / QApplication); those with one are
@@ -66,6 +72,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args or args[0] not in COMMANDS:
         gui, offending = gui_arguments(args)
         if gui is not None:
+            from .display_check import display_problem
+
+            problem = display_problem(gui)  # Qt would abort (status 134) where it cannot open a window: say why instead
+            if problem is not None:
+                print(f"attention-scope: {problem}", file=sys.stderr)
+                return EXIT_NO_WINDOW
             from .app import run
 
             return run(gui)

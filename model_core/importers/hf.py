@@ -601,9 +601,23 @@ def _weight_shapes(path: Path) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+# the sizes of config.json that decide memory, for (BART-like, T5) models
+_DIMENSIONS = (("d_model", "vocab_size", "encoder_layers", "decoder_layers", "encoder_ffn_dim", "decoder_ffn_dim",
+                "encoder_attention_heads", "decoder_attention_heads", "max_position_embeddings", "decoder_vocab_size"),
+               ("d_model", "vocab_size", "num_layers", "num_decoder_layers", "d_ff", "d_kv", "num_heads",
+                "relative_attention_num_buckets", "relative_attention_max_distance"))
+
+
+# numbers of config.json a forward pass uses: (name, lowest allowed, bound excluded)
+_RATES = (("dropout", 0.0, 1.0), ("attention_dropout", 0.0, 1.0), ("activation_dropout", 0.0, 1.0),
+          ("classifier_dropout", 0.0, 1.0), ("dropout_rate", 0.0, 1.0), ("encoder_layerdrop", 0.0, 1.0),
+          ("decoder_layerdrop", 0.0, 1.0), ("layer_norm_epsilon", 1e-30, 1.0), ("init_std", 0.0, 1e6), ("init_factor", 0.0, 1e6))
+
+
 def _dimension(path: Path, hc: Any, name: str, *, minimum: int = 1, default: Any = None) -> int:
-    """A size from config.json (as transformers sees it, defaults included): a whole number, or one line."""
-    value = getattr(hc, name, default)
+    """A size from config.json (as transformers sees it, defaults included; or the parsed JSON): a whole number,
+    or one line."""
+    value = hc.get(name, default) if isinstance(hc, dict) else getattr(hc, name, default)
     if value is None:
         value = default
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
@@ -683,6 +697,14 @@ def _hf_config(path: Path, data: dict[str, Any], model_type: str) -> Any:
     """transformers' configuration object from the already read, already checked config.json (not read again)."""
     from transformers import CONFIG_MAPPING
 
+    for name in _DIMENSIONS[model_type == "t5"]:  # transformers validates some types itself, in less plain words
+        if name in data and data[name] is not None:
+            _dimension(path, data, name, minimum=0)
+    for name, low, high in _RATES:  # used by every forward pass (torch checks a dropout rate even in eval mode)
+        value = data.get(name)
+        if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool) or not low <= value < high):
+            shown = repr(value) if isinstance(value, (int, float, str)) else type(value).__name__
+            raise CheckpointError(f"{path.name}: config.json: {name} must be a number in [{low:g}, {high:g}), not {shown[:40]}")
     try:
         hc = CONFIG_MAPPING[model_type].from_dict(data)
     except Exception as exc:  # transformers validates some fields and raises assorted types
@@ -743,8 +765,9 @@ def _check_folder(path: Path, data: dict[str, Any]) -> str:
     if code is not None:
         raise CheckpointError(f"{path.name}: refused — its {code} asks for custom Python code (auto_map), which this app "
                               f"never runs; only the built-in {supported} models are accepted")
-    if model_type not in SUPPORTED_MODEL_TYPES:
-        raise CheckpointError(f"{path.name}: model_type {model_type!r} is not supported; supported: {supported}")
+    if not isinstance(model_type, str) or model_type not in SUPPORTED_MODEL_TYPES:
+        shown = repr(model_type) if isinstance(model_type, (str, int, float, type(None))) else type(model_type).__name__
+        raise CheckpointError(f"{path.name}: model_type {shown[:60]} is not supported; supported: {supported}")
     if not any((path / f).is_file() for f in WEIGHT_FILES):
         other = [f for f in OTHER_FRAMEWORK_WEIGHTS if (path / f).exists()]
         found = f" (found only {', '.join(other)}, which is not PyTorch)" if other else ""

@@ -8,8 +8,11 @@ profile (hundreds of examples per property; the profiles are registered in tests
 Broken checkpoints are made by mutating a valid checkpoint of every supported format — the native
 ``.safetensors``, the PyTorch tutorial's ``nn.Transformer`` state_dict ``.pt`` (with its vocabulary
 files), the seed tutorial's ``.pth`` and a Hugging Face (Marian) folder — by truncating, flipping
-bytes, dropping weights, changing shapes and writing wrong metadata; each must give one
-``CheckpointError`` line, or load into a model that works, and never another exception or a hang.
+bytes, dropping weights, changing shapes, writing wrong metadata (nested JSON among it), and the
+shapes of issue 16: stride-0 views (and safetensors shapes bigger than their bytes), zip members and
+headers that declare huge sizes, configuration values of the wrong type, and a FIFO in place of a
+file; each must give one ``CheckpointError`` line, or load into a model that works, and never another
+exception or a hang (every open runs under an address-space cap and a timer).
 """
 
 from __future__ import annotations
@@ -19,11 +22,15 @@ import json
 import math
 import os
 import random
+import re
 import resource
 import shutil
+import signal
+import struct
 import tempfile
 import time
 import warnings
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -298,11 +305,28 @@ def bounded_memory(headroom: int = MEMORY_HEADROOM):
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
+@contextlib.contextmanager
+def bounded_time(seconds: float = SECONDS_PER_OPEN):
+    """Interrupt the block after ``seconds`` (a blocking open of a FIFO gets the timer's signal): a hang fails
+    the test instead of stopping the suite. Main thread only, as pytest runs tests."""
+
+    def timeout(_signum, _frame):
+        raise TimeoutError(f"still running after {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, timeout)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def open_checked(valid: ValidCheckpoint, root: Path, options: dict[str, Any] | None = None) -> str:
     """Open the copy in ``root``: "refused" with one clear line, or "loaded" into a model that runs; any other
     exception fails the test."""
     started = time.perf_counter()
-    with bounded_memory(), warnings.catch_warnings():
+    with bounded_memory(), bounded_time(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # as in the app: a library's warning is not an error
         try:
             bundle = valid.open(root, options)
@@ -406,7 +430,10 @@ def garble_json(text: str, data) -> str:
     except json.JSONDecodeError:
         obj = None
     editable = isinstance(obj, (dict, list)) and bool(obj)
-    how = data.draw(st.sampled_from(["cut", "garbage", "other type", *(["edit"] if editable else [])]), label="garble")
+    how = data.draw(st.sampled_from(["cut", "garbage", "other type", "nested", *(["edit"] if editable else [])]), label="garble")
+    if how == "nested":  # deeper than any file needs; 200,000 levels make Python's parser raise RecursionError
+        depth = data.draw(st.sampled_from([40, 5_000, 200_000]), label="depth")
+        return "[" * depth + "]" * depth
     if how == "cut":
         return text[: data.draw(st.integers(0, max(len(text) - 1, 0)), label="cut at")]
     if how == "garbage":
@@ -494,10 +521,113 @@ def wrong_metadata(valid: ValidCheckpoint, root: Path, data) -> dict | None:
     return None
 
 
+def rewrite_safetensors_header(path: Path, edit: Callable[[dict], None]) -> None:
+    """Change a safetensors file's JSON header in place (the tensor bytes stay where they are)."""
+    raw = path.read_bytes()
+    length = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + length])
+    edit(header)
+    text = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(text)) + text + raw[8 + length:])
+
+
+def stride0_view(valid: ValidCheckpoint, root: Path, data) -> dict | None:
+    """A weight made a view that claims more values than it stores: ``torch.zeros(1).expand(...)`` in a pickle, a
+    shape bigger than its byte range in a safetensors header."""
+    path = root / valid.weights
+    factor = data.draw(st.sampled_from([1, 2, 1000, 10**6]), label="inflated by")
+    if path.suffix == ".safetensors":
+        def inflate(header: dict) -> None:
+            key = data.draw(st.sampled_from(sorted(k for k in header if k != "__metadata__" and header[k]["shape"])), label="tensor")
+            header[key]["shape"][0] *= max(factor, 2)
+        rewrite_safetensors_header(path, inflate)
+        return None
+    tensors, write = read_weights(valid, root)
+    key = data.draw(st.sampled_from(sorted(tensors)), label="tensor")
+    shape = tuple(tensors[key].shape) or (1,)
+    tensors[key] = torch.zeros(1, dtype=tensors[key].dtype).expand((shape[0] * factor, *shape[1:]))
+    write(tensors)
+    return None
+
+
+def huge_declared_sizes(valid: ValidCheckpoint, root: Path, data) -> dict | None:
+    """What a header declares made huge: a ``.pt`` zip member's uncompressed size (local and central headers), a
+    safetensors header's length or a tensor's byte range."""
+    path = root / valid.weights
+    raw = bytearray(path.read_bytes())
+    huge = data.draw(st.sampled_from([1 << 30 | 1, 3_300_000_000, 0xFFFF_FFFE]), label="declared")
+    if path.suffix == ".safetensors":
+        if data.draw(st.booleans(), label="header length"):
+            raw[:8] = struct.pack("<Q", data.draw(st.sampled_from([huge, len(raw) - 8, 1 << 63]), label="length"))
+            path.write_bytes(bytes(raw))
+        else:
+            def widen(header: dict) -> None:
+                key = data.draw(st.sampled_from(sorted(k for k in header if k != "__metadata__")), label="tensor")
+                header[key]["data_offsets"][1] += huge
+            rewrite_safetensors_header(path, widen)
+        return None
+    with zipfile.ZipFile(path) as zf:
+        info = data.draw(st.sampled_from(zf.infolist()), label="member")
+    struct.pack_into("<I", raw, info.header_offset + 22, huge)  # the local header's uncompressed size
+    at = 0
+    while (at := raw.find(b"PK\x01\x02", at)) >= 0:  # the central directory entry of that member
+        name_length = struct.unpack_from("<H", raw, at + 28)[0]
+        if bytes(raw[at + 46:at + 46 + name_length]) == info.filename.encode():
+            struct.pack_into("<I", raw, at + 24, huge)
+            break
+        at += 4
+    path.write_bytes(bytes(raw))
+    return None
+
+
+WRONG_TYPE = st.sampled_from([32.0, 1.5, "32", "x", True, None, [], {}, [32], 1e308, -(2**63)])
+
+
+def wrong_types(valid: ValidCheckpoint, root: Path, data) -> dict | None:
+    """A configuration value of the wrong type: the native metadata's config, config.json, a config saved beside
+    the seed tutorial's weights, or the head count answered for the PyTorch tutorial."""
+    if valid.fmt == "native":
+        path = root / valid.weights
+        tensors, _ = read_weights(valid, root)
+        with safe_open(str(path), framework="pt") as fh:
+            meta = dict(fh.metadata())
+        config = json.loads(meta["config"])
+        config[data.draw(st.sampled_from(sorted(config)), label="field")] = data.draw(WRONG_TYPE, label="value")
+        meta["config"] = json.dumps(config)
+        save_file(tensors, str(path), metadata=meta)
+        return None
+    if valid.fmt == "hf-marian":
+        path = root / valid.target / "config.json"
+        config = json.loads(path.read_text(encoding="utf-8"))
+        config[data.draw(st.sampled_from(sorted(config)), label="field")] = data.draw(WRONG_TYPE, label="value")
+        path.write_text(json.dumps(config), encoding="utf-8")
+        return None
+    if valid.fmt == "seed-tutorial":
+        path = root / valid.weights
+        obj = torch.load(path, map_location="cpu", weights_only=True)
+        key = data.draw(st.sampled_from(["n_heads", "norm_first", "heads", "nhead"]), label="field")
+        obj["config"] = {**obj["config"], key: data.draw(WRONG_TYPE, label="value")}
+        torch.save(obj, path)
+        return None
+    return {"heads": data.draw(st.sampled_from([4.0, "4", True, None, -4, 2**40]), label="heads")}
+
+
+def fifo_instead(valid: ValidCheckpoint, root: Path, data) -> dict | None:
+    """A file of the checkpoint replaced by a FIFO (nobody writes to it: opening it would wait for ever)."""
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+    chosen = data.draw(st.sampled_from(files), label="file")
+    (root / chosen).unlink()
+    os.mkfifo(root / chosen)
+    return None
+
+
 MUTATIONS: dict[str, Callable[[ValidCheckpoint, Path, Any], dict | None]] = {
     "truncate": truncate, "flip bytes": flip_bytes, "drop a weight": drop_weight, "change a shape": change_shape,
-    "wrong metadata": wrong_metadata,
+    "wrong metadata": wrong_metadata, "stride-0 view": stride0_view, "huge declared sizes": huge_declared_sizes,
+    "wrong types": wrong_types, "FIFO instead of a file": fifo_instead,
 }
+#: mutations after which a file can never be usable (the others may leave one that loads and works)
+ALWAYS_REFUSED = {"truncate", "huge declared sizes", "FIFO instead of a file"}
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -526,7 +656,7 @@ def test_mutated_checkpoints_of_every_format_give_one_clear_error(valid_checkpoi
 
     mutate_and_open()
     assert outcomes
-    if mutation == "truncate":  # a cut file is never usable
+    if mutation in ALWAYS_REFUSED:  # a cut file, or one that declares more than it holds, is never usable
         assert set(outcomes) <= {"refused"}
 
 
@@ -607,3 +737,17 @@ def test_the_scores_of_a_model_without_an_encoder(tmp_path):
     bundle = tiny_bundle(n_encoder_layers=0, max_len=8)
     trace = bundle.trace("w1 w2", capture_scores=True)
     assert trace.scores["encoder_self"].shape[0] == 0
+
+
+@pytest.mark.parametrize(("field_name", "value", "message"), [
+    ("activation_dropout", 32.0, r"activation_dropout must be a number in \[0, 1\), not 32\.0"),  # loaded, then every run failed
+    ("model_type", [], r"model_type list is not supported"),  # TypeError: unhashable type: 'list'
+    ("d_model", 32.0, r"d_model must be a whole number"),
+])
+def test_wrong_types_in_a_config_json_are_refused_in_one_line(valid_checkpoints, tmp_path, field_name, value, message):
+    """Found by the "wrong types" mutation (issue 16)."""
+    valid = valid_checkpoints["hf-marian"]
+    root = _copy(valid, tmp_path)
+    path = root / valid.target / "config.json"
+    path.write_text(json.dumps({**json.loads(path.read_text(encoding="utf-8")), field_name: value}), encoding="utf-8")
+    assert re.search(message, _refused(valid, root))

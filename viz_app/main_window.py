@@ -1,9 +1,11 @@
-"""The main window: wires inputs, stepping, selectors and panels to AppState and the model worker.
+"""The main window: layout, menus and actions. What it shows comes from the state; what it runs, from the controller.
 
-Data flow (one direction): an edit → (300 ms debounce) → AppState inputs → one request to the
-:class:`~viz_app.worker.WorkerHost` → the newest result → ``AppState.set_result`` → every panel
-redraws from ``AppState`` by re-slicing the stored trace. Stepping, selecting a layer/head/kind,
-colours and overlays only re-slice or re-colour host arrays; they never call the model.
+Data flow (one direction): an edit → (300 ms pause, :class:`~viz_app.bindings.InputsBinding`) → the
+state's value (:class:`~viz_app.state.AppState` over a frozen ``ScopeState``) → the controller asks the
+worker for one model call (:mod:`viz_app.controller`) → the newest result → ``AppState.set_result`` →
+each panel, bound to the state (:mod:`viz_app.bindings`), redraws once by re-slicing the stored trace.
+Stepping, selecting a layer/head/kind, colours and overlays only re-slice or re-colour host arrays;
+they never call the model. The remembered settings follow the state (:mod:`viz_app.persistence`).
 
 Keyboard policy: ←/→, Home/End and Space are window-wide QAction shortcuts, but a focused text
 box keeps them for editing (Qt's ShortcutOverride: a line edit claims the keys it uses), so typing
@@ -17,14 +19,10 @@ right; docks can be moved, floated, tabbed or closed, and the layout is saved as
 
 from __future__ import annotations
 
-import html
-import json
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
 from PySide6.QtCore import QMimeData, QSignalBlocker, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
@@ -44,27 +42,38 @@ from PySide6.QtWidgets import (
 )
 
 from model_core import bundled_models
-from model_core.analysis import all_head_stats, verify_trace
-from model_core.run import RunRequest, RunResult
+from model_core.run import RunResult
 from model_core.sessions import Session
-from model_core.sessions import load as load_session
 from model_core.trace import Trace
-from model_core.vocab import Ablation
 
 from .about import show_about
+from .bindings import (
+    AblationBinding,
+    ChipsBinding,
+    HeadStatsBinding,
+    InputsBinding,
+    MapBinding,
+    NextTokenBinding,
+    PositionalBinding,
+    SelectorBinding,
+    StepBinding,
+    VerifierBinding,
+    view_spec,
+)
+from .controller import ScopeController
 from .controls import Banner, InputPanel, SelectorBar, StepBar
 from .export_actions import ExportActions
 from .help_dialogs import HelpWindow, show_explanation, show_shortcuts
-from .i18n import LANGUAGES, N_, tr, tr_marked
-from .map_view import ViewSpec, apply_view, heatmap_view, map_title, rollout_of
-from .notices import notice_text
+from .i18n import LANGUAGES, tr, tr_marked
+from .map_view import ViewSpec, map_title
+from .persistence import Persistence, settings_key
 from .presenter import PresenterMode
-from .session_io import SESSION_SUFFIX, apply_display, looks_like_session, options_of, restored_state, session_from_state
+from .session_io import SESSION_SUFFIX, looks_like_session, session_from_state
 from .settings import AppSettings
-from .state import AppState, ModelInfo, kind_title
+from .state import AppState
 from .theme import THEME_CHOICES, apply_application_theme, apply_theme, resolve_theme
-from .widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, TokenChips, chip_kind
-from .widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
+from .widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, TokenChips
+from .widgets.ablation import AblationPanel, BeforeAfterBars
 from .widgets.head_stats import HeadStatsPanel
 from .widgets.verifier_badge import VerifierBadge
 from .worker import OptionsNeeded, WorkerHost
@@ -73,37 +82,7 @@ if TYPE_CHECKING:
     from .widgets.inspector import ModelInspector
     from .widgets.training import TrainingView
 
-DEBOUNCE_MS = 300
 LAYOUT_SAVE_MS = 500
-DEFAULT_MODEL = "en-fr"
-EXAMPLE_SENTENCES = {
-    "en-fr": "the black cat does not see the small dog",
-    "en-zh": "the black cat does not see the small dog",
-}
-SPECIAL_TOKENS = {"<pad>", "<bos>", "<eos>", "<unk>", "<s>", "</s>"}
-POSITIONS_SHOWN = 100
-HINT_NO_MODEL = N_("MainWindow", "<h3>No model loaded</h3><p>Open a checkpoint (<tt>.safetensors</tt>, a PyTorch "
-                                  "<tt>.pt</tt> state_dict or a Hugging Face folder) with <b>File ▸ Open model…</b> (Ctrl+O), "
-                                  "the <b>Model</b> list above, or drop it on the window.</p>")
-HINT_EMPTY = N_("MainWindow", "<h3>Type a sentence</h3><p>Write a sentence in the <b>Source</b> box above: the model "
-                              "translates it and you can step through every attention map it computed.</p>")
-HINT_LOADING = N_("MainWindow", "<h3>Loading the model…</h3>")
-HINT_RUNNING = N_("MainWindow", "<h3>Running the model…</h3>")
-
-
-def example_sentence(info: ModelInfo) -> str:
-    """A sentence to show on first opening a model: a known one, one from its metadata, or vocabulary words."""
-    for key in (info.key, info.name):
-        if key in EXAMPLE_SENTENCES:
-            return EXAMPLE_SENTENCES[key]
-    for key in ("example", "examples", "example_sentences"):
-        value = info.metadata.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-        if isinstance(value, list) and value and isinstance(value[0], str):
-            return value[0]
-    words = [t for t in info.src_vocab if t not in SPECIAL_TOKENS and not (t.startswith("<") and t.endswith(">"))]
-    return " ".join(words[:6])
 
 
 def dropped_path(mime: QMimeData) -> str | None:
@@ -117,8 +96,7 @@ def dropped_path(mime: QMimeData) -> str | None:
     return None
 
 
-def _settings_key(model_key: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", model_key)[-120:] or "_"
+_settings_key = settings_key  # the name tests and older code use
 
 
 #: a shown window starts its model thread after its first paint, or this long after being shown at the latest
@@ -141,18 +119,6 @@ class MainWindow(QMainWindow):
         self.host = host or WorkerHost(self, device=device, held=True)  # released once the window has painted
         self._painted = False
         self._shut_down = False
-        self._startup_model: str | None = None  # the model asked for at start (to fall back once if it fails)
-        self._loading_key: str | None = None
-        self._pending_view: dict | None = None  # saved kind/layer/head/step applied to the first result
-        self._pending_session: Session | None = None  # a session being opened: applied when its model has loaded
-        self._pending_sentence_for: str | None = None
-        self._texts_at_load: tuple[str, str] | None = None  # the sentence boxes when a load was asked for
-        self._hover: tuple[int, int] | None = None  # the heatmap cell last hovered, and the text it put in the status bar
-        self._hover_message = ""
-        self._inputs_dirty = False
-        self._gpu_failure = False  # the failure being reported came from the GPU
-        self._last_request: RunRequest | None = None
-        self._rerun_after_move = False
         self._inspected_key: str | None = None  # the model whose summary the inspector shows
         self._font_pt = QApplication.font().pointSizeF()
         self._base_font_pt = self._font_pt
@@ -171,8 +137,16 @@ class MainWindow(QMainWindow):
         self._help_windows: list[HelpWindow] = []
         self._language_rebuild_supported = False  # the application sets it when it can rebuild the window
         self.setAcceptDrops(True)
+        self.persistence = Persistence(self.settings, self.state, self)
+        remembered_view = self.persistence.restore()
+        self._restore_window_settings()
+        self._bind()
+        self.controller = ScopeController(self.state, self.host, self.persistence,
+                                          flush_inputs=lambda: self.inputs_binding.flush(run=False),
+                                          ask_options=lambda needed: self.ask_import_options(needed), parent=self)
+        self.controller.pending_view = remembered_view
+        self.persistence.view_pending = lambda: self.controller.pending_view is not None
         self._connect()
-        self._restore_settings()
         self.settings.on_problem(lambda text: self.settings_banner.show_message(text, "notice"))  # told once, never blocks
         self.set_theme(self.settings.get_str("view/theme", "system"), save=False)
         language = self.settings.get_str("view/language", "")
@@ -180,11 +154,8 @@ class MainWindow(QMainWindow):
         hints = QGuiApplication.styleHints()
         if hasattr(hints, "colorSchemeChanged"):
             hints.colorSchemeChanged.connect(self._on_system_scheme_changed)
-        self._refresh_all()
         if autoload:
-            self._open_initial_model(model)
-        else:
-            self._update_hint()
+            self.controller.open_initial_model(model, is_session=looks_like_session)
         QTimer.singleShot(0, self._release_worker_unless_painting)
 
     # ================================================================== start-up order
@@ -345,7 +316,6 @@ class MainWindow(QMainWindow):
                                         Qt.DockWidgetArea.RightDockWidgetArea, scroll=True)
         # the inspector and the training view are built when first shown (properties below): together they
         # cost ~0.2 s of a start-up that most sessions never use them in
-        self._positional_stale = False  # a trace arrived while the positional panel was hidden (_refresh_positional)
         self._inspector: ModelInspector | None = None
         self._training_view: TrainingView | None = None
         self.dock_inspector = self._dock(tr("MainWindow", "Model inspector"), "dockInspector", QWidget(self),
@@ -484,42 +454,48 @@ class MainWindow(QMainWindow):
         """Every dock of the window (later panels register here too)."""
         return [w for w in self.findChildren(QDockWidget) if w.parent() is self]
 
+    def _bind(self) -> None:
+        """Every panel bound to the state (viz_app.bindings): each redraws once per change of what it shows."""
+        s, bar = self.state, self.statusBar()
+        self.inputs_binding = InputsBinding(s, self.inputs, on_edited=self._on_inputs_edited, on_error=self._show_error, parent=self)
+        self.step_binding = StepBinding(s, self.step_bar, {"first": self.act_first, "previous": self.act_prev, "play": self.act_play,
+                                                           "next": self.act_next, "last": self.act_last}, self)
+        self.selector_binding = SelectorBinding(s, self.selectors, self)
+        self.chips_binding = ChipsBinding(s, self.inputs, self)
+        self.map_binding = MapBinding(s, self.heatmap, self.mosaic, self.view_stack, self.hint, self.hint_open,
+                                      busy=lambda: self.host.busy, show_status=lambda text: bar.showMessage(text, 4000),
+                                      status_text=bar.currentMessage, clear_status=bar.clearMessage, parent=self)
+        self.next_token_binding = NextTokenBinding(s, self.next_token, self.before_after, self)
+        self.head_stats_binding = HeadStatsBinding(
+            s, self.head_stats, lambda: self._on_screen(self.dock_mosaic) and self.heads_tabs.currentWidget() is self.head_stats, self)
+        self.verifier_binding = VerifierBinding(s, self.verifier_badge, self)
+        self.positional_binding = PositionalBinding(s, self.positional, lambda: self._on_screen(self.dock_positional), self)
+        self.ablation_binding = AblationBinding(s, self.ablation_panel, self.status_ablation, self)
+
     def _connect(self) -> None:
-        s = self.state
-        # head statistics: coalesced (a held arrow key steps many times before the screen needs them)
-        self._stats_timer = QTimer(self, singleShot=True, interval=0)
-        self._stats_timer.timeout.connect(self._refresh_head_stats)
-        self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
-        self._debounce.timeout.connect(self._apply_inputs)
+        s, c = self.state, self.controller
         self._play_timer = QTimer(self, interval=self.step_bar.interval_ms())
         self._play_timer.timeout.connect(self._play_tick)
         self._layout_timer = QTimer(self, singleShot=True, interval=LAYOUT_SAVE_MS)
         self._layout_timer.timeout.connect(self._save_layout)
 
-        # host → window (the host lives in this thread: plain direct connections to slots)
-        self.host.modelLoaded.connect(self._on_model_loaded)
-        self.host.resultReady.connect(self._on_result)
-        self.host.failed.connect(self._on_failed)
-        self.host.needsOptions.connect(self._on_needs_options)
-        self.host.gpuFailed.connect(self._on_gpu_failed)
+        # controller → what the user is told
+        c.errorRaised.connect(self._show_error)
+        c.errorCleared.connect(self.error_banner.dismiss)
+        c.noticesChanged.connect(self._show_notices)
+        c.statusMessage.connect(self._show_status)
+        c.gpuFallbackOffered.connect(lambda: self.error_banner.set_action(tr("MainWindow", "Continue on the CPU"), c.continue_on_cpu))
+        c.loadingChanged.connect(lambda _key: self.inputs.model_picker.show_current(s.model.key if s.model else ""))
+        c.resultShown.connect(self._on_result_shown)
+        self.persistence.problem.connect(lambda text: self.settings_banner.show_message(text, "notice"))
         self.host.busyChanged.connect(self._on_busy)
-
-        # state → views
         s.modelChanged.connect(self._on_model_changed)
-        s.traceChanged.connect(self._on_trace_changed)
-        s.stepChanged.connect(self._on_step_changed)
-        s.selectionChanged.connect(self._on_selection_changed)
-        s.displayChanged.connect(self._on_display_changed)
-        s.inputsChanged.connect(self._mark_inputs_dirty)
-        # ablations and the scores view change what the model must compute: run again, once per burst of changes
-        self._rerun_timer = QTimer(self, singleShot=True, interval=0)
-        self._rerun_timer.timeout.connect(self._rerun_for_state)
-        s.rerunNeeded.connect(self._rerun_timer.start)
 
         # controls → state
-        self.inputs.edited.connect(self._debounce.start)
         self.inputs.model_picker.modelChosen.connect(self.open_model)
         self.inputs.model_picker.openRequested.connect(self.act_open.trigger)
+        self.inputs.source.returnPressed.connect(self._run_now)
+        self.inputs.target.returnPressed.connect(self._run_now)
         self.inputs.target_chips.chipClicked.connect(lambda i: s.set_step(i + 1))
         self.step_bar.stepRequested.connect(s.set_step)
         self.step_bar.speedChanged.connect(self._on_speed)
@@ -529,8 +505,9 @@ class MainWindow(QMainWindow):
         self.selectors.colormapChosen.connect(s.set_colormap)
         self.selectors.logScaleToggled.connect(s.set_log_scale)
         self.selectors.overlayToggled.connect(s.set_overlay)
+        self.selectors.viewModeChosen.connect(s.set_view_mode)
         self.mosaic.tileClicked.connect(self.select_tile)
-        self.heatmap.cellHovered.connect(self._on_cell_hovered)
+        self.head_stats.headChosen.connect(self._select_head)
 
         # actions
         self.act_open.triggered.connect(self.open_model_dialog)
@@ -554,14 +531,9 @@ class MainWindow(QMainWindow):
         self.act_train.triggered.connect(self.show_training)
         self.act_ablate.triggered.connect(self.show_ablation)
         self.act_clear_ablation.triggered.connect(s.clear_ablation)
-        self.ablation_panel.ablationRequested.connect(self._on_ablation_requested)
-        s.ablationChanged.connect(self._on_ablation_changed)
-        self.head_stats.headChosen.connect(self._on_stats_head_chosen)
-        self.heads_tabs.currentChanged.connect(self._stats_timer.start)
-        self.dock_mosaic.visibilityChanged.connect(lambda visible: visible and self._stats_timer.start())
-        self.dock_positional.visibilityChanged.connect(
-            lambda visible: visible and self._positional_stale and self._draw_positional())
-        self.selectors.viewModeChosen.connect(s.set_view_mode)
+        self.heads_tabs.currentChanged.connect(self.head_stats_binding.timer.start)
+        self.dock_mosaic.visibilityChanged.connect(lambda visible: visible and self.head_stats_binding.timer.start())
+        self.dock_positional.visibilityChanged.connect(self.positional_binding.catch_up)
         self.dock_training.visibilityChanged.connect(self._on_training_visibility)
         self.dock_inspector.visibilityChanged.connect(self._on_inspector_visibility)
         self.host.inspected.connect(self._on_inspected)
@@ -580,56 +552,19 @@ class MainWindow(QMainWindow):
             dock.topLevelChanged.connect(self._layout_timer.start)
             dock.visibilityChanged.connect(self._layout_timer.start)
 
-    # ================================================================== settings
-    def _restore_settings(self) -> None:
-        st, s = self.settings, self.state
+    # ================================================================== settings of the window itself
+    def _restore_window_settings(self) -> None:
+        st = self.settings
         geometry = st.get_bytes("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
         window_state = st.get_bytes("window/state")
         if window_state is not None:
             self.restoreState(window_state)
-        s.restore(restored_state(st))
-        head = st.get_int("view/head", -1)
-        self._pending_view = {"layer": st.get_int("view/layer", 0), "head": None if head < 0 else head,
-                              "step": st.get_int("view/step", -1)}
         self.step_bar.set_interval_ms(st.get_int("view/play_interval_ms", self.step_bar.interval_ms()))
         font_pt = st.get_float("view/font_pt", 0.0)
         if font_pt > 0:
             self.set_font_point_size(font_pt, save=False)
-        self.inputs.show_decoding(s.decoding)
-        self.inputs.show_padding(s.pad_src, s.pad_tgt)
-        self.heatmap.set_colormap(s.colormap)
-        self.mosaic.set_colormap(s.colormap)
-        self.heatmap.set_log_scale(s.log_scale)
-
-    def _save_inputs(self) -> None:
-        s = self.state
-        d = s.decoding
-        values = {
-            "decoding/method": d.method, "decoding/temperature": d.temperature, "decoding/top_k": d.top_k,
-            "decoding/top_p": d.top_p, "decoding/beam_width": d.beam_width, "decoding/seed": d.seed,
-            "input/pad_src": s.pad_src, "input/pad_tgt": s.pad_tgt,
-        }
-        if s.model is not None:
-            key = _settings_key(s.model.key)
-            values[f"sentences/{key}/src"] = s.src_text
-            values[f"sentences/{key}/tgt"] = s.tgt_text
-        self.settings.set_many(values)
-
-    def _save_view(self) -> None:
-        if self._pending_view is not None:
-            return  # the saved selection has not been applied yet: do not overwrite it with defaults
-        s = self.state
-        self.settings.set_many({"view/kind": s.kind, "view/layer": s.layer, "view/head": -1 if s.head is None else s.head,
-                                "view/step": s.step})
-
-    def _save_display(self) -> None:
-        s = self.state
-        values: dict[str, object] = {"view/colormap": s.colormap, "view/log_scale": s.log_scale}
-        for name, on in s.overlays.items():
-            values[f"view/overlay_{name.replace(' ', '_')}"] = on
-        self.settings.set_many(values)
 
     @Slot()
     def _save_layout(self) -> None:
@@ -647,80 +582,11 @@ class MainWindow(QMainWindow):
         if hasattr(self, "_layout_timer"):
             self._layout_timer.start()
 
-    # ================================================================== model
-    def _open_initial_model(self, requested: str | None) -> None:
-        bundled = bundled_models()
-        last = self.settings.get_str("model/last", "")
-        if requested and looks_like_session(requested):
-            self._startup_model = None
-            if self.open_session(requested):
-                return
-            requested = None
-        if last and not requested and last not in bundled and not Path(last).exists():  # moved or deleted since
-            gone = tr("MainWindow", "The model you used last, {path}, no longer exists.").format(path=last)
-            self.settings_banner.show_message(" ".join(t for t in (self.settings.problem, gone) if t), "notice")
-        if requested:
-            key = requested
-        elif last and (last in bundled or Path(last).exists()):  # exists(): a Hugging Face model is a folder
-            key = last
-        elif DEFAULT_MODEL in bundled:
-            key = DEFAULT_MODEL
-        elif bundled:
-            key = next(iter(bundled))
-        else:
-            self._update_hint()
-            self._show_status(tr("MainWindow", "No model found: open one with File ▸ Open model…"))
-            return
-        self._startup_model = key
-        self.open_model(key)
-
+    # ================================================================== models and runs (the controller's, asked from here)
     @Slot(str)
     def open_model(self, name_or_path: str, options: dict | None = None) -> None:
-        """Ask the worker to load a model (bundled name or path); the current one stays until it succeeds.
-
-        ``options`` answer what the weights cannot tell (heads, vocabulary files); without them the
-        answers given for this file before are used, so a tutorial checkpoint asks only once.
-        """
-        key = str(name_or_path)
-        if options is None:
-            options = self.remembered_options(key)
-        self._loading_key = key
-        self._texts_at_load = (self.inputs.source.text(), self.inputs.target.text())
-        self.host.load_model(key, options)
-        self._show_status(tr("MainWindow", "Loading {name}…").format(name=Path(key).name))
-        self._update_hint()
-
-    def remembered_options(self, key: str) -> dict:
-        """Import options saved for this file (JSON in the settings), or {}."""
-        text = self.settings.get_str(f"import_options/{_settings_key(key)}", "")
-        try:
-            value = json.loads(text) if text else {}
-        except json.JSONDecodeError:
-            return {}
-        return value if isinstance(value, dict) else {}
-
-    def remember_options(self, key: str, options: dict) -> None:
-        self.settings.set(f"import_options/{_settings_key(key)}", json.dumps(options, sort_keys=True))
-
-    @Slot(int, object)
-    def _on_needs_options(self, _request_id: int, needed: OptionsNeeded) -> None:
-        """The weights do not tell everything: ask (proposing likely values), remember, and load again."""
-        if needed.purpose == "load":
-            self._loading_key = None
-            self.inputs.model_picker.show_current(self.state.model.key if self.state.model else "")
-        answers = self.ask_import_options(needed)
-        if answers is None and needed.purpose == "load":
-            self._pending_session = None
-        if answers is None:
-            self._show_error(tr("MainWindow", "Not opened: {reason}").format(reason=needed.message))
-            self._update_hint()
-            return
-        options = {**needed.given, **answers}
-        self.remember_options(needed.key, options)
-        if needed.purpose == "compare":
-            self.compare_with(needed.key, options)
-        else:
-            self.open_model(needed.key, options)
+        """Load a model (bundled name or path); the current one stays until it succeeds (see the controller)."""
+        self.controller.open_model(name_or_path, options)
 
     def ask_import_options(self, needed: OptionsNeeded) -> dict | None:
         """Show the hyperparameters dialog; the answers, or None when cancelled (tests replace this)."""
@@ -739,193 +605,44 @@ class MainWindow(QMainWindow):
         if path:
             self.open_model(path)
 
-    @Slot(int, object)
-    def _on_model_loaded(self, _request_id: int, info: ModelInfo) -> None:
-        if self._rerun_after_move and self.state.model is not None and info.key == self.state.model.key:
-            # the same model on another device: keep the sentence and the view, just run again
-            self._rerun_after_move = False
-            self.state.model = info
-            self._on_model_changed()
-            self._show_status(tr("MainWindow", "Now running on {device}").format(device=info.device))
-            self.request_run()
-            return
-        self._rerun_after_move = False
-        self._loading_key = None
-        self._startup_model = None
-        self.error_banner.dismiss()
-        self.state.set_model(info)
-        self.inputs.model_picker.show_current(info.key)
-        self.settings.set("model/last", info.key)
-        key = _settings_key(info.key)
-        self._take_control_edits()  # a decoding or padding change made during the load is not dropped
-        typed = (self.inputs.source.text(), self.inputs.target.text())
-        typed_during_load = self._texts_at_load is not None and typed != self._texts_at_load
-        self._texts_at_load = None
-        session, self._pending_session = self._pending_session, None
-        if session is not None and (session.model.location != info.key or not self._session_fits(session, info)):
-            session = None
-        if session is not None:
-            src, tgt = session.source, session.target
-            self._apply_session_inputs(session)
-            self._apply_session_view(session)
-        elif typed_during_load:  # the user typed while the model loaded: that sentence, not a remembered one
-            src, tgt = typed
-        elif self.settings.contains(f"sentences/{key}/src"):
-            src = self.settings.get_str(f"sentences/{key}/src")
-            tgt = self.settings.get_str(f"sentences/{key}/tgt")
-        else:
-            src, tgt = example_sentence(info), ""
-        self._debounce.stop()
-        self.inputs.show_texts(src, tgt)
-        self.state.set_padding(self.state.pad_src, self.state.pad_tgt)  # clamped to this model's max_len, as the boxes are
-        self.inputs.show_padding(self.state.pad_src, self.state.pad_tgt, info.max_len)
-        self.state.set_inputs(src, tgt)
-        self._save_inputs()
-        self._show_status(tr("MainWindow", "Loaded {name}").format(name=info.name))
+    def flush_inputs(self) -> None:
+        """Apply pending edits now instead of after the pause in typing (tests, Enter key)."""
+        self.inputs_binding.flush()
+
+    @property
+    def _debounce(self) -> QTimer:
+        return self.inputs_binding.debounce
+
+    @Slot()
+    def _on_inputs_edited(self) -> None:
+        self.persistence.save_inputs()
         self.request_run()
 
-    # ================================================================== running
     @Slot()
-    def _mark_inputs_dirty(self) -> None:
-        self._inputs_dirty = True
-
-    @Slot()
-    def _apply_inputs(self) -> None:
-        """The debounce fired: copy the controls into the state and run once if anything changed."""
-        self._debounce.stop()
-        self._inputs_dirty = False
-        s = self.state
-        s.set_inputs(self.inputs.source.text(), self.inputs.target.text())
-        try:
-            s.set_decoding(self.inputs.decoding_settings())
-        except ValueError as exc:
-            self._show_error(f"Decoding settings: {exc}")
-        s.set_padding(self.inputs.pad_src.value(), self.inputs.pad_tgt.value())
-        if self._inputs_dirty:
-            self._save_inputs()
-            self.request_run()
-
-    def _take_control_edits(self) -> None:
-        """Copy the decoding and padding boxes into the state now (edits still waiting for the debounce)."""
-        if not self._debounce.isActive():
-            return
-        try:
-            self.state.set_decoding(self.inputs.decoding_settings())
-        except ValueError as exc:
-            self._show_error(f"Decoding settings: {exc}")
-        self.state.set_padding(self.inputs.pad_src.value(), self.inputs.pad_tgt.value())
-
-    @Slot()
-    def _rerun_for_state(self) -> None:
-        if self.state.model is not None and self._pending_session is None and self._loading_key is None:
-            self.flush_inputs()
-            self.request_run()
-
-    def flush_inputs(self) -> None:
-        """Apply pending edits now instead of after the debounce (tests, Enter key)."""
-        if self._debounce.isActive():
-            self._apply_inputs()
+    def _run_now(self) -> None:
+        if self.inputs_binding.take() or self.state.trace is None:
+            self._on_inputs_edited()
 
     def request_run(self) -> int | None:
-        """One model call for the current inputs, or a hint (and no call) when there is nothing to run."""
-        s = self.state
-        self._inputs_dirty = False
-        if s.model is None:
-            self._update_hint()
-            return None
-        if not s.src_text.strip():
-            self.host.cancel_runs()
-            self.notice_banner.dismiss()
-            s.clear_trace()
-            self._update_hint()
-            return None
-        tgt = s.tgt_text if s.tgt_text.strip() else None
-        request = RunRequest(s.src_text, tgt, s.decoding, s.pad_src, s.pad_tgt, Ablation(s.ablated_heads, s.ablate_positional),
-                             capture_scores=s.wants_scores)
-        if self.host.busy and request == self._last_request:
-            return None  # the very same call is already on its way
-        self._last_request = request
-        request_id = self.host.run(request)
-        self._update_hint()
-        return request_id
+        return self.controller.request_run()
 
-    @Slot(int, object)
-    def _on_result(self, _request_id: int, result: RunResult) -> None:
-        pending, self._pending_view = self._pending_view, None
-        step = None
-        if pending is not None:
-            self.state.select(layer=pending["layer"], head=pending["head"])  # clamped to the model's sizes
-            step = pending["step"] if pending["step"] >= 0 else None
-        notices = tuple(notice_text(n) for n in result.notices)
-        self.state.set_result(result.trace, result.history, forced=result.forced, notices=notices,
-                              baseline_logprobs=result.baseline_logprobs, baseline_output=result.baseline_output,
-                              elapsed_ms=result.elapsed_ms, step=step)
-        self.error_banner.dismiss()
+    @Slot(object)
+    def _on_result_shown(self, result: RunResult) -> None:
         self.status_time.setText(tr("MainWindow", "last model call {ms} ms").format(ms=f"{result.elapsed_ms:.0f}"))
-        if notices:
-            self.notice_banner.show_message(tr("MainWindow", "Note: {notes}").format(notes="; ".join(notices)), "notice")
+        self.exports.refresh()
+
+    def _show_notices(self, text: str) -> None:
+        if text:
+            self.notice_banner.show_message(text, "notice")
         else:
             self.notice_banner.dismiss()
-        self._save_view()
-
-    @Slot(int)
-    def _on_gpu_failed(self, _request_id: int) -> None:
-        self._gpu_failure = True
-
-    @Slot(int, str, str)
-    def _on_failed(self, _request_id: int, kind: str, message: str) -> None:
-        gpu, self._gpu_failure = self._gpu_failure, False
-        if kind in ("inspect", "compare"):
-            self._show_error(tr("MainWindow", "Could not compare: {reason}").format(reason=message) if kind == "compare"
-                             else tr("MainWindow", "Could not inspect the model: {reason}").format(reason=message))
-            return
-        if kind == "move":
-            self._show_error(tr("MainWindow", "Could not move the model: {reason}").format(reason=message))
-        elif kind == "load":
-            key = self._loading_key or "the model"
-            self._loading_key = None
-            self._pending_session = None  # its model did not open: later re-runs must not wait for it
-            self._texts_at_load = None
-            self.inputs.model_picker.show_current(self.state.model.key if self.state.model else "")
-            self._show_error(tr("MainWindow", "Could not open {name}: {reason}").format(name=Path(key).name, reason=message))
-            fallback = self._startup_fallback(key)
-            if fallback:
-                self.open_model(fallback)
-        else:
-            if self.state.trace is not None:
-                text = tr("MainWindow", "The model could not run: {reason} (the previous result is still shown)")
-            else:
-                text = tr("MainWindow", "The model could not run: {reason}")
-            self._show_error(text.format(reason=message))
-        if gpu and kind != "move":
-            self.error_banner.set_action(tr("MainWindow", "Continue on the CPU"), self.continue_on_cpu)
-        self._update_hint()
-
-    @Slot()
-    def continue_on_cpu(self) -> None:
-        """After a GPU fault: move the model to the CPU and run the same inputs again."""
-        self.error_banner.dismiss()
-        self._rerun_after_move = True
-        self.host.move_model("cpu")
-        self._show_status(tr("MainWindow", "Moving the model to the CPU…"))
-
-    def _startup_fallback(self, failed_key: str) -> str | None:
-        """If the remembered model failed at start, try the default bundled one once."""
-        if self._startup_model is None or self.state.model is not None:
-            return None
-        self._startup_model = None
-        bundled = bundled_models()
-        for candidate in (DEFAULT_MODEL, *bundled):
-            if candidate in bundled and candidate != failed_key:
-                return candidate
-        return None
 
     @Slot(bool)
     def _on_busy(self, busy: bool) -> None:
         self.status_busy.setText(tr("MainWindow", "working…") if busy else "")
-        self._update_hint()
+        if self.view_stack.currentIndex() == 0:  # a hint is shown: it may say "loading" or "running"
+            self.map_binding.refresh_hint()
 
-    # ================================================================== state → views
     @Slot()
     def _on_model_changed(self) -> None:
         info = self.state.model
@@ -933,13 +650,8 @@ class MainWindow(QMainWindow):
         self.status_device.setText(info.device if info else "")
         self.status_time.setText("")
         self.refresh_window_title()
-        if info is not None:
-            self.ablation_panel.set_shape(info.n_encoder_layers, info.n_decoder_layers, info.n_heads)
-            self.ablation_panel.set_available(info.native, "" if info.native else tr(
-                "MainWindow", "Hugging Face models run their own code: heads cannot be switched off here"))
-        self.ablation_panel.set_ablation(self.state.ablated_heads, self.state.ablate_positional)
-        self._refresh_ablation_status()
         self._inspect_if_needed()
+        self.exports.refresh()
 
     def refresh_window_title(self) -> None:
         """The model's name; Qt adds the application's display name itself where one is set (app.run sets it)."""
@@ -950,259 +662,14 @@ class MainWindow(QMainWindow):
             app_name = tr("MainWindow", "Attention Scope")
             self.setWindowTitle(f"{app_name} — {info.name}" if info else app_name)
 
-    @Slot()
-    def _on_trace_changed(self) -> None:
-        self._refresh_all()
-        self.exports.refresh()
-
-    @Slot(int)
-    def _on_step_changed(self, _t: int) -> None:
-        self._refresh_step()
-        self._save_view()
-
-    @Slot()
-    def _on_selection_changed(self) -> None:
-        self.exports.refresh()
-        self.head_stats.set_selection(self.state.kind, self.state.layer, self.state.head)
-        self._refresh_selectors()
-        self._refresh_maps()
-        self._save_view()
-
-    @Slot()
-    def _on_display_changed(self) -> None:
-        s = self.state
-        self.heatmap.set_colormap(s.colormap)
-        self.mosaic.set_colormap(s.colormap)
-        self.heatmap.set_log_scale(s.log_scale)
-        self.selectors.show_display(s.colormap, s.log_scale, s.overlays, s.view_mode)
-        self.head_stats.set_colormap(s.colormap)
-        self._refresh_maps()
-        self._refresh_rollout_bars()
-        self._save_display()
-
-    def _refresh_all(self) -> None:
-        self._refresh_selectors()
-        self.selectors.show_display(self.state.colormap, self.state.log_scale, self.state.overlays, self.state.view_mode)
-        self._refresh_source_chips()
-        self._refresh_verifier()
-        self._refresh_positional()
-        self._refresh_step()
-        self._update_hint()
-
-    def _refresh_step(self) -> None:
-        s = self.state
-        self.step_bar.show_step(s.step, s.n_steps)
-        can_step = s.trace is not None
-        self.act_first.setEnabled(can_step and s.step > 0)
-        self.act_prev.setEnabled(can_step and s.step > 0)
-        self.act_next.setEnabled(can_step and s.step < s.n_steps)
-        self.act_last.setEnabled(can_step and s.step < s.n_steps)
-        self.act_play.setEnabled(can_step and s.n_steps > 0)
-        self._refresh_target_chips()
-        self._refresh_maps()
-        self._refresh_next_token()
-        self._refresh_rollout_bars()
-        self._refresh_before_after()
-        self._stats_timer.start()
-
-    def _refresh_selectors(self) -> None:
-        s = self.state
-        self.selectors.show_selection(s.kind, s.layer, s.head, s.n_layers(), s.n_heads())
-
-    def _refresh_rollout_bars(self) -> None:
-        """Under the source chips, at the current step: how much each source token reaches it (rollout view)."""
-        s = self.state
-        if s.view_mode != "rollout" or s.trace is None or s.step < 1 or s.trace.n_steps < s.step:
-            self.inputs.source_chips.set_bar_values(None)
-            return
-        row = rollout_of(s.trace).source[s.step - 1]
-        self.inputs.source_chips.set_bar_values(row, label=tr("MainWindow", "rollout share"))
-
-    def _refresh_before_after(self) -> None:
-        s = self.state
-        trace, model = s.trace, s.model
-        if trace is None or model is None or s.baseline_logprobs is None:
-            self.before_after.clear(tr("MainWindow", "Switch off a head or the positional encoding to compare "
-                                                     "the intact model (before) with the ablated one (after)."))
-            return
-        if s.step < 1:
-            self.before_after.clear(tr("MainWindow", "Step forward to see the next-token probabilities before and after."))
-            return
-        t = s.step
-        self.before_after.set_distributions(s.baseline_logprobs[t - 1], trace.logprobs[t - 1], list(model.tgt_vocab),
-                                             highlight=int(trace.output_ids[t - 1]))
-        self.before_after.set_translations(s.baseline_output, None if s.forced else " ".join(trace.output_tokens))
-
-    @Slot()
-    def _refresh_head_stats(self) -> None:
-        """Head statistics of the current step, computed only when their panel is on screen."""
-        s = self.state
-        if not (self._on_screen(self.dock_mosaic) and self.heads_tabs.currentWidget() is self.head_stats):
-            return
-        if s.trace is None:
-            self.head_stats.clear(tr("MainWindow", "No trace yet."))
-            return
-        self.head_stats.set_stats(all_head_stats(s.trace, s.step))
-        self.head_stats.set_selection(s.kind, s.layer, s.head)
-
-    def _refresh_verifier(self) -> None:
-        trace = self.state.trace
-        self.verifier_badge.set_problems(verify_trace(trace) if trace is not None else [])
-
-    @Slot()
-    def _on_ablation_changed(self) -> None:
-        s = self.state
-        self.ablation_panel.set_ablation(s.ablated_heads, s.ablate_positional)
-        self._refresh_ablation_status()
-
-    def _refresh_ablation_status(self) -> None:
-        s = self.state
-        if s.ablation_active:
-            self.status_ablation.setText(tr("MainWindow", "⚠ ablation: {what}").format(
-                what=ablation_summary(s.ablated_heads, s.ablate_positional)))
-            self.status_ablation.show()
-        else:
-            self.status_ablation.hide()
-
-    @Slot(object, bool)
-    def _on_ablation_requested(self, heads: object, positional: bool) -> None:
-        self.state.set_ablation(frozenset(heads), positional)  # type: ignore[arg-type]
-
-    def _refresh_source_chips(self) -> None:
-        trace = self.state.trace
-        tokens = list(trace.src_tokens) if trace is not None else []
-        self.inputs.source_chips.set_tokens(tokens, kinds=[chip_kind(t) for t in tokens])
-
-    def _refresh_target_chips(self) -> None:
-        s = self.state
-        trace = s.trace
-        if trace is None:
-            self.inputs.target_chips.set_tokens([])
-            return
-        # a typed target is known in full; generated tokens exist only up to the current step
-        tokens = list(trace.output_tokens) if s.forced else list(trace.output_tokens[: s.step])
-        self.inputs.target_chips.set_tokens(tokens, current=s.step - 1 if s.step > 0 else None)
-
     @staticmethod
     def map_title(kind: str, layer: int, head: int | None, step: int, total: int) -> str:
         """The heatmap's title (the same text the exports use)."""
         return map_title(kind, layer, head, step, total)
 
     def view_spec(self) -> ViewSpec:
-        """The current selection and display settings, as the exporters and the heatmap take them.
-
-        Scores are captured only on request: until the run that captures them has answered (or for a
-        model that cannot give them), the weights are shown and the status bar says why.
-        """
-        s = self.state
-        mode = s.view_mode
-        if mode == "scores" and (s.trace is None or s.kind not in s.trace.scores):
-            mode = "weights"
-        return ViewSpec(kind=s.kind, layer=s.layer, head=s.head, step=s.step, forced=s.forced, colormap=s.colormap,
-                        log_scale=s.log_scale, overlays=tuple(n for n, on in s.overlays.items() if on), mode=mode)
-
-    def _refresh_maps(self) -> None:
-        s = self.state
-        trace = s.trace
-        matrix = s.matrix()
-        if trace is None or matrix is None:
-            self.mosaic.clear()
-            self._refresh_hover()
-            self._update_hint()
-            return
-        spec = self.view_spec()
-        computing = tr("MainWindow", "Computing the scores…")
-        if spec.mode != s.view_mode:
-            if s.model is not None and not s.model.native:
-                self._show_status(tr("MainWindow", "This model cannot give its scores (Hugging Face returns weights only)"))
-            else:
-                self._show_status(computing)
-        elif self.statusBar().currentMessage() == computing:
-            self.statusBar().clearMessage()
-        view = heatmap_view(trace, spec)
-        apply_view(self.heatmap, view)
-        enabled = view.overlays
-        current_row, visible_rows = view.current_row, view.visible_rows
-        maps = trace.attention(s.kind)
-        blocked = None
-        if enabled:
-            blocked = np.zeros(matrix.shape, dtype=bool)
-            for mask in enabled.values():
-                blocked |= ~mask
-        self.mosaic.set_maps(maps, row_labels=[f"L{i}" for i in range(maps.shape[0])],  # i18n: not user text
-                             col_labels=[f"H{h}" for h in range(maps.shape[1])],
-                             selected=(s.layer, s.head) if s.head is not None else None, blocked=blocked,
-                             current_row=current_row, visible_rows=visible_rows)
-        self._refresh_hover()
-        self._update_hint()
-
-    def _refresh_next_token(self) -> None:
-        s = self.state
-        trace, model = s.trace, s.model
-        if trace is None or model is None:
-            self.next_token.clear(tr("MainWindow", "No prediction yet."))
-            return
-        t = s.step
-        if t == 0:
-            self.next_token.clear(tr("MainWindow", "Step 0: the decoder has produced nothing yet. "
-                                                   "Step forward (→) to see its first prediction."))
-            return
-        vocab = list(model.tgt_vocab) if len(model.tgt_vocab) == trace.logprobs.shape[1] else \
-            [str(i) for i in range(trace.logprobs.shape[1])]
-        chosen = int(trace.output_ids[t - 1]) if len(trace.output_ids) >= t else None
-        self.next_token.set_distribution(trace.logprobs[t - 1], vocab, chosen=chosen, forced=s.forced, k=10)
-        beams = s.beams_at_step() if (not s.forced and s.decoding.method == "beam") else ()
-        self.next_token.set_beams(list(beams))
-
-    def _refresh_positional(self) -> None:
-        """Redraw the positional-encoding panel; deferred while its dock is hidden (tabbed behind "Next token"
-        at start): rebuilding its plots costs ~0.2 s, which delayed the first heatmap of a launch."""
-        if self.state.trace is None:
-            return
-        if self._on_screen(self.dock_positional):
-            self._draw_positional()
-        else:
-            self._positional_stale = True
-
-    def _draw_positional(self) -> None:
-        self._positional_stale = False
-        trace, model = self.state.trace, self.state.model
-        if trace is None:
-            return
-        n_tokens = max(trace.n_src, trace.n_steps)
-        kind = trace.positional_kind
-        table = model.positional_table if model is not None else None
-        if table is None or kind not in ("sinusoidal", "learned"):
-            table = trace.positional_encoding
-        else:  # the tutorials plot ~100 positions: enough to see the slow dimensions turn, with the sentence marked
-            table = table[: max(n_tokens, min(len(table), POSITIONS_SHOWN))]
-        dims = range(min(8, table.shape[1])) if table.ndim == 2 else range(0)
-        if kind in ("sinusoidal", "learned") and table.size:
-            self.positional.set_encoding(kind, table, n_tokens=n_tokens, relative_bias=trace.relative_bias, dims=dims)
-        else:
-            self.positional.set_encoding("none", None, n_tokens=n_tokens, relative_bias=trace.relative_bias)
-
-    def _update_hint(self) -> None:
-        """Show the heatmap when there is a map to show, else a hint saying what to do next."""
-        s = self.state
-        show_map = s.trace is not None and s.matrix() is not None
-        if show_map:
-            self.view_stack.setCurrentIndex(1)
-            return
-        if s.model is None:
-            text = tr_marked(HINT_LOADING if self.host.busy else HINT_NO_MODEL)
-        elif not s.src_text.strip():
-            text = tr_marked(HINT_EMPTY)
-        elif self.host.busy:
-            text = tr_marked(HINT_RUNNING)
-        elif s.trace is not None:
-            text = tr("MainWindow", "<h3>This model has no {kind}</h3><p>Choose another kind of attention.</p>").format(
-                kind=html.escape(kind_title(s.kind).lower()))
-        else:
-            text = tr("MainWindow", "<h3>Nothing to show yet</h3><p>Edit the source sentence to run the model.</p>")
-        self.hint.setText(text)
-        self.hint_open.setVisible(s.model is None and not self.host.busy)
-        self.view_stack.setCurrentIndex(0)
+        """The current selection and display settings, as the exporters and the heatmap take them."""
+        return view_spec(self.state)
 
     # ================================================================== user actions
     @Slot(int, int)
@@ -1210,21 +677,9 @@ class MainWindow(QMainWindow):
         """A click on the overview: show that layer and head in the main heatmap."""
         self.state.select(layer=layer, head=head)
 
-    @Slot(int, int, float)
-    def _on_cell_hovered(self, row: int, col: int, _weight: float) -> None:
-        self._hover, self._hover_message = (row, col), self.heatmap.tooltip_for(row, col)
-        self.statusBar().showMessage(self._hover_message, 4000)
-
-    def _refresh_hover(self) -> None:
-        """The hovered cell's text still in the status bar is rewritten for the map now shown (a step back
-        makes its row "not computed yet"); a message of anything else is left alone."""
-        if self._hover is None or self.statusBar().currentMessage() != self._hover_message or not self._hover_message:
-            return
-        self._hover_message = self.heatmap.tooltip_for(*self._hover)
-        if self._hover_message:
-            self.statusBar().showMessage(self._hover_message, 4000)
-        else:
-            self.statusBar().clearMessage()
+    @Slot(str, int, int)
+    def _select_head(self, kind: str, layer: int, head: int) -> None:
+        self.state.select(kind=kind, layer=layer, head=head)
 
     @Slot(bool)
     def _on_play_toggled(self, on: bool) -> None:
@@ -1299,7 +754,7 @@ class MainWindow(QMainWindow):
 
     # ================================================================== sessions
     def current_session(self) -> Session:
-        """What is on screen, as a replayable session (ValueError without a model)."""
+        """What is on screen, as a replayable session: the state's own value (ValueError without a model)."""
         self.flush_inputs()
         return session_from_state(self.state)
 
@@ -1308,7 +763,7 @@ class MainWindow(QMainWindow):
         if self.state.model is None:
             self._show_error(tr("MainWindow", "Open a model first: a session starts from one."))
             return
-        start = self.settings.get_str("session/folder", str(Path.home()))
+        start = self.persistence.session_folder(str(Path.home()))
         path, _ = QFileDialog.getSaveFileName(self, tr("MainWindow", "Save session"), str(Path(start) / f"lecture{SESSION_SUFFIX}"),
                                               tr("MainWindow", "Attention Scope sessions (*.scope.json *.json)"))
         if path:
@@ -1322,65 +777,21 @@ class MainWindow(QMainWindow):
         except (OSError, ValueError) as exc:
             self._show_error(tr("MainWindow", "Could not save the session: {reason}").format(reason=exc))
             return False
-        self.settings.set("session/folder", str(written.parent))
+        self.persistence.set_session_folder(str(written.parent))
         self._show_status(tr("MainWindow", "Session saved to {path}").format(path=written))
         return True
 
     @Slot()
     def open_session_dialog(self) -> None:
-        start = self.settings.get_str("session/folder", str(Path.home()))
+        start = self.persistence.session_folder(str(Path.home()))
         path, _ = QFileDialog.getOpenFileName(self, tr("MainWindow", "Open session"), start,
                                               tr("MainWindow", "Attention Scope sessions (*.scope.json *.json);;All files (*)"))
         if path:
             self.open_session(path)
 
     def open_session(self, path: str) -> bool:
-        """Reopen a session: its model (loaded if another one is open), then its inputs, then its view."""
-        try:
-            session = load_session(path)
-        except ValueError as exc:  # SessionError is a ValueError
-            self._show_error(tr("MainWindow", "Could not open the session: {reason}").format(reason=exc))
-            return False
-        self.settings.set("session/folder", str(Path(path).resolve().parent))
-        s = self.state
-        location = session.model.location
-        if s.model is not None and s.model.key == location:
-            if not self._session_fits(session, s.model):
-                return False
-            self._apply_session_inputs(session)
-            self._apply_session_view(session)
-            self._debounce.stop()
-            self.inputs.show_texts(session.source, session.target)
-            s.set_inputs(session.source, session.target)
-            self._save_inputs()
-            self.request_run()
-        else:  # applied whole once its model has loaded (and fits it), or not at all
-            self._pending_session = session
-            self.open_model(location, options_of(session.model))
-        return True
-
-    def _session_fits(self, session: Session, info: ModelInfo) -> bool:
-        """Whether ``session`` can be applied to the model ``info``; if not, says why (one line per problem)."""
-        problems = session.problems_for(info)
-        if problems:
-            self._show_error(tr("MainWindow", "Could not open the session: {reason}").format(reason="; ".join(problems)))
-        return not problems
-
-    def _apply_session_inputs(self, session: Session) -> None:
-        """Colours, overlays, view mode, decoding and padding of a session that fits the model."""
-        s = self.state
-        apply_display(s, session)
-        s.set_decoding(session.settings)
-        s.set_padding(session.pad_src, session.pad_tgt)
-        self.inputs.show_decoding(s.decoding)
-        self.inputs.show_padding(s.pad_src, s.pad_tgt)
-
-    def _apply_session_view(self, session: Session) -> None:
-        """Kind, ablation now; layer, head and step once the first result is there (they depend on its sizes)."""
-        s = self.state
-        s.set_kind(session.selection.kind)
-        s.set_ablation(frozenset(session.ablated_heads), session.ablate_positional)
-        self._pending_view = {"layer": session.selection.layer, "head": session.selection.head, "step": session.step}
+        """Reopen a session, whole or not at all (see the controller)."""
+        return self.controller.open_session(path)
 
     # ================================================================== inspector, comparison, training
     def reveal_dock(self, dock: QDockWidget) -> None:
@@ -1427,12 +838,8 @@ class MainWindow(QMainWindow):
             self.compare_with(str(Path(path).parent) if Path(path).name == "config.json" else path)
 
     def compare_with(self, path: str, options: dict | None = None) -> int:
-        s = self.state
-        if options is None:
-            options = self.remembered_options(path)
         self.show_inspector()
-        self._show_status(tr("MainWindow", "Comparing with {name}…").format(name=Path(path).name))
-        return self.host.compare(path, options, s.src_text, s.tgt_text if s.tgt_text.strip() else None)
+        return self.controller.compare_with(path, options)
 
     @Slot(int, object)
     def _on_compared(self, _request_id: int, result: object) -> None:
@@ -1441,17 +848,9 @@ class MainWindow(QMainWindow):
         self.inspector.set_comparison(result, s.kind, s.layer, 0 if s.head is None else s.head)
         self._show_status(tr("MainWindow", "Comparison ready"))
 
-    @Slot(str, int, int)
-    def _on_inspector_selection(self, kind: str, layer: int, head: int) -> None:
-        self.state.select(kind=kind, layer=layer, head=head)
-
     @Slot()
     def show_ablation(self) -> None:
         self.reveal_dock(self.dock_ablation)
-
-    @Slot(str, int, int)
-    def _on_stats_head_chosen(self, kind: str, layer: int, head: int) -> None:
-        self.state.select(kind=kind, layer=layer, head=head)
 
     @Slot(bool)
     def _on_training_visibility(self, visible: bool) -> None:
@@ -1471,7 +870,7 @@ class MainWindow(QMainWindow):
 
             inspector = ModelInspector(self)
             inspector.compareRequested.connect(self.compare_dialog)
-            inspector.selectionChanged.connect(self._on_inspector_selection)
+            inspector.selectionChanged.connect(self._select_head)
             self._install_lazy_panel(self.dock_inspector, inspector)
             self._inspector = inspector
         return self._inspector

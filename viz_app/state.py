@@ -209,6 +209,11 @@ class AppState(QObject):
         self.modelChanged.emit()
         self.traceChanged.emit()
 
+    def replace_model_info(self, info: ModelInfo) -> None:
+        """The same model with new facts (moved to another device): the trace and the view stay."""
+        self.model = info
+        self.modelChanged.emit()
+
     def set_inputs(self, src_text: str | None = None, tgt_text: str | None = None) -> None:
         changes = {}
         if src_text is not None and src_text != self.src_text:
@@ -240,8 +245,11 @@ class AppState(QObject):
 
     def set_result(self, trace: Trace | None, history: tuple[tuple[Beam, ...], ...] = (), *, forced: bool = False,
                    notices: tuple[str, ...] = (), elapsed_ms: float | None = None, step: int | None = None,
-                   baseline_logprobs: np.ndarray | None = None, baseline_output: str | None = None) -> None:
-        """Install a new trace. Without an explicit ``step``: follow the end if we were at the end."""
+                   baseline_logprobs: np.ndarray | None = None, baseline_output: str | None = None,
+                   selection: dict | None = None) -> None:
+        """Install a new trace (one ``traceChanged``). Without an explicit ``step``: follow the end if we were at
+        the end. ``selection`` (layer and/or head) is applied with it, clamped to the new trace's sizes: a
+        remembered view arrives with the first result, in the same redraw."""
         at_end = self.trace is None or self.step >= self.n_steps
         self.trace = trace
         self.history = tuple(history)
@@ -252,8 +260,11 @@ class AppState(QObject):
         self.baseline_output = baseline_output
         if step is None:
             step = self.n_steps if at_end else self.step
-        self._put(step=max(0, min(int(step), self.n_steps)))
-        self._clamp_selection()
+        sel = self._scope.selection
+        if selection:
+            head = selection.get("head", sel.head)
+            sel = Selection(sel.kind, max(0, int(selection.get("layer", sel.layer))), None if head is None else max(0, int(head)))
+        self._put(step=max(0, min(int(step), self.n_steps)), selection=self._clamped(sel))
         self.traceChanged.emit()
 
     def clear_trace(self) -> None:

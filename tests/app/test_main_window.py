@@ -377,7 +377,7 @@ def test_open_dialog_loads_another_model(window, qtbot, monkeypatch, tiny_checkp
 
 
 def test_no_model_state(make_window, monkeypatch):
-    monkeypatch.setattr("viz_app.main_window.bundled_models", dict)
+    monkeypatch.setattr("viz_app.controller.bundled_models", dict)  # the controller picks the model to open
     window = make_window(model=None, wait=False)
     assert window.state.model is None and window.host.requests_made == 0
     assert "No model loaded" in window.hint.text() and window.hint_open.isVisible()

@@ -1,0 +1,477 @@
+"""Each panel bound to the state: which state changes redraw it, and how. The window only builds them.
+
+Why here and not in the window: a panel's redraw rules are the panel's business (napari keeps them in
+its Qt layers, glue in its state-bound widgets). Each binder subscribes to the fewest
+:class:`~viz_app.state.AppState` signals that can change what it shows, and every state change emits
+exactly one signal, so one change redraws each panel once (``tests/app/test_redraws.py`` counts it).
+Binders hold widgets and the state; they never call the model or touch the window's layout.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+import numpy as np
+from PySide6.QtCore import QObject, QTimer, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
+
+from model_core.analysis import all_head_stats, verify_trace
+
+from .controls import InputPanel, SelectorBar, StepBar
+from .i18n import N_, tr, tr_marked
+from .map_view import ViewSpec, apply_view, heatmap_view, rollout_of
+from .state import AppState, kind_title
+from .widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
+from .widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
+from .widgets.head_stats import HeadStatsPanel
+from .widgets.verifier_badge import VerifierBadge
+
+DEBOUNCE_MS = 300
+POSITIONAL_POSITIONS = 100  # the tutorials plot ~100 positions: enough to see the slow dimensions turn
+HINT_NO_MODEL = N_("MainWindow", "<h3>No model loaded</h3><p>Open a checkpoint (<tt>.safetensors</tt>, a PyTorch "
+                                  "<tt>.pt</tt> state_dict or a Hugging Face folder) with <b>File ▸ Open model…</b> (Ctrl+O), "
+                                  "the <b>Model</b> list above, or drop it on the window.</p>")
+HINT_EMPTY = N_("MainWindow", "<h3>Type a sentence</h3><p>Write a sentence in the <b>Source</b> box above: the model "
+                              "translates it and you can step through every attention map it computed.</p>")
+HINT_LOADING = N_("MainWindow", "<h3>Loading the model…</h3>")
+HINT_RUNNING = N_("MainWindow", "<h3>Running the model…</h3>")
+
+
+def view_spec(state: AppState) -> ViewSpec:
+    """The state's selection and display settings, as the heatmap and the exporters take them.
+
+    Scores are captured only on request: until the run that captures them has answered (or for a
+    model that cannot give them), the weights are shown.
+    """
+    s = state
+    mode = s.view_mode
+    if mode == "scores" and (s.trace is None or s.kind not in s.trace.scores):
+        mode = "weights"
+    return ViewSpec(kind=s.kind, layer=s.layer, head=s.head, step=s.step, forced=s.forced, colormap=s.colormap,
+                    log_scale=s.log_scale, overlays=tuple(n for n, on in s.overlays.items() if on), mode=mode)
+
+
+class InputsBinding(QObject):
+    """The sentence panel ⇄ the state: edits reach the state after a pause in typing; the state's values are shown."""
+
+    def __init__(self, state: AppState, inputs: InputPanel, on_edited: Callable[[], None],
+                 on_error: Callable[[str], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.inputs = state, inputs
+        self._on_edited, self._on_error = on_edited, on_error
+        self._taking = False
+        self.debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
+        self.debounce.timeout.connect(self.apply)
+        inputs.edited.connect(self.debounce.start)
+        state.inputsChanged.connect(self.show)
+        state.modelChanged.connect(self._on_model)
+        self.show()
+
+    @Slot()
+    def show(self) -> None:
+        s = self.state
+        if self.debounce.isActive() or self._taking:
+            return  # the boxes hold newer edits than the state: they win when the pause ends
+        self.inputs.show_texts(s.src_text, s.tgt_text)
+        self.inputs.show_decoding(s.decoding)
+        self.inputs.show_padding(s.pad_src, s.pad_tgt, s.model.max_len if s.model is not None else None)
+
+    @Slot()
+    def _on_model(self) -> None:
+        info = self.state.model
+        if info is not None:
+            self.inputs.model_picker.show_current(info.key)
+            self.inputs.show_padding(self.state.pad_src, self.state.pad_tgt, info.max_len)
+
+    def take(self) -> bool:
+        """Copy the boxes into the state now (edits still waiting for the pause); True when anything changed."""
+        self.debounce.stop()
+        s, boxes = self.state, self.inputs
+        before = s.scope
+        src, tgt, pads = boxes.source.text(), boxes.target.text(), (boxes.pad_src.value(), boxes.pad_tgt.value())
+        try:
+            decoding = boxes.decoding_settings()
+        except ValueError as exc:
+            decoding = None
+            self._on_error(f"Decoding settings: {exc}")
+        self._taking = True  # every box is read before the state answers by showing its values
+        try:
+            s.set_inputs(src, tgt)
+            if decoding is not None:
+                s.set_decoding(decoding)
+            s.set_padding(*pads)
+        finally:
+            self._taking = False
+        self.show()
+        return s.scope != before
+
+    @Slot()
+    def apply(self) -> None:
+        """The pause in typing is over: the state takes the boxes, and the model runs once if anything changed."""
+        if self.take():
+            self._on_edited()
+
+    def flush(self, *, run: bool = True) -> None:
+        """Apply pending edits now instead of after the pause (Enter, tests); ``run=False`` only copies them into
+        the state (a load or a session is about to decide what runs)."""
+        if self.debounce.isActive():
+            if run:
+                self.apply()
+            else:
+                self.take()
+
+
+class StepBinding(QObject):
+    """The stepping bar and the Go actions follow the trace's length and the step."""
+
+    def __init__(self, state: AppState, step_bar: StepBar, actions: dict[str, QAction], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.step_bar, self.actions = state, step_bar, actions
+        state.traceChanged.connect(self.refresh)
+        state.stepChanged.connect(self.refresh)
+        self.refresh()
+
+    @Slot()
+    def refresh(self) -> None:
+        s = self.state
+        self.step_bar.show_step(s.step, s.n_steps)
+        can_step = s.trace is not None
+        a = self.actions
+        a["first"].setEnabled(can_step and s.step > 0)
+        a["previous"].setEnabled(can_step and s.step > 0)
+        a["next"].setEnabled(can_step and s.step < s.n_steps)
+        a["last"].setEnabled(can_step and s.step < s.n_steps)
+        a["play"].setEnabled(can_step and s.n_steps > 0)
+
+
+class SelectorBinding(QObject):
+    """The kind / layer / head pickers and the display controls show the state's selection and display."""
+
+    def __init__(self, state: AppState, selectors: SelectorBar, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.selectors = state, selectors
+        for signal in (state.traceChanged, state.selectionChanged, state.modelChanged):
+            signal.connect(self.show_selection)
+        state.displayChanged.connect(self.show_display)
+        self.show_selection()
+        self.show_display()
+
+    @Slot()
+    def show_selection(self) -> None:
+        s = self.state
+        self.selectors.show_selection(s.kind, s.layer, s.head, s.n_layers(), s.n_heads())
+
+    @Slot()
+    def show_display(self) -> None:
+        s = self.state
+        self.selectors.show_display(s.colormap, s.log_scale, s.overlays, s.view_mode)
+
+
+class ChipsBinding(QObject):
+    """The token chips under the sentences: source tokens, the target up to the step, rollout bars."""
+
+    def __init__(self, state: AppState, inputs: InputPanel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.inputs = state, inputs
+        state.traceChanged.connect(self.refresh)
+        state.stepChanged.connect(self.refresh_step)
+        state.displayChanged.connect(self.refresh_rollout)
+        self.refresh()
+
+    @Slot()
+    def refresh(self) -> None:
+        trace = self.state.trace
+        tokens = list(trace.src_tokens) if trace is not None else []
+        self.inputs.source_chips.set_tokens(tokens, kinds=[chip_kind(t) for t in tokens])
+        self.refresh_step()
+
+    @Slot()
+    def refresh_step(self) -> None:
+        s = self.state
+        trace = s.trace
+        if trace is None:
+            self.inputs.target_chips.set_tokens([])
+        else:  # a typed target is known in full; generated tokens exist only up to the current step
+            tokens = list(trace.output_tokens) if s.forced else list(trace.output_tokens[: s.step])
+            self.inputs.target_chips.set_tokens(tokens, current=s.step - 1 if s.step > 0 else None)
+        self.refresh_rollout()
+
+    @Slot()
+    def refresh_rollout(self) -> None:
+        """Under the source chips, at the current step: how much each source token reaches it (rollout view)."""
+        s = self.state
+        if s.view_mode != "rollout" or s.trace is None or s.step < 1 or s.trace.n_steps < s.step:
+            self.inputs.source_chips.set_bar_values(None)
+            return
+        self.inputs.source_chips.set_bar_values(rollout_of(s.trace).source[s.step - 1], label=tr("MainWindow", "rollout share"))
+
+
+class MapBinding(QObject):
+    """The main heatmap, the all-heads overview and the hint shown instead of them: one redraw per change.
+
+    Also keeps the status bar's hover text true: a step back turns the hovered row "not computed yet".
+    """
+
+    def __init__(self, state: AppState, heatmap: AttentionHeatmap, mosaic: HeadMosaic, stack: QStackedWidget,
+                 hint: QLabel, hint_open: QPushButton, *, busy: Callable[[], bool], show_status: Callable[[str], None],
+                 status_text: Callable[[], str], clear_status: Callable[[], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.heatmap, self.mosaic = state, heatmap, mosaic
+        self.stack, self.hint, self.hint_open = stack, hint, hint_open
+        self._busy, self._show_status, self._status_text, self._clear_status = busy, show_status, status_text, clear_status
+        self._hover: tuple[int, int] | None = None
+        self._hover_message = ""
+        for signal in (state.traceChanged, state.stepChanged, state.selectionChanged, state.displayChanged):
+            signal.connect(self.refresh)
+        heatmap.cellHovered.connect(self._on_hovered)
+        self.refresh()
+
+    @Slot()
+    def refresh(self) -> None:
+        s = self.state
+        trace, matrix = s.trace, s.matrix()
+        self.heatmap.set_colormap(s.colormap)
+        self.heatmap.set_log_scale(s.log_scale)
+        self.mosaic.set_colormap(s.colormap)
+        if trace is None or matrix is None:
+            self.mosaic.clear()
+            self._refresh_hover()
+            self.refresh_hint()
+            return
+        spec = view_spec(s)
+        computing = tr("MainWindow", "Computing the scores…")
+        if spec.mode != s.view_mode:
+            if s.model is not None and not s.model.native:
+                self._show_status(tr("MainWindow", "This model cannot give its scores (Hugging Face returns weights only)"))
+            else:
+                self._show_status(computing)
+        elif self._status_text() == computing:
+            self._clear_status()
+        view = heatmap_view(trace, spec)
+        apply_view(self.heatmap, view)
+        blocked = None
+        if view.overlays:
+            blocked = np.zeros(matrix.shape, dtype=bool)
+            for mask in view.overlays.values():
+                blocked |= ~mask
+        maps = trace.attention(s.kind)
+        self.mosaic.set_maps(maps, row_labels=[f"L{i}" for i in range(maps.shape[0])],  # i18n: not user text
+                             col_labels=[f"H{h}" for h in range(maps.shape[1])],
+                             selected=(s.layer, s.head) if s.head is not None else None, blocked=blocked,
+                             current_row=view.current_row, visible_rows=view.visible_rows)
+        self._refresh_hover()
+        self.refresh_hint()
+
+    @Slot()
+    def refresh_hint(self) -> None:
+        """Show the heatmap when there is a map to show, else a hint saying what to do next."""
+        s = self.state
+        if s.trace is not None and s.matrix() is not None:
+            self.stack.setCurrentIndex(1)
+            return
+        busy = self._busy()
+        if s.model is None:
+            text = tr_marked(HINT_LOADING if busy else HINT_NO_MODEL)
+        elif not s.src_text.strip():
+            text = tr_marked(HINT_EMPTY)
+        elif busy:
+            text = tr_marked(HINT_RUNNING)
+        elif s.trace is not None:
+            text = tr("MainWindow", "<h3>This model has no {kind}</h3><p>Choose another kind of attention.</p>").format(
+                kind=html.escape(kind_title(s.kind).lower()))
+        else:
+            text = tr("MainWindow", "<h3>Nothing to show yet</h3><p>Edit the source sentence to run the model.</p>")
+        self.hint.setText(text)
+        self.hint_open.setVisible(s.model is None and not busy)
+        self.stack.setCurrentIndex(0)
+
+    @Slot(int, int, float)
+    def _on_hovered(self, row: int, col: int, _weight: float) -> None:
+        self._hover, self._hover_message = (row, col), self.heatmap.tooltip_for(row, col)
+        self._show_status(self._hover_message)
+
+    def _refresh_hover(self) -> None:
+        """The hovered cell's text still in the status bar is rewritten for the map now shown; other messages stay."""
+        if self._hover is None or not self._hover_message or self._status_text() != self._hover_message:
+            return
+        self._hover_message = self.heatmap.tooltip_for(*self._hover)
+        if self._hover_message:
+            self._show_status(self._hover_message)
+        else:
+            self._clear_status()
+
+
+class NextTokenBinding(QObject):
+    """What the model predicts at the step (and, with an ablation, before/after)."""
+
+    def __init__(self, state: AppState, next_token: NextTokenPanel, before_after: BeforeAfterBars,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.next_token, self.before_after = state, next_token, before_after
+        state.traceChanged.connect(self.refresh)
+        state.stepChanged.connect(self.refresh)
+        self.refresh()
+
+    @Slot()
+    def refresh(self) -> None:
+        self._refresh_next_token()
+        self._refresh_before_after()
+
+    def _refresh_next_token(self) -> None:
+        s = self.state
+        trace, model = s.trace, s.model
+        if trace is None or model is None:
+            self.next_token.clear(tr("MainWindow", "No prediction yet."))
+            return
+        t = s.step
+        if t == 0:
+            self.next_token.clear(tr("MainWindow", "Step 0: the decoder has produced nothing yet. "
+                                                   "Step forward (→) to see its first prediction."))
+            return
+        vocab = list(model.tgt_vocab) if len(model.tgt_vocab) == trace.logprobs.shape[1] else \
+            [str(i) for i in range(trace.logprobs.shape[1])]
+        chosen = int(trace.output_ids[t - 1]) if len(trace.output_ids) >= t else None
+        self.next_token.set_distribution(trace.logprobs[t - 1], vocab, chosen=chosen, forced=s.forced, k=10)
+        beams = s.beams_at_step() if (not s.forced and s.decoding.method == "beam") else ()
+        self.next_token.set_beams(list(beams))
+
+    def _refresh_before_after(self) -> None:
+        s = self.state
+        trace, model = s.trace, s.model
+        if trace is None or model is None or s.baseline_logprobs is None:
+            self.before_after.clear(tr("MainWindow", "Switch off a head or the positional encoding to compare "
+                                                     "the intact model (before) with the ablated one (after)."))
+            return
+        if s.step < 1:
+            self.before_after.clear(tr("MainWindow", "Step forward to see the next-token probabilities before and after."))
+            return
+        t = s.step
+        self.before_after.set_distributions(s.baseline_logprobs[t - 1], trace.logprobs[t - 1], list(model.tgt_vocab),
+                                             highlight=int(trace.output_ids[t - 1]))
+        self.before_after.set_translations(s.baseline_output, None if s.forced else " ".join(trace.output_tokens))
+
+
+class HeadStatsBinding(QObject):
+    """Per-head statistics of the step, computed only while their tab is on screen, coalesced by a timer
+    (a held arrow key steps many times before the screen needs them)."""
+
+    def __init__(self, state: AppState, panel: HeadStatsPanel, on_screen: Callable[[], bool], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.panel, self._on_screen = state, panel, on_screen
+        self.timer = QTimer(self, singleShot=True, interval=0)
+        self.timer.timeout.connect(self.refresh)
+        for signal in (state.traceChanged, state.stepChanged):
+            signal.connect(self.timer.start)
+        state.selectionChanged.connect(self._on_selection)
+        state.displayChanged.connect(lambda: panel.set_colormap(state.colormap))
+
+    @Slot()
+    def _on_selection(self) -> None:
+        s = self.state
+        self.panel.set_selection(s.kind, s.layer, s.head)
+
+    @Slot()
+    def refresh(self) -> None:
+        s = self.state
+        if not self._on_screen():
+            return
+        if s.trace is None:
+            self.panel.clear(tr("MainWindow", "No trace yet."))
+            return
+        self.panel.set_stats(all_head_stats(s.trace, s.step))
+        self.panel.set_selection(s.kind, s.layer, s.head)
+
+
+class VerifierBinding(QObject):
+    """The badge that checks every map obeys its masks and sums to 1."""
+
+    def __init__(self, state: AppState, badge: VerifierBadge, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.badge = state, badge
+        state.traceChanged.connect(self.refresh)
+        self.refresh()
+
+    @Slot()
+    def refresh(self) -> None:
+        trace = self.state.trace
+        self.badge.set_problems(verify_trace(trace) if trace is not None else [])
+
+
+class PositionalBinding(QObject):
+    """The positional-encoding curves; drawn only while the panel is on screen (it costs ~0.2 s, which delayed
+    the first heatmap of a launch), caught up when it is raised."""
+
+    def __init__(self, state: AppState, panel: PositionalPanel, on_screen: Callable[[], bool], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.panel, self._on_screen = state, panel, on_screen
+        self.stale = False
+        state.traceChanged.connect(self.refresh)
+
+    @Slot()
+    def refresh(self) -> None:
+        if self.state.trace is None:
+            return
+        if self._on_screen():
+            self.draw()
+        else:
+            self.stale = True
+
+    def catch_up(self, visible: bool) -> None:
+        if visible and self.stale:
+            self.draw()
+
+    def draw(self) -> None:
+        self.stale = False
+        trace, model = self.state.trace, self.state.model
+        if trace is None:
+            return
+        n_tokens = max(trace.n_src, trace.n_steps)
+        kind = trace.positional_kind
+        table = model.positional_table if model is not None else None
+        if table is None or kind not in ("sinusoidal", "learned"):
+            table = trace.positional_encoding
+        else:
+            table = table[: max(n_tokens, min(len(table), POSITIONAL_POSITIONS))]
+        dims = range(min(8, table.shape[1])) if table.ndim == 2 else range(0)
+        if kind in ("sinusoidal", "learned") and table.size:
+            self.panel.set_encoding(kind, table, n_tokens=n_tokens, relative_bias=trace.relative_bias, dims=dims)
+        else:
+            self.panel.set_encoding("none", None, n_tokens=n_tokens, relative_bias=trace.relative_bias)
+
+
+class AblationBinding(QObject):
+    """The ablation panel's grid and the red status-bar warning follow the model and the switched-off heads."""
+
+    def __init__(self, state: AppState, panel: AblationPanel, status: QLabel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.panel, self.status = state, panel, status
+        state.modelChanged.connect(self._on_model)
+        state.ablationChanged.connect(self.refresh)
+        panel.ablationRequested.connect(self._on_requested)
+        self._on_model()
+
+    @Slot()
+    def _on_model(self) -> None:
+        info = self.state.model
+        if info is not None:
+            self.panel.set_shape(info.n_encoder_layers, info.n_decoder_layers, info.n_heads)
+            self.panel.set_available(info.native, "" if info.native else tr(
+                "MainWindow", "Hugging Face models run their own code: heads cannot be switched off here"))
+        self.refresh()
+
+    @Slot()
+    def refresh(self) -> None:
+        s = self.state
+        self.panel.set_ablation(s.ablated_heads, s.ablate_positional)
+        if s.ablation_active:
+            self.status.setText(tr("MainWindow", "⚠ ablation: {what}").format(
+                what=ablation_summary(s.ablated_heads, s.ablate_positional)))
+            self.status.show()
+        else:
+            self.status.hide()
+
+    @Slot(object, bool)
+    def _on_requested(self, heads: object, positional: bool) -> None:
+        self.state.set_ablation(frozenset(heads), positional)  # type: ignore[arg-type]

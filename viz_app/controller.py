@@ -1,0 +1,371 @@
+"""The controller: loading models and running them for the state, through the worker. No widgets.
+
+Why apart from the window: what happens between "the user asked for something" and "the state holds
+the answer" (which model to open at start, remembered import answers, sessions waiting for their
+model, newest-request-wins runs, a GPU fault falling back to the CPU) is the application's logic, not
+layout. The controller reads and writes :class:`~viz_app.state.AppState` and talks to the
+:class:`~viz_app.worker.WorkerHost`; it says what the user should be told through signals, which the
+window shows in its banners and status bar. Its only view of the input boxes is ``flush_inputs``, a
+callable that pushes edits still waiting for the debounce into the state.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from model_core import bundled_models
+from model_core.run import RunRequest, RunResult
+from model_core.sessions import Session
+from model_core.sessions import load as load_session
+from model_core.vocab import ModelInfo
+
+from .i18n import tr
+from .notices import notice_text
+from .persistence import Persistence, settings_key
+from .worker import OptionsNeeded, WorkerHost
+
+DEFAULT_MODEL = "en-fr"
+EXAMPLE_SENTENCES = {
+    "en-fr": "the black cat does not see the small dog",
+    "en-zh": "the black cat does not see the small dog",
+}
+SPECIAL_TOKENS = {"<pad>", "<bos>", "<eos>", "<unk>", "<s>", "</s>"}
+
+
+def example_sentence(info: ModelInfo) -> str:
+    """A sentence to show on first opening a model: a known one, one from its metadata, or vocabulary words."""
+    for key in (info.key, info.name):
+        if key in EXAMPLE_SENTENCES:
+            return EXAMPLE_SENTENCES[key]
+    for key in ("example", "examples", "example_sentences"):
+        value = info.metadata.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+        if isinstance(value, list) and value and isinstance(value[0], str):
+            return value[0]
+    words = [t for t in info.src_vocab if t not in SPECIAL_TOKENS and not (t.startswith("<") and t.endswith(">"))]
+    return " ".join(words[:6])
+
+
+class ScopeController(QObject):
+    """Opens models and sessions and runs the model whenever the state needs a new answer."""
+
+    errorRaised = Signal(str)  # one line for the error banner
+    errorCleared = Signal()
+    noticesChanged = Signal(str)  # the notices of the last result, in the UI language ("" = none)
+    statusMessage = Signal(str)  # a short status-bar message
+    gpuFallbackOffered = Signal()  # the last failure came from the GPU: offer "Continue on the CPU"
+    loadingChanged = Signal(str)  # the key being loaded ("" = none): the model picker shows the current model again
+    resultShown = Signal(object)  # the RunResult just installed in the state
+
+    def __init__(self, state, host: WorkerHost, persistence: Persistence, *, flush_inputs: Callable[[], None],
+                 ask_options: Callable[[OptionsNeeded], dict | None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.host = host
+        self.persistence = persistence
+        self._flush_inputs = flush_inputs
+        self._ask_options = ask_options
+        self.startup_model: str | None = None  # the model asked for at start (to fall back once if it fails)
+        self.loading_key: str | None = None
+        self.pending_view: dict | None = None  # saved layer/head/step applied to the first result
+        self.pending_session: Session | None = None  # a session being opened: applied when its model has loaded
+        self._texts_at_load: tuple[str, str] | None = None  # the state's sentences when a load was asked for
+        self._gpu_failure = False
+        self._last_request: RunRequest | None = None
+        self._rerun_after_move = False
+
+        host.modelLoaded.connect(self._on_model_loaded)
+        host.resultReady.connect(self._on_result)
+        host.failed.connect(self._on_failed)
+        host.needsOptions.connect(self._on_needs_options)
+        host.gpuFailed.connect(self._on_gpu_failed)
+        # ablations and the scores view change what the model must compute: run again, once per burst of changes
+        self._rerun_timer = QTimer(self, singleShot=True, interval=0)
+        self._rerun_timer.timeout.connect(self._rerun_for_state)
+        state.rerunNeeded.connect(self._rerun_timer.start)
+
+    # ------------------------------------------------------------------ models
+    def open_initial_model(self, requested: str | None, *, is_session: Callable[[str], bool]) -> None:
+        """At start: a session or model given on the command line, else the last model, else the default one."""
+        bundled = bundled_models()
+        last = self.persistence.last_model()
+        if requested and is_session(requested):
+            if self.open_session(requested):
+                return
+            requested = None
+        if last and not requested and last not in bundled and not Path(last).exists():  # moved or deleted since
+            self.persistence.report_gone_model(last)
+        if requested:
+            key = requested
+        elif last and (last in bundled or Path(last).exists()):  # exists(): a Hugging Face model is a folder
+            key = last
+        elif DEFAULT_MODEL in bundled:
+            key = DEFAULT_MODEL
+        elif bundled:
+            key = next(iter(bundled))
+        else:
+            self.statusMessage.emit(tr("MainWindow", "No model found: open one with File ▸ Open model…"))
+            return
+        self.startup_model = key
+        self.open_model(key)
+
+    @Slot(str)
+    def open_model(self, name_or_path: str, options: dict | None = None) -> None:
+        """Ask the worker to load a model (bundled name or path); the current one stays until it succeeds.
+
+        ``options`` answer what the weights cannot tell (heads, vocabulary files); without them the
+        answers given for this file before are used, so a tutorial checkpoint asks only once.
+        """
+        key = str(name_or_path)
+        if options is None:
+            options = self.persistence.remembered_options(key)
+        self._flush_inputs()
+        self.loading_key = key
+        self._texts_at_load = (self.state.src_text, self.state.tgt_text)
+        self.host.load_model(key, options)
+        self.statusMessage.emit(tr("MainWindow", "Loading {name}…").format(name=Path(key).name))
+
+    @Slot(int, object)
+    def _on_needs_options(self, _request_id: int, needed: OptionsNeeded) -> None:
+        """The weights do not tell everything: ask (proposing likely values), remember, and load again."""
+        if needed.purpose == "load":
+            self.loading_key = None
+            self.loadingChanged.emit("")
+        answers = self._ask_options(needed)
+        if answers is None and needed.purpose == "load":
+            self.pending_session = None
+        if answers is None:
+            self.errorRaised.emit(tr("MainWindow", "Not opened: {reason}").format(reason=needed.message))
+            return
+        options = {**needed.given, **answers}
+        self.persistence.remember_options(needed.key, options)
+        if needed.purpose == "compare":
+            self.compare_with(needed.key, options)
+        else:
+            self.open_model(needed.key, options)
+
+    def compare_with(self, path: str, options: dict | None = None) -> int:
+        """Compare the loaded model with another checkpoint on the current sentence (answer: host.compared)."""
+        s = self.state
+        if options is None:
+            options = self.persistence.remembered_options(path)
+        self.statusMessage.emit(tr("MainWindow", "Comparing with {name}…").format(name=Path(path).name))
+        return self.host.compare(path, options, s.src_text, s.tgt_text if s.tgt_text.strip() else None)
+
+    @Slot(int, object)
+    def _on_model_loaded(self, _request_id: int, info: ModelInfo) -> None:
+        s = self.state
+        if self._rerun_after_move and s.model is not None and info.key == s.model.key:
+            # the same model on another device: keep the sentence and the view, just run again
+            self._rerun_after_move = False
+            s.replace_model_info(info)
+            self.statusMessage.emit(tr("MainWindow", "Now running on {device}").format(device=info.device))
+            self.request_run()
+            return
+        self._rerun_after_move = False
+        self.loading_key = None
+        self.startup_model = None
+        self.errorCleared.emit()
+        self._flush_inputs()  # a sentence, decoding or padding change made during the load is not dropped
+        typed = (s.src_text, s.tgt_text)
+        typed_during_load = self._texts_at_load is not None and typed != self._texts_at_load
+        self._texts_at_load = None
+        s.set_model(info)
+        self.loadingChanged.emit("")
+        self.persistence.set_last_model(info.key)
+        session, self.pending_session = self.pending_session, None
+        if session is not None and (session.model is None or session.model.location != info.key
+                                    or not self.session_fits(session, info)):
+            session = None
+        if session is not None:
+            src, tgt = session.source, session.target
+            self.apply_session_inputs(session)
+            self.apply_session_view(session)
+        elif typed_during_load:  # the user typed while the model loaded: that sentence, not a remembered one
+            src, tgt = typed
+        else:
+            remembered = self.persistence.sentences(info.key)
+            src, tgt = remembered if remembered is not None else (example_sentence(info), "")
+        s.set_padding(s.pad_src, s.pad_tgt)  # clamped to this model's max_len
+        s.set_inputs(src, tgt)
+        self.persistence.save_inputs()
+        self.statusMessage.emit(tr("MainWindow", "Loaded {name}").format(name=info.name))
+        self.request_run()
+
+    # ------------------------------------------------------------------ running
+    @Slot()
+    def _rerun_for_state(self) -> None:
+        if self.state.model is not None and self.pending_session is None and self.loading_key is None:
+            self._flush_inputs()
+            self.request_run()
+
+    def request_run(self) -> int | None:
+        """One model call for the state's inputs, or none when there is nothing to run (no model, no source)."""
+        s = self.state
+        if s.model is None:
+            return None
+        if not s.src_text.strip():
+            self.host.cancel_runs()
+            self.noticesChanged.emit("")
+            s.clear_trace()
+            return None
+        request = s.run_request()
+        if self.host.busy and request == self._last_request:
+            return None  # the very same call is already on its way
+        self._last_request = request
+        return self.host.run(request)
+
+    @Slot(int, object)
+    def _on_result(self, _request_id: int, result: RunResult) -> None:
+        pending, self.pending_view = self.pending_view, None
+        step = selection = None
+        if pending is not None:
+            selection = {"layer": pending["layer"], "head": pending["head"]}  # clamped to the model's sizes
+            step = pending["step"] if pending["step"] >= 0 else None
+        notices = tuple(notice_text(n) for n in result.notices)
+        self.errorCleared.emit()
+        self.state.set_result(result.trace, result.history, forced=result.forced, notices=notices,
+                              baseline_logprobs=result.baseline_logprobs, baseline_output=result.baseline_output,
+                              elapsed_ms=result.elapsed_ms, step=step, selection=selection)
+        self.noticesChanged.emit(tr("MainWindow", "Note: {notes}").format(notes="; ".join(notices)) if notices else "")
+        self.resultShown.emit(result)
+        self.persistence.save_view()
+
+    @Slot(int)
+    def _on_gpu_failed(self, _request_id: int) -> None:
+        self._gpu_failure = True
+
+    @Slot(int, str, str)
+    def _on_failed(self, _request_id: int, kind: str, message: str) -> None:
+        gpu, self._gpu_failure = self._gpu_failure, False
+        if kind in ("inspect", "compare"):
+            self.errorRaised.emit(tr("MainWindow", "Could not compare: {reason}").format(reason=message) if kind == "compare"
+                                  else tr("MainWindow", "Could not inspect the model: {reason}").format(reason=message))
+            return
+        if kind == "move":
+            self.errorRaised.emit(tr("MainWindow", "Could not move the model: {reason}").format(reason=message))
+        elif kind == "load":
+            key = self.loading_key or "the model"
+            self.loading_key = None
+            self.pending_session = None  # its model did not open: later re-runs must not wait for it
+            self._texts_at_load = None
+            self.loadingChanged.emit("")
+            self.errorRaised.emit(tr("MainWindow", "Could not open {name}: {reason}").format(name=Path(key).name, reason=message))
+            fallback = self._startup_fallback(key)
+            if fallback:
+                self.open_model(fallback)
+        else:
+            if self.state.trace is not None:
+                text = tr("MainWindow", "The model could not run: {reason} (the previous result is still shown)")
+            else:
+                text = tr("MainWindow", "The model could not run: {reason}")
+            self.errorRaised.emit(text.format(reason=message))
+        if gpu and kind != "move":
+            self.gpuFallbackOffered.emit()
+
+    @Slot()
+    def continue_on_cpu(self) -> None:
+        """After a GPU fault: move the model to the CPU and run the same inputs again."""
+        self.errorCleared.emit()
+        self._rerun_after_move = True
+        self.host.move_model("cpu")
+        self.statusMessage.emit(tr("MainWindow", "Moving the model to the CPU…"))
+
+    def _startup_fallback(self, failed_key: str) -> str | None:
+        """If the remembered model failed at start, try the default bundled one once."""
+        if self.startup_model is None or self.state.model is not None:
+            return None
+        self.startup_model = None
+        bundled = bundled_models()
+        for candidate in (DEFAULT_MODEL, *bundled):
+            if candidate in bundled and candidate != failed_key:
+                return candidate
+        return None
+
+    # ------------------------------------------------------------------ sessions
+    def open_session(self, path: str) -> bool:
+        """Reopen a session: its model (loaded if another one is open), then its inputs, then its view.
+
+        Applied whole or not at all: a file that cannot be read, or that does not fit its model (a layer
+        or head it does not have), changes nothing and says why, one line per problem.
+        """
+        try:
+            session = load_session(path)
+        except ValueError as exc:  # SessionError is a ValueError
+            self.errorRaised.emit(tr("MainWindow", "Could not open the session: {reason}").format(reason=exc))
+            return False
+        self.persistence.set_session_folder(str(Path(path).resolve().parent))
+        s = self.state
+        location = session.model.location if session.model is not None else ""
+        if s.model is not None and s.model.key == location:
+            if not self.session_fits(session, s.model):
+                return False
+            self._flush_inputs()
+            self.apply_session_inputs(session)
+            self.apply_session_view(session)
+            s.set_inputs(session.source, session.target)
+            self.persistence.save_inputs()
+            self.request_run()
+        else:  # applied whole once its model has loaded (and fits it), or not at all
+            self.pending_session = session
+            self.open_model(location, options_of(session))
+        return True
+
+    def session_fits(self, session: Session, info: ModelInfo) -> bool:
+        """Whether ``session`` can be applied to the model ``info``; if not, says why (one line per problem)."""
+        problems = session.problems_for(info)
+        if problems:
+            self.errorRaised.emit(tr("MainWindow", "Could not open the session: {reason}").format(reason="; ".join(problems)))
+        return not problems
+
+    def apply_session_inputs(self, session: Session) -> None:
+        """Colours, overlays, view mode, decoding and padding of a session that fits the model."""
+        s = self.state
+        s.set_colormap(session.colormap)
+        s.set_log_scale(session.log_scale)
+        for name in s.overlays:
+            s.set_overlay(name, bool(session.overlays.get(name, False)))
+        s.set_view_mode(session.view_mode)
+        s.set_decoding(session.settings)
+        s.set_padding(session.pad_src, session.pad_tgt)
+
+    def apply_session_view(self, session: Session) -> None:
+        """Kind, ablation now; layer, head and step once the first result is there (they depend on its sizes)."""
+        s = self.state
+        s.set_kind(session.selection.kind)
+        s.set_ablation(frozenset(session.ablated_heads), session.ablate_positional)
+        self.pending_view = {"layer": session.selection.layer, "head": session.selection.head, "step": session.step}
+
+
+def options_of(session: Session) -> dict:
+    """The import options (as the worker takes them) a session's model reference carries."""
+    ref = session.model
+    out: dict = {}
+    if ref is None:
+        return out
+    for name in ("src_vocab", "tgt_vocab"):
+        value = getattr(ref, name)
+        if value is not None:
+            out[name] = list(value) if isinstance(value, tuple) else value
+    if ref.heads is not None:
+        out["heads"] = ref.heads
+    if ref.norm_position is not None:
+        out["norm_position"] = ref.norm_position
+    return out
+
+
+def remembered_options_from(text: str) -> dict:
+    """Import options stored as JSON text in the settings, or {} when missing or damaged."""
+    try:
+        value = json.loads(text) if text else {}
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+__all__ = ["DEFAULT_MODEL", "ScopeController", "example_sentence", "options_of", "remembered_options_from", "settings_key"]

@@ -1,0 +1,115 @@
+"""What the window remembers between runs (QSettings), kept in step with the state. No widgets.
+
+Why a module: the remembered settings are one more thing derived from the state (decoding, padding,
+the map shown, colours, the sentence per model), written as the state changes so a killed process
+loses nothing, and read back field by field at start (:func:`viz_app.session_io.restored_state`) so
+one damaged value never costs the others. The window's geometry and dock layout are the window's own
+business and stay there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from .i18n import tr
+from .session_io import restored_state
+from .settings import AppSettings
+
+
+def settings_key(model_key: str) -> str:
+    """A model key (a name or a path) as a settings group name."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", model_key)[-120:] or "_"
+
+
+class Persistence(QObject):
+    """Reads the remembered state at start and writes it as the state changes."""
+
+    problem = Signal(str)  # something about the settings the user should know (shown once, never blocking)
+
+    def __init__(self, settings: AppSettings, state, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.state = state
+        #: whether a remembered selection is still waiting for the first result (then it must not be overwritten)
+        self.view_pending: Callable[[], bool] = lambda: False
+        state.stepChanged.connect(self.save_view)
+        state.selectionChanged.connect(self.save_view)
+        state.displayChanged.connect(self.save_display)
+
+    # ------------------------------------------------------------------ start
+    def restore(self) -> dict:
+        """Put the remembered inputs and display into the state; returns the remembered layer/head/step,
+        which can only be applied once a result gives the model's sizes."""
+        st = self.settings
+        self.state.restore(restored_state(st))
+        head = st.get_int("view/head", -1)
+        return {"layer": st.get_int("view/layer", 0), "head": None if head < 0 else head, "step": st.get_int("view/step", -1)}
+
+    def last_model(self) -> str:
+        return self.settings.get_str("model/last", "")
+
+    def set_last_model(self, key: str) -> None:
+        self.settings.set("model/last", key)
+
+    def report_gone_model(self, path: str) -> None:
+        gone = tr("MainWindow", "The model you used last, {path}, no longer exists.").format(path=path)
+        self.problem.emit(" ".join(t for t in (self.settings.problem, gone) if t))
+
+    # ------------------------------------------------------------------ per model
+    def sentences(self, model_key: str) -> tuple[str, str] | None:
+        """The sentence last typed for this model, or None."""
+        key = settings_key(model_key)
+        if not self.settings.contains(f"sentences/{key}/src"):
+            return None
+        return self.settings.get_str(f"sentences/{key}/src"), self.settings.get_str(f"sentences/{key}/tgt")
+
+    def remembered_options(self, key: str) -> dict:
+        """Import options saved for this file (JSON in the settings), or {}."""
+        from .controller import remembered_options_from
+
+        return remembered_options_from(self.settings.get_str(f"import_options/{settings_key(key)}", ""))
+
+    def remember_options(self, key: str, options: dict) -> None:
+        import json
+
+        self.settings.set(f"import_options/{settings_key(key)}", json.dumps(options, sort_keys=True))
+
+    def session_folder(self, default: str) -> str:
+        return self.settings.get_str("session/folder", default)
+
+    def set_session_folder(self, folder: str) -> None:
+        self.settings.set("session/folder", folder)
+
+    # ------------------------------------------------------------------ written as the state changes
+    def save_inputs(self) -> None:
+        s = self.state
+        d = s.decoding
+        values = {
+            "decoding/method": d.method, "decoding/temperature": d.temperature, "decoding/top_k": d.top_k,
+            "decoding/top_p": d.top_p, "decoding/beam_width": d.beam_width, "decoding/seed": d.seed,
+            "input/pad_src": s.pad_src, "input/pad_tgt": s.pad_tgt,
+        }
+        if s.model is not None:
+            key = settings_key(s.model.key)
+            values[f"sentences/{key}/src"] = s.src_text
+            values[f"sentences/{key}/tgt"] = s.tgt_text
+        self.settings.set_many(values)
+
+    @Slot()
+    def save_view(self) -> None:
+        if self.view_pending():
+            return  # the saved selection has not been applied yet: do not overwrite it with defaults
+        s = self.state
+        self.settings.set_many({"view/kind": s.kind, "view/layer": s.layer, "view/head": -1 if s.head is None else s.head,
+                                "view/step": s.step})
+
+    @Slot()
+    def save_display(self) -> None:
+        s = self.state
+        values: dict[str, object] = {"view/colormap": s.colormap, "view/log_scale": s.log_scale}
+        for name, on in s.overlays.items():
+            values[f"view/overlay_{name.replace(' ', '_')}"] = on
+        self.settings.set_many(values)

@@ -21,9 +21,10 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# running installs the package as a user would (a wheel: no editable-install notice); the tests install it editable
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
 	$(TORCH_INSTALL)
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet .
 	@touch $(RUN_STAMP)
 
 $(TEST_STAMP): pyproject.toml | $(BIN)/python

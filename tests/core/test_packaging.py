@@ -9,7 +9,6 @@ from __future__ import annotations
 import fnmatch
 import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 

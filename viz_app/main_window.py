@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMimeData, QSignalBlocker, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -47,6 +47,7 @@ from model_core.sessions import Session
 from model_core.trace import Trace
 
 from .about import show_about
+from .actions import WindowActions
 from .bindings import (
     AblationBinding,
     ChipsBinding,
@@ -66,6 +67,7 @@ from .export_actions import ExportActions
 from .help_dialogs import HelpWindow, show_explanation, show_shortcuts
 from .i18n import LANGUAGES, tr, tr_marked
 from .map_view import ViewSpec, map_title
+from .model_panels import ModelPanels
 from .persistence import Persistence, settings_key
 from .presenter import PresenterMode
 from .session_io import SESSION_SUFFIX, looks_like_session, session_from_state
@@ -119,11 +121,12 @@ class MainWindow(QMainWindow):
         self.host = host or WorkerHost(self, device=device, held=True)  # released once the window has painted
         self._painted = False
         self._shut_down = False
-        self._inspected_key: str | None = None  # the model whose summary the inspector shows
         self._font_pt = QApplication.font().pointSizeF()
         self._base_font_pt = self._font_pt
 
-        self._build_actions()
+        self.window_actions = WindowActions(self)
+        for name, act in vars(self.window_actions).items():  # window.act_first… : the window holds its actions
+            setattr(self, name, act)
         self._build_widgets()
         self.exports = ExportActions(self, self)
         self.addActions(self.exports.actions())  # Ctrl+Shift+C works window-wide
@@ -146,6 +149,7 @@ class MainWindow(QMainWindow):
                                           ask_options=lambda needed: self.ask_import_options(needed), parent=self)
         self.controller.pending_view = remembered_view
         self.persistence.view_pending = lambda: self.controller.pending_view is not None
+        self.panels = ModelPanels(self, self)
         self._connect()
         self.settings.on_problem(lambda text: self.settings_banner.show_message(text, "notice"))  # told once, never blocks
         self.set_theme(self.settings.get_str("view/theme", "system"), save=False)
@@ -177,75 +181,6 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.host.release)  # after the rest of this first paint
 
     # ================================================================== construction
-    def _build_actions(self) -> None:
-        style = self.style()
-        icon = style.standardIcon
-        sp = QStyle.StandardPixmap
-
-        def action(text: str, keys: list[str], tip: str, pixmap: QStyle.StandardPixmap | None = None) -> QAction:
-            act = QAction(text, self)
-            if pixmap is not None:
-                act.setIcon(icon(pixmap))
-            act.setShortcuts([QKeySequence(k) for k in keys])
-            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            shortcut_text = ", ".join(QKeySequence(k).toString(QKeySequence.SequenceFormat.NativeText) for k in keys)
-            act.setToolTip(f"{tip} ({shortcut_text})" if keys else tip)
-            act.setStatusTip(tip)
-            self.addAction(act)
-            return act
-
-        self.act_open = action(tr("MainWindow", "&Open model…"), ["Ctrl+O"], tr("MainWindow", "Open a model checkpoint"),
-                               sp.SP_DialogOpenButton)
-        self.act_quit = action(tr("MainWindow", "&Quit"), ["Ctrl+Q"], tr("MainWindow", "Quit Attention Scope"))
-        self.act_first = action(tr("MainWindow", "&First step"), ["Home", "Alt+Home"], tr("MainWindow", "Go to step 0"),
-                                sp.SP_MediaSkipBackward)
-        self.act_prev = action(tr("MainWindow", "&Previous step"), ["Left", "Alt+Left"], tr("MainWindow", "One decoding step back"),
-                               sp.SP_MediaSeekBackward)
-        self.act_next = action(tr("MainWindow", "&Next step"), ["Right", "Alt+Right"], tr("MainWindow", "One decoding step forward"),
-                               sp.SP_MediaSeekForward)
-        self.act_last = action(tr("MainWindow", "&Last step"), ["End", "Alt+End"], tr("MainWindow", "Go to the last step"),
-                               sp.SP_MediaSkipForward)
-        self.act_play = action(tr("MainWindow", "Pla&y"), ["Space", "Alt+P"], tr("MainWindow", "Play / pause the decoding"),
-                               sp.SP_MediaPlay)
-        self.act_play.setCheckable(True)
-        self.act_focus_view = action(tr("MainWindow", "Focus the &view"), ["Escape"],
-                                     tr("MainWindow", "Leave the text box so the arrow keys step"))
-        self.act_kinds = {
-            "encoder_self": action(tr("MainWindow", "&Encoder self-attention"), ["1"], tr("MainWindow", "Show encoder self-attention")),
-            "decoder_self": action(tr("MainWindow", "&Decoder self-attention"), ["2"], tr("MainWindow", "Show decoder self-attention")),
-            "cross": action(tr("MainWindow", "&Cross-attention"), ["3"], tr("MainWindow", "Show cross-attention")),
-        }
-        self.act_layer_up = action(tr("MainWindow", "Next la&yer"), ["PgDown"], tr("MainWindow", "One layer deeper"))
-        self.act_layer_down = action(tr("MainWindow", "Previous l&ayer"), ["PgUp"], tr("MainWindow", "One layer shallower"))
-        self.act_head_next = action(tr("MainWindow", "Next &head"), ["]"], tr("MainWindow", "Next head (after the mean: head 0)"))
-        self.act_head_prev = action(tr("MainWindow", "Pre&vious head"), ["["], tr("MainWindow", "Previous head (before head 0: the mean)"))
-        self.act_head_mean = action(tr("MainWindow", "&Mean of heads"), ["M"], tr("MainWindow", "Show the mean of the layer's heads"))
-        self.act_larger = action(tr("MainWindow", "&Larger text"), ["Ctrl++", "Ctrl+="],
-                                 tr("MainWindow", "Larger labels (for a projector)"))
-        self.act_smaller = action(tr("MainWindow", "&Smaller text"), ["Ctrl+-"], tr("MainWindow", "Smaller labels"))
-        self.act_reset_text = action(tr("MainWindow", "&Normal text size"), ["Ctrl+0"], tr("MainWindow", "Default label size"))
-        self.act_presenter = action(tr("MainWindow", "&Presenter mode"), ["F11"],
-                                    tr("MainWindow", "Full screen, large labels, secondary panels hidden"), sp.SP_TitleBarMaxButton)
-        self.act_presenter.setCheckable(True)
-        self.act_shortcuts = action(tr("MainWindow", "&Keyboard shortcuts"), ["F1", "?"], tr("MainWindow", "Show the keyboard shortcuts"))
-        self.act_explain = action(tr("MainWindow", "E&xplain this view"), ["Shift+F1"],
-                                  tr("MainWindow", "What the main heatmap shows, in plain words"), sp.SP_MessageBoxQuestion)
-        self.act_about = action(tr("MainWindow", "&About Attention Scope"), [], tr("MainWindow", "About this program"))
-        self.act_open_session = action(tr("MainWindow", "Open sess&ion…"), ["Ctrl+Shift+O"],
-                                       tr("MainWindow", "Reopen a saved session: model, sentences, step, selection, ablations"))
-        self.act_save_session = action(tr("MainWindow", "&Save session…"), ["Ctrl+S"],
-                                       tr("MainWindow", "Save everything shown to a small file, to reopen it exactly (a lecture)"))
-        self.act_inspect = action(tr("MainWindow", "&Inspect model"), ["Ctrl+I"],
-                                  tr("MainWindow", "Architecture, parameter counts and weight distributions of the model"))
-        self.act_compare = action(tr("MainWindow", "&Compare with another checkpoint…"), [],
-                                  tr("MainWindow", "The attention of two checkpoints of the same architecture, and their difference"))
-        self.act_ablate = action(tr("MainWindow", "&Ablation…"), ["Ctrl+B"],
-                                 tr("MainWindow", "Switch off heads or the positional encoding and see what changes"))
-        self.act_clear_ablation = action(tr("MainWindow", "Switch every head back &on"), ["Ctrl+Shift+B"],
-                                         tr("MainWindow", "Undo every ablation: the intact model again"))
-        self.act_train = action(tr("MainWindow", "&Train a model from scratch…"), ["Ctrl+T"],
-                                tr("MainWindow", "Watch attention appear while a small model trains"))
-
     def _build_widgets(self) -> None:
         # --- central: banners, stepping bar, selectors, heatmap (or a hint)
         central = QWidget(self)
@@ -316,8 +251,6 @@ class MainWindow(QMainWindow):
                                         Qt.DockWidgetArea.RightDockWidgetArea, scroll=True)
         # the inspector and the training view are built when first shown (properties below): together they
         # cost ~0.2 s of a start-up that most sessions never use them in
-        self._inspector: ModelInspector | None = None
-        self._training_view: TrainingView | None = None
         self.dock_inspector = self._dock(tr("MainWindow", "Model inspector"), "dockInspector", QWidget(self),
                                          Qt.DockWidgetArea.RightDockWidgetArea, scroll=True)
         self.dock_training = self._dock(tr("MainWindow", "Train"), "dockTraining", QWidget(self),
@@ -527,17 +460,13 @@ class MainWindow(QMainWindow):
         self.act_open_session.triggered.connect(self.open_session_dialog)
         self.act_save_session.triggered.connect(self.save_session_dialog)
         self.act_inspect.triggered.connect(self.show_inspector)
-        self.act_compare.triggered.connect(self.compare_dialog)
+        self.act_compare.triggered.connect(self.panels.compare_dialog)
         self.act_train.triggered.connect(self.show_training)
         self.act_ablate.triggered.connect(self.show_ablation)
         self.act_clear_ablation.triggered.connect(s.clear_ablation)
         self.heads_tabs.currentChanged.connect(self.head_stats_binding.timer.start)
         self.dock_mosaic.visibilityChanged.connect(lambda visible: visible and self.head_stats_binding.timer.start())
         self.dock_positional.visibilityChanged.connect(self.positional_binding.catch_up)
-        self.dock_training.visibilityChanged.connect(self._on_training_visibility)
-        self.dock_inspector.visibilityChanged.connect(self._on_inspector_visibility)
-        self.host.inspected.connect(self._on_inspected)
-        self.host.compared.connect(self._on_compared)
         self.act_presenter.toggled.connect(self.presenter.set_active)
         self.presenter.toggled.connect(self._on_presenter_toggled)
         for kind, act in self.act_kinds.items():
@@ -650,7 +579,6 @@ class MainWindow(QMainWindow):
         self.status_device.setText(info.device if info else "")
         self.status_time.setText("")
         self.refresh_window_title()
-        self._inspect_if_needed()
         self.exports.refresh()
 
     def refresh_window_title(self) -> None:
@@ -793,108 +721,37 @@ class MainWindow(QMainWindow):
         """Reopen a session, whole or not at all (see the controller)."""
         return self.controller.open_session(path)
 
-    # ================================================================== inspector, comparison, training
+    # ================================================================== panels opened on demand (viz_app.model_panels)
     def reveal_dock(self, dock: QDockWidget) -> None:
-        """Show a panel opened on demand: tabbed with the per-step panels the first time, where it was after."""
-        if not dock.isVisible() and not dock.isFloating() and dock not in self.tabifiedDockWidgets(self.dock_next) \
-                and self.dockWidgetArea(dock) == Qt.DockWidgetArea.RightDockWidgetArea and self.dock_next.isVisible():
-            self.tabifyDockWidget(self.dock_next, dock)
-        dock.show()
-        dock.raise_()
+        self.panels.reveal(dock)
 
-    @Slot()
     def show_inspector(self) -> None:
-        self.reveal_dock(self.dock_inspector)
-        self._inspect_if_needed()
+        self.panels.show_inspector()
 
-    def _inspect_if_needed(self) -> None:
-        info = self.state.model
-        if info is not None and self.dock_inspector.isVisible() and self._inspected_key != info.key:
-            self._inspected_key = info.key
-            self.host.inspect()
+    def show_training(self) -> None:
+        self.panels.show_training()
 
-    @Slot(bool)
-    def _on_inspector_visibility(self, visible: bool) -> None:
-        if visible:
-            _ = self.inspector  # built on first show (a restored layout may show it at start)
-            self._inspect_if_needed()
-
-    @Slot(int, object)
-    def _on_inspected(self, _request_id: int, result: object) -> None:
-        summary, distributions = result  # type: ignore[misc]
-        self.inspector.set_bundle_summary(summary, distributions)
-
-    @Slot()
-    def compare_dialog(self) -> None:
-        """Pick a second checkpoint and compare its attention with the loaded model's on the current sentence."""
-        if self.state.model is None or not self.state.src_text.strip():
-            self._show_error(tr("MainWindow", "Open a model and type a sentence first: the comparison runs on it."))
-            return
-        start = str(Path(self.state.model.path).parent) if self.state.model.path else str(Path.home())
-        path, _ = QFileDialog.getOpenFileName(
-            self, tr("MainWindow", "Compare with another checkpoint"), start,
-            tr("MainWindow", "Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)"))
-        if path:
-            self.compare_with(str(Path(path).parent) if Path(path).name == "config.json" else path)
+    def show_ablation(self) -> None:
+        self.panels.reveal(self.dock_ablation)
 
     def compare_with(self, path: str, options: dict | None = None) -> int:
-        self.show_inspector()
-        return self.controller.compare_with(path, options)
-
-    @Slot(int, object)
-    def _on_compared(self, _request_id: int, result: object) -> None:
-        s = self.state
-        self.show_inspector()
-        self.inspector.set_comparison(result, s.kind, s.layer, 0 if s.head is None else s.head)
-        self._show_status(tr("MainWindow", "Comparison ready"))
-
-    @Slot()
-    def show_ablation(self) -> None:
-        self.reveal_dock(self.dock_ablation)
-
-    @Slot(bool)
-    def _on_training_visibility(self, visible: bool) -> None:
-        if visible:
-            _ = self.training_view  # built on first show (a restored layout may show it at start)
-
-    @Slot()
-    def show_training(self) -> None:
-        _ = self.training_view
-        self.reveal_dock(self.dock_training)
+        return self.panels.compare_with(path, options)
 
     @property
     def inspector(self) -> ModelInspector:
-        """The model inspector, built on first use."""
-        if self._inspector is None:
-            from .widgets.inspector import ModelInspector
-
-            inspector = ModelInspector(self)
-            inspector.compareRequested.connect(self.compare_dialog)
-            inspector.selectionChanged.connect(self._select_head)
-            self._install_lazy_panel(self.dock_inspector, inspector)
-            self._inspector = inspector
-        return self._inspector
+        return self.panels.inspector
 
     @property
     def training_view(self) -> TrainingView:
-        """The live-training view, built on first use."""
-        if self._training_view is None:
-            from .widgets.training import TrainingView
+        return self.panels.training_view
 
-            view = TrainingView(self)
-            self._install_lazy_panel(self.dock_training, view)
-            self._training_view = view
-        return self._training_view
+    @property
+    def _inspector(self) -> ModelInspector | None:
+        return self.panels.built_inspector
 
-    def _install_lazy_panel(self, dock: QDockWidget, panel: QWidget) -> None:
-        """Put a panel built after start-up into its dock, themed like the rest of the window."""
-        scroll = dock.widget()
-        if isinstance(scroll, QScrollArea):
-            scroll.setWidget(panel)
-        else:
-            dock.setWidget(panel)
-        if getattr(self, "theme", None) is not None:
-            apply_theme(panel, self.theme)
+    @property
+    def _training_view(self) -> TrainingView | None:
+        return self.panels.built_training_view
 
     # ================================================================== export host (viz_app.export_actions.ExportHost)
     def current_trace(self) -> Trace | None:
@@ -986,8 +843,8 @@ class MainWindow(QMainWindow):
             return
         self._save_layout()
         self._shut_down = True
-        if self._training_view is not None:
-            self._training_view.shutdown()  # a running QThread destroyed with the window would abort the process
+        if self.panels.built_training_view is not None:
+            self.panels.built_training_view.shutdown()  # a running QThread destroyed with the window would abort the process
         for timer in (self._debounce, self._play_timer, self._layout_timer):
             timer.stop()
         self.host.shutdown()

@@ -90,6 +90,11 @@ def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
     start = time.perf_counter()
     c = bundle.config
     ablation = request.ablation
+    for kind, layer, head in sorted(ablation.heads):
+        layers = c.n_encoder_layers if kind == "encoder_self" else c.n_decoder_layers
+        if layer >= layers or head >= c.n_heads:
+            raise ValueError(f"cannot switch off {kind} layer {layer} head {head}: the model has {layers} layers "
+                             f"of {c.n_heads} heads there")
     vocab = bundle.tgt_tokenizer
     src = bundle.encode_source(request.src, request.pad_src)
     notices = _source_notices(bundle, request, src.truncated, src.original_length, src.tokens)

@@ -73,3 +73,10 @@ def test_requests_are_validated():
     with pytest.raises(ValueError, match="unknown attention kind"):
         Ablation.of([("decoder", 0, 0)])
     assert Ablation.of([("cross", 1, 2)]) == Ablation(frozenset({("cross", 1, 2)}))
+
+
+def test_an_ablated_head_the_model_does_not_have_is_one_clear_error(bundle):
+    with pytest.raises(ValueError, match="cannot switch off cross layer 5 head 0: the model has 2 layers of 4 heads"):
+        run(bundle, RunRequest("w1", ablation=Ablation.of([("cross", 5, 0)])))
+    with pytest.raises(ValueError, match="head 4"):
+        run(bundle, RunRequest("w1", ablation=Ablation.of([("encoder_self", 0, 4)])))

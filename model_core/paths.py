@@ -67,7 +67,8 @@ def resolve_model_path(name_or_path: str | os.PathLike) -> Path:
     if mode is not None:
         if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
             return path
-        raise CheckpointError(f"{path.name or path}: is {file_kind(mode)}, not a model file; only regular files are opened")
+        raise CheckpointError(f"{path.name or path}: is {file_kind(mode)}, not a regular file; only regular files and model "
+                              f"folders are opened")
     bundled = bundled_models()
     if str(name_or_path) in bundled:
         return bundled[str(name_or_path)]

@@ -225,10 +225,12 @@ def check_tensors(obj: Any, label: str) -> None:
 
 def _check_tensor(t: torch.Tensor, name: str, label: str) -> None:
     name = name[:120]
-    if (t.layout != torch.strided or t.device.type != "cpu" or t.is_quantized or t.is_nested
-            or type(t) not in (torch.Tensor, torch.nn.Parameter)):
-        raise CheckpointError(f"{label}: tensor {name} is a {t.layout} {t.device.type} {type(t).__name__}; only plain tensors "
-                              f"are read")
+    what = ("a meta tensor (a shape without values)" if t.device.type == "meta" else f"on the {t.device.type} device"
+            if t.device.type != "cpu" else f"a {str(t.layout).removeprefix('torch.')} tensor" if t.layout != torch.strided
+            else "quantized" if t.is_quantized else "nested" if t.is_nested
+            else f"a {type(t).__name__}" if type(t) not in (torch.Tensor, torch.nn.Parameter) else None)
+    if what is not None:
+        raise CheckpointError(f"{label}: tensor {name} is {what}; only plain CPU tensors are read")
     if any(stride == 0 and size > 1 for size, stride in zip(t.shape, t.stride(), strict=True)):
         raise CheckpointError(f"{label}: tensor {name} is a stride-0 (broadcast) view: {math.prod(t.shape):,} values "
                               f"stored as {t.untyped_storage().nbytes() // max(t.element_size(), 1):,}; refused")

@@ -699,7 +699,7 @@ def _hf_config(path: Path, data: dict[str, Any], model_type: str) -> Any:
 
     for name in _DIMENSIONS[model_type == "t5"]:  # transformers validates some types itself, in less plain words
         if name in data and data[name] is not None:
-            _dimension(path, data, name, minimum=0)
+            _dimension(path, data, name, minimum=0 if name in ("encoder_layers", "num_layers") else 1)
     for name, low, high in _RATES:  # used by every forward pass (torch checks a dropout rate even in eval mode)
         value = data.get(name)
         if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool) or not low <= value < high):

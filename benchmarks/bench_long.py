@@ -86,8 +86,8 @@ def bench_clicks(trace, repeats: int) -> dict[str, float]:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
-    from viz_app.map_view import ViewSpec, apply_view, heatmap_view
     from viz_app.widgets import AttentionHeatmap, HeadMosaic
+    from viz_app.widgets.map_view import ViewSpec, apply_view, heatmap_view
 
     heat = AttentionHeatmap()
     heat.resize(1000, 800)

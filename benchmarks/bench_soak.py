@@ -145,7 +145,7 @@ class Soak:
 
 def run_steps(soak: Soak, n_steps: int, progress: Callable[[str], None]) -> list[tuple[int, float]]:
     """Phase 1: ``n_steps`` steps back and forth with every view redrawing; RSS every STEP_SAMPLE_EVERY steps."""
-    from viz_app.state import KINDS
+    from viz_app.scope.state import KINDS
 
     w, app = soak.window, soak.app
     s = w.state
@@ -218,8 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     qInstallMessageHandler(quiet)
     app = QApplication.instance() or QApplication([sys.argv[0]])
-    from viz_app.main_window import MainWindow
-    from viz_app.settings import AppSettings
+    from viz_app.scope.settings import AppSettings
+    from viz_app.window.main_window import MainWindow
 
     with tempfile.TemporaryDirectory(prefix="bench-soak-") as tmp:
         folder = Path(tmp)

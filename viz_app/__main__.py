@@ -1,5 +1,5 @@
 import sys
 
-from .launcher import main
+from viz_app.shell.launcher import main
 
 sys.exit(main())

@@ -31,8 +31,8 @@ def _wait(app, condition: Callable[[], bool], timeout: float = 120.0) -> None:
 
 
 def _window(app, model: str, settings_dir: Path, name: str, theme: str = "light"):
-    from .main_window import MainWindow
-    from .settings import AppSettings
+    from viz_app.scope.settings import AppSettings
+    from viz_app.window.main_window import MainWindow
 
     settings = AppSettings(settings_dir / f"{name}.ini")
     settings.set("view/theme", theme)
@@ -60,8 +60,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     from PySide6.QtWidgets import QApplication
 
     from model_core.paths import bundled_models
-
-    from .i18n import install
+    from viz_app.i18n import install
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     out.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from viz_app.settings import AppSettings
+from viz_app.scope.settings import AppSettings
 
 
 def _load_root_conftest():
@@ -42,9 +42,9 @@ RESULT_TIMEOUT_MS = 20000
 
 @pytest.fixture(scope="session", autouse=True)
 def _collect_garbage_in_the_gui_thread(qapp):
-    """As the app does (viz_app/gc_policy.py): a cyclic collection in a model thread would destroy widgets
+    """As the app does (viz_app/shell/gc_policy.py): a cyclic collection in a model thread would destroy widgets
     of the GUI thread there and can deadlock PySide (CI froze once in test_main_window that way)."""
-    from viz_app.gc_policy import GuiThreadCollector
+    from viz_app.shell.gc_policy import GuiThreadCollector
 
     collector = GuiThreadCollector().start()
     yield
@@ -80,7 +80,7 @@ def corrupt_checkpoint(tmp_path):
 @pytest.fixture
 def make_window(qtbot, tiny_checkpoint, settings_path):
     """Factory: a shown MainWindow on the tiny model (or as given) whose first result has arrived."""
-    from viz_app.main_window import MainWindow
+    from viz_app.window.main_window import MainWindow
 
     windows = []
 

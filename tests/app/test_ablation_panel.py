@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from test_i18n import assert_all_translated, fake_qm, fake_translation, is_translated  # noqa: F401 - the two fixtures
 
 from model_core import Ablation
-from viz_app.state import AppState
+from viz_app.scope.state import AppState
 from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
 
 

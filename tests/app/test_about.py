@@ -10,7 +10,7 @@ from PySide6.QtCore import qVersion
 from PySide6.QtWidgets import QMessageBox
 
 import model_core
-from viz_app import about
+from viz_app.dialogs import about
 
 
 def test_about_html_says_what_runs_where():

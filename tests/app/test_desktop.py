@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QImage
 
-from viz_app import desktop
-from viz_app.app import APP_NAME, DESKTOP_FILE
 from viz_app.cli import main as cli_main
-from viz_app.icons import SIZES, app_icon, png_path, render_image, render_pngs, svg_path
+from viz_app.shell import desktop
+from viz_app.shell.app import APP_NAME, DESKTOP_FILE
+from viz_app.window.icons import SIZES, app_icon, png_path, render_image, render_pngs, svg_path
 
 KEY_RE = re.compile(r"^(?P<key>[A-Za-z0-9-]+)(\[(?P<locale>[A-Za-z]{2,3}(_[A-Z]{2})?(\.[A-Za-z0-9-]+)?(@[A-Za-z]+)?)\])?$")
 KNOWN_KEYS = {"Type", "Version", "Name", "GenericName", "NoDisplay", "Comment", "Icon", "Hidden", "OnlyShowIn", "NotShowIn",
@@ -298,7 +298,7 @@ def test_uninstall_removes_exactly_what_install_wrote(qapp, tmp_path, capsys):
 
 
 def test_the_launcher_routes_both_subcommands_here(qapp, tmp_path, capsys):
-    from viz_app.launcher import main
+    from viz_app.shell.launcher import main
 
     assert main(["install-shortcut", "--dry-run", "--prefix", str(tmp_path / "p")]) == 0
     assert "[Desktop Entry]" in capsys.readouterr().out
@@ -335,7 +335,7 @@ def test_windows_goes_through_pyshortcuts_and_uninstall_removes_its_files(qapp, 
 # ------------------------------------------------------------------ app.py: identity, icon, start-up probe
 def test_run_sets_the_desktop_identity_and_the_probe_reports_both_paints(qapp, tiny_checkpoint, tmp_path, monkeypatch,
                                                                          capsys):
-    from viz_app import app as app_module
+    from viz_app.shell import app as app_module
 
     saved = (qapp.applicationName(), qapp.applicationDisplayName(), qapp.organizationName(), qapp.desktopFileName(),
              qapp.windowIcon())
@@ -380,5 +380,5 @@ def test_the_bundle_spec_compiles_and_ships_icons_models_and_translations():
     text = spec.read_text(encoding="utf-8")
     compile(text, str(spec), "exec")
     for needle in ('"icons/*.png", "assets/icons"', '"models/*.safetensors", "assets/models"', '"viz_app" / "i18n").glob("*.qm")',
-                   "from viz_app.launcher import main", "COLLECT("):
+                   "from viz_app.shell.launcher import main", "COLLECT("):
         assert needle in text, needle

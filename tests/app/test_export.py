@@ -24,8 +24,8 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from model_core import load_model, save_model
 from model_core.trace import Trace
-from viz_app import export as ex
-from viz_app import export_actions as ea
+from viz_app.export import images as ex
+from viz_app.export import menu as ea
 from viz_app.widgets import AttentionHeatmap, lookup_table
 
 SRC = "w1 w2 w3 w4"
@@ -93,7 +93,7 @@ def test_heatmap_view_follows_the_app(trace):
 
 
 def test_titles_are_the_windows(trace):
-    from viz_app.main_window import MainWindow
+    from viz_app.window.main_window import MainWindow
 
     for kind, head, step in [("encoder_self", 0, 4), ("decoder_self", None, 0), ("cross", 3, 2)]:
         view = ex.heatmap_view(trace, ex.ViewSpec(kind=kind, layer=1, head=head, step=step))

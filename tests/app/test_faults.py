@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-import viz_app.worker as worker_module
-from viz_app.worker import is_device_error
+import viz_app.workers.model_worker as worker_module
+from viz_app.workers.model_worker import is_device_error
 
 TIMEOUT = 20000
 

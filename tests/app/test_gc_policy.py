@@ -1,4 +1,4 @@
-"""Cyclic garbage is collected in the GUI thread only (viz_app/gc_policy.py)."""
+"""Cyclic garbage is collected in the GUI thread only (viz_app/shell/gc_policy.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 import pytest
 from conftest import RESULT_TIMEOUT_MS
 
-from viz_app.gc_policy import GuiThreadCollector
+from viz_app.shell.gc_policy import GuiThreadCollector
 
 
 class _Cycle:
@@ -80,7 +80,7 @@ def test_a_hold_ends_by_itself_at_its_deadline(collector, qtbot):
 
 
 def test_the_app_holds_collection_until_the_first_trace_is_on_screen(collector, make_window, qtbot):
-    from viz_app.app import SETTLE_DELAY_MS, _settle_after_first_answer
+    from viz_app.shell.app import SETTLE_DELAY_MS, _settle_after_first_answer
 
     window = make_window(wait=False)
     _settle_after_first_answer(window, collector)
@@ -92,7 +92,7 @@ def test_the_app_holds_collection_until_the_first_trace_is_on_screen(collector, 
 
 
 def test_a_failed_first_load_settles_too(collector, make_window, qtbot, corrupt_checkpoint):
-    from viz_app.app import _settle_after_first_answer
+    from viz_app.shell.app import _settle_after_first_answer
 
     window = make_window(model=str(corrupt_checkpoint), wait=False)
     failures: list[tuple] = []

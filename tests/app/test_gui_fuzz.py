@@ -1,6 +1,6 @@
 """The main window as a state machine: random sequences of what a user does, checked after every step.
 
-Hypothesis drives a real :class:`~viz_app.main_window.MainWindow` (offscreen, real worker thread,
+Hypothesis drives a real :class:`~viz_app.window.main_window.MainWindow` (offscreen, real worker thread,
 three tiny checkpoints of different depths and head counts, one without an encoder) through random
 sequences of: typing a source or target sentence (empty, unknown words, any Unicode, very long),
 stepping (first / previous / next / last, the slider), switching the model, choosing the kind,
@@ -40,8 +40,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 from PySide6.QtWidgets import QApplication
 
-from viz_app.settings import AppSettings
-from viz_app.state import KINDS, OVERLAYS, VIEW_MODES
+from viz_app.scope.settings import AppSettings
+from viz_app.scope.state import KINDS, OVERLAYS, VIEW_MODES
 from viz_app.widgets import COLORMAP_NAMES
 
 LONG = os.environ.get("ATTENTION_SCOPE_FUZZ", "").strip().lower() == "long"  # as tests/conftest.py reads it
@@ -97,7 +97,7 @@ class WindowMachine(RuleBasedStateMachine):
 
     def __init__(self, qtbot, paths: dict[str, str], exceptions: list) -> None:
         super().__init__()
-        from viz_app.main_window import MainWindow
+        from viz_app.window.main_window import MainWindow
 
         self.qtbot, self.paths, self.exceptions = qtbot, paths, exceptions
         self._seen = len(exceptions)  # exceptions of earlier examples (already reported) are not this one's

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QComboBox, QDialogButtonBox, QLabel, QLineEdit
 
 from model_core.importers import ImportOptions, NeedsHyperparameters, open_model
-from viz_app.hyperparameters_dialog import HyperparametersDialog, answers_for, ask_import_options, options_from_answers
+from viz_app.dialogs.hyperparameters import HyperparametersDialog, answers_for, ask_import_options, options_from_answers
 
 SPECIALS = ["<pad>", "<bos>", "<eos>", "<unk>"]
 LEFT = Qt.MouseButton.LeftButton

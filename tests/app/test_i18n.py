@@ -43,9 +43,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: Modules whose Qt text calls must all go through tr (to be extended to every viz_app module).
 CHECKED_MODULES: list[str] = [
-    "viz_app/controls.py",
-    "viz_app/state.py",
-    "viz_app/worker.py",
+    "viz_app/widgets/controls.py",
+    "viz_app/scope/state.py",
+    "viz_app/workers/model_worker.py",
     "viz_app/widgets/chips.py",
     "viz_app/widgets/colormaps.py",
     "viz_app/widgets/heatmap.py",
@@ -335,8 +335,8 @@ def test_the_fake_translation_is_installed_and_removed(qapp, fake_qm):
 
 def test_the_check_sees_english_text(qtbot):
     """Without a translation the helper must complain (so a pass below means something)."""
-    from viz_app.controls import SelectorBar
     from viz_app.widgets import COLORMAP_NAMES, AttentionHeatmap
+    from viz_app.widgets.controls import SelectorBar
 
     heatmap = AttentionHeatmap()
     qtbot.addWidget(heatmap)
@@ -431,8 +431,8 @@ def test_positional_texts_are_translated(qtbot, fake_translation):
 
 
 def test_controls_texts_are_translated(qtbot, fake_translation):
-    from viz_app.controls import Banner, InputPanel, SelectorBar, StepBar
     from viz_app.widgets import COLORMAP_NAMES, TokenChips
+    from viz_app.widgets.controls import Banner, InputPanel, SelectorBar, StepBar
 
     inputs = InputPanel(TokenChips)
     qtbot.addWidget(inputs)
@@ -468,9 +468,9 @@ def test_state_and_worker_texts_are_translated(fake_translation, tiny_checkpoint
 
     from model_core import load_model
     from model_core.run import RunRequest, run
-    from viz_app.notices import notice_text
-    from viz_app.state import KINDS, kind_short_title, kind_title
-    from viz_app.worker import one_line
+    from viz_app.scope.notices import notice_text
+    from viz_app.scope.state import KINDS, kind_short_title, kind_title
+    from viz_app.workers.model_worker import one_line
 
     assert all(is_translated(kind_title(k)) and is_translated(kind_short_title(k)) for k in KINDS)
     assert is_translated(one_line(torch.cuda.OutOfMemoryError("CUDA out of memory")))

@@ -1,15 +1,15 @@
-"""Switching the UI language rebuilds the main window (viz_app.app._WindowHolder)."""
+"""Switching the UI language rebuilds the main window (viz_app.shell.app._WindowHolder)."""
 
 from __future__ import annotations
 
 from conftest import RESULT_TIMEOUT_MS
 
-from viz_app.app import _WindowHolder
-from viz_app.settings import AppSettings
+from viz_app.scope.settings import AppSettings
+from viz_app.shell.app import _WindowHolder
 
 
 def test_a_language_switch_rebuilds_the_window_on_the_same_model(qtbot, tiny_checkpoint, settings_path):
-    from viz_app.main_window import MainWindow
+    from viz_app.window.main_window import MainWindow
 
     # not handed to qtbot: the holder deletes the old window itself
     old = MainWindow(AppSettings(settings_path), model=str(tiny_checkpoint))

@@ -9,11 +9,11 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog
 
-import viz_app.worker as worker_module
+import viz_app.workers.model_worker as worker_module
 from model_core.run import RunRequest, RunResult
-from viz_app.app import parse_args
-from viz_app.settings import AppSettings
-from viz_app.state import KINDS
+from viz_app.scope.settings import AppSettings
+from viz_app.scope.state import KINDS
+from viz_app.shell.app import parse_args
 
 TIMEOUT = 20000
 
@@ -377,7 +377,7 @@ def test_open_dialog_loads_another_model(window, qtbot, monkeypatch, tiny_checkp
 
 
 def test_no_model_state(make_window, monkeypatch):
-    monkeypatch.setattr("viz_app.controller.bundled_models", dict)  # the controller picks the model to open
+    monkeypatch.setattr("viz_app.scope.controller.bundled_models", dict)  # the controller picks the model to open
     window = make_window(model=None, wait=False)
     assert window.state.model is None and window.host.requests_made == 0
     assert "No model loaded" in window.hint.text() and window.hint_open.isVisible()
@@ -430,8 +430,8 @@ def test_a_shown_window_paints_before_its_model_thread_starts(qtbot, tiny_checkp
     starts it only after its first paint (and the model asked for at start still loads)."""
     from PySide6.QtCore import QEvent, QObject
 
-    from viz_app.main_window import MainWindow
-    from viz_app.settings import AppSettings
+    from viz_app.scope.settings import AppSettings
+    from viz_app.window.main_window import MainWindow
 
     window = MainWindow(AppSettings(settings_path), model=str(tiny_checkpoint))
     qtbot.addWidget(window)
@@ -455,8 +455,8 @@ def test_a_shown_window_paints_before_its_model_thread_starts(qtbot, tiny_checkp
 
 
 def test_a_window_never_shown_starts_its_model_thread_at_once(qtbot, tiny_checkpoint, settings_path):
-    from viz_app.main_window import MainWindow
-    from viz_app.settings import AppSettings
+    from viz_app.scope.settings import AppSettings
+    from viz_app.window.main_window import MainWindow
 
     window = MainWindow(AppSettings(settings_path), model=str(tiny_checkpoint))
     qtbot.addWidget(window)
@@ -466,8 +466,8 @@ def test_a_window_never_shown_starts_its_model_thread_at_once(qtbot, tiny_checkp
 
 
 def test_a_window_closed_before_its_model_thread_ran_shuts_down_cleanly(qtbot, settings_path):
-    from viz_app.main_window import MainWindow
-    from viz_app.settings import AppSettings
+    from viz_app.scope.settings import AppSettings
+    from viz_app.window.main_window import MainWindow
 
     window = MainWindow(AppSettings(settings_path), autoload=False)
     qtbot.addWidget(window)

@@ -6,9 +6,9 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication
 
-from viz_app.explain import EXPLANATIONS
-from viz_app.main_window import dropped_path
-from viz_app.presenter import PRESENTER_POINT_SIZE
+from viz_app.dialogs.explain import EXPLANATIONS
+from viz_app.window.main_window import dropped_path
+from viz_app.window.presenter import PRESENTER_POINT_SIZE
 
 
 def _visible_docks(window) -> set[str]:
@@ -108,8 +108,8 @@ def test_dropping_text_or_two_files_is_ignored(tmp_path):
 
 
 def test_themes_recolour_every_plot_and_persist(window, settings_path):
-    from viz_app.settings import AppSettings
-    from viz_app.theme import DARK, LIGHT
+    from viz_app.scope.settings import AppSettings
+    from viz_app.window.theme import DARK, LIGHT
 
     window.set_theme("dark")
     glw = window.heatmap.graphics_widget()

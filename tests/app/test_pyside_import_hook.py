@@ -1,4 +1,4 @@
-"""The faster "does this module use PySide6?" check agrees with PySide6's own (viz_app/pyside_import_hook.py)."""
+"""The faster "does this module use PySide6?" check agrees with PySide6's own (viz_app/shell/pyside_import_hook.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from viz_app import pyside_import_hook
+from viz_app.shell import pyside_import_hook
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ def test_install_replaces_the_check_once(installed):
 
 def test_the_fast_check_agrees_with_pyside_on_every_loaded_module(installed):
     fast, original = installed._mod_uses_pyside, pyside_import_hook.original_check()
-    import viz_app.main_window  # noqa: F401  (sure to say PySide6)
+    import viz_app.window.main_window  # noqa: F401  (sure to say PySide6)
 
     def has_file(module: object) -> bool:
         try:  # torch registers namespaces that raise for any missing attribute
@@ -49,7 +49,7 @@ def test_the_fast_check_agrees_with_pyside_on_every_loaded_module(installed):
 
     answers = {m.__name__: outcome(fast, m) for m in modules}
     assert answers == {m.__name__: outcome(original, m) for m in modules}
-    assert answers["viz_app.main_window"] is True and answers["numpy"] is False
+    assert answers["viz_app.window.main_window"] is True and answers["numpy"] is False
     assert answers["sys"] is False  # built in: no file, PySide6's own answer
 
 

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-import viz_app.bindings as bindings
+import viz_app.window.bindings as bindings
 from tests.app.test_main_window import TIMEOUT, type_into
 
 

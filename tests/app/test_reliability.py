@@ -29,9 +29,9 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
 
-import viz_app.worker as worker_module
-from viz_app.main_window import MainWindow, _settings_key
-from viz_app.settings import DAMAGED_SUFFIX, AppSettings
+import viz_app.workers.model_worker as worker_module
+from viz_app.scope.settings import DAMAGED_SUFFIX, AppSettings
+from viz_app.window.main_window import MainWindow, _settings_key
 
 TIMEOUT = 30000  # generous: the test machine's two cores are shared
 TRAIN_RUN = dict(task="copy", size="tiny", n_train=128, n_valid=32, n_test=16, batch_size=64, log_every=1, probe_every=2,
@@ -362,7 +362,7 @@ def test_quitting_while_the_model_is_busy_exits_cleanly(open_window, qtbot, monk
 def test_quitting_during_training_stops_the_run_and_keeps_the_best_checkpoint(open_window, qtbot, settings_file, model_file,
                                                                               tmp_path):
     from model_core import load_model
-    from viz_app.training_runner import TrainingConfig
+    from viz_app.workers.training_worker import TrainingConfig
 
     window = open_window(settings_file, str(model_file))
     best = tmp_path / "runs" / "best.safetensors"

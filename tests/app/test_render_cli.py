@@ -16,8 +16,8 @@ from PIL import Image
 from PySide6.QtGui import QImage
 
 from model_core import load_model
-from viz_app import export as ex
 from viz_app.cli import main
+from viz_app.export import images as ex
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC, TGT = "w1 w2 w3 w4", "t1 t2 t3"
@@ -166,7 +166,7 @@ def test_headless_subprocess_without_display(qapp, tiny_checkpoint, tmp_path):
     env["PYTHONPATH"] = str(ROOT)
     out = tmp_path / "headless.png"
     argv = render(tiny_checkpoint, out, "--width", "800", "--height", "600", "--scale", "1.5")
-    proc = subprocess.run([sys.executable, "-m", "viz_app.launcher", *argv], cwd=tmp_path, env=env, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "viz_app.shell.launcher", *argv], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr and "propagateSizeHints" not in proc.stderr

@@ -13,8 +13,8 @@ import torch
 from PySide6.QtWidgets import QFileDialog
 
 from model_core import load_model
-from viz_app.training_runner import DEMO_TASKS, TrainingConfig, TrainingRunner
 from viz_app.widgets.training import TSV_ITEM, TrainingView
+from viz_app.workers.training_worker import DEMO_TASKS, TrainingConfig, TrainingRunner
 
 TIMEOUT = 60000  # generous: the test machine's two cores are shared
 SMALL_RUN = dict(task="copy", size="tiny", n_train=200, n_valid=40, n_test=20, batch_size=64, log_every=1, probe_every=2,
@@ -193,7 +193,7 @@ def test_shutdown_while_training_keeps_the_best_checkpoint(qtbot, tmp_path):
 def test_probe_is_taken_in_eval_mode_and_training_mode_comes_back(qtbot):
     """The worker run synchronously (no thread): each probe equals a no-grad eval pass, then train mode is back."""
     from model_core import teacher_forced_trace
-    from viz_app.training_runner import TrainingWorker, _Jobs
+    from viz_app.workers.training_worker import TrainingWorker, _Jobs
 
     worker = TrainingWorker(TrainingConfig(**{**SMALL_RUN, "size": "small", "epochs": 1}), _Jobs())  # small has dropout
     seen: list[tuple[int, bool, bool]] = []

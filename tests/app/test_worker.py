@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-import viz_app.worker as worker_module
+import viz_app.workers.model_worker as worker_module
 from model_core import DecodingSettings, load_model
 from model_core.run import RunRequest, RunResult
-from viz_app.worker import WorkerHost, one_line
+from viz_app.workers.model_worker import WorkerHost, one_line
 
 TIMEOUT = 20000
 

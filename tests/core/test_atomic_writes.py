@@ -1,4 +1,4 @@
-"""viz_app.atomic: exclusive, unpredictable temporary files; nothing left on any error; checks before the work (issue 16)."""
+"""viz_app.export.atomic: exclusive, unpredictable temporary files; nothing left on any error; checks before the work (issue 16)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from viz_app import atomic
+from viz_app.export import atomic
 
 symlinks = pytest.mark.skipif(sys.platform == "win32" or not hasattr(os, "symlink"), reason="symlinks")
 
@@ -128,7 +128,7 @@ def test_an_unwritable_folder_is_reported_by_the_check(tmp_path, monkeypatch):
 
 
 def test_atomic_is_qt_free():
-    code = "import sys, viz_app.atomic; print(sorted(m for m in sys.modules if m.split('.')[0] in {'PySide6', 'torch'}))"
+    code = "import sys, viz_app.export.atomic; print(sorted(m for m in sys.modules if m.split('.')[0] in {'PySide6', 'torch'}))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[2])
     assert proc.returncode == 0, proc.stderr

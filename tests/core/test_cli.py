@@ -97,10 +97,10 @@ def _listed_commands(help_text: str) -> list[str]:
 def test_both_entry_points_are_declared_as_the_issue_asks():
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert scripts["scripts"]["attention-scope-cli"] == "viz_app.cli:main"
-    assert scripts["gui-scripts"]["attention-scope"] == "viz_app.launcher:main"
+    assert scripts["gui-scripts"]["attention-scope"] == "viz_app.shell.launcher:main"
 
 
-@pytest.mark.parametrize("entry", ["viz_app.cli", "viz_app.launcher"])
+@pytest.mark.parametrize("entry", ["viz_app.cli", "viz_app.shell.launcher"])
 def test_help_of_both_entry_points_lists_every_subcommand(entry):
     proc = subprocess.run([sys.executable, "-m", entry, "--help"], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
@@ -168,7 +168,7 @@ def test_parser_and_headless_commands_import_no_qt_in_a_fresh_interpreter(tiny_c
 @pytest.fixture
 def gui_calls(monkeypatch):
     """Every call of the window's ``run``, recorded instead of opening a window."""
-    from viz_app import app
+    from viz_app.shell import app
 
     calls: list[list[str]] = []
     monkeypatch.setattr(app, "run", lambda argv=(): calls.append(list(argv)) or 0)
@@ -178,7 +178,7 @@ def gui_calls(monkeypatch):
 @pytest.mark.parametrize("argv", [["frobnicate"], ["expotr", "--model", "en-fr"], ["no-such-model.safetensors"],
                                   ["--device", "cpu", "nonsense"], ["-platform", "offscreen", "nonsense"]])
 def test_an_unknown_word_is_a_usage_error_and_opens_no_window(gui_calls, capsys, argv):
-    from viz_app.launcher import main as launch
+    from viz_app.shell.launcher import main as launch
 
     assert launch(argv) == 2
     err = capsys.readouterr().err.strip()
@@ -189,14 +189,14 @@ def test_an_unknown_word_is_a_usage_error_and_opens_no_window(gui_calls, capsys,
 
 @pytest.mark.parametrize("argv", [["--bogus"], ["-x"], ["--model"]])
 def test_an_unknown_option_goes_to_the_parser_not_the_window(gui_calls, capsys, argv):
-    from viz_app.launcher import main as launch
+    from viz_app.shell.launcher import main as launch
 
     assert launch(argv) == 2
     assert gui_calls == [] and capsys.readouterr().err.startswith("attention-scope: error: ")
 
 
 def test_paths_and_gui_flags_open_the_window(gui_calls, tiny_checkpoint, tmp_path):
-    from viz_app.launcher import main as launch
+    from viz_app.shell.launcher import main as launch
 
     session = tmp_path / "lecture.scope.json"
     session.write_text("{}", encoding="utf-8")
@@ -215,7 +215,7 @@ def test_paths_and_gui_flags_open_the_window(gui_calls, tiny_checkpoint, tmp_pat
 
 
 def test_the_launcher_runs_a_subcommand_without_the_window(gui_calls, tiny_checkpoint, capsys):
-    from viz_app.launcher import main as launch
+    from viz_app.shell.launcher import main as launch
 
     assert launch(["info", "--model", str(tiny_checkpoint), "--device", "cpu"]) == 0
     assert gui_calls == [] and "d_model = 32" in capsys.readouterr().out

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from viz_app import display_check as dc
+from viz_app.shell import display_check as dc
 
 ROOT = Path(__file__).resolve().parents[2]
 XCB = [soname for soname, _ in dc.XCB_LIBRARIES]
@@ -111,7 +111,7 @@ def test_the_real_lookup_finds_the_c_library_and_not_nonsense():
 
 
 def test_it_imports_no_qt():
-    code = "import sys, viz_app.display_check; print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'shiboken6'))))"
+    code = "import sys, viz_app.shell.display_check; print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'shiboken6'))))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
@@ -121,7 +121,7 @@ def test_it_imports_no_qt():
 @pytest.fixture
 def gui_calls(monkeypatch):
     """Every call of the window's ``run``, recorded instead of opening a window."""
-    from viz_app import app
+    from viz_app.shell import app
 
     calls: list[list[str]] = []
     monkeypatch.setattr(app, "run", lambda argv=(): calls.append(list(argv)) or 0)
@@ -136,7 +136,7 @@ def linux_without_display(monkeypatch):
 
 
 def test_the_launcher_says_there_is_no_display_and_opens_nothing(gui_calls, linux_without_display, capsys):
-    from viz_app.launcher import main as launch
+    from viz_app.shell.launcher import main as launch
 
     assert launch([]) == 2
     assert gui_calls == []
@@ -145,7 +145,7 @@ def test_the_launcher_says_there_is_no_display_and_opens_nothing(gui_calls, linu
 
 
 def test_the_launcher_names_missing_libraries(gui_calls, linux_without_display, monkeypatch, capsys):
-    from viz_app.launcher import main as launch
+    from viz_app.shell.launcher import main as launch
 
     monkeypatch.setenv("DISPLAY", ":0")
     monkeypatch.setattr(dc, "can_load", without("libxcb-cursor.so.0"))
@@ -158,7 +158,7 @@ def test_the_launcher_names_missing_libraries(gui_calls, linux_without_display, 
 
 
 def test_offscreen_and_commands_skip_the_check(gui_calls, linux_without_display, monkeypatch, tiny_checkpoint, capsys):
-    from viz_app.launcher import main as launch
+    from viz_app.shell.launcher import main as launch
 
     assert launch(["-platform", "offscreen"]) == 0 and gui_calls == [["-platform", "offscreen"]]
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")

@@ -7,11 +7,11 @@ starts from a saved window (model, sentences, decoding, padding, ablation; for `
 step, map, colour map, overlays and view); any flag given on the command line replaces the session's value.
 
 ``export`` needs neither Qt nor a display. ``render`` draws with the app's own heatmap
-(:mod:`viz_app.export`), so it imports Qt, inside its handler only; when no Qt platform is forced
+(:mod:`viz_app.export.images`), so it imports Qt, inside its handler only; when no Qt platform is forced
 (``QT_QPA_PLATFORM`` unset) it uses Qt's ``offscreen`` platform, so it runs over SSH, in CI and in
 containers. Cheap checks (output suffix, an existing file without ``--force``, a folder that refuses new
 files, an empty sentence, bad view flags) run before the model is loaded; files are written through
-:mod:`viz_app.atomic` (exclusive temporary file, never a planted symlink, nothing left on an error).
+:mod:`viz_app.export.atomic` (exclusive temporary file, never a planted symlink, nothing left on an error).
 """
 
 from __future__ import annotations
@@ -24,8 +24,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_core.vocab import KINDS
-
-from .common import CliError, add_model_args, import_options, int_in, open_bundle, positive_float, printable, probability, sentence
+from viz_app.cli.common import (
+    CliError,
+    add_model_args,
+    import_options,
+    int_in,
+    open_bundle,
+    positive_float,
+    printable,
+    probability,
+    sentence,
+)
 
 if TYPE_CHECKING:
     from model_core.checkpoint import ModelBundle
@@ -225,7 +234,7 @@ def run_plan(plan: Plan, args: argparse.Namespace) -> tuple[ModelBundle, RunResu
 def check_output(path: str, force: bool) -> Path:
     """The output, once it is known to be writable: refused in one line if it exists (without ``--force``; a
     symlink counts), is a folder, or its folder is missing or refuses new files. Runs before any work."""
-    from ..atomic import check_target
+    from viz_app.export.atomic import check_target
 
     try:
         return check_target(path, overwrite=force)
@@ -234,7 +243,7 @@ def check_output(path: str, force: bool) -> Path:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ..atomic import save_trace
+    from viz_app.export.atomic import save_trace
 
     out = check_output(args.out, args.force)  # before the session, the model or the run
     plan = plan_run(args, load_session(args), capture_scores=args.scores)
@@ -263,8 +272,8 @@ class _View:
 
 
 def _render_view(args: argparse.Namespace, session: Session | None, animated: bool) -> _View:
-    from ..state import OVERLAYS, VIEW_MODES
-    from ..widgets.colormaps import COLORMAP_NAMES
+    from viz_app.scope.state import OVERLAYS, VIEW_MODES
+    from viz_app.widgets.colormaps import COLORMAP_NAMES
 
     sel = session.selection if session is not None else None
     kind = args.kind or (sel.kind if sel else "cross")
@@ -301,13 +310,13 @@ def _render_view(args: argparse.Namespace, session: Session | None, animated: bo
 
 
 def _size(args: argparse.Namespace) -> tuple[int, int]:
-    from ..export import DEFAULT_HEIGHT, DEFAULT_WIDTH
+    from viz_app.export.images import DEFAULT_HEIGHT, DEFAULT_WIDTH
 
     return (DEFAULT_WIDTH if args.width is None else args.width, DEFAULT_HEIGHT if args.height is None else args.height)
 
 
 def _check_render_output(args: argparse.Namespace) -> Path:
-    from .. import export as ex
+    from viz_app.export import images as ex
 
     out = Path(args.out)
     suffix = out.suffix.lower()
@@ -361,7 +370,7 @@ def ensure_qapplication():
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from .. import export as ex
+    from viz_app.export import images as ex
 
     try:
         return _render(args)
@@ -370,7 +379,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from .. import export as ex
+    from viz_app.export import images as ex
 
     out = _check_render_output(args)  # before the session, the model or Qt
     session = load_session(args)

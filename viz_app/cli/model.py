@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import add_model_args, import_options, open_bundle, printable, printable_lines
+from viz_app.cli.common import add_model_args, import_options, open_bundle, printable, printable_lines
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -18,8 +18,8 @@ import sys
 from collections.abc import Sequence
 from contextlib import suppress
 
-from . import export, model, shortcut, training
-from .common import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, ArgumentParser, CliError, UsageError, one_line, printable
+from viz_app.cli import export, model, shortcut, training
+from viz_app.cli.common import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, ArgumentParser, CliError, UsageError, one_line, printable
 
 PROG = "attention-scope"
 #: every subcommand, in the order --help lists them

@@ -10,7 +10,7 @@ import argparse
 import time
 from pathlib import Path
 
-from .common import EXIT_INTERRUPTED, CliError, int_in, printable, printable_lines
+from viz_app.cli.common import EXIT_INTERRUPTED, CliError, int_in, printable, printable_lines
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,7 +44,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix != ".safetensors":
         raise CliError("--out must end with .safetensors")
-    from ..atomic import check_target
+    from viz_app.export.atomic import check_target
 
     check_target(out, overwrite=True)  # its folder exists and takes new files: known before the first epoch, not after
     start = time.perf_counter()

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import HERE
+from viz_app.i18n import HERE
 
 PACKAGE = HERE.parent
 MARKERS = ("tr", "N_")

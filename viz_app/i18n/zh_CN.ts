@@ -137,42 +137,42 @@
     <context>
         <name>About</name>
         <message>
-            <location filename="../../viz_app/about.py" line="44" />
+            <location filename="../../viz_app/dialogs/about.py" line="44" />
             <source>not installed</source>
             <translation>未安装</translation>
         </message>
         <message>
-            <location filename="../../viz_app/about.py" line="64" />
+            <location filename="../../viz_app/dialogs/about.py" line="64" />
             <source>no model loaded yet</source>
             <translation>尚未加载模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/about.py" line="78" />
+            <location filename="../../viz_app/dialogs/about.py" line="78" />
             <source>About Attention Scope</source>
             <translation>关于 Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/about.py" line="66" />
+            <location filename="../../viz_app/dialogs/about.py" line="66" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/about.py" line="68" />
+            <location filename="../../viz_app/dialogs/about.py" line="68" />
             <source>Watch an encoder-decoder Transformer think: every attention map, step by step.</source>
             <translation>看编码器-解码器 Transformer 如何“思考”：逐步查看每一张注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/about.py" line="67" />
+            <location filename="../../viz_app/dialogs/about.py" line="67" />
             <source>Version {version}</source>
             <translation>版本 {version}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/about.py" line="69" />
+            <location filename="../../viz_app/dialogs/about.py" line="69" />
             <source>Device: {device}</source>
             <translation>设备：{device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/about.py" line="71" />
+            <location filename="../../viz_app/dialogs/about.py" line="71" />
             <source>License: {license}</source>
             <translation>许可证：{license}</translation>
         </message>
@@ -180,305 +180,305 @@
     <context>
         <name>Controls</name>
         <message>
-            <location filename="../../viz_app/controls.py" line="59" />
+            <location filename="../../viz_app/widgets/controls.py" line="59" />
             <source>Shade cells blocked because a source token is &lt;pad&gt;</source>
             <translation>用阴影标出因源端词元为 &lt;pad&gt; 而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="60" />
+            <location filename="../../viz_app/widgets/controls.py" line="60" />
             <source>Shade cells blocked because a target token is &lt;pad&gt;</source>
             <translation>用阴影标出因目标端词元为 &lt;pad&gt; 而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="61" />
+            <location filename="../../viz_app/widgets/controls.py" line="61" />
             <source>Shade cells blocked because a decoder position may not look at later positions</source>
             <translation>用阴影标出因解码器位置不能看到其后位置而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="62" />
+            <location filename="../../viz_app/widgets/controls.py" line="62" />
             <source>Shade every blocked cell (all masks together)</source>
             <translation>用阴影标出所有被屏蔽的单元格（全部掩码合并）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="46" />
+            <location filename="../../viz_app/widgets/controls.py" line="46" />
             <source>greedy</source>
             <translation>贪心解码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="46" />
+            <location filename="../../viz_app/widgets/controls.py" line="46" />
             <source>sampling</source>
             <translation>采样</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="46" />
+            <location filename="../../viz_app/widgets/controls.py" line="46" />
             <source>beam search</source>
             <translation>束搜索</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="50" />
+            <location filename="../../viz_app/widgets/controls.py" line="50" />
             <source>weights</source>
             <translation>权重</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="50" />
+            <location filename="../../viz_app/widgets/controls.py" line="50" />
             <source>scores before softmax</source>
             <translation>softmax 前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="51" />
+            <location filename="../../viz_app/widgets/controls.py" line="51" />
             <source>rollout</source>
             <translation>注意力展开</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="54" />
+            <location filename="../../viz_app/widgets/controls.py" line="54" />
             <source>0.5 steps/s</source>
             <translation>0.5 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="54" />
+            <location filename="../../viz_app/widgets/controls.py" line="54" />
             <source>1 step/s</source>
             <translation>1 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="54" />
+            <location filename="../../viz_app/widgets/controls.py" line="54" />
             <source>2 steps/s</source>
             <translation>2 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="55" />
+            <location filename="../../viz_app/widgets/controls.py" line="55" />
             <source>4 steps/s</source>
             <translation>4 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="55" />
+            <location filename="../../viz_app/widgets/controls.py" line="55" />
             <source>8 steps/s</source>
             <translation>8 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="152" />
+            <location filename="../../viz_app/widgets/controls.py" line="152" />
             <source>off</source>
             <comment>a spin box at its lowest value: the feature is disabled</comment>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="80" />
+            <location filename="../../viz_app/widgets/controls.py" line="80" />
             <source>Model: the bundled ones, or Open… a .safetensors checkpoint</source>
             <translation>模型：内置模型，或用“打开…”载入一个 .safetensors 检查点</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="138" />
+            <location filename="../../viz_app/widgets/controls.py" line="138" />
             <source>type a sentence in the source language</source>
             <translation>输入一个源语言句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="142" />
+            <location filename="../../viz_app/widgets/controls.py" line="142" />
             <source>leave empty to let the model translate</source>
             <translation>留空则由模型自行翻译</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="144" />
+            <location filename="../../viz_app/widgets/controls.py" line="144" />
             <source>Type a translation to teacher-force it; leave empty to let the model generate</source>
             <translation>输入译文即以教师强制方式送入解码器；留空则由模型自行生成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="151" />
+            <location filename="../../viz_app/widgets/controls.py" line="151" />
             <source>How the model chooses each next token when no target is typed</source>
             <translation>未输入目标句时，模型如何选择每一个下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="154" />
+            <location filename="../../viz_app/widgets/controls.py" line="154" />
             <source>Sampling temperature: below 1 sharper, above 1 flatter</source>
             <translation>采样温度：小于 1 分布更尖锐，大于 1 分布更平坦</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="157" />
+            <location filename="../../viz_app/widgets/controls.py" line="157" />
             <source>Sample only among the k most likely tokens (off = all)</source>
             <translation>只在概率最高的 k 个词元中采样（关闭 = 全部词元）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="159" />
+            <location filename="../../viz_app/widgets/controls.py" line="159" />
             <source>Nucleus sampling: the smallest set of tokens whose probability reaches p</source>
             <translation>核采样（nucleus sampling）：在累计概率达到 p 的最小词元集合中采样</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="161" />
+            <location filename="../../viz_app/widgets/controls.py" line="161" />
             <source>Random seed of the sampler: the same seed gives the same sample</source>
             <translation>采样器的随机种子：相同的种子得到相同的采样结果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="163" />
+            <location filename="../../viz_app/widgets/controls.py" line="163" />
             <source>Number of hypotheses kept at each step</source>
             <translation>每一步保留的候选序列数（束宽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="166" />
+            <location filename="../../viz_app/widgets/controls.py" line="166" />
             <source>Add &lt;pad&gt; tokens to the source up to N tokens, to see the source-padding mask at work</source>
             <translation>用 &lt;pad&gt; 词元把源句补足到 N 个词元，以观察源端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="169" />
+            <location filename="../../viz_app/widgets/controls.py" line="169" />
             <source>Add &lt;pad&gt; decoder inputs up to N, to see the target-padding mask at work</source>
             <translation>用 &lt;pad&gt; 把解码器输入补足到 N 个，以观察目标端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="290" />
+            <location filename="../../viz_app/widgets/controls.py" line="290" />
             <source>Decoding step: at step t the decoder has produced t tokens</source>
             <translation>解码步：第 t 步时，解码器已生成 t 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="301" />
+            <location filename="../../viz_app/widgets/controls.py" line="301" />
             <source>Playback speed</source>
             <translation>播放速度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="343" />
+            <location filename="../../viz_app/widgets/controls.py" line="343" />
             <source>What the heatmap shows: the attention weights, the scores before the softmax, or the attention rollout from the source to each target position</source>
             <translation>热力图显示什么：注意力权重、softmax 之前的分数，或从源句到每个目标位置的注意力展开（rollout）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="351" />
+            <location filename="../../viz_app/widgets/controls.py" line="351" />
             <source>L</source>
             <comment>prefix of a layer number: L0, L1…</comment>
             <translation>L</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="352" />
+            <location filename="../../viz_app/widgets/controls.py" line="352" />
             <source>Layer (0 = closest to the input)</source>
             <translation>层（0 = 最靠近输入的一层）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="355" />
+            <location filename="../../viz_app/widgets/controls.py" line="355" />
             <source>One head, or the mean of all heads of the layer</source>
             <translation>单个注意力头，或该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="359" />
+            <location filename="../../viz_app/widgets/controls.py" line="359" />
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="360" />
+            <location filename="../../viz_app/widgets/controls.py" line="360" />
             <source>Colour by log(weight): makes small weights visible</source>
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="448" />
+            <location filename="../../viz_app/widgets/controls.py" line="448" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="97" />
+            <location filename="../../viz_app/widgets/controls.py" line="97" />
             <source>Open…</source>
             <translation>打开…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="177" />
+            <location filename="../../viz_app/widgets/controls.py" line="177" />
             <source>&amp;Source</source>
             <translation>源句(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="180" />
+            <location filename="../../viz_app/widgets/controls.py" line="180" />
             <source>&amp;Target</source>
             <translation>目标句(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="190" />
+            <location filename="../../viz_app/widgets/controls.py" line="190" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="190" />
+            <location filename="../../viz_app/widgets/controls.py" line="190" />
             <source>&amp;Decoding</source>
             <translation>解码(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="191" />
+            <location filename="../../viz_app/widgets/controls.py" line="191" />
             <source>temp.</source>
             <comment>sampling temperature</comment>
             <translation>温度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="192" />
+            <location filename="../../viz_app/widgets/controls.py" line="192" />
             <source>top-k</source>
             <translation>top-k</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="192" />
+            <location filename="../../viz_app/widgets/controls.py" line="192" />
             <source>top-p</source>
             <translation>top-p</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="193" />
+            <location filename="../../viz_app/widgets/controls.py" line="193" />
             <source>seed</source>
             <translation>种子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="193" />
+            <location filename="../../viz_app/widgets/controls.py" line="193" />
             <source>beams</source>
             <translation>束宽</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="194" />
+            <location filename="../../viz_app/widgets/controls.py" line="194" />
             <source>pad source to</source>
             <translation>源端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="194" />
+            <location filename="../../viz_app/widgets/controls.py" line="194" />
             <source>pad target to</source>
             <translation>目标端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="263" />
+            <location filename="../../viz_app/widgets/controls.py" line="263" />
             <source>teacher forcing the typed target</source>
             <translation>教师强制：使用输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="322" />
+            <location filename="../../viz_app/widgets/controls.py" line="322" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="365" />
+            <location filename="../../viz_app/widgets/controls.py" line="365" />
             <source>Sho&amp;w</source>
             <translation>显示(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="365" />
+            <location filename="../../viz_app/widgets/controls.py" line="365" />
             <source>&amp;Attention</source>
             <translation>注意力(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="366" />
+            <location filename="../../viz_app/widgets/controls.py" line="366" />
             <source>La&amp;yer</source>
             <translation>层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="367" />
+            <location filename="../../viz_app/widgets/controls.py" line="367" />
             <source>&amp;Head</source>
             <translation>头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="367" />
+            <location filename="../../viz_app/widgets/controls.py" line="367" />
             <source>&amp;Colours</source>
             <translation>配色(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="370" />
+            <location filename="../../viz_app/widgets/controls.py" line="370" />
             <source>Masks:</source>
             <translation>掩码：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="405" />
+            <location filename="../../viz_app/widgets/controls.py" line="405" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="90" />
+            <location filename="../../viz_app/widgets/controls.py" line="90" />
             <source>(no model)</source>
             <translation>（无模型）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/controls.py" line="407" />
+            <location filename="../../viz_app/widgets/controls.py" line="407" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>头 {head}</translation>
@@ -487,12 +487,12 @@
     <context>
         <name>Explain</name>
         <message>
-            <location filename="../../viz_app/explain.py" line="15" />
+            <location filename="../../viz_app/dialogs/explain.py" line="15" />
             <source>Attention: what the heatmap shows</source>
             <translation>注意力：热力图显示了什么</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="16" />
+            <location filename="../../viz_app/dialogs/explain.py" line="16" />
             <source>&lt;p&gt;Every token is turned into three vectors by learned matrices: a &lt;b&gt;query&lt;/b&gt;
 q = x·W&lt;sub&gt;Q&lt;/sub&gt; (what this token is looking for), a &lt;b&gt;key&lt;/b&gt; k = x·W&lt;sub&gt;K&lt;/sub&gt; (what it offers to be
 found by) and a &lt;b&gt;value&lt;/b&gt; v = x·W&lt;sub&gt;V&lt;/sub&gt; (what it passes on).&lt;/p&gt;
@@ -515,12 +515,12 @@ rows below are not computed yet.&lt;/p&gt;</source>
             <translation>&lt;p&gt;每个词元都会经过学到的矩阵变换成三个向量：&lt;b&gt;查询&lt;/b&gt; q = x·W&lt;sub&gt;Q&lt;/sub&gt;（这个词元在寻找什么）、&lt;b&gt;键&lt;/b&gt; k = x·W&lt;sub&gt;K&lt;/sub&gt;（它凭什么被别的词元找到）和&lt;b&gt;值&lt;/b&gt; v = x·W&lt;sub&gt;V&lt;/sub&gt;（它要传递出去的内容）。&lt;/p&gt;&lt;p&gt;注意力权重由&lt;b&gt;缩放点积&lt;/b&gt;得到：&lt;/p&gt;&lt;p align="center"&gt;&lt;b&gt;A = softmax( Q·K&lt;sup&gt;T&lt;/sup&gt; / √d&lt;sub&gt;k&lt;/sub&gt; + M )&lt;/b&gt;, &amp;nbsp; 输出 = A·V&lt;/p&gt; &lt;p&gt;热力图的每一&lt;b&gt;行&lt;/b&gt;对应一个查询词元，每一&lt;b&gt;列&lt;/b&gt;对应一个键词元；一个单元格表示这个查询从这个键读取了多少信息。每一行的和都为 1（softmax），所以一行就是键上的一个概率分布。M 在允许注意的位置为 0，在被掩码屏蔽的位置为 −∞，因此被屏蔽的单元格恰好为 0。&lt;/p&gt;&lt;p&gt;&lt;b&gt;为什么要除以 √d&lt;sub&gt;k&lt;/sub&gt;？&lt;/b&gt;若 q 和 k 都是 d&lt;sub&gt;k&lt;/sub&gt; 维向量，且各分量的方差为 1，则 q·k 的方差为 d&lt;sub&gt;k&lt;/sub&gt;。分数过大会把 softmax 推入近乎 one-hot 的区域，梯度随之消失；除以 √d&lt;sub&gt;k&lt;/sub&gt; 可以把方差拉回到 1。&lt;/p&gt;&lt;p&gt;三种注意力：&lt;b&gt;编码器自注意力&lt;/b&gt;（源词元之间相互读取，不限方向）；&lt;b&gt;解码器自注意力&lt;/b&gt;（目标词元只能读取它之前的目标词元：这就是因果掩码）；&lt;b&gt;交叉注意力&lt;/b&gt;（每个目标位置读取编码器为每个源词元给出的输出——翻译模型正是在这里查找自己此刻在翻译哪个源词）。&lt;/p&gt;&lt;p&gt;&lt;b&gt;教师强制与自行生成。&lt;/b&gt;输入了目标句时，解码器得到的是正确的前序词元（与训练时相同），你看到的是它在每个位置上的预测。目标句为空时，模型自行生成：每一步都把自己选出的词元作为下一步的输入。在第 t 步，解码器已计算了 t 个位置；其下方的行尚未计算。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="37" />
+            <location filename="../../viz_app/dialogs/explain.py" line="37" />
             <source>Masks: which cells are blocked, and why</source>
             <translation>掩码：哪些单元格被屏蔽，以及为什么</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="38" />
+            <location filename="../../viz_app/dialogs/explain.py" line="38" />
             <source>&lt;p&gt;A mask says, for each query and key, whether attention is allowed
 (here: &lt;b&gt;True = may attend&lt;/b&gt;). Blocked scores are set to −∞ before the softmax, so their weight is exactly 0.&lt;/p&gt;
 &lt;ul&gt;
@@ -539,12 +539,12 @@ actually used.&lt;/li&gt;
             <translation>&lt;p&gt;掩码规定了每一对查询和键之间是否允许注意（这里约定 &lt;b&gt;True = 可以注意&lt;/b&gt;）。被屏蔽的分数在 softmax 之前被设为 −∞，因此它们的权重恰好为 0。&lt;/p&gt;&lt;ul&gt; &lt;li&gt;&lt;b&gt;源端填充&lt;/b&gt;：同一批次中的句子会用 &lt;tt&gt;&amp;lt;pad&amp;gt;&lt;/tt&gt; 填充到相同长度。填充词元没有任何含义，所以任何查询都不能读取它们（它们所在的列被屏蔽），它们自己的行也会被忽略。&lt;/li&gt;&lt;li&gt;&lt;b&gt;目标端填充&lt;/b&gt;：对解码器的输入做同样的处理。&lt;/li&gt;&lt;li&gt;&lt;b&gt;因果（前瞻）掩码&lt;/b&gt;：在解码器自注意力中，位置 t 只能读取位置 0…t。训练时整个目标句是一次性送入的；没有这个掩码，模型就能从“未来”抄答案。它让训练与生成保持一致——生成时，未来还不存在。&lt;/li&gt;&lt;li&gt;&lt;b&gt;合并&lt;/b&gt;：适用于这种注意力的所有掩码的逻辑与（AND）——也就是模型实际使用的掩码。&lt;/li&gt;&lt;/ul&gt; &lt;p&gt;单个句子本身没有填充：用“源端填充至 / 目标端填充至 N”添加 &lt;tt&gt;&amp;lt;pad&amp;gt;&lt;/tt&gt; 词元，就能看到填充掩码的作用。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="55" />
+            <location filename="../../viz_app/dialogs/explain.py" line="55" />
             <source>Multi-head attention: all heads at once</source>
             <translation>多头注意力：同时查看所有头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="56" />
+            <location filename="../../viz_app/dialogs/explain.py" line="56" />
             <source>&lt;p&gt;A model with h heads splits d&lt;sub&gt;model&lt;/sub&gt; into h smaller subspaces of
 d&lt;sub&gt;k&lt;/sub&gt; = d&lt;sub&gt;model&lt;/sub&gt;/h dimensions. Each head has its own W&lt;sub&gt;Q&lt;/sub&gt;, W&lt;sub&gt;K&lt;/sub&gt;, W&lt;sub&gt;V&lt;/sub&gt;
 and computes its own attention map; the h outputs are concatenated and mixed by W&lt;sub&gt;O&lt;/sub&gt;.&lt;/p&gt;
@@ -560,12 +560,12 @@ which makes generation faster and lighter on memory.&lt;/p&gt;</source>
             <translation>&lt;p&gt;有 h 个头的模型把 d&lt;sub&gt;model&lt;/sub&gt; 拆分成 h 个更小的子空间，每个子空间有 d&lt;sub&gt;k&lt;/sub&gt; = d&lt;sub&gt;model&lt;/sub&gt;/h 维。每个头都有自己的 W&lt;sub&gt;Q&lt;/sub&gt;、W&lt;sub&gt;K&lt;/sub&gt;、W&lt;sub&gt;V&lt;/sub&gt;，并计算自己的注意力图；h 个头的输出拼接起来，再由 W&lt;sub&gt;O&lt;/sub&gt; 混合。&lt;/p&gt;&lt;p&gt;&lt;b&gt;多头带来了什么：&lt;/b&gt;一个 softmax 对每个查询只能形成一个加权平均。多个头可以同时关注不同的东西——一个关注前一个词元，一个关注对齐的源词，一个关注句尾——而总计算量与单个全尺寸的头相当。&lt;/p&gt;&lt;p&gt;总览图按所选的注意力类型显示每一层（行）× 每个头（列）；点击一个小图即可打开它。较低的层常常关注相邻的词元；较高的层则关注对齐的词。&lt;/p&gt;&lt;p&gt;&lt;b&gt;分组查询注意力（GQA）与多查询注意力（MQA）&lt;/b&gt;为每个头保留各自的查询，但共享键和值：分成 g 组时，同一组中的头读取相同的 K 和 V（g = 1 即多查询注意力）。由于查询不同，各头的注意力图仍然各不相同，但键/值缓存缩小为原来的 g/h（即小了 h/g 倍），从而让生成更快、更省内存。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="70" />
+            <location filename="../../viz_app/dialogs/explain.py" line="70" />
             <source>Positional encoding: how order gets in</source>
             <translation>位置编码：顺序信息如何进入模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="71" />
+            <location filename="../../viz_app/dialogs/explain.py" line="71" />
             <source>&lt;p&gt;Attention itself ignores order: shuffle the tokens and every weight moves along
 with them. So a position vector is added to each token embedding.&lt;/p&gt;
 &lt;p&gt;&lt;b&gt;Sinusoidal encoding&lt;/b&gt; (the original Transformer):&lt;/p&gt;
@@ -583,12 +583,12 @@ A &lt;b&gt;relative bias&lt;/b&gt; (as in T5) instead adds a learned number per 
             <translation>&lt;p&gt;注意力本身不考虑顺序：把词元打乱，每个权重也只是跟着一起移动。因此要给每个词元的嵌入加上一个位置向量。&lt;/p&gt;&lt;p&gt;&lt;b&gt;正弦位置编码&lt;/b&gt;（原始 Transformer 的做法）：&lt;/p&gt;&lt;p align="center"&gt;PE(pos, 2i) = sin(pos / 10000&lt;sup&gt;2i/d&lt;/sup&gt;), &amp;nbsp; PE(pos, 2i+1) = cos(pos / 10000&lt;sup&gt;2i/d&lt;/sup&gt;)&lt;/p&gt; &lt;p&gt;每一对维度都是一个以自身频率在圆上旋转的点：前面的维度转得快，后面的维度转得很慢，就像时钟的指针。它们合在一起，给每个位置一个独一无二的模式。&lt;/p&gt;&lt;p&gt;&lt;b&gt;相对偏移：&lt;/b&gt;移动 k 个位置相当于把每一对维度旋转一个固定的角度，因此 PE(pos + k) 是 PE(pos) 的线性函数，且只依赖于 k。这就是为什么相似度 PE·PE&lt;sup&gt;T&lt;/sup&gt; 只取决于两个位置之间的距离（明亮的对角带）——无论身处句中何处，模型都能学会关注“往回数一个词”。&lt;/p&gt;&lt;p&gt;&lt;b&gt;可学习&lt;/b&gt;的位置表像嵌入一样被训练（无法超出训练时的长度）。&lt;b&gt;相对位置偏置&lt;/b&gt;（如 T5）则是按头和距离，在分数上加一个可学习的数。&lt;/p&gt;&lt;p&gt;标出的区域是当前句子的词元所在的位置。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="87" />
+            <location filename="../../viz_app/dialogs/explain.py" line="87" />
             <source>Next token: what the model predicts</source>
             <translation>下一个词元：模型预测了什么</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="88" />
+            <location filename="../../viz_app/dialogs/explain.py" line="88" />
             <source>&lt;p&gt;At each position the decoder's last hidden state is projected onto the target
 vocabulary (logits) and turned into probabilities with a softmax. The bars show the most probable
 next tokens at the current step.&lt;/p&gt;
@@ -601,12 +601,12 @@ and rank: you see how sure the model was of the right answer, even where it woul
             <translation>&lt;p&gt;在每个位置，解码器最后的隐藏状态被投影到目标词表上（得到 logits），再经 softmax 变成概率。条形图显示当前步中概率最高的若干个下一个词元。&lt;/p&gt;&lt;p&gt;&lt;b&gt;贪心解码&lt;/b&gt;选取概率最高的词元。&lt;b&gt;采样&lt;/b&gt;则从分布中随机抽取：&lt;b&gt;温度&lt;/b&gt;用来除 logits（小于 1 分布更尖锐，大于 1 更平坦），&lt;b&gt;top-k&lt;/b&gt; 只保留概率最高的 k 个词元，&lt;b&gt;top-p&lt;/b&gt; 保留累计概率达到 p 的最小词元集合。&lt;b&gt;束搜索&lt;/b&gt;保留 w 个最好的部分译文（按对数概率之和排序），并分别扩展它们。&lt;/p&gt;&lt;p&gt;输入了目标句时（&lt;b&gt;教师强制&lt;/b&gt;），正确的词元会连同它的概率和排名一起高亮显示：即使模型本来会选另一个词元，你也能看到它对正确答案有多大把握。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="99" />
+            <location filename="../../viz_app/dialogs/explain.py" line="99" />
             <source>Scores: what the softmax saw</source>
             <translation>分数：softmax 看到了什么</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="100" />
+            <location filename="../../viz_app/dialogs/explain.py" line="100" />
             <source>&lt;p&gt;The scores are the numbers before the softmax:
 S = Q·K&lt;sup&gt;T&lt;/sup&gt;/√d&lt;sub&gt;k&lt;/sub&gt; (+ a position bias, if the model has one). Hatched cells are blocked
 by a mask: their score is −∞, and e&lt;sup&gt;−∞&lt;/sup&gt; = 0, which is why those weights are exactly zero.&lt;/p&gt;
@@ -615,12 +615,12 @@ changes nothing. A score a few units above the others in its row already takes m
             <translation>&lt;p&gt;分数是 softmax 之前的数值：S = Q·K&lt;sup&gt;T&lt;/sup&gt;/√d&lt;sub&gt;k&lt;/sub&gt;（如果模型有位置偏置，还要再加上它）。带斜线阴影的单元格被掩码屏蔽：它们的分数为 −∞，而 e&lt;sup&gt;−∞&lt;/sup&gt; = 0，所以这些权重恰好为零。&lt;/p&gt;&lt;p&gt;softmax 只关心同一行内的差值：给整行加上同一个数不会改变任何结果。一个分数只要比同一行的其他分数高出几个单位，就已经能拿走大部分权重。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="107" />
+            <location filename="../../viz_app/dialogs/explain.py" line="107" />
             <source>Attention rollout: which source words reach the output</source>
             <translation>注意力展开（rollout）：哪些源词影响了输出</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="108" />
+            <location filename="../../viz_app/dialogs/explain.py" line="108" />
             <source>&lt;p&gt;One attention map shows one step of mixing; information also flows through the
 residual connections and through several layers. &lt;b&gt;Attention rollout&lt;/b&gt; (Abnar &amp;amp; Zuidema, 2020)
 follows it: each layer's head-averaged attention A is mixed with the identity for the residual,
@@ -635,12 +635,12 @@ not a proof.&lt;/p&gt;</source>
             <translation>&lt;p&gt;一张注意力图只展示了一步混合；信息还会经由残差连接、穿过多个层流动。&lt;b&gt;注意力展开（attention rollout）&lt;/b&gt;（Abnar &amp;amp; Zuidema, 2020）追踪的正是这一过程：把每一层对各头取平均后的注意力 A 与代表残差的单位矩阵混合，Â = ½·A + ½·I（各行重新归一化），再把各层的结果相乘。&lt;/p&gt;&lt;p&gt;编码器：R&lt;sub&gt;enc&lt;/sub&gt; = Â&lt;sub&gt;L&lt;/sub&gt; ··· Â&lt;sub&gt;1&lt;/sub&gt;。解码器：维护 D（每个目标输入的贡献）和 E（每个源词元的贡献），初始时 D = I，E = 0。自注意力层：D ← Â&lt;sub&gt;self&lt;/sub&gt;·D，E ← Â&lt;sub&gt;self&lt;/sub&gt;·E。交叉注意力层：D ← ½·D，E ← ½·E + ½·A&lt;sub&gt;cross&lt;/sub&gt;·R&lt;sub&gt;enc&lt;/sub&gt;。&lt;/p&gt;&lt;p&gt;热力图显示的是 E（目标 × 源）；源词元标签下方的条显示当前步对应的那一行。这只是一个估计，它忽略了前馈层和值向量的大小——可作参考，而非证明。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="121" />
+            <location filename="../../viz_app/dialogs/explain.py" line="121" />
             <source>Head statistics</source>
             <translation>注意力头统计</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="122" />
+            <location filename="../../viz_app/dialogs/explain.py" line="122" />
             <source>&lt;ul&gt;
 &lt;li&gt;&lt;b&gt;Entropy&lt;/b&gt; of a row, −Σ a·ln a, averaged over the rows: 0 when a head looks at one key, ln(n) when it
 spreads evenly over n keys.&lt;/li&gt;
@@ -657,12 +657,12 @@ their attention on a special token.&lt;/li&gt;
 &lt;li&gt;一行的&lt;b&gt;熵&lt;/b&gt; −Σ a·ln a，再对所有行取平均：一个头只看一个键时为 0，均匀分散到 n 个键上时为 ln(n)。&lt;/li&gt;&lt;li&gt;&lt;b&gt;最大权重&lt;/b&gt;：各行平均有多集中。&lt;/li&gt;&lt;li&gt;&lt;b&gt;平均距离&lt;/b&gt;：一个头平均看向离查询多远（以词元计）的位置——“前一个词”型的头很小，汇集整句信息的头很大。&lt;/li&gt;&lt;li&gt;&lt;b&gt;在 &amp;lt;pad&amp;gt; / &amp;lt;eos&amp;gt; / &amp;lt;bos&amp;gt; 上的占比&lt;/b&gt;：无事可做的头常常把注意力“停放” 在某个特殊词元上。&lt;/li&gt;&lt;li&gt;&lt;b&gt;单调性&lt;/b&gt;（交叉注意力）：对齐在多大程度上是从左到右依次经过源句的。&lt;/li&gt;&lt;li&gt;&lt;b&gt;覆盖度&lt;/b&gt;（交叉注意力）：到目前为止，源句中有多少内容已经得到关注。&lt;/li&gt;&lt;/ul&gt; &lt;p&gt;色标在各步之间保持不变，因此相同的亮度在每一步都代表相同的数值。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="136" />
+            <location filename="../../viz_app/dialogs/explain.py" line="136" />
             <source>Training: watching attention appear</source>
             <translation>训练：看注意力如何形成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/explain.py" line="137" />
+            <location filename="../../viz_app/dialogs/explain.py" line="137" />
             <source>&lt;p&gt;The model starts from random weights, so its attention is noise. Training shows it
 sentence pairs with &lt;b&gt;teacher forcing&lt;/b&gt;: the decoder gets the correct previous target tokens and
 is penalised (cross-entropy) for the probability it gives to the correct next token. &lt;b&gt;Label
@@ -679,12 +679,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Export</name>
         <message>
-            <location filename="../../viz_app/export.py" line="426" />
+            <location filename="../../viz_app/export/images.py" line="426" />
             <source>MP4 export needs ffmpeg: install the 'video' extra (pip install "attention-scope[video]") or put ffmpeg on the PATH</source>
             <translation>导出 MP4 需要 ffmpeg：请安装 'video' 可选依赖（pip install "attention-scope[video]"），或把 ffmpeg 加入 PATH</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export.py" line="429" />
+            <location filename="../../viz_app/export/images.py" line="429" />
             <source>MP4 export needs an H.264 encoder (libx264 or libopenh264); the ffmpeg at {path} has none</source>
             <translation>导出 MP4 需要 H.264 编码器（libx264 或 libopenh264）；位于 {path} 的 ffmpeg 两者都没有</translation>
         </message>
@@ -692,177 +692,177 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>ExportActions</name>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="69" />
+            <location filename="../../viz_app/export/menu.py" line="69" />
             <source>Export image (PNG)…</source>
             <translation>导出图片（PNG）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="70" />
+            <location filename="../../viz_app/export/menu.py" line="70" />
             <source>Save the heatmap as a PNG image at twice the screen resolution</source>
             <translation>将热力图保存为两倍屏幕分辨率的 PNG 图片</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="72" />
+            <location filename="../../viz_app/export/menu.py" line="72" />
             <source>Export SVG…</source>
             <translation>导出 SVG…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="73" />
+            <location filename="../../viz_app/export/menu.py" line="73" />
             <source>Save the heatmap as a scalable vector drawing (SVG)</source>
             <translation>将热力图保存为可缩放矢量图（SVG）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="74" />
+            <location filename="../../viz_app/export/menu.py" line="74" />
             <source>Export animation (GIF)…</source>
             <translation>导出动画（GIF）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="75" />
+            <location filename="../../viz_app/export/menu.py" line="75" />
             <source>Save every decoding step of this map as an animated GIF</source>
             <translation>将这张图的每一个解码步保存为 GIF 动画</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="76" />
+            <location filename="../../viz_app/export/menu.py" line="76" />
             <source>Export video (MP4)…</source>
             <translation>导出视频（MP4）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="77" />
+            <location filename="../../viz_app/export/menu.py" line="77" />
             <source>Save every decoding step of this map as an H.264 video</source>
             <translation>将这张图的每一个解码步保存为 H.264 视频</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="78" />
+            <location filename="../../viz_app/export/menu.py" line="78" />
             <source>Export matrix (CSV)…</source>
             <translation>导出矩阵（CSV）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="79" />
+            <location filename="../../viz_app/export/menu.py" line="79" />
             <source>Save the numbers of this map at this step, with the tokens as headers</source>
             <translation>保存这张图在当前步的数值，以词元作为表头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="81" />
+            <location filename="../../viz_app/export/menu.py" line="81" />
             <source>Export trace (NPZ)…</source>
             <translation>导出注意力轨迹（NPZ）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="82" />
+            <location filename="../../viz_app/export/menu.py" line="82" />
             <source>Save every attention map of this sentence (numpy .npz)</source>
             <translation>保存这个句子的全部注意力图（numpy .npz）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="83" />
+            <location filename="../../viz_app/export/menu.py" line="83" />
             <source>Copy image</source>
             <translation>复制图片</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="84" />
+            <location filename="../../viz_app/export/menu.py" line="84" />
             <source>Copy the heatmap to the clipboard as an image</source>
             <translation>将热力图作为图片复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="129" />
+            <location filename="../../viz_app/export/menu.py" line="129" />
             <source>Export image (PNG)</source>
             <translation>导出图片（PNG）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="129" />
+            <location filename="../../viz_app/export/menu.py" line="129" />
             <source>PNG images (*.png)</source>
             <translation>PNG 图片 (*.png)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="133" />
+            <location filename="../../viz_app/export/menu.py" line="133" />
             <source>Export SVG</source>
             <translation>导出 SVG</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="133" />
+            <location filename="../../viz_app/export/menu.py" line="133" />
             <source>SVG drawings (*.svg)</source>
             <translation>SVG 矢量图 (*.svg)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="136" />
+            <location filename="../../viz_app/export/menu.py" line="136" />
             <source>Export animation (GIF)</source>
             <translation>导出动画（GIF）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="136" />
+            <location filename="../../viz_app/export/menu.py" line="136" />
             <source>GIF animations (*.gif)</source>
             <translation>GIF 动画 (*.gif)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="144" />
+            <location filename="../../viz_app/export/menu.py" line="144" />
             <source>Export video (MP4)</source>
             <translation>导出视频（MP4）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="144" />
+            <location filename="../../viz_app/export/menu.py" line="144" />
             <source>MP4 videos (*.mp4)</source>
             <translation>MP4 视频 (*.mp4)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="148" />
+            <location filename="../../viz_app/export/menu.py" line="148" />
             <source>Export matrix (CSV)</source>
             <translation>导出矩阵（CSV）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="148" />
+            <location filename="../../viz_app/export/menu.py" line="148" />
             <source>CSV tables (*.csv)</source>
             <translation>CSV 表格 (*.csv)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="152" />
+            <location filename="../../viz_app/export/menu.py" line="152" />
             <source>Export trace (NPZ)</source>
             <translation>导出注意力轨迹（NPZ）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="152" />
+            <location filename="../../viz_app/export/menu.py" line="152" />
             <source>Attention traces (*.npz)</source>
             <translation>注意力轨迹 (*.npz)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="167" />
+            <location filename="../../viz_app/export/menu.py" line="167" />
             <source>Image copied to the clipboard</source>
             <translation>图片已复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="235" />
+            <location filename="../../viz_app/export/menu.py" line="235" />
             <source>Replace file?</source>
             <translation>替换文件？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="210" />
+            <location filename="../../viz_app/export/menu.py" line="210" />
             <source>Nothing to export yet: type a sentence first.</source>
             <translation>还没有可导出的内容：请先输入一个句子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="236" />
+            <location filename="../../viz_app/export/menu.py" line="236" />
             <source>{name} already exists in {folder}. Replace it?</source>
             <translation>{folder} 中已存在 {name}。要替换它吗？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="269" />
+            <location filename="../../viz_app/export/menu.py" line="269" />
             <source>Exported {path}</source>
             <translation>已导出 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="253" />
+            <location filename="../../viz_app/export/menu.py" line="253" />
             <source>Could not export: {path} is a folder</source>
             <translation>无法导出：{path} 是一个文件夹</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="165" />
+            <location filename="../../viz_app/export/menu.py" line="165" />
             <source>Could not copy the image: {error}</source>
             <translation>无法复制图片：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="257" />
+            <location filename="../../viz_app/export/menu.py" line="257" />
             <source>Not exported: {name} was kept</source>
             <translation>未导出：已保留原有的 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export_actions.py" line="264" />
+            <location filename="../../viz_app/export/menu.py" line="264" />
             <source>Could not export {name}: {error}</source>
             <translation>无法导出 {name}：{error}</translation>
         </message>
@@ -1111,12 +1111,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Help</name>
         <message>
-            <location filename="../../viz_app/help_dialogs.py" line="40" />
+            <location filename="../../viz_app/dialogs/help.py" line="40" />
             <source>The arrow keys, Home/End and Space step through decoding when the focus is not in a text box; with Alt they work everywhere. Esc leaves a text box.</source>
             <translation>焦点不在文本框中时，可用方向键、Home/End 和空格键逐步浏览解码过程；同时按住 Alt 时，它们在任何地方都有效。按 Esc 可离开文本框。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/help_dialogs.py" line="72" />
+            <location filename="../../viz_app/dialogs/help.py" line="72" />
             <source>Keyboard shortcuts</source>
             <translation>键盘快捷键</translation>
         </message>
@@ -1124,92 +1124,92 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>HyperparametersDialog</name>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="57" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="57" />
             <source>Attention heads</source>
             <translation>注意力头数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="58" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="58" />
             <source>Norm position</source>
             <translation>归一化位置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="59" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="59" />
             <source>Source vocabulary</source>
             <translation>源词表</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="60" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="60" />
             <source>Target vocabulary</source>
             <translation>目标词表</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="64" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="64" />
             <source>How the attention is split into heads; the model width must be divisible by it. The most likely value comes first.</source>
             <translation>注意力分成几个头；模型宽度必须能被它整除。最可能的取值排在最前面。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="66" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="66" />
             <source>pre: x + f(norm(x)), the tutorial's default; post: norm(x + f(x)). Both have the same weights, so only you can tell.</source>
             <translation>pre：x + f(norm(x))，即教程的默认做法；post：norm(x + f(x))。两者的权重完全相同，无法从文件中分辨，只有你知道是哪一种。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="68" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="68" />
             <source>The source vocabulary the model was trained with: one token per line, or a JSON list; the line number is the id.</source>
             <translation>训练该模型时使用的源词表：每行一个词元，或一个 JSON 列表；行号即为 id。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="70" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="70" />
             <source>The target vocabulary the model was trained with: one token per line, or a JSON list; the line number is the id.</source>
             <translation>训练该模型时使用的目标词表：每行一个词元，或一个 JSON 列表；行号即为 id。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="136" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="136" />
             <source>Settings the checkpoint does not record</source>
             <translation>检查点中未记录的设置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="201" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="201" />
             <source>Choose the vocabulary file</source>
             <translation>选择词表文件</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="202" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="202" />
             <source>Vocabularies (*.txt *.json *.vocab);;All files (*)</source>
             <translation>词表 (*.txt *.json *.vocab);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="173" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="173" />
             <source>vocabulary file (.txt or .json)</source>
             <translation>词表文件（.txt 或 .json）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="175" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="175" />
             <source>Browse…</source>
             <translation>浏览…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="144" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="144" />
             <source>{file} holds the weights but not everything needed to rebuild the model. Please complete:</source>
             <translation>{file} 包含了权重，但缺少重建模型所需的部分信息。请补全：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="93" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="93" />
             <source>{option}: please give a value</source>
             <translation>{option}：请填写一个值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="96" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="96" />
             <source>{option}: {value} is not a positive whole number</source>
             <translation>{option}：{value} 不是正整数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="101" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="101" />
             <source>{option}: choose pre or post, not {value}</source>
             <translation>{option}：请选择 pre 或 post，而不是 {value}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/hyperparameters_dialog.py" line="106" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="106" />
             <source>{option}: {path} is not a file</source>
             <translation>{option}：{path} 不是文件</translation>
         </message>
@@ -1217,752 +1217,752 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>MainWindow</name>
         <message>
-            <location filename="../../viz_app/main_window.py" line="79" />
+            <location filename="../../viz_app/window/main_window.py" line="79" />
             <source>&lt;h3&gt;No model loaded&lt;/h3&gt;&lt;p&gt;Open a checkpoint (&lt;tt&gt;.safetensors&lt;/tt&gt;, a PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict or a Hugging Face folder) with &lt;b&gt;File ▸ Open model…&lt;/b&gt; (Ctrl+O), the &lt;b&gt;Model&lt;/b&gt; list above, or drop it on the window.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;未加载模型&lt;/h3&gt;&lt;p&gt;打开一个检查点（&lt;tt&gt;.safetensors&lt;/tt&gt;、PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict 或 Hugging Face 文件夹）：使用&lt;b&gt;文件 ▸ 打开模型…&lt;/b&gt;（Ctrl+O）、上方的&lt;b&gt;模型&lt;/b&gt;列表，或直接把它拖到窗口上。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="82" />
+            <location filename="../../viz_app/window/main_window.py" line="82" />
             <source>&lt;h3&gt;Type a sentence&lt;/h3&gt;&lt;p&gt;Write a sentence in the &lt;b&gt;Source&lt;/b&gt; box above: the model translates it and you can step through every attention map it computed.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;输入一个句子&lt;/h3&gt;&lt;p&gt;在上方的&lt;b&gt;源句&lt;/b&gt;框中写一个句子：模型会翻译它，你可以逐步查看它计算出的每一张注意力图。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="84" />
+            <location filename="../../viz_app/window/main_window.py" line="84" />
             <source>&lt;h3&gt;Loading the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在加载模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="85" />
+            <location filename="../../viz_app/window/main_window.py" line="85" />
             <source>&lt;h3&gt;Running the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="127" />
+            <location filename="../../viz_app/window/main_window.py" line="127" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="192" />
+            <location filename="../../viz_app/window/main_window.py" line="192" />
             <source>&amp;Open model…</source>
             <translation>打开模型(&amp;O)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="192" />
+            <location filename="../../viz_app/window/main_window.py" line="192" />
             <source>Open a model checkpoint</source>
             <translation>打开一个模型检查点</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="194" />
+            <location filename="../../viz_app/window/main_window.py" line="194" />
             <source>&amp;Quit</source>
             <translation>退出(&amp;Q)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="194" />
+            <location filename="../../viz_app/window/main_window.py" line="194" />
             <source>Quit Attention Scope</source>
             <translation>退出 Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="195" />
+            <location filename="../../viz_app/window/main_window.py" line="195" />
             <source>&amp;First step</source>
             <translation>第一步(&amp;F)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="195" />
+            <location filename="../../viz_app/window/main_window.py" line="195" />
             <source>Go to step 0</source>
             <translation>转到第 0 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="197" />
+            <location filename="../../viz_app/window/main_window.py" line="197" />
             <source>&amp;Previous step</source>
             <translation>上一步(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="197" />
+            <location filename="../../viz_app/window/main_window.py" line="197" />
             <source>One decoding step back</source>
             <translation>后退一个解码步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="199" />
+            <location filename="../../viz_app/window/main_window.py" line="199" />
             <source>&amp;Next step</source>
             <translation>下一步(&amp;N)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="199" />
+            <location filename="../../viz_app/window/main_window.py" line="199" />
             <source>One decoding step forward</source>
             <translation>前进一个解码步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="201" />
+            <location filename="../../viz_app/window/main_window.py" line="201" />
             <source>&amp;Last step</source>
             <translation>最后一步(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="201" />
+            <location filename="../../viz_app/window/main_window.py" line="201" />
             <source>Go to the last step</source>
             <translation>转到最后一步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="203" />
+            <location filename="../../viz_app/window/main_window.py" line="203" />
             <source>Pla&amp;y</source>
             <translation>播放(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="203" />
+            <location filename="../../viz_app/window/main_window.py" line="203" />
             <source>Play / pause the decoding</source>
             <translation>播放 / 暂停解码过程</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="206" />
+            <location filename="../../viz_app/window/main_window.py" line="206" />
             <source>Focus the &amp;view</source>
             <translation>聚焦视图(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="207" />
+            <location filename="../../viz_app/window/main_window.py" line="207" />
             <source>Leave the text box so the arrow keys step</source>
             <translation>离开文本框，让方向键用于逐步浏览</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="213" />
+            <location filename="../../viz_app/window/main_window.py" line="213" />
             <source>Next la&amp;yer</source>
             <translation>下一层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="213" />
+            <location filename="../../viz_app/window/main_window.py" line="213" />
             <source>One layer deeper</source>
             <translation>切换到更深的一层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="214" />
+            <location filename="../../viz_app/window/main_window.py" line="214" />
             <source>Previous l&amp;ayer</source>
             <translation>上一层(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="214" />
+            <location filename="../../viz_app/window/main_window.py" line="214" />
             <source>One layer shallower</source>
             <translation>切换到更浅的一层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="215" />
+            <location filename="../../viz_app/window/main_window.py" line="215" />
             <source>Next &amp;head</source>
             <translation>下一个头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="215" />
+            <location filename="../../viz_app/window/main_window.py" line="215" />
             <source>Next head (after the mean: head 0)</source>
             <translation>下一个头（“各头平均”之后是头 0）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="216" />
+            <location filename="../../viz_app/window/main_window.py" line="216" />
             <source>Pre&amp;vious head</source>
             <translation>上一个头(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="216" />
+            <location filename="../../viz_app/window/main_window.py" line="216" />
             <source>Previous head (before head 0: the mean)</source>
             <translation>上一个头（头 0 之前是“各头平均”）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="217" />
+            <location filename="../../viz_app/window/main_window.py" line="217" />
             <source>&amp;Mean of heads</source>
             <translation>各头平均(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="217" />
+            <location filename="../../viz_app/window/main_window.py" line="217" />
             <source>Show the mean of the layer's heads</source>
             <translation>显示该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="218" />
+            <location filename="../../viz_app/window/main_window.py" line="218" />
             <source>&amp;Larger text</source>
             <translation>增大文字(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="219" />
+            <location filename="../../viz_app/window/main_window.py" line="219" />
             <source>Larger labels (for a projector)</source>
             <translation>更大的标签文字（适合投影）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="220" />
+            <location filename="../../viz_app/window/main_window.py" line="220" />
             <source>&amp;Smaller text</source>
             <translation>减小文字(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="220" />
+            <location filename="../../viz_app/window/main_window.py" line="220" />
             <source>Smaller labels</source>
             <translation>更小的标签文字</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="221" />
+            <location filename="../../viz_app/window/main_window.py" line="221" />
             <source>&amp;Normal text size</source>
             <translation>默认文字大小(&amp;N)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="221" />
+            <location filename="../../viz_app/window/main_window.py" line="221" />
             <source>Default label size</source>
             <translation>恢复默认的标签文字大小</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="222" />
+            <location filename="../../viz_app/window/main_window.py" line="222" />
             <source>&amp;Presenter mode</source>
             <translation>演示模式(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="223" />
+            <location filename="../../viz_app/window/main_window.py" line="223" />
             <source>Full screen, large labels, secondary panels hidden</source>
             <translation>全屏、大号标签、隐藏次要面板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="225" />
+            <location filename="../../viz_app/window/main_window.py" line="225" />
             <source>&amp;Keyboard shortcuts</source>
             <translation>键盘快捷键(&amp;K)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="225" />
+            <location filename="../../viz_app/window/main_window.py" line="225" />
             <source>Show the keyboard shortcuts</source>
             <translation>显示键盘快捷键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="226" />
+            <location filename="../../viz_app/window/main_window.py" line="226" />
             <source>E&amp;xplain this view</source>
             <translation>讲解当前视图(&amp;X)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="227" />
+            <location filename="../../viz_app/window/main_window.py" line="227" />
             <source>What the main heatmap shows, in plain words</source>
             <translation>用浅显的话说明主热力图显示的内容</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="228" />
+            <location filename="../../viz_app/window/main_window.py" line="228" />
             <source>&amp;About Attention Scope</source>
             <translation>关于 Attention Scope(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="228" />
+            <location filename="../../viz_app/window/main_window.py" line="228" />
             <source>About this program</source>
             <translation>关于本程序</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="229" />
+            <location filename="../../viz_app/window/main_window.py" line="229" />
             <source>Open sess&amp;ion…</source>
             <translation>打开会话(&amp;I)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="230" />
+            <location filename="../../viz_app/window/main_window.py" line="230" />
             <source>Reopen a saved session: model, sentences, step, selection, ablations</source>
             <translation>重新打开已保存的会话：模型、句子、步数、所选视图、消融设置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="231" />
+            <location filename="../../viz_app/window/main_window.py" line="231" />
             <source>&amp;Save session…</source>
             <translation>保存会话(&amp;S)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="232" />
+            <location filename="../../viz_app/window/main_window.py" line="232" />
             <source>Save everything shown to a small file, to reopen it exactly (a lecture)</source>
             <translation>把当前显示的一切保存到一个小文件中，以便原样重新打开（例如用于讲课）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="233" />
+            <location filename="../../viz_app/window/main_window.py" line="233" />
             <source>&amp;Inspect model</source>
             <translation>检视模型(&amp;I)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="234" />
+            <location filename="../../viz_app/window/main_window.py" line="234" />
             <source>Architecture, parameter counts and weight distributions of the model</source>
             <translation>模型的结构、参数量和权重分布</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="235" />
+            <location filename="../../viz_app/window/main_window.py" line="235" />
             <source>&amp;Compare with another checkpoint…</source>
             <translation>与另一个检查点比较(&amp;C)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="236" />
+            <location filename="../../viz_app/window/main_window.py" line="236" />
             <source>The attention of two checkpoints of the same architecture, and their difference</source>
             <translation>同一结构的两个检查点的注意力及其差异</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="237" />
+            <location filename="../../viz_app/window/main_window.py" line="237" />
             <source>&amp;Ablation…</source>
             <translation>消融(&amp;A)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="238" />
+            <location filename="../../viz_app/window/main_window.py" line="238" />
             <source>Switch off heads or the positional encoding and see what changes</source>
             <translation>关闭一些注意力头或位置编码，看看会有什么变化</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="239" />
+            <location filename="../../viz_app/window/main_window.py" line="239" />
             <source>Switch every head back &amp;on</source>
             <translation>重新开启所有头(&amp;O)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="240" />
+            <location filename="../../viz_app/window/main_window.py" line="240" />
             <source>Undo every ablation: the intact model again</source>
             <translation>撤销所有消融：恢复完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="241" />
+            <location filename="../../viz_app/window/main_window.py" line="241" />
             <source>&amp;Train a model from scratch…</source>
             <translation>从零训练模型(&amp;T)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="242" />
+            <location filename="../../viz_app/window/main_window.py" line="242" />
             <source>Watch attention appear while a small model trains</source>
             <translation>观察小模型在训练过程中注意力如何形成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="265" />
+            <location filename="../../viz_app/window/main_window.py" line="265" />
             <source>Open model…</source>
             <translation>打开模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="288" />
+            <location filename="../../viz_app/window/main_window.py" line="288" />
             <source>Sentence</source>
             <translation>句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="294" />
+            <location filename="../../viz_app/window/main_window.py" line="294" />
             <source>All heads</source>
             <translation>所有注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="295" />
+            <location filename="../../viz_app/window/main_window.py" line="295" />
             <source>Head statistics</source>
             <translation>注意力头统计</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="296" />
+            <location filename="../../viz_app/window/main_window.py" line="296" />
             <source>Heads</source>
             <translation>注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="297" />
+            <location filename="../../viz_app/window/main_window.py" line="297" />
             <source>Next token</source>
             <translation>下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="299" />
+            <location filename="../../viz_app/window/main_window.py" line="299" />
             <source>Positional encoding</source>
             <translation>位置编码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="310" />
+            <location filename="../../viz_app/window/main_window.py" line="310" />
             <source>Ablation</source>
             <translation>消融</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="313" />
+            <location filename="../../viz_app/window/main_window.py" line="313" />
             <source>Model inspector</source>
             <translation>模型检视器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="316" />
+            <location filename="../../viz_app/window/main_window.py" line="316" />
             <source>Train</source>
             <translation>训练</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="326" />
+            <location filename="../../viz_app/window/main_window.py" line="326" />
             <source>no model</source>
             <translation>无模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="332" />
+            <location filename="../../viz_app/window/main_window.py" line="332" />
             <source>Heads or the positional encoding are switched off: the model is not intact</source>
             <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="363" />
+            <location filename="../../viz_app/window/main_window.py" line="363" />
             <source>&amp;File</source>
             <translation>文件(&amp;F)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="368" />
+            <location filename="../../viz_app/window/main_window.py" line="368" />
             <source>&amp;Export</source>
             <translation>导出(&amp;E)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="373" />
+            <location filename="../../viz_app/window/main_window.py" line="373" />
             <source>&amp;Go</source>
             <translation>跳转(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="378" />
+            <location filename="../../viz_app/window/main_window.py" line="378" />
             <source>&amp;Show</source>
             <translation>显示(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="384" />
+            <location filename="../../viz_app/window/main_window.py" line="384" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="388" />
+            <location filename="../../viz_app/window/main_window.py" line="388" />
             <source>&amp;View</source>
             <translation>视图(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="390" />
+            <location filename="../../viz_app/window/main_window.py" line="390" />
             <source>P&amp;anels</source>
             <translation>面板(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="397" />
+            <location filename="../../viz_app/window/main_window.py" line="397" />
             <source>&amp;Theme</source>
             <translation>主题(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="407" />
+            <location filename="../../viz_app/window/main_window.py" line="407" />
             <source>Lan&amp;guage</source>
             <translation>语言(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="416" />
+            <location filename="../../viz_app/window/main_window.py" line="416" />
             <source>&amp;Help</source>
             <translation>帮助(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="419" />
+            <location filename="../../viz_app/window/main_window.py" line="419" />
             <source>Explain &amp;panel</source>
             <translation>讲解面板(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="430" />
+            <location filename="../../viz_app/window/main_window.py" line="430" />
             <source>Presenting</source>
             <translation>演示</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="701" />
+            <location filename="../../viz_app/window/main_window.py" line="701" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="702" />
+            <location filename="../../viz_app/window/main_window.py" line="702" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="844" />
+            <location filename="../../viz_app/window/main_window.py" line="844" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1217" />
+            <location filename="../../viz_app/window/main_window.py" line="1217" />
             <source>Save session</source>
             <translation>保存会话</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1218" />
+            <location filename="../../viz_app/window/main_window.py" line="1218" />
             <source>Attention Scope sessions (*.scope.json *.json)</source>
             <translation>Attention Scope 会话 (*.scope.json *.json)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1237" />
+            <location filename="../../viz_app/window/main_window.py" line="1237" />
             <source>Open session</source>
             <translation>打开会话</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1238" />
+            <location filename="../../viz_app/window/main_window.py" line="1238" />
             <source>Attention Scope sessions (*.scope.json *.json);;All files (*)</source>
             <translation>Attention Scope 会话 (*.scope.json *.json);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1314" />
+            <location filename="../../viz_app/window/main_window.py" line="1314" />
             <source>Compare with another checkpoint</source>
             <translation>与另一个检查点比较</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1332" />
+            <location filename="../../viz_app/window/main_window.py" line="1332" />
             <source>Comparison ready</source>
             <translation>比较完成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="209" />
+            <location filename="../../viz_app/window/main_window.py" line="209" />
             <source>&amp;Encoder self-attention</source>
             <translation>编码器自注意力(&amp;E)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="209" />
+            <location filename="../../viz_app/window/main_window.py" line="209" />
             <source>Show encoder self-attention</source>
             <translation>显示编码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="210" />
+            <location filename="../../viz_app/window/main_window.py" line="210" />
             <source>&amp;Decoder self-attention</source>
             <translation>解码器自注意力(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="210" />
+            <location filename="../../viz_app/window/main_window.py" line="210" />
             <source>Show decoder self-attention</source>
             <translation>显示解码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="211" />
+            <location filename="../../viz_app/window/main_window.py" line="211" />
             <source>&amp;Cross-attention</source>
             <translation>交叉注意力(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="211" />
+            <location filename="../../viz_app/window/main_window.py" line="211" />
             <source>Show cross-attention</source>
             <translation>显示交叉注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="337" />
+            <location filename="../../viz_app/window/main_window.py" line="337" />
             <source>Model activity</source>
             <translation>模型运行状态</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="337" />
+            <location filename="../../viz_app/window/main_window.py" line="337" />
             <source>Loaded model</source>
             <translation>已加载的模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="338" />
+            <location filename="../../viz_app/window/main_window.py" line="338" />
             <source>Device and number format</source>
             <translation>设备与数值格式</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="339" />
+            <location filename="../../viz_app/window/main_window.py" line="339" />
             <source>Duration of the last model call</source>
             <translation>上一次模型调用的耗时</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="410" />
+            <location filename="../../viz_app/window/main_window.py" line="410" />
             <source>Follow the system</source>
             <translation>跟随系统</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="420" />
+            <location filename="../../viz_app/window/main_window.py" line="420" />
             <source>Attention heatmap</source>
             <translation>注意力热力图</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="420" />
+            <location filename="../../viz_app/window/main_window.py" line="420" />
             <source>Masks</source>
             <translation>掩码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="835" />
+            <location filename="../../viz_app/window/main_window.py" line="835" />
             <source>Continue on the CPU</source>
             <translation>改在 CPU 上继续</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="859" />
+            <location filename="../../viz_app/window/main_window.py" line="859" />
             <source>working…</source>
             <translation>运行中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="953" />
+            <location filename="../../viz_app/window/main_window.py" line="953" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="959" />
+            <location filename="../../viz_app/window/main_window.py" line="959" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="963" />
+            <location filename="../../viz_app/window/main_window.py" line="963" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="977" />
+            <location filename="../../viz_app/window/main_window.py" line="977" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1071" />
+            <location filename="../../viz_app/window/main_window.py" line="1071" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1075" />
+            <location filename="../../viz_app/window/main_window.py" line="1075" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1142" />
+            <location filename="../../viz_app/window/main_window.py" line="1142" />
             <source>Pa&amp;use</source>
             <translation>暂停(&amp;U)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1214" />
+            <location filename="../../viz_app/window/main_window.py" line="1214" />
             <source>Open a model first: a session starts from one.</source>
             <translation>请先打开一个模型：会话要以模型为基础。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1310" />
+            <location filename="../../viz_app/window/main_window.py" line="1310" />
             <source>Open a model and type a sentence first: the comparison runs on it.</source>
             <translation>请先打开模型并输入一个句子：比较将在这个句子上进行。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1399" />
+            <location filename="../../viz_app/window/main_window.py" line="1399" />
             <source>The language changes at the next start.</source>
             <translation>界面语言将在下次启动时更改。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="629" />
+            <location filename="../../viz_app/window/main_window.py" line="629" />
             <source>The model you used last, {path}, no longer exists.</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="658" />
+            <location filename="../../viz_app/window/main_window.py" line="658" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="741" />
+            <location filename="../../viz_app/window/main_window.py" line="741" />
             <source>Loaded {name}</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="800" />
+            <location filename="../../viz_app/window/main_window.py" line="800" />
             <source>last model call {ms} ms</source>
             <translation>上次模型调用 {ms} ms</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="830" />
+            <location filename="../../viz_app/window/main_window.py" line="830" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="832" />
+            <location filename="../../viz_app/window/main_window.py" line="832" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="872" />
+            <location filename="../../viz_app/window/main_window.py" line="872" />
             <source>Hugging Face models run their own code: heads cannot be switched off here</source>
             <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1048" />
+            <location filename="../../viz_app/window/main_window.py" line="1048" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1050" />
+            <location filename="../../viz_app/window/main_window.py" line="1050" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1231" />
+            <location filename="../../viz_app/window/main_window.py" line="1231" />
             <source>Session saved to {path}</source>
             <translation>会话已保存到 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1324" />
+            <location filename="../../viz_app/window/main_window.py" line="1324" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="681" />
+            <location filename="../../viz_app/window/main_window.py" line="681" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="715" />
+            <location filename="../../viz_app/window/main_window.py" line="715" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="802" />
+            <location filename="../../viz_app/window/main_window.py" line="802" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="819" />
+            <location filename="../../viz_app/window/main_window.py" line="819" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="995" />
+            <location filename="../../viz_app/window/main_window.py" line="995" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1119" />
+            <location filename="../../viz_app/window/main_window.py" line="1119" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="641" />
+            <location filename="../../viz_app/window/main_window.py" line="641" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="815" />
+            <location filename="../../viz_app/window/main_window.py" line="815" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="816" />
+            <location filename="../../viz_app/window/main_window.py" line="816" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="824" />
+            <location filename="../../viz_app/window/main_window.py" line="824" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1228" />
+            <location filename="../../viz_app/window/main_window.py" line="1228" />
             <source>Could not save the session: {reason}</source>
             <translation>无法保存会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1247" />
+            <location filename="../../viz_app/window/main_window.py" line="1247" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/main_window.py" line="1116" />
+            <location filename="../../viz_app/window/main_window.py" line="1116" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/map_view.py" line="100" />
+            <location filename="../../viz_app/widgets/map_view.py" line="100" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/map_view.py" line="150" />
+            <location filename="../../viz_app/widgets/map_view.py" line="150" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/map_view.py" line="188" />
+            <location filename="../../viz_app/widgets/map_view.py" line="188" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/map_view.py" line="101" />
+            <location filename="../../viz_app/widgets/map_view.py" line="101" />
             <source>{kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>{kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/map_view.py" line="143" />
+            <location filename="../../viz_app/widgets/map_view.py" line="143" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/map_view.py" line="143" />
+            <location filename="../../viz_app/widgets/map_view.py" line="143" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/map_view.py" line="151" />
+            <location filename="../../viz_app/widgets/map_view.py" line="151" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/map_view.py" line="185" />
+            <location filename="../../viz_app/widgets/map_view.py" line="185" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/map_view.py" line="100" />
+            <location filename="../../viz_app/widgets/map_view.py" line="100" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
@@ -2482,37 +2482,37 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Settings</name>
         <message>
-            <location filename="../../viz_app/settings.py" line="107" />
+            <location filename="../../viz_app/scope/settings.py" line="107" />
             <source>Some saved settings could not be read and their defaults are used ({keys}).</source>
             <translation>部分已保存的设置无法读取，已改用默认值（{keys}）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/settings.py" line="147" />
+            <location filename="../../viz_app/scope/settings.py" line="147" />
             <source>The settings file was damaged: it was set aside as {copy}, and what could not be read is back to its default.</source>
             <translation>设置文件已损坏：原文件已另存为 {copy}，无法读取的设置已恢复为默认值。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/settings.py" line="150" />
+            <location filename="../../viz_app/scope/settings.py" line="150" />
             <source>The settings file {file} is damaged: what could not be read is back to its default.</source>
             <translation>设置文件 {file} 已损坏：无法读取的设置已恢复为默认值。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/settings.py" line="183" />
+            <location filename="../../viz_app/scope/settings.py" line="183" />
             <source>Settings cannot be saved to {file} ({reason}): what you change is kept until you quit.</source>
             <translation>无法将设置保存到 {file}（{reason}）：你所做的更改在退出程序之前仍然有效。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/settings.py" line="122" />
+            <location filename="../../viz_app/scope/settings.py" line="122" />
             <source>The settings file {file} cannot be read: the defaults are used.</source>
             <translation>无法读取设置文件 {file}：已改用默认值。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/settings.py" line="172" />
+            <location filename="../../viz_app/scope/settings.py" line="172" />
             <source>{folder} is not a folder</source>
             <translation>{folder} 不是文件夹</translation>
         </message>
         <message>
-            <location filename="../../viz_app/settings.py" line="185" />
+            <location filename="../../viz_app/scope/settings.py" line="185" />
             <source>access denied</source>
             <translation>拒绝访问</translation>
         </message>
@@ -2520,47 +2520,47 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Shortcut</name>
         <message>
-            <location filename="../../viz_app/desktop.py" line="327" />
+            <location filename="../../viz_app/shell/desktop.py" line="327" />
             <source>No Attention Scope shortcut was installed.</source>
             <translation>此前未安装 Attention Scope 快捷方式。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/desktop.py" line="201" />
+            <location filename="../../viz_app/shell/desktop.py" line="201" />
             <source>wrote {path}</source>
             <translation>已写入 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/desktop.py" line="231" />
+            <location filename="../../viz_app/shell/desktop.py" line="231" />
             <source>removed {path}</source>
             <translation>已删除 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/desktop.py" line="331" />
+            <location filename="../../viz_app/shell/desktop.py" line="331" />
             <source>would call pyshortcuts.make_shortcut({arguments})</source>
             <translation>将调用 pyshortcuts.make_shortcut({arguments})</translation>
         </message>
         <message>
-            <location filename="../../viz_app/desktop.py" line="182" />
+            <location filename="../../viz_app/shell/desktop.py" line="182" />
             <source>would write {path}</source>
             <translation>将写入 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/desktop.py" line="224" />
+            <location filename="../../viz_app/shell/desktop.py" line="224" />
             <source>would remove {path}</source>
             <translation>将删除 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/desktop.py" line="308" />
+            <location filename="../../viz_app/shell/desktop.py" line="308" />
             <source>Attention Scope is in the application menu (uninstall: attention-scope uninstall-shortcut).</source>
             <translation>Attention Scope 已加入应用程序菜单（卸载：attention-scope uninstall-shortcut）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/desktop.py" line="316" />
+            <location filename="../../viz_app/shell/desktop.py" line="316" />
             <source>attention-scope: {error}</source>
             <translation>attention-scope：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/desktop.py" line="312" />
+            <location filename="../../viz_app/shell/desktop.py" line="312" />
             <source>No Attention Scope shortcut was installed under {path}.</source>
             <translation>{path} 下此前未安装 Attention Scope 快捷方式。</translation>
         </message>
@@ -2568,27 +2568,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>State</name>
         <message>
-            <location filename="../../viz_app/state.py" line="26" />
+            <location filename="../../viz_app/scope/state.py" line="26" />
             <source>Encoder self-attention</source>
             <translation>编码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/state.py" line="27" />
+            <location filename="../../viz_app/scope/state.py" line="27" />
             <source>Decoder self-attention (masked)</source>
             <translation>解码器自注意力（带掩码）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/state.py" line="28" />
+            <location filename="../../viz_app/scope/state.py" line="28" />
             <source>Cross-attention (decoder → encoder)</source>
             <translation>交叉注意力（解码器 → 编码器）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/state.py" line="33" />
+            <location filename="../../viz_app/scope/state.py" line="33" />
             <source>Decoder self-attention</source>
             <translation>解码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/state.py" line="34" />
+            <location filename="../../viz_app/scope/state.py" line="34" />
             <source>Cross-attention</source>
             <translation>交叉注意力</translation>
         </message>
@@ -2596,17 +2596,17 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Theme</name>
         <message>
-            <location filename="../../viz_app/theme.py" line="23" />
+            <location filename="../../viz_app/window/theme.py" line="23" />
             <source>Follow the system</source>
             <translation>跟随系统</translation>
         </message>
         <message>
-            <location filename="../../viz_app/theme.py" line="24" />
+            <location filename="../../viz_app/window/theme.py" line="24" />
             <source>Light</source>
             <translation>浅色</translation>
         </message>
         <message>
-            <location filename="../../viz_app/theme.py" line="25" />
+            <location filename="../../viz_app/window/theme.py" line="25" />
             <source>Dark</source>
             <translation>深色</translation>
         </message>
@@ -2652,47 +2652,47 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>TrainingRunner</name>
         <message>
-            <location filename="../../viz_app/training_runner.py" line="79" />
+            <location filename="../../viz_app/workers/training_worker.py" line="79" />
             <source>no task was chosen</source>
             <translation>未选择任务</translation>
         </message>
         <message>
-            <location filename="../../viz_app/training_runner.py" line="83" />
+            <location filename="../../viz_app/workers/training_worker.py" line="83" />
             <source>epochs, probe interval, batch size and log interval must be at least 1</source>
             <translation>轮数、探针间隔、批大小和日志间隔都必须至少为 1</translation>
         </message>
         <message>
-            <location filename="../../viz_app/training_runner.py" line="85" />
+            <location filename="../../viz_app/workers/training_worker.py" line="85" />
             <source>the output checkpoint must end with .safetensors</source>
             <translation>输出检查点的文件名必须以 .safetensors 结尾</translation>
         </message>
         <message>
-            <location filename="../../viz_app/training_runner.py" line="375" />
+            <location filename="../../viz_app/workers/training_worker.py" line="375" />
             <source>there is no model to save yet</source>
             <translation>还没有可保存的模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/training_runner.py" line="482" />
+            <location filename="../../viz_app/workers/training_worker.py" line="482" />
             <source>a training run is already going: stop it first</source>
             <translation>已有训练正在进行：请先停止它</translation>
         </message>
         <message>
-            <location filename="../../viz_app/training_runner.py" line="543" />
+            <location filename="../../viz_app/workers/training_worker.py" line="543" />
             <source>a checkpoint file name must end with .safetensors</source>
             <translation>检查点文件名必须以 .safetensors 结尾</translation>
         </message>
         <message>
-            <location filename="../../viz_app/training_runner.py" line="549" />
+            <location filename="../../viz_app/workers/training_worker.py" line="549" />
             <source>there is no model to save yet: start a training run first</source>
             <translation>还没有可保存的模型：请先开始训练</translation>
         </message>
         <message>
-            <location filename="../../viz_app/training_runner.py" line="389" />
+            <location filename="../../viz_app/workers/training_worker.py" line="389" />
             <source>the GPU ran out of memory: choose the tiny size, or train on the CPU (start with {env}=cpu)</source>
             <translation>GPU 显存不足：请选择“微型”规模，或在 CPU 上训练（启动时设置 {env}=cpu）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/training_runner.py" line="81" />
+            <location filename="../../viz_app/workers/training_worker.py" line="81" />
             <source>unknown model size {size}</source>
             <translation>未知的模型规模 {size}</translation>
         </message>
@@ -3156,57 +3156,57 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Worker</name>
         <message>
-            <location filename="../../viz_app/worker.py" line="370" />
+            <location filename="../../viz_app/workers/model_worker.py" line="370" />
             <source>1 source word not in the vocabulary, shown as &lt;unk&gt;</source>
             <translation>有 1 个源词不在词表中，显示为 &lt;unk&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/worker.py" line="105" />
+            <location filename="../../viz_app/workers/model_worker.py" line="105" />
             <source>the GPU ran out of memory: try a shorter sentence or run on the CPU (start with {setting})</source>
             <translation>GPU 显存不足：请尝试更短的句子，或在 CPU 上运行（启动时设置 {setting}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/worker.py" line="224" />
+            <location filename="../../viz_app/workers/model_worker.py" line="224" />
             <source>no model is loaded: open one with File ▸ Open model…</source>
             <translation>尚未加载模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/worker.py" line="285" />
+            <location filename="../../viz_app/workers/model_worker.py" line="285" />
             <source>the source sentence is empty</source>
             <translation>源句为空</translation>
         </message>
         <message>
-            <location filename="../../viz_app/worker.py" line="302" />
+            <location filename="../../viz_app/workers/model_worker.py" line="302" />
             <source>1 target word not in the vocabulary, shown as &lt;unk&gt;</source>
             <translation>有 1 个目标词不在词表中，显示为 &lt;unk&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/worker.py" line="364" />
+            <location filename="../../viz_app/workers/model_worker.py" line="364" />
             <source>source truncated to {room} tokens (max_len {max_len}; it has {length})</source>
             <translation>源句被截断为 {room} 个词元（max_len 为 {max_len}；原有 {length} 个）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/worker.py" line="367" />
+            <location filename="../../viz_app/workers/model_worker.py" line="367" />
             <source>padding limited to the model's max_len of {max_len}</source>
             <translation>填充长度受限于模型的 max_len（{max_len}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/worker.py" line="372" />
+            <location filename="../../viz_app/workers/model_worker.py" line="372" />
             <source>{count} source words not in the vocabulary, shown as &lt;unk&gt;</source>
             <translation>有 {count} 个源词不在词表中，显示为 &lt;unk&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/worker.py" line="298" />
+            <location filename="../../viz_app/workers/model_worker.py" line="298" />
             <source>target truncated to {room} tokens (it has {length})</source>
             <translation>目标句被截断为 {room} 个词元（原有 {length} 个）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/worker.py" line="322" />
+            <location filename="../../viz_app/workers/model_worker.py" line="322" />
             <source>generation stopped after {count} tokens without producing &lt;eos&gt;</source>
             <translation>已生成 {count} 个词元仍未产生 &lt;eos&gt;，生成已停止</translation>
         </message>
         <message>
-            <location filename="../../viz_app/worker.py" line="304" />
+            <location filename="../../viz_app/workers/model_worker.py" line="304" />
             <source>{count} target words not in the vocabulary, shown as &lt;unk&gt;</source>
             <translation>有 {count} 个目标词不在词表中，显示为 &lt;unk&gt;</translation>
         </message>

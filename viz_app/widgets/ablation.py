@@ -33,10 +33,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..i18n import N_, tr, tr_marked
-from ..state import KINDS, kind_short_title
-from .heatmap import display_token
-from .next_token import empty_bars, format_prob, probability_plot
+from viz_app.i18n import N_, tr, tr_marked
+from viz_app.scope.state import KINDS, kind_short_title
+from viz_app.widgets.heatmap import display_token
+from viz_app.widgets.next_token import empty_bars, format_prob, probability_plot
 
 Head = tuple[str, int, int]
 #: kind -> marked short name used in the one-line summary ("cross L1 H0")

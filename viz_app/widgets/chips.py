@@ -15,7 +15,7 @@ from PySide6.QtCore import QMargins, QPoint, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QLayout, QLayoutItem, QSizePolicy, QWidget
 
-from ..i18n import N_, tr, tr_marked
+from viz_app.i18n import N_, tr, tr_marked
 
 SPECIAL_TOKENS = frozenset({"<bos>", "<eos>", "<s>", "</s>", "[CLS]", "[SEP]", "<sos>"})
 UNK_TOKENS = frozenset({"<unk>", "[UNK]"})

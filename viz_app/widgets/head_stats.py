@@ -37,13 +37,12 @@ from PySide6.QtWidgets import (
 )
 
 from model_core.analysis import CROSS_ONLY_METRICS, KINDS, METRICS, HeadStats, metric_range, stats_table
-
-from ..i18n import N_, tr, tr_marked
-from ..state import kind_short_title
-from .chips import FlowLayout
-from .colormaps import DIVERGING_NAME, get_colormap, lookup_table
-from .heatmap import nice_ticks
-from .mosaic import layer_head_grid
+from viz_app.i18n import N_, tr, tr_marked
+from viz_app.scope.state import kind_short_title
+from viz_app.widgets.chips import FlowLayout
+from viz_app.widgets.colormaps import DIVERGING_NAME, get_colormap, lookup_table
+from viz_app.widgets.heatmap import nice_ticks
+from viz_app.widgets.mosaic import layer_head_grid
 
 #: metric -> marked display name (the same meaning as ``model_core.analysis.METRIC_LABELS``, translatable)
 METRIC_TITLES: dict[str, tuple[str, str]] = {

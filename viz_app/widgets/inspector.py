@@ -46,10 +46,9 @@ from PySide6.QtWidgets import (
 )
 
 from model_core.vocab import KINDS
-
-from ..i18n import N_, tr, tr_marked
-from .colormaps import DIVERGING_NAME, diverging_lookup_table, get_colormap
-from .heatmap import AttentionHeatmap, TokenAxis, thinned_labels
+from viz_app.i18n import N_, tr, tr_marked
+from viz_app.widgets.colormaps import DIVERGING_NAME, diverging_lookup_table, get_colormap
+from viz_app.widgets.heatmap import AttentionHeatmap, TokenAxis, thinned_labels
 
 if TYPE_CHECKING:  # only for type hints: the widget receives these objects, it never imports model_core at run time
     from model_core.inspection import ArchitectureSummary, ComparisonResult, ParameterDistributions

@@ -18,9 +18,9 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QPainterPath
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QVBoxLayout, QWidget
 
-from ..i18n import tr
-from .colormaps import GUTTER_LEVELS, GUTTER_VALUE, gutter_lookup_table
-from .heatmap import TokenAxis
+from viz_app.i18n import tr
+from viz_app.widgets.colormaps import GUTTER_LEVELS, GUTTER_VALUE, gutter_lookup_table
+from viz_app.widgets.heatmap import TokenAxis
 
 #: Shade of the cells a mask blocks, drawn over every tile.
 BLOCKED_RGBA = (189, 189, 189, 140)

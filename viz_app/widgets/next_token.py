@@ -16,8 +16,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from ..i18n import tr
-from .heatmap import TokenAxis, display_token
+from viz_app.i18n import tr
+from viz_app.widgets.heatmap import TokenAxis, display_token
 
 BAR_COLOR = "#4e79a7"
 CHOSEN_COLOR = "#f28e2b"  # model's own choice

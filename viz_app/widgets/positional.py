@@ -23,8 +23,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
-from ..i18n import N_, tr, tr_marked
-from .colormaps import DIVERGING_NAME, diverging_lookup_table, get_colormap
+from viz_app.i18n import N_, tr, tr_marked
+from viz_app.widgets.colormaps import DIVERGING_NAME, diverging_lookup_table, get_colormap
 
 #: Qualitative palette (Tableau 10) for curves: distinguishable, and readable on dark and light backgrounds.
 PALETTE: tuple[str, ...] = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",

@@ -3,7 +3,7 @@
 Why it looks like this: a class watches two things at once, the loss falling (left) and the
 attention of one fixed held-out sentence sharpening (right; cross-attention of the last layer,
 averaged over heads, by default, because that is where an alignment appears first and clearest).
-All training runs in :class:`~viz_app.training_runner.TrainingRunner`'s thread; this widget only
+All training runs in :class:`~viz_app.workers.training_worker.TrainingRunner`'s thread; this widget only
 receives host data (``TrainEvent`` floats, ``Trace`` numpy arrays) on the GUI thread and redraws.
 The form is locked while a run is going so what is shown always matches what is being trained.
 """
@@ -32,9 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..i18n import tr
-from ..training_runner import DEMO_TASKS, SIZES, RunInfo, TrainingConfig, TrainingRunner
-from .heatmap import AttentionHeatmap
+from viz_app.i18n import tr
+from viz_app.widgets.heatmap import AttentionHeatmap
+from viz_app.workers.training_worker import DEMO_TASKS, SIZES, RunInfo, TrainingConfig, TrainingRunner
 
 if TYPE_CHECKING:  # no torch at import: the app's window opens before torch is loaded
     from model_core.training import TrainEvent

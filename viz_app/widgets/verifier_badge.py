@@ -27,9 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from model_core.analysis import Problem
-
-from ..i18n import N_, tr, tr_marked
-from ..state import KINDS, kind_short_title
+from viz_app.i18n import N_, tr, tr_marked
+from viz_app.scope.state import KINDS, kind_short_title
 
 #: how many problems the tooltip lists before "… and N more"
 TOOLTIP_PROBLEMS = 5

@@ -1,11 +1,11 @@
 """The main window: layout, menus and actions. What it shows comes from the state; what it runs, from the controller.
 
-Data flow (one direction): an edit → (300 ms pause, :class:`~viz_app.bindings.InputsBinding`) → the
-state's value (:class:`~viz_app.state.AppState` over a frozen ``ScopeState``) → the controller asks the
-worker for one model call (:mod:`viz_app.controller`) → the newest result → ``AppState.set_result`` →
-each panel, bound to the state (:mod:`viz_app.bindings`), redraws once by re-slicing the stored trace.
+Data flow (one direction): an edit → (300 ms pause, :class:`~viz_app.window.bindings.InputsBinding`) → the
+state's value (:class:`~viz_app.scope.state.AppState` over a frozen ``ScopeState``) → the controller asks the
+worker for one model call (:mod:`viz_app.scope.controller`) → the newest result → ``AppState.set_result`` →
+each panel, bound to the state (:mod:`viz_app.window.bindings`), redraws once by re-slicing the stored trace.
 Stepping, selecting a layer/head/kind, colours and overlays only re-slice or re-colour host arrays;
-they never call the model. The remembered settings follow the state (:mod:`viz_app.persistence`).
+they never call the model. The remembered settings follow the state (:mod:`viz_app.scope.persistence`).
 
 Keyboard policy: ←/→, Home/End and Space are window-wide QAction shortcuts, but a focused text
 box keeps them for editing (Qt's ShortcutOverride: a line edit claims the keys it uses), so typing
@@ -45,10 +45,23 @@ from model_core import bundled_models
 from model_core.run import RunResult
 from model_core.sessions import Session
 from model_core.trace import Trace
-
-from .about import show_about
-from .actions import WindowActions
-from .bindings import (
+from viz_app.dialogs.about import show_about
+from viz_app.dialogs.help import HelpWindow, show_explanation, show_shortcuts
+from viz_app.export.menu import ExportActions
+from viz_app.i18n import LANGUAGES, tr, tr_marked
+from viz_app.scope.controller import ScopeController
+from viz_app.scope.persistence import Persistence, settings_key
+from viz_app.scope.session_io import SESSION_SUFFIX, looks_like_session, session_from_state
+from viz_app.scope.settings import AppSettings
+from viz_app.scope.state import AppState
+from viz_app.widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, TokenChips
+from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars
+from viz_app.widgets.controls import Banner, InputPanel, SelectorBar, StepBar
+from viz_app.widgets.head_stats import HeadStatsPanel
+from viz_app.widgets.map_view import ViewSpec, map_title
+from viz_app.widgets.verifier_badge import VerifierBadge
+from viz_app.window.actions import WindowActions
+from viz_app.window.bindings import (
     AblationBinding,
     ChipsBinding,
     HeadStatsBinding,
@@ -61,28 +74,14 @@ from .bindings import (
     VerifierBinding,
     view_spec,
 )
-from .controller import ScopeController
-from .controls import Banner, InputPanel, SelectorBar, StepBar
-from .export_actions import ExportActions
-from .help_dialogs import HelpWindow, show_explanation, show_shortcuts
-from .i18n import LANGUAGES, tr, tr_marked
-from .map_view import ViewSpec, map_title
-from .model_panels import ModelPanels
-from .persistence import Persistence, settings_key
-from .presenter import PresenterMode
-from .session_io import SESSION_SUFFIX, looks_like_session, session_from_state
-from .settings import AppSettings
-from .state import AppState
-from .theme import THEME_CHOICES, apply_application_theme, apply_theme, resolve_theme
-from .widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, TokenChips
-from .widgets.ablation import AblationPanel, BeforeAfterBars
-from .widgets.head_stats import HeadStatsPanel
-from .widgets.verifier_badge import VerifierBadge
-from .worker import OptionsNeeded, WorkerHost
+from viz_app.window.model_panels import ModelPanels
+from viz_app.window.presenter import PresenterMode
+from viz_app.window.theme import THEME_CHOICES, apply_application_theme, apply_theme, resolve_theme
+from viz_app.workers.model_worker import OptionsNeeded, WorkerHost
 
 if TYPE_CHECKING:
-    from .widgets.inspector import ModelInspector
-    from .widgets.training import TrainingView
+    from viz_app.widgets.inspector import ModelInspector
+    from viz_app.widgets.training import TrainingView
 
 LAYOUT_SAVE_MS = 500
 
@@ -388,7 +387,7 @@ class MainWindow(QMainWindow):
         return [w for w in self.findChildren(QDockWidget) if w.parent() is self]
 
     def _bind(self) -> None:
-        """Every panel bound to the state (viz_app.bindings): each redraws once per change of what it shows."""
+        """Every panel bound to the state (viz_app.window.bindings): each redraws once per change of what it shows."""
         s, bar = self.state, self.statusBar()
         self.inputs_binding = InputsBinding(s, self.inputs, on_edited=self._on_inputs_edited, on_error=self._show_error, parent=self)
         self.step_binding = StepBinding(s, self.step_bar, {"first": self.act_first, "previous": self.act_prev, "play": self.act_play,
@@ -519,7 +518,7 @@ class MainWindow(QMainWindow):
 
     def ask_import_options(self, needed: OptionsNeeded) -> dict | None:
         """Show the hyperparameters dialog; the answers, or None when cancelled (tests replace this)."""
-        from .hyperparameters_dialog import ask_import_options
+        from viz_app.dialogs.hyperparameters import ask_import_options
 
         return ask_import_options(self, needed)
 
@@ -674,7 +673,7 @@ class MainWindow(QMainWindow):
         return self._keep_help(show_shortcuts(self, self.shortcut_actions(), self._help_point_size()))
 
     def explain(self, panel: str) -> HelpWindow:
-        """Open the explanation of ``panel`` (a key of ``viz_app.explain.EXPLANATIONS``) beside the window."""
+        """Open the explanation of ``panel`` (a key of ``viz_app.dialogs.explain.EXPLANATIONS``) beside the window."""
         return self._keep_help(show_explanation(self, panel, self._help_point_size()))
 
     def _show_about(self) -> None:
@@ -721,7 +720,7 @@ class MainWindow(QMainWindow):
         """Reopen a session, whole or not at all (see the controller)."""
         return self.controller.open_session(path)
 
-    # ================================================================== panels opened on demand (viz_app.model_panels)
+    # ================================================================== panels opened on demand (viz_app.window.model_panels)
     def reveal_dock(self, dock: QDockWidget) -> None:
         self.panels.reveal(dock)
 
@@ -753,7 +752,7 @@ class MainWindow(QMainWindow):
     def _training_view(self) -> TrainingView | None:
         return self.panels.built_training_view
 
-    # ================================================================== export host (viz_app.export_actions.ExportHost)
+    # ================================================================== export host (viz_app.export.menu.ExportHost)
     def current_trace(self) -> Trace | None:
         return self.state.trace
 

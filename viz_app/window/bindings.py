@@ -2,7 +2,7 @@
 
 Why here and not in the window: a panel's redraw rules are the panel's business (napari keeps them in
 its Qt layers, glue in its state-bound widgets). Each binder subscribes to the fewest
-:class:`~viz_app.state.AppState` signals that can change what it shows, and every state change emits
+:class:`~viz_app.scope.state.AppState` signals that can change what it shows, and every state change emits
 exactly one signal, so one change redraws each panel once (``tests/app/test_redraws.py`` counts it).
 Binders hold widgets and the state; they never call the model or touch the window's layout.
 """
@@ -18,15 +18,14 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 
 from model_core.analysis import all_head_stats, verify_trace
-
-from .controls import InputPanel, SelectorBar, StepBar
-from .i18n import N_, tr, tr_marked
-from .map_view import ViewSpec, apply_view, heatmap_view, rollout_of
-from .state import AppState, kind_title
-from .widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
-from .widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
-from .widgets.head_stats import HeadStatsPanel
-from .widgets.verifier_badge import VerifierBadge
+from viz_app.i18n import N_, tr, tr_marked
+from viz_app.scope.state import AppState, kind_title
+from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
+from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
+from viz_app.widgets.controls import InputPanel, SelectorBar, StepBar
+from viz_app.widgets.head_stats import HeadStatsPanel
+from viz_app.widgets.map_view import ViewSpec, apply_view, heatmap_view, rollout_of
+from viz_app.widgets.verifier_badge import VerifierBadge
 
 DEBOUNCE_MS = 300
 POSITIONAL_POSITIONS = 100  # the tutorials plot ~100 positions: enough to see the slow dimensions turn

@@ -7,7 +7,7 @@ and translated together. Each text is short HTML; the window shows it in a non-m
 
 from __future__ import annotations
 
-from .i18n import N_, tr_marked
+from viz_app.i18n import N_, tr_marked
 
 #: panel key -> (title, HTML body), both marked for translation
 EXPLANATIONS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {

@@ -8,8 +8,7 @@ the translation lives here, one literal per code (the extractor reads literals).
 from __future__ import annotations
 
 from model_core.vocab import NOTICE_TEXTS, Notice, notice_template
-
-from .i18n import N_, tr_marked
+from viz_app.i18n import N_, tr_marked
 
 #: English template (model_core.vocab.NOTICE_TEXTS) -> marked literal for translation
 _MARKED: dict[str, tuple[str, str]] = {

@@ -11,7 +11,7 @@ worker reports the model loaded, and ``first-heatmap <s>`` once the heatmap has 
 trace (each line ends ``torch-loaded=no|importing|yes``), then quits. ``<s>`` is seconds of
 ``time.perf_counter()`` since ``ATTENTION_SCOPE_STARTUP_T0`` (the parent's ``perf_counter()`` just
 before it started this process: the clock is system-wide), else since this module was imported.
-This module imports nothing but the standard library at module level, so ``viz_app.desktop`` can
+This module imports nothing but the standard library at module level, so ``viz_app.shell.desktop`` can
 read its constants.
 """
 
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 _IMPORTED_AT = time.perf_counter()
 
-APP_NAME = "AttentionScope"  # also the X11 WM_CLASS class, so the .desktop file's StartupWMClass (viz_app.desktop)
+APP_NAME = "AttentionScope"  # also the X11 WM_CLASS class, so the .desktop file's StartupWMClass (viz_app.shell.desktop)
 ORGANIZATION = "AttentionScope"
 DESKTOP_FILE = "attention-scope"  # the .desktop file's name and the icon's theme name (Wayland app id)
 PROBE_ENV = "ATTENTION_SCOPE_STARTUP_PROBE"
@@ -67,7 +67,7 @@ def run(argv: Sequence[str] = ()) -> int:
     """Open the window (on ``argv[0]``'s model when given) and run the event loop; returns the exit code."""
     from PySide6.QtWidgets import QApplication
 
-    from .pyside_import_hook import install as speed_up_imports
+    from viz_app.shell.pyside_import_hook import install as speed_up_imports
 
     speed_up_imports()  # before pyqtgraph and torch are imported (see pyside_import_hook)
     model, device, qt_args = parse_args(argv)
@@ -76,16 +76,16 @@ def run(argv: Sequence[str] = ()) -> int:
     app.setApplicationDisplayName("Attention Scope")
     app.setOrganizationName(ORGANIZATION)
     app.setDesktopFileName(DESKTOP_FILE)
-    from .icons import app_icon
+    from viz_app.window.icons import app_icon
 
     app.setWindowIcon(app_icon())
-    from .gc_policy import GuiThreadCollector
+    from viz_app.shell.gc_policy import GuiThreadCollector
 
     collector = GuiThreadCollector(app).start()  # cycles collected in this thread only (see gc_policy)
 
-    from .i18n import install, resolve_language
-    from .main_window import MainWindow
-    from .settings import AppSettings
+    from viz_app.i18n import install, resolve_language
+    from viz_app.scope.settings import AppSettings
+    from viz_app.window.main_window import MainWindow
 
     settings = AppSettings()
     install(resolve_language(settings.get_str("view/language", "")))
@@ -112,7 +112,7 @@ SETTLE_DELAY_MS = 300
 def _settle_after_first_answer(window, collector) -> None:
     """Hold cyclic collection while the window starts (its model thread imports torch meanwhile) and settle
     shortly after the first answer (a trace, an error or a question), once that has been painted (see
-    ``viz_app.gc_policy``)."""
+    ``viz_app.shell.gc_policy``)."""
     from PySide6.QtCore import QTimer
 
     collector.hold(START_HOLD_MS)
@@ -148,8 +148,8 @@ class _WindowHolder:
         window.languageChangeRequested.connect(self.rebuild)
 
     def rebuild(self, code: str) -> None:
-        from .i18n import install, resolve_language
-        from .main_window import MainWindow
+        from viz_app.i18n import install, resolve_language
+        from viz_app.window.main_window import MainWindow
 
         old = self.window
         install(resolve_language(code))

@@ -15,11 +15,10 @@ import numpy as np
 
 from model_core.analysis import Rollout, trace_rollout
 from model_core.trace import Trace
-
-from .i18n import tr
-from .state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, VIEW_MODES, kind_title, overlay_masks
-from .widgets.colormaps import COLORMAP_NAMES
-from .widgets.heatmap import AttentionHeatmap
+from viz_app.i18n import tr
+from viz_app.scope.state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, VIEW_MODES, kind_title, overlay_masks
+from viz_app.widgets.colormaps import COLORMAP_NAMES
+from viz_app.widgets.heatmap import AttentionHeatmap
 
 #: Label of a decoder row not generated yet at the shown step (its token is not known then).
 FUTURE_LABEL = "…"

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
-from .i18n import N_
+from viz_app.i18n import N_
 
 THEME_CHOICES: dict[str, tuple[str, str]] = {
     "system": N_("Theme", "Follow the system"),

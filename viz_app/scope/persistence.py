@@ -2,7 +2,7 @@
 
 Why a module: the remembered settings are one more thing derived from the state (decoding, padding,
 the map shown, colours, the sentence per model), written as the state changes so a killed process
-loses nothing, and read back field by field at start (:func:`viz_app.session_io.restored_state`) so
+loses nothing, and read back field by field at start (:func:`viz_app.scope.session_io.restored_state`) so
 one damaged value never costs the others. The window's geometry and dock layout are the window's own
 business and stay there.
 """
@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from .i18n import tr
-from .session_io import restored_state
-from .settings import AppSettings
+from viz_app.i18n import tr
+from viz_app.scope.session_io import restored_state
+from viz_app.scope.settings import AppSettings
 
 
 def settings_key(model_key: str) -> str:
@@ -68,7 +68,7 @@ class Persistence(QObject):
 
     def remembered_options(self, key: str) -> dict:
         """Import options saved for this file (JSON in the settings), or {}."""
-        from .controller import remembered_options_from
+        from viz_app.scope.controller import remembered_options_from
 
         return remembered_options_from(self.settings.get_str(f"import_options/{settings_key(key)}", ""))
 

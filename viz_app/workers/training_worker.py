@@ -34,9 +34,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
 from model_core.config import PRESETS
-
-from .i18n import tr
-from .worker import DEVICE_ENV, one_line
+from viz_app.i18n import tr
+from viz_app.workers.model_worker import DEVICE_ENV, one_line
 
 if TYPE_CHECKING:  # torch is imported when the first run starts, not with the app (see tests/core/test_lazy_imports.py)
     from model_core.training import TrainControl, TrainEvent

@@ -1,6 +1,6 @@
 """Files written whole or not at all, never through a planted link, never over a file nobody asked to replace.
 
-Used by every export (:mod:`viz_app.export`: images, animations, CSV, the ``.npz`` trace) and by the
+Used by every export (:mod:`viz_app.export.images`: images, animations, CSV, the ``.npz`` trace) and by the
 ``export`` command; imports neither Qt nor torch (``attention-scope export`` runs headless).
 
 The rules (issue 16):

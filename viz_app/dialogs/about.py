@@ -17,8 +17,7 @@ from PySide6.QtCore import Qt, qVersion
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from model_core import __version__ as APP_VERSION
-
-from .i18n import tr
+from viz_app.i18n import tr
 
 LICENSE = "MIT"
 #: module name -> distribution names to ask when the module is not imported yet
@@ -79,7 +78,7 @@ def make_about_box(parent: QWidget | None, device_text: str) -> QMessageBox:
     box.setTextFormat(Qt.TextFormat.RichText)
     box.setText(about_html(device_text))
     box.setStandardButtons(QMessageBox.StandardButton.Close)
-    from .icons import app_icon
+    from viz_app.window.icons import app_icon
 
     icon = app_icon()
     if not icon.isNull():

@@ -7,7 +7,7 @@
   option: :func:`viz_app.cli.main`;
 - any other word: a usage error (one line, exit status 2), never a window opened on nothing.
 
-Before the window's ``QApplication`` exists, :func:`viz_app.display_check.display_problem` asks whether Qt
+Before the window's ``QApplication`` exists, :func:`viz_app.shell.display_check.display_problem` asks whether Qt
 can open a window here (a display; on Linux the xcb plugin's system libraries); if not, one line says why
 and what to install or do instead, and the status is 2 (Qt itself would abort with 134).
 
@@ -25,14 +25,14 @@ EXIT_NO_WINDOW = 2
 #: GUI options that take a value (both ``--device cpu`` and ``--device=cpu``)
 GUI_OPTIONS = ("--device", "--model")
 #: Qt's own command-line options without a value (QGuiApplication / QApplication); those with one are
-#: ``viz_app.app._QT_OPTIONS_WITH_VALUE``
+#: ``viz_app.shell.app._QT_OPTIONS_WITH_VALUE``
 QT_FLAGS = frozenset({"-reverse", "-nograb", "-dograb", "-sync", "-widgetcount", "-testability"})
 
 
 def gui_arguments(argv: Sequence[str]) -> tuple[list[str] | None, str | None]:
-    """(``argv`` as :func:`viz_app.app.run` takes it, None) when it asks for the window, else (None, the first
+    """(``argv`` as :func:`viz_app.shell.app.run` takes it, None) when it asks for the window, else (None, the first
     argument that is not for the window)."""
-    from .app import _QT_OPTIONS_WITH_VALUE
+    from viz_app.shell.app import _QT_OPTIONS_WITH_VALUE
 
     args = list(argv)
     out: list[str] = []
@@ -67,26 +67,26 @@ def gui_arguments(argv: Sequence[str]) -> tuple[list[str] | None, str | None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    from .cli.parser import COMMANDS
+    from viz_app.cli.parser import COMMANDS
 
     if not args or args[0] not in COMMANDS:
         gui, offending = gui_arguments(args)
         if gui is not None:
-            from .display_check import display_problem
+            from viz_app.shell.display_check import display_problem
 
             problem = display_problem(gui)  # Qt would abort (status 134) where it cannot open a window: say why instead
             if problem is not None:
                 print(f"attention-scope: {problem}", file=sys.stderr)
                 return EXIT_NO_WINDOW
-            from .app import run
+            from viz_app.shell.app import run
 
             return run(gui)
         if offending is not None and not offending.startswith("-"):
-            from .cli.parser import usage_error
+            from viz_app.cli.parser import usage_error
 
             what = "a second model" if os.path.exists(offending) else "neither a command nor an existing file or folder"
             return usage_error(f"{offending!r} is {what} (commands: {', '.join(COMMANDS)}); see 'attention-scope --help'")
-    from .cli import main as cli_main
+    from viz_app.cli import main as cli_main
 
     return cli_main(args, prog="attention-scope")
 

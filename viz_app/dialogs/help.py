@@ -14,8 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
-from .explain import explanation
-from .i18n import tr
+from viz_app.dialogs.explain import explanation
+from viz_app.i18n import tr
 
 
 def plain_action_text(text: str) -> str:

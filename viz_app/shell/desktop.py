@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .app import APP_NAME, DESKTOP_FILE
+from viz_app.shell.app import APP_NAME, DESKTOP_FILE
 
 ENTRY_POINT = "attention-scope"  # the [project.gui-scripts] name in pyproject.toml
 ICON_NAME = DESKTOP_FILE  # the icon theme name: Icon=attention-scope
@@ -137,7 +137,7 @@ def data_home(prefix: str | os.PathLike | None = None) -> Path:
 
 def linux_plan(prefix: str | os.PathLike | None = None, command: Sequence[str] | None = None) -> Plan:
     """The ``.desktop`` entry and every hicolor icon size under ``data_home(prefix)``."""
-    from .icons import SIZES, png_path, svg_path
+    from viz_app.window.icons import SIZES, png_path, svg_path
 
     home = data_home(prefix)
     plan = Plan(home, home / ENTRY_POINT / MANIFEST_NAME)
@@ -170,7 +170,7 @@ def _read_manifest(path: Path) -> dict[str, list[str]]:
 
 def install_linux(plan: Plan, *, dry_run: bool, say: Callable[[str], None]) -> None:
     """Write the plan's files (and the manifest of what was created); with ``dry_run`` only describe them."""
-    from .i18n import tr
+    from viz_app.i18n import tr
 
     created_dirs: list[Path] = []
     for dest in [*plan.files, plan.manifest]:
@@ -214,7 +214,7 @@ def uninstall_paths(manifest: Path, fallback: Iterable[Path]) -> tuple[list[Path
 
 def remove(files: Sequence[Path], dirs: Sequence[Path], *, dry_run: bool, say: Callable[[str], None]) -> int:
     """Remove ``files`` (a macOS ``.app`` is a folder), then ``dirs`` that are empty, deepest first; returns how many went."""
-    from .i18n import tr
+    from viz_app.i18n import tr
 
     removed = 0
     for path in files:
@@ -273,8 +273,8 @@ def run(command: str, *, dry_run: bool = False, prefix: str | os.PathLike | None
     """``install-shortcut`` or ``uninstall-shortcut`` (parsed by :mod:`viz_app.cli.shortcut`); returns the exit code."""
     from PySide6.QtCore import QCoreApplication
 
-    from . import i18n
-    from .i18n import tr
+    from viz_app import i18n
+    from viz_app.i18n import tr
 
     if command not in ("install-shortcut", "uninstall-shortcut"):
         raise ValueError(f"unknown shortcut command {command!r}")
@@ -306,7 +306,7 @@ def run(command: str, *, dry_run: bool = False, prefix: str | os.PathLike | None
 
 
 def _main_pyshortcuts(ns: argparse.Namespace, platform: str, say: Callable[[str], None]) -> int:
-    from .i18n import tr
+    from viz_app.i18n import tr
 
     manifest = manifest_path_other()
     if ns.command == "uninstall-shortcut":

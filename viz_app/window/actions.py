@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QStyle
 
-from .i18n import tr
+from viz_app.i18n import tr
 
 
 class WindowActions:

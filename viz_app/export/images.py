@@ -7,7 +7,7 @@ feeds the heatmap (title, axis labels, future rows, current row, overlays), and 
 :class:`HeatmapRenderer`, which draws with the app's own :class:`AttentionHeatmap` in an offscreen
 widget rather than re-implementing the drawing.
 
-Every file is written atomically (:mod:`viz_app.atomic`): the bytes go to a hidden temporary file,
+Every file is written atomically (:mod:`viz_app.export.atomic`): the bytes go to a hidden temporary file,
 created exclusively with an unpredictable name in the destination folder (a planted symlink is never
 followed), which is renamed into place only when complete, so a crash, a full disk or a killed
 encoder never leaves a truncated image behind, and an existing file is replaced only with
@@ -43,12 +43,11 @@ from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
 from model_core.trace import Trace
-
-from . import atomic
-from .atomic import atomic_file, atomic_output, check_target
-from .i18n import tr
-from .map_view import FUTURE_LABEL, HeatmapView, ViewSpec, apply_view, heatmap_view
-from .widgets.heatmap import AttentionHeatmap
+from viz_app.export import atomic
+from viz_app.export.atomic import atomic_file, atomic_output, check_target
+from viz_app.i18n import tr
+from viz_app.widgets.heatmap import AttentionHeatmap
+from viz_app.widgets.map_view import FUTURE_LABEL, HeatmapView, ViewSpec, apply_view, heatmap_view
 
 __all__ = ["FUTURE_LABEL", "HeatmapView", "ViewSpec", "apply_view", "atomic_file", "atomic_output", "check_target",
            "heatmap_view"]  # re-exported: the API of exports
@@ -264,7 +263,7 @@ def image_to_rgb(image: QImage) -> np.ndarray:
 
 
 # ====================================================================== atomic files
-# check_target, atomic_file, atomic_output: see viz_app.atomic (Qt-free, shared with ``attention-scope export``)
+# check_target, atomic_file, atomic_output: see viz_app.export.atomic (Qt-free, shared with ``attention-scope export``)
 def _write_bytes(fh, data: bytes) -> None:
     """Write in chunks (one place for tests to inject a failure in the middle of a file)."""
     view = memoryview(data)

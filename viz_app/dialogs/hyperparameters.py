@@ -34,8 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from model_core.importers import ImportOptions
-
-from .i18n import N_, tr, tr_marked
+from viz_app.i18n import N_, tr, tr_marked
 
 VOCAB_OPTIONS = ("src_vocab", "tgt_vocab")
 NORM_POSITIONS = ("pre", "post")

@@ -8,7 +8,7 @@ Every export asks for a file name (``QFileDialog.getSaveFileName`` with the form
 default name such as ``cross_L2_mean_step5.png``), asks before replacing an existing file
 (``QMessageBox.question``; the file dialog's own question is turned off so the user is asked
 exactly once, also when the extension was added here), writes atomically through
-:mod:`viz_app.export`, and reports failures through ``host.show_error`` (the window's banner).
+:mod:`viz_app.export.images`, and reports failures through ``host.show_error`` (the window's banner).
 """
 
 from __future__ import annotations
@@ -22,10 +22,9 @@ from PySide6.QtGui import QAction, QImage, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox, QWidget
 
 from model_core.trace import Trace
-
-from . import export as ex
-from .i18n import tr
-from .widgets.heatmap import AttentionHeatmap
+from viz_app.export import images as ex
+from viz_app.i18n import tr
+from viz_app.widgets.heatmap import AttentionHeatmap
 
 
 class ExportHost(Protocol):

@@ -3,8 +3,8 @@
 Why apart from the window: what happens between "the user asked for something" and "the state holds
 the answer" (which model to open at start, remembered import answers, sessions waiting for their
 model, newest-request-wins runs, a GPU fault falling back to the CPU) is the application's logic, not
-layout. The controller reads and writes :class:`~viz_app.state.AppState` and talks to the
-:class:`~viz_app.worker.WorkerHost`; it says what the user should be told through signals, which the
+layout. The controller reads and writes :class:`~viz_app.scope.state.AppState` and talks to the
+:class:`~viz_app.workers.model_worker.WorkerHost`; it says what the user should be told through signals, which the
 window shows in its banners and status bar. Its only view of the input boxes is ``flush_inputs``, a
 callable that pushes edits still waiting for the debounce into the state.
 """
@@ -22,11 +22,10 @@ from model_core.run import RunRequest, RunResult
 from model_core.sessions import Session
 from model_core.sessions import load as load_session
 from model_core.vocab import ModelInfo
-
-from .i18n import tr
-from .notices import notice_text
-from .persistence import Persistence, settings_key
-from .worker import OptionsNeeded, WorkerHost
+from viz_app.i18n import tr
+from viz_app.scope.notices import notice_text
+from viz_app.scope.persistence import Persistence, settings_key
+from viz_app.workers.model_worker import OptionsNeeded, WorkerHost
 
 DEFAULT_MODEL = "en-fr"
 EXAMPLE_SENTENCES = {

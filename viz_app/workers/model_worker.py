@@ -33,8 +33,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from model_core.paths import CheckpointError
 from model_core.run import EmptySourceError, RunRequest, run
 from model_core.vocab import ModelInfo
-
-from .i18n import tr
+from viz_app.i18n import tr
 
 if TYPE_CHECKING:
     from model_core.checkpoint import ModelBundle

@@ -18,8 +18,7 @@ from model_core import DecodingSettings, Trace
 from model_core.run import RunRequest
 from model_core.sessions import MAX_INDEX, ScopeState, Selection, model_ref
 from model_core.vocab import KINDS, OVERLAYS, VIEW_MODES, Beam, ModelInfo
-
-from .i18n import N_, tr_marked
+from viz_app.i18n import N_, tr_marked
 
 #: kind -> marked display title (show it with :func:`kind_title`; the keys are what code and settings use)
 KIND_TITLES: dict[str, tuple[str, str]] = {

@@ -17,9 +17,8 @@ from typing import Any
 from model_core.decoding_settings import DecodingSettings
 from model_core.sessions import ModelRef, ScopeState, Selection, Session
 from model_core.vocab import KINDS, OVERLAYS
-
-from .settings import AppSettings
-from .state import VIEW_MODES, AppState
+from viz_app.scope.settings import AppSettings
+from viz_app.scope.state import VIEW_MODES, AppState
 
 SESSION_SUFFIX = ".scope.json"
 

@@ -36,11 +36,10 @@ from PySide6.QtWidgets import (
 
 from model_core import DecodingSettings
 from model_core.decoding_settings import MAX_BEAM_WIDTH, MAX_SEED, MAX_TOP_K
-
-from .i18n import N_, tr, tr_marked
-from .state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, kind_short_title
-from .widgets import FlowLayout
-from .widgets.heatmap import overlay_label
+from viz_app.i18n import N_, tr, tr_marked
+from viz_app.scope.state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, kind_short_title
+from viz_app.widgets import FlowLayout
+from viz_app.widgets.heatmap import overlay_label
 
 #: (DecodingSettings.method, marked display name)
 METHODS: tuple[tuple[str, tuple[str, str]], ...] = (

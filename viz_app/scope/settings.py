@@ -27,7 +27,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from .i18n import tr
+from viz_app.i18n import tr
 
 ORGANIZATION = "AttentionScope"
 APPLICATION = "AttentionScope"

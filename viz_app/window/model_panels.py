@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QScrollArea, QWidget
 
-from .i18n import tr
-from .theme import apply_theme
+from viz_app.i18n import tr
+from viz_app.window.theme import apply_theme
 
 if TYPE_CHECKING:
-    from .widgets.inspector import ModelInspector
-    from .widgets.training import TrainingView
+    from viz_app.widgets.inspector import ModelInspector
+    from viz_app.widgets.training import TrainingView
 
 
 class ModelPanels(QObject):
@@ -99,7 +99,7 @@ class ModelPanels(QObject):
     def inspector(self) -> ModelInspector:
         """The model inspector, built on first use."""
         if self.built_inspector is None:
-            from .widgets.inspector import ModelInspector
+            from viz_app.widgets.inspector import ModelInspector
 
             inspector = ModelInspector(self.window)
             inspector.compareRequested.connect(self.compare_dialog)
@@ -123,7 +123,7 @@ class ModelPanels(QObject):
     def training_view(self) -> TrainingView:
         """The live-training view, built on first use."""
         if self.built_training_view is None:
-            from .widgets.training import TrainingView
+            from viz_app.widgets.training import TrainingView
 
             view = TrainingView(self.window)
             self._install(self.window.dock_training, view)

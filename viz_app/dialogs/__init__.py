@@ -1,0 +1,1 @@
+"""Dialogs and help windows: import questions, keyboard sheet, explanations, About."""

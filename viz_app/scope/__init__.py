@@ -1,0 +1,1 @@
+"""The application's state and logic: the state value and its Qt adapter, the controller, persistence."""

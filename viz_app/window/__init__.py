@@ -1,0 +1,1 @@
+"""The main window: layout, menus, actions, and each panel's binding to the state."""

@@ -1,0 +1,1 @@
+"""Threads: the model worker (all torch work) and the live-training worker."""

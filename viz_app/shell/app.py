@@ -24,9 +24,8 @@ from collections.abc import Sequence
 
 _IMPORTED_AT = time.perf_counter()
 
-APP_NAME = "AttentionScope"  # also the X11 WM_CLASS class, so the .desktop file's StartupWMClass (viz_app.shell.desktop)
-ORGANIZATION = "AttentionScope"
-DESKTOP_FILE = "attention-scope"  # the .desktop file's name and the icon's theme name (Wayland app id)
+from viz_app.shell.identity import APP_NAME, DESKTOP_FILE, ORGANIZATION  # noqa: E402  (re-exported: tests, desktop)
+
 PROBE_ENV = "ATTENTION_SCOPE_STARTUP_PROBE"
 PROBE_T0_ENV = "ATTENTION_SCOPE_STARTUP_T0"
 PROBE_TIMEOUT_ENV = "ATTENTION_SCOPE_STARTUP_PROBE_TIMEOUT"  # seconds before the probe gives up (exit status 3)
@@ -76,7 +75,7 @@ def run(argv: Sequence[str] = ()) -> int:
     app.setApplicationDisplayName("Attention Scope")
     app.setOrganizationName(ORGANIZATION)
     app.setDesktopFileName(DESKTOP_FILE)
-    from viz_app.window.icons import app_icon
+    from viz_app.shell.icons import app_icon
 
     app.setWindowIcon(app_icon())
     from viz_app.shell.gc_policy import GuiThreadCollector

@@ -45,8 +45,12 @@ lint: $(TEST_STAMP)
 bench: $(TEST_STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
+# tools that regenerate shipped material (docs/tools/: not installed with the app); PYTHONPATH=. runs them on this checkout
 demo-models: $(RUN_STAMP)
-	$(BIN)/python -m model_core.demo_models
+	PYTHONPATH=. $(BIN)/python docs/tools/demo_models.py
+
+screenshots: $(TEST_STAMP)
+	PYTHONPATH=. QT_QPA_PLATFORM=offscreen $(BIN)/python docs/tools/screenshots.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -275,7 +275,7 @@ def train_task(task: str, out: Path, *, size: str = "small", device: str = "auto
                overrides: dict | None = None, callback=None):
     """Train ``task`` into ``out`` with a progress bar; returns (bundle, task_data, trainer).
 
-    Shared by ``attention-scope train`` (``viz_app.cli.training``) and ``model_core.demo_models``.
+    Shared by ``attention-scope train`` (``viz_app.cli.training``) and ``docs/tools/demo_models.py``.
     """
     from tqdm import tqdm
 

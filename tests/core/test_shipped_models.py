@@ -10,7 +10,7 @@ import pytest
 
 from model_core import bundled_models, load_model
 from model_core.data import generate
-from model_core.demo_models import DEMOS
+from model_core.tasks import DEMOS
 
 MAX_BYTES = 10 * 2**20
 

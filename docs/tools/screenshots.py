@@ -1,4 +1,4 @@
-"""Render the README's screenshots offscreen: ``python -m viz_app.screenshots [--out docs/screenshots]``.
+"""Render the README's screenshots offscreen: ``make screenshots`` (``docs/tools/screenshots.py``, not installed with the app).
 
 Each picture is the real window on the bundled models, driven through the same methods a user's
 clicks reach (AppState setters, actions), with its own temporary settings so the user's are never

@@ -1,5 +1,10 @@
 """Retrain the models that ship in ``assets/models`` reproducibly from fixed seeds (``make demo-models``).
 
+Run from the checkout: ``PYTHONPATH=. python docs/tools/demo_models.py``.
+
+A tool, not part of the installed library: ``python docs/tools/demo_models.py`` (the recipes, ``DEMOS``, are in
+:mod:`model_core.tasks`, where the tests read them).
+
 Each model is trained, evaluated on held-out sentences, and the evaluation is written to
 ``assets/models/README.md`` with the wall time of the run and the machine it ran on.
 """
@@ -10,33 +15,12 @@ import argparse
 import os
 import platform
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 
-from .checkpoint import assets_dir, load_model
-
-
-@dataclass(frozen=True)
-class DemoSpec:
-    task: str
-    epochs: int
-    n_train: int
-    size: str = "small"
-    seed: int = 0
-    overrides: dict = field(default_factory=dict)
-
-
-# the `small` preset: d_model 128, 4 heads, 3 + 3 layers, d_ff 512 (about 6 MB as float32). 12 epochs on 12,000
-# sentences left en-fr at 84 % exact match with repetition loops on long sentences; 30 epochs on 24,000 pass the floors
-DEMOS: dict[str, DemoSpec] = {
-    "en-fr": DemoSpec("en-fr", epochs=30, n_train=24000),
-    "en-zh": DemoSpec("en-zh", epochs=30, n_train=24000),
-    # 2 + 2 layers and 8 epochs on 8,000 sequences reached 81 %, the small preset 30 epochs on 12,000 97.8 %: the errors
-    # are runs of a repeated symbol counted wrong, which more sequences (and no dropout: nothing to regularise) fix
-    "reverse": DemoSpec("reverse", epochs=40, n_train=24000, overrides={"dropout": 0.0}),
-}
+from model_core.checkpoint import assets_dir, load_model
+from model_core.tasks import DEMOS
 
 
 def cpu_name() -> str:
@@ -51,7 +35,7 @@ def cpu_name() -> str:
 
 def train_demo(name: str, out_dir: Path, device: str = "cpu", progress: bool = True) -> tuple[str, float]:
     """Train one demo model into ``out_dir/NAME.safetensors``; returns (eval report text, seconds)."""
-    from .training import train_task
+    from model_core.training import train_task
 
     spec = DEMOS[name]
     out = out_dir / f"{name}.safetensors"
@@ -67,8 +51,8 @@ def train_demo(name: str, out_dir: Path, device: str = "cpu", progress: bool = T
 def evaluate_demo(name: str, out_dir: Path, seconds: float, device: str = "cpu") -> str:
     """Evaluate ``out_dir/NAME.safetensors`` on its task's held-out split; written to ``NAME.eval.txt`` with
     the training wall time (``--evaluate-only`` re-runs this after a change to the metrics, keeping the time)."""
-    from .evaluation import evaluate
-    from .tasks import prepare_task
+    from model_core.evaluation import evaluate
+    from model_core.tasks import prepare_task
 
     spec = DEMOS[name]
     data = prepare_task(spec.task, n_train=spec.n_train, seed=spec.seed)
@@ -92,7 +76,7 @@ def read_reports(out_dir: Path) -> dict[str, tuple[str, float]]:
 def write_readme(out_dir: Path, sections: dict[str, tuple[str, float]], note: str = "") -> None:
     """``out_dir/README.md`` from the evaluation reports; ``note`` (optional) says how the times were taken."""
     lines = ["# Bundled demo models", "",
-             "Trained by `make demo-models` (`python -m model_core.demo_models`) from fixed seeds on the project's own",
+             "Trained by `make demo-models` (`python docs/tools/demo_models.py`) from fixed seeds on the project's own",
              "generated corpora (see `model_core/data`). Evaluation: `attention-scope eval --model NAME` on 500 held-out",
              "sentences that never occur in training.", "",
              f"Machine: {cpu_name()}, {os.cpu_count()} cores, torch {torch.__version__}, "

@@ -95,6 +95,19 @@ class ModelRef:
         return ImportOptions(src_vocab=vocab(self.src_vocab), tgt_vocab=vocab(self.tgt_vocab), heads=self.heads,
                              norm_position=self.norm_position)
 
+    def options(self) -> dict[str, Any]:
+        """The import options as the window's worker takes them (the inverse of :func:`model_ref`)."""
+        out: dict[str, Any] = {}
+        for name in ("src_vocab", "tgt_vocab"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = list(value) if isinstance(value, tuple) else value
+        if self.heads is not None:
+            out["heads"] = self.heads
+        if self.norm_position is not None:
+            out["norm_position"] = self.norm_position
+        return out
+
     def map_paths(self, fn: Callable[[str], str]) -> ModelRef:
         """This reference with ``fn`` applied to every file path (model and vocabulary files)."""
         return replace(

@@ -312,7 +312,7 @@ class ScopeController(QObject):
             self.request_run()
         else:  # applied whole once its model has loaded (and fits it), or not at all
             self.pending_session = session
-            self.open_model(location, options_of(session))
+            self.open_model(location, session.model.options() if session.model is not None else {})
         return True
 
     def session_fits(self, session: Session, info: ModelInfo) -> bool:
@@ -341,23 +341,6 @@ class ScopeController(QObject):
         self.pending_view = {"layer": session.selection.layer, "head": session.selection.head, "step": session.step}
 
 
-def options_of(session: Session) -> dict:
-    """The import options (as the worker takes them) a session's model reference carries."""
-    ref = session.model
-    out: dict = {}
-    if ref is None:
-        return out
-    for name in ("src_vocab", "tgt_vocab"):
-        value = getattr(ref, name)
-        if value is not None:
-            out[name] = list(value) if isinstance(value, tuple) else value
-    if ref.heads is not None:
-        out["heads"] = ref.heads
-    if ref.norm_position is not None:
-        out["norm_position"] = ref.norm_position
-    return out
-
-
 def remembered_options_from(text: str) -> dict:
     """Import options stored as JSON text in the settings, or {} when missing or damaged."""
     try:
@@ -367,4 +350,4 @@ def remembered_options_from(text: str) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-__all__ = ["DEFAULT_MODEL", "ScopeController", "example_sentence", "options_of", "remembered_options_from", "settings_key"]
+__all__ = ["DEFAULT_MODEL", "ScopeController", "example_sentence", "remembered_options_from", "settings_key"]

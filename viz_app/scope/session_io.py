@@ -1,10 +1,7 @@
-"""Between the window's state and a replayable session file (:mod:`model_core.sessions`).
+"""The state value in and out of the window: as a session file, and read back from the remembered settings.
 
-Why a module: saving must capture exactly what is on screen (model reference with the answers the
-importer needed, sentences, decoding settings, step, selection, ablations, overlays, colours, view
-mode) and opening must put all of it back, in the right order — the model first, then the inputs,
-then the view once the first result has arrived. Keeping both directions here, side by side, is
-what makes "reopen it exactly" checkable.
+The value itself (:class:`model_core.sessions.ScopeState`) is the session file; opening one is the
+controller's job (model first, then the inputs, then the view once a result gives the model's sizes).
 """
 
 from __future__ import annotations
@@ -15,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from model_core.decoding_settings import DecodingSettings
-from model_core.sessions import ModelRef, ScopeState, Selection, Session
+from model_core.sessions import ScopeState, Selection, Session
 from model_core.vocab import KINDS, OVERLAYS
 from viz_app.scope.settings import AppSettings
-from viz_app.scope.state import VIEW_MODES, AppState
+from viz_app.scope.state import AppState
 
 SESSION_SUFFIX = ".scope.json"
 
@@ -29,36 +26,12 @@ def looks_like_session(path: str | Path) -> bool:
     return p.is_file() and (p.name.endswith(SESSION_SUFFIX) or (p.suffix == ".json" and p.name != "config.json"))
 
 
-def options_of(ref: ModelRef) -> dict[str, Any]:
-    """The import options (as the worker takes them) a model reference carries."""
-    out: dict[str, Any] = {}
-    for name in ("src_vocab", "tgt_vocab"):
-        value = getattr(ref, name)
-        if value is not None:
-            out[name] = list(value) if isinstance(value, tuple) else value
-    if ref.heads is not None:
-        out["heads"] = ref.heads
-    if ref.norm_position is not None:
-        out["norm_position"] = ref.norm_position
-    return out
-
-
 def session_from_state(state: AppState, *, extra_view: dict[str, Any] | None = None) -> Session:
     """Everything on screen as a :class:`Session` (the state's own value; ValueError when no model is open)."""
     if state.model is None or state.scope.model is None:
         raise ValueError("no model is open")
     scope = state.scope
     return replace(scope, view={**scope.view, "view_mode": state.view_mode, **(extra_view or {})}) if extra_view else scope
-
-
-def apply_display(state: AppState, session: Session) -> None:
-    """Colours, overlays and view mode: what can be set before the model has answered."""
-    state.set_colormap(session.colormap)
-    state.set_log_scale(session.log_scale)
-    for name in state.overlays:
-        state.set_overlay(name, bool(session.overlays.get(name, False)))
-    mode = session.view.get("view_mode", "weights")
-    state.set_view_mode(mode if mode in VIEW_MODES else "weights")
 
 
 def restored_state(settings: AppSettings) -> ScopeState:

@@ -69,9 +69,10 @@ class ModelBundle:
     def encode_source(self, text: str, pad_to: int = 0) -> SourceInput:
         """Source ids with the model's specials, cut to ``max_len`` (flagged), padded to ``pad_to``."""
         c = self.config
-        ids = self.src_tokenizer.encode(text)
         room = c.max_len - int(c.src_add_bos) - int(c.src_add_eos)
-        truncated = len(ids) > room
+        text, cut = cut_text(text, room)
+        ids = self.src_tokenizer.encode(text)
+        truncated = cut or len(ids) > room
         original = len(ids)
         ids = ids[:room]
         ids = ([c.bos_id] if c.src_add_bos else []) + ids + ([c.eos_id] if c.src_add_eos else [])
@@ -82,8 +83,9 @@ class ModelBundle:
     def encode_target(self, text: str) -> SourceInput:
         """Target ids for teacher forcing: the typed tokens then ``<eos>``, cut to ``max_len``."""
         c = self.config
+        text, cut = cut_text(text, c.max_len - 1)
         ids = self.tgt_tokenizer.encode(text)
-        truncated = len(ids) + 1 > c.max_len
+        truncated = cut or len(ids) + 1 > c.max_len
         original = len(ids)
         ids = [*ids[:c.max_len - 1], c.eos_id]
         return SourceInput(ids, [self.tgt_tokenizer.id_to_token(i) for i in ids], truncated, original)
@@ -116,6 +118,17 @@ class ModelBundle:
         request = RunRequest(src_text, tgt_text, pad_src=src_pad_to, pad_tgt=tgt_pad_to, ablation=ablation,
                              capture_scores=capture_scores)
         return run(self, request).trace
+
+
+#: characters read per token a model can take: a text longer than (room × this) is cut before it is tokenised, so a
+#: 100 MB sentence costs a slice, not gigabytes of tokens (issue 16); no tokenizer makes one token of 64 characters
+CHARS_PER_TOKEN = 64
+
+
+def cut_text(text: str, room: int) -> tuple[str, bool]:
+    """``text`` cut to what ``room`` tokens can come from, and whether it was cut (the run then says "truncated")."""
+    limit = max(room, 1) * CHARS_PER_TOKEN
+    return (text[:limit], True) if len(text) > limit else (text, False)
 
 
 def save_model(

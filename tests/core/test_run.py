@@ -80,3 +80,14 @@ def test_an_ablated_head_the_model_does_not_have_is_one_clear_error(bundle):
         run(bundle, RunRequest("w1", ablation=Ablation.of([("cross", 5, 0)])))
     with pytest.raises(ValueError, match="head 4"):
         run(bundle, RunRequest("w1", ablation=Ablation.of([("encoder_self", 0, 4)])))
+
+
+def test_a_huge_source_is_cut_before_it_is_tokenised(bundle, monkeypatch):
+    """A 5 MB sentence must not be tokenised whole (issue 16: 100 MB cost 7 GB): the tokenizer sees a slice."""
+    seen = []
+    original = bundle.src_tokenizer.encode
+    monkeypatch.setattr(bundle.src_tokenizer, "encode", lambda text: seen.append(len(text)) or original(text))
+    result = run(bundle, RunRequest("w1 " * 2_000_000))
+    assert max(seen) <= bundle.config.max_len * 64
+    assert "source_truncated" in [n.code for n in result.notices]
+    assert result.trace.n_src == bundle.config.max_len

@@ -59,12 +59,12 @@
             <translation>恢复为完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="306" />
+            <location filename="../../viz_app/widgets/ablation.py" line="300" />
             <source>probability of the next token</source>
             <translation>下一个词元的概率</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="357" />
+            <location filename="../../viz_app/widgets/ablation.py" line="344" />
             <source>No distributions to compare.</source>
             <translation>没有可比较的分布。</translation>
         </message>
@@ -74,7 +74,7 @@
             <translation>所有头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="387" />
+            <location filename="../../viz_app/widgets/ablation.py" line="374" />
             <source>Largest change: {token} {before} → {after}</source>
             <translation>变化最大：{token} {before} → {after}</translation>
         </message>
@@ -124,12 +124,12 @@
             <translation>{name}：点击关闭（或重新开启）这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="340" />
+            <location filename="../../viz_app/widgets/ablation.py" line="327" />
             <source>before: {text}</source>
             <translation>消融前：{text}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="343" />
+            <location filename="../../viz_app/widgets/ablation.py" line="330" />
             <source>after: {text}</source>
             <translation>消融后：{text}</translation>
         </message>
@@ -137,42 +137,42 @@
     <context>
         <name>About</name>
         <message>
-            <location filename="../../viz_app/dialogs/about.py" line="44" />
+            <location filename="../../viz_app/dialogs/about.py" line="43" />
             <source>not installed</source>
             <translation>未安装</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/about.py" line="64" />
+            <location filename="../../viz_app/dialogs/about.py" line="63" />
             <source>no model loaded yet</source>
             <translation>尚未加载模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/about.py" line="78" />
+            <location filename="../../viz_app/dialogs/about.py" line="77" />
             <source>About Attention Scope</source>
             <translation>关于 Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/about.py" line="66" />
+            <location filename="../../viz_app/dialogs/about.py" line="65" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/about.py" line="68" />
+            <location filename="../../viz_app/dialogs/about.py" line="67" />
             <source>Watch an encoder-decoder Transformer think: every attention map, step by step.</source>
             <translation>看编码器-解码器 Transformer 如何“思考”：逐步查看每一张注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/about.py" line="67" />
+            <location filename="../../viz_app/dialogs/about.py" line="66" />
             <source>Version {version}</source>
             <translation>版本 {version}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/about.py" line="69" />
+            <location filename="../../viz_app/dialogs/about.py" line="68" />
             <source>Device: {device}</source>
             <translation>设备：{device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/about.py" line="71" />
+            <location filename="../../viz_app/dialogs/about.py" line="70" />
             <source>License: {license}</source>
             <translation>许可证：{license}</translation>
         </message>
@@ -180,305 +180,305 @@
     <context>
         <name>Controls</name>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="59" />
+            <location filename="../../viz_app/widgets/controls.py" line="60" />
             <source>Shade cells blocked because a source token is &lt;pad&gt;</source>
             <translation>用阴影标出因源端词元为 &lt;pad&gt; 而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="60" />
+            <location filename="../../viz_app/widgets/controls.py" line="61" />
             <source>Shade cells blocked because a target token is &lt;pad&gt;</source>
             <translation>用阴影标出因目标端词元为 &lt;pad&gt; 而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="61" />
+            <location filename="../../viz_app/widgets/controls.py" line="62" />
             <source>Shade cells blocked because a decoder position may not look at later positions</source>
             <translation>用阴影标出因解码器位置不能看到其后位置而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="62" />
+            <location filename="../../viz_app/widgets/controls.py" line="63" />
             <source>Shade every blocked cell (all masks together)</source>
             <translation>用阴影标出所有被屏蔽的单元格（全部掩码合并）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="46" />
+            <location filename="../../viz_app/widgets/controls.py" line="47" />
             <source>greedy</source>
             <translation>贪心解码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="46" />
+            <location filename="../../viz_app/widgets/controls.py" line="47" />
             <source>sampling</source>
             <translation>采样</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="46" />
+            <location filename="../../viz_app/widgets/controls.py" line="47" />
             <source>beam search</source>
             <translation>束搜索</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="50" />
+            <location filename="../../viz_app/widgets/controls.py" line="51" />
             <source>weights</source>
             <translation>权重</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="50" />
+            <location filename="../../viz_app/widgets/controls.py" line="51" />
             <source>scores before softmax</source>
             <translation>softmax 前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="51" />
+            <location filename="../../viz_app/widgets/controls.py" line="52" />
             <source>rollout</source>
             <translation>注意力展开</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="54" />
+            <location filename="../../viz_app/widgets/controls.py" line="55" />
             <source>0.5 steps/s</source>
             <translation>0.5 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="54" />
+            <location filename="../../viz_app/widgets/controls.py" line="55" />
             <source>1 step/s</source>
             <translation>1 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="54" />
+            <location filename="../../viz_app/widgets/controls.py" line="55" />
             <source>2 steps/s</source>
             <translation>2 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="55" />
+            <location filename="../../viz_app/widgets/controls.py" line="56" />
             <source>4 steps/s</source>
             <translation>4 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="55" />
+            <location filename="../../viz_app/widgets/controls.py" line="56" />
             <source>8 steps/s</source>
             <translation>8 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="152" />
+            <location filename="../../viz_app/widgets/controls.py" line="155" />
             <source>off</source>
             <comment>a spin box at its lowest value: the feature is disabled</comment>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="80" />
+            <location filename="../../viz_app/widgets/controls.py" line="81" />
             <source>Model: the bundled ones, or Open… a .safetensors checkpoint</source>
             <translation>模型：内置模型，或用“打开…”载入一个 .safetensors 检查点</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="138" />
+            <location filename="../../viz_app/widgets/controls.py" line="140" />
             <source>type a sentence in the source language</source>
             <translation>输入一个源语言句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="142" />
+            <location filename="../../viz_app/widgets/controls.py" line="145" />
             <source>leave empty to let the model translate</source>
             <translation>留空则由模型自行翻译</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="144" />
+            <location filename="../../viz_app/widgets/controls.py" line="147" />
             <source>Type a translation to teacher-force it; leave empty to let the model generate</source>
             <translation>输入译文即以教师强制方式送入解码器；留空则由模型自行生成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="151" />
+            <location filename="../../viz_app/widgets/controls.py" line="154" />
             <source>How the model chooses each next token when no target is typed</source>
             <translation>未输入目标句时，模型如何选择每一个下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="154" />
+            <location filename="../../viz_app/widgets/controls.py" line="157" />
             <source>Sampling temperature: below 1 sharper, above 1 flatter</source>
             <translation>采样温度：小于 1 分布更尖锐，大于 1 分布更平坦</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="157" />
+            <location filename="../../viz_app/widgets/controls.py" line="160" />
             <source>Sample only among the k most likely tokens (off = all)</source>
             <translation>只在概率最高的 k 个词元中采样（关闭 = 全部词元）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="159" />
+            <location filename="../../viz_app/widgets/controls.py" line="162" />
             <source>Nucleus sampling: the smallest set of tokens whose probability reaches p</source>
             <translation>核采样（nucleus sampling）：在累计概率达到 p 的最小词元集合中采样</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="161" />
+            <location filename="../../viz_app/widgets/controls.py" line="164" />
             <source>Random seed of the sampler: the same seed gives the same sample</source>
             <translation>采样器的随机种子：相同的种子得到相同的采样结果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="163" />
+            <location filename="../../viz_app/widgets/controls.py" line="166" />
             <source>Number of hypotheses kept at each step</source>
             <translation>每一步保留的候选序列数（束宽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="166" />
+            <location filename="../../viz_app/widgets/controls.py" line="169" />
             <source>Add &lt;pad&gt; tokens to the source up to N tokens, to see the source-padding mask at work</source>
             <translation>用 &lt;pad&gt; 词元把源句补足到 N 个词元，以观察源端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="169" />
+            <location filename="../../viz_app/widgets/controls.py" line="172" />
             <source>Add &lt;pad&gt; decoder inputs up to N, to see the target-padding mask at work</source>
             <translation>用 &lt;pad&gt; 把解码器输入补足到 N 个，以观察目标端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="290" />
+            <location filename="../../viz_app/widgets/controls.py" line="293" />
             <source>Decoding step: at step t the decoder has produced t tokens</source>
             <translation>解码步：第 t 步时，解码器已生成 t 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="301" />
+            <location filename="../../viz_app/widgets/controls.py" line="304" />
             <source>Playback speed</source>
             <translation>播放速度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="343" />
+            <location filename="../../viz_app/widgets/controls.py" line="346" />
             <source>What the heatmap shows: the attention weights, the scores before the softmax, or the attention rollout from the source to each target position</source>
             <translation>热力图显示什么：注意力权重、softmax 之前的分数，或从源句到每个目标位置的注意力展开（rollout）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="351" />
+            <location filename="../../viz_app/widgets/controls.py" line="354" />
             <source>L</source>
             <comment>prefix of a layer number: L0, L1…</comment>
             <translation>L</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="352" />
+            <location filename="../../viz_app/widgets/controls.py" line="355" />
             <source>Layer (0 = closest to the input)</source>
             <translation>层（0 = 最靠近输入的一层）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="355" />
+            <location filename="../../viz_app/widgets/controls.py" line="358" />
             <source>One head, or the mean of all heads of the layer</source>
             <translation>单个注意力头，或该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="359" />
+            <location filename="../../viz_app/widgets/controls.py" line="362" />
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="360" />
+            <location filename="../../viz_app/widgets/controls.py" line="363" />
             <source>Colour by log(weight): makes small weights visible</source>
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="448" />
+            <location filename="../../viz_app/widgets/controls.py" line="451" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="97" />
+            <location filename="../../viz_app/widgets/controls.py" line="98" />
             <source>Open…</source>
             <translation>打开…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="177" />
+            <location filename="../../viz_app/widgets/controls.py" line="180" />
             <source>&amp;Source</source>
             <translation>源句(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="180" />
+            <location filename="../../viz_app/widgets/controls.py" line="183" />
             <source>&amp;Target</source>
             <translation>目标句(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="190" />
+            <location filename="../../viz_app/widgets/controls.py" line="193" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="190" />
+            <location filename="../../viz_app/widgets/controls.py" line="193" />
             <source>&amp;Decoding</source>
             <translation>解码(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="191" />
+            <location filename="../../viz_app/widgets/controls.py" line="194" />
             <source>temp.</source>
             <comment>sampling temperature</comment>
             <translation>温度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="192" />
+            <location filename="../../viz_app/widgets/controls.py" line="195" />
             <source>top-k</source>
             <translation>top-k</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="192" />
+            <location filename="../../viz_app/widgets/controls.py" line="195" />
             <source>top-p</source>
             <translation>top-p</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="193" />
+            <location filename="../../viz_app/widgets/controls.py" line="196" />
             <source>seed</source>
             <translation>种子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="193" />
+            <location filename="../../viz_app/widgets/controls.py" line="196" />
             <source>beams</source>
             <translation>束宽</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="194" />
+            <location filename="../../viz_app/widgets/controls.py" line="197" />
             <source>pad source to</source>
             <translation>源端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="194" />
+            <location filename="../../viz_app/widgets/controls.py" line="197" />
             <source>pad target to</source>
             <translation>目标端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="263" />
+            <location filename="../../viz_app/widgets/controls.py" line="266" />
             <source>teacher forcing the typed target</source>
             <translation>教师强制：使用输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="322" />
+            <location filename="../../viz_app/widgets/controls.py" line="325" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="365" />
+            <location filename="../../viz_app/widgets/controls.py" line="368" />
             <source>Sho&amp;w</source>
             <translation>显示(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="365" />
+            <location filename="../../viz_app/widgets/controls.py" line="368" />
             <source>&amp;Attention</source>
             <translation>注意力(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="366" />
+            <location filename="../../viz_app/widgets/controls.py" line="369" />
             <source>La&amp;yer</source>
             <translation>层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="367" />
+            <location filename="../../viz_app/widgets/controls.py" line="370" />
             <source>&amp;Head</source>
             <translation>头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="367" />
+            <location filename="../../viz_app/widgets/controls.py" line="370" />
             <source>&amp;Colours</source>
             <translation>配色(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="370" />
+            <location filename="../../viz_app/widgets/controls.py" line="373" />
             <source>Masks:</source>
             <translation>掩码：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="405" />
+            <location filename="../../viz_app/widgets/controls.py" line="408" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="90" />
+            <location filename="../../viz_app/widgets/controls.py" line="91" />
             <source>(no model)</source>
             <translation>（无模型）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="407" />
+            <location filename="../../viz_app/widgets/controls.py" line="410" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>头 {head}</translation>
@@ -679,12 +679,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Export</name>
         <message>
-            <location filename="../../viz_app/export/images.py" line="426" />
+            <location filename="../../viz_app/export/images.py" line="356" />
             <source>MP4 export needs ffmpeg: install the 'video' extra (pip install "attention-scope[video]") or put ffmpeg on the PATH</source>
             <translation>导出 MP4 需要 ffmpeg：请安装 'video' 可选依赖（pip install "attention-scope[video]"），或把 ffmpeg 加入 PATH</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/images.py" line="429" />
+            <location filename="../../viz_app/export/images.py" line="359" />
             <source>MP4 export needs an H.264 encoder (libx264 or libopenh264); the ffmpeg at {path} has none</source>
             <translation>导出 MP4 需要 H.264 编码器（libx264 或 libopenh264）；位于 {path} 的 ffmpeg 两者都没有</translation>
         </message>
@@ -692,177 +692,177 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>ExportActions</name>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="69" />
+            <location filename="../../viz_app/export/menu.py" line="68" />
             <source>Export image (PNG)…</source>
             <translation>导出图片（PNG）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="70" />
+            <location filename="../../viz_app/export/menu.py" line="69" />
             <source>Save the heatmap as a PNG image at twice the screen resolution</source>
             <translation>将热力图保存为两倍屏幕分辨率的 PNG 图片</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="72" />
+            <location filename="../../viz_app/export/menu.py" line="71" />
             <source>Export SVG…</source>
             <translation>导出 SVG…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="73" />
+            <location filename="../../viz_app/export/menu.py" line="72" />
             <source>Save the heatmap as a scalable vector drawing (SVG)</source>
             <translation>将热力图保存为可缩放矢量图（SVG）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="74" />
+            <location filename="../../viz_app/export/menu.py" line="73" />
             <source>Export animation (GIF)…</source>
             <translation>导出动画（GIF）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="75" />
+            <location filename="../../viz_app/export/menu.py" line="74" />
             <source>Save every decoding step of this map as an animated GIF</source>
             <translation>将这张图的每一个解码步保存为 GIF 动画</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="76" />
+            <location filename="../../viz_app/export/menu.py" line="75" />
             <source>Export video (MP4)…</source>
             <translation>导出视频（MP4）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="77" />
+            <location filename="../../viz_app/export/menu.py" line="76" />
             <source>Save every decoding step of this map as an H.264 video</source>
             <translation>将这张图的每一个解码步保存为 H.264 视频</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="78" />
+            <location filename="../../viz_app/export/menu.py" line="77" />
             <source>Export matrix (CSV)…</source>
             <translation>导出矩阵（CSV）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="79" />
+            <location filename="../../viz_app/export/menu.py" line="78" />
             <source>Save the numbers of this map at this step, with the tokens as headers</source>
             <translation>保存这张图在当前步的数值，以词元作为表头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="81" />
+            <location filename="../../viz_app/export/menu.py" line="80" />
             <source>Export trace (NPZ)…</source>
             <translation>导出注意力轨迹（NPZ）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="82" />
+            <location filename="../../viz_app/export/menu.py" line="81" />
             <source>Save every attention map of this sentence (numpy .npz)</source>
             <translation>保存这个句子的全部注意力图（numpy .npz）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="83" />
+            <location filename="../../viz_app/export/menu.py" line="82" />
             <source>Copy image</source>
             <translation>复制图片</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="84" />
+            <location filename="../../viz_app/export/menu.py" line="83" />
             <source>Copy the heatmap to the clipboard as an image</source>
             <translation>将热力图作为图片复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="129" />
+            <location filename="../../viz_app/export/menu.py" line="139" />
             <source>Export image (PNG)</source>
             <translation>导出图片（PNG）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="129" />
+            <location filename="../../viz_app/export/menu.py" line="139" />
             <source>PNG images (*.png)</source>
             <translation>PNG 图片 (*.png)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="133" />
+            <location filename="../../viz_app/export/menu.py" line="143" />
             <source>Export SVG</source>
             <translation>导出 SVG</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="133" />
+            <location filename="../../viz_app/export/menu.py" line="143" />
             <source>SVG drawings (*.svg)</source>
             <translation>SVG 矢量图 (*.svg)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="136" />
+            <location filename="../../viz_app/export/menu.py" line="146" />
             <source>Export animation (GIF)</source>
             <translation>导出动画（GIF）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="136" />
+            <location filename="../../viz_app/export/menu.py" line="146" />
             <source>GIF animations (*.gif)</source>
             <translation>GIF 动画 (*.gif)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="144" />
+            <location filename="../../viz_app/export/menu.py" line="154" />
             <source>Export video (MP4)</source>
             <translation>导出视频（MP4）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="144" />
+            <location filename="../../viz_app/export/menu.py" line="154" />
             <source>MP4 videos (*.mp4)</source>
             <translation>MP4 视频 (*.mp4)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="148" />
+            <location filename="../../viz_app/export/menu.py" line="158" />
             <source>Export matrix (CSV)</source>
             <translation>导出矩阵（CSV）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="148" />
+            <location filename="../../viz_app/export/menu.py" line="158" />
             <source>CSV tables (*.csv)</source>
             <translation>CSV 表格 (*.csv)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="152" />
+            <location filename="../../viz_app/export/menu.py" line="162" />
             <source>Export trace (NPZ)</source>
             <translation>导出注意力轨迹（NPZ）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="152" />
+            <location filename="../../viz_app/export/menu.py" line="162" />
             <source>Attention traces (*.npz)</source>
             <translation>注意力轨迹 (*.npz)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="167" />
+            <location filename="../../viz_app/export/menu.py" line="177" />
             <source>Image copied to the clipboard</source>
             <translation>图片已复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="235" />
+            <location filename="../../viz_app/export/menu.py" line="245" />
             <source>Replace file?</source>
             <translation>替换文件？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="210" />
+            <location filename="../../viz_app/export/menu.py" line="220" />
             <source>Nothing to export yet: type a sentence first.</source>
             <translation>还没有可导出的内容：请先输入一个句子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="236" />
+            <location filename="../../viz_app/export/menu.py" line="246" />
             <source>{name} already exists in {folder}. Replace it?</source>
             <translation>{folder} 中已存在 {name}。要替换它吗？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="269" />
+            <location filename="../../viz_app/export/menu.py" line="279" />
             <source>Exported {path}</source>
             <translation>已导出 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="253" />
+            <location filename="../../viz_app/export/menu.py" line="263" />
             <source>Could not export: {path} is a folder</source>
             <translation>无法导出：{path} 是一个文件夹</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="165" />
+            <location filename="../../viz_app/export/menu.py" line="175" />
             <source>Could not copy the image: {error}</source>
             <translation>无法复制图片：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="257" />
+            <location filename="../../viz_app/export/menu.py" line="267" />
             <source>Not exported: {name} was kept</source>
             <translation>未导出：已保留原有的 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="264" />
+            <location filename="../../viz_app/export/menu.py" line="274" />
             <source>Could not export {name}: {error}</source>
             <translation>无法导出 {name}：{error}</translation>
         </message>
@@ -870,28 +870,28 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>HeadMosaic</name>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="92" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="99" />
             <source>layer</source>
             <translation>层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="93" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="100" />
             <source>head</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="299" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="324" />
             <source>{tile} — click to inspect this head</source>
             <translation>{tile} — 点击查看这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="168" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="175" />
             <source>L{layer}</source>
             <comment>short for layer N</comment>
             <translation>L{layer}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="172" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="179" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>H{head}</translation>
@@ -1000,22 +1000,22 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>统计量：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="312" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="302" />
             <source>layer</source>
             <translation>层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="313" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="303" />
             <source>head</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="350" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="340" />
             <source>Click a column header to sort; double-click a row to inspect that head</source>
             <translation>点击列标题排序；双击一行查看该头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="377" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="367" />
             <source>No statistics yet: run the model.</source>
             <translation>尚无统计数据：请先运行模型。</translation>
         </message>
@@ -1025,27 +1025,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>无数值：当前步还没有可见的查询行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="544" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="534" />
             <source>layer {layer} · head {head} · {metric} = {value} — click to inspect this head</source>
             <translation>第 {layer} 层 · 头 {head} · {metric} = {value} — 点击查看这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="651" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="641" />
             <source>{metric} of every head · {kind} · step {step} ({rows} query rows) · colours span the fixed range {low} … {high}</source>
             <translation>各头的{metric} · {kind} · 第 {step} 步（{rows} 个查询行）· 颜色对应固定范围 {low} … {high}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="602" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="592" />
             <source>This model has no {kind}.</source>
             <translation>该模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="647" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="637" />
             <source>L{layer}</source>
             <translation>L{layer}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="648" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="638" />
             <source>H{head}</source>
             <translation>H{head}</translation>
         </message>
@@ -1124,92 +1124,92 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>HyperparametersDialog</name>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="57" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="56" />
             <source>Attention heads</source>
             <translation>注意力头数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="58" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="57" />
             <source>Norm position</source>
             <translation>归一化位置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="59" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="58" />
             <source>Source vocabulary</source>
             <translation>源词表</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="60" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="59" />
             <source>Target vocabulary</source>
             <translation>目标词表</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="64" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="63" />
             <source>How the attention is split into heads; the model width must be divisible by it. The most likely value comes first.</source>
             <translation>注意力分成几个头；模型宽度必须能被它整除。最可能的取值排在最前面。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="66" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="65" />
             <source>pre: x + f(norm(x)), the tutorial's default; post: norm(x + f(x)). Both have the same weights, so only you can tell.</source>
             <translation>pre：x + f(norm(x))，即教程的默认做法；post：norm(x + f(x))。两者的权重完全相同，无法从文件中分辨，只有你知道是哪一种。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="68" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="67" />
             <source>The source vocabulary the model was trained with: one token per line, or a JSON list; the line number is the id.</source>
             <translation>训练该模型时使用的源词表：每行一个词元，或一个 JSON 列表；行号即为 id。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="70" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="69" />
             <source>The target vocabulary the model was trained with: one token per line, or a JSON list; the line number is the id.</source>
             <translation>训练该模型时使用的目标词表：每行一个词元，或一个 JSON 列表；行号即为 id。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="136" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="135" />
             <source>Settings the checkpoint does not record</source>
             <translation>检查点中未记录的设置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="201" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="200" />
             <source>Choose the vocabulary file</source>
             <translation>选择词表文件</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="202" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="201" />
             <source>Vocabularies (*.txt *.json *.vocab);;All files (*)</source>
             <translation>词表 (*.txt *.json *.vocab);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="173" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="172" />
             <source>vocabulary file (.txt or .json)</source>
             <translation>词表文件（.txt 或 .json）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="175" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="174" />
             <source>Browse…</source>
             <translation>浏览…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="144" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="143" />
             <source>{file} holds the weights but not everything needed to rebuild the model. Please complete:</source>
             <translation>{file} 包含了权重，但缺少重建模型所需的部分信息。请补全：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="93" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="92" />
             <source>{option}: please give a value</source>
             <translation>{option}：请填写一个值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="96" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="95" />
             <source>{option}: {value} is not a positive whole number</source>
             <translation>{option}：{value} 不是正整数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="101" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="100" />
             <source>{option}: choose pre or post, not {value}</source>
             <translation>{option}：请选择 pre 或 post，而不是 {value}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="106" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="105" />
             <source>{option}: {path} is not a file</source>
             <translation>{option}：{path} 不是文件</translation>
         </message>
@@ -1217,754 +1217,774 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>MainWindow</name>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="79" />
-            <source>&lt;h3&gt;No model loaded&lt;/h3&gt;&lt;p&gt;Open a checkpoint (&lt;tt&gt;.safetensors&lt;/tt&gt;, a PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict or a Hugging Face folder) with &lt;b&gt;File ▸ Open model…&lt;/b&gt; (Ctrl+O), the &lt;b&gt;Model&lt;/b&gt; list above, or drop it on the window.&lt;/p&gt;</source>
-            <translation>&lt;h3&gt;未加载模型&lt;/h3&gt;&lt;p&gt;打开一个检查点（&lt;tt&gt;.safetensors&lt;/tt&gt;、PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict 或 Hugging Face 文件夹）：使用&lt;b&gt;文件 ▸ 打开模型…&lt;/b&gt;（Ctrl+O）、上方的&lt;b&gt;模型&lt;/b&gt;列表，或直接把它拖到窗口上。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="82" />
-            <source>&lt;h3&gt;Type a sentence&lt;/h3&gt;&lt;p&gt;Write a sentence in the &lt;b&gt;Source&lt;/b&gt; box above: the model translates it and you can step through every attention map it computed.&lt;/p&gt;</source>
-            <translation>&lt;h3&gt;输入一个句子&lt;/h3&gt;&lt;p&gt;在上方的&lt;b&gt;源句&lt;/b&gt;框中写一个句子：模型会翻译它，你可以逐步查看它计算出的每一张注意力图。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="84" />
-            <source>&lt;h3&gt;Loading the model…&lt;/h3&gt;</source>
-            <translation>&lt;h3&gt;正在加载模型…&lt;/h3&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="85" />
-            <source>&lt;h3&gt;Running the model…&lt;/h3&gt;</source>
-            <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="127" />
-            <source>Attention Scope</source>
-            <translation>Attention Scope</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="192" />
-            <source>&amp;Open model…</source>
-            <translation>打开模型(&amp;O)…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="192" />
-            <source>Open a model checkpoint</source>
-            <translation>打开一个模型检查点</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="194" />
-            <source>&amp;Quit</source>
-            <translation>退出(&amp;Q)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="194" />
-            <source>Quit Attention Scope</source>
-            <translation>退出 Attention Scope</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="195" />
-            <source>&amp;First step</source>
-            <translation>第一步(&amp;F)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="195" />
-            <source>Go to step 0</source>
-            <translation>转到第 0 步</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="197" />
-            <source>&amp;Previous step</source>
-            <translation>上一步(&amp;P)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="197" />
-            <source>One decoding step back</source>
-            <translation>后退一个解码步</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="199" />
-            <source>&amp;Next step</source>
-            <translation>下一步(&amp;N)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="199" />
-            <source>One decoding step forward</source>
-            <translation>前进一个解码步</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="201" />
-            <source>&amp;Last step</source>
-            <translation>最后一步(&amp;L)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="201" />
-            <source>Go to the last step</source>
-            <translation>转到最后一步</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="203" />
-            <source>Pla&amp;y</source>
-            <translation>播放(&amp;Y)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="203" />
-            <source>Play / pause the decoding</source>
-            <translation>播放 / 暂停解码过程</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="206" />
-            <source>Focus the &amp;view</source>
-            <translation>聚焦视图(&amp;V)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="207" />
-            <source>Leave the text box so the arrow keys step</source>
-            <translation>离开文本框，让方向键用于逐步浏览</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="213" />
-            <source>Next la&amp;yer</source>
-            <translation>下一层(&amp;Y)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="213" />
-            <source>One layer deeper</source>
-            <translation>切换到更深的一层</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="214" />
-            <source>Previous l&amp;ayer</source>
-            <translation>上一层(&amp;A)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="214" />
-            <source>One layer shallower</source>
-            <translation>切换到更浅的一层</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="215" />
-            <source>Next &amp;head</source>
-            <translation>下一个头(&amp;H)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="215" />
-            <source>Next head (after the mean: head 0)</source>
-            <translation>下一个头（“各头平均”之后是头 0）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="216" />
-            <source>Pre&amp;vious head</source>
-            <translation>上一个头(&amp;V)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="216" />
-            <source>Previous head (before head 0: the mean)</source>
-            <translation>上一个头（头 0 之前是“各头平均”）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="217" />
-            <source>&amp;Mean of heads</source>
-            <translation>各头平均(&amp;M)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="217" />
-            <source>Show the mean of the layer's heads</source>
-            <translation>显示该层所有头的平均</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="218" />
-            <source>&amp;Larger text</source>
-            <translation>增大文字(&amp;L)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="219" />
-            <source>Larger labels (for a projector)</source>
-            <translation>更大的标签文字（适合投影）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="220" />
-            <source>&amp;Smaller text</source>
-            <translation>减小文字(&amp;S)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="220" />
-            <source>Smaller labels</source>
-            <translation>更小的标签文字</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="221" />
-            <source>&amp;Normal text size</source>
-            <translation>默认文字大小(&amp;N)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="221" />
-            <source>Default label size</source>
-            <translation>恢复默认的标签文字大小</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="222" />
-            <source>&amp;Presenter mode</source>
-            <translation>演示模式(&amp;P)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="223" />
-            <source>Full screen, large labels, secondary panels hidden</source>
-            <translation>全屏、大号标签、隐藏次要面板</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="225" />
-            <source>&amp;Keyboard shortcuts</source>
-            <translation>键盘快捷键(&amp;K)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="225" />
-            <source>Show the keyboard shortcuts</source>
-            <translation>显示键盘快捷键</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="226" />
-            <source>E&amp;xplain this view</source>
-            <translation>讲解当前视图(&amp;X)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="227" />
-            <source>What the main heatmap shows, in plain words</source>
-            <translation>用浅显的话说明主热力图显示的内容</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="228" />
-            <source>&amp;About Attention Scope</source>
-            <translation>关于 Attention Scope(&amp;A)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="228" />
-            <source>About this program</source>
-            <translation>关于本程序</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="229" />
-            <source>Open sess&amp;ion…</source>
-            <translation>打开会话(&amp;I)…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="230" />
-            <source>Reopen a saved session: model, sentences, step, selection, ablations</source>
-            <translation>重新打开已保存的会话：模型、句子、步数、所选视图、消融设置</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="231" />
-            <source>&amp;Save session…</source>
-            <translation>保存会话(&amp;S)…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="232" />
-            <source>Save everything shown to a small file, to reopen it exactly (a lecture)</source>
-            <translation>把当前显示的一切保存到一个小文件中，以便原样重新打开（例如用于讲课）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="233" />
-            <source>&amp;Inspect model</source>
-            <translation>检视模型(&amp;I)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="234" />
-            <source>Architecture, parameter counts and weight distributions of the model</source>
-            <translation>模型的结构、参数量和权重分布</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="235" />
-            <source>&amp;Compare with another checkpoint…</source>
-            <translation>与另一个检查点比较(&amp;C)…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="236" />
-            <source>The attention of two checkpoints of the same architecture, and their difference</source>
-            <translation>同一结构的两个检查点的注意力及其差异</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="237" />
-            <source>&amp;Ablation…</source>
-            <translation>消融(&amp;A)…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="238" />
-            <source>Switch off heads or the positional encoding and see what changes</source>
-            <translation>关闭一些注意力头或位置编码，看看会有什么变化</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="239" />
-            <source>Switch every head back &amp;on</source>
-            <translation>重新开启所有头(&amp;O)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="240" />
-            <source>Undo every ablation: the intact model again</source>
-            <translation>撤销所有消融：恢复完整的原始模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="241" />
-            <source>&amp;Train a model from scratch…</source>
-            <translation>从零训练模型(&amp;T)…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="242" />
-            <source>Watch attention appear while a small model trains</source>
-            <translation>观察小模型在训练过程中注意力如何形成</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="265" />
-            <source>Open model…</source>
-            <translation>打开模型…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="288" />
-            <source>Sentence</source>
-            <translation>句子</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="294" />
-            <source>All heads</source>
-            <translation>所有注意力头</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="295" />
-            <source>Head statistics</source>
-            <translation>注意力头统计</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="296" />
-            <source>Heads</source>
-            <translation>注意力头</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="297" />
-            <source>Next token</source>
-            <translation>下一个词元</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="299" />
-            <source>Positional encoding</source>
-            <translation>位置编码</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="310" />
-            <source>Ablation</source>
-            <translation>消融</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="313" />
-            <source>Model inspector</source>
-            <translation>模型检视器</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="316" />
-            <source>Train</source>
-            <translation>训练</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="326" />
-            <source>no model</source>
-            <translation>无模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="332" />
-            <source>Heads or the positional encoding are switched off: the model is not intact</source>
-            <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="363" />
-            <source>&amp;File</source>
-            <translation>文件(&amp;F)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="368" />
-            <source>&amp;Export</source>
-            <translation>导出(&amp;E)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="373" />
-            <source>&amp;Go</source>
-            <translation>跳转(&amp;G)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="378" />
-            <source>&amp;Show</source>
-            <translation>显示(&amp;S)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="384" />
-            <source>&amp;Model</source>
-            <translation>模型(&amp;M)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="388" />
-            <source>&amp;View</source>
-            <translation>视图(&amp;V)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="390" />
-            <source>P&amp;anels</source>
-            <translation>面板(&amp;A)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="397" />
-            <source>&amp;Theme</source>
-            <translation>主题(&amp;T)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="407" />
-            <source>Lan&amp;guage</source>
-            <translation>语言(&amp;G)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="416" />
-            <source>&amp;Help</source>
-            <translation>帮助(&amp;H)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="419" />
-            <source>Explain &amp;panel</source>
-            <translation>讲解面板(&amp;P)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="430" />
-            <source>Presenting</source>
-            <translation>演示</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="701" />
-            <source>Open a model</source>
-            <translation>打开模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="702" />
-            <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
-            <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="844" />
+            <location filename="../../viz_app/scope/controller.py" line="290" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="1217" />
-            <source>Save session</source>
-            <translation>保存会话</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1218" />
-            <source>Attention Scope sessions (*.scope.json *.json)</source>
-            <translation>Attention Scope 会话 (*.scope.json *.json)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1237" />
-            <source>Open session</source>
-            <translation>打开会话</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1238" />
-            <source>Attention Scope sessions (*.scope.json *.json);;All files (*)</source>
-            <translation>Attention Scope 会话 (*.scope.json *.json);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1314" />
-            <source>Compare with another checkpoint</source>
-            <translation>与另一个检查点比较</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1332" />
-            <source>Comparison ready</source>
-            <translation>比较完成</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="209" />
-            <source>&amp;Encoder self-attention</source>
-            <translation>编码器自注意力(&amp;E)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="209" />
-            <source>Show encoder self-attention</source>
-            <translation>显示编码器自注意力</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="210" />
-            <source>&amp;Decoder self-attention</source>
-            <translation>解码器自注意力(&amp;D)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="210" />
-            <source>Show decoder self-attention</source>
-            <translation>显示解码器自注意力</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="211" />
-            <source>&amp;Cross-attention</source>
-            <translation>交叉注意力(&amp;C)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="211" />
-            <source>Show cross-attention</source>
-            <translation>显示交叉注意力</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="337" />
-            <source>Model activity</source>
-            <translation>模型运行状态</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="337" />
-            <source>Loaded model</source>
-            <translation>已加载的模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="338" />
-            <source>Device and number format</source>
-            <translation>设备与数值格式</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="339" />
-            <source>Duration of the last model call</source>
-            <translation>上一次模型调用的耗时</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="410" />
-            <source>Follow the system</source>
-            <translation>跟随系统</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="420" />
-            <source>Attention heatmap</source>
-            <translation>注意力热力图</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="420" />
-            <source>Masks</source>
-            <translation>掩码</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="835" />
-            <source>Continue on the CPU</source>
-            <translation>改在 CPU 上继续</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="859" />
-            <source>working…</source>
-            <translation>运行中…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="953" />
-            <source>rollout share</source>
-            <translation>注意力展开占比</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="959" />
-            <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
-            <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="963" />
-            <source>Step forward to see the next-token probabilities before and after.</source>
-            <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="977" />
-            <source>No trace yet.</source>
-            <translation>尚无注意力轨迹。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1071" />
-            <source>No prediction yet.</source>
-            <translation>尚无预测。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1075" />
-            <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
-            <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1142" />
-            <source>Pa&amp;use</source>
-            <translation>暂停(&amp;U)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1214" />
-            <source>Open a model first: a session starts from one.</source>
-            <translation>请先打开一个模型：会话要以模型为基础。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1310" />
-            <source>Open a model and type a sentence first: the comparison runs on it.</source>
-            <translation>请先打开模型并输入一个句子：比较将在这个句子上进行。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1399" />
-            <source>The language changes at the next start.</source>
-            <translation>界面语言将在下次启动时更改。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="629" />
-            <source>The model you used last, {path}, no longer exists.</source>
-            <translation>上次使用的模型 {path} 已不存在。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="658" />
+            <location filename="../../viz_app/scope/controller.py" line="131" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="741" />
-            <source>Loaded {name}</source>
-            <translation>已加载 {name}</translation>
+            <location filename="../../viz_app/scope/controller.py" line="144" />
+            <source>Stopped opening {name}</source>
+            <translation>已停止打开 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="800" />
-            <source>last model call {ms} ms</source>
-            <translation>上次模型调用 {ms} ms</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="830" />
-            <source>The model could not run: {reason} (the previous result is still shown)</source>
-            <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="832" />
-            <source>The model could not run: {reason}</source>
-            <translation>模型无法运行：{reason}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="872" />
-            <source>Hugging Face models run their own code: heads cannot be switched off here</source>
-            <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1048" />
-            <source>This model cannot give its scores (Hugging Face returns weights only)</source>
-            <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1050" />
-            <source>Computing the scores…</source>
-            <translation>正在计算分数…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1231" />
-            <source>Session saved to {path}</source>
-            <translation>会话已保存到 {path}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1324" />
+            <location filename="../../viz_app/scope/controller.py" line="170" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="681" />
+            <location filename="../../viz_app/scope/controller.py" line="210" />
+            <source>Loaded {name}</source>
+            <translation>已加载 {name}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="277" />
+            <source>The model could not run: {reason} (the previous result is still shown)</source>
+            <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="279" />
+            <source>The model could not run: {reason}</source>
+            <translation>模型无法运行：{reason}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="156" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="715" />
+            <location filename="../../viz_app/scope/controller.py" line="180" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="802" />
+            <location filename="../../viz_app/scope/controller.py" line="248" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="819" />
+            <location filename="../../viz_app/scope/controller.py" line="264" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="995" />
-            <source>⚠ ablation: {what}</source>
-            <translation>⚠ 消融：{what}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1119" />
-            <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
-            <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="641" />
-            <source>No model found: open one with File ▸ Open model…</source>
-            <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="815" />
-            <source>Could not compare: {reason}</source>
-            <translation>无法比较：{reason}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="816" />
-            <source>Could not inspect the model: {reason}</source>
-            <translation>无法检视模型：{reason}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="824" />
-            <source>Could not open {name}: {reason}</source>
-            <translation>无法打开 {name}：{reason}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1228" />
-            <source>Could not save the session: {reason}</source>
-            <translation>无法保存会话：{reason}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="1247" />
+            <location filename="../../viz_app/scope/controller.py" line="336" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="1116" />
-            <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
-            <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
+            <location filename="../../viz_app/scope/controller.py" line="111" />
+            <source>No model found: open one with File ▸ Open model…</source>
+            <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="100" />
+            <location filename="../../viz_app/scope/controller.py" line="260" />
+            <source>Could not compare: {reason}</source>
+            <translation>无法比较：{reason}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="261" />
+            <source>Could not inspect the model: {reason}</source>
+            <translation>无法检视模型：{reason}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="271" />
+            <source>Could not open {name}: {reason}</source>
+            <translation>无法打开 {name}：{reason}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/persistence.py" line="58" />
+            <source>The model you used last, {path}, no longer exists.</source>
+            <translation>上次使用的模型 {path} 已不存在。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="99" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="150" />
+            <location filename="../../viz_app/widgets/map_view.py" line="149" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="188" />
+            <location filename="../../viz_app/widgets/map_view.py" line="187" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="101" />
+            <location filename="../../viz_app/widgets/map_view.py" line="100" />
             <source>{kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>{kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="143" />
+            <location filename="../../viz_app/widgets/map_view.py" line="142" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="143" />
+            <location filename="../../viz_app/widgets/map_view.py" line="142" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="151" />
+            <location filename="../../viz_app/widgets/map_view.py" line="150" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="185" />
+            <location filename="../../viz_app/widgets/map_view.py" line="184" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="100" />
+            <location filename="../../viz_app/widgets/map_view.py" line="99" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="37" />
+            <source>&amp;Open model…</source>
+            <translation>打开模型(&amp;O)…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="37" />
+            <source>Open a model checkpoint</source>
+            <translation>打开一个模型检查点</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="39" />
+            <source>&amp;Cancel loading</source>
+            <translation>取消加载(&amp;C)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="40" />
+            <source>Stop waiting for the model being opened; the current one stays</source>
+            <translation>不再等待正在打开的模型，保留当前模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="43" />
+            <source>&amp;Quit</source>
+            <translation>退出(&amp;Q)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="43" />
+            <source>Quit Attention Scope</source>
+            <translation>退出 Attention Scope</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="44" />
+            <source>&amp;First step</source>
+            <translation>第一步(&amp;F)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="44" />
+            <source>Go to step 0</source>
+            <translation>转到第 0 步</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="46" />
+            <source>&amp;Previous step</source>
+            <translation>上一步(&amp;P)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="46" />
+            <source>One decoding step back</source>
+            <translation>后退一个解码步</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="48" />
+            <source>&amp;Next step</source>
+            <translation>下一步(&amp;N)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="48" />
+            <source>One decoding step forward</source>
+            <translation>前进一个解码步</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="50" />
+            <source>&amp;Last step</source>
+            <translation>最后一步(&amp;L)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="50" />
+            <source>Go to the last step</source>
+            <translation>转到最后一步</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="52" />
+            <source>Pla&amp;y</source>
+            <translation>播放(&amp;Y)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="52" />
+            <source>Play / pause the decoding</source>
+            <translation>播放 / 暂停解码过程</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="55" />
+            <source>Focus the &amp;view</source>
+            <translation>聚焦视图(&amp;V)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="56" />
+            <source>Leave the text box so the arrow keys step</source>
+            <translation>离开文本框，让方向键用于逐步浏览</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="62" />
+            <source>Next la&amp;yer</source>
+            <translation>下一层(&amp;Y)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="62" />
+            <source>One layer deeper</source>
+            <translation>切换到更深的一层</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="63" />
+            <source>Previous l&amp;ayer</source>
+            <translation>上一层(&amp;A)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="63" />
+            <source>One layer shallower</source>
+            <translation>切换到更浅的一层</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="64" />
+            <source>Next &amp;head</source>
+            <translation>下一个头(&amp;H)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="64" />
+            <source>Next head (after the mean: head 0)</source>
+            <translation>下一个头（“各头平均”之后是头 0）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="65" />
+            <source>Pre&amp;vious head</source>
+            <translation>上一个头(&amp;V)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="65" />
+            <source>Previous head (before head 0: the mean)</source>
+            <translation>上一个头（头 0 之前是“各头平均”）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="66" />
+            <source>&amp;Mean of heads</source>
+            <translation>各头平均(&amp;M)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="66" />
+            <source>Show the mean of the layer's heads</source>
+            <translation>显示该层所有头的平均</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="67" />
+            <source>&amp;Larger text</source>
+            <translation>增大文字(&amp;L)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="68" />
+            <source>Larger labels (for a projector)</source>
+            <translation>更大的标签文字（适合投影）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="69" />
+            <source>&amp;Smaller text</source>
+            <translation>减小文字(&amp;S)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="69" />
+            <source>Smaller labels</source>
+            <translation>更小的标签文字</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="70" />
+            <source>&amp;Normal text size</source>
+            <translation>默认文字大小(&amp;N)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="70" />
+            <source>Default label size</source>
+            <translation>恢复默认的标签文字大小</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="71" />
+            <source>&amp;Presenter mode</source>
+            <translation>演示模式(&amp;P)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="72" />
+            <source>Full screen, large labels, secondary panels hidden</source>
+            <translation>全屏、大号标签、隐藏次要面板</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="74" />
+            <source>&amp;Keyboard shortcuts</source>
+            <translation>键盘快捷键(&amp;K)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="74" />
+            <source>Show the keyboard shortcuts</source>
+            <translation>显示键盘快捷键</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="75" />
+            <source>E&amp;xplain this view</source>
+            <translation>讲解当前视图(&amp;X)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="76" />
+            <source>What the main heatmap shows, in plain words</source>
+            <translation>用浅显的话说明主热力图显示的内容</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="77" />
+            <source>&amp;About Attention Scope</source>
+            <translation>关于 Attention Scope(&amp;A)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="77" />
+            <source>About this program</source>
+            <translation>关于本程序</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="78" />
+            <source>Open sess&amp;ion…</source>
+            <translation>打开会话(&amp;I)…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="79" />
+            <source>Reopen a saved session: model, sentences, step, selection, ablations</source>
+            <translation>重新打开已保存的会话：模型、句子、步数、所选视图、消融设置</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="80" />
+            <source>&amp;Save session…</source>
+            <translation>保存会话(&amp;S)…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="81" />
+            <source>Save everything shown to a small file, to reopen it exactly (a lecture)</source>
+            <translation>把当前显示的一切保存到一个小文件中，以便原样重新打开（例如用于讲课）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="82" />
+            <source>&amp;Inspect model</source>
+            <translation>检视模型(&amp;I)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="83" />
+            <source>Architecture, parameter counts and weight distributions of the model</source>
+            <translation>模型的结构、参数量和权重分布</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="84" />
+            <source>&amp;Compare with another checkpoint…</source>
+            <translation>与另一个检查点比较(&amp;C)…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="85" />
+            <source>The attention of two checkpoints of the same architecture, and their difference</source>
+            <translation>同一结构的两个检查点的注意力及其差异</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="86" />
+            <source>&amp;Ablation…</source>
+            <translation>消融(&amp;A)…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="87" />
+            <source>Switch off heads or the positional encoding and see what changes</source>
+            <translation>关闭一些注意力头或位置编码，看看会有什么变化</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="88" />
+            <source>Switch every head back &amp;on</source>
+            <translation>重新开启所有头(&amp;O)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="89" />
+            <source>Undo every ablation: the intact model again</source>
+            <translation>撤销所有消融：恢复完整的原始模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="90" />
+            <source>&amp;Train a model from scratch…</source>
+            <translation>从零训练模型(&amp;T)…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="91" />
+            <source>Watch attention appear while a small model trains</source>
+            <translation>观察小模型在训练过程中注意力如何形成</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="58" />
+            <source>&amp;Encoder self-attention</source>
+            <translation>编码器自注意力(&amp;E)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="58" />
+            <source>Show encoder self-attention</source>
+            <translation>显示编码器自注意力</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="59" />
+            <source>&amp;Decoder self-attention</source>
+            <translation>解码器自注意力(&amp;D)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="59" />
+            <source>Show decoder self-attention</source>
+            <translation>显示解码器自注意力</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="60" />
+            <source>&amp;Cross-attention</source>
+            <translation>交叉注意力(&amp;C)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="60" />
+            <source>Show cross-attention</source>
+            <translation>显示交叉注意力</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="32" />
+            <source>&lt;h3&gt;No model loaded&lt;/h3&gt;&lt;p&gt;Open a checkpoint (&lt;tt&gt;.safetensors&lt;/tt&gt;, a PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict or a Hugging Face folder) with &lt;b&gt;File ▸ Open model…&lt;/b&gt; (Ctrl+O), the &lt;b&gt;Model&lt;/b&gt; list above, or drop it on the window.&lt;/p&gt;</source>
+            <translation>&lt;h3&gt;未加载模型&lt;/h3&gt;&lt;p&gt;打开一个检查点（&lt;tt&gt;.safetensors&lt;/tt&gt;、PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict 或 Hugging Face 文件夹）：使用&lt;b&gt;文件 ▸ 打开模型…&lt;/b&gt;（Ctrl+O）、上方的&lt;b&gt;模型&lt;/b&gt;列表，或直接把它拖到窗口上。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="35" />
+            <source>&lt;h3&gt;Type a sentence&lt;/h3&gt;&lt;p&gt;Write a sentence in the &lt;b&gt;Source&lt;/b&gt; box above: the model translates it and you can step through every attention map it computed.&lt;/p&gt;</source>
+            <translation>&lt;h3&gt;输入一个句子&lt;/h3&gt;&lt;p&gt;在上方的&lt;b&gt;源句&lt;/b&gt;框中写一个句子：模型会翻译它，你可以逐步查看它计算出的每一张注意力图。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="37" />
+            <source>&lt;h3&gt;Loading the model…&lt;/h3&gt;</source>
+            <translation>&lt;h3&gt;正在加载模型…&lt;/h3&gt;</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="38" />
+            <source>&lt;h3&gt;Running the model…&lt;/h3&gt;</source>
+            <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="245" />
+            <source>Computing the scores…</source>
+            <translation>正在计算分数…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="207" />
+            <source>rollout share</source>
+            <translation>注意力展开占比</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="329" />
+            <source>No prediction yet.</source>
+            <translation>尚无预测。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="333" />
+            <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
+            <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="347" />
+            <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
+            <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="351" />
+            <source>Step forward to see the next-token probabilities before and after.</source>
+            <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="384" />
+            <source>No trace yet.</source>
+            <translation>尚无注意力轨迹。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="248" />
+            <source>This model cannot give its scores (Hugging Face returns weights only)</source>
+            <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="463" />
+            <source>Hugging Face models run their own code: heads cannot be switched off here</source>
+            <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="286" />
+            <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
+            <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="472" />
+            <source>⚠ ablation: {what}</source>
+            <translation>⚠ 消融：{what}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="283" />
+            <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
+            <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="116" />
+            <source>Attention Scope</source>
+            <translation>Attention Scope</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="204" />
+            <source>Open model…</source>
+            <translation>打开模型…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="211" />
+            <source>Cancel loading</source>
+            <translation>取消加载</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="230" />
+            <source>Sentence</source>
+            <translation>句子</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="236" />
+            <source>All heads</source>
+            <translation>所有注意力头</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="237" />
+            <source>Head statistics</source>
+            <translation>注意力头统计</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="238" />
+            <source>Heads</source>
+            <translation>注意力头</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="239" />
+            <source>Next token</source>
+            <translation>下一个词元</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="241" />
+            <source>Positional encoding</source>
+            <translation>位置编码</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="252" />
+            <source>Ablation</source>
+            <translation>消融</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="256" />
+            <source>Model inspector</source>
+            <translation>模型检视器</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="258" />
+            <source>Train</source>
+            <translation>训练</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="268" />
+            <source>no model</source>
+            <translation>无模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="274" />
+            <source>Heads or the positional encoding are switched off: the model is not intact</source>
+            <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="305" />
+            <source>&amp;File</source>
+            <translation>文件(&amp;F)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="311" />
+            <source>&amp;Export</source>
+            <translation>导出(&amp;E)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="316" />
+            <source>&amp;Go</source>
+            <translation>跳转(&amp;G)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="321" />
+            <source>&amp;Show</source>
+            <translation>显示(&amp;S)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="327" />
+            <source>&amp;Model</source>
+            <translation>模型(&amp;M)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="331" />
+            <source>&amp;View</source>
+            <translation>视图(&amp;V)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="333" />
+            <source>P&amp;anels</source>
+            <translation>面板(&amp;A)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="340" />
+            <source>&amp;Theme</source>
+            <translation>主题(&amp;T)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="350" />
+            <source>Lan&amp;guage</source>
+            <translation>语言(&amp;G)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="359" />
+            <source>&amp;Help</source>
+            <translation>帮助(&amp;H)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="362" />
+            <source>Explain &amp;panel</source>
+            <translation>讲解面板(&amp;P)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="373" />
+            <source>Presenting</source>
+            <translation>演示</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="536" />
+            <source>Open a model</source>
+            <translation>打开模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="537" />
+            <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
+            <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="713" />
+            <source>Save session</source>
+            <translation>保存会话</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="714" />
+            <source>Attention Scope sessions (*.scope.json *.json)</source>
+            <translation>Attention Scope 会话 (*.scope.json *.json)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="733" />
+            <source>Open session</source>
+            <translation>打开会话</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="734" />
+            <source>Attention Scope sessions (*.scope.json *.json);;All files (*)</source>
+            <translation>Attention Scope 会话 (*.scope.json *.json);;所有文件 (*)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="279" />
+            <source>Model activity</source>
+            <translation>模型运行状态</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="279" />
+            <source>Loaded model</source>
+            <translation>已加载的模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="280" />
+            <source>Device and number format</source>
+            <translation>设备与数值格式</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="281" />
+            <source>Duration of the last model call</source>
+            <translation>上一次模型调用的耗时</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="353" />
+            <source>Follow the system</source>
+            <translation>跟随系统</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="363" />
+            <source>Attention heatmap</source>
+            <translation>注意力热力图</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="363" />
+            <source>Masks</source>
+            <translation>掩码</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="589" />
+            <source>working…</source>
+            <translation>运行中…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="638" />
+            <source>Pa&amp;use</source>
+            <translation>暂停(&amp;U)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="710" />
+            <source>Open a model first: a session starts from one.</source>
+            <translation>请先打开一个模型：会话要以模型为基础。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="823" />
+            <source>The language changes at the next start.</source>
+            <translation>界面语言将在下次启动时更改。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="424" />
+            <source>Continue on the CPU</source>
+            <translation>改在 CPU 上继续</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="566" />
+            <source>last model call {ms} ms</source>
+            <translation>上次模型调用 {ms} ms</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="727" />
+            <source>Session saved to {path}</source>
+            <translation>会话已保存到 {path}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="724" />
+            <source>Could not save the session: {reason}</source>
+            <translation>无法保存会话：{reason}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/model_panels.py" line="82" />
+            <source>Compare with another checkpoint</source>
+            <translation>与另一个检查点比较</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/model_panels.py" line="96" />
+            <source>Comparison ready</source>
+            <translation>比较完成</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/model_panels.py" line="78" />
+            <source>Open a model and type a sentence first: the comparison runs on it.</source>
+            <translation>请先打开模型并输入一个句子：比较将在这个句子上进行。</translation>
         </message>
     </context>
     <context>
@@ -2263,52 +2283,52 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>NextToken</name>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="143" />
-            <source>typed target token {token}: p = {p}, rank {rank} of {total}</source>
-            <translation>输入的目标词元 {token}：p = {p}，在 {total} 个词元中排第 {rank}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="145" />
-            <source>chosen token {token}: p = {p}, rank {rank} of {total}</source>
-            <translation>选中的词元 {token}：p = {p}，在 {total} 个词元中排第 {rank}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="152" />
-            <source>{caption} — the model preferred {token} ({p})</source>
-            <translation>{caption} — 模型更倾向于 {token}（{p}）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="52" />
+            <location filename="../../viz_app/widgets/next_token.py" line="67" />
             <source>probability</source>
             <translation>概率</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="66" />
+            <location filename="../../viz_app/widgets/next_token.py" line="154" />
+            <source>typed target token {token}: p = {p}, rank {rank} of {total}</source>
+            <translation>输入的目标词元 {token}：p = {p}，在 {total} 个词元中排第 {rank}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/next_token.py" line="156" />
+            <source>chosen token {token}: p = {p}, rank {rank} of {total}</source>
+            <translation>选中的词元 {token}：p = {p}，在 {total} 个词元中排第 {rank}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/next_token.py" line="163" />
+            <source>{caption} — the model preferred {token} ({p})</source>
+            <translation>{caption} — 模型更倾向于 {token}（{p}）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/next_token.py" line="77" />
             <source>beam hypothesis</source>
             <translation>束搜索候选</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="66" />
+            <location filename="../../viz_app/widgets/next_token.py" line="77" />
             <source>score</source>
             <translation>得分</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="67" />
+            <location filename="../../viz_app/widgets/next_token.py" line="78" />
             <source>finished</source>
             <translation>已结束</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="94" />
+            <location filename="../../viz_app/widgets/next_token.py" line="105" />
             <source>empty distribution</source>
             <translation>空分布</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="140" />
+            <location filename="../../viz_app/widgets/next_token.py" line="151" />
             <source>next-token distribution: top {k} of {total}</source>
             <translation>下一个词元的分布：{total} 个中的前 {k} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="121" />
+            <location filename="../../viz_app/widgets/next_token.py" line="132" />
             <source>{token} {p} (rank {rank})</source>
             <translation>{token} {p}（第 {rank} 名）</translation>
         </message>
@@ -2520,7 +2540,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Shortcut</name>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="327" />
+            <location filename="../../viz_app/shell/desktop.py" line="315" />
             <source>No Attention Scope shortcut was installed.</source>
             <translation>此前未安装 Attention Scope 快捷方式。</translation>
         </message>
@@ -2535,7 +2555,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已删除 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="331" />
+            <location filename="../../viz_app/shell/desktop.py" line="319" />
             <source>would call pyshortcuts.make_shortcut({arguments})</source>
             <translation>将调用 pyshortcuts.make_shortcut({arguments})</translation>
         </message>
@@ -2550,17 +2570,17 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>将删除 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="308" />
+            <location filename="../../viz_app/shell/desktop.py" line="296" />
             <source>Attention Scope is in the application menu (uninstall: attention-scope uninstall-shortcut).</source>
             <translation>Attention Scope 已加入应用程序菜单（卸载：attention-scope uninstall-shortcut）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="316" />
+            <location filename="../../viz_app/shell/desktop.py" line="304" />
             <source>attention-scope: {error}</source>
             <translation>attention-scope：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="312" />
+            <location filename="../../viz_app/shell/desktop.py" line="300" />
             <source>No Attention Scope shortcut was installed under {path}.</source>
             <translation>{path} 下此前未安装 Attention Scope 快捷方式。</translation>
         </message>
@@ -2568,27 +2588,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>State</name>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="26" />
+            <location filename="../../viz_app/scope/state.py" line="25" />
             <source>Encoder self-attention</source>
             <translation>编码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="27" />
+            <location filename="../../viz_app/scope/state.py" line="26" />
             <source>Decoder self-attention (masked)</source>
             <translation>解码器自注意力（带掩码）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="28" />
+            <location filename="../../viz_app/scope/state.py" line="27" />
             <source>Cross-attention (decoder → encoder)</source>
             <translation>交叉注意力（解码器 → 编码器）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="33" />
+            <location filename="../../viz_app/scope/state.py" line="32" />
             <source>Decoder self-attention</source>
             <translation>解码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="34" />
+            <location filename="../../viz_app/scope/state.py" line="33" />
             <source>Cross-attention</source>
             <translation>交叉注意力</translation>
         </message>
@@ -2652,47 +2672,47 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>TrainingRunner</name>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="79" />
+            <location filename="../../viz_app/workers/training_worker.py" line="78" />
             <source>no task was chosen</source>
             <translation>未选择任务</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="83" />
+            <location filename="../../viz_app/workers/training_worker.py" line="82" />
             <source>epochs, probe interval, batch size and log interval must be at least 1</source>
             <translation>轮数、探针间隔、批大小和日志间隔都必须至少为 1</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="85" />
+            <location filename="../../viz_app/workers/training_worker.py" line="84" />
             <source>the output checkpoint must end with .safetensors</source>
             <translation>输出检查点的文件名必须以 .safetensors 结尾</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="375" />
+            <location filename="../../viz_app/workers/training_worker.py" line="373" />
             <source>there is no model to save yet</source>
             <translation>还没有可保存的模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="482" />
+            <location filename="../../viz_app/workers/training_worker.py" line="480" />
             <source>a training run is already going: stop it first</source>
             <translation>已有训练正在进行：请先停止它</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="543" />
+            <location filename="../../viz_app/workers/training_worker.py" line="541" />
             <source>a checkpoint file name must end with .safetensors</source>
             <translation>检查点文件名必须以 .safetensors 结尾</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="549" />
+            <location filename="../../viz_app/workers/training_worker.py" line="547" />
             <source>there is no model to save yet: start a training run first</source>
             <translation>还没有可保存的模型：请先开始训练</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="389" />
+            <location filename="../../viz_app/workers/training_worker.py" line="387" />
             <source>the GPU ran out of memory: choose the tiny size, or train on the CPU (start with {env}=cpu)</source>
             <translation>GPU 显存不足：请选择“微型”规模，或在 CPU 上训练（启动时设置 {env}=cpu）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="81" />
+            <location filename="../../viz_app/workers/training_worker.py" line="80" />
             <source>unknown model size {size}</source>
             <translation>未知的模型规模 {size}</translation>
         </message>
@@ -2716,351 +2736,351 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
         <message>
             <location filename="../../viz_app/widgets/training.py" line="58" />
-            <source>copy (output = input)</source>
-            <translation>复制（输出 = 输入）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/training.py" line="59" />
-            <source>reverse the sequence</source>
-            <translation>反转序列</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/training.py" line="60" />
-            <source>sort the symbols</source>
-            <translation>符号排序</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/training.py" line="61" />
-            <source>English → French (toy grammar)</source>
-            <translation>英语 → 法语（玩具语法）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/training.py" line="62" />
-            <source>English → Chinese (toy grammar)</source>
-            <translation>英语 → 中文（玩具语法）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/training.py" line="107" />
-            <source>TSV file…</source>
-            <translation>TSV 文件…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/training.py" line="108" />
-            <source>What to learn: a demo task, or your own file of source&lt;TAB&gt;target lines</source>
-            <translation>学习什么：一个演示任务，或你自己的文件（每行为 源句&lt;TAB&gt;目标句）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/training.py" line="115" />
             <source>tiny</source>
             <translation>微型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="115" />
+            <location filename="../../viz_app/widgets/training.py" line="58" />
             <source>small</source>
             <translation>小型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="118" />
+            <location filename="../../viz_app/widgets/training.py" line="64" />
+            <source>copy (output = input)</source>
+            <translation>复制（输出 = 输入）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/training.py" line="65" />
+            <source>reverse the sequence</source>
+            <translation>反转序列</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/training.py" line="66" />
+            <source>sort the symbols</source>
+            <translation>符号排序</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/training.py" line="67" />
+            <source>English → French (toy grammar)</source>
+            <translation>英语 → 法语（玩具语法）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/training.py" line="68" />
+            <source>English → Chinese (toy grammar)</source>
+            <translation>英语 → 中文（玩具语法）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/training.py" line="113" />
+            <source>TSV file…</source>
+            <translation>TSV 文件…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/training.py" line="114" />
+            <source>What to learn: a demo task, or your own file of source&lt;TAB&gt;target lines</source>
+            <translation>学习什么：一个演示任务，或你自己的文件（每行为 源句&lt;TAB&gt;目标句）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/training.py" line="123" />
             <source>Model size: tiny trains in seconds on a CPU; small learns the translation tasks better</source>
             <translation>模型规模：微型在 CPU 上几秒钟就能训练完；小型能更好地学会翻译任务</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="125" />
+            <location filename="../../viz_app/widgets/training.py" line="130" />
             <source>Passes over the training sentences</source>
             <translation>遍历全部训练句子的次数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="130" />
+            <location filename="../../viz_app/widgets/training.py" line="135" />
             <source> steps</source>
             <translation> 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="131" />
+            <location filename="../../viz_app/widgets/training.py" line="136" />
             <source>Redraw the probe sentence's attention every this many training steps</source>
             <translation>每隔这么多个训练步，重绘一次探针句的注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="145" />
+            <location filename="../../viz_app/widgets/training.py" line="150" />
             <source>Start</source>
             <translation>开始</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="146" />
+            <location filename="../../viz_app/widgets/training.py" line="151" />
             <source>Train a new model from scratch on the chosen task</source>
             <translation>在所选任务上从零训练一个新模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="147" />
+            <location filename="../../viz_app/widgets/training.py" line="152" />
             <source>Pause</source>
             <translation>暂停</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="148" />
+            <location filename="../../viz_app/widgets/training.py" line="153" />
             <source>Pause or resume training</source>
             <translation>暂停或继续训练</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="149" />
+            <location filename="../../viz_app/widgets/training.py" line="154" />
             <source>Stop</source>
             <translation>停止</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="150" />
+            <location filename="../../viz_app/widgets/training.py" line="155" />
             <source>End the run after the current step</source>
             <translation>在当前步完成后结束训练</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="151" />
+            <location filename="../../viz_app/widgets/training.py" line="156" />
             <source>Save checkpoint…</source>
             <translation>保存检查点…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="152" />
+            <location filename="../../viz_app/widgets/training.py" line="157" />
             <source>Write the best model so far (lowest validation loss; the current one before the first epoch ends) to a .safetensors file</source>
             <translation>把目前最好的模型（验证集损失最低者；第一轮结束前则为当前模型）写入 .safetensors 文件</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="188" />
+            <location filename="../../viz_app/widgets/training.py" line="193" />
             <source>Which attention of the probe sentence to show</source>
             <translation>显示探针句的哪一种注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="189" />
+            <location filename="../../viz_app/widgets/training.py" line="194" />
             <source>Layer (the last one learns the clearest alignment)</source>
             <translation>层（最后一层学到的对齐最清晰）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="190" />
+            <location filename="../../viz_app/widgets/training.py" line="195" />
             <source>One head, or the mean of all heads</source>
             <translation>单个注意力头，或所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="350" />
+            <location filename="../../viz_app/widgets/training.py" line="355" />
             <source>Choose a training corpus</source>
             <translation>选择训练语料</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="351" />
+            <location filename="../../viz_app/widgets/training.py" line="356" />
             <source>Tab-separated text (*.tsv *.txt);;All files (*)</source>
             <translation>制表符分隔文本 (*.tsv *.txt);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="360" />
+            <location filename="../../viz_app/widgets/training.py" line="365" />
             <source>Save the trained model</source>
             <translation>保存训练好的模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="361" />
+            <location filename="../../viz_app/widgets/training.py" line="366" />
             <source>Attention Scope checkpoint (*.safetensors)</source>
             <translation>Attention Scope 检查点 (*.safetensors)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="450" />
+            <location filename="../../viz_app/widgets/training.py" line="455" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="452" />
+            <location filename="../../viz_app/widgets/training.py" line="457" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="512" />
+            <location filename="../../viz_app/widgets/training.py" line="517" />
             <source>Choose a task and a size, then press Start to train a model from scratch.</source>
             <translation>选择任务和规模，然后点击“开始”，从零训练一个模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="135" />
+            <location filename="../../viz_app/widgets/training.py" line="140" />
             <source>Task:</source>
             <translation>任务：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="135" />
+            <location filename="../../viz_app/widgets/training.py" line="140" />
             <source>Size:</source>
             <translation>规模：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="136" />
+            <location filename="../../viz_app/widgets/training.py" line="141" />
             <source>Epochs:</source>
             <translation>轮数：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="137" />
+            <location filename="../../viz_app/widgets/training.py" line="142" />
             <source>Redraw attention every:</source>
             <translation>注意力重绘间隔：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="173" />
+            <location filename="../../viz_app/widgets/training.py" line="178" />
             <source>Loss</source>
             <translation>损失</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="174" />
+            <location filename="../../viz_app/widgets/training.py" line="179" />
             <source>training step</source>
             <translation>训练步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="175" />
+            <location filename="../../viz_app/widgets/training.py" line="180" />
             <source>cross-entropy (nats / token)</source>
             <translation>交叉熵（nats / 词元）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="177" />
+            <location filename="../../viz_app/widgets/training.py" line="182" />
             <source>train loss</source>
             <translation>训练损失</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="179" />
+            <location filename="../../viz_app/widgets/training.py" line="184" />
             <source>validation loss</source>
             <translation>验证集损失</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="194" />
+            <location filename="../../viz_app/widgets/training.py" line="199" />
             <source>Map:</source>
             <translation>注意力图：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="194" />
+            <location filename="../../viz_app/widgets/training.py" line="199" />
             <source>Layer:</source>
             <translation>层：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="195" />
+            <location filename="../../viz_app/widgets/training.py" line="200" />
             <source>Head:</source>
             <translation>头：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="372" />
+            <location filename="../../viz_app/widgets/training.py" line="377" />
             <source>Resume</source>
             <translation>继续</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="446" />
+            <location filename="../../viz_app/widgets/training.py" line="451" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="446" />
+            <location filename="../../viz_app/widgets/training.py" line="451" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="451" />
+            <location filename="../../viz_app/widgets/training.py" line="456" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="454" />
+            <location filename="../../viz_app/widgets/training.py" line="459" />
             <source>{kind} · L{layer} · {head} · step {step}</source>
             <translation>{kind} · L{layer} · {head} · 第 {step} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="514" />
+            <location filename="../../viz_app/widgets/training.py" line="519" />
             <source>Preparing the task and building the model…</source>
             <translation>正在准备任务并构建模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="535" />
+            <location filename="../../viz_app/widgets/training.py" line="541" />
             <source>The probe sentence's attention appears here after the first step.</source>
             <translation>第一步完成后，探针句的注意力将显示在这里。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="537" />
+            <location filename="../../viz_app/widgets/training.py" line="543" />
             <source>Start a run to watch the attention of a held-out sentence form as the model learns.</source>
             <translation>开始训练，观察一个留出句子的注意力如何随着模型的学习而形成。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="337" />
+            <location filename="../../viz_app/widgets/training.py" line="342" />
             <source>Saving the checkpoint to {path}…</source>
             <translation>正在把检查点保存到 {path}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="384" />
+            <location filename="../../viz_app/widgets/training.py" line="389" />
             <source>Probe (a held-out example): {source} → {target}</source>
             <translation>探针句（留出样例）：{source} → {target}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="422" />
+            <location filename="../../viz_app/widgets/training.py" line="427" />
             <source>Error: {message}</source>
             <translation>错误：{message}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="426" />
+            <location filename="../../viz_app/widgets/training.py" line="431" />
             <source>Checkpoint saved to {path}</source>
             <translation>检查点已保存到 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="430" />
+            <location filename="../../viz_app/widgets/training.py" line="435" />
             <source>Could not save the checkpoint: {message}</source>
             <translation>无法保存检查点：{message}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="452" />
+            <location filename="../../viz_app/widgets/training.py" line="457" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="489" />
+            <location filename="../../viz_app/widgets/training.py" line="494" />
             <source>epoch {epoch} / {epochs}</source>
             <translation>第 {epoch} / {epochs} 轮</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="490" />
+            <location filename="../../viz_app/widgets/training.py" line="495" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="492" />
+            <location filename="../../viz_app/widgets/training.py" line="497" />
             <source>{rate} tokens/s</source>
             <translation>{rate} 词元/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="495" />
+            <location filename="../../viz_app/widgets/training.py" line="500" />
             <source>train loss {loss}</source>
             <translation>训练损失 {loss}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="498" />
+            <location filename="../../viz_app/widgets/training.py" line="503" />
             <source>lr {lr}</source>
             <translation>学习率 {lr}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="499" />
+            <location filename="../../viz_app/widgets/training.py" line="504" />
             <source>elapsed {time}</source>
             <translation>已用时 {time}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="466" />
+            <location filename="../../viz_app/widgets/training.py" line="471" />
             <source>layer {layer}</source>
             <translation>第 {layer} 层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="497" />
+            <location filename="../../viz_app/widgets/training.py" line="502" />
             <source>best validation loss {loss}</source>
             <translation>最佳验证集损失 {loss}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="516" />
+            <location filename="../../viz_app/widgets/training.py" line="521" />
             <source>Training “{task}” ({size}, {params} parameters) on {device} with {n} sentences.</source>
             <translation>正在 {device} 上用 {n} 个句子训练“{task}”（{size}，{params} 个参数）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="521" />
+            <location filename="../../viz_app/widgets/training.py" line="527" />
             <source>Stopping after the current step…</source>
             <translation>将在当前步完成后停止…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="519" />
+            <location filename="../../viz_app/widgets/training.py" line="525" />
             <source>Paused at step {step}. Resume to go on, or save a checkpoint.</source>
             <translation>已在第 {step} 步暂停。点击“继续”接着训练，或保存检查点。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="523" />
+            <location filename="../../viz_app/widgets/training.py" line="529" />
             <source>Stopped at step {step}.</source>
             <translation>已在第 {step} 步停止。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="525" />
+            <location filename="../../viz_app/widgets/training.py" line="531" />
             <source>Finished after {step} steps.</source>
             <translation>训练完成，共 {step} 步。</translation>
         </message>
@@ -3068,87 +3088,87 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Verifier</name>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="38" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="37" />
             <source>axes do not match the tokens</source>
             <translation>坐标轴与词元不匹配</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="39" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="38" />
             <source>NaN or infinite weights</source>
             <translation>权重为 NaN 或无穷大</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="40" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="39" />
             <source>weight on masked keys</source>
             <translation>被掩码屏蔽的键上有权重</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="41" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="40" />
             <source>rows that do not sum to 1</source>
             <translation>存在和不为 1 的行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="137" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="136" />
             <source>The verifier found problems in this trace:</source>
             <translation>校验器在这份注意力轨迹中发现了问题：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="60" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="59" />
             <source>{kind} · layer {layer} · head {head}</source>
             <translation>{kind} · 第 {layer} 层 · 头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="74" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="73" />
             <source>Problems in this trace</source>
             <translation>注意力轨迹中的问题</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="76" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="75" />
             <source>The attention of this trace breaks what a model promises (weight only where the mask allows, rows summing to 1). Treat its pictures with care.</source>
             <translation>这份注意力轨迹违背了模型应有的性质（只在掩码允许的位置有权重、每行之和为 1）。请谨慎解读它的图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="86" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="85" />
             <source>Close</source>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="59" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="58" />
             <source>{kind} · layer {layer}</source>
             <translation>{kind} · 第 {layer} 层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="82" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="81" />
             <source>where</source>
             <translation>位置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="82" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="81" />
             <source>problem</source>
             <translation>问题</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="82" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="81" />
             <source>details</source>
             <translation>详情</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="133" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="132" />
             <source>⚠ 1 problem</source>
             <translation>⚠ 1 个问题</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="138" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="137" />
             <source>Click for the full list.</source>
             <translation>点击查看完整列表。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="133" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="132" />
             <source>⚠ {count} problems</source>
             <translation>⚠ {count} 个问题</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="136" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="135" />
             <source>… and {count} more</source>
             <translation>……还有 {count} 个</translation>
         </message>
@@ -3156,59 +3176,59 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Worker</name>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="370" />
-            <source>1 source word not in the vocabulary, shown as &lt;unk&gt;</source>
-            <translation>有 1 个源词不在词表中，显示为 &lt;unk&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="105" />
-            <source>the GPU ran out of memory: try a shorter sentence or run on the CPU (start with {setting})</source>
-            <translation>GPU 显存不足：请尝试更短的句子，或在 CPU 上运行（启动时设置 {setting}）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="224" />
-            <source>no model is loaded: open one with File ▸ Open model…</source>
-            <translation>尚未加载模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="285" />
-            <source>the source sentence is empty</source>
-            <translation>源句为空</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="302" />
-            <source>1 target word not in the vocabulary, shown as &lt;unk&gt;</source>
-            <translation>有 1 个目标词不在词表中，显示为 &lt;unk&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="364" />
+            <location filename="../../viz_app/scope/notices.py" line="15" />
             <source>source truncated to {room} tokens (max_len {max_len}; it has {length})</source>
             <translation>源句被截断为 {room} 个词元（max_len 为 {max_len}；原有 {length} 个）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="367" />
-            <source>padding limited to the model's max_len of {max_len}</source>
-            <translation>填充长度受限于模型的 max_len（{max_len}）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="372" />
-            <source>{count} source words not in the vocabulary, shown as &lt;unk&gt;</source>
-            <translation>有 {count} 个源词不在词表中，显示为 &lt;unk&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="298" />
+            <location filename="../../viz_app/scope/notices.py" line="16" />
             <source>target truncated to {room} tokens (it has {length})</source>
             <translation>目标句被截断为 {room} 个词元（原有 {length} 个）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="322" />
+            <location filename="../../viz_app/scope/notices.py" line="17" />
+            <source>padding limited to the model's max_len of {max_len}</source>
+            <translation>填充长度受限于模型的 max_len（{max_len}）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="18" />
+            <source>{count} source words not in the vocabulary, shown as &lt;unk&gt;</source>
+            <translation>有 {count} 个源词不在词表中，显示为 &lt;unk&gt;</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="19" />
+            <source>1 source word not in the vocabulary, shown as &lt;unk&gt;</source>
+            <translation>有 1 个源词不在词表中，显示为 &lt;unk&gt;</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="20" />
+            <source>{count} target words not in the vocabulary, shown as &lt;unk&gt;</source>
+            <translation>有 {count} 个目标词不在词表中，显示为 &lt;unk&gt;</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="21" />
+            <source>1 target word not in the vocabulary, shown as &lt;unk&gt;</source>
+            <translation>有 1 个目标词不在词表中，显示为 &lt;unk&gt;</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="22" />
             <source>generation stopped after {count} tokens without producing &lt;eos&gt;</source>
             <translation>已生成 {count} 个词元仍未产生 &lt;eos&gt;，生成已停止</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="304" />
-            <source>{count} target words not in the vocabulary, shown as &lt;unk&gt;</source>
-            <translation>有 {count} 个目标词不在词表中，显示为 &lt;unk&gt;</translation>
+            <location filename="../../viz_app/workers/model_worker.py" line="67" />
+            <source>the source sentence is empty</source>
+            <translation>源句为空</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/workers/model_worker.py" line="64" />
+            <source>the GPU ran out of memory: try a shorter sentence or run on the CPU (start with {setting})</source>
+            <translation>GPU 显存不足：请尝试更短的句子，或在 CPU 上运行（启动时设置 {setting}）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/workers/model_worker.py" line="188" />
+            <source>no model is loaded: open one with File ▸ Open model…</source>
+            <translation>尚未加载模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
     </context>
 </TS>

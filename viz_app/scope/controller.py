@@ -127,7 +127,21 @@ class ScopeController(QObject):
         self.loading_key = key
         self._texts_at_load = (self.state.src_text, self.state.tgt_text)
         self.host.load_model(key, options)
+        self.loadingChanged.emit(key)
         self.statusMessage.emit(tr("MainWindow", "Loading {name}…").format(name=Path(key).name))
+
+    @Slot()
+    def cancel_load(self) -> None:
+        """Stop waiting for the model being opened: the one on screen stays (a FIFO, a slow disk, a huge file)."""
+        if self.loading_key is None or not self.host.cancel_load():
+            return
+        name = Path(self.loading_key).name
+        self.loading_key = None
+        self.pending_session = None
+        self.startup_model = None
+        self._texts_at_load = None
+        self.loadingChanged.emit("")
+        self.statusMessage.emit(tr("MainWindow", "Stopped opening {name}").format(name=name))
 
     @Slot(int, object)
     def _on_needs_options(self, _request_id: int, needed: OptionsNeeded) -> None:

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from model_core import DecodingSettings
 from model_core.decoding_settings import MAX_BEAM_WIDTH, MAX_SEED, MAX_TOP_K
+from model_core.sessions import MAX_TEXT_CHARS
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, kind_short_title
 from viz_app.widgets import FlowLayout
@@ -134,10 +135,12 @@ class InputPanel(QWidget):
         super().__init__(parent)
         self.model_picker = ModelPicker(self)
         self.source = QLineEdit(self)
+        self.source.setMaxLength(MAX_TEXT_CHARS)  # Qt's default of 32,767 silently cut a pasted document
         self.source.setObjectName("sourceEdit")
         self.source.setPlaceholderText(tr("Controls", "type a sentence in the source language"))
         self.source.setClearButtonEnabled(True)
         self.target = QLineEdit(self)
+        self.target.setMaxLength(MAX_TEXT_CHARS)
         self.target.setObjectName("targetEdit")
         self.target.setPlaceholderText(tr("Controls", "leave empty to let the model translate"))
         self.target.setClearButtonEnabled(True)

@@ -36,6 +36,10 @@ class WindowActions:
 
         self.act_open = action(tr("MainWindow", "&Open model…"), ["Ctrl+O"], tr("MainWindow", "Open a model checkpoint"),
                                sp.SP_DialogOpenButton)
+        self.act_cancel_load = action(tr("MainWindow", "&Cancel loading"), [],
+                                      tr("MainWindow", "Stop waiting for the model being opened; the current one stays"),
+                                      sp.SP_DialogCancelButton)
+        self.act_cancel_load.setEnabled(False)
         self.act_quit = action(tr("MainWindow", "&Quit"), ["Ctrl+Q"], tr("MainWindow", "Quit Attention Scope"))
         self.act_first = action(tr("MainWindow", "&First step"), ["Home", "Alt+Home"], tr("MainWindow", "Go to step 0"),
                                 sp.SP_MediaSkipBackward)

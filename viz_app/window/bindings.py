@@ -215,9 +215,11 @@ class MapBinding(QObject):
 
     def __init__(self, state: AppState, heatmap: AttentionHeatmap, mosaic: HeadMosaic, stack: QStackedWidget,
                  hint: QLabel, hint_open: QPushButton, *, busy: Callable[[], bool], show_status: Callable[[str], None],
-                 status_text: Callable[[], str], clear_status: Callable[[], None], parent: QObject | None = None) -> None:
+                 status_text: Callable[[], str], clear_status: Callable[[], None], parent: QObject | None = None,
+                 cancel: QPushButton | None = None, loading: Callable[[], bool] = lambda: False) -> None:
         super().__init__(parent)
         self.state, self.heatmap, self.mosaic = state, heatmap, mosaic
+        self.cancel, self._loading = cancel, loading
         self.stack, self.hint, self.hint_open = stack, hint, hint_open
         self._busy, self._show_status, self._status_text, self._clear_status = busy, show_status, status_text, clear_status
         self._hover: tuple[int, int] | None = None
@@ -284,6 +286,8 @@ class MapBinding(QObject):
             text = tr("MainWindow", "<h3>Nothing to show yet</h3><p>Edit the source sentence to run the model.</p>")
         self.hint.setText(text)
         self.hint_open.setVisible(s.model is None and not busy)
+        if self.cancel is not None:
+            self.cancel.setVisible(self._loading())
         self.stack.setCurrentIndex(0)
 
     @Slot(int, int, float)

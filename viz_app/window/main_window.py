@@ -208,6 +208,9 @@ class MainWindow(QMainWindow):
         hint_layout.addStretch(1)
         hint_layout.addWidget(self.hint)
         hint_layout.addWidget(self.hint_open, 0, Qt.AlignmentFlag.AlignHCenter)
+        self.hint_cancel = QPushButton(tr("MainWindow", "Cancel loading"), central)
+        self.hint_cancel.hide()
+        hint_layout.addWidget(self.hint_cancel, 0, Qt.AlignmentFlag.AlignHCenter)
         hint_layout.addStretch(2)
         self.view_stack = QStackedWidget(central)
         self.view_stack.addWidget(hint_page)
@@ -301,6 +304,7 @@ class MainWindow(QMainWindow):
         menu = self.menuBar()
         file_menu = menu.addMenu(tr("MainWindow", "&File"))
         file_menu.addAction(self.act_open)
+        file_menu.addAction(self.act_cancel_load)
         file_menu.addAction(self.act_open_session)
         file_menu.addAction(self.act_save_session)
         file_menu.addSeparator()
@@ -396,7 +400,8 @@ class MainWindow(QMainWindow):
         self.chips_binding = ChipsBinding(s, self.inputs, self)
         self.map_binding = MapBinding(s, self.heatmap, self.mosaic, self.view_stack, self.hint, self.hint_open,
                                       busy=lambda: self.host.busy, show_status=lambda text: bar.showMessage(text, 4000),
-                                      status_text=bar.currentMessage, clear_status=bar.clearMessage, parent=self)
+                                      status_text=bar.currentMessage, clear_status=bar.clearMessage, parent=self,
+                                      cancel=self.hint_cancel, loading=self._loading)
         self.next_token_binding = NextTokenBinding(s, self.next_token, self.before_after, self)
         self.head_stats_binding = HeadStatsBinding(
             s, self.head_stats, lambda: self._on_screen(self.dock_mosaic) and self.heads_tabs.currentWidget() is self.head_stats, self)
@@ -417,7 +422,9 @@ class MainWindow(QMainWindow):
         c.noticesChanged.connect(self._show_notices)
         c.statusMessage.connect(self._show_status)
         c.gpuFallbackOffered.connect(lambda: self.error_banner.set_action(tr("MainWindow", "Continue on the CPU"), c.continue_on_cpu))
-        c.loadingChanged.connect(lambda _key: self.inputs.model_picker.show_current(s.model.key if s.model else ""))
+        c.loadingChanged.connect(self._on_loading_changed)
+        self.act_cancel_load.triggered.connect(c.cancel_load)
+        self.hint_cancel.clicked.connect(c.cancel_load)
         c.resultShown.connect(self._on_result_shown)
         self.persistence.problem.connect(lambda text: self.settings_banner.show_message(text, "notice"))
         self.host.busyChanged.connect(self._on_busy)
@@ -564,6 +571,18 @@ class MainWindow(QMainWindow):
             self.notice_banner.show_message(text, "notice")
         else:
             self.notice_banner.dismiss()
+
+    def _loading(self) -> bool:
+        controller = getattr(self, "controller", None)  # built after the bindings
+        return controller is not None and controller.loading_key is not None
+
+    @Slot(str)
+    def _on_loading_changed(self, key: str) -> None:
+        """A load began (``key``) or ended: the cancel action and button, the model picker back on the current model."""
+        self.act_cancel_load.setEnabled(bool(key))
+        if not key:
+            self.inputs.model_picker.show_current(self.state.model.key if self.state.model else "")
+        self.map_binding.refresh_hint()
 
     @Slot(bool)
     def _on_busy(self, busy: bool) -> None:

@@ -154,9 +154,11 @@ class ModelWorker(QObject):
                                                                  need.hints, str(need)))
                 return
             info = model_info(bundle, name_or_path, options)
-        except Exception as exc:  # never let anything escape the thread: keep the old model
+        except BaseException as exc:  # never let anything escape the thread (Rust panics included): keep the old model
             self._report(request_id, exc)
             return
+        if request_id < self._latest_load.get():
+            return  # cancelled, or another model was asked for while this one loaded: keep the one on screen
         self.bundle, self._key, self._options = bundle, name_or_path, dict(options or {})
         self.modelLoaded.emit(request_id, info)
 
@@ -174,7 +176,7 @@ class ModelWorker(QObject):
             self.bundle.model.to(dev)
             _empty_accelerator_cache()
             info = model_info(self.bundle, self._key or self.bundle.name, self._options)
-        except Exception as exc:
+        except BaseException as exc:
             self._report(request_id, exc)
             return
         self.modelLoaded.emit(request_id, info)
@@ -189,7 +191,7 @@ class ModelWorker(QObject):
             from model_core.inspection import architecture_summary, parameter_distributions
 
             result = (architecture_summary(self.bundle), parameter_distributions(self.bundle.model))
-        except Exception as exc:
+        except BaseException as exc:
             self._report(request_id, exc)
             return
         self.inspected.emit(request_id, result)
@@ -212,12 +214,16 @@ class ModelWorker(QObject):
                 return
             result = compare_checkpoints(self.bundle, second, src, tgt)
             del second
-        except Exception as exc:
+        except BaseException as exc:
             self._report(request_id, exc)
             return
         self.compared.emit(request_id, result)
 
     def _report(self, request_id: int, exc: BaseException) -> None:
+        """One line for the window. A dependency may raise a BaseException (pyo3's PanicException from the tokenizers
+        library): it is reported like any error; only Ctrl-C and SystemExit keep their meaning."""
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise exc
         if is_device_error(exc):
             _empty_accelerator_cache()
             self.gpuFailed.emit(request_id)
@@ -232,7 +238,7 @@ class ModelWorker(QObject):
             return
         try:
             result = run(self.bundle, request)
-        except Exception as exc:
+        except BaseException as exc:
             self._report(request_id, exc)
             return
         self.resultReady.emit(request_id, result)
@@ -403,6 +409,19 @@ class WorkerHost(QObject):
         self._latest_other["compare"] = request_id
         self._compareRequested.emit(request_id, str(other), dict(options or {}), src, tgt)
         return request_id
+
+    def cancel_load(self) -> bool:
+        """Forget the model being loaded (the worker discards it when its load ends); True if one was pending.
+
+        A load cannot be interrupted inside the model thread, but it is never waited for: the window is told at
+        once, the model on screen stays, and any later request is served as soon as the thread is free.
+        """
+        loads = [i for i in self._pending if self._kinds.get(i) in ("load", "move")]
+        self._next_id += 1
+        self._latest_load = self._next_id
+        self._shared_load.set(self._next_id)
+        self._finish_ids(loads)
+        return bool(loads)
 
     def cancel_runs(self) -> None:
         """Forget pending runs (e.g. the source was cleared): their results will be dropped."""

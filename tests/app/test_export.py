@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -75,21 +76,42 @@ def ffmpeg_video_size(path: Path) -> tuple[int, int]:
 def test_heatmap_view_follows_the_app(trace):
     forced = ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=1, head=None, step=2, forced=True))
     assert forced.title == "Cross-attention (decoder → encoder) · layer 1 · mean of heads · step 2 / 4"
-    assert forced.query_tokens == ["<bos>", "t1", "t2", "t3"]  # a typed target is known in full
+    # a typed target is known in full; each row is labelled by its input and the token it predicts
+    assert forced.query_tokens == ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]
     assert forced.key_tokens == ["w1", "w2", "w3", "w4", "<eos>"]
     assert (forced.current_row, forced.visible_rows) == (1, 2)
     np.testing.assert_allclose(forced.matrix, trace.cross[1].mean(axis=0), atol=1e-6)
-    assert forced.query_label == "query: decoder input" and forced.key_label == "key: source token"
+    assert forced.query_label == "query: decoder input → token it predicts" and forced.key_label == "key: source token"
 
     generated = ex.heatmap_view(trace, ex.ViewSpec(kind="decoder_self", layer=0, head=3, step=2, forced=False))
-    assert generated.query_tokens == ["<bos>", "t1", ex.FUTURE_LABEL, ex.FUTURE_LABEL]  # not generated yet at step 2
-    assert generated.key_tokens == generated.query_tokens
+    assert generated.query_tokens == ["<bos> → t1", "t1 → t2", ex.FUTURE_LABEL, ex.FUTURE_LABEL]  # not generated yet
+    assert generated.key_tokens == ["<bos>", "t1", ex.FUTURE_LABEL, ex.FUTURE_LABEL]  # keys are decoder inputs
     assert generated.title == "Decoder self-attention (masked) · layer 0 · head 3 · step 2 / 4"
-    assert (generated.query_label, generated.key_label) == ("query: decoder input", "key: decoder input")
+    assert generated.key_label == "key: decoder input"
+    inputs = ex.heatmap_view(trace, ex.ViewSpec(kind="decoder_self", layer=0, head=3, step=2, row_labels="input"))
+    assert inputs.query_tokens == ["<bos>", "t1", ex.FUTURE_LABEL, ex.FUTURE_LABEL] == inputs.key_tokens
+    assert (inputs.query_label, inputs.key_label) == ("query: decoder input", "key: decoder input")
 
     last = ex.heatmap_view(trace, ex.ViewSpec(kind="encoder_self", layer=0, head=1))
     assert (last.step, last.current_row, last.visible_rows) == (4, None, None)
     np.testing.assert_array_equal(last.matrix, trace.encoder_self[0, 1])
+
+
+def test_rows_read_as_the_token_they_predict(trace):
+    """Issue 18: a row labelled by its input reads one row off ("le" looks at "cat"): label it "→ chat"."""
+    from viz_app.widgets.map_view import ROOM_ROWS, decoder_row_labels
+
+    assert decoder_row_labels(trace, 4, True) == ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]
+    assert decoder_row_labels(trace, 4, True, "input") == ["<bos>", "t1", "t2", "t3"]
+    long = replace(trace, tgt_tokens=["a-long-input-piece"] * 4, output_tokens=["a-long-output-piece"] * 4)
+    assert decoder_row_labels(long, 4, True) == ["→ a-long-output-piece"] * 4  # no room for both: the prediction
+    many = ROOM_ROWS + 1
+    crowded = replace(trace, tgt_tokens=["x"] * many, output_tokens=["y"] * many, tgt_is_pad=np.zeros(many, bool))
+    assert set(decoder_row_labels(crowded, many, True)) == {"→ y"}
+    padded = replace(trace, tgt_is_pad=np.array([False, False, True, True]), tgt_tokens=["<bos>", "t1", "<pad>", "<pad>"])
+    assert decoder_row_labels(padded, 4, True)[2:] == ["<pad>", "<pad>"]  # a padded row predicts nothing
+    rollout = ex.heatmap_view(trace, ex.ViewSpec(mode="rollout", forced=True))
+    assert rollout.query_tokens[0] == "<bos> → t1"
 
 
 def test_titles_are_the_windows(trace):
@@ -103,7 +125,7 @@ def test_titles_are_the_windows(trace):
 @pytest.mark.parametrize("kind", ["encoder_self", "decoder_self", "cross"])
 def test_computed_part_is_the_trace_at_that_step(trace, kind):
     for step in range(trace.n_steps + 1):
-        view = ex.heatmap_view(trace, ex.ViewSpec(kind=kind, layer=1, head=2, step=step, forced=False))
+        view = ex.heatmap_view(trace, ex.ViewSpec(kind=kind, layer=1, head=2, step=step, forced=False, row_labels="input"))
         matrix, queries, keys = view.computed()
         at = trace.at_step(step)
         np.testing.assert_array_equal(matrix, at.attention(kind)[1, 2])
@@ -162,7 +184,7 @@ def test_png_is_2x_with_labels_and_colour_bar(qapp, trace, tmp_path):
     # the rendered widget carries the labels it was given
     with ex.HeatmapRenderer(900, 700) as renderer:
         widget = renderer.show(view)
-        assert [t for _, t in widget.query_tick_labels()] == ["<bos>", "t1", "t2", "t3"]
+        assert [t for _, t in widget.query_tick_labels()] == ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]
         assert [t for _, t in widget.key_tick_labels()] == ["w1", "w2", "w3", "w4", "<eos>"]
         first, again = renderer.render(view), renderer.render(view)
         assert first == again  # the first render is already fully laid out
@@ -193,7 +215,7 @@ def test_svg_is_xml_with_the_tokens_as_text(qapp, trace, tmp_path):
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     assert (root.get("width"), root.get("height")) == ("700", "500")
     texts = {"".join(el.itertext()).strip() for el in root.iter("{http://www.w3.org/2000/svg}text")}
-    assert {"w1", "w2", "w3", "w4", "<eos>", "<bos>", "t1", "t2", "t3"} <= texts
+    assert {"w1", "w2", "w3", "w4", "<eos>", "<bos> → t1", "t1 → t2", "t2 → t3"} <= texts
     assert view.title in texts
     # the 4 × 5 matrix is embedded enlarged k times (k ≥ 2), so viewers that smooth bitmaps still show sharp cells
     hrefs = [el.get("{http://www.w3.org/1999/xlink}href") for el in root.iter("{http://www.w3.org/2000/svg}image")]
@@ -254,7 +276,7 @@ def test_csv_round_trip(trace, tmp_path):
         rows = list(csv.reader(fh))
     matrix = trace.at_step(3).cross[1].mean(axis=0)
     assert rows[0][1:] == ["w1", "w2", "w3", "w4", "<eos>"]
-    assert [r[0] for r in rows[1:]] == ["<bos>", "t1", "t2"]
+    assert [r[0] for r in rows[1:]] == ["<bos> → t1", "t1 → t2", "t2 → t3"]  # the rows as the heatmap labels them
     values = np.array([[float(v) for v in r[1:]] for r in rows[1:]])
     assert values.shape == matrix.shape == (3, 5)
     np.testing.assert_allclose(values, matrix, atol=1e-6)

@@ -51,11 +51,15 @@ def test_png_and_csv(qapp, tiny_checkpoint, tmp_path, capsys):
     assert ex.image_to_rgb(image).std() > 0
 
     out = tmp_path / "cross.csv"
-    assert main(render(tiny_checkpoint, out, "--step", "3", head="2")) == 0
+    assert main(render(tiny_checkpoint, out, "--step", "3", "--row-labels", "input", head="2")) == 0
     with open(out, newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
     expected = load_model(tiny_checkpoint, device="cpu").trace(SRC, TGT).at_step(3)
     assert rows[0][1:] == expected.src_tokens and [r[0] for r in rows[1:]] == expected.tgt_tokens
+    assert main(render(tiny_checkpoint, out, "--step", "3", "--force", head="2")) == 0  # by default: input → predicted
+    with open(out, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert [r[0] for r in rows[1:]] == [f"{a} → {b}" for a, b in zip(expected.tgt_tokens, expected.output_tokens, strict=True)]
     np.testing.assert_allclose(np.array([[float(v) for v in r[1:]] for r in rows[1:]]), expected.cross[1, 2], atol=1e-6)
 
 
@@ -203,7 +207,7 @@ def test_render_session_draws_the_sessions_map_of_the_sessions_run(qapp, tiny_ch
     trace = run(load_model(tiny_checkpoint, device="cpu"), session.run_request()).trace
     at = trace.at_step(2)
     keys, queries, matrix = _csv_matrix(out)
-    assert keys == at.tgt_tokens and queries == at.tgt_tokens
+    assert keys == at.tgt_tokens and queries == [f"{a} → {b}" for a, b in zip(at.tgt_tokens, at.output_tokens, strict=True)]
     np.testing.assert_allclose(matrix, at.decoder_self[1, 3], atol=1e-6)
 
     # flags given on the command line replace the session's view

@@ -125,6 +125,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--head", type=head_or_mean, default=None, help="head index from 0, or 'mean' for the mean of the heads")
     g.add_argument("--step", type=int, default=None, help="decoding step 0..T for a still image or CSV (default: the last)")
     g.add_argument("--view", default=None, metavar="MODE", help="weights (default), scores (pre-softmax) or rollout")
+    g.add_argument("--row-labels", default=None, choices=("predicted", "input"),
+                   help="decoder rows labelled by the token they predict ('le → chat', default) or by the decoder input")
     g.add_argument("--colormap", default=None, help="the app's colour maps: viridis (default), cividis, Blues, Reds, magma")
     g.add_argument("--log", action="store_true", default=None, help="log colour scale (small weights become visible)")
     g.add_argument("--overlay", action="append", default=None, metavar="MASK",
@@ -269,6 +271,7 @@ class _View:
     colormap: str
     log_scale: bool
     overlays: tuple[str, ...]
+    row_labels: str = "predicted"
 
 
 def _render_view(args: argparse.Namespace, session: Session | None, animated: bool) -> _View:
@@ -306,7 +309,10 @@ def _render_view(args: argparse.Namespace, session: Session | None, animated: bo
         raise CliError(f"layer {layer} is out of range: layers start at 0")
     if head is not None and head < 0:
         raise CliError(f"head {head} is out of range: heads start at 0")
-    return _View(kind, layer, head, step, mode, colormap, bool(log_scale), overlays)
+    row_labels = args.row_labels or (str(session.view.get("row_labels", "predicted")) if session is not None else "predicted")
+    if row_labels not in ("predicted", "input"):
+        row_labels = "predicted"
+    return _View(kind, layer, head, step, mode, colormap, bool(log_scale), overlays, row_labels)
 
 
 def _size(args: argparse.Namespace) -> tuple[int, int]:
@@ -394,7 +400,8 @@ def _render(args: argparse.Namespace) -> int:
     sizes = {"width": width, "height": height}
     spec = ex.ViewSpec(kind=view_args.kind, layer=view_args.layer, head=view_args.head, step=view_args.step,
                        forced=result.forced, colormap=view_args.colormap, log_scale=view_args.log_scale,
-                       overlays=view_args.overlays, font_pt=args.font_size, mode=view_args.mode)
+                       overlays=view_args.overlays, font_pt=args.font_size, mode=view_args.mode,
+                       row_labels=view_args.row_labels)
     view = ex.heatmap_view(trace, spec)  # validates layer / head / step against the trace
     if animated:
         views = ex.animation_views(trace, spec)

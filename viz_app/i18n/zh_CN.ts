@@ -1053,57 +1053,57 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Heatmap</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="409" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="411" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="410" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="412" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="432" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="434" />
             <source>not computed yet</source>
             <translation>尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="654" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="656" />
             <source>−∞ (blocked)</source>
             <translation>−∞（已屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="674" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="676" />
             <source>query {query} → key {key}: {weight}</source>
             <translation>查询 {query} → 键 {key}：{weight}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="666" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="668" />
             <source>query {query} → key {key}: not computed yet</source>
             <translation>查询 {query} → 键 {key}：尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="671" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="673" />
             <source>query {query} → key {key}: score {score} (before the softmax)</source>
             <translation>查询 {query} → 键 {key}：分数 {score}（softmax 之前）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="836" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="838" />
             <source>{title} · scores before the softmax</source>
             <translation>{title} · softmax 之前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="670" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="672" />
             <source>query {query} → key {key}: −∞ (blocked by the mask)</source>
             <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="838" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="840" />
             <source>{title} (log colour scale)</source>
             <translation>{title}（对数色标）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="823" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="825" />
             <source>blocked (mask False):</source>
             <translation>已屏蔽（掩码为 False）：</translation>
         </message>
@@ -1302,47 +1302,52 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="99" />
+            <location filename="../../viz_app/widgets/map_view.py" line="157" />
+            <source>query: decoder input → token it predicts</source>
+            <translation>查询：解码器输入 → 它预测的词元</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="107" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="149" />
+            <location filename="../../viz_app/widgets/map_view.py" line="156" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="187" />
+            <location filename="../../viz_app/widgets/map_view.py" line="241" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="100" />
+            <location filename="../../viz_app/widgets/map_view.py" line="108" />
             <source>{kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>{kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="142" />
+            <location filename="../../viz_app/widgets/map_view.py" line="198" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="142" />
+            <location filename="../../viz_app/widgets/map_view.py" line="198" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="150" />
+            <location filename="../../viz_app/widgets/map_view.py" line="205" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="184" />
+            <location filename="../../viz_app/widgets/map_view.py" line="238" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="99" />
+            <location filename="../../viz_app/widgets/map_view.py" line="107" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
@@ -1618,11 +1623,21 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
         <message>
             <location filename="../../viz_app/window/actions.py" line="90" />
+            <source>Label rows by the decoder &amp;input</source>
+            <translation>按解码器输入标注行(&amp;I)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="91" />
+            <source>Label each decoder row by its input token instead of the token it predicts</source>
+            <translation>用输入词元而不是它预测的词元来标注解码器的每一行</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="93" />
             <source>&amp;Train a model from scratch…</source>
             <translation>从零训练模型(&amp;T)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="91" />
+            <location filename="../../viz_app/window/actions.py" line="94" />
             <source>Watch attention appear while a small model trains</source>
             <translation>观察小模型在训练过程中注意力如何形成</translation>
         </message>
@@ -1677,62 +1692,62 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="245" />
+            <location filename="../../viz_app/window/bindings.py" line="246" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="207" />
+            <location filename="../../viz_app/window/bindings.py" line="208" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="329" />
+            <location filename="../../viz_app/window/bindings.py" line="330" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="333" />
+            <location filename="../../viz_app/window/bindings.py" line="334" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="347" />
+            <location filename="../../viz_app/window/bindings.py" line="348" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="351" />
+            <location filename="../../viz_app/window/bindings.py" line="352" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="384" />
+            <location filename="../../viz_app/window/bindings.py" line="385" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="248" />
+            <location filename="../../viz_app/window/bindings.py" line="249" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="463" />
+            <location filename="../../viz_app/window/bindings.py" line="464" />
             <source>Hugging Face models run their own code: heads cannot be switched off here</source>
             <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="286" />
+            <location filename="../../viz_app/window/bindings.py" line="287" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="472" />
+            <location filename="../../viz_app/window/bindings.py" line="473" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="283" />
+            <location filename="../../viz_app/window/bindings.py" line="284" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -1842,57 +1857,57 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>面板(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="340" />
+            <location filename="../../viz_app/window/main_window.py" line="342" />
             <source>&amp;Theme</source>
             <translation>主题(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="350" />
+            <location filename="../../viz_app/window/main_window.py" line="352" />
             <source>Lan&amp;guage</source>
             <translation>语言(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="359" />
+            <location filename="../../viz_app/window/main_window.py" line="361" />
             <source>&amp;Help</source>
             <translation>帮助(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="362" />
+            <location filename="../../viz_app/window/main_window.py" line="364" />
             <source>Explain &amp;panel</source>
             <translation>讲解面板(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="373" />
+            <location filename="../../viz_app/window/main_window.py" line="375" />
             <source>Presenting</source>
             <translation>演示</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="536" />
+            <location filename="../../viz_app/window/main_window.py" line="541" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="537" />
+            <location filename="../../viz_app/window/main_window.py" line="542" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="713" />
+            <location filename="../../viz_app/window/main_window.py" line="718" />
             <source>Save session</source>
             <translation>保存会话</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="714" />
+            <location filename="../../viz_app/window/main_window.py" line="719" />
             <source>Attention Scope sessions (*.scope.json *.json)</source>
             <translation>Attention Scope 会话 (*.scope.json *.json)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="733" />
+            <location filename="../../viz_app/window/main_window.py" line="738" />
             <source>Open session</source>
             <translation>打开会话</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="734" />
+            <location filename="../../viz_app/window/main_window.py" line="739" />
             <source>Attention Scope sessions (*.scope.json *.json);;All files (*)</source>
             <translation>Attention Scope 会话 (*.scope.json *.json);;所有文件 (*)</translation>
         </message>
@@ -1917,57 +1932,57 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上一次模型调用的耗时</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="353" />
+            <location filename="../../viz_app/window/main_window.py" line="355" />
             <source>Follow the system</source>
             <translation>跟随系统</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="363" />
+            <location filename="../../viz_app/window/main_window.py" line="365" />
             <source>Attention heatmap</source>
             <translation>注意力热力图</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="363" />
+            <location filename="../../viz_app/window/main_window.py" line="365" />
             <source>Masks</source>
             <translation>掩码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="589" />
+            <location filename="../../viz_app/window/main_window.py" line="594" />
             <source>working…</source>
             <translation>运行中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="638" />
+            <location filename="../../viz_app/window/main_window.py" line="643" />
             <source>Pa&amp;use</source>
             <translation>暂停(&amp;U)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="710" />
+            <location filename="../../viz_app/window/main_window.py" line="715" />
             <source>Open a model first: a session starts from one.</source>
             <translation>请先打开一个模型：会话要以模型为基础。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="823" />
+            <location filename="../../viz_app/window/main_window.py" line="828" />
             <source>The language changes at the next start.</source>
             <translation>界面语言将在下次启动时更改。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="424" />
+            <location filename="../../viz_app/window/main_window.py" line="426" />
             <source>Continue on the CPU</source>
             <translation>改在 CPU 上继续</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="566" />
+            <location filename="../../viz_app/window/main_window.py" line="571" />
             <source>last model call {ms} ms</source>
             <translation>上次模型调用 {ms} ms</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="727" />
+            <location filename="../../viz_app/window/main_window.py" line="732" />
             <source>Session saved to {path}</source>
             <translation>会话已保存到 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="724" />
+            <location filename="../../viz_app/window/main_window.py" line="729" />
             <source>Could not save the session: {reason}</source>
             <translation>无法保存会话：{reason}</translation>
         </message>
@@ -2336,22 +2351,22 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Overlays</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="40" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="42" />
             <source>source padding</source>
             <translation>源端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="41" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="43" />
             <source>target padding</source>
             <translation>目标端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="42" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="44" />
             <source>causal</source>
             <translation>因果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="43" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="45" />
             <source>combined</source>
             <translation>合并</translation>
         </message>
@@ -2588,27 +2603,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>State</name>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="25" />
+            <location filename="../../viz_app/scope/state.py" line="27" />
             <source>Encoder self-attention</source>
             <translation>编码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="26" />
+            <location filename="../../viz_app/scope/state.py" line="28" />
             <source>Decoder self-attention (masked)</source>
             <translation>解码器自注意力（带掩码）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="27" />
+            <location filename="../../viz_app/scope/state.py" line="29" />
             <source>Cross-attention (decoder → encoder)</source>
             <translation>交叉注意力（解码器 → 编码器）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="32" />
+            <location filename="../../viz_app/scope/state.py" line="34" />
             <source>Decoder self-attention</source>
             <translation>解码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="33" />
+            <location filename="../../viz_app/scope/state.py" line="35" />
             <source>Cross-attention</source>
             <translation>交叉注意力</translation>
         </message>

@@ -344,6 +344,8 @@ class ScopeController(QObject):
         for name in s.overlays:
             s.set_overlay(name, bool(session.overlays.get(name, False)))
         s.set_view_mode(session.view_mode)
+        row_labels = session.view.get("row_labels", "predicted")
+        s.set_row_labels(row_labels if row_labels in ("predicted", "input") else "predicted")
         s.set_decoding(session.settings)
         s.set_padding(session.pad_src, session.pad_tgt)
 

@@ -109,7 +109,7 @@ class Persistence(QObject):
     @Slot()
     def save_display(self) -> None:
         s = self.state
-        values: dict[str, object] = {"view/colormap": s.colormap, "view/log_scale": s.log_scale}
+        values: dict[str, object] = {"view/colormap": s.colormap, "view/log_scale": s.log_scale, "view/row_labels": s.row_labels}
         for name, on in s.overlays.items():
             values[f"view/overlay_{name.replace(' ', '_')}"] = on
         self.settings.set_many(values)

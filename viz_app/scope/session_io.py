@@ -15,7 +15,7 @@ from model_core.decoding_settings import DecodingSettings
 from model_core.sessions import ScopeState, Selection, Session
 from model_core.vocab import KINDS, OVERLAYS
 from viz_app.scope.settings import AppSettings
-from viz_app.scope.state import AppState
+from viz_app.scope.state import ROW_LABEL_MODES, AppState
 
 SESSION_SUFFIX = ".scope.json"
 
@@ -63,5 +63,8 @@ def restored_state(settings: AppSettings) -> ScopeState:
     attempt(selection=Selection(kind if kind in KINDS else "cross"))
     attempt(colormap=st.get_str("view/colormap", "viridis"))
     attempt(log_scale=st.get_bool("view/log_scale", False))
+    row_labels = st.get_str("view/row_labels", "predicted")
+    if row_labels in ROW_LABEL_MODES and row_labels != "predicted":
+        attempt(view={**scope.view, "row_labels": row_labels})
     attempt(overlays={name: True for name in OVERLAYS if st.get_bool(f"view/overlay_{name.replace(' ', '_')}", False)})
     return scope

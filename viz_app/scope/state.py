@@ -20,6 +20,8 @@ from model_core.sessions import MAX_INDEX, ScopeState, Selection, model_ref
 from model_core.vocab import KINDS, OVERLAYS, VIEW_MODES, Beam, ModelInfo
 from viz_app.i18n import N_, tr_marked
 
+#: how decoder rows are labelled: by the token they predict (the default) or by the decoder input
+ROW_LABEL_MODES: tuple[str, ...] = ("predicted", "input")
 #: kind -> marked display title (show it with :func:`kind_title`; the keys are what code and settings use)
 KIND_TITLES: dict[str, tuple[str, str]] = {
     "encoder_self": N_("State", "Encoder self-attention"),
@@ -148,6 +150,12 @@ class AppState(QObject):
     def view_mode(self) -> str:
         """weights | scores | rollout: what the main heatmap shows."""
         return self._scope.view_mode
+
+    @property
+    def row_labels(self) -> str:
+        """predicted | input: what labels the decoder rows of the maps (see viz_app.widgets.map_view)."""
+        value = self._scope.view.get("row_labels", "predicted")
+        return value if value in ROW_LABEL_MODES else "predicted"
 
     @property
     def ablated_heads(self) -> frozenset[tuple[str, int, int]]:
@@ -352,6 +360,13 @@ class AppState(QObject):
             self.displayChanged.emit()
             if needs_scores:
                 self.rerunNeeded.emit()  # the scores are captured only on request: run again with them
+
+    def set_row_labels(self, mode: str) -> None:
+        if mode not in ROW_LABEL_MODES:
+            raise ValueError(f"unknown row labels {mode!r}; choose from {', '.join(ROW_LABEL_MODES)}")
+        if mode != self.row_labels:
+            self._put(view={**self._scope.view, "row_labels": mode})
+            self.displayChanged.emit()
 
     @property
     def wants_scores(self) -> bool:

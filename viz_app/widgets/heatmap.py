@@ -25,6 +25,8 @@ from viz_app.widgets.colormaps import DIVERGING_NAME, get_colormap, lookup_table
 MAX_LABELS = 60
 #: Longer tokens are cut (with an ellipsis) so one long BPE piece cannot eat the plot.
 MAX_LABEL_CHARS = 16
+#: Query (row) labels may be longer: a decoder row reads "input → predicted" (see viz_app.widgets.map_view).
+MAX_ROW_LABEL_CHARS = 26
 #: Floor of the log scale: log10(max(w, LOG_FLOOR)), displayed with levels [-4, 0].
 LOG_FLOOR = 1e-4
 
@@ -190,21 +192,21 @@ class HatchItem(QGraphicsPathItem):
         painter.restore()
 
 
-def display_token(token: str) -> str:
-    """A token as it should appear in a label: visible whitespace, long pieces cut."""
+def display_token(token: str, limit: int = MAX_LABEL_CHARS) -> str:
+    """A token as it should appear in a label: visible whitespace, pieces longer than ``limit`` cut."""
     text = token.replace("\n", "⏎").replace("\t", "⇥")
     if text.strip() == "":
         text = "␣" * max(1, len(text))
-    if len(text) > MAX_LABEL_CHARS:
-        text = text[: MAX_LABEL_CHARS - 1] + "…"
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
     return text
 
 
-def thinned_labels(tokens: Sequence[str], max_labels: int = MAX_LABELS) -> list[tuple[float, str]]:
+def thinned_labels(tokens: Sequence[str], max_labels: int = MAX_LABELS, limit: int = MAX_LABEL_CHARS) -> list[tuple[float, str]]:
     """Tick labels at cell centres; every n-th one when there are more than ``max_labels`` tokens."""
     n = len(tokens)
     step = 1 if n <= max_labels else math.ceil(n / max_labels)
-    return [(i + 0.5, display_token(tokens[i])) for i in range(0, n, step)]
+    return [(i + 0.5, display_token(tokens[i], limit)) for i in range(0, n, step)]
 
 
 class TokenAxis(pg.AxisItem):
@@ -497,7 +499,7 @@ class AttentionHeatmap(QWidget):
         query_tokens, key_tokens = list(query_tokens), list(key_tokens)
         if query_tokens != self._query_tokens:
             self._query_tokens = query_tokens
-            self._left.set_labels(thinned_labels(query_tokens))
+            self._left.set_labels(thinned_labels(query_tokens, limit=MAX_ROW_LABEL_CHARS))
         if key_tokens != self._key_tokens:
             self._key_tokens = key_tokens
             self._bottom.set_labels(thinned_labels(key_tokens))

@@ -16,12 +16,18 @@ import numpy as np
 from model_core.analysis import Rollout, trace_rollout
 from model_core.trace import Trace
 from viz_app.i18n import tr
-from viz_app.scope.state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, VIEW_MODES, kind_title, overlay_masks
+from viz_app.scope.state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, ROW_LABEL_MODES, VIEW_MODES, kind_title, overlay_masks
 from viz_app.widgets.colormaps import COLORMAP_NAMES
 from viz_app.widgets.heatmap import AttentionHeatmap
 
 #: Label of a decoder row not generated yet at the shown step (its token is not known then).
 FUTURE_LABEL = "…"
+#: How decoder rows (queries) are labelled: by the token the row predicts ("le → chat", the default: a row is read
+#: as "to write *chat*, the model looked at…") or by the decoder input alone ("le", the model's own view of it).
+#: "input → predicted" is shown while every such label fits in this many characters and the map has at most
+#: ROOM_ROWS rows; otherwise only "→ predicted".
+ROOM_CHARS = 24
+ROOM_ROWS = 40
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,8 @@ class ViewSpec:
     #: what the map holds: the attention weights, the pre-softmax scores (−∞ where blocked), or the
     #: encoder-decoder rollout (target × source; kind, layer and head do not apply)
     mode: str = "weights"
+    #: decoder rows labelled by the token they predict ("predicted") or by the decoder input ("input")
+    row_labels: str = "predicted"
 
 
 @dataclass(frozen=True)
@@ -101,6 +109,54 @@ def map_title(kind: str, layer: int, head: int | None, step: int, total: int) ->
         kind=kind_title(kind), layer=layer, head=head_text, step=step, total=total)
 
 
+def _cut(token: str, limit: int = 12) -> str:
+    return token if len(token) <= limit else token[: limit - 1] + "…"
+
+
+def decoder_row_labels(trace: Trace, step: int, forced: bool, mode: str = "predicted") -> list[str]:
+    """The label of every decoder row (query) at ``step``: ``"le → chat"`` (input → the token the row predicts),
+    ``"→ chat"`` when those do not fit, or the decoder input alone in ``"input"`` mode.
+
+    Why "predicted" by default: row *t* is the query at decoder input *t*, whose distribution chose output *t*; a
+    row labelled by its input reads one row off ("le" looks at "cat"). Rows not generated yet are
+    :data:`FUTURE_LABEL`; padded rows predict nothing and keep their input (``<pad>``).
+    """
+    if mode not in ROW_LABEL_MODES:
+        raise ValueError(f"unknown row labels {mode!r}; choose from {', '.join(ROW_LABEL_MODES)}")
+    inputs = list(trace.tgt_tokens)
+    known = [forced or i < step for i in range(len(inputs))]
+    if mode == "input":
+        return [tok if k else FUTURE_LABEL for tok, k in zip(inputs, known, strict=True)]
+    pads = np.asarray(trace.tgt_is_pad, dtype=bool)
+    outputs = list(trace.output_tokens)
+    pairs = []
+    for i, tok in enumerate(inputs):
+        if not known[i]:
+            pairs.append(None)
+        elif (i < len(pads) and pads[i]) or i >= len(outputs):
+            pairs.append((tok, None))
+        else:
+            pairs.append((tok, outputs[i]))
+    both = [f"{_cut(p[0])} → {_cut(p[1])}" for p in pairs if p is not None and p[1] is not None]
+    room = len(inputs) <= ROOM_ROWS and all(len(text) <= ROOM_CHARS for text in both)
+    labels = []
+    for p in pairs:
+        if p is None:
+            labels.append(FUTURE_LABEL)
+        elif p[1] is None:
+            labels.append(p[0])
+        else:
+            labels.append(f"{_cut(p[0])} → {_cut(p[1])}" if room else f"→ {p[1]}")
+    return labels
+
+
+def query_axis_label(mode: str) -> str:
+    """The title of the decoder rows' axis for a row-label mode."""
+    if mode == "input":
+        return tr("MainWindow", "query: decoder input")
+    return tr("MainWindow", "query: decoder input → token it predicts")
+
+
 def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
     """Resolve ``spec`` against ``trace`` into what the heatmap shows, as ``MainWindow._refresh_maps`` does.
 
@@ -141,12 +197,11 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         current_row = visible_rows = None
         q_label, k_label = tr("MainWindow", "query: source token"), tr("MainWindow", "key: source token")
     else:
-        tokens = list(trace.tgt_tokens)
-        queries = tokens if spec.forced else [tok if i < t else FUTURE_LABEL for i, tok in enumerate(tokens)]
-        keys = queries if spec.kind == "decoder_self" else list(trace.src_tokens)
+        queries = decoder_row_labels(trace, t, spec.forced, spec.row_labels)
+        keys = decoder_row_labels(trace, t, spec.forced, "input") if spec.kind == "decoder_self" else list(trace.src_tokens)
         current_row = t - 1 if t > 0 else None
         visible_rows = t
-        q_label = tr("MainWindow", "query: decoder input")
+        q_label = query_axis_label(spec.row_labels)
         k_label = tr("MainWindow", "key: decoder input") if spec.kind == "decoder_self" else tr("MainWindow", "key: source token")
     title = map_title(spec.kind, spec.layer, spec.head, t, total)
 
@@ -179,12 +234,11 @@ def _rollout_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
     if not 0 <= t <= total:
         raise ValueError(f"step {t} is out of range: this decoding has steps 0..{total}")
     matrix = np.ascontiguousarray(rollout_of(trace).source, dtype=np.float32)
-    tokens = list(trace.tgt_tokens)
-    queries = tokens if spec.forced else [tok if i < t else FUTURE_LABEL for i, tok in enumerate(tokens)]
+    queries = decoder_row_labels(trace, t, spec.forced, spec.row_labels)
     title = tr("MainWindow", "Attention rollout: source tokens reaching each decoder position · step {step} / {total}").format(
         step=t, total=total)
     return HeatmapView("cross", 0, None, t, total, matrix, queries, list(trace.src_tokens), title,
-                       tr("MainWindow", "query: decoder input"), tr("MainWindow", "source token"), t - 1 if t > 0 else None, t,
+                       query_axis_label(spec.row_labels), tr("MainWindow", "source token"), t - 1 if t > 0 else None, t,
                        spec.colormap, spec.log_scale, {}, spec.font_pt, "rollout")
 
 

@@ -87,5 +87,8 @@ class WindowActions:
                                  tr("MainWindow", "Switch off heads or the positional encoding and see what changes"))
         self.act_clear_ablation = action(tr("MainWindow", "Switch every head back &on"), ["Ctrl+Shift+B"],
                                          tr("MainWindow", "Undo every ablation: the intact model again"))
+        self.act_input_labels = action(tr("MainWindow", "Label rows by the decoder &input"), [],
+                                       tr("MainWindow", "Label each decoder row by its input token instead of the token it predicts"))
+        self.act_input_labels.setCheckable(True)
         self.act_train = action(tr("MainWindow", "&Train a model from scratch…"), ["Ctrl+T"],
                                 tr("MainWindow", "Watch attention appear while a small model trains"))

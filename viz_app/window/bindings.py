@@ -49,7 +49,8 @@ def view_spec(state: AppState) -> ViewSpec:
     if mode == "scores" and (s.trace is None or s.kind not in s.trace.scores):
         mode = "weights"
     return ViewSpec(kind=s.kind, layer=s.layer, head=s.head, step=s.step, forced=s.forced, colormap=s.colormap,
-                    log_scale=s.log_scale, overlays=tuple(n for n, on in s.overlays.items() if on), mode=mode)
+                    log_scale=s.log_scale, overlays=tuple(n for n, on in s.overlays.items() if on), mode=mode,
+                    row_labels=s.row_labels)
 
 
 class InputsBinding(QObject):

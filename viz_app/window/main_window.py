@@ -337,6 +337,8 @@ class MainWindow(QMainWindow):
         for act in (self.act_presenter, self.act_larger, self.act_smaller, self.act_reset_text):
             view_menu.addAction(act)
         view_menu.addSeparator()
+        view_menu.addAction(self.act_input_labels)
+        view_menu.addSeparator()
         theme_menu = view_menu.addMenu(tr("MainWindow", "&Theme"))
         self.theme_group = QActionGroup(self)
         self.act_themes: dict[str, QAction] = {}
@@ -470,6 +472,9 @@ class MainWindow(QMainWindow):
         self.act_train.triggered.connect(self.show_training)
         self.act_ablate.triggered.connect(self.show_ablation)
         self.act_clear_ablation.triggered.connect(s.clear_ablation)
+        self.act_input_labels.setChecked(s.row_labels == "input")
+        self.act_input_labels.toggled.connect(lambda on: s.set_row_labels("input" if on else "predicted"))
+        s.displayChanged.connect(lambda: self.act_input_labels.setChecked(s.row_labels == "input"))
         self.heads_tabs.currentChanged.connect(self.head_stats_binding.timer.start)
         self.dock_mosaic.visibilityChanged.connect(lambda visible: visible and self.head_stats_binding.timer.start())
         self.dock_positional.visibilityChanged.connect(self.positional_binding.catch_up)

@@ -5,6 +5,8 @@ Each test names the item of the issue it guards.
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def test_rows_are_labelled_by_the_predicted_token_and_the_choice_is_remembered(make_window, qtbot):
     """Item 1: "le → chat" by default (the overview and exports share map_view); View ▸ restores input labels."""
@@ -22,3 +24,43 @@ def test_rows_are_labelled_by_the_predicted_token_and_the_choice_is_remembered(m
     again = make_window()
     assert again.state.row_labels == "input" and again.act_input_labels.isChecked()
     assert next(t for _, t in again.heatmap.query_tick_labels()) == again.state.trace.tgt_tokens[0]
+
+
+def test_sharpest_cross_layer_is_the_most_aligned_one(make_window):
+    """Item 2: the layer whose head-mean cross-attention has the lowest row entropy (padding left out)."""
+    from dataclasses import replace
+
+    from viz_app.scope.controller import sharpest_cross_layer
+
+    trace = make_window().state.trace
+    L, H, T, S = trace.cross.shape
+    cross = np.full((L, H, T, S), 1.0 / S, dtype=np.float32)  # every layer diffuse ...
+    cross[L - 1, :, :, 0] = 1.0  # ... but the last one looks at one token per row
+    cross[L - 1, :, :, 1:] = 0.0
+    assert sharpest_cross_layer(replace(trace, cross=cross)) == L - 1
+    assert sharpest_cross_layer(replace(trace, cross=cross[:0])) is None  # no cross-attention: no opinion
+
+
+def test_opens_on_the_most_instructive_view_once_per_model(make_window, monkeypatch, app_settings):
+    """Item 2: a model never shown before opens on cross-attention, mean of heads, at its sharpest layer
+    (computed once per model); a selection the user chose for that model wins the next time."""
+    from viz_app.scope import controller
+
+    calls = []
+
+    def sharpest(trace):
+        calls.append(trace)
+        return trace.cross.shape[0] - 1
+
+    monkeypatch.setattr(controller, "_INSTRUCTIVE_LAYERS", {})
+    monkeypatch.setattr(controller, "sharpest_cross_layer", sharpest)
+    app_settings.set("view/kind", "encoder_self")  # another model's remembered kind does not decide
+    window = make_window()
+    s = window.state
+    assert (s.kind, s.layer, s.head) == ("cross", s.n_layers("cross") - 1, None)
+    assert len(calls) == 1
+    s.select(layer=0, head=1)
+    window.shutdown()
+    again = make_window()
+    assert (again.state.kind, again.state.layer, again.state.head) == ("cross", 0, 1)  # the user's choice
+    assert len(calls) == 1

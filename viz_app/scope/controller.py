@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from model_core import bundled_models
@@ -33,6 +34,38 @@ EXAMPLE_SENTENCES = {
     "en-zh": "the black cat does not see the small dog",
 }
 SPECIAL_TOKENS = {"<pad>", "<bos>", "<eos>", "<unk>", "<s>", "</s>"}
+#: model key -> the layer of its most instructive view (sharpest cross-attention), computed once per model
+_INSTRUCTIVE_LAYERS: dict[str, int] = {}
+
+
+def sharpest_cross_layer(trace) -> int | None:
+    """The cross-attention layer whose mean of heads is most aligned: the lowest mean row entropy over the real
+    (unpadded) rows and columns of ``trace``; None when the model has no cross-attention or the trace no rows.
+
+    Why: the first layer of a translation model is often diffuse (most weight on ``<eos>``), while a later
+    one shows the word alignment a lesson is about; which layer depends on the model, so it is measured.
+    """
+    cross = np.asarray(trace.cross, dtype=np.float64)
+    if cross.ndim != 4 or cross.shape[0] == 0 or cross.shape[2] == 0 or cross.shape[3] == 0:
+        return None
+    rows = ~np.asarray(trace.tgt_is_pad, dtype=bool)
+    cols = ~np.asarray(trace.src_is_pad, dtype=bool)
+    if not rows.any() or not cols.any():
+        return None
+    mean = cross.mean(axis=1)[:, rows][:, :, cols]  # [L, T', S']
+    p = mean / np.maximum(mean.sum(axis=-1, keepdims=True), 1e-12)
+    entropy = -(p * np.log(np.maximum(p, 1e-12))).sum(axis=-1).mean(axis=-1)  # [L]
+    return int(np.argmin(entropy))
+
+
+def instructive_layer(model_key: str, trace) -> int | None:
+    """:func:`sharpest_cross_layer` of the first trace of a model, remembered by model key (computed once per model)."""
+    if model_key not in _INSTRUCTIVE_LAYERS:
+        layer = sharpest_cross_layer(trace)
+        if layer is None:
+            return None
+        _INSTRUCTIVE_LAYERS[model_key] = layer
+    return _INSTRUCTIVE_LAYERS[model_key]
 
 
 def example_sentence(info: ModelInfo) -> str:
@@ -72,6 +105,8 @@ class ScopeController(QObject):
         self.startup_model: str | None = None  # the model asked for at start (to fall back once if it fails)
         self.loading_key: str | None = None
         self.pending_view: dict | None = None  # saved layer/head/step applied to the first result
+        #: the loaded model has no remembered selection: its first result opens on the most instructive view
+        self.default_view_pending = False
         self.pending_session: Session | None = None  # a session being opened: applied when its model has loaded
         self._texts_at_load: tuple[str, str] | None = None  # the state's sentences when a load was asked for
         self._gpu_failure = False
@@ -181,6 +216,7 @@ class ScopeController(QObject):
             self.request_run()
             return
         self._rerun_after_move = False
+        self.default_view_pending = False
         self.loading_key = None
         self.startup_model = None
         self.errorCleared.emit()
@@ -199,11 +235,18 @@ class ScopeController(QObject):
             src, tgt = session.source, session.target
             self.apply_session_inputs(session)
             self.apply_session_view(session)
-        elif typed_during_load:  # the user typed while the model loaded: that sentence, not a remembered one
-            src, tgt = typed
         else:
-            remembered = self.persistence.sentences(info.key)
-            src, tgt = remembered if remembered is not None else (example_sentence(info), "")
+            if typed_during_load:  # the user typed while the model loaded: that sentence, not a remembered one
+                src, tgt = typed
+            else:
+                remembered = self.persistence.sentences(info.key)
+                src, tgt = remembered if remembered is not None else (example_sentence(info), "")
+            if self.pending_view is None:  # not the remembered view of a start-up: this model's own, or the default
+                selection = self.persistence.remembered_selection(info.key)
+                if selection is not None:
+                    self.pending_view = {**selection, "step": -1}
+                else:
+                    self.default_view_pending = True
         s.set_padding(s.pad_src, s.pad_tgt)  # clamped to this model's max_len
         s.set_inputs(src, tgt)
         self.persistence.save_inputs()
@@ -236,10 +279,17 @@ class ScopeController(QObject):
     @Slot(int, object)
     def _on_result(self, _request_id: int, result: RunResult) -> None:
         pending, self.pending_view = self.pending_view, None
+        default, self.default_view_pending = self.default_view_pending, False
         step = selection = None
         if pending is not None:
             selection = {"layer": pending["layer"], "head": pending["head"]}  # clamped to the model's sizes
+            if "kind" in pending:
+                selection["kind"] = pending["kind"]
             step = pending["step"] if pending["step"] >= 0 else None
+        elif default and self.state.model is not None and result.trace is not None:
+            layer = instructive_layer(self.state.model.key, result.trace)
+            if layer is not None:
+                selection = {"kind": "cross", "layer": layer, "head": None}
         notices = tuple(notice_text(n) for n in result.notices)
         self.errorCleared.emit()
         self.state.set_result(result.trace, result.history, forced=result.forced, notices=notices,

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from model_core.vocab import KINDS
 from viz_app.i18n import tr
 from viz_app.scope.session_io import restored_state
 from viz_app.scope.settings import AppSettings
@@ -40,13 +41,27 @@ class Persistence(QObject):
         state.displayChanged.connect(self.save_display)
 
     # ------------------------------------------------------------------ start
-    def restore(self) -> dict:
+    def restore(self) -> dict | None:
         """Put the remembered inputs and display into the state; returns the remembered layer/head/step,
-        which can only be applied once a result gives the model's sizes."""
+        which can only be applied once a result gives the model's sizes (None when nothing was remembered:
+        the first model then opens on its most instructive view)."""
         st = self.settings
         self.state.restore(restored_state(st))
+        if not st.contains("view/layer"):
+            return None
         head = st.get_int("view/head", -1)
         return {"layer": st.get_int("view/layer", 0), "head": None if head < 0 else head, "step": st.get_int("view/step", -1)}
+
+    def remembered_selection(self, model_key: str) -> dict | None:
+        """The kind, layer and head last shown with this model, or None (never shown: the instructive default)."""
+        key = settings_key(model_key)
+        st = self.settings
+        if not st.contains(f"selection/{key}/layer"):
+            return None
+        kind = st.get_str(f"selection/{key}/kind", "cross")
+        head = st.get_int(f"selection/{key}/head", -1)
+        return {"kind": kind if kind in KINDS else "cross", "layer": max(0, st.get_int(f"selection/{key}/layer", 0)),
+                "head": None if head < 0 else head}
 
     def last_model(self) -> str:
         return self.settings.get_str("model/last", "")
@@ -103,8 +118,12 @@ class Persistence(QObject):
         if self.view_pending():
             return  # the saved selection has not been applied yet: do not overwrite it with defaults
         s = self.state
-        self.settings.set_many({"view/kind": s.kind, "view/layer": s.layer, "view/head": -1 if s.head is None else s.head,
-                                "view/step": s.step})
+        head = -1 if s.head is None else s.head
+        values: dict[str, object] = {"view/kind": s.kind, "view/layer": s.layer, "view/head": head, "view/step": s.step}
+        if s.model is not None and s.trace is not None:  # a selection seen with this model's result
+            key = settings_key(s.model.key)
+            values.update({f"selection/{key}/kind": s.kind, f"selection/{key}/layer": s.layer, f"selection/{key}/head": head})
+        self.settings.set_many(values)
 
     @Slot()
     def save_display(self) -> None:

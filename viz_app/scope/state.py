@@ -255,7 +255,7 @@ class AppState(QObject):
                    baseline_logprobs: np.ndarray | None = None, baseline_output: str | None = None,
                    selection: dict | None = None) -> None:
         """Install a new trace (one ``traceChanged``). Without an explicit ``step``: follow the end if we were at
-        the end. ``selection`` (layer and/or head) is applied with it, clamped to the new trace's sizes: a
+        the end. ``selection`` (kind, layer and/or head) is applied with it, clamped to the new trace's sizes: a
         remembered view arrives with the first result, in the same redraw."""
         at_end = self.trace is None or self.step >= self.n_steps
         self.trace = trace
@@ -270,7 +270,9 @@ class AppState(QObject):
         sel = self._scope.selection
         if selection:
             head = selection.get("head", sel.head)
-            sel = Selection(sel.kind, max(0, int(selection.get("layer", sel.layer))), None if head is None else max(0, int(head)))
+            kind = selection.get("kind", sel.kind)
+            sel = Selection(kind if kind in KINDS else sel.kind, max(0, int(selection.get("layer", sel.layer))),
+                            None if head is None else max(0, int(head)))
         self._put(step=max(0, min(int(step), self.n_steps)), selection=self._clamped(sel))
         self.traceChanged.emit()
 

@@ -147,7 +147,7 @@ class MainWindow(QMainWindow):
                                           flush_inputs=lambda: self.inputs_binding.flush(run=False),
                                           ask_options=lambda needed: self.ask_import_options(needed), parent=self)
         self.controller.pending_view = remembered_view
-        self.persistence.view_pending = lambda: self.controller.pending_view is not None
+        self.persistence.view_pending = lambda: self.controller.pending_view is not None or self.controller.default_view_pending
         self.panels = ModelPanels(self, self)
         self._connect()
         self.settings.on_problem(lambda text: self.settings_banner.show_message(text, "notice"))  # told once, never blocks

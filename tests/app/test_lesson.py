@@ -64,3 +64,29 @@ def test_opens_on_the_most_instructive_view_once_per_model(make_window, monkeypa
     again = make_window()
     assert (again.state.kind, again.state.layer, again.state.head) == ("cross", 0, 1)  # the user's choice
     assert len(calls) == 1
+
+
+def test_mask_overlays_use_colours_outside_every_colour_map(qtbot):
+    """Item 5: a masked cell must not read as an attention value: opaque colours far from every colour map's
+    table (the diverging one included), the legend says "blocked by the mask" with the overlay's own colour."""
+    from viz_app.widgets.colormaps import COLORMAP_NAMES, DIVERGING_NAME, lookup_table
+    from viz_app.widgets.heatmap import OVERLAY_COLORS, OVERLAY_MIN_DISTANCE, AttentionHeatmap
+    from viz_app.widgets.mosaic import BLOCKED_RGBA
+
+    tables = np.concatenate([lookup_table(n).astype(float) for n in (*COLORMAP_NAMES, DIVERGING_NAME)])
+    for name, rgb in {**OVERLAY_COLORS, "overview": BLOCKED_RGBA[:3]}.items():
+        distance = np.sqrt(((tables - np.asarray(rgb, float)) ** 2).sum(axis=1)).min()
+        assert distance >= OVERLAY_MIN_DISTANCE, (name, rgb, distance)
+    assert BLOCKED_RGBA[3] == 255
+
+    w = AttentionHeatmap()
+    qtbot.addWidget(w)
+    causal = np.tril(np.ones((4, 4), bool))
+    w.set_matrix(np.full((4, 4), 0.25, np.float32), list("abcd"), list("wxyz"))
+    w.set_overlays({"causal": causal})
+    rgba = w.overlay_rgba()
+    assert (rgba[~causal, 3] == 255).all()  # opaque: the map's colour does not shine through
+    assert (rgba[~causal, :3] == OVERLAY_COLORS["causal"]).all()  # exactly the legend swatch's colour
+    legend = w._legend.text
+    assert "blocked by the mask" in legend and "mask False" not in legend
+    assert "rgb({},{},{})".format(*OVERLAY_COLORS["causal"]) in legend

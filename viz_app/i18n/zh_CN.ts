@@ -1053,59 +1053,63 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Heatmap</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="411" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="415" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="412" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="416" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="434" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="438" />
             <source>not computed yet</source>
             <translation>尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="656" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="660" />
             <source>−∞ (blocked)</source>
             <translation>−∞（已屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="676" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="680" />
             <source>query {query} → key {key}: {weight}</source>
             <translation>查询 {query} → 键 {key}：{weight}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="668" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="672" />
             <source>query {query} → key {key}: not computed yet</source>
             <translation>查询 {query} → 键 {key}：尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="673" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="677" />
             <source>query {query} → key {key}: score {score} (before the softmax)</source>
             <translation>查询 {query} → 键 {key}：分数 {score}（softmax 之前）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="838" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="842" />
             <source>{title} · scores before the softmax</source>
             <translation>{title} · softmax 之前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="672" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="676" />
             <source>query {query} → key {key}: −∞ (blocked by the mask)</source>
             <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="840" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="844" />
             <source>{title} (log colour scale)</source>
             <translation>{title}（对数色标）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="825" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="829" />
+            <source>blocked by the mask:</source>
+            <translation>被掩码屏蔽：</translation>
+        </message>
+        <message>
             <source>blocked (mask False):</source>
-            <translation>已屏蔽（掩码为 False）：</translation>
+            <translation type="vanished">已屏蔽（掩码为 False）：</translation>
         </message>
     </context>
     <context>
@@ -1217,87 +1221,87 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>MainWindow</name>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="290" />
+            <location filename="../../viz_app/scope/controller.py" line="340" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="131" />
+            <location filename="../../viz_app/scope/controller.py" line="166" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="144" />
+            <location filename="../../viz_app/scope/controller.py" line="179" />
             <source>Stopped opening {name}</source>
             <translation>已停止打开 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="170" />
+            <location filename="../../viz_app/scope/controller.py" line="205" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="210" />
+            <location filename="../../viz_app/scope/controller.py" line="253" />
             <source>Loaded {name}</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="277" />
+            <location filename="../../viz_app/scope/controller.py" line="327" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="279" />
+            <location filename="../../viz_app/scope/controller.py" line="329" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="156" />
+            <location filename="../../viz_app/scope/controller.py" line="191" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="180" />
+            <location filename="../../viz_app/scope/controller.py" line="215" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="248" />
+            <location filename="../../viz_app/scope/controller.py" line="298" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="264" />
+            <location filename="../../viz_app/scope/controller.py" line="314" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="336" />
+            <location filename="../../viz_app/scope/controller.py" line="386" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="111" />
+            <location filename="../../viz_app/scope/controller.py" line="146" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="260" />
+            <location filename="../../viz_app/scope/controller.py" line="310" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="261" />
+            <location filename="../../viz_app/scope/controller.py" line="311" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="271" />
+            <location filename="../../viz_app/scope/controller.py" line="321" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/persistence.py" line="58" />
+            <location filename="../../viz_app/scope/persistence.py" line="73" />
             <source>The model you used last, {path}, no longer exists.</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
@@ -2351,22 +2355,22 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Overlays</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="42" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="46" />
             <source>source padding</source>
             <translation>源端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="43" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="47" />
             <source>target padding</source>
             <translation>目标端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="44" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="48" />
             <source>causal</source>
             <translation>因果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="45" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="49" />
             <source>combined</source>
             <translation>合并</translation>
         </message>

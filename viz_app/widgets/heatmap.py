@@ -30,13 +30,17 @@ MAX_ROW_LABEL_CHARS = 26
 #: Floor of the log scale: log10(max(w, LOG_FLOOR)), displayed with levels [-4, 0].
 LOG_FLOOR = 1e-4
 
-#: Overlay name -> RGB; distinct hues chosen away from the sequential maps' own colours.
+#: Overlay name -> RGB, drawn opaque. Each colour is far (≥ OVERLAY_MIN_DISTANCE in RGB) from every entry of every
+#: colour map the heatmap can use (the diverging one of the scores view included), so a blocked cell never reads as
+#: an attention value: grey, white and teal, inside cividis, Blues and viridis, are not used
+#: (tests/app/test_lesson.py checks it). Drawn in this order: the specific masks over "combined".
 OVERLAY_COLORS: dict[str, tuple[int, int, int]] = {
+    "combined": (255, 0, 255),  # magenta
     "source padding": (255, 152, 0),  # orange
-    "target padding": (236, 64, 122),  # pink
-    "causal": (189, 189, 189),  # light grey
-    "combined": (0, 188, 212),  # cyan
+    "target padding": (0, 160, 0),  # green
+    "causal": (170, 90, 255),  # violet
 }
+OVERLAY_MIN_DISTANCE = 75
 #: Overlay name -> marked display name (the names above are identifiers used in code, settings and tests).
 OVERLAY_LABELS: dict[str, tuple[str, str]] = {
     "source padding": N_("Overlays", "source padding"),
@@ -44,7 +48,7 @@ OVERLAY_LABELS: dict[str, tuple[str, str]] = {
     "causal": N_("Overlays", "causal"),
     "combined": N_("Overlays", "combined"),
 }
-OVERLAY_ALPHA = 150
+OVERLAY_ALPHA = 255  # opaque: blended with the map, a mask colour became an attention colour (issue 18)
 
 
 def overlay_label(name: str) -> str:
@@ -822,7 +826,7 @@ class AttentionHeatmap(QWidget):
                 r, g, b = OVERLAY_COLORS[name]
                 parts.append(f"<span style='color: rgb({r},{g},{b}); font-size: {self._font_pt * 1.3:g}pt'>■</span>&nbsp;"
                              f"{html.escape(overlay_label(name))}")
-            sections.append(html.escape(tr("Heatmap", "blocked (mask False):")) + "&nbsp;&nbsp;"
+            sections.append(html.escape(tr("Heatmap", "blocked by the mask:")) + "&nbsp;&nbsp;"
                             + "&nbsp;&nbsp;&nbsp;".join(parts))
         if hatch:
             r, g, b = HATCH_STRIPE

@@ -23,7 +23,7 @@ from viz_app.widgets.colormaps import GUTTER_LEVELS, GUTTER_VALUE, gutter_lookup
 from viz_app.widgets.heatmap import TokenAxis
 
 #: Shade of the cells a mask blocks, drawn over every tile.
-BLOCKED_RGBA = (189, 189, 189, 140)
+BLOCKED_RGBA = (255, 0, 255, 255)  # the heatmap's "combined" overlay colour, opaque: outside every colour map
 #: Longest tile side in image pixels. Longer maps are max-pooled in blocks of f × f tokens (f = ceil(side / this)):
 #: 48 tiles of 1,024² cells would be a 50-megapixel image taking seconds per update, while the overview shows
 #: each tile at a few hundred screen pixels at most. Max (not mean) so a sharp alignment stays visible.

@@ -358,7 +358,7 @@ def test_heatmap_texts_are_translated(qtbot, fake_translation):
     w.set_log_scale(True)
     assert_all_translated(w, ignore=TOKENS)
     assert w.plot_item().titleLabel.text.startswith("⟦⟦a title from the window⟧")
-    assert w.legend_text() == "⟦causal⟧, ⟦combined⟧"
+    assert w.legend_text() == "⟦combined⟧, ⟦causal⟧"  # drawn in this order: the specific mask over "combined"
     assert is_translated(w.tooltip_for(0, 1)) and is_translated(w.tooltip_for(3, 1))
     assert w.tooltip_for(3, 1).startswith("⟦query '<pad>' → key 'le': not computed yet")
 

@@ -90,3 +90,22 @@ def test_mask_overlays_use_colours_outside_every_colour_map(qtbot):
     legend = w._legend.text
     assert "blocked by the mask" in legend and "mask False" not in legend
     assert "rgb({},{},{})".format(*OVERLAY_COLORS["causal"]) in legend
+
+
+def test_switched_off_heads_are_marked_and_the_head_list_is_not_a_tiny_scroll_box(make_window, qtbot):
+    """Item 6: the ablation grid is shown in full (the dock scrolls, not a box inside it); a switched-off head's
+    tile gets a cross and "OFF", and the heatmap's title says it is off (the exports share the title)."""
+    from PySide6.QtWidgets import QScrollArea
+
+    window = make_window()
+    assert window.ablation_panel.findChildren(QScrollArea) == []
+    s = window.state
+    s.select(kind="cross", layer=0, head=1)
+    s.set_ablation({("cross", 0, 1)})
+    qtbot.waitUntil(lambda: not window.host.busy and s.baseline_logprobs is not None, timeout=20000)
+    assert window.mosaic.off_tiles() == {(0, 1)}
+    assert "switched OFF" in window.heatmap.title_text() or "switched OFF" in window.heatmap._title
+    s.set_head(None)
+    assert f"1 of {s.n_heads()} heads OFF" in window.heatmap._title
+    s.set_kind("encoder_self")  # another kind's heads are all on
+    assert window.mosaic.off_tiles() == frozenset()

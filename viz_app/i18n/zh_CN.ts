@@ -4,132 +4,132 @@
     <context>
         <name>Ablation</name>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="44" />
+            <location filename="../../viz_app/widgets/ablation.py" line="43" />
             <source>encoder</source>
             <translation>编码器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="45" />
+            <location filename="../../viz_app/widgets/ablation.py" line="44" />
             <source>decoder</source>
             <translation>解码器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="46" />
+            <location filename="../../viz_app/widgets/ablation.py" line="45" />
             <source>cross</source>
             <translation>交叉</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="77" />
+            <location filename="../../viz_app/widgets/ablation.py" line="76" />
             <source>Everything is on: this is the intact model.</source>
             <translation>全部开启：这是完整的原始模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="61" />
+            <location filename="../../viz_app/widgets/ablation.py" line="60" />
             <source>{kind} L{layer} H{head}</source>
             <translation>{kind} L{layer} H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="75" />
+            <location filename="../../viz_app/widgets/ablation.py" line="74" />
             <source>positional encoding off</source>
             <translation>位置编码已关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="97" />
+            <location filename="../../viz_app/widgets/ablation.py" line="96" />
             <source>Switch heads off to see what the model does without them. A switched-off head adds nothing to its layer's output.</source>
             <translation>关闭一些注意力头，看看没有它们时模型会怎样。被关闭的头对所在层的输出没有任何贡献。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="113" />
+            <location filename="../../viz_app/widgets/ablation.py" line="109" />
             <source>Positional encoding off</source>
             <translation>关闭位置编码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="114" />
+            <location filename="../../viz_app/widgets/ablation.py" line="110" />
             <source>Run the model without its position information: word order is then invisible to attention</source>
             <translation>在没有位置信息的情况下运行模型：此时注意力看不到词序</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="117" />
+            <location filename="../../viz_app/widgets/ablation.py" line="113" />
             <source>Switch everything back on</source>
             <translation>全部重新开启</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="118" />
+            <location filename="../../viz_app/widgets/ablation.py" line="114" />
             <source>Back to the intact model</source>
             <translation>恢复为完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="300" />
+            <location filename="../../viz_app/widgets/ablation.py" line="296" />
             <source>probability of the next token</source>
             <translation>下一个词元的概率</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="344" />
+            <location filename="../../viz_app/widgets/ablation.py" line="340" />
             <source>No distributions to compare.</source>
             <translation>没有可比较的分布。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="175" />
+            <location filename="../../viz_app/widgets/ablation.py" line="171" />
             <source>all heads</source>
             <translation>所有头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="374" />
+            <location filename="../../viz_app/widgets/ablation.py" line="370" />
             <source>Largest change: {token} {before} → {after}</source>
             <translation>变化最大：{token} {before} → {after}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="71" />
+            <location filename="../../viz_app/widgets/ablation.py" line="70" />
             <source>1 head off: {heads}</source>
             <translation>已关闭 1 个头：{heads}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="73" />
+            <location filename="../../viz_app/widgets/ablation.py" line="72" />
             <source>{count} heads off: {heads}</source>
             <translation>已关闭 {count} 个头：{heads}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="160" />
+            <location filename="../../viz_app/widgets/ablation.py" line="156" />
             <source>This model has none.</source>
             <translation>该模型没有这种注意力。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="293" />
+            <location filename="../../viz_app/widgets/ablation.py" line="289" />
             <source>before: intact model</source>
             <translation>消融前：完整模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="294" />
+            <location filename="../../viz_app/widgets/ablation.py" line="290" />
             <source>after: with the ablation</source>
             <translation>消融后</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="176" />
+            <location filename="../../viz_app/widgets/ablation.py" line="172" />
             <source>Switch every head of layer {layer} off (or back on)</source>
             <translation>关闭（或重新开启）第 {layer} 层的所有头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="162" />
+            <location filename="../../viz_app/widgets/ablation.py" line="158" />
             <source>layer {layer}</source>
             <translation>第 {layer} 层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="166" />
+            <location filename="../../viz_app/widgets/ablation.py" line="162" />
             <source>H{head}</source>
             <translation>H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="167" />
+            <location filename="../../viz_app/widgets/ablation.py" line="163" />
             <source>{name}: click to switch this head off (or back on)</source>
             <translation>{name}：点击关闭（或重新开启）这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="327" />
+            <location filename="../../viz_app/widgets/ablation.py" line="323" />
             <source>before: {text}</source>
             <translation>消融前：{text}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="330" />
+            <location filename="../../viz_app/widgets/ablation.py" line="326" />
             <source>after: {text}</source>
             <translation>消融后：{text}</translation>
         </message>
@@ -880,18 +880,24 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="324" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="375" />
             <source>{tile} — click to inspect this head</source>
             <translation>{tile} — 点击查看这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="175" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="253" />
+            <source>OFF</source>
+            <comment>a switched-off head</comment>
+            <translation>关闭</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/mosaic.py" line="183" />
             <source>L{layer}</source>
             <comment>short for layer N</comment>
             <translation>L{layer}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="179" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="187" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>H{head}</translation>
@@ -1306,54 +1312,64 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="157" />
+            <location filename="../../viz_app/widgets/map_view.py" line="159" />
             <source>query: decoder input → token it predicts</source>
             <translation>查询：解码器输入 → 它预测的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="107" />
+            <location filename="../../viz_app/widgets/map_view.py" line="109" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="156" />
+            <location filename="../../viz_app/widgets/map_view.py" line="158" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="241" />
+            <location filename="../../viz_app/widgets/map_view.py" line="248" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="108" />
+            <location filename="../../viz_app/widgets/map_view.py" line="110" />
             <source>{kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>{kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="198" />
+            <location filename="../../viz_app/widgets/map_view.py" line="200" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="198" />
+            <location filename="../../viz_app/widgets/map_view.py" line="200" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="205" />
+            <location filename="../../viz_app/widgets/map_view.py" line="207" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="238" />
+            <location filename="../../viz_app/widgets/map_view.py" line="245" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="107" />
+            <location filename="../../viz_app/widgets/map_view.py" line="109" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="211" />
+            <source>{title} · switched OFF (adds nothing to the layer)</source>
+            <translation>{title} · 已关闭（对该层输出没有贡献）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="213" />
+            <source>{title} · {n} of {total} heads OFF</source>
+            <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/actions.py" line="37" />
@@ -1706,27 +1722,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="330" />
+            <location filename="../../viz_app/window/bindings.py" line="331" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="334" />
+            <location filename="../../viz_app/window/bindings.py" line="335" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="348" />
+            <location filename="../../viz_app/window/bindings.py" line="349" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="352" />
+            <location filename="../../viz_app/window/bindings.py" line="353" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="385" />
+            <location filename="../../viz_app/window/bindings.py" line="386" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
@@ -1736,22 +1752,22 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="464" />
+            <location filename="../../viz_app/window/bindings.py" line="465" />
             <source>Hugging Face models run their own code: heads cannot be switched off here</source>
             <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="287" />
+            <location filename="../../viz_app/window/bindings.py" line="288" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="473" />
+            <location filename="../../viz_app/window/bindings.py" line="474" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="284" />
+            <location filename="../../viz_app/window/bindings.py" line="285" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QToolButton,
     QVBoxLayout,
@@ -105,10 +104,7 @@ class AblationPanel(QWidget):
         self._grids = QWidget()
         self._grids_layout = QVBoxLayout(self._grids)
         self._grids_layout.setContentsMargins(0, 0, 0, 0)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self._grids)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        # shown in full: the dock scrolls as a whole (a scroll box inside it showed 2–3 rows of heads, issue 18)
 
         self.positional = QCheckBox(tr("Ablation", "Positional encoding off"))
         self.positional.setToolTip(tr("Ablation", "Run the model without its position information: "
@@ -129,7 +125,7 @@ class AblationPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self._intro)
         layout.addWidget(self._reason_label)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(self._grids)
         layout.addLayout(row)
         layout.addWidget(self._summary)
         self._update_summary()

@@ -53,6 +53,8 @@ class ViewSpec:
     mode: str = "weights"
     #: decoder rows labelled by the token they predict ("predicted") or by the decoder input ("input")
     row_labels: str = "predicted"
+    #: heads switched off in the run that made the trace, (kind, layer, head): the title says so
+    ablated_heads: frozenset[tuple[str, int, int]] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -204,6 +206,11 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         q_label = query_axis_label(spec.row_labels)
         k_label = tr("MainWindow", "key: decoder input") if spec.kind == "decoder_self" else tr("MainWindow", "key: source token")
     title = map_title(spec.kind, spec.layer, spec.head, t, total)
+    off = sorted(h for k, la, h in spec.ablated_heads if k == spec.kind and la == spec.layer)
+    if spec.head is not None and spec.head in off:
+        title = tr("MainWindow", "{title} · switched OFF (adds nothing to the layer)").format(title=title)
+    elif spec.head is None and off:
+        title = tr("MainWindow", "{title} · {n} of {total} heads OFF").format(title=title, n=len(off), total=n_heads)
 
     unknown = [name for name in spec.overlays if name not in OVERLAYS]
     if unknown:

@@ -121,6 +121,14 @@ class HeadMosaic(QWidget):
         self._rows.setBrush(pg.mkBrush(None))
         self._rows.setZValue(3)
         self._plot.addItem(self._rows, ignoreBounds=True)
+        # switched-off heads (ablation): a red cross over the tile and "OFF", so a crisp map is not read as working
+        self._off: frozenset[tuple[int, int]] = frozenset()
+        self._off_cross = QGraphicsPathItem()
+        self._off_cross.setPen(_cosmetic_pen((229, 57, 53), 3))
+        self._off_cross.setBrush(pg.mkBrush(None))
+        self._off_cross.setZValue(6)
+        self._plot.addItem(self._off_cross, ignoreBounds=True)
+        self._off_texts: list[pg.TextItem] = []
         self._selection_dark = QGraphicsRectItem()
         self._selection_dark.setPen(_cosmetic_pen((0, 0, 0), 5))
         self._selection = QGraphicsRectItem()
@@ -190,6 +198,7 @@ class HeadMosaic(QWidget):
         self._set_blocked(blocked, shape_changed)
         self._set_row_paths(current_row, visible_rows)
         self.set_selected(selected)
+        self._draw_off()
         if shape_changed:
             height, width = mosaic.shape[0] * f, mosaic.shape[1] * f
             self._vb.setRange(xRange=(0, width - gutter), yRange=(0, height - gutter), padding=0.01)
@@ -207,6 +216,48 @@ class HeadMosaic(QWidget):
         self._left.set_labels([])
         self._top.set_labels([])
         self.set_selected(None)
+        self._draw_off()
+
+    def set_off(self, tiles) -> None:
+        """Mark the tiles of switched-off heads ((layer, head) pairs) with a red cross and "OFF"."""
+        tiles = frozenset((int(la), int(h)) for la, h in tiles)
+        if tiles != self._off:
+            self._off = tiles
+            self._draw_off()
+
+    def off_tiles(self) -> frozenset[tuple[int, int]]:
+        """The tiles marked as switched off that are drawn now."""
+        if self._maps_shape is None:
+            return frozenset()
+        n_layers, n_heads = self._maps_shape[:2]
+        return frozenset(t for t in self._off if t[0] < n_layers and t[1] < n_heads)
+
+    def _draw_off(self) -> None:
+        for item in self._off_texts:
+            self._plot.removeItem(item)
+        self._off_texts = []
+        path = QPainterPath()
+        if self._maps_shape is not None:
+            _n_layers, _n_heads, q, k = self._maps_shape
+            g = self._gutter
+            tq, tk = self._tile
+            font = QFont()
+            font.setPointSizeF(self._font_pt)
+            font.setBold(True)
+            for layer, head in sorted(self.off_tiles()):
+                x0, y0 = head * (tk + g), layer * (tq + g)
+                path.moveTo(x0, y0)
+                path.lineTo(x0 + k, y0 + q)
+                path.moveTo(x0 + k, y0)
+                path.lineTo(x0, y0 + q)
+                text = pg.TextItem(tr("HeadMosaic", "OFF", "a switched-off head"), color=(255, 255, 255),
+                                   fill=pg.mkBrush(229, 57, 53, 220), anchor=(0.5, 0.5))
+                text.setFont(font)
+                text.setZValue(7)
+                text.setPos(x0 + k / 2, y0 + q / 2)
+                self._plot.addItem(text, ignoreBounds=True)
+                self._off_texts.append(text)
+        self._off_cross.setPath(path)
 
     def has_maps(self) -> bool:
         """Whether tiles are shown."""

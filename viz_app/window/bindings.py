@@ -50,7 +50,7 @@ def view_spec(state: AppState) -> ViewSpec:
         mode = "weights"
     return ViewSpec(kind=s.kind, layer=s.layer, head=s.head, step=s.step, forced=s.forced, colormap=s.colormap,
                     log_scale=s.log_scale, overlays=tuple(n for n, on in s.overlays.items() if on), mode=mode,
-                    row_labels=s.row_labels)
+                    row_labels=s.row_labels, ablated_heads=s.ablated_heads)
 
 
 class InputsBinding(QObject):
@@ -263,6 +263,7 @@ class MapBinding(QObject):
                              col_labels=[f"H{h}" for h in range(maps.shape[1])],
                              selected=(s.layer, s.head) if s.head is not None else None, blocked=blocked,
                              current_row=view.current_row, visible_rows=view.visible_rows)
+        self.mosaic.set_off((la, h) for k, la, h in s.ablated_heads if k == s.kind)
         self._refresh_hover()
         self.refresh_hint()
 

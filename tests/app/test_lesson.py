@@ -109,3 +109,19 @@ def test_switched_off_heads_are_marked_and_the_head_list_is_not_a_tiny_scroll_bo
     assert f"1 of {s.n_heads()} heads OFF" in window.heatmap._title
     s.set_kind("encoder_self")  # another kind's heads are all on
     assert window.mosaic.off_tiles() == frozenset()
+
+
+def test_padded_rows_predict_nothing(make_window, qtbot):
+    """Item 7: rows after <eos> under target padding are masked out: no "chosen <pad>, rank 340"."""
+    window = make_window()
+    s = window.state
+    s.set_inputs(tgt_text="t1 t2")
+    s.set_padding(pad_tgt=6)
+    window.request_run()
+    qtbot.waitUntil(lambda: s.trace is not None and s.trace.tgt_is_pad.any() and not window.host.busy, timeout=20000)
+    pads = np.flatnonzero(s.trace.tgt_is_pad)
+    s.set_step(int(pads[0]) + 1)
+    assert window.next_token.bars() == []
+    assert "padding" in window.next_token.caption()
+    s.set_step(int(pads[0]))  # the row before is a real one
+    assert window.next_token.bars() != []

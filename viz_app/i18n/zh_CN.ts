@@ -1717,32 +1717,37 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
+            <location filename="../../viz_app/window/bindings.py" line="318" />
+            <source>Step {step} is target padding (after &lt;eos&gt;): the row is masked out and predicts nothing.</source>
+            <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：这一行被掩码屏蔽，不做任何预测。</translation>
+        </message>
+        <message>
             <location filename="../../viz_app/window/bindings.py" line="208" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="331" />
+            <location filename="../../viz_app/window/bindings.py" line="342" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="335" />
+            <location filename="../../viz_app/window/bindings.py" line="346" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="349" />
+            <location filename="../../viz_app/window/bindings.py" line="363" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="353" />
+            <location filename="../../viz_app/window/bindings.py" line="367" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="386" />
+            <location filename="../../viz_app/window/bindings.py" line="403" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
@@ -1752,7 +1757,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="465" />
+            <location filename="../../viz_app/window/bindings.py" line="482" />
             <source>Hugging Face models run their own code: heads cannot be switched off here</source>
             <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
         </message>
@@ -1762,7 +1767,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="474" />
+            <location filename="../../viz_app/window/bindings.py" line="491" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>

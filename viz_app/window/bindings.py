@@ -308,6 +308,17 @@ class MapBinding(QObject):
             self._clear_status()
 
 
+def is_padding_row(trace, row: int) -> bool:
+    """Whether decoder row ``row`` is target padding (after ``<eos>``): it is masked out and predicts nothing."""
+    pads = trace.tgt_is_pad
+    return 0 <= row < len(pads) and bool(pads[row])
+
+
+def padding_row_text(step: int) -> str:
+    return tr("MainWindow", "Step {step} is target padding (after <eos>): the row is masked out and predicts nothing.").format(
+        step=step)
+
+
 class NextTokenBinding(QObject):
     """What the model predicts at the step (and, with an ablation, before/after)."""
 
@@ -335,6 +346,9 @@ class NextTokenBinding(QObject):
             self.next_token.clear(tr("MainWindow", "Step 0: the decoder has produced nothing yet. "
                                                    "Step forward (→) to see its first prediction."))
             return
+        if is_padding_row(trace, t - 1):
+            self.next_token.clear(padding_row_text(t))
+            return
         vocab = list(model.tgt_vocab) if len(model.tgt_vocab) == trace.logprobs.shape[1] else \
             [str(i) for i in range(trace.logprobs.shape[1])]
         chosen = int(trace.output_ids[t - 1]) if len(trace.output_ids) >= t else None
@@ -353,6 +367,9 @@ class NextTokenBinding(QObject):
             self.before_after.clear(tr("MainWindow", "Step forward to see the next-token probabilities before and after."))
             return
         t = s.step
+        if is_padding_row(trace, t - 1):
+            self.before_after.clear(padding_row_text(t))
+            return
         self.before_after.set_distributions(s.baseline_logprobs[t - 1], trace.logprobs[t - 1], list(model.tgt_vocab),
                                              highlight=int(trace.output_ids[t - 1]))
         self.before_after.set_translations(s.baseline_output, None if s.forced else " ".join(trace.output_tokens))

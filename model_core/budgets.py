@@ -9,39 +9,77 @@ small files that claimed huge sizes (a 17 KB ``.pth`` of stride-0 views that loa
 allocation it would cause, and a file over budget gets one ``CheckpointError`` line that names what
 it asked for and the limit.
 
-How the values were chosen: a file that is refused, and a file that is accepted, must both stay
-within the 3 GB of memory and 10 s that issue 16 sets for any single open on the 2-core, 24 GB
-machines this project runs on. Loading holds the file's weights and the model built from them at
-the same time (about twice the weights in float32), on top of ~0.5 GB of interpreter, torch and,
-for Hugging Face folders, transformers. Every model family the app is meant to show fits with room
-to spare: the tutorials' base size is 60 M parameters (240 MB), Marian opus-mt 74 M (300 MB),
-BART-base 140 M, t5-base 223 M (890 MB). Bigger models (BART-large, mBART, T5-large) are refused
-with a line saying so: the app is for watching attention, not for serving large models.
+How the values were chosen: the budgets on *claims* keep a refused file within the 3 GB of memory and 10 s
+that issue 16 sets for any single open on the 2-core, 24 GB machines this project runs on. Those
+guarantees come from comparing what a file claims with the bytes it actually holds (a tensor's shape
+with its storage or byte range, a configuration's sizes and parameter count with the weights' shapes
+and values, a zip's declared sizes with the file's own size, a file's size with what is on disk), not
+from a low cap on honest sizes: after those checks, what a file can make the app allocate is bounded
+by the file itself, about twice its size while loading (its weights and the model built from them).
+The caps on honest sizes (:data:`MAX_CHECKPOINT_BYTES`, :data:`MAX_PARAMETERS`) are therefore set by
+the models users open: every member of a supported family up to t5-large (738 M parameters, 3 GB,
+24 + 24 layers × 16 heads, the size issue 20 asks to be interactive) and mBART-large (611 M) fits,
+and so do BART-large (406 M, 1.6 GB) and Marian opus-mt (74 M). The memory such a file takes is its own size, which the user chose
+to open; what is refused is a file that asks for more than it is.
 
 This module is plain constants (no torch), so the GUI, the command line and the docs can quote them.
 """
 
 from __future__ import annotations
 
-#: The largest weights file opened, in bytes (1 GiB): a ``.safetensors``, ``.pt``/``.pth``, or one file of a
-#: Hugging Face folder. Peak memory while loading is about this plus the model built from it (another 1 GB at
-#: :data:`MAX_PARAMETERS`) plus ~0.5 GB of libraries: under 3 GB. Also leaves room for a training checkpoint
-#: that carries its optimizer state beside the weights (Adam: three times the weights of a 60 M model).
-#: Checked with ``os.fstat`` before a byte is read, so a 2 GB sparse file is refused at once.
-MAX_CHECKPOINT_BYTES = 1 << 30
+#: The largest weights file opened, in bytes (4 GiB): a ``.safetensors``, ``.pt``/``.pth``, or the weights of a
+#: Hugging Face folder together. The largest models of the supported families fit: t5-large (738 M parameters,
+#: 2.95 GB in float32), mBART-large (611 M, 2.44 GB; NLLB-200-distilled-600M is about the same size), BART-large
+#: (406 M, 1.63 GB). Loading an honest file takes about twice its size (its weights and the model built from
+#: them); that is the file the user chose to open. A hostile file cannot make this cost more than its size: the
+#: comparisons of claims with bytes (shapes against storage, configuration against weights, zip sizes against
+#: the file, holes against the file: :data:`MAX_SPARSE_HOLE_BYTES`) refuse it first. Checked with ``os.fstat``
+#: before a byte is read.
+MAX_CHECKPOINT_BYTES = 4 << 30
 
-#: The most parameters a model built from a file may have (250 M: 1 GB in float32). Counted from the
-#: configuration (every embedding, layer, norm and table it implies) before the model is built, so a
-#: configuration that claims a thousand layers over one stored layer is refused, not allocated.
-#: t5-base (223 M) is the largest model of a supported family that fits.
-MAX_PARAMETERS = 250_000_000
+#: The most parameters a model built from a file may have (1.2 billion: 4.8 GB in float32). Counted from the
+#: configuration (every embedding, layer, norm and table it implies) before the model is built. The largest
+#: members of the supported families fit: t5-large 738 M, mBART-large 611 M (NLLB-200-distilled-600M about the same),
+#: BART-large 406 M; t5-3b (2.85 B) does not. What keeps a configuration from describing far more than its file
+#: holds (a thousand layers over one stored layer) is :data:`MAX_CLAIM_RATIO`, not this cap.
+MAX_PARAMETERS = 1_200_000_000
 
-#: The most bytes the members of a ``.pt`` zip may declare uncompressed, summed (1 GiB, as
-#: :data:`MAX_CHECKPOINT_BYTES`): ``torch.save`` stores members uncompressed, so a real file's members add up to
-#: about its own size. Read from the zip's central directory before ``torch.load`` inflates anything: a 3 MB
-#: deflate bomb declaring 3.3 GB is refused in milliseconds. (torch's reader allocates what the directory
-#: declares and stops there, so a member cannot inflate past its declared size.)
+#: How many parameters a configuration may describe per value its weights hold, and values per parameter (2,
+#: plus :data:`MAX_CLAIM_SLACK`). An honest file holds exactly its model's parameters (a tied output matrix
+#: aside), and every value it holds is bytes on disk, so this bounds what building a model allocates by the
+#: file's own size: a configuration of 100 layers over one stored layer (315 M parameters over 3 M values), a
+#: decoder vocabulary of ten million no tensor shows, or a 2 GB tensor the model has no place for, are refused
+#: before anything is built or read. Smaller differences are left to the name-by-name comparison of the weights,
+#: whose message names the weight.
+MAX_CLAIM_RATIO = 2
+
+#: The slack of :data:`MAX_CLAIM_RATIO` (1,048,576 values, 4 MB in float32), so that a tiny model missing one
+#: weight is told which one rather than refused by a ratio.
+MAX_CLAIM_SLACK = 1 << 20
+
+#: The most bytes of a weights file that may be holes (64 MiB, and never more than half of the file). A sparse
+#: file's holes take no disk and read as zeros: a valid header over a 2 GB hole is a few kilobytes on disk that
+#: asks for 2 GB of memory and seconds of reading. Honest files are written out in full (``torch.save``,
+#: safetensors, a finished download); a file mostly of holes is refused from ``fstat`` (``st_blocks × 512``
+#: against ``st_size``) and ``SEEK_DATA``/``SEEK_HOLE``, reading nothing (``checkpoint.check_on_disk``; where the
+#: system reports no blocks, as on Windows, the other checks bound the file).
+MAX_SPARSE_HOLE_BYTES = 64 << 20
+
+#: The most bytes the members of a ``.pt`` zip may declare uncompressed, summed, whatever the file's size (4 GiB,
+#: as :data:`MAX_CHECKPOINT_BYTES`). The check that stops a zip bomb is relative to the file:
+#: :data:`MAX_ZIP_UNCOMPRESSED_RATIO`.
 MAX_ZIP_UNCOMPRESSED_BYTES = MAX_CHECKPOINT_BYTES
+
+#: How many times its own size a ``.pt`` zip's members may declare uncompressed, summed (1.05, plus
+#: :data:`MAX_ZIP_UNCOMPRESSED_SLACK`). ``torch.save`` stores members uncompressed, so an honest file's members add
+#: up to a little less than the file. Read from the zip's central directory before ``torch.load`` inflates
+#: anything (torch's reader allocates what the directory declares, then inflates): a 3 MB deflate bomb
+#: declaring 3.3 GB is refused in milliseconds, and so would a bomb of any size, whatever
+#: :data:`MAX_CHECKPOINT_BYTES` is.
+MAX_ZIP_UNCOMPRESSED_RATIO = 1.05
+
+#: The slack of :data:`MAX_ZIP_UNCOMPRESSED_RATIO` (1 MiB), for the smallest files (a few tensors of a few bytes).
+MAX_ZIP_UNCOMPRESSED_SLACK = 1 << 20
 
 #: The most members a ``.pt`` zip may list (65,536). A state_dict has one member per storage: a base-size
 #: model ~200, with its optimizer state ~600. Checked from the end-of-directory record, before the
@@ -82,6 +120,7 @@ MAX_POSITION_TABLE_ELEMENTS = 1 << 25
 MAX_JSON_DEPTH = 32
 
 __all__ = [
-    "MAX_CHECKPOINT_BYTES", "MAX_JSON_DEPTH", "MAX_METADATA_BYTES", "MAX_PARAMETERS", "MAX_POSITIONS",
-    "MAX_POSITION_TABLE_ELEMENTS", "MAX_TOKENIZER_FILE_BYTES", "MAX_VOCAB", "MAX_ZIP_MEMBERS", "MAX_ZIP_UNCOMPRESSED_BYTES",
+    "MAX_CHECKPOINT_BYTES", "MAX_CLAIM_RATIO", "MAX_CLAIM_SLACK", "MAX_JSON_DEPTH", "MAX_METADATA_BYTES", "MAX_PARAMETERS",
+    "MAX_POSITIONS", "MAX_POSITION_TABLE_ELEMENTS", "MAX_SPARSE_HOLE_BYTES", "MAX_TOKENIZER_FILE_BYTES", "MAX_VOCAB",
+    "MAX_ZIP_MEMBERS", "MAX_ZIP_UNCOMPRESSED_BYTES", "MAX_ZIP_UNCOMPRESSED_RATIO", "MAX_ZIP_UNCOMPRESSED_SLACK",
 ]

@@ -7,6 +7,7 @@ Every way a file can be wrong is reported as one :class:`CheckpointError` line n
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -236,6 +237,65 @@ def _whole_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
+#: how many data/hole extents :func:`check_on_disk` walks before it trusts the block count instead
+_MAX_EXTENTS = 4096
+
+
+def check_on_disk(fh: BinaryIO, size: int, label: str) -> None:
+    """Refuse a weights file most of whose bytes are holes (a sparse file), from ``fstat`` and ``lseek``, reading nothing.
+
+    Why: a sparse file's holes take no disk and read as zeros, so a valid header over a 2 GB hole (a "tensor" that
+    is all hole, a stored zip member that is all hole) is a small file on disk that asks for 2 GB of memory and
+    seconds of reading once it is trusted. An honest model file is written out in full (``torch.save``,
+    ``safetensors``, a download that finished), so more than half of it (and over
+    :data:`~model_core.budgets.MAX_SPARSE_HOLE_BYTES`) in holes is refused, with a line that also fits an
+    unfinished download.
+
+    How: ``st_blocks × 512`` is what the file system has allocated; when that covers all but half of the file
+    the file is read as usual (the common case: one ``fstat``). Otherwise the holes are measured with
+    ``SEEK_DATA``/``SEEK_HOLE`` (up to :data:`_MAX_EXTENTS` extents), because a compressing file system (ZFS)
+    reports compressed blocks: a file that compresses well is not a sparse one. Where the system reports no
+    blocks (Windows, some network file systems) nothing is refused here, and the other checks bound the file.
+    The file's position is left at 0.
+    """
+    if size <= budgets.MAX_SPARSE_HOLE_BYTES:
+        return
+    fd = fh.fileno()
+    blocks = getattr(os.fstat(fd), "st_blocks", None)
+    if blocks is None or size - blocks * 512 <= max(size // 2, budgets.MAX_SPARSE_HOLE_BYTES):
+        return
+    try:
+        holes = _hole_bytes(fd, size, default=size - blocks * 512)
+    finally:
+        fh.seek(0)  # lseek moved the descriptor under the buffered reader
+    if holes > max(size // 2, budgets.MAX_SPARSE_HOLE_BYTES):
+        raise OverBudget(f"{label}: {human_bytes(holes)} of its {human_bytes(size)} are holes, not on disk (a sparse file, "
+                         f"or an unfinished download: holes read as zeros); refused before reading it")
+
+
+def _hole_bytes(fd: int, size: int, default: int) -> int:
+    """How many bytes of the file are holes, by ``SEEK_DATA``/``SEEK_HOLE``; ``default`` where they cannot tell."""
+    seek_data, seek_hole = getattr(os, "SEEK_DATA", None), getattr(os, "SEEK_HOLE", None)
+    if seek_data is None or seek_hole is None:
+        return default
+    holes, at = 0, 0
+    try:
+        for _ in range(_MAX_EXTENTS):
+            try:
+                data = os.lseek(fd, at, seek_data)
+            except OSError as exc:
+                if exc.errno != errno.ENXIO:
+                    raise
+                return holes + max(size - at, 0)  # no data after `at`: the rest is a hole
+            holes += max(data - at, 0)
+            at = os.lseek(fd, data, seek_hole)
+            if at >= size:
+                return holes
+    except OSError:
+        return default  # the file system does not say where its holes are
+    return default  # more extents than are worth walking: the block count decides
+
+
 def read_safetensors_header(fh: BinaryIO, size: int, label: str) -> SafetensorsHeader:
     """The tensor table and metadata of an open safetensors file of ``size`` bytes; nothing else is read.
 
@@ -375,6 +435,7 @@ def load_model(
     path = resolve_model_path(name_or_path)
     label = path.name
     with open_regular(path, budgets.MAX_CHECKPOINT_BYTES, label, "the checkpoint") as (fh, size):
+        check_on_disk(fh, size, label)
         header = read_safetensors_header(fh, size, label)
         meta = header.metadata
         if meta.get("format") != FORMAT:
@@ -397,6 +458,7 @@ def load_model(
 def _read_tensors(path: Path) -> dict[str, torch.Tensor]:
     """Every tensor of a safetensors file, read into memory after its header was checked."""
     with open_regular(path, budgets.MAX_CHECKPOINT_BYTES, path.name, "the checkpoint") as (fh, size):
+        check_on_disk(fh, size, path.name)
         return read_safetensors_data(fh, read_safetensors_header(fh, size, path.name).tensors, path.name)
 
 
@@ -482,6 +544,30 @@ def check_sizes(c: ModelConfig, tensors: Mapping[str, Any], label: str) -> None:
     if count > budgets.MAX_PARAMETERS:
         raise OverBudget(f"{label}: the configuration describes a model of {count:,} parameters, over the "
                          f"{budgets.MAX_PARAMETERS:,} this app builds")
+    check_claims_against_values(count, sum(math.prod(t.shape) for t in tensors.values()), f"{label}: the configuration",
+                                "the file holds")
+
+
+def check_claims_against_values(parameters: int, values: int, who: str, held: str, *, about: str = "",
+                                surplus: bool = True) -> None:
+    """The parameters a configuration describes against the values its weights hold: neither may be more than
+    :data:`~model_core.budgets.MAX_CLAIM_RATIO` times the other (plus :data:`~model_core.budgets.MAX_CLAIM_SLACK`);
+    with ``surplus=False`` only the first (a Hugging Face ``.bin`` stores a tied embedding once per name).
+
+    Why: an honest file holds exactly its model's parameters (give or take a tied output matrix), and each value
+    it holds is bytes on disk (shapes and byte ranges were checked), so this bounds what building the model
+    allocates by the file's own size, whatever the parameter budget: a configuration of 100 layers over one stored
+    layer, or a file that carries a 2 GB "tensor" its model has no place for, is refused before anything is built
+    or read. Smaller differences (a weight missing, one too many) are left to the name-by-name comparison, whose
+    messages name the weight.
+    """
+    ratio, slack = budgets.MAX_CLAIM_RATIO, budgets.MAX_CLAIM_SLACK
+    if parameters > ratio * values + slack:
+        raise OverBudget(f"{who} describes a model of {about}{parameters:,} parameters, but {held} only {values:,} values "
+                         f"(a configuration may describe at most {ratio}× what its weights hold)")
+    if surplus and values > ratio * parameters + slack:
+        raise OverBudget(f"{who} describes a model of {about}{parameters:,} parameters, but {held} {values:,} values, "
+                         f"more than the model has room for")
 
 
 def count_layers(keys: list[str], prefix: str) -> int:

@@ -14,7 +14,7 @@ from typing import Any, BinaryIO
 import torch
 
 from .. import budgets
-from ..checkpoint import CheckpointError, ModelBundle, build_model
+from ..checkpoint import CheckpointError, ModelBundle, build_model, check_on_disk
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
 from ..paths import OverBudget, human_bytes, open_regular, parse_json, read_regular_file
@@ -111,9 +111,11 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
     """``torch.load(weights_only=True)``: tensors and plain containers only, never code; every size bounded first.
 
     Before torch reads anything: the path must be a regular file (a FIFO would block the open for good) of at
-    most :data:`~model_core.budgets.MAX_CHECKPOINT_BYTES`, and a zip (what ``torch.save`` writes) must list
+    most :data:`~model_core.budgets.MAX_CHECKPOINT_BYTES` whose bytes are on disk (not a sparse file:
+    :func:`~model_core.checkpoint.check_on_disk`), and a zip (what ``torch.save`` writes) must list
     at most :data:`~model_core.budgets.MAX_ZIP_MEMBERS` members whose declared uncompressed sizes add up to at
-    most :data:`~model_core.budgets.MAX_ZIP_UNCOMPRESSED_BYTES` (torch's reader allocates what the directory
+    most the file's own size (+ 5% + 1 MB, :func:`zip_uncompressed_allowance`: ``torch.save`` does not compress)
+    and :data:`~model_core.budgets.MAX_ZIP_UNCOMPRESSED_BYTES` (torch's reader allocates what the directory
     declares, so a 3 MB deflate bomb would inflate to 3.3 GB), with a pickle of at most
     :data:`~model_core.budgets.MAX_METADATA_BYTES`. After: every tensor must be a plain CPU tensor whose
     elements are bytes of its storage, which the file holds (:func:`check_tensors`): a stride-0 view of one
@@ -123,6 +125,7 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
     transformers then reads the file itself).
     """
     with open_regular(path, budgets.MAX_CHECKPOINT_BYTES, path.name, "the checkpoint") as (fh, size):
+        check_on_disk(fh, size, path.name)
         is_zip = check_zip_budget(fh, size, path.name)
         fh.seek(0)
         try:
@@ -151,6 +154,19 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
 _EOCD = struct.Struct("<4sHHHHIIH")  # end of central directory record
 _ZIP64_LOCATOR = struct.Struct("<4sIQI")
 _ZIP64_EOCD = struct.Struct("<4sQHHIIQQQQ")
+
+
+def zip_uncompressed_allowance(size: int) -> int:
+    """The most bytes the members of a ``.pt`` zip of ``size`` bytes may declare uncompressed, summed.
+
+    ``torch.save`` stores every member uncompressed, so an honest file's members add up to a little less than the
+    file itself (the directory and alignment padding are the difference). The allowance is relative to the file
+    (:data:`~model_core.budgets.MAX_ZIP_UNCOMPRESSED_RATIO` × its size +
+    :data:`~model_core.budgets.MAX_ZIP_UNCOMPRESSED_SLACK`), so it does not depend on how big a file the app
+    opens: a deflate bomb declares hundreds or thousands of times its size and is refused before anything is
+    inflated, whether it is 3 MB or 3 GB.
+    """
+    return int(size * budgets.MAX_ZIP_UNCOMPRESSED_RATIO) + budgets.MAX_ZIP_UNCOMPRESSED_SLACK
 
 
 def check_zip_budget(fh: BinaryIO, size: int, label: str) -> bool:
@@ -186,11 +202,15 @@ def check_zip_budget(fh: BinaryIO, size: int, label: str) -> bool:
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error, NotImplementedError) as exc:
         raise CheckpointError(f"{label}: not a readable PyTorch file (a damaged zip: {' '.join(str(exc).split())[:120]})") from exc
     declared = sum(info.file_size for info in infos)
-    if declared > budgets.MAX_ZIP_UNCOMPRESSED_BYTES:
+    allowed = zip_uncompressed_allowance(size)
+    if declared > min(allowed, budgets.MAX_ZIP_UNCOMPRESSED_BYTES):
         biggest = max(infos, key=lambda info: info.file_size)
-        raise OverBudget(f"{label}: its zip members declare {human_bytes(declared)} uncompressed ({biggest.filename[-60:]}: "
-                         f"{human_bytes(biggest.file_size)} from {human_bytes(biggest.compress_size)}), over the "
-                         f"{human_bytes(budgets.MAX_ZIP_UNCOMPRESSED_BYTES)} this app reads")
+        what = (f"{label}: its zip members declare {human_bytes(declared)} uncompressed ({biggest.filename[-60:]}: "
+                f"{human_bytes(biggest.file_size)} from {human_bytes(biggest.compress_size)})")
+        if declared > allowed:  # what a zip bomb does, whatever its size
+            raise OverBudget(f"{what} in a file of {human_bytes(size)}; torch.save stores them uncompressed, so they may "
+                             f"add up to {human_bytes(allowed)} at most (the file's size + 5% + 1 MB)")
+        raise OverBudget(f"{what}, over the {human_bytes(budgets.MAX_ZIP_UNCOMPRESSED_BYTES)} this app reads")
     for info in infos:
         if info.filename.endswith(".pkl") and info.file_size > budgets.MAX_METADATA_BYTES:
             raise OverBudget(f"{label}: its pickle {info.filename[-60:]} is {human_bytes(info.file_size)}, over the "

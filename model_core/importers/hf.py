@@ -28,6 +28,7 @@ imported only here.
 from __future__ import annotations
 
 import json
+import math
 import os
 import pickle
 import re
@@ -43,7 +44,14 @@ from torch import nn
 
 from .. import budgets, masks
 from ..budgets import MAX_VOCAB
-from ..checkpoint import CheckpointError, ModelBundle, check_position_table, read_safetensors_header
+from ..checkpoint import (
+    CheckpointError,
+    ModelBundle,
+    check_claims_against_values,
+    check_on_disk,
+    check_position_table,
+    read_safetensors_header,
+)
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
 from ..model import NO_ABLATION, Ablation, DecoderOutput, EncoderOutput
@@ -583,6 +591,7 @@ def _weight_shapes(path: Path) -> dict[str, tuple[int, ...]]:
         label = file.name
         if file.suffix == ".safetensors":
             with open_regular(file, budgets.MAX_CHECKPOINT_BYTES, label, "the weights file") as (fh, size):
+                check_on_disk(fh, size, label)
                 shapes.update({k: e.shape for k, e in read_safetensors_header(fh, size, label).tensors.items()})
         else:
             try:
@@ -626,13 +635,87 @@ def _dimension(path: Path, hc: Any, name: str, *, minimum: int = 1, default: Any
     return value
 
 
+@dataclass(frozen=True)
+class ConfigSizes:
+    """The sizes of a config.json that decide memory, as transformers reads them (defaults included), type-checked."""
+
+    model_type: str
+    d_model: int
+    vocab: int
+    decoder_vocab: int
+    encoder_layers: int
+    decoder_layers: int
+    heads: int
+    inner: int  # the width of the attention projections (heads × d_kv for T5, d_model otherwise)
+    ff_encoder: int
+    ff_decoder: int
+    ff_matrices: int  # 3 for T5's gated feed-forward, else 2
+    positions: int  # learned position rows (BART, mBART); 0 for T5 and Marian (computed)
+    buckets: int  # T5's relative buckets; 0 otherwise
+    tied: bool
+
+    @property
+    def parameters(self) -> int:
+        """About how many parameters the model has: every embedding, projection, feed-forward matrix and position or
+        relative-bias table (not the biases and norms, a fraction of a percent). Within 1% of the real count for the
+        supported families (tests/core/test_budgets.py compares it with models built on the meta device)."""
+        d, inner = self.d_model, self.inner
+        shared = self.tied and self.decoder_vocab == self.vocab
+        total = self.vocab * d + (0 if shared else self.decoder_vocab * d) + 2 * (self.positions + 2) * d * (self.positions > 0)
+        total += self.encoder_layers * (4 * d * inner + self.ff_matrices * d * self.ff_encoder)
+        total += self.decoder_layers * (8 * d * inner + self.ff_matrices * d * self.ff_decoder)
+        return total + 2 * self.buckets * self.heads
+
+
+def config_sizes(path: Path, hc: Any) -> ConfigSizes:
+    """The :class:`ConfigSizes` of transformers' configuration ``hc`` (one line naming a field of the wrong type), with
+    the position tables checked against the budgets."""
+    t5 = hc.model_type == "t5"
+    d = _dimension(path, hc, "d_model")
+    vocab = _dimension(path, hc, "vocab_size")
+    tied = bool(getattr(hc, "tie_word_embeddings", True))
+    if t5:
+        n_enc = _dimension(path, hc, "num_layers", minimum=0)
+        n_dec = _dimension(path, hc, "num_decoder_layers", minimum=1, default=n_enc)
+        heads, d_kv = _dimension(path, hc, "num_heads"), _dimension(path, hc, "d_kv")
+        ff = _dimension(path, hc, "d_ff")
+        buckets = _dimension(path, hc, "relative_attention_num_buckets")
+        distance = _dimension(path, hc, "relative_attention_max_distance")
+        check_position_table(distance, 1, path.name, "relative_attention_max_distance")
+        gated = str(getattr(hc, "feed_forward_proj", "relu")).startswith("gated")
+        return ConfigSizes("t5", d, vocab, vocab, n_enc, n_dec, heads, heads * d_kv, ff, ff, 3 if gated else 2, 0, buckets, tied)
+    n_enc = _dimension(path, hc, "encoder_layers", minimum=0)
+    n_dec = _dimension(path, hc, "decoder_layers")
+    heads = _dimension(path, hc, "encoder_attention_heads")
+    _dimension(path, hc, "decoder_attention_heads")
+    ff_enc, ff_dec = _dimension(path, hc, "encoder_ffn_dim"), _dimension(path, hc, "decoder_ffn_dim")
+    positions = _dimension(path, hc, "max_position_embeddings")
+    dec_vocab = _dimension(path, hc, "decoder_vocab_size", default=vocab)
+    marian = hc.model_type == "marian"
+    check_position_table(positions, d if marian else 1, path.name, "max_position_embeddings")
+    return ConfigSizes(hc.model_type, d, vocab, dec_vocab, n_enc, n_dec, heads, d, ff_enc, ff_dec, 2, 0 if marian else positions,
+                       0, tied)
+
+
+def check_parameter_budget(path: Path, hc: Any, sizes: ConfigSizes | None = None) -> int:
+    """The parameters config.json describes (:attr:`ConfigSizes.parameters`), refused over
+    :data:`~model_core.budgets.MAX_PARAMETERS`; before anything is read or built."""
+    parameters = (sizes or config_sizes(path, hc)).parameters
+    if parameters > budgets.MAX_PARAMETERS:
+        raise OverBudget(f"{path.name}: config.json describes a model of about {parameters:,} parameters, over the "
+                         f"{budgets.MAX_PARAMETERS:,} this app builds")
+    return parameters
+
+
 def _check_config_against_weights(path: Path, hc: Any, shapes: dict[str, tuple[int, ...]]) -> None:
     """config.json's dimensions against the weights' shapes and the budgets, before transformers builds the model.
 
     Why: transformers builds the model config.json describes, then loads the weights into it (reporting the
     ones that do not fit); a config claiming d_model 4096 and a vocabulary of 64,000 over tiny weights cost
     4.9 GB before the app could refuse it. Each dimension that decides memory is compared with a tensor of
-    the file (when the file has it) and the parameters the configuration implies with the budget.
+    the file (when the file has it), the parameters the configuration implies with the budget, and with the
+    values the weights hold (:func:`~model_core.checkpoint.check_claims_against_values`: a size no tensor shows,
+    a separate decoder vocabulary of ten million, cannot make the model much bigger than its files).
     """
     where = f"{path.name}: config.json"
 
@@ -645,52 +728,29 @@ def _check_config_against_weights(path: Path, hc: Any, shapes: dict[str, tuple[i
     def count(side: str) -> int:
         return len({int(m.group(2)) for k in shapes for m in [_LAYERS.search(k)] if m and m.group(1) == side})
 
-    t5 = hc.model_type == "t5"
-    d = _dimension(path, hc, "d_model")
-    vocab = _dimension(path, hc, "vocab_size")
-    if t5:
-        n_enc = _dimension(path, hc, "num_layers", minimum=0)
-        n_dec = _dimension(path, hc, "num_decoder_layers", minimum=1, default=n_enc)
-        heads, d_kv = _dimension(path, hc, "num_heads"), _dimension(path, hc, "d_kv")
-        ff_enc = ff_dec = _dimension(path, hc, "d_ff")
-        buckets = _dimension(path, hc, "relative_attention_num_buckets")
-        distance = _dimension(path, hc, "relative_attention_max_distance")
-        check_position_table(distance, 1, path.name, "relative_attention_max_distance")
-        inner, positions, dec_vocab = heads * d_kv, 0, vocab
-        ff_matrices = 3 if str(getattr(hc, "feed_forward_proj", "relu")).startswith("gated") else 2
-        extra = 2 * buckets * heads
-    else:
-        n_enc = _dimension(path, hc, "encoder_layers", minimum=0)
-        n_dec = _dimension(path, hc, "decoder_layers")
-        heads = _dimension(path, hc, "encoder_attention_heads")
-        _dimension(path, hc, "decoder_attention_heads")
-        ff_enc, ff_dec = _dimension(path, hc, "encoder_ffn_dim"), _dimension(path, hc, "decoder_ffn_dim")
-        positions = _dimension(path, hc, "max_position_embeddings")
-        dec_vocab = _dimension(path, hc, "decoder_vocab_size", default=vocab)
-        check_position_table(positions, d if hc.model_type == "marian" else 1, path.name, "max_position_embeddings")
-        inner, ff_matrices, extra = d, 2, 0
+    z = config_sizes(path, hc)
+    d = z.d_model
+    if z.model_type != "t5":
+        positions = hc.max_position_embeddings
         expect(r"encoder\.embed_positions\.weight$", (positions + 2, d), "the encoder positions")
-        expect(r"(?:^|\.)encoder\.layers\.0\.fc1\.weight$", (ff_enc, d), "the encoder feed-forward")
-        expect(r"(?:^|\.)decoder\.layers\.0\.fc1\.weight$", (ff_dec, d), "the decoder feed-forward")
-    for side, wanted in (("encoder", n_enc), ("decoder", n_dec)):
+        expect(r"(?:^|\.)encoder\.layers\.0\.fc1\.weight$", (z.ff_encoder, d), "the encoder feed-forward")
+        expect(r"(?:^|\.)decoder\.layers\.0\.fc1\.weight$", (z.ff_decoder, d), "the decoder feed-forward")
+    for side, wanted in (("encoder", z.encoder_layers), ("decoder", z.decoder_layers)):
         found = count(side)
         if found != wanted:
             raise CheckpointError(f"{where} says {wanted:,} {side} layers, the weights have {found:,}")
-    expect(r"(?:^|\.)shared\.weight$|(?:^|\.)encoder\.embed_tokens\.weight$", (vocab, d), "the token embedding")
+    expect(r"(?:^|\.)shared\.weight$|(?:^|\.)encoder\.embed_tokens\.weight$", (z.vocab, d), "the token embedding")
     if not any(re.search(r"(?:^|\.)shared\.weight$|(?:^|\.)encoder\.embed_tokens\.weight$", k) for k in shapes):
         raise CheckpointError(f"{path.name}: the weights have no token embedding (shared.weight)")
-    if t5:
-        expect(r"encoder\.block\.0\.layer\.0\.SelfAttention\.q\.weight$", (inner, d), "the attention projections")
-        expect(r"encoder\.block\.0\.layer\.1\.DenseReluDense\.wi(?:_0)?\.weight$", (ff_enc, d), "the feed-forward")
-        expect(r"relative_attention_bias\.weight$", (buckets, heads), "the relative bias table")
+    if z.model_type == "t5":
+        expect(r"encoder\.block\.0\.layer\.0\.SelfAttention\.q\.weight$", (z.inner, d), "the attention projections")
+        expect(r"encoder\.block\.0\.layer\.1\.DenseReluDense\.wi(?:_0)?\.weight$", (z.ff_encoder, d), "the feed-forward")
+        expect(r"relative_attention_bias\.weight$", (z.buckets, z.heads), "the relative bias table")
     else:
         expect(r"(?:^|\.)encoder\.layers\.0\.self_attn\.q_proj\.weight$", (d, d), "the attention projections")
-    tied = bool(getattr(hc, "tie_word_embeddings", True))
-    parameters = vocab * d + (0 if tied and dec_vocab == vocab else dec_vocab * d) + 2 * (positions + 2) * d * (hc.model_type != "marian")
-    parameters += n_enc * (4 * d * inner + ff_matrices * d * ff_enc) + n_dec * (8 * d * inner + ff_matrices * d * ff_dec) + extra
-    if parameters > budgets.MAX_PARAMETERS:
-        raise OverBudget(f"{where} describes a model of about {parameters:,} parameters, over the {budgets.MAX_PARAMETERS:,} "
-                         f"this app builds")
+    parameters = check_parameter_budget(path, hc, z)
+    check_claims_against_values(parameters, sum(math.prod(shape) for shape in shapes.values()), where, "the weights hold",
+                                about="about ", surplus=False)  # tensors transformers does not use are not built
 
 
 def _hf_config(path: Path, data: dict[str, Any], model_type: str) -> Any:

@@ -525,11 +525,12 @@ ATTACKS: dict[str, Attack] = {
                                     r"position table of 8,193 × 4,096 .* over the 33,554,432"),
     "position table (native max_len)": Attack("(a configuration asking for a huge computed table)", position_table_native,
                                               r"position table of 65,536 × 1,024 .* over the 33,554,432"),
-    "zip bomb .pt": Attack("3 MB zip bomb saved as .pt: 3.3 GB", zip_bomb, r"declare 3\.1 GB uncompressed.*over the 1\.0 GB"),
+    "zip bomb .pt": Attack("3 MB zip bomb saved as .pt: 3.3 GB", zip_bomb,
+                           r"declare 3\.1 GB uncompressed .* in a file of 3\.0 MB; torch\.save stores them uncompressed"),
     "zip of 70,000 members": Attack("(a zip directory of 70,000 entries)", zip_of_many_members, r"lists 70,0\d\d members, over the 65,536"),
     "20 MB pickle": Attack("(a pickle of 20 MB beside the weights)", big_pickle, r"pickle .* is 2\d MB, over the 16 MB"),
-    "2 GB sparse .safetensors": Attack("2 GB sparse .safetensors", sparse_safetensors, r"is 2\.0 GB, over the 1\.0 GB"),
-    "2 GB sparse .pt": Attack("2 GB sparse .pt", sparse_pt, r"is 2\.0 GB, over the 1\.0 GB"),
+    "2 GB sparse .safetensors": Attack("2 GB sparse .safetensors", sparse_safetensors, r"2\.0 GB of its 2\.0 GB are holes"),
+    "2 GB sparse .pt": Attack("2 GB sparse .pt", sparse_pt, r"2\.0 GB of its 2\.0 GB are holes"),
     "tokenizer of 3.5 M words": Attack("metadata tokenizer of 3.5 M words", huge_metadata_tokenizer,
                                        r"header asks for \d+ MB of metadata, over"),
     "vocabulary over budget": Attack("(a tokenizer of 300,000 words)", vocabulary_over_budget, r"300,004 tokens, over the 262,144"),
@@ -547,11 +548,12 @@ ATTACKS: dict[str, Attack] = {
     "nested JSON in extra": Attack("nested JSON in metadata", deeply_nested_extra, r"nests more than 32 levels"),
     "nested JSON in config": Attack("nested JSON in metadata", nested_config_value, r"nests more than 32 levels"),
     "backtracking tokenizer regex": Attack("a metadata tokenizer whose regex backtracks", backtracking_regex, r"regular expression"),
-    "100 layers over 1": Attack("(a configuration bigger than its weights)", layers_without_weights, r"parameters, over the 250,000,000"),
+    "100 layers over 1": Attack("(a configuration bigger than its weights)", layers_without_weights,
+                                r"describes a model of 319,\d{3},\d{3} parameters, but the file holds only 7,\d{3},\d{3} values"),
     "HF d_model 4096 / vocab 64000": Attack("HF config.json claiming d_model 4096 / vocab 64000", hf_inflated,
                                             r"config\.json implies \(48, 4096\) \(the encoder feed-forward\)", ("transformers",)),
     "HF decoder vocabulary 10⁷": Attack("(HF config.json claiming a size no tensor shows)", hf_parameters,
-                                        r"about [\d,]+ parameters, over the 250,000,000", ("transformers",)),
+                                        r"about 320,\d{3},\d{3} parameters, but the weights hold only [\d,]+ values", ("transformers",)),
     "HF d_model: 32.0": Attack("config field of the wrong type (config.json)", hf_wrong_type,
                                r"config\.json: d_model must be a whole number", ("transformers",)),
     "HF FIFO config.json": Attack("a FIFO as a file of a folder", hf_fifo_config, r"config\.json is a FIFO", ("transformers",)),
@@ -593,6 +595,100 @@ def test_sparse_files_take_no_disk(tmp_path):
         path, _ = make(tmp_path)
         info = path.stat()
         assert info.st_size > SPARSE_BYTES and info.st_blocks * 512 < 64 << 20
+
+
+def test_a_zip_whose_members_declare_twice_its_size_is_refused_by_the_ratio(tmp_path):
+    """The zip-bomb check is relative to the file, not a fixed cap: a ``.pt`` of 3.7 MB whose (deflated, valid) member
+    declares 8 MB is refused before ``torch.load``, while the same members stored, as ``torch.save`` writes them,
+    pass the check."""
+    from model_core.importers.common import check_zip_budget, zip_uncompressed_allowance
+
+    torch.manual_seed(0)
+    members = torch_members({"w": torch.cat([torch.randn(1 << 20), torch.zeros(1 << 20)])})
+    stored = write_zip(tmp_path / "stored.pt", members)
+    with open(stored, "rb") as fh:
+        assert check_zip_budget(fh, stored.stat().st_size, stored.name)
+    deflated = []
+    for name, data, _method, size, crc in members:
+        compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+        deflated.append((name, compressor.compress(data) + compressor.flush(), zipfile.ZIP_DEFLATED, size, crc))
+    path = write_zip(tmp_path / "twice.pt", deflated)
+    with zipfile.ZipFile(path) as zf:
+        assert zf.testzip() is None  # a valid zip, not a damaged one
+        declared = sum(info.file_size for info in zf.infolist())
+    assert 1.8 < declared / path.stat().st_size < 2.2 and declared > zip_uncompressed_allowance(path.stat().st_size)
+    assert declared < budgets.MAX_ZIP_UNCOMPRESSED_BYTES  # so the ratio refuses it, not the absolute cap
+    refused(path, match=r"twice\.pt: its zip members declare 8\.0 MB uncompressed .* in a file of 3\.\d MB; torch\.save "
+                        r"stores them uncompressed, so they may add up to 4\.\d MB at most")
+
+
+def test_the_zip_allowance_follows_the_file_not_the_cap():
+    from model_core.importers.common import zip_uncompressed_allowance
+
+    assert zip_uncompressed_allowance(0) == 1 << 20
+    assert zip_uncompressed_allowance(3 << 30) == int((3 << 30) * 1.05) + (1 << 20)  # a 3 GB file may declare 3.15 GB + 1 MB
+
+
+def sparse_file(path: Path, size: int, data: bytes = b"header") -> Path:
+    with open(path, "wb") as fh:
+        fh.write(data)
+        fh.truncate(size)
+    return path
+
+
+def dense_file(path: Path, size: int) -> Path:
+    with open(path, "wb") as fh:
+        block = bytes(range(1, 256)) * 4096  # no zeros: not a hole even on a file system that drops zero blocks
+        for _ in range(size // len(block)):
+            fh.write(block)
+    return path
+
+
+def on_disk(path: Path) -> None:
+    from model_core.checkpoint import check_on_disk
+
+    with open(path, "rb") as fh:
+        check_on_disk(fh, path.stat().st_size, path.name)
+        assert fh.tell() == 0  # the check leaves the file where a reader expects it
+        with open(path, "rb") as again:
+            assert fh.read(64) == again.read(64)
+
+
+def test_a_sparse_file_is_refused_from_its_block_count_and_a_written_one_is_not(tmp_path):
+    """Checked on its own: a 2 GB file of holes is refused, reading nothing; a written-out 70 MB file, and a small file
+    with a hole (under the 64 MB that holes may take), are opened."""
+    with bounded(headroom=256 << 20, seconds=2.0), pytest.raises(CheckpointError, match=r"big\.pt: 2\.0 GB of its 2\.0 GB are holes"):
+        on_disk(sparse_file(tmp_path / "big.pt", 2 << 30))
+    on_disk(dense_file(tmp_path / "written.pt", 70 << 20))
+    on_disk(sparse_file(tmp_path / "small.pt", 60 << 20))
+
+
+def test_a_file_that_compresses_well_is_not_taken_for_a_sparse_one(tmp_path, monkeypatch):
+    """A compressing file system (ZFS) reports the compressed blocks: few blocks, but no holes. ``SEEK_DATA`` and
+    ``SEEK_HOLE`` tell the difference; where they are missing, the block count decides."""
+    import types
+
+    from model_core import checkpoint
+
+    path = dense_file(tmp_path / "compressed.pt", 70 << 20)
+    real_fstat = os.fstat
+    monkeypatch.setattr(checkpoint.os, "fstat", lambda fd: types.SimpleNamespace(st_blocks=8, st_size=real_fstat(fd).st_size))
+    on_disk(path)  # few blocks reported, no hole found: opened
+    monkeypatch.delattr(checkpoint.os, "SEEK_DATA")
+    with pytest.raises(CheckpointError, match=r"are holes, not on disk"):
+        on_disk(path)  # no way to look for holes: the block count decides
+    monkeypatch.setattr(checkpoint.os, "fstat", lambda fd: types.SimpleNamespace(st_size=real_fstat(fd).st_size))
+    on_disk(sparse_file(tmp_path / "sparse.pt", 2 << 30))  # no block count at all (Windows): the other checks decide
+
+
+def test_the_sparse_safetensors_is_refused_even_where_blocks_are_not_reported(tmp_path, monkeypatch):
+    """Where the file system does not report blocks, the 2 GB tensor of the sparse ``.safetensors`` is still refused
+    before it is read: the file holds far more values than its configuration's model has room for."""
+    from model_core import checkpoint
+
+    monkeypatch.setattr(checkpoint, "check_on_disk", lambda *_args: None)
+    path, _ = sparse_safetensors(tmp_path)
+    refused(path, match=r"describes a model of 41,\d{3} parameters, but the file holds 536,\d{3},\d{3} values, more than")
 
 
 def test_a_fifo_swapped_in_after_the_check_cannot_block_the_open(tmp_path, monkeypatch):

@@ -125,3 +125,26 @@ def test_padded_rows_predict_nothing(make_window, qtbot):
     assert "padding" in window.next_token.caption()
     s.set_step(int(pads[0]))  # the row before is a real one
     assert window.next_token.bars() != []
+
+
+def test_presenter_mode_shows_what_a_class_needs(make_window, qtbot):
+    """Item 8: the next-token panel stays, the step counter and transport grow, F1 / Shift+F1 grow too;
+    a padding overlay that blocks nothing shows no legend."""
+    window = make_window()
+    normal_help = window._show_shortcuts().size()
+    normal_icon = window.step_bar.buttons["next"].iconSize().width()
+    window.presenter.set_active(True)
+    try:
+        assert window.dock_next.isVisible() and not window.dock_positional.isVisible()
+        assert window.step_bar.label.font().pointSizeF() >= 20
+        assert window.step_bar.buttons["next"].iconSize().width() > normal_icon
+        big = window._show_shortcuts().size()
+        explain = window.explain("attention").size()
+        assert big.width() > normal_help.width() or big.height() > normal_help.height()
+        assert explain.width() >= big.width()
+    finally:
+        window.presenter.set_active(False)
+    s = window.state
+    assert not s.trace.tgt_is_pad.any()
+    s.set_overlay("target padding", True)  # nothing is padded: no shading, no legend
+    assert window.heatmap.legend_text() == "" and window.heatmap.overlay_rgba() is None

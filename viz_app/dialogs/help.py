@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtGui import QAction, QFont, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
 from viz_app.dialogs.explain import explanation
@@ -62,7 +62,14 @@ class HelpWindow(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.browser)
         layout.addWidget(buttons)
-        self.resize(620, 560)
+        # at presenter size the window grows with the text (up to the screen), instead of scrolling a sentence at a time
+        scale = max(1.0, (point_size or 0) / max(1.0, QFont().pointSizeF()))
+        width, height = round(620 * scale), round(560 * scale)
+        screen = (parent.screen() if parent is not None else None) or QGuiApplication.primaryScreen()
+        if screen is not None:
+            area = screen.availableGeometry()
+            width, height = min(width, area.width()), min(height, area.height())
+        self.resize(width, height)
 
     def text(self) -> str:
         return self.browser.toPlainText()

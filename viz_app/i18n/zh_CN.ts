@@ -331,38 +331,38 @@
             <translation>播放速度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="346" />
+            <location filename="../../viz_app/widgets/controls.py" line="357" />
             <source>What the heatmap shows: the attention weights, the scores before the softmax, or the attention rollout from the source to each target position</source>
             <translation>热力图显示什么：注意力权重、softmax 之前的分数，或从源句到每个目标位置的注意力展开（rollout）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="354" />
+            <location filename="../../viz_app/widgets/controls.py" line="365" />
             <source>L</source>
             <comment>prefix of a layer number: L0, L1…</comment>
             <translation>L</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="355" />
+            <location filename="../../viz_app/widgets/controls.py" line="366" />
             <source>Layer (0 = closest to the input)</source>
             <translation>层（0 = 最靠近输入的一层）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="358" />
+            <location filename="../../viz_app/widgets/controls.py" line="369" />
             <source>One head, or the mean of all heads of the layer</source>
             <translation>单个注意力头，或该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="362" />
+            <location filename="../../viz_app/widgets/controls.py" line="373" />
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="363" />
+            <location filename="../../viz_app/widgets/controls.py" line="374" />
             <source>Colour by log(weight): makes small weights visible</source>
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="451" />
+            <location filename="../../viz_app/widgets/controls.py" line="462" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
@@ -433,42 +433,42 @@
             <translation>教师强制：使用输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="325" />
+            <location filename="../../viz_app/widgets/controls.py" line="336" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="368" />
+            <location filename="../../viz_app/widgets/controls.py" line="379" />
             <source>Sho&amp;w</source>
             <translation>显示(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="368" />
+            <location filename="../../viz_app/widgets/controls.py" line="379" />
             <source>&amp;Attention</source>
             <translation>注意力(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="369" />
+            <location filename="../../viz_app/widgets/controls.py" line="380" />
             <source>La&amp;yer</source>
             <translation>层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="370" />
+            <location filename="../../viz_app/widgets/controls.py" line="381" />
             <source>&amp;Head</source>
             <translation>头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="370" />
+            <location filename="../../viz_app/widgets/controls.py" line="381" />
             <source>&amp;Colours</source>
             <translation>配色(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="373" />
+            <location filename="../../viz_app/widgets/controls.py" line="384" />
             <source>Masks:</source>
             <translation>掩码：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="408" />
+            <location filename="../../viz_app/widgets/controls.py" line="419" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
@@ -478,7 +478,7 @@
             <translation>（无模型）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="410" />
+            <location filename="../../viz_app/widgets/controls.py" line="421" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>头 {head}</translation>
@@ -1094,7 +1094,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>查询 {query} → 键 {key}：分数 {score}（softmax 之前）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="842" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="844" />
             <source>{title} · scores before the softmax</source>
             <translation>{title} · softmax 之前的分数</translation>
         </message>
@@ -1104,12 +1104,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="844" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="846" />
             <source>{title} (log colour scale)</source>
             <translation>{title}（对数色标）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="829" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="831" />
             <source>blocked by the mask:</source>
             <translation>被掩码屏蔽：</translation>
         </message>
@@ -1126,7 +1126,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>焦点不在文本框中时，可用方向键、Home/End 和空格键逐步浏览解码过程；同时按住 Alt 时，它们在任何地方都有效。按 Esc 可离开文本框。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/help.py" line="72" />
+            <location filename="../../viz_app/dialogs/help.py" line="79" />
             <source>Keyboard shortcuts</source>
             <translation>键盘快捷键</translation>
         </message>
@@ -1782,232 +1782,232 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="204" />
+            <location filename="../../viz_app/window/main_window.py" line="205" />
             <source>Open model…</source>
             <translation>打开模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="211" />
+            <location filename="../../viz_app/window/main_window.py" line="212" />
             <source>Cancel loading</source>
             <translation>取消加载</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="230" />
+            <location filename="../../viz_app/window/main_window.py" line="231" />
             <source>Sentence</source>
             <translation>句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="236" />
+            <location filename="../../viz_app/window/main_window.py" line="237" />
             <source>All heads</source>
             <translation>所有注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="237" />
+            <location filename="../../viz_app/window/main_window.py" line="238" />
             <source>Head statistics</source>
             <translation>注意力头统计</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="238" />
+            <location filename="../../viz_app/window/main_window.py" line="239" />
             <source>Heads</source>
             <translation>注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="239" />
+            <location filename="../../viz_app/window/main_window.py" line="240" />
             <source>Next token</source>
             <translation>下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="241" />
+            <location filename="../../viz_app/window/main_window.py" line="242" />
             <source>Positional encoding</source>
             <translation>位置编码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="252" />
+            <location filename="../../viz_app/window/main_window.py" line="253" />
             <source>Ablation</source>
             <translation>消融</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="256" />
+            <location filename="../../viz_app/window/main_window.py" line="257" />
             <source>Model inspector</source>
             <translation>模型检视器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="258" />
+            <location filename="../../viz_app/window/main_window.py" line="259" />
             <source>Train</source>
             <translation>训练</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="268" />
+            <location filename="../../viz_app/window/main_window.py" line="269" />
             <source>no model</source>
             <translation>无模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="274" />
+            <location filename="../../viz_app/window/main_window.py" line="275" />
             <source>Heads or the positional encoding are switched off: the model is not intact</source>
             <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="305" />
+            <location filename="../../viz_app/window/main_window.py" line="306" />
             <source>&amp;File</source>
             <translation>文件(&amp;F)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="311" />
+            <location filename="../../viz_app/window/main_window.py" line="312" />
             <source>&amp;Export</source>
             <translation>导出(&amp;E)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="316" />
+            <location filename="../../viz_app/window/main_window.py" line="317" />
             <source>&amp;Go</source>
             <translation>跳转(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="321" />
+            <location filename="../../viz_app/window/main_window.py" line="322" />
             <source>&amp;Show</source>
             <translation>显示(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="327" />
+            <location filename="../../viz_app/window/main_window.py" line="328" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="331" />
+            <location filename="../../viz_app/window/main_window.py" line="332" />
             <source>&amp;View</source>
             <translation>视图(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="333" />
+            <location filename="../../viz_app/window/main_window.py" line="334" />
             <source>P&amp;anels</source>
             <translation>面板(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="342" />
+            <location filename="../../viz_app/window/main_window.py" line="343" />
             <source>&amp;Theme</source>
             <translation>主题(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="352" />
+            <location filename="../../viz_app/window/main_window.py" line="353" />
             <source>Lan&amp;guage</source>
             <translation>语言(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="361" />
+            <location filename="../../viz_app/window/main_window.py" line="362" />
             <source>&amp;Help</source>
             <translation>帮助(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="364" />
+            <location filename="../../viz_app/window/main_window.py" line="365" />
             <source>Explain &amp;panel</source>
             <translation>讲解面板(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="375" />
+            <location filename="../../viz_app/window/main_window.py" line="376" />
             <source>Presenting</source>
             <translation>演示</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="541" />
+            <location filename="../../viz_app/window/main_window.py" line="542" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="542" />
+            <location filename="../../viz_app/window/main_window.py" line="543" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="718" />
+            <location filename="../../viz_app/window/main_window.py" line="719" />
             <source>Save session</source>
             <translation>保存会话</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="719" />
+            <location filename="../../viz_app/window/main_window.py" line="720" />
             <source>Attention Scope sessions (*.scope.json *.json)</source>
             <translation>Attention Scope 会话 (*.scope.json *.json)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="738" />
+            <location filename="../../viz_app/window/main_window.py" line="739" />
             <source>Open session</source>
             <translation>打开会话</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="739" />
+            <location filename="../../viz_app/window/main_window.py" line="740" />
             <source>Attention Scope sessions (*.scope.json *.json);;All files (*)</source>
             <translation>Attention Scope 会话 (*.scope.json *.json);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="279" />
+            <location filename="../../viz_app/window/main_window.py" line="280" />
             <source>Model activity</source>
             <translation>模型运行状态</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="279" />
+            <location filename="../../viz_app/window/main_window.py" line="280" />
             <source>Loaded model</source>
             <translation>已加载的模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="280" />
+            <location filename="../../viz_app/window/main_window.py" line="281" />
             <source>Device and number format</source>
             <translation>设备与数值格式</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="281" />
+            <location filename="../../viz_app/window/main_window.py" line="282" />
             <source>Duration of the last model call</source>
             <translation>上一次模型调用的耗时</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="355" />
+            <location filename="../../viz_app/window/main_window.py" line="356" />
             <source>Follow the system</source>
             <translation>跟随系统</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="365" />
+            <location filename="../../viz_app/window/main_window.py" line="366" />
             <source>Attention heatmap</source>
             <translation>注意力热力图</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="365" />
+            <location filename="../../viz_app/window/main_window.py" line="366" />
             <source>Masks</source>
             <translation>掩码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="594" />
+            <location filename="../../viz_app/window/main_window.py" line="595" />
             <source>working…</source>
             <translation>运行中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="643" />
+            <location filename="../../viz_app/window/main_window.py" line="644" />
             <source>Pa&amp;use</source>
             <translation>暂停(&amp;U)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="715" />
+            <location filename="../../viz_app/window/main_window.py" line="716" />
             <source>Open a model first: a session starts from one.</source>
             <translation>请先打开一个模型：会话要以模型为基础。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="828" />
+            <location filename="../../viz_app/window/main_window.py" line="829" />
             <source>The language changes at the next start.</source>
             <translation>界面语言将在下次启动时更改。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="426" />
+            <location filename="../../viz_app/window/main_window.py" line="427" />
             <source>Continue on the CPU</source>
             <translation>改在 CPU 上继续</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="571" />
+            <location filename="../../viz_app/window/main_window.py" line="572" />
             <source>last model call {ms} ms</source>
             <translation>上次模型调用 {ms} ms</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="732" />
+            <location filename="../../viz_app/window/main_window.py" line="733" />
             <source>Session saved to {path}</source>
             <translation>会话已保存到 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="729" />
+            <location filename="../../viz_app/window/main_window.py" line="730" />
             <source>Could not save the session: {reason}</source>
             <translation>无法保存会话：{reason}</translation>
         </message>

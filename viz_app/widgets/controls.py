@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QSignalBlocker, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -309,6 +309,17 @@ class StepBar(QWidget):
 
     def interval_ms(self) -> int:
         return int(self.speed.currentData())
+
+    def set_font_point_size(self, pt: float) -> None:
+        """Presenter mode: a step counter and transport buttons that read from the back of a room."""
+        font = QFont(self.label.font())
+        font.setPointSizeF(pt)
+        font.setBold(pt >= 16)
+        self.label.setFont(font)
+        self.label.setMinimumWidth(QFontMetrics(font).horizontalAdvance(self._step_text("000", "000") + "  "))
+        side = max(16, round(pt * 1.5))
+        for button in self.buttons.values():
+            button.setIconSize(QSize(side, side))
 
     def set_interval_ms(self, ms: int) -> None:
         index = min(range(self.speed.count()), key=lambda i: abs(int(self.speed.itemData(i)) - ms))

@@ -782,7 +782,9 @@ class AttentionHeatmap(QWidget):
     def _active_overlays(self) -> list[str]:
         if self._raw is None:
             return []
-        return [n for n in OVERLAY_COLORS if n in self._overlays and self._overlays[n].shape == self._raw.shape]
+        # a mask that blocks nothing here (no padding) gets neither shading nor a legend entry
+        return [n for n in OVERLAY_COLORS if n in self._overlays and self._overlays[n].shape == self._raw.shape
+                and not self._overlays[n].all()]
 
     def _update_overlay(self) -> None:
         names = self._active_overlays()

@@ -131,7 +131,8 @@ class MainWindow(QMainWindow):
         self.addActions(self.exports.actions())  # Ctrl+Shift+C works window-wide
         self._build_menus()
         self.presenter = PresenterMode(
-            self, secondary_docks=[d for d in self._docks() if d is not self.dock_inputs],
+            self, secondary_docks=[d for d in self._docks() if d not in (self.dock_inputs, self.dock_next)],
+            keep=[self.dock_next],
             chrome=[self.menuBar(), self.statusBar(), self.selectors],
             get_font_pt=lambda: self._font_pt, set_font_pt=lambda pt: self.set_font_point_size(pt, save=False),
             set_emphasis=self._set_emphasis,
@@ -666,7 +667,7 @@ class MainWindow(QMainWindow):
         pt = max(6.0, min(float(pt), 40.0))
         self._font_pt = pt
         for widget in (self.heatmap, self.mosaic, self.next_token, self.positional, self.inputs.source_chips,
-                       self.inputs.target_chips):
+                       self.inputs.target_chips, self.step_bar):
             widget.set_font_point_size(pt)
         if save:
             self.settings.set("view/font_pt", pt)

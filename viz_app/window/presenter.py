@@ -41,6 +41,7 @@ class PresenterMode(QObject):
         set_font_pt: Callable[[float], None],
         set_emphasis: Callable[[bool], None],
         point_size: float = PRESENTER_POINT_SIZE,
+        keep: Sequence[QDockWidget] = (),
     ) -> None:
         super().__init__(window)
         self._window = window
@@ -48,6 +49,7 @@ class PresenterMode(QObject):
         self._chrome = list(chrome)  # menu bar, status bar…: hidden while presenting
         self._get_font, self._set_font, self._set_emphasis = get_font_pt, set_font_pt, set_emphasis
         self.point_size = point_size
+        self._keep = list(keep)  # docks shown (and raised) while presenting: the next-token panel
         self._saved: _Saved | None = None
 
     @property
@@ -67,6 +69,9 @@ class PresenterMode(QObject):
         self._saved = _Saved(w.windowState(), w.saveGeometry(), w.saveState(), font, hidden)
         for widget in hidden:
             widget.hide()
+        for dock in self._keep:
+            dock.show()
+            dock.raise_()
         self._set_font(max(self.point_size, font))
         self._set_emphasis(True)
         w.showFullScreen()

@@ -10,6 +10,8 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+import torch
+
 from ..budgets import MAX_CHECKPOINT_BYTES, MAX_VOCAB
 from ..checkpoint import FORMAT, CheckpointError, DamagedSafetensors, ModelBundle, load_model, read_metadata, resolve_model_path
 from ..paths import OverBudget, check_regular_file, open_regular
@@ -135,18 +137,50 @@ def open_model(
         options.heads = saved["heads"]
     if options.norm_position is None and "norm_position" in saved:
         options.norm_position = saved["norm_position"]
-    keys = set(tensors)
-    for importer in (torch_tutorial, seed_tutorial):
-        if importer.matches(keys):
-            try:
-                return importer.convert(tensors, path, options, device, dtype)
-            except CheckpointError:
-                raise
-            except (ValueError, TypeError, ZeroDivisionError, IndexError, RuntimeError) as exc:
-                # the importers check what they know to check; a file mutated in a way they did not foresee
-                # still gets one line, not a traceback (tests/core/test_fuzz.py mutates files at random)
-                text = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
-                raise CheckpointError(f"{path.name}: the weights do not form a model this app can build ({text})") from exc
-    sample = ", ".join(sorted(keys)[:4])
-    raise CheckpointError(f"{path.name}: a PyTorch state_dict of an architecture this app does not know (keys like {sample})")
+    return _convert_state_dict(tensors, path, options, device, dtype)
 
+
+#: prefixes that wrappers put before every key: nn.DataParallel/DDP, Lightning, torch.compile
+WRAPPER_PREFIXES = ("module.", "model.", "_orig_mod.")
+IMPORTERS = (torch_tutorial, seed_tutorial)
+
+
+def _known_layout(keys: set[str]):
+    return next((importer for importer in IMPORTERS if importer.matches(keys)), None)
+
+
+def unwrap_state_dict(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """``tensors`` without the prefixes wrappers add (``module.``, ``model.``, ``_orig_mod.``, also nested).
+
+    A prefix is stripped only when every key has it and the stripped keys form a layout an importer knows
+    (a model whose own first submodule is called ``model`` keeps its names otherwise).
+    """
+    if _known_layout(set(tensors)) is not None:
+        return tensors
+    current = tensors
+    for _ in range(4):  # e.g. torch.compile over DataParallel: _orig_mod.module.
+        prefix = next((p for p in WRAPPER_PREFIXES if all(k.startswith(p) for k in current)), None)
+        if prefix is None:
+            return tensors
+        current = {k[len(prefix):]: v for k, v in current.items()}
+        if _known_layout(set(current)) is not None:
+            return current
+    return tensors
+
+
+def _convert_state_dict(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions, device, dtype) -> ModelBundle:
+    """The model of a state_dict in a layout an importer knows (wrapper prefixes stripped), else one line saying not."""
+    tensors = unwrap_state_dict(tensors)
+    importer = _known_layout(set(tensors))
+    if importer is not None:
+        try:
+            return importer.convert(tensors, path, options, device, dtype)
+        except CheckpointError:
+            raise
+        except (ValueError, TypeError, ZeroDivisionError, IndexError, RuntimeError) as exc:
+            # the importers check what they know to check; a file mutated in a way they did not foresee
+            # still gets one line, not a traceback (tests/core/test_fuzz.py mutates files at random)
+            text = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+            raise CheckpointError(f"{path.name}: the weights do not form a model this app can build ({text})") from exc
+    sample = ", ".join(sorted(tensors)[:4])
+    raise CheckpointError(f"{path.name}: a PyTorch state_dict of an architecture this app does not know (keys like {sample})")

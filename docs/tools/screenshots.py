@@ -142,6 +142,9 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         w.state.select(kind="cross", layer=2, head=None)
         w.state.set_step(5)
         w.act_presenter.trigger()
+        # the offscreen platform's "full screen" is 800×800: show presenter mode at the projector size of the other shots
+        w.showNormal()
+        w.resize(*SIZE)
 
     def inspector(w) -> None:
         _type(app, w, sentence)

@@ -848,7 +848,9 @@ class AttentionHeatmap(QWidget):
             full = title
         # a title wider than the plot is cut with "…" rather than widening the layout (which would push the
         # colour bar and the right-hand columns out of the widget, e.g. with presenter-size fonts)
-        width = max(80, self._glw.width() - 24)
+        # the title sits over the image column only: the query axis and the colour bar take the rest of the row
+        # (with presenter-size labels those are a quarter of the width; a title elided to the whole width overflowed)
+        width = max(80, self._glw.width() - 24 - round(self._left.width()) - round(self._colorbar.boundingRect().width()))
         key = (full, self._font_pt, width)
         if key == self._title_key:
             return  # unchanged: skip the HTML relayout on a plain head switch
@@ -860,6 +862,11 @@ class AttentionHeatmap(QWidget):
             self._plot.setTitle(html.escape(shown), size=f"{self._font_pt + 1:g}pt")
             self._plot.titleLabel.setMinimumWidth(0)
             self._plot.titleLabel.setToolTip(full if shown != full else "")
+            # while the text was set the label's minimum was its width, which can stretch the layout past the view;
+            # the view only fits it again on its next resize, so fit it now (else the colour bar stays off screen)
+            view_rect = self._glw.range
+            if self._glw.ci.geometry() != view_rect:
+                self._glw.ci.setGeometry(view_rect)
         else:
             self._plot.setTitle(None)
 

@@ -112,8 +112,11 @@ class WindowMachine(RuleBasedStateMachine):
         """Apply pending edits and wait (bounded) until no model call is pending."""
         w = self.window
         w.flush_inputs()
-        self.qtbot.waitUntil(lambda: not w.host.busy and not w._debounce.isActive(), timeout=ANSWER_TIMEOUT_MS)
+        # a change of the state (ablation, the scores view) asks for its run on the next turn of the event loop
+        self.qtbot.waitUntil(lambda: not w.host.busy and not w._debounce.isActive() and not w.controller.rerun_pending,
+                             timeout=ANSWER_TIMEOUT_MS)
         QApplication.processEvents()
+        self.qtbot.waitUntil(lambda: not w.host.busy, timeout=ANSWER_TIMEOUT_MS)
 
     def _type(self, edit, text: str) -> None:
         edit.setText(text)

@@ -254,6 +254,11 @@ class ScopeController(QObject):
         self.request_run()
 
     # ------------------------------------------------------------------ running
+    @property
+    def rerun_pending(self) -> bool:
+        """A state change asked for a new answer that has not been requested yet (bursts are coalesced)."""
+        return self._rerun_timer.isActive()
+
     @Slot()
     def _rerun_for_state(self) -> None:
         if self.state.model is not None and self.pending_session is None and self.loading_key is None:

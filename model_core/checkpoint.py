@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import torch
-from safetensors.torch import save_file
+from safetensors.torch import save as safetensors_bytes
 
 from . import budgets
+from .atomic import write_bytes_atomic
 from .budgets import MAX_POSITIONS as MAX_POSITIONS
 from .config import ModelConfig
 from .decoding import DecodeSession, DecodingSettings
@@ -136,7 +137,8 @@ def save_model(
     path: str | os.PathLike, model: Seq2SeqTransformer, src_tokenizer: Tokenizer, tgt_tokenizer: Tokenizer,
     *, name: str | None = None, metadata: dict[str, Any] | None = None,
 ) -> Path:
-    """Write the whole model to one ``.safetensors`` file, atomically."""
+    """Write the whole model to one ``.safetensors`` file, atomically (:mod:`model_core.atomic`: an exclusive temporary
+    file, no symlink followed, nothing left on an error; an existing ``path`` is replaced)."""
     c = model.config
     _check_vocab(c, src_tokenizer, tgt_tokenizer)
     state = {k: v.detach().to("cpu").contiguous().clone() for k, v in model.state_dict().items()}
@@ -151,14 +153,8 @@ def save_model(
         "tgt_tokenizer": tgt_tokenizer.to_json(),
         "extra": json.dumps(metadata or {}, sort_keys=True),
     }
-    path = Path(path)
-    tmp = path.with_name(path.name + ".partial")
-    try:
-        save_file(state, str(tmp), metadata=meta)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    data = safetensors_bytes(state, metadata=meta)  # written through our own descriptor: see model_core.atomic
+    return write_bytes_atomic(data, path, overwrite=True)
 
 
 def _check_vocab(c: ModelConfig, src: Tokenizer, tgt: Tokenizer) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .atomic import save_trace
 from .vocab import KIND_LABELS
 
 NPZ_KEYS = (
@@ -124,13 +125,9 @@ class Trace:
         return arrays
 
     def save(self, path: str | os.PathLike) -> Path:
-        """Write ``.npz`` atomically (a temporary file renamed into place)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".partial")
-        with open(tmp, "wb") as fh:
-            np.savez_compressed(fh, **self.to_arrays())
-        os.replace(tmp, path)
-        return path
+        """Write ``.npz`` atomically, replacing ``path`` (:func:`model_core.atomic.save_trace`: an exclusive temporary
+        file, no symlink followed, nothing left on an error)."""
+        return save_trace(self, path, overwrite=True)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Trace:

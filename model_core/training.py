@@ -19,6 +19,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
+from .atomic import atomic_file
 from .checkpoint import ModelBundle, save_model
 from .model import Seq2SeqTransformer
 
@@ -168,9 +169,8 @@ class Trainer:
             return
         state = {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(), "step": self.step,
                  "epoch": self.epoch, "best_val": -1.0 if self.best_val is None else self.best_val}
-        tmp = self.resume_path.with_name(self.resume_path.name + ".partial")
-        torch.save(state, tmp)
-        tmp.replace(self.resume_path)
+        with atomic_file(self.resume_path, overwrite=True) as fh:  # exclusive temporary file, removed on any error
+            torch.save(state, fh)
 
     def load_resume(self) -> bool:
         if self.resume_path is None or not self.resume_path.exists():

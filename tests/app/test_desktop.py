@@ -297,6 +297,27 @@ def test_uninstall_removes_exactly_what_install_wrote(qapp, tmp_path, capsys):
     assert "No Attention Scope shortcut" in capsys.readouterr().out
 
 
+@pytest.mark.skipif(sys.platform == "win32" or not hasattr(os, "symlink"), reason="symlinks")
+def test_install_follows_no_symlink_planted_at_what_it_writes(qapp, tmp_path, capsys):
+    prefix = tmp_path / "prefix"
+    plan = desktop.linux_plan(prefix)
+    entry = next(iter(plan.texts))
+    icon = next(iter(plan.copies))
+    victims = {}
+    for i, dest in enumerate([entry, icon, plan.manifest]):
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        victims[dest] = tmp_path / f"victim-{i}.txt"
+        victims[dest].write_text("not yours", encoding="utf-8")
+        dest.symlink_to(victims[dest])
+    assert cli_main(["install-shortcut", "--prefix", str(prefix)]) == 0
+    for dest, victim in victims.items():
+        assert victim.read_text(encoding="utf-8") == "not yours", dest
+        assert dest.is_file() and not dest.is_symlink(), dest
+    check_entry(entry)
+    assert icon.read_bytes() == plan.copies[icon].read_bytes()
+    assert not [p for p in prefix.rglob("*") if p.name.endswith(".partial")]
+
+
 def test_the_launcher_routes_both_subcommands_here(qapp, tmp_path, capsys):
     from viz_app.shell.launcher import main
 

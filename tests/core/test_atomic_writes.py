@@ -1,4 +1,6 @@
-"""viz_app.export.atomic: exclusive, unpredictable temporary files; nothing left on any error; checks before the work (issue 16)."""
+"""model_core.atomic (re-exported by viz_app.export.atomic): exclusive, unpredictable temporary files; nothing left on
+any error; checks before the work (issue 16). Also the three model_core writers that use it: the trace (.npz), the
+native checkpoint (.safetensors) and the training resume file."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import tiny_bundle
 
-from viz_app.export import atomic
+from model_core import atomic
 
 symlinks = pytest.mark.skipif(sys.platform == "win32" or not hasattr(os, "symlink"), reason="symlinks")
 
@@ -127,9 +130,121 @@ def test_an_unwritable_folder_is_reported_by_the_check(tmp_path, monkeypatch):
     assert _names(tmp_path) == []
 
 
-def test_atomic_is_qt_free():
-    code = "import sys, viz_app.export.atomic; print(sorted(m for m in sys.modules if m.split('.')[0] in {'PySide6', 'torch'}))"
+@pytest.mark.parametrize("module", ["model_core.atomic", "viz_app.export.atomic"])
+def test_atomic_is_qt_free(module):
+    code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.split('.')[0] in {{'PySide6', 'torch'}}))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[2])
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def test_the_app_module_reexports_the_core_names():
+    from viz_app.export import atomic as app_atomic
+
+    for name in app_atomic.__all__:
+        assert getattr(app_atomic, name) is getattr(atomic, name), name
+
+
+# ====================================================================== the model_core writers
+class Writer:
+    """One model_core writer: where it writes (``out``), ``save()`` and ``check()`` (reads ``out`` back, asserts it)."""
+
+    def __init__(self, kind: str, folder: Path) -> None:
+        import torch
+
+        from model_core import Trace, load_model, save_model
+        from model_core.training import Trainer, TrainSettings
+
+        bundle = tiny_bundle()
+        if kind == "trace":
+            trace = bundle.trace("w1 w2", "t1")
+            self.out = folder / "t.npz"
+            self.save = lambda: trace.save(self.out)
+
+            def check() -> None:
+                loaded = Trace.load(self.out).to_arrays()
+                for key, value in trace.to_arrays().items():
+                    np.testing.assert_array_equal(loaded[key], value, err_msg=key)
+        elif kind == "checkpoint":
+            self.out = folder / "m.safetensors"
+            self.save = lambda: save_model(self.out, bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer, name="tiny")
+
+            def check() -> None:
+                loaded = load_model(self.out, device="cpu")
+                assert loaded.name == "tiny" and loaded.config == bundle.config
+                a, b = bundle.model.state_dict(), loaded.model.state_dict()
+                assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+        else:
+            settings = TrainSettings(epochs=1, batch_size=2)
+            trainer = Trainer(bundle, [([4, 5], [4, 5])], [], settings, folder / "m.safetensors")
+            trainer.step, trainer.epoch, trainer.best_val = 7, 2, 1.5
+            self.out = trainer.resume_path
+            assert self.out is not None and self.out.name == "m.safetensors.resume.pt"
+            self.save = trainer.save_resume
+
+            def check() -> None:
+                again = Trainer(tiny_bundle(seed=1), [([4, 5], [4, 5])], [], settings, folder / "m.safetensors")
+                assert again.load_resume()
+                assert (again.step, again.epoch, again.best_val) == (7, 2, 1.5)
+                a, b = bundle.model.state_dict(), again.model.state_dict()
+                assert all(torch.equal(a[k], b[k]) for k in a)
+        self.check = check
+
+
+WRITERS = ["trace", "checkpoint", "resume"]
+
+
+@pytest.mark.parametrize("kind", WRITERS)
+def test_a_model_core_save_round_trips_and_leaves_only_its_file(tmp_path, kind):
+    writer = Writer(kind, tmp_path)
+    other = tmp_path / (writer.out.name + ".partial")  # somebody's file at the old, predictable temporary name
+    other.write_bytes(b"someone else's")
+    writer.save()
+    writer.check()
+    assert _names(tmp_path) == sorted([writer.out.name, other.name])
+    writer.save()  # a second save replaces the first
+    writer.check()
+    assert _names(tmp_path) == sorted([writer.out.name, other.name])
+    assert other.read_bytes() == b"someone else's"  # neither written to, nor renamed, nor removed
+
+
+@symlinks
+@pytest.mark.parametrize("kind", WRITERS)
+def test_a_model_core_save_follows_no_planted_symlink(tmp_path, kind):
+    writer = Writer(kind, tmp_path)
+    victims = {name: tmp_path / f"victim-{i}.txt" for i, name in enumerate([writer.out.name + ".partial", writer.out.name])}
+    for name, victim in victims.items():
+        victim.write_text("not yours")
+        (tmp_path / name).symlink_to(victim)  # the old, predictable temporary name, and the output itself
+    writer.save()
+    for name, victim in victims.items():
+        assert victim.read_bytes() == b"not yours", name
+    assert (tmp_path / (writer.out.name + ".partial")).is_symlink()  # not ours: left alone
+    assert writer.out.is_file() and not writer.out.is_symlink()  # the link at the output was replaced, not followed
+    writer.check()
+    assert _names(tmp_path) == sorted([writer.out.name, writer.out.name + ".partial", *(v.name for v in victims.values())])
+
+
+@pytest.mark.parametrize("kind", WRITERS)
+def test_a_full_disk_during_a_model_core_save_leaves_nothing_and_keeps_the_old_file(tmp_path, monkeypatch, kind):
+    writer = Writer(kind, tmp_path)
+    writer.out.write_bytes(b"previous")
+    calls: list[int] = []
+
+    def disk_full(fd: int, data) -> int:  # the first write gets half way, the next finds the disk full
+        calls.append(len(data))
+        if len(calls) > 1:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return os.write(fd, bytes(memoryview(data)[: max(1, len(data) // 2)]))
+
+    monkeypatch.setattr(atomic, "_write", disk_full)
+    with pytest.raises(OSError) as info:
+        writer.save()
+    assert info.value.errno == errno.ENOSPC
+    assert len(calls) > 1
+    assert _names(tmp_path) == [writer.out.name]
+    assert writer.out.read_bytes() == b"previous"
+    monkeypatch.undo()
+    writer.save()
+    writer.check()

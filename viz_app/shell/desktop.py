@@ -14,7 +14,9 @@ Windows and macOS: ``pyshortcuts`` (a Start-menu and desktop shortcut; a ``.app`
 Every install writes a manifest of the files and folders it created, so ``uninstall-shortcut``
 removes exactly those and leaves anything else in the shared icon folders alone. No cache tool
 (``update-desktop-database``, ``gtk-update-icon-cache``) is run: desktops watch these folders, and
-the caches those tools leave behind would outlive an uninstall.
+the caches those tools leave behind would outlive an uninstall. Every file (entry, icons, manifest) is written
+with :mod:`model_core.atomic`: a symlink planted at a destination is replaced, never followed, and a failed
+write leaves the previous file.
 
 Options: ``--dry-run`` prints what would be written and writes nothing; ``--prefix DIR`` installs
 under ``DIR/share`` (default: ``$XDG_DATA_HOME``, else ``~/.local/share``), which tests use.
@@ -31,6 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from model_core.atomic import atomic_file, write_text_atomic
 from viz_app.shell.identity import APP_NAME, DESKTOP_FILE
 
 ENTRY_POINT = "attention-scope"  # the [project.gui-scripts] name in pyproject.toml
@@ -188,15 +191,16 @@ def install_linux(plan: Plan, *, dry_run: bool, say: Callable[[str], None]) -> N
         folder.mkdir(exist_ok=True)
     for dest, text in plan.texts.items():
         dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_text(text, encoding="utf-8")
+        write_text_atomic(text, dest, overwrite=True)
     for dest, source in plan.copies.items():
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, dest)
+        with open(source, "rb") as src, atomic_file(dest, overwrite=True) as fh:
+            shutil.copyfileobj(src, fh)
     previous = _read_manifest(plan.manifest)  # a re-install keeps the folders an earlier one created
     dirs = list(dict.fromkeys([*previous["dirs"], *(str(d) for d in created_dirs)]))
     files = list(dict.fromkeys([*previous["files"], *(str(f) for f in plan.files)]))
     plan.manifest.parent.mkdir(parents=True, exist_ok=True)
-    plan.manifest.write_text(json.dumps({"files": files, "dirs": dirs}, indent=2) + "\n", encoding="utf-8")
+    write_text_atomic(json.dumps({"files": files, "dirs": dirs}, indent=2) + "\n", plan.manifest, overwrite=True)
     for dest in plan.files:
         say(tr("Shortcut", "wrote {path}").format(path=dest))
 
@@ -323,7 +327,7 @@ def _main_pyshortcuts(ns: argparse.Namespace, platform: str, say: Callable[[str]
     scut = make_shortcut(**kwargs)
     files = pyshortcuts_files(scut, platform)
     manifest.parent.mkdir(parents=True, exist_ok=True)
-    manifest.write_text(json.dumps({"files": [str(f) for f in files], "dirs": []}, indent=2) + "\n", encoding="utf-8")
+    write_text_atomic(json.dumps({"files": [str(f) for f in files], "dirs": []}, indent=2) + "\n", manifest, overwrite=True)
     for path in files:
         say(tr("Shortcut", "wrote {path}").format(path=path))
     return 0

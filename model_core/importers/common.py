@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 import pickle
 import struct
+import threading
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import numpy as np
 import torch
 
 from .. import budgets
@@ -19,6 +21,7 @@ from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
 from ..paths import OverBudget, human_bytes, open_regular, parse_json, read_regular_file
 from ..tokenizers import Tokenizer
+from . import safe_data
 
 #: What each option means, for messages and the app's dialog.
 HINTS: dict[str, str] = {
@@ -69,7 +72,8 @@ def propose_heads(d_model: int, kv_rows: int | None = None) -> list[int]:
 
 # names under which training scripts commonly store hyperparameters beside the state_dict
 _CONFIG_KEYS = ("config", "args", "hparams", "hyperparameters", "model_config", "model_args", "hyper_parameters")
-_HEAD_KEYS = ("n_heads", "num_heads", "nhead", "n_head", "heads", "num_attention_heads", "h")
+_HEAD_KEYS = ("n_heads", "num_heads", "nhead", "n_head", "heads", "num_attention_heads", "encoder_attention_heads",
+              "attention_heads", "h")
 
 
 def hyperparameters_from_extras(rest: Mapping[str, Any]) -> dict[str, Any]:
@@ -82,8 +86,8 @@ def hyperparameters_from_extras(rest: Mapping[str, Any]) -> dict[str, Any]:
     for scope in scopes:
         for key in _HEAD_KEYS:
             value = scope.get(key)
-            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-                found.setdefault("heads", value)
+            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and value > 0:
+                found.setdefault("heads", int(value))
         position = scope.get("norm_position")
         if position in ("pre", "post"):
             found.setdefault("norm_position", position)
@@ -107,8 +111,16 @@ class ImportOptions:
         return {k: v for k, v in self.__dict__.items() if v not in (None, {})}
 
 
+#: torch's safe_globals is process-wide: two loads in two threads must not remove each other's allowlist
+_SAFE_GLOBALS_LOCK = threading.Lock()
+
+
 def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
     """``torch.load(weights_only=True)``: tensors and plain containers only, never code; every size bounded first.
+
+    What training scripts save beside the weights is read as data through an explicit allowlist
+    (:mod:`.safe_data`: ``argparse.Namespace`` as a dict, numpy numbers and numeric arrays rebuilt from their
+    bytes); any other class or function the pickle names is refused, naming it.
 
     Before torch reads anything: the path must be a regular file (a FIFO would block the open for good) of at
     most :data:`~model_core.budgets.MAX_CHECKPOINT_BYTES` whose bytes are on disk (not a sparse file:
@@ -129,18 +141,24 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
         is_zip = check_zip_budget(fh, size, path.name)
         fh.seek(0)
         try:
-            if mmap and is_zip:
-                obj = torch.load(str(path), map_location="cpu", weights_only=True, mmap=True)
-            else:
-                obj = torch.load(fh, map_location="cpu", weights_only=True)
+            with _SAFE_GLOBALS_LOCK, torch.serialization.safe_globals(safe_data.allowlist()):
+                if mmap and is_zip:
+                    obj = torch.load(str(path), map_location="cpu", weights_only=True, mmap=True)
+                else:
+                    obj = torch.load(fh, map_location="cpu", weights_only=True)
         except pickle.UnpicklingError as exc:
             text = str(exc)
             marker = "Unsupported global:"
+            reason = safe_data.refusal_in(text)
+            if reason is not None:
+                raise CheckpointError(f"{path.name}: refused — it holds {reason}; save a state_dict or plain data instead") from exc
             if marker in text:  # the file names a Python callable: running it is what we refuse
                 what = text.split(marker, 1)[1].strip().split(" was not", 1)[0].removeprefix("GLOBAL ")
+                kind = "class" if what.rsplit(".", 1)[-1][:1].isupper() else "function"
                 raise CheckpointError(
-                    f"{path.name}: refused — loading it would run code from the file ({what}), which is never allowed; "
-                    f"save a plain state_dict with torch.save(model.state_dict(), ...)"
+                    f"{path.name}: refused — the file needs the {kind} {what} to be loaded, and loading it would run code "
+                    f"from the file ({what}), which is never allowed; save a state_dict or plain data instead "
+                    f"(tensors, numbers, strings, lists, dicts, argparse.Namespace, numpy numbers)"
                 ) from exc
             raise CheckpointError(f"{path.name}: not a readable PyTorch file (corrupt or not a pickle)") from exc
         except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, AttributeError, KeyError, IndexError,

@@ -90,3 +90,106 @@ def test_a_prefix_not_on_every_key_is_not_stripped(tmp_path):
     with pytest.raises(Exception, match="architecture this app does not know"):
         open_model(tmp_path / "mixed.pt", ImportOptions(heads=4, norm_position="pre", src_vocab=SEED_SRC, tgt_vocab=SEED_TGT),
                    device="cpu")
+
+
+# --------------------------------------------------------------------------- 2. harmless data is data
+def _training_checkpoint(path, reference, args):
+    """What a training script saves: weights, argparse arguments, the epoch, the optimizer, numpy metrics."""
+    opt = torch.optim.Adam(reference.parameters(), lr=1e-3)
+    with torch.enable_grad():
+        reference(torch.tensor([[1, 5, 6, 2]]), torch.tensor([[1, 9, 10]])).sum().backward()
+    opt.step()
+    opt.zero_grad()
+    torch.save({"model": reference.state_dict(), "args": args, "epoch": 3, "optimizer": opt.state_dict(),
+                "best": np.float64(1.2), "losses": np.array([3.5, 2.25, 1.2], dtype=np.float32), "step": np.int64(4000),
+                "src_vocab": SEED_SRC, "tgt_vocab": SEED_TGT}, path)
+    return path
+
+
+@pytest.mark.parametrize("name", ["nhead", "n_heads", "heads", "num_heads", "encoder_attention_heads"])
+def test_a_training_checkpoint_with_namespace_and_numpy_opens_without_a_question(tmp_path, name):
+    import argparse
+
+    torch.manual_seed(2)
+    reference = SeedTransformer().eval()
+    args = argparse.Namespace(**{name: 4}, d_model=32, layers=2, lr=1e-3, norm_first=True, data="corpus.tsv")
+    path = _training_checkpoint(tmp_path / "checkpoint_best.pt", reference, args)
+    bundle = open_model(path, device="cpu")  # no heads asked: the Namespace names them; pre-norm from norm_first
+    assert (bundle.config.n_heads, bundle.config.norm_position) == (4, "pre")
+    src_ids, out_ids = [1, 5, 6, 7, 2], [9, 10, 2]
+    trace = teacher_forced_trace(bundle.model, src_ids, out_ids)
+    logits = reference(torch.tensor([src_ids]), torch.tensor([[1, *out_ids[:-1]]]))[0]
+    np.testing.assert_allclose(trace.logprobs, torch.log_softmax(logits, -1).numpy(), atol=1e-5)
+
+
+def test_numpy_values_are_read_as_numbers(tmp_path):
+    import argparse
+
+    from model_core.importers.common import load_pickle_safely
+
+    values = {"f8": np.float64(1.2), "i8": np.int64(-7), "u1": np.uint8(200), "b": np.bool_(True), "c": np.complex64(1 + 2j),
+              "a": np.arange(12, dtype=np.int32).reshape(3, 4), "fortran": np.asfortranarray(np.linspace(0, 1, 6).reshape(2, 3)),
+              "big": np.arange(4, dtype=">f4"), "empty": np.zeros((0, 3)), "ns": argparse.Namespace(x=np.float32(0.5))}
+    torch.save(values, tmp_path / "values.pt")
+    loaded = load_pickle_safely(tmp_path / "values.pt")
+    for key, value in values.items():
+        if key == "ns":
+            assert loaded[key] == {"x": 0.5}
+        else:
+            np.testing.assert_array_equal(loaded[key], value)
+            assert np.asarray(loaded[key]).dtype.kind == np.asarray(value).dtype.kind
+
+
+class Vocab:
+    """A user's own vocabulary class: loading it needs code."""
+
+    def __init__(self, tokens):
+        self.tokens = tokens
+
+
+class Payload:
+    """Unpickling this would create a marker file (if anything ran)."""
+
+    marker = ""
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_a_custom_class_is_refused_by_name_and_nothing_runs(tmp_path):
+    from model_core.importers import CheckpointError
+
+    torch.manual_seed(3)
+    state = SeedTransformer().state_dict()
+    torch.save({"model": state, "vocab": Vocab(["a", "b"])}, tmp_path / "vocab.pt")
+    with pytest.raises(CheckpointError) as info:
+        open_model(tmp_path / "vocab.pt", device="cpu")
+    text = str(info.value)
+    assert "refused" in text and f"the class {__name__}.Vocab" in text and "save a state_dict or plain data" in text
+    assert "\n" not in text
+    marker = tmp_path / "PWNED"
+    payload = Payload()
+    payload.marker = str(marker)
+    torch.save({"model": state, "args": __import__("argparse").Namespace(nhead=4), "hook": payload}, tmp_path / "evil.pt")
+    with pytest.raises(CheckpointError, match=r"refused .* builtins\.open|refused .* io\.open"):
+        open_model(tmp_path / "evil.pt", device="cpu")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("value", [np.array(["text"]), np.array([1, "x"], dtype=object), np.zeros(2, dtype=[("a", "f4")]),
+                                   np.datetime64("2020-01-01")], ids=["str", "object", "structured", "datetime"])
+def test_numpy_values_that_are_not_numbers_are_refused(tmp_path, value):
+    from model_core.importers import CheckpointError
+
+    torch.save({"model": SeedTransformer().state_dict(), "value": value}, tmp_path / "np.pt")
+    with pytest.raises(CheckpointError, match="refused") as info:
+        open_model(tmp_path / "np.pt", device="cpu")
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("state", [(3, "<", None, None, None, -1, -1, 63), (3, "<", None, ("a",), {"a": 1}, -1, -1, 0), "x"])
+def test_a_forged_numpy_dtype_state_is_refused(state):
+    from model_core.importers.safe_data import NumericDtype, RefusedData
+
+    with pytest.raises(RefusedData):
+        NumericDtype("f8").__setstate__(state)

@@ -13,7 +13,16 @@ from pathlib import Path
 import torch
 
 from ..budgets import MAX_CHECKPOINT_BYTES, MAX_VOCAB
-from ..checkpoint import FORMAT, CheckpointError, DamagedSafetensors, ModelBundle, load_model, read_metadata, resolve_model_path
+from ..checkpoint import (
+    FORMAT,
+    CheckpointError,
+    DamagedSafetensors,
+    ModelBundle,
+    _read_tensors,
+    load_model,
+    read_metadata,
+    resolve_model_path,
+)
 from ..paths import OverBudget, check_regular_file, open_regular
 from . import seed_tutorial, torch_tutorial
 from .common import (
@@ -56,7 +65,7 @@ def _what_it_is(head: bytes) -> str | None:
 
 
 def detect_format(path: Path) -> str:
-    """'native', 'torch-state-dict', 'hf-folder' or 'hf-file' (a file inside a Hugging Face folder)
+    """'native', 'torch-state-dict', 'safetensors-state-dict', 'hf-folder' or 'hf-file' (a file inside a Hugging Face folder)
     from the file itself, else a CheckpointError naming what it is not."""
     if path.is_dir():
         if (path / "config.json").exists():
@@ -99,8 +108,7 @@ def detect_format(path: Path) -> str:
         ) from exc
     if meta.get("format") == FORMAT:
         return "native"
-    raise CheckpointError(f"{path.name}: a safetensors file without Attention Scope metadata "
-                          f"(open the tutorial's .pt state_dict, or a Hugging Face folder, instead)")
+    return "safetensors-state-dict"  # a plain state_dict saved with safetensors: read like the same .pt
 
 
 def open_model(
@@ -122,8 +130,12 @@ def open_model(
         from .hf import load_hf_folder
 
         return load_hf_folder(path if fmt == "hf-folder" else path.parent, device=device, dtype=dtype)
-    obj = load_pickle_safely(path)
-    tensors, rest = state_dict_from(obj, path)
+    if fmt == "safetensors-state-dict":
+        tensors, rest = _read_tensors(path), {}  # header checked against the file's bytes before any weight is read
+        if not tensors:
+            raise CheckpointError(f"{path.name}: contains no tensors")
+    else:
+        tensors, rest = state_dict_from(load_pickle_safely(path), path)
     for side in ("src_vocab", "tgt_vocab"):  # vocabularies saved inside the .pt dict
         if getattr(options, side) is None and isinstance(rest.get(side), list):
             saved_tokens = rest[side]

@@ -193,3 +193,34 @@ def test_a_forged_numpy_dtype_state_is_refused(state):
 
     with pytest.raises(RefusedData):
         NumericDtype("f8").__setstate__(state)
+
+
+# --------------------------------------------------------------------------- 3. plain safetensors
+def test_a_plain_safetensors_state_dict_opens_like_the_same_pt(tmp_path):
+    from safetensors.torch import save_file
+
+    from model_core.importers import NeedsHyperparameters
+
+    model, options = _tutorial(tmp_path)
+    torch.save(model.state_dict(), tmp_path / "model.pt")
+    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(tmp_path / "model.safetensors"))
+    with pytest.raises(NeedsHyperparameters) as info:  # vocabularies and heads asked as for the .pt
+        open_model(tmp_path / "model.safetensors", device="cpu")
+    assert set(info.value.proposals) == {"heads", "src_vocab", "tgt_vocab"}
+    pt = open_model(tmp_path / "model.pt", options, device="cpu")
+    st = open_model(tmp_path / "model.safetensors", options, device="cpu")
+    assert st.format == pt.format == "pytorch-tutorial"
+    assert_same_trace(pt, st, [2, 10, 11, 12, 3], [20, 21, 3])
+    # a wrapped one too (saved from DataParallel)
+    save_file({"module." + k: v.contiguous() for k, v in model.state_dict().items()}, str(tmp_path / "dp.safetensors"))
+    assert_same_trace(pt, open_model(tmp_path / "dp.safetensors", options, device="cpu"), [2, 10, 11, 12, 3], [20, 21, 3])
+
+
+def test_a_plain_safetensors_of_an_unknown_layout_says_so(tmp_path):
+    from safetensors.torch import save_file
+
+    from model_core.importers import CheckpointError
+
+    save_file({"encoder.weight": torch.zeros(2, 2)}, str(tmp_path / "other.safetensors"))
+    with pytest.raises(CheckpointError, match="architecture this app does not know"):
+        open_model(tmp_path / "other.safetensors", device="cpu")

@@ -23,6 +23,43 @@ from .paths import OverBudget, json_depth
 
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIALS: tuple[str, ...] = (PAD, BOS, EOS, UNK)
+ROLES: tuple[str, ...] = ("pad", "bos", "eos", "unk")
+DEFAULT_SPECIALS: dict[str, str] = dict(zip(ROLES, SPECIALS, strict=True))
+
+#: names other vocabularies give the four roles (the app's own name first): the Annotated Transformer's
+#: ``<s> </s> <blank> <unk>``, fairseq's ``<s> <pad> </s> <unk>``, BERT's ``[CLS] [SEP] [PAD] [UNK]``, torchtext's ``<sos>``
+ROLE_NAMES: dict[str, tuple[str, ...]] = {
+    "pad": (PAD, "<blank>", "[PAD]", "<PAD>", "<Pad>"),
+    "bos": (BOS, "<s>", "<sos>", "[CLS]", "<BOS>", "<SOS>", "[BOS]", "<start>", "<go>"),
+    "eos": (EOS, "</s>", "[SEP]", "<EOS>", "[EOS]", "<end>"),
+    "unk": (UNK, "[UNK]", "<UNK>", "<Unk>", "<oov>"),
+}
+
+
+def special_roles(vocab: Sequence[str]) -> dict[str, str]:
+    """Which token of ``vocab`` plays each role (pad, bos, eos, unk), found by name where that is unambiguous.
+
+    The app's own name (``<pad>``) wins when present; otherwise exactly one of the role's other names
+    (:data:`ROLE_NAMES`) must be in the vocabulary. Raises ``ValueError`` naming what is missing or ambiguous.
+    """
+    present = set(vocab)
+    roles: dict[str, str] = {}
+    problems: list[str] = []
+    for role, names in ROLE_NAMES.items():
+        found = [n for n in names if n in present]
+        if names[0] in present:
+            roles[role] = names[0]
+        elif len(found) == 1:
+            roles[role] = found[0]
+        elif found:
+            problems.append(f"{role} could be any of {', '.join(found)}")
+        else:
+            problems.append(f"no {role} token ({', '.join(names[:4])})")
+    if problems:
+        raise ValueError(f"the vocabulary's special tokens are not clear: {'; '.join(problems)}")
+    if len(set(roles.values())) != len(roles):
+        raise ValueError(f"one token plays two special roles: {roles}")
+    return roles
 
 
 def _is_cjk(token: str) -> bool:
@@ -32,16 +69,21 @@ def _is_cjk(token: str) -> bool:
 class Tokenizer:
     """Text ⇄ ids for one side of a model, with token strings for display."""
 
-    def __init__(self, backend: _Backend, kind: str) -> None:
+    def __init__(self, backend: _Backend, kind: str, specials: dict[str, str] | None = None) -> None:
+        """``specials`` maps each role (pad, bos, eos, unk) to the vocabulary's own name for it (default: ``<pad>`` …)."""
         if kind not in ("word", "bpe", "vocab"):
             raise ValueError(f"unknown tokenizer kind {kind!r}")
-        self.backend, self.kind = backend, kind
+        specials = dict(DEFAULT_SPECIALS if specials is None else specials)
+        if set(specials) != set(ROLES) or not all(isinstance(v, str) for v in specials.values()):
+            raise ValueError(f"special tokens must name the roles {', '.join(ROLES)}")
+        self.backend, self.kind, self.specials = backend, kind, specials
         size = backend.get_vocab_size(with_added_tokens=True)
-        self.vocab: list[str] = [backend.id_to_token(i) or UNK for i in range(size)]
+        self.vocab: list[str] = [backend.id_to_token(i) or specials["unk"] for i in range(size)]
         self._index = {tok: i for i, tok in enumerate(self.vocab)}
-        missing = [s for s in SPECIALS if s not in self._index]
+        missing = [s for s in specials.values() if s not in self._index]
         if missing:
             raise ValueError(f"tokenizer lacks the special tokens {missing}")
+        self._special_names = frozenset(specials.values())
 
     # ------------------------------------------------------------------ building
     @staticmethod
@@ -69,19 +111,21 @@ class Tokenizer:
         return cls.word_level(ordered)
 
     @classmethod
-    def from_token_list(cls, vocab: Sequence[str]) -> Tokenizer:
+    def from_token_list(cls, vocab: Sequence[str], specials: dict[str, str] | None = None) -> Tokenizer:
         """An external vocabulary used as-is (line number = id), e.g. a tutorial's vocab file.
 
-        Its specials may sit anywhere; ids are kept exactly. Text is lower-cased only when the
-        vocabulary itself has no upper-case token (so a cased vocabulary stays cased).
+        Its specials may sit anywhere and have other names (``<s> </s> <blank>``, ``[PAD]``: :func:`special_roles`,
+        or ``specials`` given); ids and names are kept exactly. Text is lower-cased only when the vocabulary
+        itself has no upper-case token besides its specials (so a cased vocabulary stays cased).
         """
         if len(set(vocab)) != len(vocab):
             dup = next(t for t, n in Counter(vocab).items() if n > 1)
             raise ValueError(f"vocabulary has the token {dup!r} twice")
-        unk = UNK if UNK in vocab else None
-        backend = _Backend(models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token=unk or UNK))
-        cls._word_pipeline(backend, lowercase=not any(t != t.lower() for t in vocab if t not in SPECIALS))
-        return cls(backend, "vocab")
+        roles = dict(specials) if specials is not None else special_roles(vocab)
+        backend = _Backend(models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token=roles.get("unk", UNK)))
+        names = set(roles.values())
+        cls._word_pipeline(backend, lowercase=not any(t != t.lower() for t in vocab if t not in names))
+        return cls(backend, "vocab", roles)
 
     @classmethod
     def train_bpe(cls, texts: Iterable[str], vocab_size: int = 4000, min_frequency: int = 2) -> Tokenizer:
@@ -100,26 +144,33 @@ class Tokenizer:
         return len(self.vocab)
 
     def token_to_id(self, token: str) -> int:
-        return self._index.get(token, self._index[UNK])
+        """The token's id; the app's names ``<pad> <bos> <eos> <unk>`` also find their roles under the vocabulary's names."""
+        found = self._index.get(token)
+        if found is None and token in SPECIALS:
+            found = self._index[self.specials[ROLES[SPECIALS.index(token)]]]
+        return found if found is not None else self.unk_id
 
     def id_to_token(self, index: int) -> str:
-        return self.vocab[index] if 0 <= index < len(self.vocab) else UNK
+        return self.vocab[index] if 0 <= index < len(self.vocab) else self.specials["unk"]
+
+    def is_special(self, token: str) -> bool:
+        return token in self._special_names
 
     @property
     def pad_id(self) -> int:
-        return self._index[PAD]
+        return self._index[self.specials["pad"]]
 
     @property
     def bos_id(self) -> int:
-        return self._index[BOS]
+        return self._index[self.specials["bos"]]
 
     @property
     def eos_id(self) -> int:
-        return self._index[EOS]
+        return self._index[self.specials["eos"]]
 
     @property
     def unk_id(self) -> int:
-        return self._index[UNK]
+        return self._index[self.specials["unk"]]
 
     def encode(self, text: str) -> list[int]:
         """Ids of ``text`` without specials; unknown pieces map to ``<unk>``."""
@@ -131,7 +182,7 @@ class Tokenizer:
     def decode(self, ids: Iterable[int], skip_specials: bool = True) -> str:
         tokens = [self.id_to_token(i) for i in ids]
         if skip_specials:
-            tokens = [t for t in tokens if t not in SPECIALS]
+            tokens = [t for t in tokens if t not in self._special_names]
         if self.kind == "bpe":
             return self.backend.decoder.decode(tokens) if tokens else ""
         out = ""
@@ -142,7 +193,10 @@ class Tokenizer:
         return out
 
     def to_json(self) -> str:
-        return json.dumps({"kind": self.kind, "backend": json.loads(self.backend.to_str())})
+        data = {"kind": self.kind, "backend": json.loads(self.backend.to_str())}
+        if self.specials != DEFAULT_SPECIALS:  # the vocabulary's own names for the roles (<s>, </s>, <blank>, …)
+            data["specials"] = self.specials
+        return json.dumps(data)
 
     @classmethod
     def from_json(cls, text: str) -> Tokenizer:
@@ -169,8 +223,12 @@ class Tokenizer:
             raise OverBudget(f"the JSON nests more than {MAX_JSON_DEPTH} levels deep")
         backend_data = data["backend"]
         _check_backend_description(backend_data)
+        specials = data.get("specials")
+        if specials is not None and (not isinstance(specials, dict) or set(specials) != set(ROLES)
+                                     or not all(isinstance(v, str) and 0 < len(v) <= 100 for v in specials.values())):
+            raise ValueError(f"its special tokens must map {', '.join(ROLES)} to token names")
         try:
-            tokenizer = cls(_build_backend(json.dumps(backend_data)), data["kind"])
+            tokenizer = cls(_build_backend(json.dumps(backend_data)), data["kind"], specials)
             size = len(tokenizer)
             ids = sorted(set(tokenizer.backend.get_vocab(with_added_tokens=True).values()))
             if ids != list(range(size)):

@@ -24,7 +24,7 @@ from ..checkpoint import (
     resolve_model_path,
 )
 from ..paths import OverBudget, check_regular_file, open_regular
-from . import seed_tutorial, torch_tutorial
+from . import annotated, seed_tutorial, torch_tutorial
 from .common import (
     HINTS,
     ImportOptions,
@@ -154,7 +154,7 @@ def open_model(
 
 #: prefixes that wrappers put before every key: nn.DataParallel/DDP, Lightning, torch.compile
 WRAPPER_PREFIXES = ("module.", "model.", "_orig_mod.")
-IMPORTERS = (torch_tutorial, seed_tutorial)
+IMPORTERS = (torch_tutorial, seed_tutorial, annotated)
 
 
 def _known_layout(keys: set[str]):

@@ -20,7 +20,7 @@ from ..checkpoint import CheckpointError, ModelBundle, build_model, check_on_dis
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
 from ..paths import OverBudget, human_bytes, open_regular, parse_json, read_regular_file
-from ..tokenizers import Tokenizer
+from ..tokenizers import ROLES, Tokenizer, special_roles
 from . import safe_data
 
 #: What each option means, for messages and the app's dialog.
@@ -358,9 +358,13 @@ def vocab_tokenizer(tokens: list[str], rows: int, side: str, where: str) -> Toke
 
 
 def special_ids(tokens: list[str], defaults: dict[str, int]) -> dict[str, int]:
-    """Ids of ``<pad> <bos> <eos> <unk>`` found by name, else the tutorial's defaults."""
-    names = {"pad_id": "<pad>", "bos_id": "<bos>", "eos_id": "<eos>", "unk_id": "<unk>"}
-    return {key: tokens.index(tok) if tok in tokens else defaults[key] for key, tok in names.items()}
+    """Ids of the pad/bos/eos/unk tokens found by name (``<pad>``, or ``<blank>``, ``<s>``, ``[PAD]``…:
+    :func:`~model_core.tokenizers.special_roles`), else the layout's defaults."""
+    try:
+        roles = special_roles(tokens)
+    except ValueError:
+        roles = {}
+    return {f"{role}_id": tokens.index(roles[role]) if role in roles else defaults[f"{role}_id"] for role in ROLES}
 
 
 def build_bundle(

@@ -55,7 +55,9 @@ def _relative_tables(tensors: dict[str, torch.Tensor], where: str) -> dict[str, 
     return tables
 
 
-def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions, device, dtype) -> ModelBundle:
+def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions, device, dtype, *,
+            fmt: str = "seed-tutorial", defaults: dict[str, int] | None = None) -> ModelBundle:
+    """The model; ``fmt`` and ``defaults`` (special ids when the vocabulary does not name them) for layouts renamed to this one."""
     where = path.name
     src_emb = require(tensors, "src_embedding.weight", where)
     tgt_emb = require(tensors, "tgt_embedding.weight", where)
@@ -107,7 +109,7 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     tgt_tokens = read_vocab(options.tgt_vocab, "target")  # type: ignore[arg-type]
     src_tok = vocab_tokenizer(src_tokens, src_emb.shape[0], "source", where)
     tgt_tok = vocab_tokenizer(tgt_tokens, tgt_emb.shape[0], "target", where)
-    specials = special_ids(tgt_tokens, SEED_SPECIALS)
+    specials = special_ids(tgt_tokens, defaults or SEED_SPECIALS)
     distance = (next(iter(rel.values())).shape[0] - 1) // 2 if rel else 0
     config = ModelConfig(
         src_vocab_size=src_emb.shape[0], tgt_vocab_size=tgt_emb.shape[0], d_model=d_model, n_heads=heads, n_kv_heads=n_kv,
@@ -140,4 +142,4 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
         if config.final_norm:
             for p in ("gamma", "beta"):
                 out[f"{side}_norm.{p}"] = require(tensors, f"{side}.norm.{p}", where)
-    return build_bundle(config, out, src_tok, tgt_tok, path, "seed-tutorial", device, dtype, options, pe_table=table)
+    return build_bundle(config, out, src_tok, tgt_tok, path, fmt, device, dtype, options, pe_table=table)

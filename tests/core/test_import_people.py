@@ -224,3 +224,291 @@ def test_a_plain_safetensors_of_an_unknown_layout_says_so(tmp_path):
     save_file({"encoder.weight": torch.zeros(2, 2)}, str(tmp_path / "other.safetensors"))
     with pytest.raises(CheckpointError, match="architecture this app does not know"):
         open_model(tmp_path / "other.safetensors", device="cpu")
+
+
+# --------------------------------------------------------------------------- 4. the Annotated Transformer
+# Written from the Annotated Transformer's description (Harvard NLP): an EncoderDecoder of N cloned layers, each
+# sublayer wrapped in a pre-norm residual connection with its own LayerNorm, attention through four linears.
+def clones(module, n):
+    import copy
+
+    return nn.ModuleList([copy.deepcopy(module) for _ in range(n)])
+
+
+class ATLayerNorm(nn.Module):
+    def __init__(self, features, eps=1e-6):
+        super().__init__()
+        self.a_2, self.b_2, self.eps = nn.Parameter(torch.ones(features)), nn.Parameter(torch.zeros(features)), eps
+
+    def forward(self, x):
+        mean, std = x.mean(-1, keepdim=True), x.std(-1, keepdim=True)
+        return self.a_2 * (x - mean) / (std + self.eps) + self.b_2
+
+
+class SublayerConnection(nn.Module):
+    def __init__(self, size, dropout):
+        super().__init__()
+        self.norm, self.dropout = ATLayerNorm(size), nn.Dropout(dropout)
+
+    def forward(self, x, sublayer):
+        return x + self.dropout(sublayer(self.norm(x)))
+
+
+def at_attention(query, key, value, mask=None, dropout=None):
+    d_k = query.size(-1)
+    scores = query @ key.transpose(-2, -1) / d_k ** 0.5
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    p_attn = scores.softmax(dim=-1)
+    if dropout is not None:
+        p_attn = dropout(p_attn)
+    return p_attn @ value, p_attn
+
+
+class MultiHeadedAttention(nn.Module):
+    def __init__(self, h, d_model, dropout=0.1):
+        super().__init__()
+        self.d_k, self.h = d_model // h, h
+        self.linears = clones(nn.Linear(d_model, d_model), 4)
+        self.attn, self.dropout = None, nn.Dropout(dropout)
+
+    def forward(self, query, key, value, mask=None):
+        if mask is not None:
+            mask = mask.unsqueeze(1)  # the same mask for every head
+        b = query.size(0)
+        query, key, value = (lin(x).view(b, -1, self.h, self.d_k).transpose(1, 2)
+                             for lin, x in zip(self.linears, (query, key, value), strict=False))
+        x, self.attn = at_attention(query, key, value, mask, self.dropout)
+        return self.linears[-1](x.transpose(1, 2).contiguous().view(b, -1, self.h * self.d_k))
+
+
+class PositionwiseFeedForward(nn.Module):
+    def __init__(self, d_model, d_ff, dropout=0.1):
+        super().__init__()
+        self.w_1, self.w_2, self.dropout = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model), nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.w_2(self.dropout(self.w_1(x).relu()))
+
+
+class EncoderLayer(nn.Module):
+    def __init__(self, size, self_attn, feed_forward, dropout):
+        super().__init__()
+        self.self_attn, self.feed_forward, self.size = self_attn, feed_forward, size
+        self.sublayer = clones(SublayerConnection(size, dropout), 2)
+
+    def forward(self, x, mask):
+        x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, mask))
+        return self.sublayer[1](x, self.feed_forward)
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, size, self_attn, src_attn, feed_forward, dropout):
+        super().__init__()
+        self.size, self.self_attn, self.src_attn, self.feed_forward = size, self_attn, src_attn, feed_forward
+        self.sublayer = clones(SublayerConnection(size, dropout), 3)
+
+    def forward(self, x, memory, src_mask, tgt_mask):
+        x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, tgt_mask))
+        x = self.sublayer[1](x, lambda x: self.src_attn(x, memory, memory, src_mask))
+        return self.sublayer[2](x, self.feed_forward)
+
+
+class Encoder(nn.Module):
+    def __init__(self, layer, n):
+        super().__init__()
+        self.layers, self.norm = clones(layer, n), ATLayerNorm(layer.size)
+
+    def forward(self, x, mask):
+        for layer in self.layers:
+            x = layer(x, mask)
+        return self.norm(x)
+
+
+class Decoder(nn.Module):
+    def __init__(self, layer, n):
+        super().__init__()
+        self.layers, self.norm = clones(layer, n), ATLayerNorm(layer.size)
+
+    def forward(self, x, memory, src_mask, tgt_mask):
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)
+        return self.norm(x)
+
+
+class Embeddings(nn.Module):
+    def __init__(self, d_model, vocab):
+        super().__init__()
+        self.lut, self.d_model = nn.Embedding(vocab, d_model), d_model
+
+    def forward(self, x):
+        return self.lut(x) * self.d_model ** 0.5
+
+
+class PositionalEncoding(nn.Module):
+    def __init__(self, d_model, dropout, max_len=5000):
+        import math
+
+        super().__init__()
+        self.dropout = nn.Dropout(p=dropout)
+        pe = torch.zeros(max_len, d_model)
+        position = torch.arange(0, max_len).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d_model, 2) * -(math.log(10000.0) / d_model))
+        pe[:, 0::2], pe[:, 1::2] = torch.sin(position * div_term), torch.cos(position * div_term)
+        self.register_buffer("pe", pe.unsqueeze(0))
+
+    def forward(self, x):
+        return self.dropout(x + self.pe[:, : x.size(1)].requires_grad_(False))
+
+
+class Generator(nn.Module):
+    def __init__(self, d_model, vocab):
+        super().__init__()
+        self.proj = nn.Linear(d_model, vocab)
+
+    def forward(self, x):
+        return self.proj(x).log_softmax(dim=-1)
+
+
+class EncoderDecoder(nn.Module):
+    def __init__(self, encoder, decoder, src_embed, tgt_embed, generator):
+        super().__init__()
+        self.encoder, self.decoder, self.src_embed, self.tgt_embed, self.generator = encoder, decoder, src_embed, tgt_embed, generator
+
+    def forward(self, src, tgt, src_mask, tgt_mask):
+        return self.decode(self.encode(src, src_mask), src_mask, tgt, tgt_mask)
+
+    def encode(self, src, src_mask):
+        return self.encoder(self.src_embed(src), src_mask)
+
+    def decode(self, memory, src_mask, tgt, tgt_mask):
+        return self.decoder(self.tgt_embed(tgt), memory, src_mask, tgt_mask)
+
+
+def make_model(src_vocab, tgt_vocab, n=6, d_model=512, d_ff=2048, h=8, dropout=0.1):
+    import copy
+
+    c = copy.deepcopy
+    attn, ff = MultiHeadedAttention(h, d_model), PositionwiseFeedForward(d_model, d_ff, dropout)
+    position = PositionalEncoding(d_model, dropout)
+    model = EncoderDecoder(
+        Encoder(EncoderLayer(d_model, c(attn), c(ff), dropout), n),
+        Decoder(DecoderLayer(d_model, c(attn), c(attn), c(ff), dropout), n),
+        nn.Sequential(Embeddings(d_model, src_vocab), c(position)),
+        nn.Sequential(Embeddings(d_model, tgt_vocab), c(position)),
+        Generator(d_model, tgt_vocab),
+    )
+    for p in model.parameters():
+        if p.dim() > 1:
+            nn.init.xavier_uniform_(p)
+        else:  # random norms and biases too, so that every weight's place is checked
+            nn.init.normal_(p, 0, 0.3)
+    return model
+
+
+AT_SPECIALS = ["<s>", "</s>", "<blank>", "<unk>"]
+AT_SRC = AT_SPECIALS + [f"de{i}" for i in range(26)]
+AT_TGT = AT_SPECIALS + [f"en{i}" for i in range(36)]
+
+
+@pytest.fixture
+def annotated(tmp_path):
+    torch.manual_seed(4)
+    model = make_model(len(AT_SRC), len(AT_TGT), n=2, d_model=128, d_ff=96, h=2, dropout=0.1).eval()
+    path = tmp_path / "annotated.pt"
+    torch.save(model.state_dict(), path)
+    (tmp_path / "vocab_src.txt").write_text("\n".join(AT_SRC) + "\n", encoding="utf-8")
+    (tmp_path / "vocab_tgt.txt").write_text("\n".join(AT_TGT) + "\n", encoding="utf-8")
+    return model, path, ImportOptions(src_vocab=str(tmp_path / "vocab_src.txt"), tgt_vocab=str(tmp_path / "vocab_tgt.txt"))
+
+
+def test_the_annotated_transformer_asks_only_for_heads_with_proposals(annotated):
+    from model_core.importers import NeedsHyperparameters
+
+    _, path, options = annotated
+    with pytest.raises(NeedsHyperparameters) as info:
+        open_model(path, options, device="cpu")
+    assert set(info.value.proposals) == {"heads"}  # never pre/post: it is always pre-norm
+    assert info.value.proposals["heads"][:2] == [2, 8]  # head size 64 first (128 / 64), then 8
+
+
+def test_the_annotated_transformer_imports_exactly(annotated):
+    reference, path, options = annotated
+    options.heads = 2
+    bundle = open_model(path, options, device="cpu")
+    c = bundle.config
+    assert bundle.format == "annotated-transformer"
+    assert (c.n_heads, c.norm_position, c.norm_type, c.norm_eps, c.max_len) == (2, "pre", "std", 1e-6, 5000)
+    assert (c.bos_id, c.eos_id, c.pad_id, c.unk_id) == (0, 1, 2, 3)  # <s> </s> <blank> <unk>
+    source = bundle.encode_source("de3 de4 de5")
+    assert source.tokens == ["<s>", "de3", "de4", "de5", "</s>"]  # the vocabulary's own names
+    out_ids = [9, 10, 11, 12, 1]
+    trace = teacher_forced_trace(bundle.model, source.ids, out_ids)
+    src, tgt = torch.tensor([source.ids]), torch.tensor([[0, *out_ids[:-1]]])
+    src_mask = (src != 2).unsqueeze(-2)
+    tgt_mask = (tgt != 2).unsqueeze(-2) & torch.tril(torch.ones(1, tgt.shape[1], tgt.shape[1], dtype=torch.bool))
+    logprobs = reference.generator(reference(src, tgt, src_mask, tgt_mask))[0]
+    np.testing.assert_allclose(trace.logprobs, logprobs.numpy(), atol=1e-5)
+    for ours, layer in zip(trace.encoder_self, reference.encoder.layers, strict=True):
+        np.testing.assert_allclose(ours, layer.self_attn.attn[0].numpy(), atol=1e-5)
+    for i, layer in enumerate(reference.decoder.layers):
+        np.testing.assert_allclose(trace.decoder_self[i], layer.self_attn.attn[0].numpy(), atol=1e-5)
+        np.testing.assert_allclose(trace.cross[i], layer.src_attn.attn[0].numpy(), atol=1e-5)
+    assert [bundle.tgt_tokenizer.id_to_token(i) for i in out_ids[-1:]] == ["</s>"]
+    assert "<blank>" not in bundle.tgt_tokenizer.decode([9, 2, 1]).split()
+
+
+def test_an_annotated_training_checkpoint_with_namespace_needs_no_question(annotated, tmp_path):
+    import argparse
+
+    reference, _, options = annotated
+    torch.save({"model": {"module." + k: v for k, v in reference.state_dict().items()}, "epoch": 7,
+                "args": argparse.Namespace(N=2, d_model=128, h=2, dropout=0.1)}, tmp_path / "run.pt")
+    bundle = open_model(tmp_path / "run.pt", options, device="cpu")
+    assert (bundle.format, bundle.config.n_heads) == ("annotated-transformer", 2)
+
+
+# --------------------------------------------------------------------------- 5. special-token names
+@pytest.mark.parametrize("specials, roles", [
+    (["<s>", "</s>", "<blank>", "<unk>"], {"bos": "<s>", "eos": "</s>", "pad": "<blank>", "unk": "<unk>"}),
+    (["<sos>", "<eos>", "<pad>", "<unk>"], {"bos": "<sos>", "eos": "<eos>", "pad": "<pad>", "unk": "<unk>"}),
+    (["[PAD]", "[UNK]", "[CLS]", "[SEP]"], {"bos": "[CLS]", "eos": "[SEP]", "pad": "[PAD]", "unk": "[UNK]"}),
+    (["<s>", "<pad>", "</s>", "<unk>"], {"bos": "<s>", "eos": "</s>", "pad": "<pad>", "unk": "<unk>"}),  # fairseq
+    (["<pad>", "<bos>", "<eos>", "<unk>", "<s>"], {"bos": "<bos>", "eos": "<eos>", "pad": "<pad>", "unk": "<unk>"}),
+])
+def test_special_token_names_map_to_their_roles(specials, roles):
+    from model_core.tokenizers import Tokenizer, special_roles
+
+    vocab = [*specials, "hello", "world"]
+    assert special_roles(vocab) == roles
+    tok = Tokenizer.from_token_list(vocab)
+    assert (tok.pad_id, tok.bos_id, tok.eos_id, tok.unk_id) == tuple(vocab.index(roles[r]) for r in ("pad", "bos", "eos", "unk"))
+    assert tok.tokenize("hello there") == ["hello", roles["unk"]]  # shown with the vocabulary's own name
+    words = [vocab.index("hello"), vocab.index("world")]
+    assert tok.decode([tok.bos_id, *words, tok.eos_id, tok.pad_id]) == "hello world"
+    again = Tokenizer.from_json(tok.to_json())
+    assert again.specials == tok.specials and again.vocab == tok.vocab
+
+
+@pytest.mark.parametrize("vocab, words", [(["<s>", "[CLS]", "</s>", "<blank>", "<unk>"], "bos could be any of <s>, [CLS]"),
+                                          (["<s>", "</s>", "<unk>"], "no pad token")])
+def test_unclear_special_tokens_are_named(vocab, words):
+    from model_core.tokenizers import Tokenizer
+
+    with pytest.raises(ValueError, match=words.replace("[", r"\[").replace("]", r"\]")):
+        Tokenizer.from_token_list([*vocab, "x"])
+
+
+def test_an_annotated_model_saved_natively_keeps_its_special_names(annotated, tmp_path):
+    from model_core import save_model
+    from model_core.checkpoint import load_model
+
+    _, path, options = annotated
+    options.heads = 2
+    bundle = open_model(path, options, device="cpu")
+    saved = save_model(tmp_path / "annotated.safetensors", bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer)
+    again = load_model(saved, device="cpu")
+    assert again.encode_source("de1 zz").tokens == ["<s>", "de1", "<unk>", "</s>"]
+    assert again.tgt_tokenizer.specials == {"pad": "<blank>", "bos": "<s>", "eos": "</s>", "unk": "<unk>"}
+    # 1e-5: the native file computes its sinusoidal table, the imported model keeps the file's float32 one
+    assert_same_trace(bundle, again, again.encode_source("de1 de2").ids, [5, 6, 1], atol=1e-5)

@@ -321,48 +321,48 @@
             <translation>用 &lt;pad&gt; 把解码器输入补足到 N 个，以观察目标端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="293" />
+            <location filename="../../viz_app/widgets/controls.py" line="294" />
             <source>Decoding step: at step t the decoder has produced t tokens</source>
             <translation>解码步：第 t 步时，解码器已生成 t 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="304" />
+            <location filename="../../viz_app/widgets/controls.py" line="305" />
             <source>Playback speed</source>
             <translation>播放速度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="357" />
+            <location filename="../../viz_app/widgets/controls.py" line="358" />
             <source>What the heatmap shows: the attention weights, the scores before the softmax, or the attention rollout from the source to each target position</source>
             <translation>热力图显示什么：注意力权重、softmax 之前的分数，或从源句到每个目标位置的注意力展开（rollout）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="365" />
+            <location filename="../../viz_app/widgets/controls.py" line="366" />
             <source>L</source>
             <comment>prefix of a layer number: L0, L1…</comment>
             <translation>L</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="366" />
+            <location filename="../../viz_app/widgets/controls.py" line="367" />
             <source>Layer (0 = closest to the input)</source>
             <translation>层（0 = 最靠近输入的一层）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="369" />
+            <location filename="../../viz_app/widgets/controls.py" line="370" />
             <source>One head, or the mean of all heads of the layer</source>
             <translation>单个注意力头，或该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="373" />
+            <location filename="../../viz_app/widgets/controls.py" line="374" />
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="374" />
+            <location filename="../../viz_app/widgets/controls.py" line="375" />
             <source>Colour by log(weight): makes small weights visible</source>
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="462" />
+            <location filename="../../viz_app/widgets/controls.py" line="463" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
@@ -428,47 +428,47 @@
             <translation>目标端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="266" />
+            <location filename="../../viz_app/widgets/controls.py" line="267" />
             <source>teacher forcing the typed target</source>
             <translation>教师强制：使用输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="336" />
+            <location filename="../../viz_app/widgets/controls.py" line="337" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="379" />
+            <location filename="../../viz_app/widgets/controls.py" line="380" />
             <source>Sho&amp;w</source>
             <translation>显示(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="379" />
+            <location filename="../../viz_app/widgets/controls.py" line="380" />
             <source>&amp;Attention</source>
             <translation>注意力(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="380" />
+            <location filename="../../viz_app/widgets/controls.py" line="381" />
             <source>La&amp;yer</source>
             <translation>层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="381" />
+            <location filename="../../viz_app/widgets/controls.py" line="382" />
             <source>&amp;Head</source>
             <translation>头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="381" />
+            <location filename="../../viz_app/widgets/controls.py" line="382" />
             <source>&amp;Colours</source>
             <translation>配色(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="384" />
+            <location filename="../../viz_app/widgets/controls.py" line="385" />
             <source>Masks:</source>
             <translation>掩码：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="419" />
+            <location filename="../../viz_app/widgets/controls.py" line="420" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
@@ -478,7 +478,7 @@
             <translation>（无模型）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="421" />
+            <location filename="../../viz_app/widgets/controls.py" line="422" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>头 {head}</translation>
@@ -880,24 +880,29 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="375" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="143" />
+            <source>No attention maps yet.</source>
+            <translation>还没有注意力图。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/mosaic.py" line="390" />
             <source>{tile} — click to inspect this head</source>
             <translation>{tile} — 点击查看这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="253" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="264" />
             <source>OFF</source>
             <comment>a switched-off head</comment>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="183" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="191" />
             <source>L{layer}</source>
             <comment>short for layer N</comment>
             <translation>L{layer}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="187" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="195" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>H{head}</translation>
@@ -1227,7 +1232,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>MainWindow</name>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="340" />
+            <location filename="../../viz_app/scope/controller.py" line="345" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
@@ -1252,12 +1257,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="327" />
+            <location filename="../../viz_app/scope/controller.py" line="332" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="329" />
+            <location filename="../../viz_app/scope/controller.py" line="334" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
@@ -1272,17 +1277,17 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="298" />
+            <location filename="../../viz_app/scope/controller.py" line="303" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="314" />
+            <location filename="../../viz_app/scope/controller.py" line="319" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="386" />
+            <location filename="../../viz_app/scope/controller.py" line="391" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
@@ -1292,17 +1297,17 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="310" />
+            <location filename="../../viz_app/scope/controller.py" line="315" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="311" />
+            <location filename="../../viz_app/scope/controller.py" line="316" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="321" />
+            <location filename="../../viz_app/scope/controller.py" line="326" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
@@ -1717,7 +1722,32 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="318" />
+            <location filename="../../viz_app/window/bindings.py" line="283" />
+            <source>No attention maps yet.</source>
+            <translation>还没有注意力图。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="274" />
+            <source>Loading the model…</source>
+            <translation>正在加载模型…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="276" />
+            <source>No model loaded.</source>
+            <translation>尚未加载模型。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="278" />
+            <source>Type a sentence to see every head.</source>
+            <translation>输入一个句子，即可看到每个注意力头。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="280" />
+            <source>Running the model…</source>
+            <translation>模型正在运行…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="335" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the row is masked out and predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：这一行被掩码屏蔽，不做任何预测。</translation>
         </message>
@@ -1727,27 +1757,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="342" />
+            <location filename="../../viz_app/window/bindings.py" line="359" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="346" />
+            <location filename="../../viz_app/window/bindings.py" line="363" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="363" />
+            <location filename="../../viz_app/window/bindings.py" line="380" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="367" />
+            <location filename="../../viz_app/window/bindings.py" line="384" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="403" />
+            <location filename="../../viz_app/window/bindings.py" line="420" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
@@ -1757,22 +1787,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="482" />
+            <location filename="../../viz_app/window/bindings.py" line="282" />
+            <source>This model has no {kind}.</source>
+            <translation>这个模型没有{kind}。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="499" />
             <source>Hugging Face models run their own code: heads cannot be switched off here</source>
             <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="288" />
+            <location filename="../../viz_app/window/bindings.py" line="305" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="491" />
+            <location filename="../../viz_app/window/bindings.py" line="508" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="285" />
+            <location filename="../../viz_app/window/bindings.py" line="302" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -2580,47 +2615,47 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Shortcut</name>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="315" />
+            <location filename="../../viz_app/shell/desktop.py" line="319" />
             <source>No Attention Scope shortcut was installed.</source>
             <translation>此前未安装 Attention Scope 快捷方式。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="201" />
+            <location filename="../../viz_app/shell/desktop.py" line="205" />
             <source>wrote {path}</source>
             <translation>已写入 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="231" />
+            <location filename="../../viz_app/shell/desktop.py" line="235" />
             <source>removed {path}</source>
             <translation>已删除 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="319" />
+            <location filename="../../viz_app/shell/desktop.py" line="323" />
             <source>would call pyshortcuts.make_shortcut({arguments})</source>
             <translation>将调用 pyshortcuts.make_shortcut({arguments})</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="182" />
+            <location filename="../../viz_app/shell/desktop.py" line="185" />
             <source>would write {path}</source>
             <translation>将写入 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="224" />
+            <location filename="../../viz_app/shell/desktop.py" line="228" />
             <source>would remove {path}</source>
             <translation>将删除 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="296" />
+            <location filename="../../viz_app/shell/desktop.py" line="300" />
             <source>Attention Scope is in the application menu (uninstall: attention-scope uninstall-shortcut).</source>
             <translation>Attention Scope 已加入应用程序菜单（卸载：attention-scope uninstall-shortcut）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="304" />
+            <location filename="../../viz_app/shell/desktop.py" line="308" />
             <source>attention-scope: {error}</source>
             <translation>attention-scope：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="300" />
+            <location filename="../../viz_app/shell/desktop.py" line="304" />
             <source>No Attention Scope shortcut was installed under {path}.</source>
             <translation>{path} 下此前未安装 Attention Scope 快捷方式。</translation>
         </message>
@@ -2694,17 +2729,17 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="271" />
+            <location filename="../../viz_app/widgets/chips.py" line="286" />
             <source>token {index}: {token} ({kind})</source>
             <translation>词元 {index}：{token}（{kind}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="280" />
+            <location filename="../../viz_app/widgets/chips.py" line="295" />
             <source>value</source>
             <translation>数值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="281" />
+            <location filename="../../viz_app/widgets/chips.py" line="296" />
             <source>{label}: {value}</source>
             <translation>{label}：{value}</translation>
         </message>

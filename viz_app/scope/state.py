@@ -257,7 +257,9 @@ class AppState(QObject):
         """Install a new trace (one ``traceChanged``). Without an explicit ``step``: follow the end if we were at
         the end. ``selection`` (kind, layer and/or head) is applied with it, clamped to the new trace's sizes: a
         remembered view arrives with the first result, in the same redraw."""
-        at_end = self.trace is None or self.step >= self.n_steps
+        # a new sentence shows its whole decoding, as a first result does (never a grey "not computed yet" step 0);
+        # the same sentence computed again (an ablation, the scores, another decoding method) keeps the step
+        at_end = self.trace is None or self.step >= self.n_steps or not _same_sentence(self.trace, self.forced, trace, forced)
         self.trace = trace
         self.history = tuple(history)
         self.forced = forced
@@ -408,6 +410,13 @@ class AppState(QObject):
     def overlay_masks(self, kind: str | None = None) -> dict[str, np.ndarray]:
         """Allowed-style masks (True = may attend) per overlay name that applies to ``kind``."""
         return overlay_masks(self.trace, kind or self.kind) if self.trace is not None else {}
+
+
+def _same_sentence(before: Trace, before_forced: bool, after: Trace | None, after_forced: bool) -> bool:
+    """Whether two traces decode the same sentence (the same source tokens; the same typed target, if any)."""
+    if after is None or list(before.src_tokens) != list(after.src_tokens) or before_forced != after_forced:
+        return False
+    return not after_forced or list(before.output_tokens) == list(after.output_tokens)
 
 
 def overlay_masks(trace: Trace, kind: str) -> dict[str, np.ndarray]:

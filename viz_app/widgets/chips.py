@@ -69,6 +69,8 @@ class FlowLayout(QLayout):
         super().__init__(parent)
         self._items: list[QLayoutItem] = []
         self._spacing = spacing
+        #: the height of one line even when empty (token chips keep their row: the boxes below do not jump)
+        self.min_line_height = 0
         self.setContentsMargins(QMargins(2, 2, 2, 2))
 
     def addItem(self, item: QLayoutItem) -> None:  # Qt's name
@@ -104,6 +106,7 @@ class FlowLayout(QLayout):
         for item in self._items:
             if not item.isEmpty():
                 size = size.expandedTo(item.minimumSize())
+        size = size.expandedTo(QSize(0, self.min_line_height))
         m = self.contentsMargins()
         return size + QSize(m.left() + m.right(), m.top() + m.bottom())
 
@@ -125,6 +128,8 @@ class FlowLayout(QLayout):
                 item.setGeometry(QRect(QPoint(x, y), hint))
             x = next_x
             line_height = max(line_height, hint.height())
+        if y == area.y():
+            line_height = max(line_height, self.min_line_height)  # an empty or short first line keeps its height
         return y + line_height - rect.y() + m.bottom()
 
 
@@ -173,6 +178,7 @@ class TokenChips(QWidget):
         self._bar_label = ""
         self._font_pt = QFont().pointSizeF()
         self._layout = FlowLayout(self)
+        self._keep_row_height()
         policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
@@ -238,8 +244,18 @@ class TokenChips(QWidget):
         self._font_pt = float(pt)
         for i, chip in enumerate(self._chips[: len(self._tokens)]):
             chip.setStyleSheet(self._style(self._kinds[i], i == self._current))
+        self._keep_row_height()
         self._layout.invalidate()
         self.updateGeometry()
+
+    def _keep_row_height(self) -> None:
+        """Reserve one row of chips even with no tokens (loading, an empty sentence): the panel never jumps."""
+        probe = QLabel()  # never shown, no parent: a measure, not a part of the panel
+        probe.setFont(self.font())
+        probe.setStyleSheet(self._style("normal", True))  # the current chip's thicker border: the tallest one
+        probe.setText("Mg")  # i18n: not user text (a hidden probe measuring one line)
+        self._layout.min_line_height = probe.sizeHint().height()
+        probe.deleteLater()
 
     # ------------------------------------------------------------------ inspection
     def bar_values(self) -> list[float] | None:

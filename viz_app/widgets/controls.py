@@ -211,6 +211,7 @@ class InputPanel(QWidget):
         layout.setSpacing(4)
         layout.addWidget(options_box)
         layout.addLayout(grid)
+        layout.addStretch(1)  # spare height goes below the boxes: the Source field never moves
 
         self.method.currentIndexChanged.connect(self._update_visibility)
         self.target.textChanged.connect(self._update_visibility)

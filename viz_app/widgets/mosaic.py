@@ -16,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QPainterPath
-from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QLabel, QStackedLayout, QWidget
 
 from viz_app.i18n import tr
 from viz_app.widgets.colormaps import GUTTER_LEVELS, GUTTER_VALUE, gutter_lookup_table
@@ -139,9 +139,16 @@ class HeadMosaic(QWidget):
             item.hide()
             self._plot.addItem(item, ignoreBounds=True)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self._glw)
+        # with no maps (loading, running, no sentence) a sentence says why, never empty axes with a meaningless scale
+        self._placeholder = QLabel(tr("HeadMosaic", "No attention maps yet."), self)
+        self._placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._placeholder.setWordWrap(True)
+        self._placeholder.setObjectName("mosaicPlaceholder")
+        self._stack = QStackedLayout(self)
+        self._stack.setContentsMargins(0, 0, 0, 0)
+        self._stack.addWidget(self._placeholder)
+        self._stack.addWidget(self._glw)
+        self._stack.setCurrentWidget(self._placeholder)
         self._glw.scene().sigMouseClicked.connect(self._on_mouse_clicked)
         self._glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
 
@@ -158,6 +165,7 @@ class HeadMosaic(QWidget):
         if arr.ndim != 4:
             raise ValueError(f"maps must be 4-D [L, H, Q, K], got shape {arr.shape}")
         n_layers, n_heads, q, k = arr.shape
+        self._stack.setCurrentWidget(self._glw)
         f = max(1, -(-max(q, k) // MAX_TILE_PIXELS))
         gutter_px = max(1, round(0.1 * max(q, k) / f))
         gutter = gutter_px * f
@@ -203,8 +211,11 @@ class HeadMosaic(QWidget):
             height, width = mosaic.shape[0] * f, mosaic.shape[1] * f
             self._vb.setRange(xRange=(0, width - gutter), yRange=(0, height - gutter), padding=0.01)
 
-    def clear(self) -> None:
-        """Show no tiles (no trace): a cleared source must not leave the previous sentence's heads on screen."""
+    def clear(self, message: str = "") -> None:
+        """Show no tiles (no trace): a cleared source must not leave the previous sentence's heads on screen.
+        ``message`` (display text, already translated) replaces the empty grid (default: no maps yet)."""
+        self._placeholder.setText(message or tr("HeadMosaic", "No attention maps yet."))
+        self._stack.setCurrentWidget(self._placeholder)
         self._maps_shape = None
         self._mosaic = None
         self._pool_cache.clear()
@@ -258,6 +269,10 @@ class HeadMosaic(QWidget):
                 self._plot.addItem(text, ignoreBounds=True)
                 self._off_texts.append(text)
         self._off_cross.setPath(path)
+
+    def placeholder_text(self) -> str:
+        """The sentence shown instead of the grid ("" while tiles are shown)."""
+        return self._placeholder.text() if self._stack.currentWidget() is self._placeholder else ""
 
     def has_maps(self) -> bool:
         """Whether tiles are shown."""

@@ -238,7 +238,7 @@ class MapBinding(QObject):
         self.heatmap.set_log_scale(s.log_scale)
         self.mosaic.set_colormap(s.colormap)
         if trace is None or matrix is None:
-            self.mosaic.clear()
+            self.mosaic.clear(self._mosaic_placeholder())
             self._refresh_hover()
             self.refresh_hint()
             return
@@ -267,6 +267,21 @@ class MapBinding(QObject):
         self._refresh_hover()
         self.refresh_hint()
 
+    def _mosaic_placeholder(self) -> str:
+        """What the overview says while it has no maps: why, in a few words."""
+        s = self.state
+        if self._loading() or (s.model is None and self._busy()):
+            return tr("MainWindow", "Loading the model…")
+        if s.model is None:
+            return tr("MainWindow", "No model loaded.")
+        if not s.src_text.strip():
+            return tr("MainWindow", "Type a sentence to see every head.")
+        if self._busy():
+            return tr("MainWindow", "Running the model…")
+        if s.trace is not None:
+            return tr("MainWindow", "This model has no {kind}.").format(kind=kind_title(s.kind).lower())
+        return tr("MainWindow", "No attention maps yet.")
+
     @Slot()
     def refresh_hint(self) -> None:
         """Show the heatmap when there is a map to show, else a hint saying what to do next."""
@@ -274,6 +289,8 @@ class MapBinding(QObject):
         if s.trace is not None and s.matrix() is not None:
             self.stack.setCurrentIndex(1)
             return
+        if not self.mosaic.has_maps():
+            self.mosaic.clear(self._mosaic_placeholder())  # loading, running: the overview says so too
         busy = self._busy()
         if s.model is None:
             text = tr_marked(HINT_LOADING if busy else HINT_NO_MODEL)

@@ -1,0 +1,58 @@
+"""Issue 18, items 9 to 14: the polish a lesson needs (no blank screens, consistent modes, readable labels).
+
+Each test names the item of the issue it guards.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint
+
+
+def test_a_new_sentence_goes_to_the_end_not_to_a_grey_step_0(make_window, qtbot):
+    """Item 9: a result for another sentence shows its whole decoding (as a first result does), even when the
+    previous sentence was being explained at step 0; the same sentence re-run keeps the step."""
+    window = make_window()
+    s = window.state
+    s.set_step(0)
+    s.set_inputs(src_text="w1 w2 w3 w4")
+    window.request_run()
+    qtbot.waitUntil(lambda: not window.host.busy and s.trace is not None and list(s.trace.src_tokens[:4]) == ["w1", "w2", "w3", "w4"],
+                    timeout=20000)
+    assert s.step == s.n_steps > 0
+    s.set_step(1)
+    s.set_view_mode("scores")  # the same sentence again (with its scores): the step stays
+    qtbot.waitUntil(lambda: not window.host.busy and not window.controller.rerun_pending and "cross" in s.trace.scores,
+                    timeout=20000)
+    assert s.step == 1
+
+
+def test_the_sentence_panel_does_not_jump_and_the_heads_panel_says_what_it_waits_for(make_window, qtbot):
+    """Item 9: with no tokens (an empty sentence, no model) the chip rows keep their height, so the Source and
+    Target boxes stay where they were; the overview shows a sentence instead of empty axes."""
+    window = make_window()
+    window.resize(1600, 1000)
+    s = window.state
+
+    def where():
+        qtbot.wait(30)
+        return (window.inputs.source.mapTo(window, QPoint(0, 0)).y(), window.inputs.target.mapTo(window, QPoint(0, 0)).y())
+
+    assert window.mosaic.has_maps() and window.mosaic.placeholder_text() == ""
+    before = where()
+    s.set_inputs(src_text="")
+    window.request_run()
+    assert where() == before
+    assert window.mosaic.placeholder_text() != ""
+    s.set_model(None)
+    assert where() == before
+    assert not window.mosaic.graphics_widget().isVisible() and window.mosaic.placeholder_text()
+
+
+def test_the_heads_panel_says_loading_while_a_model_loads(make_window, qtbot):
+    """Item 9: while the first model loads, the overview says so (no axes with a "(x0.001)" scale)."""
+    window = make_window(wait=False)
+    assert not window.mosaic.graphics_widget().isVisible() or window.mosaic.has_maps()
+    if not window.mosaic.has_maps():
+        assert window.mosaic.placeholder_text() in ("Loading the model…", "Running the model…")
+    qtbot.waitUntil(lambda: window.state.trace is not None and not window.host.busy, timeout=20000)
+    assert window.mosaic.has_maps() and window.mosaic.graphics_widget().isVisible()

@@ -5,6 +5,7 @@ Each test names the item of the issue it guards.
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import QPoint
 
 
@@ -56,3 +57,40 @@ def test_the_heads_panel_says_loading_while_a_model_loads(make_window, qtbot):
         assert window.mosaic.placeholder_text() in ("Loading the model…", "Running the model…")
     qtbot.waitUntil(lambda: window.state.trace is not None and not window.host.busy, timeout=20000)
     assert window.mosaic.has_maps() and window.mosaic.graphics_widget().isVisible()
+
+
+def test_a_kind_key_in_rollout_leaves_rollout_and_shows_that_kind(make_window):
+    """Item 10: in rollout (which combines every kind) 1/2/3 must not change the greyed kind box under a map
+    that stays: the key leaves rollout and shows that kind's weights."""
+    window = make_window()
+    s = window.state
+    s.set_view_mode("rollout")
+    assert not window.selectors.kind.isEnabled()
+    window.act_kinds["encoder_self"].trigger()
+    assert (s.view_mode, s.kind) == ("weights", "encoder_self")
+    assert window.selectors.kind.isEnabled() and window.selectors.kind.currentData() == "encoder_self"
+    assert window.heatmap.title_text().startswith("Encoder self-attention")
+
+
+def test_scores_mode_shows_scores_in_the_tiles_with_a_diverging_map(make_window, qtbot):
+    """Item 10: signed scores use the diverging map (in the heatmap and the overview), and the overview's tiles
+    show the scores too, not the weights."""
+    from viz_app.widgets.colormaps import DIVERGING_NAME
+
+    window = make_window()
+    s = window.state
+    s.select(kind="cross", layer=0, head=0)
+    weights_image = window.mosaic.mosaic_image().copy()
+    s.set_view_mode("scores")
+    qtbot.waitUntil(lambda: not window.host.busy and not window.controller.rerun_pending and "cross" in s.trace.scores,
+                    timeout=20000)
+    assert window.heatmap.colormap_name() == DIVERGING_NAME
+    assert window.mosaic.colormap_name() == DIVERGING_NAME
+    assert not np.array_equal(window.mosaic.mosaic_image(), weights_image)
+    tile = window.mosaic.mosaic_image()[: s.trace.n_steps, : s.trace.n_src]  # layer 0, head 0
+    scores = s.trace.scores["cross"][0, 0]
+    finite = np.isfinite(scores)
+    # the tile orders its cells as the scores do (the weights' softmax per row would not, across rows)
+    assert np.corrcoef(tile[finite], scores[finite])[0, 1] > 0.99
+    s.set_view_mode("weights")
+    assert window.heatmap.colormap_name() == s.colormap and window.mosaic.colormap_name() == s.colormap

@@ -297,6 +297,14 @@ class AppState(QObject):
     def set_kind(self, kind: str) -> None:
         self.select(kind=kind)
 
+    def show_kind(self, kind: str) -> None:
+        """A kind chosen by the user (keys 1/2/3, the View menu): the rollout combines every kind, so choosing one
+        leaves it and shows that kind's weights (the greyed kind box never changes under a map that stays)."""
+        if self.view_mode == "rollout":
+            self._put(view={**self._scope.view, "view_mode": "weights"})
+            self.displayChanged.emit()
+        self.set_kind(kind)
+
     def set_layer(self, layer: int) -> None:
         self.select(layer=layer)
 

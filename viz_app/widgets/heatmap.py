@@ -875,6 +875,10 @@ class AttentionHeatmap(QWidget):
         if self._title:
             self._set_title(self._title)
 
+    def colormap_name(self) -> str:
+        """The colour map drawn now (the diverging one in scores mode)."""
+        return self._colormap
+
     def title_text(self) -> str:
         """The title as drawn (possibly shortened with "…" to fit the widget)."""
         return self._plot.titleLabel.text

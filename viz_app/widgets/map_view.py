@@ -17,7 +17,7 @@ from model_core.analysis import Rollout, trace_rollout
 from model_core.trace import Trace
 from viz_app.i18n import tr
 from viz_app.scope.state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, ROW_LABEL_MODES, VIEW_MODES, kind_title, overlay_masks
-from viz_app.widgets.colormaps import COLORMAP_NAMES
+from viz_app.widgets.colormaps import COLORMAP_NAMES, DIVERGING_NAME
 from viz_app.widgets.heatmap import AttentionHeatmap
 
 #: Label of a decoder row not generated yet at the shown step (its token is not known then).
@@ -221,6 +221,24 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
                        current_row, visible_rows, spec.colormap, spec.log_scale, enabled, spec.font_pt, spec.mode)
 
 
+def score_tiles(scores: np.ndarray) -> np.ndarray:
+    """Pre-softmax scores [L, H, Q, K] as values in [0, 1] for the overview's diverging map: 0.5 is a score of 0,
+    0 and 1 the most negative and positive finite scores (one symmetric range for every tile, so tiles compare);
+    a blocked cell (−∞) reads 0.5, as the mask overlay shows it. Cached per array (a step redraws the same one)."""
+    for ref, value in _SCORE_TILES:
+        if ref() is scores:
+            return value
+    arr = np.asarray(scores, dtype=np.float32)
+    finite = np.isfinite(arr)
+    top = float(np.abs(arr[finite]).max()) if finite.any() else 0.0
+    value = np.where(finite, 0.5 + 0.5 * arr / (top if top > 0 else 1.0), 0.5).astype(np.float32)
+    _SCORE_TILES[:] = [*_SCORE_TILES[-2:], (weakref.ref(scores), value)]
+    return value
+
+
+_SCORE_TILES: list[tuple[weakref.ref, np.ndarray]] = []
+
+
 def rollout_of(trace: Trace) -> Rollout:
     """The trace's encoder-decoder rollout, computed once per trace (it multiplies L full matrices)."""
     for ref, value in _ROLLOUTS:
@@ -252,7 +270,7 @@ def _rollout_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
 def apply_view(widget: AttentionHeatmap, view: HeatmapView) -> None:
     """Feed ``view`` to a heatmap through its public API (display settings first, then data, then overlays)."""
     widget.set_value_mode("scores" if view.mode == "scores" else "weights")
-    widget.set_colormap(view.colormap)
+    widget.set_colormap(DIVERGING_NAME if view.mode == "scores" else view.colormap)  # signed scores: white = 0
     widget.set_log_scale(view.log_scale)
     if view.font_pt is not None:
         widget.set_font_point_size(view.font_pt)

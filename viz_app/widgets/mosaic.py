@@ -104,6 +104,7 @@ class HeadMosaic(QWidget):
         self._vb.setDefaultPadding(0.0)
 
         self._image = pg.ImageItem(axisOrder="row-major")
+        self._colormap = "viridis"
         self._image.setLookupTable(gutter_lookup_table("viridis"))
         self._plot.addItem(self._image)
         self._overlay = pg.ImageItem(axisOrder="row-major")
@@ -319,7 +320,11 @@ class HeadMosaic(QWidget):
             item.show()
 
     def set_colormap(self, name: str) -> None:
+        self._colormap = name
         self._image.setLookupTable(gutter_lookup_table(name))
+
+    def colormap_name(self) -> str:
+        return self._colormap
 
     def set_emphasis(self, on: bool) -> None:
         """Presenter mode: thicker current-row lines in every tile."""

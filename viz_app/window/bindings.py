@@ -22,9 +22,10 @@ from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.state import AppState, kind_title
 from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
 from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
+from viz_app.widgets.colormaps import DIVERGING_NAME
 from viz_app.widgets.controls import InputPanel, SelectorBar, StepBar
 from viz_app.widgets.head_stats import HeadStatsPanel
-from viz_app.widgets.map_view import ViewSpec, apply_view, heatmap_view, rollout_of
+from viz_app.widgets.map_view import ViewSpec, apply_view, heatmap_view, rollout_of, score_tiles
 from viz_app.widgets.verifier_badge import VerifierBadge
 
 DEBOUNCE_MS = 300
@@ -234,15 +235,16 @@ class MapBinding(QObject):
     def refresh(self) -> None:
         s = self.state
         trace, matrix = s.trace, s.matrix()
-        self.heatmap.set_colormap(s.colormap)
+        spec = view_spec(s)
+        colormap = DIVERGING_NAME if spec.mode == "scores" else s.colormap  # signed scores: white = 0
+        self.heatmap.set_colormap(colormap)
         self.heatmap.set_log_scale(s.log_scale)
-        self.mosaic.set_colormap(s.colormap)
+        self.mosaic.set_colormap(colormap)
         if trace is None or matrix is None:
             self.mosaic.clear(self._mosaic_placeholder())
             self._refresh_hover()
             self.refresh_hint()
             return
-        spec = view_spec(s)
         computing = tr("MainWindow", "Computing the scores…")
         if spec.mode != s.view_mode:
             if s.model is not None and not s.model.native:
@@ -259,6 +261,8 @@ class MapBinding(QObject):
             for mask in view.overlays.values():
                 blocked |= ~mask
         maps = trace.attention(s.kind)
+        if view.mode == "scores":  # the tiles show what the map shows, with the same diverging colours
+            maps = score_tiles(trace.scores[s.kind])
         self.mosaic.set_maps(maps, row_labels=[f"L{i}" for i in range(maps.shape[0])],  # i18n: not user text
                              col_labels=[f"H{h}" for h in range(maps.shape[1])],
                              selected=(s.layer, s.head) if s.head is not None else None, blocked=blocked,

@@ -482,7 +482,7 @@ class MainWindow(QMainWindow):
         self.act_presenter.toggled.connect(self.presenter.set_active)
         self.presenter.toggled.connect(self._on_presenter_toggled)
         for kind, act in self.act_kinds.items():
-            act.triggered.connect(lambda _=False, k=kind: s.set_kind(k))
+            act.triggered.connect(lambda _=False, k=kind: s.show_kind(k))
         self.act_layer_up.triggered.connect(lambda: s.set_layer(s.layer + 1))
         self.act_layer_down.triggered.connect(lambda: s.set_layer(s.layer - 1))
         self.act_head_next.triggered.connect(lambda: s.set_head(0 if s.head is None else min(s.head + 1, s.n_heads() - 1)))

@@ -47,7 +47,7 @@ def _collect_garbage_in_the_gui_thread(qapp):
     from viz_app.shell.gc_policy import GuiThreadCollector
 
     collector = GuiThreadCollector().start()
-    yield
+    yield collector
     collector.stop()
 
 

@@ -41,11 +41,17 @@ def test_cycles_made_in_another_thread_are_collected_in_the_gui_thread(qtbot):
 
 
 @pytest.fixture
-def collector():
-    """A collector checking every 10 ms; stopped afterwards, leaving the session's collector in charge."""
+def collector(_collect_garbage_in_the_gui_thread):
+    """A collector checking every 10 ms; stopped afterwards, leaving the session's collector in charge.
+
+    The session's collector pauses meanwhile: its own timer would otherwise collect during this one's hold (it did,
+    under load, when its check happened to fall inside the test)."""
+    session = _collect_garbage_in_the_gui_thread
+    session._timer.stop()
     collector = GuiThreadCollector(interval_ms=10).start()
     yield collector
     collector.stop()
+    session._timer.start()
     assert not gc.isenabled()  # stop() restores what it found: the session's policy
     assert gc.get_freeze_count() == 0  # and hands every frozen object back to the collector
 

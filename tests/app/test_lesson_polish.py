@@ -94,3 +94,44 @@ def test_scores_mode_shows_scores_in_the_tiles_with_a_diverging_map(make_window,
     assert np.corrcoef(tile[finite], scores[finite])[0, 1] > 0.99
     s.set_view_mode("weights")
     assert window.heatmap.colormap_name() == s.colormap and window.mosaic.colormap_name() == s.colormap
+
+
+def test_positional_curves_show_the_dimensions_the_teacher_picks(make_window, qtbot):
+    """Item 11: not only dimensions 0–7: a first dimension and a count pick the curves (the slow dimensions too);
+    the "current sentence" caption is dark text on an opaque label, not yellow on the yellow region."""
+    from viz_app.widgets.positional import PositionalPanel
+
+    window = make_window()
+    panel = window.positional
+    window.dock_positional.show()
+    window.dock_positional.raise_()
+    window.positional_binding.draw()
+    d = window.state.model.positional_table.shape[1]
+    assert panel.curve_names()[0] == "dim 0 (sin)" and len(panel.curve_names()) == 8
+    first, count = panel.dims_controls()
+    assert first.isVisibleTo(panel) and first.maximum() == d - 1
+    first.setValue(d - 4)  # the slowest dimensions
+    assert panel.curve_names() == [f"dim {i} ({'sin' if i % 2 == 0 else 'cos'})" for i in range(d - 4, d)]
+    count.setValue(2)
+    assert len(panel.curve_names()) == 2
+    window.positional_binding.draw()  # a new trace keeps the teacher's choice
+    assert panel.curve_names()[0] == f"dim {d - 4} (sin)"
+
+    alone = PositionalPanel()
+    qtbot.addWidget(alone)
+    alone.set_encoding("sinusoidal", np.random.default_rng(0).normal(size=(20, 16)), n_tokens=5)
+    label = alone.sentence_labels()[0]
+    text_colour = label.textItem.defaultTextColor()
+    assert max(text_colour.red(), text_colour.green(), text_colour.blue()) < 100  # dark text ...
+    assert label.fill.color().alpha() > 200  # ... on an opaque label
+
+
+def test_the_verifier_badge_says_all_is_well(make_window):
+    """Item 12: a correct trace shows a green "✓ rows sum to 1, masks respected" (hidden only without a trace)."""
+    window = make_window()
+    badge = window.verifier_badge
+    assert badge.isVisible() and badge.text() == "✓ rows sum to 1, masks respected"
+    assert badge.problems() == [] and "#2e7d32" in badge.styleSheet()
+    window.state.set_inputs(src_text="")
+    window.request_run()
+    assert badge.isHidden()

@@ -1,4 +1,4 @@
-"""The verifier badge: hidden for a correct trace, "⚠ N problems" with a tooltip and a full list otherwise."""
+"""The verifier badge: green for a correct trace, "⚠ N problems" with a tooltip and a full list otherwise."""
 
 from __future__ import annotations
 
@@ -36,13 +36,16 @@ def corrupted_trace():
     return trace
 
 
-def test_a_clean_trace_shows_no_badge(window):
+def test_a_clean_trace_shows_a_green_badge(window):
+    """Issue 18 item 12: all is well is said too (hidden only when no trace was checked)."""
     _win, badge = window
     trace = tiny_bundle().trace("w1 w2 w3", "t1 t2", src_pad_to=5, tgt_pad_to=4)
     problems = verify_trace(trace)
     assert problems == []
     badge.set_problems(problems)
-    assert badge.isHidden() and badge.text() == "" and badge.problems() == []
+    assert badge.isVisible() and badge.text() == "✓ rows sum to 1, masks respected" and badge.problems() == []
+    badge.clear()
+    assert badge.isHidden() and badge.text() == ""
 
 
 def test_a_corrupted_trace_lists_its_problems(qtbot, window):
@@ -60,8 +63,8 @@ def test_a_corrupted_trace_lists_its_problems(qtbot, window):
     assert [r[2] for r in rows] == [problem_details(p) for p in problems]
     assert rows[0] == ("Encoder self-attention · layer 1 · head 0", "NaN or infinite weights",
                        "1 row with NaN or infinite weights (first: query 0)")
-    badge.set_problems([])  # a new, clean trace: badge hidden and the open list emptied
-    assert badge.isHidden() and dialog.rows() == []
+    badge.set_problems([])  # a new, clean trace: the green badge and the open list emptied
+    assert badge.text().startswith("✓") and dialog.rows() == []
 
 
 def test_many_problems_are_summarised_in_the_tooltip(window):

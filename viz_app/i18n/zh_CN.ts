@@ -880,29 +880,29 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="143" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="144" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="390" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="395" />
             <source>{tile} — click to inspect this head</source>
             <translation>{tile} — 点击查看这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="264" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="265" />
             <source>OFF</source>
             <comment>a switched-off head</comment>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="191" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="192" />
             <source>L{layer}</source>
             <comment>short for layer N</comment>
             <translation>L{layer}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="195" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="196" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>H{head}</translation>
@@ -1332,7 +1332,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="248" />
+            <location filename="../../viz_app/widgets/map_view.py" line="266" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
@@ -1357,7 +1357,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="245" />
+            <location filename="../../viz_app/widgets/map_view.py" line="263" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
@@ -1697,117 +1697,117 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>显示交叉注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="32" />
+            <location filename="../../viz_app/window/bindings.py" line="33" />
             <source>&lt;h3&gt;No model loaded&lt;/h3&gt;&lt;p&gt;Open a checkpoint (&lt;tt&gt;.safetensors&lt;/tt&gt;, a PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict or a Hugging Face folder) with &lt;b&gt;File ▸ Open model…&lt;/b&gt; (Ctrl+O), the &lt;b&gt;Model&lt;/b&gt; list above, or drop it on the window.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;未加载模型&lt;/h3&gt;&lt;p&gt;打开一个检查点（&lt;tt&gt;.safetensors&lt;/tt&gt;、PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict 或 Hugging Face 文件夹）：使用&lt;b&gt;文件 ▸ 打开模型…&lt;/b&gt;（Ctrl+O）、上方的&lt;b&gt;模型&lt;/b&gt;列表，或直接把它拖到窗口上。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="35" />
+            <location filename="../../viz_app/window/bindings.py" line="36" />
             <source>&lt;h3&gt;Type a sentence&lt;/h3&gt;&lt;p&gt;Write a sentence in the &lt;b&gt;Source&lt;/b&gt; box above: the model translates it and you can step through every attention map it computed.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;输入一个句子&lt;/h3&gt;&lt;p&gt;在上方的&lt;b&gt;源句&lt;/b&gt;框中写一个句子：模型会翻译它，你可以逐步查看它计算出的每一张注意力图。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="37" />
+            <location filename="../../viz_app/window/bindings.py" line="38" />
             <source>&lt;h3&gt;Loading the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在加载模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="38" />
+            <location filename="../../viz_app/window/bindings.py" line="39" />
             <source>&lt;h3&gt;Running the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="246" />
+            <location filename="../../viz_app/window/bindings.py" line="248" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="283" />
+            <location filename="../../viz_app/window/bindings.py" line="287" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="274" />
+            <location filename="../../viz_app/window/bindings.py" line="278" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="276" />
+            <location filename="../../viz_app/window/bindings.py" line="280" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="278" />
+            <location filename="../../viz_app/window/bindings.py" line="282" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="280" />
+            <location filename="../../viz_app/window/bindings.py" line="284" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="335" />
+            <location filename="../../viz_app/window/bindings.py" line="339" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the row is masked out and predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：这一行被掩码屏蔽，不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="208" />
+            <location filename="../../viz_app/window/bindings.py" line="209" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="359" />
+            <location filename="../../viz_app/window/bindings.py" line="363" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="363" />
+            <location filename="../../viz_app/window/bindings.py" line="367" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="380" />
+            <location filename="../../viz_app/window/bindings.py" line="384" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="384" />
+            <location filename="../../viz_app/window/bindings.py" line="388" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="420" />
+            <location filename="../../viz_app/window/bindings.py" line="424" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="249" />
+            <location filename="../../viz_app/window/bindings.py" line="251" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="282" />
+            <location filename="../../viz_app/window/bindings.py" line="286" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="499" />
+            <location filename="../../viz_app/window/bindings.py" line="502" />
             <source>Hugging Face models run their own code: heads cannot be switched off here</source>
             <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="305" />
+            <location filename="../../viz_app/window/bindings.py" line="309" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="508" />
+            <location filename="../../viz_app/window/bindings.py" line="511" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="302" />
+            <location filename="../../viz_app/window/bindings.py" line="306" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -2434,142 +2434,162 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Positional</name>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="39" />
+            <location filename="../../viz_app/widgets/positional.py" line="54" />
             <source>this model has no positional encoding</source>
             <translation>该模型没有位置编码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="40" />
+            <location filename="../../viz_app/widgets/positional.py" line="55" />
             <source>Its encoder sees the source as a bag of tokens; word order reaches the decoder only through the causal mask.</source>
             <translation>它的编码器把源句看作一袋无序的词元；词序只能通过因果掩码传到解码器。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="73" />
+            <location filename="../../viz_app/widgets/positional.py" line="88" />
             <source>curves</source>
             <translation>曲线</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="74" />
+            <location filename="../../viz_app/widgets/positional.py" line="89" />
             <source>table</source>
             <translation>表格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="75" />
+            <location filename="../../viz_app/widgets/positional.py" line="90" />
             <source>similarity</source>
             <translation>相似度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="278" />
+            <location filename="../../viz_app/widgets/positional.py" line="343" />
             <source>Position similarity needs an absolute position table; this model adds a learned bias per relative distance instead.</source>
             <translation>位置相似度需要绝对位置编码表；这个模型改为按相对距离加上一个可学习的偏置。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="59" />
+            <location filename="../../viz_app/widgets/positional.py" line="74" />
             <source>dim {index}</source>
             <translation>维度 {index}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="58" />
+            <location filename="../../viz_app/widgets/positional.py" line="106" />
+            <source>First dimension drawn: low dimensions turn fast, high ones slowly</source>
+            <translation>从哪一维开始画：低维变化快，高维变化慢</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="108" />
+            <source>How many dimensions are drawn</source>
+            <translation>画出多少个维度</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="73" />
             <source>dim {index} (cos)</source>
             <translation>维度 {index}（cos）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="157" />
+            <location filename="../../viz_app/widgets/positional.py" line="112" />
+            <source>dimensions from</source>
+            <translation>起始维度</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="114" />
+            <source>count</source>
+            <translation>个数</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="218" />
             <source>{message}. {detail}</source>
             <translation>{message}。{detail}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="191" />
+            <location filename="../../viz_app/widgets/positional.py" line="256" />
             <source>positions 0–{last} of {total}</source>
             <translation>位置 0–{last}（共 {total} 个）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="200" />
+            <location filename="../../viz_app/widgets/positional.py" line="265" />
             <source>position</source>
             <translation>位置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="201" />
+            <location filename="../../viz_app/widgets/positional.py" line="266" />
             <source>PE(pos, i)</source>
             <translation>PE(pos, i)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="220" />
+            <location filename="../../viz_app/widgets/positional.py" line="285" />
             <source>dimension</source>
             <translation>维度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="245" />
+            <location filename="../../viz_app/widgets/positional.py" line="310" />
             <source>encoder self-attention</source>
             <translation>编码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="245" />
+            <location filename="../../viz_app/widgets/positional.py" line="310" />
             <source>decoder self-attention</source>
             <translation>解码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="57" />
+            <location filename="../../viz_app/widgets/positional.py" line="72" />
             <source>dim {index} (sin)</source>
             <translation>维度 {index}（sin）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="196" />
+            <location filename="../../viz_app/widgets/positional.py" line="261" />
             <source>sinusoidal encoding: PE(pos, i), {span}</source>
             <translation>正弦位置编码：PE(pos, i)，{span}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="198" />
+            <location filename="../../viz_app/widgets/positional.py" line="263" />
             <source>learned encoding: PE(pos, i), {span}</source>
             <translation>可学习位置编码：PE(pos, i)，{span}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="246" />
+            <location filename="../../viz_app/widgets/positional.py" line="311" />
             <source>stack {index}</source>
             <translation>堆叠 {index}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="253" />
+            <location filename="../../viz_app/widgets/positional.py" line="318" />
             <source>distance key − query</source>
             <translation>距离（键 − 查询）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="254" />
+            <location filename="../../viz_app/widgets/positional.py" line="319" />
             <source>bias added to the score</source>
             <translation>加到分数上的偏置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="273" />
+            <location filename="../../viz_app/widgets/positional.py" line="338" />
             <source>head</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="288" />
+            <location filename="../../viz_app/widgets/positional.py" line="353" />
             <source>current sentence ({count} tokens)</source>
             <translation>当前句子（{count} 个词元）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="219" />
+            <location filename="../../viz_app/widgets/positional.py" line="284" />
             <source>PE table ({span} × {dims} dimensions)</source>
             <translation>PE 表（{span} × {dims} 维）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="230" />
+            <location filename="../../viz_app/widgets/positional.py" line="295" />
             <source>cosine similarity of position vectors ({span})</source>
             <translation>位置向量的余弦相似度（{span}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="260" />
+            <location filename="../../viz_app/widgets/positional.py" line="325" />
             <source>head {index}</source>
             <translation>头 {index}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="272" />
+            <location filename="../../viz_app/widgets/positional.py" line="337" />
             <source>{stack}: heads × distance</source>
             <translation>{stack}：头 × 距离</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="252" />
+            <location filename="../../viz_app/widgets/positional.py" line="317" />
             <source>{stack}: bias per head</source>
             <translation>{stack}：各头的偏置</translation>
         </message>
@@ -2729,17 +2749,17 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="286" />
+            <location filename="../../viz_app/widgets/chips.py" line="287" />
             <source>token {index}: {token} ({kind})</source>
             <translation>词元 {index}：{token}（{kind}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="295" />
+            <location filename="../../viz_app/widgets/chips.py" line="296" />
             <source>value</source>
             <translation>数值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="296" />
+            <location filename="../../viz_app/widgets/chips.py" line="297" />
             <source>{label}: {value}</source>
             <translation>{label}：{value}</translation>
         </message>
@@ -3183,67 +3203,77 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>存在和不为 1 的行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="136" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="152" />
             <source>The verifier found problems in this trace:</source>
             <translation>校验器在这份注意力轨迹中发现了问题：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="59" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="64" />
             <source>{kind} · layer {layer} · head {head}</source>
             <translation>{kind} · 第 {layer} 层 · 头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="73" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="78" />
             <source>Problems in this trace</source>
             <translation>注意力轨迹中的问题</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="75" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="80" />
             <source>The attention of this trace breaks what a model promises (weight only where the mask allows, rows summing to 1). Treat its pictures with care.</source>
             <translation>这份注意力轨迹违背了模型应有的性质（只在掩码允许的位置有权重、每行之和为 1）。请谨慎解读它的图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="85" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="90" />
             <source>Close</source>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="58" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="63" />
             <source>{kind} · layer {layer}</source>
             <translation>{kind} · 第 {layer} 层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="81" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="86" />
             <source>where</source>
             <translation>位置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="81" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="86" />
             <source>problem</source>
             <translation>问题</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="81" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="86" />
             <source>details</source>
             <translation>详情</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="132" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="140" />
+            <source>✓ rows sum to 1, masks respected</source>
+            <translation>✓ 每行之和为 1，掩码已遵守</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="141" />
+            <source>The verifier checked every attention map of this trace: each row sums to 1, no weight falls on a masked key, and no value is NaN.</source>
+            <translation>校验器检查了本次运行的每一张注意力图：每行之和都为 1，被掩码遮住的键上没有权重，也没有 NaN 值。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="148" />
             <source>⚠ 1 problem</source>
             <translation>⚠ 1 个问题</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="137" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="153" />
             <source>Click for the full list.</source>
             <translation>点击查看完整列表。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="132" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="148" />
             <source>⚠ {count} problems</source>
             <translation>⚠ {count} 个问题</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/verifier_badge.py" line="135" />
+            <location filename="../../viz_app/widgets/verifier_badge.py" line="151" />
             <source>… and {count} more</source>
             <translation>……还有 {count} 个</translation>
         </message>

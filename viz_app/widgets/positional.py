@@ -19,9 +19,18 @@ from typing import ClassVar
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QRectF, QSignalBlocker, Qt
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsRectItem,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.widgets.colormaps import DIVERGING_NAME, diverging_lookup_table, get_colormap
@@ -34,6 +43,12 @@ PALETTE: tuple[str, ...] = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f
 MAX_POSITIONS = 128
 SENTENCE_BRUSH = (255, 213, 79, 40)
 SENTENCE_PEN = (255, 213, 79, 200)
+#: the caption of the sentence's region: dark text on an opaque amber label (yellow text on the yellow region was unreadable)
+SENTENCE_TEXT = (33, 33, 33)
+SENTENCE_LABEL_FILL = (255, 213, 79, 235)
+#: how many dimensions the curves show by default, and at most (more is a tangle)
+DEFAULT_CURVES = 8
+MAX_CURVES = len(PALETTE)
 
 #: Marked texts shown for a model without any positional information (translated where shown).
 NO_ENCODING_MESSAGE = N_("Positional", "this model has no positional encoding")
@@ -84,6 +99,23 @@ class PositionalPanel(QWidget):
         self._bias: np.ndarray | None = None
         self._sentence_region: tuple[float, float] | None = None
         self._font_pt = QFont().pointSizeF()
+        self._last: tuple | None = None  # (kind, table, n_tokens, relative_bias): redrawn when the dimensions change
+
+        # which dimensions the curves show: a first one and a count (sinusoidal pairs: even first dims keep sin/cos)
+        self._first_dim = QSpinBox(minimum=0, maximum=0, value=0)
+        self._first_dim.setToolTip(tr("Positional", "First dimension drawn: low dimensions turn fast, high ones slowly"))
+        self._dim_count = QSpinBox(minimum=1, maximum=MAX_CURVES, value=DEFAULT_CURVES)
+        self._dim_count.setToolTip(tr("Positional", "How many dimensions are drawn"))
+        self._dims_row = QWidget()
+        row = QHBoxLayout(self._dims_row)
+        row.setContentsMargins(4, 2, 4, 0)
+        row.addWidget(QLabel(tr("Positional", "dimensions from"), buddy=self._first_dim))
+        row.addWidget(self._first_dim)
+        row.addWidget(QLabel(tr("Positional", "count"), buddy=self._dim_count))
+        row.addWidget(self._dim_count)
+        row.addStretch(1)
+        self._first_dim.valueChanged.connect(self._redraw)
+        self._dim_count.valueChanged.connect(self._redraw)
 
         self._tabs = QTabWidget()
         self._views = [pg.GraphicsLayoutWidget() for _ in self.TAB_NAMES]
@@ -101,22 +133,34 @@ class PositionalPanel(QWidget):
         self._stack.addWidget(self._message)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self._dims_row)
         layout.addWidget(self._stack)
+        self._dims_row.hide()
 
     # ------------------------------------------------------------------ data
     def set_encoding(self, kind: str, table: np.ndarray | None, *, n_tokens: int, relative_bias: np.ndarray | None = None,
-                     dims: Sequence[int] = range(8)) -> None:
+                     dims: Sequence[int] | None = None) -> None:
         """Show the encoding of a model.
 
         kind: "sinusoidal" or "learned" (``table`` [N, d] required), or "none"/"relative" (then
         ``relative_bias`` [2, H, 2D+1] for encoder and decoder, or [H, 2D+1], may be given).
         n_tokens: length of the current sentence, marked on every view.
+        dims: the dimensions drawn as curves; None = those chosen above the plot (a first one and a count).
         """
+        self._last = (kind, table, n_tokens, relative_bias)
+        if table is not None and np.ndim(table) >= 2:
+            with QSignalBlocker(self._first_dim):
+                self._first_dim.setMaximum(max(0, int(np.shape(table)[-1]) - 1))
+        if dims is None:
+            first = self._first_dim.value()
+            dims = range(first, first + self._dim_count.value())
         kind = kind.lower()
         n_tokens = max(0, int(n_tokens))
         for view in self._views:
             view.clear()
         self._curve_names = []
+        self._sentence_labels: list[pg.TextItem] = []
         self._table_image = self._similarity = self._bias = None
         self._sentence_region = None
         if kind in ("sinusoidal", "learned"):
@@ -133,9 +177,26 @@ class PositionalPanel(QWidget):
         else:
             raise ValueError(f"unknown positional encoding kind {kind!r}")
         self._stack.setCurrentWidget(self._message if self._mode == "none" else self._tabs)
+        self._dims_row.setVisible(self._mode == "table")
         self._tabs.setTabEnabled(2, self._mode == "table")
         if self._mode != "table" and self._tabs.currentIndex() == 2:
             self._tabs.setCurrentIndex(0)
+
+    def set_dims(self, first: int, count: int) -> None:
+        """Draw ``count`` curves from dimension ``first`` (as the spin boxes above the plot do)."""
+        with QSignalBlocker(self._first_dim), QSignalBlocker(self._dim_count):
+            self._first_dim.setValue(first)
+            self._dim_count.setValue(count)
+        self._redraw()
+
+    def dims_controls(self) -> tuple[QSpinBox, QSpinBox]:
+        """The first-dimension and count spin boxes."""
+        return self._first_dim, self._dim_count
+
+    def _redraw(self) -> None:
+        if self._last is not None:
+            kind, table, n_tokens, bias = self._last
+            self.set_encoding(kind, table, n_tokens=n_tokens, relative_bias=bias)
 
     def set_font_point_size(self, pt: float) -> None:
         """Grow the message text (plots use pyqtgraph's fonts)."""
@@ -165,6 +226,10 @@ class PositionalPanel(QWidget):
 
     def similarity_matrix(self) -> np.ndarray | None:
         return self._similarity
+
+    def sentence_labels(self) -> list[pg.TextItem]:
+        """The "current sentence" captions drawn on the curves."""
+        return list(getattr(self, "_sentence_labels", []))
 
     def sentence_region(self) -> tuple[float, float] | None:
         """The x-interval shaded on the curves as the current sentence."""
@@ -285,8 +350,10 @@ class PositionalPanel(QWidget):
         item = pg.LinearRegionItem(values=region, movable=False, brush=pg.mkBrush(SENTENCE_BRUSH), pen=pg.mkPen(SENTENCE_PEN))
         item.setZValue(-10)
         plot.addItem(item, ignoreBounds=True)
-        text = pg.TextItem(tr("Positional", "current sentence ({count} tokens)").format(count=n_tokens), color=SENTENCE_PEN[:3],
-                           anchor=(0, 0))
+        text = pg.TextItem(tr("Positional", "current sentence ({count} tokens)").format(count=n_tokens), color=SENTENCE_TEXT,
+                           fill=pg.mkBrush(SENTENCE_LABEL_FILL), anchor=(0, 0))
+        text.setZValue(10)
+        self._sentence_labels.append(text)
         plot.addItem(text, ignoreBounds=True)
         vb = plot.getViewBox()
 

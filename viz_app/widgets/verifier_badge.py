@@ -1,4 +1,4 @@
-"""A status-bar badge that appears only when the trace breaks the attention contract.
+"""A status-bar badge: a green "✓" when the trace keeps the attention contract, "⚠ N problems" when it breaks it.
 
 Why a badge and not a dialog: a correct model never triggers it (``model_core.analysis.verify_trace``
 returns nothing), so it costs no screen space in class; when an imported model or a hand-edited
@@ -41,6 +41,11 @@ PROBLEM_TITLES: dict[str, tuple[str, str]] = {
 }
 _BADGE_STYLE = ("QToolButton { color: #ffffff; background: #c62828; border: 1px solid #8e0000; border-radius: 4px; "
                 "padding: 1px 8px; font-weight: bold; }")
+
+
+#: a correct trace: a calm green badge, so the class sees the check ran and passed
+_OK_STYLE = ("QToolButton { color: #ffffff; background: #2e7d32; border: 1px solid #1b5e20; border-radius: 4px; "
+             "padding: 1px 8px; }")
 
 
 def problem_title(code: str) -> str:
@@ -118,17 +123,28 @@ class VerifierBadge(QToolButton):
         self.clicked.connect(self.show_list)
         self.hide()
 
-    def set_problems(self, problems: Sequence[Problem]) -> None:
-        """Show the badge for these problems (``model_core.analysis.verify_trace``'s list); none hides it."""
+    def set_problems(self, problems: Sequence[Problem], *, checked: bool = True) -> None:
+        """Show the badge for these problems (``model_core.analysis.verify_trace``'s list): none is a green
+        "✓ rows sum to 1, masks respected"; ``checked=False`` (no trace was checked) hides it."""
         self._problems = list(problems)
         n = len(self._problems)
         if n == 0:
-            self.setText("")
-            self.setToolTip("")
-            self.hide()
             if self._dialog is not None:
                 self._dialog.set_problems([])
+            if not checked:
+                self.setText("")
+                self.setToolTip("")
+                self.hide()
+                return
+            self.setStyleSheet(_OK_STYLE)
+            self.setText(tr("Verifier", "✓ rows sum to 1, masks respected"))
+            self.setToolTip(tr("Verifier", "The verifier checked every attention map of this trace: each row sums to 1, "
+                                           "no weight falls on a masked key, and no value is NaN."))
+            self.setCursor(Qt.CursorShape.ArrowCursor)
+            self.show()
             return
+        self.setStyleSheet(_BADGE_STYLE)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setText(tr("Verifier", "⚠ 1 problem") if n == 1 else tr("Verifier", "⚠ {count} problems").format(count=n))
         lines = [f"• {p.message}" for p in self._problems[:TOOLTIP_PROBLEMS]]
         if n > TOOLTIP_PROBLEMS:
@@ -140,10 +156,12 @@ class VerifierBadge(QToolButton):
         self.show()
 
     def clear(self) -> None:
-        self.set_problems([])
+        self.set_problems([], checked=False)
 
     def show_list(self) -> None:
-        """Open (or raise) the non-modal list of every problem."""
+        """Open (or raise) the non-modal list of every problem (a correct trace has none to list)."""
+        if not self._problems and self._dialog is None:
+            return
         if self._dialog is None:
             self._dialog = ProblemList(self.window() if self.window() is not self else None)
         self._dialog.set_problems(self._problems)

@@ -439,7 +439,7 @@ class VerifierBinding(QObject):
     @Slot()
     def refresh(self) -> None:
         trace = self.state.trace
-        self.badge.set_problems(verify_trace(trace) if trace is not None else [])
+        self.badge.set_problems(verify_trace(trace) if trace is not None else [], checked=trace is not None)
 
 
 class PositionalBinding(QObject):
@@ -477,9 +477,8 @@ class PositionalBinding(QObject):
             table = trace.positional_encoding
         else:
             table = table[: max(n_tokens, min(len(table), POSITIONAL_POSITIONS))]
-        dims = range(min(8, table.shape[1])) if table.ndim == 2 else range(0)
-        if kind in ("sinusoidal", "learned") and table.size:
-            self.panel.set_encoding(kind, table, n_tokens=n_tokens, relative_bias=trace.relative_bias, dims=dims)
+        if kind in ("sinusoidal", "learned") and table.size:  # the dimensions drawn are the panel's own choice
+            self.panel.set_encoding(kind, table, n_tokens=n_tokens, relative_bias=trace.relative_bias)
         else:
             self.panel.set_encoding("none", None, n_tokens=n_tokens, relative_bias=trace.relative_bias)
 

@@ -128,6 +128,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     def positional(w) -> None:
         _type(app, w, sentence)
         w.dock_positional.raise_()
+        w.positional.set_dims(0, 4)  # four curves read; eight are a tangle (the spin boxes pick any others)
 
     def ablation(w) -> None:
         _type(app, w, sentence)

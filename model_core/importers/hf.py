@@ -1,4 +1,7 @@
-"""Hugging Face encoder-decoder folders (Marian, BART, mBART, T5) behind the app's model protocol.
+"""Hugging Face encoder-decoder folders behind the app's model protocol.
+
+The families (Marian, BART, mBART, Pegasus, BlenderbotSmall, M2M100/NLLB, T5, mT5, UMT5) and those refused
+with the reason are described in ``hf_families.py``.
 
 ``load_hf_folder`` opens a folder written by ``save_pretrained`` and returns a :class:`ModelBundle`
 whose model is an :class:`HFSeq2SeqAdapter`: it answers ``encode`` / ``decode`` / ``init_cache`` /
@@ -56,16 +59,12 @@ from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
 from ..model import NO_ABLATION, Ablation, DecoderOutput, EncoderOutput
 from ..paths import OverBudget, file_kind, human_bytes, open_regular, parse_json, read_regular_file
+from .hf_families import FAMILIES, REFUSED_MODEL_TYPES
 
 __all__ = ["SUPPORTED_MODEL_TYPES", "HFDecoderCache", "HFSeq2SeqAdapter", "HFTokenizer", "load_hf_folder"]
 
 # model_type -> (norm position, absolute positions). Only these built-in classes are ever instantiated.
-SUPPORTED_MODEL_TYPES: dict[str, tuple[str, str]] = {
-    "marian": ("post", "sinusoidal"),
-    "bart": ("post", "learned"),
-    "mbart": ("pre", "learned"),
-    "t5": ("pre", "none"),
-}
+SUPPORTED_MODEL_TYPES: dict[str, tuple[str, str]] = {name: (f.norm, f.positional) for name, f in FAMILIES.items()}
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
 OTHER_FRAMEWORK_WEIGHTS = ("tf_model.h5", "flax_model.msgpack", "model.ckpt.index", "rust_model.ot")
 # any one of these means the folder carries a tokenizer (Marian: source.spm; T5: spiece.model; BPE: vocab.json)
@@ -268,7 +267,7 @@ class HFDecoderCache:
 class _T5RelativeBiasTable:
     """``table()`` for the app's positional panel: T5's bucketed bias per head for distances -D..D."""
 
-    attention: Any  # the T5Attention of block 0, which owns relative_attention_bias
+    attention: Any  # the T5Attention of block 0, which owns relative_attention_bias (UMT5: every block has one)
     max_distance: int
     bidirectional: bool
 
@@ -277,10 +276,13 @@ class _T5RelativeBiasTable:
         att = self.attention
         weight = att.relative_attention_bias.weight
         distance = torch.arange(-self.max_distance, self.max_distance + 1, device=weight.device)
-        bucket = att._relative_position_bucket(
-            distance, bidirectional=self.bidirectional, num_buckets=att.relative_attention_num_buckets,
-            max_distance=att.relative_attention_max_distance,
-        )
+        if isinstance(type(att).__dict__.get("_relative_position_bucket"), staticmethod):  # T5, mT5
+            bucket = att._relative_position_bucket(
+                distance, bidirectional=self.bidirectional, num_buckets=att.relative_attention_num_buckets,
+                max_distance=att.relative_attention_max_distance,
+            )
+        else:  # UMT5: a method reading the sizes and the direction (is_decoder) from the attention itself
+            bucket = att._relative_position_bucket(distance)
         return att.relative_attention_bias(bucket).detach().t()
 
 
@@ -298,7 +300,7 @@ class HFSeq2SeqAdapter(nn.Module):
         self.hf_model = hf_model
         self.config = config
         self.model_type: str = hf_model.config.model_type
-        if config.relative_max_distance:
+        if config.relative_max_distance:  # T5, mT5, UMT5: the panel shows block 0's table (UMT5 has one per block)
             blocks = (hf_model.get_encoder().block, hf_model.get_decoder().block)
             d = config.relative_max_distance
             self.encoder_relative_bias = _T5RelativeBiasTable(blocks[0][0].layer[0].SelfAttention, d, True)
@@ -317,8 +319,10 @@ class HFSeq2SeqAdapter(nn.Module):
         """``[length, D]`` absolute position vectors the encoder adds at ``start..start+length``.
 
         Marian: its fixed sinusoid table (sin in the first half of the dimensions, cos in the second,
-        not interleaved). BART/mBART: rows of the encoder's learned table past its offset of 2 (the
-        decoder has its own table). T5: zeros — its positions live in the relative bias.
+        not interleaved; Pegasus the same). BART/mBART: rows of the encoder's learned table past its
+        offset of 2 (the decoder has its own table); BlenderbotSmall: no offset. M2M100 (NLLB): its
+        computed fairseq table from row ``pad_id + 1`` on (padding tokens take the zero row ``pad_id``).
+        T5, mT5, UMT5: zeros — their positions live in the relative bias.
         """
         c = self.config
         if start + length > c.max_len:
@@ -326,8 +330,13 @@ class HFSeq2SeqAdapter(nn.Module):
         table = getattr(self.hf_model.get_encoder(), "embed_positions", None)
         if c.positional == "none" or table is None:
             return torch.zeros(length, c.d_model, dtype=self.dtype, device=self.device)
-        offset = int(getattr(table, "offset", 0))
-        return table.weight[start + offset : start + offset + length].detach()
+        family = FAMILIES[self.model_type]
+        if family.position_offset is None:  # fairseq: positions start after the padding row
+            offset = int(table.padding_idx) + 1
+        else:
+            offset = family.position_offset
+        weight = table.weights if hasattr(table, "weights") else table.weight  # M2M100 keeps a buffer named weights
+        return weight[start + offset : start + offset + length].detach().to(self.dtype)
 
     # ----------------------------------------------------------------- protocol
     @staticmethod
@@ -445,7 +454,8 @@ def model_config_from_hf(hf_model: nn.Module, src_tok: HFTokenizer, name: str) -
     """
     hc = hf_model.config
     model_type = hc.model_type
-    norm_position, positional = SUPPORTED_MODEL_TYPES[model_type]
+    family = FAMILIES[model_type]
+    norm_position, positional = family.norm, family.positional
     gen = getattr(hf_model, "generation_config", None)
     start = _first_int(getattr(hc, "decoder_start_token_id", None))
     if start is None and gen is not None:
@@ -469,13 +479,15 @@ def model_config_from_hf(hf_model: nn.Module, src_tok: HFTokenizer, name: str) -
         "capture_scores": "not available (Hugging Face returns attention weights only)",
         "ablation": "not supported",
     }
-    if model_type == "t5":
+    if family.layout == "t5":
         ff = str(getattr(hc, "feed_forward_proj", "relu"))
+        where = "learned in every layer; the panel shows layer 0's" if family.relative_bias == "per layer" else \
+            "learned in layer 0 and shared"
         extra.update(
             activation=ff, norm="rmsnorm (T5LayerNorm: no mean, no bias)", d_head=int(hc.d_kv),
             score_scaling="none (T5 does not divide q·k by sqrt(d_head))",
             relative_bias=f"T5 buckets: {hc.relative_attention_num_buckets} buckets, max distance "
-                          f"{hc.relative_attention_max_distance}, learned in layer 0 and shared",
+                          f"{hc.relative_attention_max_distance}, {where}",
             output_scaling="d_model**-0.5 before the LM head" if getattr(hc, "scale_decoder_outputs", tied) else "none",
         )
         heads, n_dec = int(hc.num_heads), int(getattr(hc, "num_decoder_layers", None) or hc.num_layers)
@@ -494,18 +506,18 @@ def model_config_from_hf(hf_model: nn.Module, src_tok: HFTokenizer, name: str) -
     act = str(hc.activation_function)
     extra.update(
         activation=act, d_ff_decoder=int(hc.decoder_ffn_dim), score_scaling="d_head**-0.5 on the queries",
-        layernorm_embedding=model_type in ("bart", "mbart"), final_layer_norm=model_type == "mbart",
+        layernorm_embedding=family.layernorm_embedding, final_layer_norm=family.final_norm,
     )
     if positional == "sinusoidal":
-        extra["sinusoidal_layout"] = "Marian: sin in the first half of the dimensions, cos in the second (not interleaved)"
+        extra["sinusoidal_layout"] = family.sinusoid
     if positional == "learned":
-        extra["position_offset"] = 2
+        extra["position_offset"] = family.position_offset
         extra["position_tables"] = "separate encoder and decoder tables; the positional panel shows the encoder's"
     return _make_config(
         src_vocab_size=src_vocab, tgt_vocab_size=tgt_vocab, pad_id=pad, bos_id=start, eos_id=eos, unk_id=unk,
         d_model=int(hc.d_model), n_heads=int(hc.encoder_attention_heads), n_encoder_layers=int(hc.encoder_layers),
         n_decoder_layers=int(hc.decoder_layers), d_ff=int(hc.encoder_ffn_dim), activation=_activation(act),
-        dropout=float(hc.dropout), norm_position=norm_position, norm_eps=1e-5, final_norm=model_type == "mbart",
+        dropout=float(hc.dropout), norm_position=norm_position, norm_eps=1e-5, final_norm=family.final_norm,
         positional=positional, max_len=int(hc.max_position_embeddings), scale_embedding=bool(hc.scale_embedding),
         tie_output=tied, output_bias=True, src_add_bos=False, src_add_eos=src_tok.adds_eos, extra=extra,
     )
@@ -610,11 +622,13 @@ def _weight_shapes(path: Path) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-# the sizes of config.json that decide memory, for (BART-like, T5) models
-_DIMENSIONS = (("d_model", "vocab_size", "encoder_layers", "decoder_layers", "encoder_ffn_dim", "decoder_ffn_dim",
-                "encoder_attention_heads", "decoder_attention_heads", "max_position_embeddings", "decoder_vocab_size"),
-               ("d_model", "vocab_size", "num_layers", "num_decoder_layers", "d_ff", "d_kv", "num_heads",
-                "relative_attention_num_buckets", "relative_attention_max_distance"))
+# the sizes of config.json that decide memory, per layout of its field names (hf_families.Family.layout)
+_DIMENSIONS = {
+    "bart": ("d_model", "vocab_size", "encoder_layers", "decoder_layers", "encoder_ffn_dim", "decoder_ffn_dim",
+             "encoder_attention_heads", "decoder_attention_heads", "max_position_embeddings", "decoder_vocab_size"),
+    "t5": ("d_model", "vocab_size", "num_layers", "num_decoder_layers", "d_ff", "d_kv", "num_heads",
+           "relative_attention_num_buckets", "relative_attention_max_distance"),
+}
 
 
 # numbers of config.json a forward pass uses: (name, lowest allowed, bound excluded)
@@ -650,7 +664,7 @@ class ConfigSizes:
     ff_encoder: int
     ff_decoder: int
     ff_matrices: int  # 3 for T5's gated feed-forward, else 2
-    positions: int  # learned position rows (BART, mBART); 0 for T5 and Marian (computed)
+    positions: int  # rows of each learned position table (BART, mBART: + their offset of 2); 0 when computed or none
     buckets: int  # T5's relative buckets; 0 otherwise
     tied: bool
 
@@ -661,7 +675,7 @@ class ConfigSizes:
         supported families (tests/core/test_budgets.py compares it with models built on the meta device)."""
         d, inner = self.d_model, self.inner
         shared = self.tied and self.decoder_vocab == self.vocab
-        total = self.vocab * d + (0 if shared else self.decoder_vocab * d) + 2 * (self.positions + 2) * d * (self.positions > 0)
+        total = self.vocab * d + (0 if shared else self.decoder_vocab * d) + 2 * self.positions * d
         total += self.encoder_layers * (4 * d * inner + self.ff_matrices * d * self.ff_encoder)
         total += self.decoder_layers * (8 * d * inner + self.ff_matrices * d * self.ff_decoder)
         return total + 2 * self.buckets * self.heads
@@ -670,7 +684,8 @@ class ConfigSizes:
 def config_sizes(path: Path, hc: Any) -> ConfigSizes:
     """The :class:`ConfigSizes` of transformers' configuration ``hc`` (one line naming a field of the wrong type), with
     the position tables checked against the budgets."""
-    t5 = hc.model_type == "t5"
+    family = FAMILIES[hc.model_type]
+    t5 = family.layout == "t5"
     d = _dimension(path, hc, "d_model")
     vocab = _dimension(path, hc, "vocab_size")
     tied = bool(getattr(hc, "tie_word_embeddings", True))
@@ -683,7 +698,8 @@ def config_sizes(path: Path, hc: Any) -> ConfigSizes:
         distance = _dimension(path, hc, "relative_attention_max_distance")
         check_position_table(distance, 1, path.name, "relative_attention_max_distance")
         gated = str(getattr(hc, "feed_forward_proj", "relu")).startswith("gated")
-        return ConfigSizes("t5", d, vocab, vocab, n_enc, n_dec, heads, heads * d_kv, ff, ff, 3 if gated else 2, 0, buckets, tied)
+        return ConfigSizes(hc.model_type, d, vocab, vocab, n_enc, n_dec, heads, heads * d_kv, ff, ff, 3 if gated else 2, 0,
+                           buckets, tied)
     n_enc = _dimension(path, hc, "encoder_layers", minimum=0)
     n_dec = _dimension(path, hc, "decoder_layers")
     heads = _dimension(path, hc, "encoder_attention_heads")
@@ -691,10 +707,10 @@ def config_sizes(path: Path, hc: Any) -> ConfigSizes:
     ff_enc, ff_dec = _dimension(path, hc, "encoder_ffn_dim"), _dimension(path, hc, "decoder_ffn_dim")
     positions = _dimension(path, hc, "max_position_embeddings")
     dec_vocab = _dimension(path, hc, "decoder_vocab_size", default=vocab)
-    marian = hc.model_type == "marian"
-    check_position_table(positions, d if marian else 1, path.name, "max_position_embeddings")
-    return ConfigSizes(hc.model_type, d, vocab, dec_vocab, n_enc, n_dec, heads, d, ff_enc, ff_dec, 2, 0 if marian else positions,
-                       0, tied)
+    learned = family.positional == "learned"
+    check_position_table(positions, 1 if learned else d, path.name, "max_position_embeddings")
+    rows = positions + (family.position_offset or 0) if learned else 0
+    return ConfigSizes(hc.model_type, d, vocab, dec_vocab, n_enc, n_dec, heads, d, ff_enc, ff_dec, 2, rows, 0, tied)
 
 
 def check_parameter_budget(path: Path, hc: Any, sizes: ConfigSizes | None = None) -> int:
@@ -730,9 +746,12 @@ def _check_config_against_weights(path: Path, hc: Any, shapes: dict[str, tuple[i
 
     z = config_sizes(path, hc)
     d = z.d_model
-    if z.model_type != "t5":
-        positions = hc.max_position_embeddings
-        expect(r"encoder\.embed_positions\.weight$", (positions + 2, d), "the encoder positions")
+    family = FAMILIES[z.model_type]
+    t5 = family.layout == "t5"
+    if not t5:
+        if family.table_saved:  # a learned table, or Marian's and Pegasus's sinusoid saved as a weight
+            rows = hc.max_position_embeddings + (family.position_offset or 0)
+            expect(r"encoder\.embed_positions\.weight$", (rows, d), "the encoder positions")
         expect(r"(?:^|\.)encoder\.layers\.0\.fc1\.weight$", (z.ff_encoder, d), "the encoder feed-forward")
         expect(r"(?:^|\.)decoder\.layers\.0\.fc1\.weight$", (z.ff_decoder, d), "the decoder feed-forward")
     for side, wanted in (("encoder", z.encoder_layers), ("decoder", z.decoder_layers)):
@@ -742,7 +761,7 @@ def _check_config_against_weights(path: Path, hc: Any, shapes: dict[str, tuple[i
     expect(r"(?:^|\.)shared\.weight$|(?:^|\.)encoder\.embed_tokens\.weight$", (z.vocab, d), "the token embedding")
     if not any(re.search(r"(?:^|\.)shared\.weight$|(?:^|\.)encoder\.embed_tokens\.weight$", k) for k in shapes):
         raise CheckpointError(f"{path.name}: the weights have no token embedding (shared.weight)")
-    if z.model_type == "t5":
+    if t5:
         expect(r"encoder\.block\.0\.layer\.0\.SelfAttention\.q\.weight$", (z.inner, d), "the attention projections")
         expect(r"encoder\.block\.0\.layer\.1\.DenseReluDense\.wi(?:_0)?\.weight$", (z.ff_encoder, d), "the feed-forward")
         expect(r"relative_attention_bias\.weight$", (z.buckets, z.heads), "the relative bias table")
@@ -757,7 +776,7 @@ def _hf_config(path: Path, data: dict[str, Any], model_type: str) -> Any:
     """transformers' configuration object from the already read, already checked config.json (not read again)."""
     from transformers import CONFIG_MAPPING
 
-    for name in _DIMENSIONS[model_type == "t5"]:  # transformers validates some types itself, in less plain words
+    for name in _DIMENSIONS[FAMILIES[model_type].layout]:  # transformers validates some types itself, in less plain words
         if name in data and data[name] is not None:
             _dimension(path, data, name, minimum=0 if name in ("encoder_layers", "num_layers") else 1)
     for name, low, high in _RATES:  # used by every forward pass (torch checks a dropout rate even in eval mode)
@@ -825,6 +844,8 @@ def _check_folder(path: Path, data: dict[str, Any]) -> str:
     if code is not None:
         raise CheckpointError(f"{path.name}: refused — its {code} asks for custom Python code (auto_map), which this app "
                               f"never runs; only the built-in {supported} models are accepted")
+    if isinstance(model_type, str) and model_type in REFUSED_MODEL_TYPES:
+        raise CheckpointError(f"{path.name}: model_type {model_type!r} is refused — {REFUSED_MODEL_TYPES[model_type]}")
     if not isinstance(model_type, str) or model_type not in SUPPORTED_MODEL_TYPES:
         shown = repr(model_type) if isinstance(model_type, (str, int, float, type(None))) else type(model_type).__name__
         raise CheckpointError(f"{path.name}: model_type {shown[:60]} is not supported; supported: {supported}")

@@ -1,0 +1,200 @@
+"""Hugging Face families beyond Marian/BART/mBART/T5: the app shows exactly what each model computes.
+
+Built as in ``test_import_hf.py``: a tiny ``*ForConditionalGeneration`` with random weights (eval mode) and the
+family's own tokenizer class built offline here, both written with ``save_pretrained`` and opened with
+``open_model``. The bundle must reproduce the original model's own eager forward (``output_attentions=True``):
+teacher-forced log-probabilities and every attention map (encoder self, decoder self, cross) to 1e-4, stepping
+with the cache must give the teacher-forced rows, and a padded source must give what the model computes on it.
+Families refused are refused with one line that says why.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from model_core import CheckpointError
+from model_core.importers import open_model
+from model_core.importers.hf import HFSeq2SeqAdapter, config_sizes
+from tests.core.test_import_hf import BART_LIKE, LINES, _sentencepiece
+
+ATOL = 1e-4
+SRC, TGT = "the cat sat on the mat", "le chat est sur le tapis"
+pytest.importorskip("transformers")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_torch_thread():
+    """Tiny tensors: one intra-op thread beats two on a shared 2-core machine; restored after."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(autouse=True)
+def _no_grad():
+    with torch.no_grad():
+        yield
+
+
+# ---------------------------------------------------------------------------------------------------- builders
+def build_pegasus(work: Path):
+    from transformers import PegasusConfig, PegasusForConditionalGeneration, PegasusTokenizer
+
+    sp = _sentencepiece(work, "pegasus", pad_id=0, eos_id=1, unk_id=2, bos_id=-1)
+    tok = PegasusTokenizer(vocab=[(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())], offset=0)
+    cfg = PegasusConfig(vocab_size=len(tok), pad_token_id=0, eos_token_id=1, decoder_start_token_id=0, forced_eos_token_id=1,
+                        **BART_LIKE)
+    return PegasusForConditionalGeneration(cfg), tok
+
+
+def build_blenderbot_small(work: Path):
+    from transformers import BlenderbotSmallConfig, BlenderbotSmallForConditionalGeneration, BlenderbotSmallTokenizer
+
+    words = sorted({w for line in LINES for w in line.split()})
+    chars = sorted({c for w in words for c in w})
+    vocab = {"__null__": 0, "__start__": 1, "__end__": 2, "__unk__": 3}
+    for token in [*words, *chars, *(f"{c}@@" for c in chars)]:
+        vocab.setdefault(token, len(vocab))
+    merges, seen = [], set()
+    for w in words:  # merge every word of the corpus whole, left to right
+        pieces = [*w[:-1], w[-1] + "</w>"]
+        while len(pieces) > 1:
+            pair = (pieces[0], pieces[1])
+            if pair not in seen:
+                seen.add(pair)
+                merges.append(" ".join(pair))
+            pieces = [pieces[0] + pieces[1], *pieces[2:]]
+    (work / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    (work / "merges.txt").write_text("#version: 0.2\n" + "\n".join(merges) + "\n", encoding="utf-8")
+    tok = BlenderbotSmallTokenizer(vocab_file=str(work / "vocab.json"), merges_file=str(work / "merges.txt"))
+    cfg = BlenderbotSmallConfig(vocab_size=len(tok), pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=1,
+                                forced_eos_token_id=2, **BART_LIKE)
+    return BlenderbotSmallForConditionalGeneration(cfg), tok
+
+
+BUILDERS = {"pegasus": build_pegasus, "blenderbot-small": build_blenderbot_small}
+TOKENIZERS = {"pegasus": "PegasusTokenizer", "blenderbot-small": "BlenderbotSmallTokenizer"}
+
+
+@pytest.fixture(scope="module", params=list(BUILDERS))
+def case(request, tmp_path_factory):
+    """(family, the original model in eager mode, its saved folder, the bundle opened from the folder)."""
+    family = request.param
+    work = tmp_path_factory.mktemp(f"{family}-build")
+    torch.manual_seed(0)
+    model, tok = BUILDERS[family](work)
+    model.eval()
+    folder = tmp_path_factory.mktemp(family) / f"tiny-{family}"
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    shutil.rmtree(work)  # nothing outside the folder may be needed
+    model.set_attn_implementation("eager")  # sdpa returns no attention weights
+    return family, model, folder, open_model(folder, device="cpu")
+
+
+def reference(model, src_ids, decoder_ids, pad_id: int) -> dict[str, np.ndarray]:
+    """The original model's own eager forward on these ids (padding masked as Hugging Face masks it)."""
+    src = torch.tensor([list(src_ids)])
+    out = model(input_ids=src, attention_mask=(src != pad_id).long(), decoder_input_ids=torch.tensor([list(decoder_ids)]),
+                output_attentions=True, return_dict=True)
+    return {
+        "logprobs": torch.log_softmax(out.logits[0].float(), -1).numpy(),
+        "encoder_self": torch.stack([a[0] for a in out.encoder_attentions]).numpy(),
+        "decoder_self": torch.stack([a[0] for a in out.decoder_attentions]).numpy(),
+        "cross": torch.stack([a[0] for a in out.cross_attentions]).numpy(),
+    }
+
+
+def assert_trace_is(trace, ref) -> None:
+    np.testing.assert_allclose(trace.logprobs, ref["logprobs"], atol=ATOL)
+    for kind in ("encoder_self", "decoder_self", "cross"):
+        np.testing.assert_allclose(getattr(trace, kind), ref[kind], atol=ATOL, err_msg=kind)
+
+
+# ---------------------------------------------------------------------------------------------------- tests
+def test_the_bundle_reproduces_the_models_own_forward(case):
+    family, model, folder, bundle = case
+    from transformers import AutoTokenizer
+
+    assert bundle.format == "hf-folder" and bundle.metadata["model_type"] == family
+    assert isinstance(bundle.model, HFSeq2SeqAdapter)
+    c = bundle.config
+    assert (c.n_encoder_layers, c.n_decoder_layers, c.n_heads, c.d_model) == (2, 2, 4, 32)
+    assert c.bos_id == model.config.decoder_start_token_id
+    tok = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    assert type(tok).__name__ == bundle.metadata["tokenizer_class"] == TOKENIZERS[family]
+    for text in (SRC, "a dog ran in the park"):
+        assert bundle.encode_source(text).ids == tok(text).input_ids  # the folder's own tokenizer made the ids
+
+    trace = bundle.trace(SRC, TGT)
+    assert trace.tgt_ids[0] == model.config.decoder_start_token_id and trace.n_steps >= len(TGT.split())
+    assert_trace_is(trace, reference(model, trace.src_ids, trace.tgt_ids, c.pad_id))
+    # maps far from uniform: a swapped head or layer could not hide
+    assert trace.cross.max() > 3 / trace.n_src and trace.encoder_self.max() > 3 / trace.n_src
+
+
+def test_stepping_with_the_cache_gives_the_teacher_forced_rows(case):
+    _family, _model, _folder, bundle = case
+    forced = bundle.trace(SRC, TGT)
+    session = bundle.session(SRC)
+    session.force(forced.output_ids.tolist())
+    stepped = session.trace()
+    for kind in ("encoder_self", "decoder_self", "cross", "logprobs"):
+        np.testing.assert_allclose(getattr(stepped, kind), getattr(forced, kind), atol=ATOL, err_msg=kind)
+    session.back()
+    session.back()
+    session.force(forced.output_ids[-2:].tolist())
+    np.testing.assert_allclose(session.trace().cross, forced.cross, atol=ATOL)
+
+
+def test_a_padded_source_shows_what_the_model_computes(case):
+    _family, model, _folder, bundle = case
+    plain = bundle.trace(SRC, TGT)
+    n = plain.n_src
+    padded = bundle.trace(SRC, TGT, src_pad_to=n + 3)
+    pad = bundle.config.pad_id
+    assert padded.n_src == n + 3 and list(padded.src_ids[n:]) == [pad] * 3
+    assert_trace_is(padded, reference(model, padded.src_ids, padded.tgt_ids, pad))
+    np.testing.assert_allclose(padded.cross[..., n:], 0.0, atol=1e-6)  # no query looks at padding
+    np.testing.assert_allclose(padded.cross[..., :n], plain.cross, atol=ATOL)  # and padding changes nothing else
+    np.testing.assert_allclose(padded.logprobs, plain.logprobs, atol=ATOL)
+
+
+@pytest.mark.parametrize("family", list(BUILDERS))
+def test_published_sizes_are_estimated_within_one_percent(family):
+    """Real-size configurations (built on the meta device: no memory) for the estimate the budget uses."""
+    import transformers
+    from transformers import AutoModelForSeq2SeqLM
+
+    big = dict(d_model=1024, encoder_layers=16, decoder_layers=16, encoder_attention_heads=16, decoder_attention_heads=16,
+               encoder_ffn_dim=4096, decoder_ffn_dim=4096, max_position_embeddings=1024)
+    configs = {
+        "pegasus": transformers.PegasusConfig(vocab_size=96103, **big),
+        "blenderbot-small": transformers.BlenderbotSmallConfig(vocab_size=54944, **{**big, "d_model": 512,
+                                                                                    "encoder_layers": 8, "decoder_layers": 8}),
+    }
+    config = configs[family]
+    with warnings.catch_warnings(), torch.device("meta"):
+        warnings.simplefilter("ignore")
+        real = sum(p.numel() for p in AutoModelForSeq2SeqLM.from_config(config).parameters())
+    estimate = config_sizes(Path(family), config).parameters
+    assert 0.99 * real <= estimate <= real
+
+
+def test_a_config_that_does_not_fit_its_weights_is_refused_before_building(case):
+    _family, _model, folder, _bundle = case
+    copy = folder.parent / f"{folder.name}-wider"
+    shutil.copytree(folder, copy)
+    data = json.loads((copy / "config.json").read_text())
+    data["d_model"] = 64
+    (copy / "config.json").write_text(json.dumps(data))
+    with pytest.raises(CheckpointError, match=r"config\.json implies"):
+        open_model(copy, device="cpu")

@@ -145,6 +145,13 @@ class HFTokenizer:
         if side == "target" and self.separate_vocabs:  # Marian with two vocabularies
             index = dict(hf_tokenizer.target_encoder)
             index.update({str(tok): i for i, tok in hf_tokenizer.added_tokens_decoder.items()})
+        # M2M100's language codes (__en__ …) and made-up words sit after its vocabulary, outside get_vocab()
+        extra = getattr(hf_tokenizer, "lang_token_to_id", None)
+        self._extra_ids: set[int] = set()
+        if isinstance(extra, dict):
+            extra = {str(tok): int(i) for tok, i in extra.items() if isinstance(i, int) and 0 <= i < max(size, MAX_VOCAB)}
+            index.update(extra)
+            self._extra_ids = set(extra.values())
         if len(index) > MAX_VOCAB or max(index.values(), default=-1) >= max(size, MAX_VOCAB):
             raise ValueError(f"a vocabulary of {len(index):,} tokens with ids up to {max(index.values(), default=-1):,}, "
                              f"over the {MAX_VOCAB:,} this app builds")
@@ -197,7 +204,7 @@ class HFTokenizer:
         return [self.id_to_token(i) for i in self.encode(text)]
 
     def decode(self, ids: Iterable[int], skip_specials: bool = True) -> str:
-        ids = [int(i) for i in ids if 0 <= int(i) < len(self.hf)]
+        ids = [int(i) for i in ids if 0 <= int(i) < len(self.hf) or int(i) in self._extra_ids]
         kw: dict[str, Any] = {"skip_special_tokens": skip_specials}
         if self.separate_vocabs:  # MarianTokenizer: pick the sentencepiece model of this side
             kw["use_source_tokenizer"] = self.side == "source"

@@ -80,8 +80,37 @@ def build_blenderbot_small(work: Path):
     return BlenderbotSmallForConditionalGeneration(cfg), tok
 
 
-BUILDERS = {"pegasus": build_pegasus, "blenderbot-small": build_blenderbot_small}
-TOKENIZERS = {"pegasus": "PegasusTokenizer", "blenderbot-small": "BlenderbotSmallTokenizer"}
+def build_m2m_100(work: Path):
+    """M2M100 as fairseq saved it: sentencepiece pieces in vocab.json, language codes after them, decoding from </s>."""
+    from transformers import M2M100Config, M2M100ForConditionalGeneration, M2M100Tokenizer
+
+    sp = _sentencepiece(work, "m2m", bos_id=0, pad_id=1, eos_id=2, unk_id=3)
+    (work / "vocab.json").write_text(json.dumps({sp.id_to_piece(i): i for i in range(sp.get_piece_size())}), encoding="utf-8")
+    tok = M2M100Tokenizer(vocab_file=str(work / "vocab.json"), spm_file=str(work / "m2m.model"), src_lang="en", tgt_lang="fr")
+    bart_like = {k: v for k, v in BART_LIKE.items() if k != "init_std"}
+    rows = tok.encoder_size + len(tok.lang_token_to_id) + tok.num_madeup_words  # as the published models
+    cfg = M2M100Config(vocab_size=rows, pad_token_id=1, bos_token_id=0, eos_token_id=2, decoder_start_token_id=2,
+                       init_std=0.3, scale_embedding=True, **bart_like)
+    return M2M100ForConditionalGeneration(cfg), tok
+
+
+def build_nllb(work: Path):
+    """NLLB: the M2M100 model with its own tokenizer (language codes like eng_Latn inside the vocabulary)."""
+    from transformers import M2M100Config, M2M100ForConditionalGeneration, NllbTokenizer
+
+    sp = _sentencepiece(work, "nllb", bos_id=0, pad_id=1, eos_id=2, unk_id=3)
+    tok = NllbTokenizer(vocab={sp.id_to_piece(i): i for i in range(sp.get_piece_size())}, merges=[], src_lang="eng_Latn",
+                        tgt_lang="fra_Latn")
+    bart_like = {k: v for k, v in BART_LIKE.items() if k != "init_std"}
+    cfg = M2M100Config(vocab_size=len(tok), pad_token_id=1, bos_token_id=0, eos_token_id=2, decoder_start_token_id=2,
+                       init_std=0.3, scale_embedding=True, **bart_like)
+    return M2M100ForConditionalGeneration(cfg), tok
+
+
+BUILDERS = {"pegasus": build_pegasus, "blenderbot-small": build_blenderbot_small, "m2m_100": build_m2m_100, "nllb": build_nllb}
+TOKENIZERS = {"pegasus": "PegasusTokenizer", "blenderbot-small": "BlenderbotSmallTokenizer", "m2m_100": "M2M100Tokenizer",
+              "nllb": "NllbTokenizer"}
+MODEL_TYPES = {"nllb": "m2m_100"}  # the model_type of config.json where it is not the family's name
 
 
 @pytest.fixture(scope="module", params=list(BUILDERS))
@@ -124,7 +153,7 @@ def test_the_bundle_reproduces_the_models_own_forward(case):
     family, model, folder, bundle = case
     from transformers import AutoTokenizer
 
-    assert bundle.format == "hf-folder" and bundle.metadata["model_type"] == family
+    assert bundle.format == "hf-folder" and bundle.metadata["model_type"] == MODEL_TYPES.get(family, family)
     assert isinstance(bundle.model, HFSeq2SeqAdapter)
     c = bundle.config
     assert (c.n_encoder_layers, c.n_decoder_layers, c.n_heads, c.d_model) == (2, 2, 4, 32)
@@ -168,7 +197,21 @@ def test_a_padded_source_shows_what_the_model_computes(case):
     np.testing.assert_allclose(padded.logprobs, plain.logprobs, atol=ATOL)
 
 
-@pytest.mark.parametrize("family", list(BUILDERS))
+def test_positions_are_the_models_own(case):
+    """The positional panel shows the rows the encoder's own position module adds for this sentence."""
+    family, model, _folder, bundle = case
+    trace = bundle.trace(SRC, TGT)
+    n = trace.n_src
+    table = model.get_encoder().embed_positions
+    if MODEL_TYPES.get(family, family) == "m2m_100":  # fairseq: positions from the ids (pad_id + 1 on)
+        expected = table(input_ids=torch.tensor([list(trace.src_ids)]))
+    else:
+        expected = table(torch.Size([1, n]))
+    np.testing.assert_allclose(trace.positional_encoding[:n], expected.reshape(n, -1).numpy(), atol=1e-6)
+    assert np.abs(trace.positional_encoding).max() > 0.1
+
+
+@pytest.mark.parametrize("family", ["pegasus", "blenderbot-small", "m2m_100"])
 def test_published_sizes_are_estimated_within_one_percent(family):
     """Real-size configurations (built on the meta device: no memory) for the estimate the budget uses."""
     import transformers
@@ -180,6 +223,7 @@ def test_published_sizes_are_estimated_within_one_percent(family):
         "pegasus": transformers.PegasusConfig(vocab_size=96103, **big),
         "blenderbot-small": transformers.BlenderbotSmallConfig(vocab_size=54944, **{**big, "d_model": 512,
                                                                                     "encoder_layers": 8, "decoder_layers": 8}),
+        "m2m_100": transformers.M2M100Config(vocab_size=256206, **{**big, "encoder_layers": 12, "decoder_layers": 12}),  # nllb-600M
     }
     config = configs[family]
     with warnings.catch_warnings(), torch.device("meta"):

@@ -107,9 +107,37 @@ def build_nllb(work: Path):
     return M2M100ForConditionalGeneration(cfg), tok
 
 
-BUILDERS = {"pegasus": build_pegasus, "blenderbot-small": build_blenderbot_small, "m2m_100": build_m2m_100, "nllb": build_nllb}
+def _t5_like(work: Path, config_class, model_class):
+    from transformers import T5Tokenizer
+
+    sp = _sentencepiece(work, "t5", pad_id=0, eos_id=1, unk_id=2, bos_id=-1)
+    vocab = [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
+    vocab += [(f"<extra_id_{i}>", 0.0) for i in reversed(range(3))]
+    tok = T5Tokenizer(vocab=vocab, extra_ids=3)
+    # initializer_factor 1: T5 does not scale q·k (see test_import_hf.build_t5); mT5/UMT5's gated-gelu, untied head
+    cfg = config_class(vocab_size=len(tok), d_model=32, d_kv=8, d_ff=48, num_layers=2, num_heads=4, relative_attention_num_buckets=8,
+                       relative_attention_max_distance=16, dropout_rate=0.0, decoder_start_token_id=0, pad_token_id=0,
+                       eos_token_id=1, initializer_factor=1.0)
+    return model_class(cfg), tok
+
+
+def build_mt5(work: Path):
+    from transformers import MT5Config, MT5ForConditionalGeneration
+
+    return _t5_like(work, MT5Config, MT5ForConditionalGeneration)
+
+
+def build_umt5(work: Path):
+    from transformers import UMT5Config, UMT5ForConditionalGeneration
+
+    return _t5_like(work, UMT5Config, UMT5ForConditionalGeneration)
+
+
+BUILDERS = {"pegasus": build_pegasus, "blenderbot-small": build_blenderbot_small, "m2m_100": build_m2m_100, "nllb": build_nllb,
+            "mt5": build_mt5, "umt5": build_umt5}
 TOKENIZERS = {"pegasus": "PegasusTokenizer", "blenderbot-small": "BlenderbotSmallTokenizer", "m2m_100": "M2M100Tokenizer",
-              "nllb": "NllbTokenizer"}
+              "nllb": "NllbTokenizer", "mt5": "T5Tokenizer",
+              "umt5": None}  # transformers maps umt5 to no tokenizer class: its generic backend reads tokenizer.json
 MODEL_TYPES = {"nllb": "m2m_100"}  # the model_type of config.json where it is not the family's name
 
 
@@ -159,7 +187,7 @@ def test_the_bundle_reproduces_the_models_own_forward(case):
     assert (c.n_encoder_layers, c.n_decoder_layers, c.n_heads, c.d_model) == (2, 2, 4, 32)
     assert c.bos_id == model.config.decoder_start_token_id
     tok = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-    assert type(tok).__name__ == bundle.metadata["tokenizer_class"] == TOKENIZERS[family]
+    assert type(tok).__name__ == bundle.metadata["tokenizer_class"] == (TOKENIZERS[family] or type(tok).__name__)
     for text in (SRC, "a dog ran in the park"):
         assert bundle.encode_source(text).ids == tok(text).input_ids  # the folder's own tokenizer made the ids
 
@@ -202,6 +230,16 @@ def test_positions_are_the_models_own(case):
     family, model, _folder, bundle = case
     trace = bundle.trace(SRC, TGT)
     n = trace.n_src
+    if family in ("mt5", "umt5"):  # no absolute positions: the panel shows block 0's relative bias of each stack
+        np.testing.assert_array_equal(trace.positional_encoding, 0.0)
+        d = bundle.config.relative_max_distance
+        assert d == 16 and trace.relative_bias is not None
+        for stack, row in ((model.encoder, 0), (model.decoder, 1)):
+            bias = stack.block[0].layer[0].SelfAttention.compute_bias(2 * d + 1, 2 * d + 1)[0]  # [H, q, k]
+            expected = torch.stack([bias[:, d, d + k] for k in range(-d, d + 1)], -1).numpy()  # key - query = k
+            np.testing.assert_allclose(trace.relative_bias[row], expected, atol=1e-6)
+        assert np.abs(trace.relative_bias).max() > 0.1
+        return
     table = model.get_encoder().embed_positions
     if MODEL_TYPES.get(family, family) == "m2m_100":  # fairseq: positions from the ids (pad_id + 1 on)
         expected = table(input_ids=torch.tensor([list(trace.src_ids)]))
@@ -211,7 +249,7 @@ def test_positions_are_the_models_own(case):
     assert np.abs(trace.positional_encoding).max() > 0.1
 
 
-@pytest.mark.parametrize("family", ["pegasus", "blenderbot-small", "m2m_100"])
+@pytest.mark.parametrize("family", ["pegasus", "blenderbot-small", "m2m_100", "mt5", "umt5"])
 def test_published_sizes_are_estimated_within_one_percent(family):
     """Real-size configurations (built on the meta device: no memory) for the estimate the budget uses."""
     import transformers
@@ -224,6 +262,8 @@ def test_published_sizes_are_estimated_within_one_percent(family):
         "blenderbot-small": transformers.BlenderbotSmallConfig(vocab_size=54944, **{**big, "d_model": 512,
                                                                                     "encoder_layers": 8, "decoder_layers": 8}),
         "m2m_100": transformers.M2M100Config(vocab_size=256206, **{**big, "encoder_layers": 12, "decoder_layers": 12}),  # nllb-600M
+        "mt5": transformers.MT5Config(vocab_size=250112, d_model=1024, d_kv=64, d_ff=2816, num_layers=24, num_heads=16),  # mt5-large
+        "umt5": transformers.UMT5Config(vocab_size=256384, d_model=768, d_kv=64, d_ff=2048, num_layers=12, num_heads=12),  # umt5-base
     }
     config = configs[family]
     with warnings.catch_warnings(), torch.device("meta"):

@@ -50,6 +50,9 @@ _PROPHETNET = ("ProphetNet's decoder predicts several future tokens at once thro
                "relative attention, not a plain encoder-decoder step the app can follow")
 # model_type -> why it is refused (one line, after "refused — ")
 REFUSED_MODEL_TYPES: dict[str, str] = {
+    "led": ("LED's encoder attends through Longformer's sliding windows plus a few global tokens, so its weights come "
+            "as bands of the window, not the full source-by-source rows the app shows; drawing them as full rows would "
+            "not be what it computed"),
     "prophetnet": _PROPHETNET,
     "xlm-prophetnet": _PROPHETNET,
 }

@@ -282,3 +282,17 @@ def test_a_config_that_does_not_fit_its_weights_is_refused_before_building(case)
     (copy / "config.json").write_text(json.dumps(data))
     with pytest.raises(CheckpointError, match=r"config\.json implies"):
         open_model(copy, device="cpu")
+
+
+@pytest.mark.parametrize(("model_type", "why"), [("led", "sliding windows"), ("prophetnet", "n-gram streams"),
+                                                 ("xlm-prophetnet", "n-gram streams")])
+def test_families_the_app_cannot_show_are_refused_with_why(tmp_path, model_type, why):
+    """Refused from config.json alone, before transformers is asked to build anything: one line that says why."""
+    folder = tmp_path / f"tiny-{model_type}"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": model_type, "d_model": 32}))
+    (folder / "model.safetensors").write_bytes(b"")
+    with pytest.raises(CheckpointError) as info:
+        open_model(folder, device="cpu")
+    message = str(info.value)
+    assert "\n" not in message and "refused" in message and why in message and model_type in message

@@ -46,6 +46,9 @@ def _collect_garbage_in_the_gui_thread(qapp):
     of the GUI thread there and can deadlock PySide (CI froze once in test_main_window that way)."""
     from viz_app.shell.gc_policy import GuiThreadCollector
 
+    # the tests manage their windows themselves: a transient top-level widget closing after an in-process app.run
+    # (test_desktop) must not make Qt quit, which ended every later test's event loops at once (their windows hung)
+    qapp.setQuitOnLastWindowClosed(False)
     collector = GuiThreadCollector().start()
     yield collector
     collector.stop()

@@ -77,7 +77,9 @@ def test_the_build_backend_is_setuptools_and_the_top_level_stays_fixed():
 
 def _make_plan(target: str, *variables: str) -> str:
     """What ``make TARGET`` would run in a fresh environment (``-n``: nothing runs; ``-B``: as if nothing were installed)."""
-    proc = subprocess.run(["make", "-n", "-B", target, *variables], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    # --no-print-directory: under `make test` (CI) this make is a sub-make, which would add "Entering directory" lines
+    proc = subprocess.run(["make", "--no-print-directory", "-n", "-B", target, *variables], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 

@@ -250,8 +250,7 @@ class TokenChips(QWidget):
 
     def _keep_row_height(self) -> None:
         """Reserve one row of chips even with no tokens (loading, an empty sentence): the panel never jumps."""
-        probe = QLabel(self)  # a hidden child, never a parentless (top-level) widget: a measure, not a part of the panel
-        probe.hide()
+        probe = QLabel()  # never shown, no parent (so no child label holds untranslated text): a measure only
         probe.setFont(self.font())
         probe.setStyleSheet(self._style("normal", True))  # the current chip's thicker border: the tallest one
         probe.setText("Mg")  # i18n: not user text (a hidden probe measuring one line)

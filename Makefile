@@ -21,15 +21,20 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# running installs the package as a user would (a wheel: no editable-install notice); the tests install it editable
+# running installs the package as a user would (a wheel: pip prints no warning)
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
 	$(TORCH_INSTALL)
+	rm -rf build  # setuptools builds the wheel from build/lib: a file removed from the checkout must not linger there
 	$(BIN)/python -m pip install --quiet .
 	@touch $(RUN_STAMP)
 
-$(TEST_STAMP): pyproject.toml | $(BIN)/python
+# the tests install the package as a wheel too (no editable-install notice), rebuilt when any installed file changes,
+# so the entry-point scripts the tests run are the checkout's code
+PACKAGE_FILES := $(shell git ls-files model_core viz_app assets 2>/dev/null)
+$(TEST_STAMP): pyproject.toml $(PACKAGE_FILES) | $(BIN)/python
 	$(TORCH_INSTALL)
-	$(BIN)/python -m pip install --quiet -e ".[$(TEST_EXTRAS)]"
+	rm -rf build  # setuptools builds the wheel from build/lib: a file removed from the checkout must not linger there
+	$(BIN)/python -m pip install --quiet ".[$(TEST_EXTRAS)]"
 	@touch $(RUN_STAMP) $(TEST_STAMP)
 
 run: $(RUN_STAMP)

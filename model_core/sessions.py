@@ -37,7 +37,9 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .budgets import MAX_JSON_DEPTH
 from .decoding_settings import DecodingSettings
+from .paths import json_depth
 from .vocab import KINDS
 
 if TYPE_CHECKING:  # both need torch: imported where used, so reading a session stays torch-free
@@ -153,8 +155,6 @@ def _check_kind(kind: str, where: str) -> None:
 #: a 100 MB source once cost 7 GB and 77 s before being cut to the model's length)
 MAX_SESSION_BYTES = 4 * 1024 * 1024
 MAX_TEXT_CHARS = 200_000
-#: no real session nests deeper than 4; a hostile one nested 100,000 deep crashed json's recursion at launch
-MAX_JSON_DEPTH = 32
 #: no padding, step, layer or head of a model this app can open is larger (position tables stop far below)
 MAX_INDEX = 1 << 16
 
@@ -303,12 +303,16 @@ class ScopeState:
 
     @classmethod
     def from_json(cls, text: str) -> Session:
-        if _nesting_depth(text) > MAX_JSON_DEPTH:
-            raise SessionError(f"not a session file: JSON nested more than {MAX_JSON_DEPTH} levels deep")
+        # no real session nests deeper than 4; a hostile one nested 100,000 deep crashed json's recursion at launch
+        too_deep = SessionError(f"not a session file: JSON nested more than {MAX_JSON_DEPTH} levels deep")
         try:
             data = json.loads(text)
+        except RecursionError:
+            raise too_deep from None
         except json.JSONDecodeError as exc:
             raise SessionError(f"not a session file: invalid JSON ({exc.msg} at line {exc.lineno})") from exc
+        if json_depth(data) > MAX_JSON_DEPTH:
+            raise too_deep
         return _parse(data)
 
     # ------------------------------------------------------------------ files
@@ -402,26 +406,6 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def _nesting_depth(text: str) -> int:
-    """The deepest bracket nesting of JSON text, strings skipped (checked before ``json.loads`` recurses)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
-    return deepest
 _TYPE_NAMES = {str: "a string", bool: "true or false", int: "an integer", float: "a number", dict: "an object",
                list: "a list"}
 

@@ -20,7 +20,7 @@ import torch
 
 from ..checkpoint import CheckpointError, ModelBundle
 from . import seed_tutorial
-from .common import ImportOptions, NeedsHyperparameters, propose_heads, read_vocab, require, special_ids
+from .common import ImportOptions, ask_unanswered, propose_heads, read_vocab, require, special_ids
 
 SIGNATURE = ("src_embed.0.lut.weight", "tgt_embed.0.lut.weight", "generator.proj.weight")
 LINEARS = ("W_q", "W_k", "W_v", "W_o")
@@ -69,15 +69,7 @@ def _rename(key: str, where: str) -> str | None:
 def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions, device, dtype) -> ModelBundle:
     where = path.name
     d_model = require(tensors, "src_embed.0.lut.weight", where).shape[-1]
-    missing: dict[str, list] = {}
-    if options.heads is None:  # the four linears are [d, d] whatever the split
-        missing["heads"] = proposals(d_model)
-    if options.src_vocab is None:
-        missing["src_vocab"] = []
-    if options.tgt_vocab is None:
-        missing["tgt_vocab"] = []
-    if missing:
-        raise NeedsHyperparameters(path, missing)
+    ask_unanswered(path, options, proposals(d_model))  # the four linears are [d, d] whatever the split; always pre-norm
     out: dict[str, torch.Tensor] = {}
     for key, value in tensors.items():
         name = _rename(key, where)

@@ -111,6 +111,26 @@ class ImportOptions:
         return {k: v for k, v in self.__dict__.items() if v not in (None, {})}
 
 
+def ask_unanswered(path: Path, options: ImportOptions, heads: list[int], norm_position: list[str] | None = None) -> None:
+    """Raise :class:`NeedsHyperparameters` for every answer a state_dict format cannot give and ``options`` lacks.
+
+    ``heads``: proposals for the head count, most likely first (the projections are [d, d] whatever the split);
+    ``norm_position``: proposals when the same parameters serve pre- and post-norm (None: the layout tells);
+    the vocabularies are never in such a file (an empty proposal list: only the user can point to a file).
+    """
+    missing: dict[str, list] = {}
+    if options.heads is None:
+        missing["heads"] = heads
+    if norm_position is not None and options.norm_position is None:
+        missing["norm_position"] = norm_position
+    if options.src_vocab is None:
+        missing["src_vocab"] = []
+    if options.tgt_vocab is None:
+        missing["tgt_vocab"] = []
+    if missing:
+        raise NeedsHyperparameters(path, missing)
+
+
 #: torch's safe_globals is process-wide: two loads in two threads must not remove each other's allowlist
 _SAFE_GLOBALS_LOCK = threading.Lock()
 

@@ -13,6 +13,7 @@ gives plausible-looking but wrong attention, so the tutorial's default ``pre`` i
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -22,7 +23,7 @@ from ..config import ModelConfig
 from ..layers import sinusoidal_table
 from .common import (
     ImportOptions,
-    NeedsHyperparameters,
+    ask_unanswered,
     build_bundle,
     propose_heads,
     read_vocab,
@@ -69,17 +70,9 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     n_dec = count_layers(keys, "decoder.layers.")
     first = "encoder.layers.0" if n_enc else "decoder.layers.0"
     kv_rows = require(tensors, f"{first}.self_attn.W_k.weight", where).shape[0]
-    missing: dict[str, list] = {}
-    if heads is None:  # W_q is [d_model, d_model] whatever the split
-        missing["heads"] = propose_heads(d_model, kv_rows)
-    if options.norm_position is None:  # the same parameters serve both; the tutorial's default is pre-norm
-        missing["norm_position"] = ["pre", "post"]
-    if options.src_vocab is None:
-        missing["src_vocab"] = []
-    if options.tgt_vocab is None:
-        missing["tgt_vocab"] = []
-    if missing:
-        raise NeedsHyperparameters(path, missing)
+    # W_q is [d_model, d_model] whatever the split (a relative bias table tells the heads); the same parameters serve
+    # pre- and post-norm (the tutorial's default is pre-norm)
+    ask_unanswered(path, replace(options, heads=heads), propose_heads(d_model, kv_rows), norm_position=["pre", "post"])
     assert heads is not None
     if int(heads) <= 0 or d_model <= 0:
         raise CheckpointError(f"{where}: d_model {d_model} and {heads} heads: both must be positive")

@@ -18,7 +18,7 @@ from ..config import ModelConfig
 from ..layers import sinusoidal_table
 from .common import (
     ImportOptions,
-    NeedsHyperparameters,
+    ask_unanswered,
     build_bundle,
     propose_heads,
     read_vocab,
@@ -53,15 +53,7 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     src_emb = require(tensors, "src_tok_emb.embedding.weight", where)
     tgt_emb = require(tensors, "tgt_tok_emb.embedding.weight", where)
     d_model = src_emb.shape[1]
-    missing: dict[str, list] = {}
-    if options.heads is None:  # nn.MultiheadAttention's packed in_proj does not record the split
-        missing["heads"] = propose_heads(d_model)
-    if options.src_vocab is None:
-        missing["src_vocab"] = []
-    if options.tgt_vocab is None:
-        missing["tgt_vocab"] = []
-    if missing:
-        raise NeedsHyperparameters(path, missing)
+    ask_unanswered(path, options, propose_heads(d_model))  # nn.MultiheadAttention's packed in_proj does not record the split
     keys = list(tensors)
     n_enc = count_layers(keys, "transformer.encoder.layers.")
     n_dec = count_layers(keys, "transformer.decoder.layers.")

@@ -30,8 +30,9 @@ import pytest
 from PySide6.QtCore import QSettings
 
 import viz_app.workers.model_worker as worker_module
+from viz_app.scope.persistence import settings_key as _settings_key
 from viz_app.scope.settings import DAMAGED_SUFFIX, AppSettings
-from viz_app.window.main_window import MainWindow, _settings_key
+from viz_app.window.main_window import MainWindow
 
 TIMEOUT = 30000  # generous: the test machine's two cores are shared
 TRAIN_RUN = dict(task="copy", size="tiny", n_train=128, n_valid=32, n_test=16, batch_size=64, log_every=1, probe_every=2,

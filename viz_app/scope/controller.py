@@ -11,7 +11,6 @@ callable that pushes edits still waiting for the debounce into the state.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from model_core.sessions import load as load_session
 from model_core.vocab import ModelInfo
 from viz_app.i18n import tr
 from viz_app.scope.notices import notice_text
-from viz_app.scope.persistence import Persistence, settings_key
+from viz_app.scope.persistence import Persistence
 from viz_app.workers.model_worker import OptionsNeeded, WorkerHost
 
 DEFAULT_MODEL = "en-fr"
@@ -412,13 +411,4 @@ class ScopeController(QObject):
         self.pending_view = {"layer": session.selection.layer, "head": session.selection.head, "step": session.step}
 
 
-def remembered_options_from(text: str) -> dict:
-    """Import options stored as JSON text in the settings, or {} when missing or damaged."""
-    try:
-        value = json.loads(text) if text else {}
-    except json.JSONDecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-__all__ = ["DEFAULT_MODEL", "ScopeController", "example_sentence", "remembered_options_from", "settings_key"]
+__all__ = ["DEFAULT_MODEL", "ScopeController", "example_sentence"]

@@ -9,6 +9,7 @@ business and stay there.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -82,14 +83,15 @@ class Persistence(QObject):
         return self.settings.get_str(f"sentences/{key}/src"), self.settings.get_str(f"sentences/{key}/tgt")
 
     def remembered_options(self, key: str) -> dict:
-        """Import options saved for this file (JSON in the settings), or {}."""
-        from viz_app.scope.controller import remembered_options_from
-
-        return remembered_options_from(self.settings.get_str(f"import_options/{settings_key(key)}", ""))
+        """Import options saved for this file (JSON in the settings), or {} when missing or damaged."""
+        text = self.settings.get_str(f"import_options/{settings_key(key)}", "")
+        try:
+            value = json.loads(text) if text else {}
+        except json.JSONDecodeError:
+            return {}
+        return value if isinstance(value, dict) else {}
 
     def remember_options(self, key: str, options: dict) -> None:
-        import json
-
         self.settings.set(f"import_options/{settings_key(key)}", json.dumps(options, sort_keys=True))
 
     def session_folder(self, default: str) -> str:

@@ -26,12 +26,11 @@ def looks_like_session(path: str | Path) -> bool:
     return p.is_file() and (p.name.endswith(SESSION_SUFFIX) or (p.suffix == ".json" and p.name != "config.json"))
 
 
-def session_from_state(state: AppState, *, extra_view: dict[str, Any] | None = None) -> Session:
+def session_from_state(state: AppState) -> Session:
     """Everything on screen as a :class:`Session` (the state's own value; ValueError when no model is open)."""
     if state.model is None or state.scope.model is None:
         raise ValueError("no model is open")
-    scope = state.scope
-    return replace(scope, view={**scope.view, "view_mode": state.view_mode, **(extra_view or {})}) if extra_view else scope
+    return state.scope
 
 
 def restored_state(settings: AppSettings) -> ScopeState:

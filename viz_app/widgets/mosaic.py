@@ -320,8 +320,11 @@ class HeadMosaic(QWidget):
             item.show()
 
     def set_colormap(self, name: str) -> None:
+        table = gutter_lookup_table(name)  # validates the name
+        if name == self._colormap:
+            return  # the map binding passes the colour map with every redraw: stepping must not re-render for it
         self._colormap = name
-        self._image.setLookupTable(gutter_lookup_table(name))
+        self._image.setLookupTable(table)
 
     def colormap_name(self) -> str:
         return self._colormap

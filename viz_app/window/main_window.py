@@ -50,7 +50,7 @@ from viz_app.dialogs.help import HelpWindow, show_explanation, show_shortcuts
 from viz_app.export.menu import ExportActions
 from viz_app.i18n import LANGUAGES, tr, tr_marked
 from viz_app.scope.controller import ScopeController
-from viz_app.scope.persistence import Persistence, settings_key
+from viz_app.scope.persistence import Persistence
 from viz_app.scope.session_io import SESSION_SUFFIX, looks_like_session, session_from_state
 from viz_app.scope.settings import AppSettings
 from viz_app.scope.state import AppState
@@ -95,9 +95,6 @@ def dropped_path(mime: QMimeData) -> str | None:
     if path.is_dir() or path.is_file():
         return str(path.parent if path.name == "config.json" else path)
     return None
-
-
-_settings_key = settings_key  # the name tests and older code use
 
 
 #: a shown window starts its model thread after its first paint, or this long after being shown at the latest

@@ -54,8 +54,32 @@ def bundled_models() -> dict[str, Path]:
     return {p.stem: p for p in sorted(folder.glob("*.safetensors"))} if folder.is_dir() else {}
 
 
+def model_key(name_or_path: str | os.PathLike) -> str:
+    """The one name a model goes by: a bundled model opened by its path is that bundled model's name.
+
+    Why: the model list and the remembered settings key models by what was asked for, so opening
+    ``assets/models/reverse.safetensors`` with File ▸ Open beside the bundled "reverse" listed the one
+    model twice ("reverse" and "reverse.safetensors").
+    """
+    text = str(name_or_path)
+    bundled = bundled_models()
+    if text in bundled:
+        return text
+    try:
+        path = Path(text).expanduser()
+        if path.is_file():
+            for name, bundled_path in bundled.items():
+                if os.path.samefile(path, bundled_path):
+                    return name
+    except (OSError, ValueError):  # unreadable, or a name with a NUL: not a bundled model
+        pass
+    return text
+
+
 def resolve_model_path(name_or_path: str | os.PathLike) -> Path:
-    """A path that exists (a regular file or a folder), or the name of a bundled model (``en-fr``).
+    """A path that exists (a regular file or a folder), else the name of a bundled model (``en-fr``), else a
+    Hugging Face repo id in the local Hugging Face cache (its snapshot folder; :mod:`model_core.hf_cache`), in
+    that order: a path on disk always wins, and a demo model's name is never looked up in the cache.
 
     Anything else that exists (a FIFO, a socket, ``/dev/zero``) is refused here, before anything opens it.
     """
@@ -72,6 +96,14 @@ def resolve_model_path(name_or_path: str | os.PathLike) -> Path:
     bundled = bundled_models()
     if str(name_or_path) in bundled:
         return bundled[str(name_or_path)]
+    from . import hf_cache  # torch-free; huggingface_hub only when the word could be a repo id
+
+    if isinstance(name_or_path, str) and hf_cache.looks_like_repo_id(name_or_path):
+        cached = hf_cache.find_cached(name_or_path)
+        if cached is not None:
+            return cached
+        if "/" in name_or_path:  # "org/name": a repo id far more likely than a missing relative path
+            raise CheckpointError(hf_cache.not_cached_message(name_or_path))
     names = ", ".join(bundled) or "none installed"
     raise CheckpointError(f"{name_or_path}: no such file, and not a bundled model (bundled: {names})")
 

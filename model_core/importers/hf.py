@@ -57,9 +57,10 @@ from ..checkpoint import (
 )
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
+from ..hf_cache import repo_id_of
+from ..hf_families import FAMILIES, REFUSED_MODEL_TYPES
 from ..model import NO_ABLATION, Ablation, DecoderOutput, EncoderOutput
 from ..paths import OverBudget, file_kind, human_bytes, open_regular, parse_json, read_regular_file
-from .hf_families import FAMILIES, REFUSED_MODEL_TYPES
 
 __all__ = ["SUPPORTED_MODEL_TYPES", "HFDecoderCache", "HFSeq2SeqAdapter", "HFTokenizer", "load_hf_folder"]
 
@@ -970,11 +971,14 @@ def load_hf_folder(
             raise
         raise CheckpointError(f"{path.name}: config.json cannot be shown by the app ({_short(exc)})") from exc
     adapter = HFSeq2SeqAdapter(hf_model, config).eval()
+    repo_id = repo_id_of(path)  # a snapshot of the hub cache is shown under its repo id, not its commit hash
     metadata = {
         "format": "hf-folder", "model_type": model_type, "architectures": data.get("architectures") or [],
         "transformers_version": transformers.__version__, "saved_with": data.get("transformers_version"),
         "tokenizer_class": type(hf_tokenizer).__name__,
         "unused_weights": sorted(info.get("unexpected_keys") or [])[:20],
     }
-    return ModelBundle(adapter, src_tok, tgt_tok, name=path.name, path=path, format="hf-folder", metadata=metadata)
+    if repo_id is not None:
+        metadata["hf_repo_id"] = repo_id
+    return ModelBundle(adapter, src_tok, tgt_tok, name=repo_id or path.name, path=path, format="hf-folder", metadata=metadata)
 

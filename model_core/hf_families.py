@@ -1,7 +1,9 @@
 """The Hugging Face encoder-decoder families the app opens (what each one is), and those it refuses, with why.
 
-Torch-free and transformers-free: ``hf.py`` reads these facts to check a folder before anything is built,
-to describe the model in its :class:`~model_core.config.ModelConfig`, and to find its position table.
+Torch-free and transformers-free (so it sits outside ``importers/``, whose package imports torch):
+``importers/hf.py`` reads these facts to check a folder before anything is built, to describe the model in its
+:class:`~model_core.config.ModelConfig`, and to find its position table; ``hf_cache.py`` reads them in the GUI
+thread to list the cached models the app can open.
 Every number the app shows still comes from the family's own Hugging Face code (eager attention).
 """
 

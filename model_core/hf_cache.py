@@ -1,0 +1,160 @@
+"""Hugging Face models by name from the local Hugging Face cache: offline, never downloading.
+
+A user who ran ``hf download Helsinki-NLP/opus-mt-en-de`` (or any ``from_pretrained`` that downloaded it) has
+the model on disk already, under ``models--Helsinki-NLP--opus-mt-en-de/snapshots/<commit>/`` of the hub cache.
+:func:`find_cached` turns the name into that snapshot folder, which then opens like any folder path;
+:func:`list_cached` lists the cached encoder-decoders for File ▸ Open.
+
+Why a module of its own, torch-free: the window lists the cache in the GUI thread (it must not import torch),
+and the name resolution of :func:`model_core.paths.resolve_model_path` runs before any loader. Only the
+filesystem is read: ``huggingface_hub``'s cache functions (``try_to_load_from_cache``, ``scan_cache_dir``) never
+touch the network, and the cache folder is found here from the same variables the hub reads (``HF_HUB_CACHE``,
+``HUGGINGFACE_HUB_CACHE``, ``HF_HOME``, ``XDG_CACHE_HOME``), at call time rather than at import time.
+``huggingface_hub`` comes with the optional ``hf`` extra; without it no name resolves and nothing is listed.
+
+The order in which ``--model`` / ``open_model`` read a word (documented in the README): an existing path (file
+or folder) first, then a bundled demo model's name, then a repo id in the local Hugging Face cache.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import budgets
+from .hf_families import FAMILIES, REFUSED_MODEL_TYPES
+from .paths import CheckpointError, parse_json, read_regular_file
+
+__all__ = ["CachedModel", "cache_dir", "download_hint", "find_cached", "list_cached", "looks_like_repo_id",
+           "not_cached_message", "repo_id_of"]
+
+# the hub's rule for repo ids ("name" or "namespace/name"; letters, digits, - _ .; no -- or ..; at most 96 characters)
+_PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?"
+_REPO_ID = re.compile(rf"(?:{_PART}/)?{_PART}")
+# a snapshot folder of the cache: <cache>/models--<namespace>--<name>/snapshots/<commit>
+_SNAPSHOT = re.compile(r"models--(.+)")
+
+
+def cache_dir() -> Path:
+    """The hub cache folder as ``huggingface_hub`` finds it, read from the environment now (tests change it)."""
+    for name in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
+        if os.environ.get(name):
+            return Path(os.environ[name]).expanduser()
+    home = os.environ.get("HF_HOME") or os.path.join(os.environ.get("XDG_CACHE_HOME") or "~/.cache", "huggingface")
+    return Path(home).expanduser() / "hub"
+
+
+def looks_like_repo_id(name: str) -> bool:
+    """Whether ``name`` could be a Hugging Face repo id (``Helsinki-NLP/opus-mt-en-de``, ``t5-small``)."""
+    return (len(name) <= 96 and _REPO_ID.fullmatch(name) is not None and "--" not in name and ".." not in name
+            and not name.endswith(".git"))
+
+
+def download_hint(name: str) -> str:
+    """The command that puts ``name`` into the cache (the app itself never downloads)."""
+    return f"hf download {name}"
+
+
+def repo_id_of(folder: Path) -> str | None:
+    """``org/name`` when ``folder`` is a snapshot of the hub cache (``models--org--name/snapshots/<commit>``), else None.
+
+    Why: a snapshot folder is named after a commit hash; the model should be shown under its repo id.
+    """
+    parts = Path(folder).parts
+    if len(parts) < 3 or parts[-2] != "snapshots":
+        return None
+    match = _SNAPSHOT.fullmatch(parts[-3])
+    return match.group(1).replace("--", "/") if match else None
+
+
+def _hub() -> Any | None:
+    """``huggingface_hub``, or None without the ``hf`` extra."""
+    try:
+        import huggingface_hub
+    except ImportError:
+        return None
+    return huggingface_hub
+
+
+def find_cached(name: str, cache: Path | None = None) -> Path | None:
+    """The snapshot folder of repo ``name`` in the local cache (the revision ``main`` points to), or None.
+
+    Only a snapshot holding a ``config.json`` counts (a repo of which only a README was fetched cannot open).
+    Nothing is downloaded: ``try_to_load_from_cache`` reads ``refs/main`` and the snapshot folder only.
+    """
+    hub = _hub()
+    if hub is None or not looks_like_repo_id(name):
+        return None
+    cache = cache or cache_dir()
+    try:
+        found = hub.try_to_load_from_cache(name, "config.json", cache_dir=str(cache), revision="main", repo_type="model")
+    except (ValueError, OSError):  # an unreadable cache, or a name the hub's own check refuses
+        return None
+    if not isinstance(found, str):  # None (unknown) or the hub's "known not to exist" marker
+        return None
+    folder = Path(found).parent
+    return folder if folder.is_dir() else None
+
+
+def not_cached_message(name: str) -> str:
+    """The one line for a repo id that is neither a path, a bundled model, nor in the cache."""
+    if _hub() is None:
+        return (f"{name}: no such file, not a bundled model, and Hugging Face names need the optional 'hf' extra "
+                f"(pip install 'attention-scope[hf]')")
+    return (f"{name}: no such file, not a bundled model, and not in the local Hugging Face cache ({cache_dir()}); "
+            f"download it first with: {download_hint(name)}")
+
+
+@dataclass(frozen=True)
+class CachedModel:
+    """One cached encoder-decoder, as File ▸ Open lists it."""
+
+    repo_id: str
+    folder: Path  # the snapshot folder that opens
+    model_type: str
+    size_bytes: int  # on disk, the revision's files together
+    supported: bool  # a family the app opens
+    reason: str = ""  # why not, when not supported
+
+
+def _config_of(folder: Path) -> dict[str, Any] | None:
+    """config.json of a snapshot, read with the app's budgets; None when absent or not a JSON object."""
+    try:
+        raw = read_regular_file(folder / "config.json", budgets.MAX_METADATA_BYTES, f"{folder.name}: config.json")
+        data = parse_json(raw, f"{folder.name}: config.json", budgets.MAX_JSON_DEPTH)
+    except CheckpointError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def list_cached(cache: Path | None = None) -> list[CachedModel]:
+    """Every cached model repo whose config.json is an encoder-decoder (``is_encoder_decoder``, or a family the app
+    knows), sorted by repo id; supported ones say so, the others carry the reason. [] without a cache or the hub."""
+    hub = _hub()
+    cache = cache or cache_dir()
+    if hub is None or not cache.is_dir():
+        return []
+    try:
+        info = hub.scan_cache_dir(cache)
+    except (hub.CacheNotFound, OSError, ValueError):
+        return []
+    found: list[CachedModel] = []
+    for repo in info.repos:
+        if repo.repo_type != "model" or not repo.revisions:
+            continue
+        main = [r for r in repo.revisions if "main" in r.refs]
+        revision = main[0] if main else max(repo.revisions, key=lambda r: r.last_modified)
+        data = _config_of(Path(revision.snapshot_path))
+        if data is None:
+            continue
+        model_type = data.get("model_type") if isinstance(data.get("model_type"), str) else ""
+        if not (data.get("is_encoder_decoder") is True or model_type in FAMILIES or model_type in REFUSED_MODEL_TYPES):
+            continue
+        supported = model_type in FAMILIES
+        reason = "" if supported else REFUSED_MODEL_TYPES.get(model_type, f"model_type {model_type or '?'} is not supported")
+        found.append(CachedModel(repo.repo_id, Path(revision.snapshot_path), model_type, int(revision.size_on_disk),
+                                 supported, reason))
+    return sorted(found, key=lambda m: m.repo_id.lower())

@@ -92,6 +92,29 @@ class Trace:
                 active[layer, head] = False
         return active
 
+    def output_ranks(self) -> np.ndarray:
+        """[T] ints: the rank of each row's output token in that row's distribution (1 = the model's first choice).
+
+        Why here: under teacher forcing the typed words are the lesson ("the model gave *chat* rank 1, *noir*
+        rank 3"), and every row's distribution is already in ``logprobs``, so one pass gives every step at once.
+        Ties are broken by token id, the order the next-token panel lists its bars in; a NaN counts as the
+        lowest value. A row that predicts nothing (target padding) or has no output id is 0.
+        """
+        ranks = np.zeros(self.n_steps, np.int64)
+        n = min(self.n_steps, len(self.output_ids), len(self.logprobs))
+        if n == 0 or np.ndim(self.logprobs) != 2:
+            return ranks
+        lp = np.nan_to_num(np.asarray(self.logprobs[:n], np.float64), nan=-np.inf)
+        ids = np.asarray(self.output_ids[:n], np.int64)
+        valid = (ids >= 0) & (ids < lp.shape[1])
+        chosen = lp[np.arange(n), np.clip(ids, 0, lp.shape[1] - 1)][:, None]
+        earlier = np.arange(lp.shape[1])[None, :] < ids[:, None]  # a tie goes to the smaller id
+        ranked = 1 + np.count_nonzero(lp > chosen, axis=1) + np.count_nonzero((lp == chosen) & earlier, axis=1)
+        padded = np.zeros(n, bool)
+        padded[: min(n, len(self.tgt_is_pad))] = np.asarray(self.tgt_is_pad[:n], bool)
+        ranks[:n] = np.where(valid & ~padded, ranked, 0)
+        return ranks
+
     def at_step(self, t: int) -> Trace:
         """The trace as it stood after ``t`` decoding steps (views, no copies)."""
         t = max(0, min(t, self.n_steps))

@@ -868,6 +868,34 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
     </context>
     <context>
+        <name>HFCacheMenu</name>
+        <message>
+            <location filename="../../viz_app/window/hf_cache_menu.py" line="51" />
+            <source>Open from &amp;Hugging Face cache</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/hf_cache_menu.py" line="27" />
+            <source>{name}  ({kind}: cannot be shown)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/hf_cache_menu.py" line="35" />
+            <source>No encoder-decoder models in the Hugging Face cache</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/hf_cache_menu.py" line="25" />
+            <source>{name}  ({kind}, {size})</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/hf_cache_menu.py" line="37" />
+            <source>Looked in {folder}; download one with: hf download NAME</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
         <name>HeadMosaic</name>
         <message>
             <location filename="../../viz_app/widgets/mosaic.py" line="99" />
@@ -885,7 +913,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="395" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="398" />
             <source>{tile} — click to inspect this head</source>
             <translation>{tile} — 点击查看这个头</translation>
         </message>
@@ -1139,92 +1167,157 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>HyperparametersDialog</name>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="56" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="65" />
             <source>Attention heads</source>
             <translation>注意力头数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="57" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="66" />
             <source>Norm position</source>
             <translation>归一化位置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="58" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="67" />
             <source>Source vocabulary</source>
             <translation>源词表</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="59" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="68" />
             <source>Target vocabulary</source>
             <translation>目标词表</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="63" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="69" />
+            <source>Start token</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="70" />
+            <source>End token</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="71" />
+            <source>Padding token</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="72" />
+            <source>Unknown-word token</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="73" />
+            <source>Tokenization</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="77" />
             <source>How the attention is split into heads; the model width must be divisible by it. The most likely value comes first.</source>
             <translation>注意力分成几个头；模型宽度必须能被它整除。最可能的取值排在最前面。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="65" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="79" />
             <source>pre: x + f(norm(x)), the tutorial's default; post: norm(x + f(x)). Both have the same weights, so only you can tell.</source>
             <translation>pre：x + f(norm(x))，即教程的默认做法；post：norm(x + f(x))。两者的权重完全相同，无法从文件中分辨，只有你知道是哪一种。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="67" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="81" />
             <source>The source vocabulary the model was trained with: one token per line, or a JSON list; the line number is the id.</source>
             <translation>训练该模型时使用的源词表：每行一个词元，或一个 JSON 列表；行号即为 id。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="69" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="83" />
             <source>The target vocabulary the model was trained with: one token per line, or a JSON list; the line number is the id.</source>
             <translation>训练该模型时使用的目标词表：每行一个词元，或一个 JSON 列表；行号即为 id。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="135" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="85" />
+            <source>The vocabulary's token that starts a sentence (often &lt;s&gt;, &lt;sos&gt; or [CLS]). Its names leave it open, so only you can tell; it is shown under its own name.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="87" />
+            <source>The vocabulary's token that ends a sentence (often &lt;/s&gt;, &lt;eos&gt; or [SEP]).</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="88" />
+            <source>The vocabulary's padding token (often &lt;pad&gt;, &lt;blank&gt; or [PAD]).</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="89" />
+            <source>The token for words the vocabulary lacks (often &lt;unk&gt; or [UNK]).</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="90" />
+            <source>How text is cut before each piece is looked up: app (words and punctuation apart), whitespace (only at spaces: for vocabularies with entries like n't or E-Mail) or a tokenizer.json. The one with the fewest unknown words comes first.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="168" />
             <source>Settings the checkpoint does not record</source>
             <translation>检查点中未记录的设置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="200" />
-            <source>Choose the vocabulary file</source>
-            <translation>选择词表文件</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="201" />
-            <source>Vocabularies (*.txt *.json *.vocab);;All files (*)</source>
-            <translation>词表 (*.txt *.json *.vocab);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="172" />
-            <source>vocabulary file (.txt or .json)</source>
-            <translation>词表文件（.txt 或 .json）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="174" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="230" />
             <source>Browse…</source>
             <translation>浏览…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="143" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="244" />
+            <source>Choose the tokenizer.json</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="245" />
+            <source>Tokenizers (*.json);;All files (*)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="247" />
+            <source>Choose the vocabulary file</source>
+            <translation>选择词表文件</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="248" />
+            <source>Vocabularies (*.txt *.json *.vocab);;All files (*)</source>
+            <translation>词表 (*.txt *.json *.vocab);;所有文件 (*)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="205" />
+            <source>vocabulary file (.txt or .json)</source>
+            <translation>词表文件（.txt 或 .json）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="176" />
             <source>{file} holds the weights but not everything needed to rebuild the model. Please complete:</source>
             <translation>{file} 包含了权重，但缺少重建模型所需的部分信息。请补全：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="92" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="118" />
             <source>{option}: please give a value</source>
             <translation>{option}：请填写一个值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="95" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="121" />
             <source>{option}: {value} is not a positive whole number</source>
             <translation>{option}：{value} 不是正整数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="100" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="126" />
             <source>{option}: choose pre or post, not {value}</source>
             <translation>{option}：请选择 pre 或 post，而不是 {value}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="105" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="132" />
+            <source>{option}: choose app or whitespace, or give a tokenizer.json file; {value} is neither</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="138" />
             <source>{option}: {path} is not a file</source>
             <translation>{option}：{path} 不是文件</translation>
         </message>
@@ -1232,7 +1325,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>MainWindow</name>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="345" />
+            <location filename="../../viz_app/scope/controller.py" line="348" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
@@ -1257,12 +1350,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="332" />
+            <location filename="../../viz_app/scope/controller.py" line="335" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="334" />
+            <location filename="../../viz_app/scope/controller.py" line="337" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
@@ -1287,7 +1380,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="391" />
+            <location filename="../../viz_app/scope/controller.py" line="394" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
@@ -1307,12 +1400,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="326" />
+            <location filename="../../viz_app/scope/controller.py" line="329" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/persistence.py" line="73" />
+            <location filename="../../viz_app/scope/persistence.py" line="74" />
             <source>The model you used last, {path}, no longer exists.</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
@@ -1697,354 +1790,299 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>显示交叉注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="33" />
-            <source>&lt;h3&gt;No model loaded&lt;/h3&gt;&lt;p&gt;Open a checkpoint (&lt;tt&gt;.safetensors&lt;/tt&gt;, a PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict or a Hugging Face folder) with &lt;b&gt;File ▸ Open model…&lt;/b&gt; (Ctrl+O), the &lt;b&gt;Model&lt;/b&gt; list above, or drop it on the window.&lt;/p&gt;</source>
-            <translation>&lt;h3&gt;未加载模型&lt;/h3&gt;&lt;p&gt;打开一个检查点（&lt;tt&gt;.safetensors&lt;/tt&gt;、PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict 或 Hugging Face 文件夹）：使用&lt;b&gt;文件 ▸ 打开模型…&lt;/b&gt;（Ctrl+O）、上方的&lt;b&gt;模型&lt;/b&gt;列表，或直接把它拖到窗口上。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="36" />
-            <source>&lt;h3&gt;Type a sentence&lt;/h3&gt;&lt;p&gt;Write a sentence in the &lt;b&gt;Source&lt;/b&gt; box above: the model translates it and you can step through every attention map it computed.&lt;/p&gt;</source>
-            <translation>&lt;h3&gt;输入一个句子&lt;/h3&gt;&lt;p&gt;在上方的&lt;b&gt;源句&lt;/b&gt;框中写一个句子：模型会翻译它，你可以逐步查看它计算出的每一张注意力图。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="38" />
-            <source>&lt;h3&gt;Loading the model…&lt;/h3&gt;</source>
-            <translation>&lt;h3&gt;正在加载模型…&lt;/h3&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="39" />
-            <source>&lt;h3&gt;Running the model…&lt;/h3&gt;</source>
-            <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="248" />
-            <source>Computing the scores…</source>
-            <translation>正在计算分数…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="287" />
-            <source>No attention maps yet.</source>
-            <translation>还没有注意力图。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="278" />
-            <source>Loading the model…</source>
-            <translation>正在加载模型…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="280" />
-            <source>No model loaded.</source>
-            <translation>尚未加载模型。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="282" />
-            <source>Type a sentence to see every head.</source>
-            <translation>输入一个句子，即可看到每个注意力头。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="284" />
-            <source>Running the model…</source>
-            <translation>模型正在运行…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="339" />
-            <source>Step {step} is target padding (after &lt;eos&gt;): the row is masked out and predicts nothing.</source>
-            <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：这一行被掩码屏蔽，不做任何预测。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="209" />
-            <source>rollout share</source>
-            <translation>注意力展开占比</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="363" />
-            <source>No prediction yet.</source>
-            <translation>尚无预测。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="367" />
-            <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
-            <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="384" />
-            <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
-            <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="388" />
-            <source>Step forward to see the next-token probabilities before and after.</source>
-            <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="424" />
-            <source>No trace yet.</source>
-            <translation>尚无注意力轨迹。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="251" />
-            <source>This model cannot give its scores (Hugging Face returns weights only)</source>
-            <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="286" />
-            <source>This model has no {kind}.</source>
-            <translation>这个模型没有{kind}。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="502" />
-            <source>Hugging Face models run their own code: heads cannot be switched off here</source>
-            <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="309" />
-            <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
-            <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="511" />
-            <source>⚠ ablation: {what}</source>
-            <translation>⚠ 消融：{what}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="306" />
-            <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
-            <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="116" />
-            <source>Attention Scope</source>
-            <translation>Attention Scope</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="205" />
-            <source>Open model…</source>
-            <translation>打开模型…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="212" />
-            <source>Cancel loading</source>
-            <translation>取消加载</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="231" />
-            <source>Sentence</source>
-            <translation>句子</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="237" />
-            <source>All heads</source>
-            <translation>所有注意力头</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="238" />
-            <source>Head statistics</source>
-            <translation>注意力头统计</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="239" />
-            <source>Heads</source>
-            <translation>注意力头</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="240" />
-            <source>Next token</source>
-            <translation>下一个词元</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="242" />
-            <source>Positional encoding</source>
-            <translation>位置编码</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="253" />
-            <source>Ablation</source>
-            <translation>消融</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="257" />
-            <source>Model inspector</source>
-            <translation>模型检视器</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="259" />
-            <source>Train</source>
-            <translation>训练</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="269" />
-            <source>no model</source>
-            <translation>无模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="275" />
-            <source>Heads or the positional encoding are switched off: the model is not intact</source>
-            <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="306" />
-            <source>&amp;File</source>
-            <translation>文件(&amp;F)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="312" />
-            <source>&amp;Export</source>
-            <translation>导出(&amp;E)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="317" />
-            <source>&amp;Go</source>
-            <translation>跳转(&amp;G)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="322" />
-            <source>&amp;Show</source>
-            <translation>显示(&amp;S)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="328" />
-            <source>&amp;Model</source>
-            <translation>模型(&amp;M)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="332" />
-            <source>&amp;View</source>
-            <translation>视图(&amp;V)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="334" />
-            <source>P&amp;anels</source>
-            <translation>面板(&amp;A)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="343" />
-            <source>&amp;Theme</source>
-            <translation>主题(&amp;T)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="353" />
-            <source>Lan&amp;guage</source>
-            <translation>语言(&amp;G)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="362" />
-            <source>&amp;Help</source>
-            <translation>帮助(&amp;H)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="365" />
-            <source>Explain &amp;panel</source>
-            <translation>讲解面板(&amp;P)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="376" />
-            <source>Presenting</source>
-            <translation>演示</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="542" />
-            <source>Open a model</source>
-            <translation>打开模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="543" />
-            <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
-            <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="719" />
-            <source>Save session</source>
-            <translation>保存会话</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="720" />
-            <source>Attention Scope sessions (*.scope.json *.json)</source>
-            <translation>Attention Scope 会话 (*.scope.json *.json)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="739" />
-            <source>Open session</source>
-            <translation>打开会话</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="740" />
-            <source>Attention Scope sessions (*.scope.json *.json);;All files (*)</source>
-            <translation>Attention Scope 会话 (*.scope.json *.json);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="280" />
-            <source>Model activity</source>
-            <translation>模型运行状态</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="280" />
-            <source>Loaded model</source>
-            <translation>已加载的模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="281" />
-            <source>Device and number format</source>
-            <translation>设备与数值格式</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="282" />
-            <source>Duration of the last model call</source>
-            <translation>上一次模型调用的耗时</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="356" />
-            <source>Follow the system</source>
-            <translation>跟随系统</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="366" />
-            <source>Attention heatmap</source>
-            <translation>注意力热力图</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="366" />
-            <source>Masks</source>
-            <translation>掩码</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="595" />
-            <source>working…</source>
-            <translation>运行中…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="644" />
-            <source>Pa&amp;use</source>
-            <translation>暂停(&amp;U)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="716" />
-            <source>Open a model first: a session starts from one.</source>
-            <translation>请先打开一个模型：会话要以模型为基础。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="829" />
+            <location filename="../../viz_app/window/appearance.py" line="77" />
             <source>The language changes at the next start.</source>
             <translation>界面语言将在下次启动时更改。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="427" />
-            <source>Continue on the CPU</source>
-            <translation>改在 CPU 上继续</translation>
+            <location filename="../../viz_app/window/bindings.py" line="34" />
+            <source>&lt;h3&gt;No model loaded&lt;/h3&gt;&lt;p&gt;Open a checkpoint (&lt;tt&gt;.safetensors&lt;/tt&gt;, a PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict or a Hugging Face folder) with &lt;b&gt;File ▸ Open model…&lt;/b&gt; (Ctrl+O), the &lt;b&gt;Model&lt;/b&gt; list above, or drop it on the window.&lt;/p&gt;</source>
+            <translation>&lt;h3&gt;未加载模型&lt;/h3&gt;&lt;p&gt;打开一个检查点（&lt;tt&gt;.safetensors&lt;/tt&gt;、PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict 或 Hugging Face 文件夹）：使用&lt;b&gt;文件 ▸ 打开模型…&lt;/b&gt;（Ctrl+O）、上方的&lt;b&gt;模型&lt;/b&gt;列表，或直接把它拖到窗口上。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="572" />
-            <source>last model call {ms} ms</source>
-            <translation>上次模型调用 {ms} ms</translation>
+            <location filename="../../viz_app/window/bindings.py" line="37" />
+            <source>&lt;h3&gt;Type a sentence&lt;/h3&gt;&lt;p&gt;Write a sentence in the &lt;b&gt;Source&lt;/b&gt; box above: the model translates it and you can step through every attention map it computed.&lt;/p&gt;</source>
+            <translation>&lt;h3&gt;输入一个句子&lt;/h3&gt;&lt;p&gt;在上方的&lt;b&gt;源句&lt;/b&gt;框中写一个句子：模型会翻译它，你可以逐步查看它计算出的每一张注意力图。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="733" />
-            <source>Session saved to {path}</source>
-            <translation>会话已保存到 {path}</translation>
+            <location filename="../../viz_app/window/bindings.py" line="39" />
+            <source>&lt;h3&gt;Loading the model…&lt;/h3&gt;</source>
+            <translation>&lt;h3&gt;正在加载模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="730" />
-            <source>Could not save the session: {reason}</source>
-            <translation>无法保存会话：{reason}</translation>
+            <location filename="../../viz_app/window/bindings.py" line="40" />
+            <source>&lt;h3&gt;Running the model…&lt;/h3&gt;</source>
+            <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="261" />
+            <source>Computing the scores…</source>
+            <translation>正在计算分数…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="300" />
+            <source>No attention maps yet.</source>
+            <translation>还没有注意力图。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="291" />
+            <source>Loading the model…</source>
+            <translation>正在加载模型…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="293" />
+            <source>No model loaded.</source>
+            <translation>尚未加载模型。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="295" />
+            <source>Type a sentence to see every head.</source>
+            <translation>输入一个句子，即可看到每个注意力头。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="297" />
+            <source>Running the model…</source>
+            <translation>模型正在运行…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="352" />
+            <source>Step {step} is target padding (after &lt;eos&gt;): the row is masked out and predicts nothing.</source>
+            <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：这一行被掩码屏蔽，不做任何预测。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="222" />
+            <source>rollout share</source>
+            <translation>注意力展开占比</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="376" />
+            <source>No prediction yet.</source>
+            <translation>尚无预测。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="380" />
+            <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
+            <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="397" />
+            <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
+            <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="401" />
+            <source>Step forward to see the next-token probabilities before and after.</source>
+            <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="437" />
+            <source>No trace yet.</source>
+            <translation>尚无注意力轨迹。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="264" />
+            <source>This model cannot give its scores (Hugging Face returns weights only)</source>
+            <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="299" />
+            <source>This model has no {kind}.</source>
+            <translation>这个模型没有{kind}。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="515" />
+            <source>Hugging Face models run their own code: heads cannot be switched off here</source>
+            <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="322" />
+            <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
+            <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="524" />
+            <source>⚠ ablation: {what}</source>
+            <translation>⚠ 消融：{what}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="319" />
+            <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
+            <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="96" />
+            <source>Open model…</source>
+            <translation>打开模型…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="103" />
+            <source>Cancel loading</source>
+            <translation>取消加载</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="126" />
+            <source>Sentence</source>
+            <translation>句子</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="132" />
+            <source>All heads</source>
+            <translation>所有注意力头</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="133" />
+            <source>Head statistics</source>
+            <translation>注意力头统计</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="134" />
+            <source>Heads</source>
+            <translation>注意力头</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="135" />
+            <source>Next token</source>
+            <translation>下一个词元</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="136" />
+            <source>Positional encoding</source>
+            <translation>位置编码</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="146" />
+            <source>Ablation</source>
+            <translation>消融</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="149" />
+            <source>Model inspector</source>
+            <translation>模型检视器</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="150" />
+            <source>Train</source>
+            <translation>训练</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="161" />
+            <source>no model</source>
+            <translation>无模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="167" />
+            <source>Heads or the positional encoding are switched off: the model is not intact</source>
+            <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="172" />
+            <source>Model activity</source>
+            <translation>模型运行状态</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="172" />
+            <source>Loaded model</source>
+            <translation>已加载的模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="173" />
+            <source>Device and number format</source>
+            <translation>设备与数值格式</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="174" />
+            <source>Duration of the last model call</source>
+            <translation>上一次模型调用的耗时</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="88" />
+            <source>Attention Scope</source>
+            <translation>Attention Scope</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="203" />
+            <source>Open a model</source>
+            <translation>打开模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/main_window.py" line="204" />
+            <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
+            <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="29" />
+            <source>&amp;File</source>
+            <translation>文件(&amp;F)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="33" />
+            <source>&amp;Export</source>
+            <translation>导出(&amp;E)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="39" />
+            <source>&amp;Go</source>
+            <translation>跳转(&amp;G)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="45" />
+            <source>&amp;Show</source>
+            <translation>显示(&amp;S)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="52" />
+            <source>&amp;Model</source>
+            <translation>模型(&amp;M)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="56" />
+            <source>&amp;View</source>
+            <translation>视图(&amp;V)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="58" />
+            <source>P&amp;anels</source>
+            <translation>面板(&amp;A)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="67" />
+            <source>&amp;Theme</source>
+            <translation>主题(&amp;T)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="73" />
+            <source>Lan&amp;guage</source>
+            <translation>语言(&amp;G)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="81" />
+            <source>&amp;Help</source>
+            <translation>帮助(&amp;H)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="84" />
+            <source>Explain &amp;panel</source>
+            <translation>讲解面板(&amp;P)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="85" />
+            <source>Attention heatmap</source>
+            <translation>注意力热力图</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="85" />
+            <source>Masks</source>
+            <translation>掩码</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="94" />
+            <source>Presenting</source>
+            <translation>演示</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="76" />
+            <source>Follow the system</source>
+            <translation>跟随系统</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/model_panels.py" line="82" />
@@ -2060,6 +2098,61 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <location filename="../../viz_app/window/model_panels.py" line="78" />
             <source>Open a model and type a sentence first: the comparison runs on it.</source>
             <translation>请先打开模型并输入一个句子：比较将在这个句子上进行。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/playback.py" line="41" />
+            <source>Pa&amp;use</source>
+            <translation>暂停(&amp;U)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/session_files.py" line="45" />
+            <source>Save session</source>
+            <translation>保存会话</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/session_files.py" line="47" />
+            <source>Attention Scope sessions (*.scope.json *.json)</source>
+            <translation>Attention Scope 会话 (*.scope.json *.json)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/session_files.py" line="67" />
+            <source>Open session</source>
+            <translation>打开会话</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/session_files.py" line="68" />
+            <source>Attention Scope sessions (*.scope.json *.json);;All files (*)</source>
+            <translation>Attention Scope 会话 (*.scope.json *.json);;所有文件 (*)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/session_files.py" line="42" />
+            <source>Open a model first: a session starts from one.</source>
+            <translation>请先打开一个模型：会话要以模型为基础。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/session_files.py" line="61" />
+            <source>Session saved to {path}</source>
+            <translation>会话已保存到 {path}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/session_files.py" line="58" />
+            <source>Could not save the session: {reason}</source>
+            <translation>无法保存会话：{reason}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/status.py" line="64" />
+            <source>working…</source>
+            <translation>运行中…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/status.py" line="49" />
+            <source>last model call {ms} ms</source>
+            <translation>上次模型调用 {ms} ms</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/wiring.py" line="29" />
+            <source>Continue on the CPU</source>
+            <translation>改在 CPU 上继续</translation>
         </message>
     </context>
     <context>
@@ -2358,52 +2451,52 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>NextToken</name>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="67" />
+            <location filename="../../viz_app/widgets/next_token.py" line="71" />
             <source>probability</source>
             <translation>概率</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="154" />
+            <location filename="../../viz_app/widgets/next_token.py" line="159" />
             <source>typed target token {token}: p = {p}, rank {rank} of {total}</source>
             <translation>输入的目标词元 {token}：p = {p}，在 {total} 个词元中排第 {rank}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="156" />
+            <location filename="../../viz_app/widgets/next_token.py" line="161" />
             <source>chosen token {token}: p = {p}, rank {rank} of {total}</source>
             <translation>选中的词元 {token}：p = {p}，在 {total} 个词元中排第 {rank}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="163" />
+            <location filename="../../viz_app/widgets/next_token.py" line="168" />
             <source>{caption} — the model preferred {token} ({p})</source>
             <translation>{caption} — 模型更倾向于 {token}（{p}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="77" />
+            <location filename="../../viz_app/widgets/next_token.py" line="81" />
             <source>beam hypothesis</source>
             <translation>束搜索候选</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="77" />
+            <location filename="../../viz_app/widgets/next_token.py" line="81" />
             <source>score</source>
             <translation>得分</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="78" />
+            <location filename="../../viz_app/widgets/next_token.py" line="82" />
             <source>finished</source>
             <translation>已结束</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="105" />
+            <location filename="../../viz_app/widgets/next_token.py" line="109" />
             <source>empty distribution</source>
             <translation>空分布</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="151" />
+            <location filename="../../viz_app/widgets/next_token.py" line="156" />
             <source>next-token distribution: top {k} of {total}</source>
             <translation>下一个词元的分布：{total} 个中的前 {k} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/next_token.py" line="132" />
+            <location filename="../../viz_app/widgets/next_token.py" line="136" />
             <source>{token} {p} (rank {rank})</source>
             <translation>{token} {p}（第 {rank} 名）</translation>
         </message>
@@ -2595,6 +2688,29 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
     </context>
     <context>
+        <name>Ranks</name>
+        <message>
+            <location filename="../../viz_app/widgets/ranks.py" line="51" />
+            <source>{token}: rank {rank} of {total}: the model preferred {better} other tokens</source>
+            <translation>{token}：在 {total} 个词中排第 {rank}，模型更看好另外 {better} 个词</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/ranks.py" line="42" />
+            <source>#{rank}</source>
+            <translation>第{rank}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/ranks.py" line="48" />
+            <source>{token}: no prediction at this position</source>
+            <translation>{token}：这个位置不做预测</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/ranks.py" line="50" />
+            <source>{token}: rank 1 of {total}: the model's own first choice</source>
+            <translation>{token}：在 {total} 个词中排第 1，正是模型自己的首选</translation>
+        </message>
+    </context>
+    <context>
         <name>Settings</name>
         <message>
             <location filename="../../viz_app/scope/settings.py" line="107" />
@@ -2729,37 +2845,37 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>TokenChips</name>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="40" />
+            <location filename="../../viz_app/widgets/chips.py" line="43" />
             <source>normal</source>
             <translation>普通</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="41" />
+            <location filename="../../viz_app/widgets/chips.py" line="44" />
             <source>special</source>
             <translation>特殊</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="42" />
+            <location filename="../../viz_app/widgets/chips.py" line="45" />
             <source>unknown</source>
             <translation>未知</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="43" />
+            <location filename="../../viz_app/widgets/chips.py" line="46" />
             <source>padding</source>
             <translation>填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="287" />
+            <location filename="../../viz_app/widgets/chips.py" line="348" />
             <source>token {index}: {token} ({kind})</source>
             <translation>词元 {index}：{token}（{kind}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="296" />
+            <location filename="../../viz_app/widgets/chips.py" line="357" />
             <source>value</source>
             <translation>数值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="297" />
+            <location filename="../../viz_app/widgets/chips.py" line="358" />
             <source>{label}: {value}</source>
             <translation>{label}：{value}</translation>
         </message>

@@ -18,6 +18,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from model_core import bundled_models
+from model_core.paths import model_key
 from model_core.run import RunRequest, RunResult
 from model_core.sessions import Session
 from model_core.sessions import load as load_session
@@ -154,7 +155,7 @@ class ScopeController(QObject):
         ``options`` answer what the weights cannot tell (heads, vocabulary files); without them the
         answers given for this file before are used, so a tutorial checkpoint asks only once.
         """
-        key = str(name_or_path)
+        key = model_key(name_or_path)  # a bundled model opened by its path is listed once, by its name
         if options is None:
             options = self.persistence.remembered_options(key)
         self._flush_inputs()
@@ -322,7 +323,10 @@ class ScopeController(QObject):
             self.pending_session = None  # its model did not open: later re-runs must not wait for it
             self._texts_at_load = None
             self.loadingChanged.emit("")
-            self.errorRaised.emit(tr("MainWindow", "Could not open {name}: {reason}").format(name=Path(key).name, reason=message))
+            name = Path(key).name
+            # a CheckpointError already starts with the file's name ("bogus.pt: not a readable …"): say it once
+            reason = message[len(name) + 1:].lstrip() if name and message.startswith(f"{name}:") else message
+            self.errorRaised.emit(tr("MainWindow", "Could not open {name}: {reason}").format(name=name, reason=reason))
             fallback = self._startup_fallback(key)
             if fallback:
                 self.open_model(fallback)

@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 
 from PySide6.QtCore import QMargins, QPoint, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QLayout, QLayoutItem, QSizePolicy, QWidget
 
 from viz_app.i18n import N_, tr, tr_marked
@@ -35,6 +35,9 @@ BAR_COLOR = "#4e79a7"
 BAR_TRACK = QColor(128, 128, 128, 70)
 BAR_HEIGHT = 4
 BAR_SPACE = 7
+#: a badge under a chip (e.g. a typed token's rank): its font relative to the chip's, and the gap above it
+BADGE_SCALE = 0.8
+BADGE_GAP = 2
 #: chip kind -> marked display name (the kinds themselves are identifiers)
 CHIP_KIND_LABELS: dict[str, tuple[str, str]] = {
     "normal": N_("TokenChips", "normal"),
@@ -140,22 +143,48 @@ class _Chip(QLabel):
         super().__init__(parent)
         self.index = -1
         self.bar_fraction: float | None = None  # None: no bar; else 0..1 of the chip's width
+        self.badge: tuple[str, str, str] | None = None  # (text, background, text colour) drawn under the chip
+        self.badge_height = 0
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # Qt's name
         super().paintEvent(event)
-        if self.bar_fraction is None:
+        if self.bar_fraction is None and self.badge is None:
             return
-        # the style sheet's bottom margin leaves BAR_SPACE pixels under the border for the bar
+        # the style sheet's bottom margin leaves room under the border: the badge lowest, the bar above it
         painter = QPainter(self)
-        y = self.height() - BAR_HEIGHT - 1
-        width = self.width() - 2
-        painter.fillRect(QRectF(1, y, width, BAR_HEIGHT), BAR_TRACK)
-        if self.bar_fraction > 0:
-            painter.fillRect(QRectF(1, y, max(1.0, width * self.bar_fraction), BAR_HEIGHT), QColor(BAR_COLOR))
+        bottom = self.height()
+        if self.badge is not None:
+            self._paint_badge(painter, bottom)
+            bottom -= self.badge_height
+        if self.bar_fraction is not None:
+            y = bottom - BAR_HEIGHT - 1
+            width = self.width() - 2
+            painter.fillRect(QRectF(1, y, width, BAR_HEIGHT), BAR_TRACK)
+            if self.bar_fraction > 0:
+                painter.fillRect(QRectF(1, y, max(1.0, width * self.bar_fraction), BAR_HEIGHT), QColor(BAR_COLOR))
         painter.end()
+
+    def _paint_badge(self, painter: QPainter, bottom: int) -> None:
+        """A rounded label centred under the chip, in its own colours (readable on light and dark themes)."""
+        assert self.badge is not None
+        text, background, colour = self.badge
+        font = QFont(self.font())
+        font.setPointSizeF(max(6.0, self.font().pointSizeF() * BADGE_SCALE))
+        font.setBold(True)
+        painter.setFont(font)
+        metrics = painter.fontMetrics()
+        height = self.badge_height - BADGE_GAP
+        width = min(self.width(), metrics.horizontalAdvance(text) + height)
+        rect = QRectF((self.width() - width) / 2, bottom - height, width, height)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(background))
+        painter.drawRoundedRect(rect, height / 2, height / 2)
+        painter.setPen(QColor(colour))
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # Qt's name
         if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
@@ -176,6 +205,8 @@ class TokenChips(QWidget):
         self._current: int | None = None
         self._bar_values: list[float] | None = None
         self._bar_label = ""
+        self._badges: list[tuple[str, str, str]] | None = None
+        self._badge_tips: list[str] = []
         self._font_pt = QFont().pointSizeF()
         self._layout = FlowLayout(self)
         self._keep_row_height()
@@ -195,6 +226,8 @@ class TokenChips(QWidget):
         self._tokens, self._kinds = tokens, kinds
         if self._bar_values is not None and len(self._bar_values) != len(tokens):
             self._bar_values = None  # values of other tokens: never draw them under these
+        if self._badges is not None and len(self._badges) != len(tokens):
+            self._badges, self._badge_tips = None, []
         self._current = current if current is not None and 0 <= current < len(tokens) else None
         while len(self._chips) < len(tokens):
             chip = _Chip(self)
@@ -235,6 +268,30 @@ class TokenChips(QWidget):
         self._layout.invalidate()
         self.updateGeometry()
 
+    def set_badges(self, badges: Sequence[tuple[str, str, str]] | None, tips: Sequence[str] = ()) -> None:
+        """A small badge under each chip: (text, background, text colour); an empty text draws none; None removes them.
+
+        Why: a per-token verdict (a typed token's rank under teacher forcing) must be seen for every token at
+        once, right under the token. ``tips`` (display text, one per chip, optional) join each chip's tooltip.
+        The badges are dropped when the tokens change to a different count.
+        """
+        if badges is None:
+            self._badges, self._badge_tips = None, []
+        else:
+            items = [(str(t), str(b), str(c)) for t, b, c in badges]
+            if len(items) != len(self._tokens):
+                raise ValueError(f"{len(items)} badges for {len(self._tokens)} tokens")
+            tips = [str(t) for t in tips]
+            if tips and len(tips) != len(items):
+                raise ValueError(f"{len(tips)} badge tips for {len(items)} badges")
+            self._badges, self._badge_tips = items, tips
+        for i, chip in enumerate(self._chips[: len(self._tokens)]):
+            self._apply_bar(i)
+            chip.setStyleSheet(self._style(self._kinds[i], i == self._current))
+        self._keep_row_height()
+        self._layout.invalidate()
+        self.updateGeometry()
+
     def set_current(self, current: int | None) -> None:
         """Move the emphasis without rebuilding the chips."""
         self.set_tokens(self._tokens, current=current, kinds=self._kinds)
@@ -254,13 +311,17 @@ class TokenChips(QWidget):
         probe.setFont(self.font())
         probe.setStyleSheet(self._style("normal", True))  # the current chip's thicker border: the tallest one
         probe.setText("Mg")  # i18n: not user text (a hidden probe measuring one line)
-        self._layout.min_line_height = probe.sizeHint().height()
+        self._layout.min_line_height = probe.sizeHint().height() + (self._badge_space() if self._badges is not None else 0)
         probe.deleteLater()
 
     # ------------------------------------------------------------------ inspection
     def bar_values(self) -> list[float] | None:
         """The values given to :meth:`set_bar_values` (None when no bars are shown)."""
         return None if self._bar_values is None else list(self._bar_values)
+
+    def badges(self) -> list[tuple[str, str, str]] | None:
+        """The badges given to :meth:`set_badges` (None when none are shown)."""
+        return None if self._badges is None else list(self._badges)
 
     def bar_fractions(self) -> list[float] | None:
         """Each bar's length as a fraction of its chip's width (value / max value), None without bars."""
@@ -295,12 +356,27 @@ class TokenChips(QWidget):
             chip.bar_fraction = min(1.0, max(0.0, value / top)) if top > 0 and math.isfinite(value) else 0.0
             label = self._bar_label or tr("TokenChips", "value")
             tip += "\n" + tr("TokenChips", "{label}: {value}").format(label=label, value=f"{value:.3f}")
+        chip.badge = None
+        if self._badges is not None:
+            text, background, colour = self._badges[i]
+            chip.badge = (text, background, colour) if text else None
+            chip.badge_height = self._badge_space()
+            if self._badge_tips and self._badge_tips[i]:
+                tip += "\n" + self._badge_tips[i]
         chip.setToolTip(tip)
         chip.update()
 
+    def _badge_space(self) -> int:
+        """Pixels reserved under a chip for its badge: one line of the badge's font, and a gap."""
+        font = QFont(self.font())
+        font.setPointSizeF(max(6.0, self._font_pt * BADGE_SCALE))
+        font.setBold(True)
+        return QFontMetrics(font).height() + 2 + BADGE_GAP
+
     def _style(self, kind: str, current: bool) -> str:
         radius = max(6, round(self._font_pt * 0.9))
-        bar = f"margin-bottom: {BAR_SPACE}px; " if self._bar_values is not None else ""
+        below = (BAR_SPACE if self._bar_values is not None else 0) + (self._badge_space() if self._badges is not None else 0)
+        bar = f"margin-bottom: {below}px; " if below else ""
         style = (f"QLabel {{ border-radius: {radius}px; padding: 2px 8px; font-size: {self._font_pt:g}pt; {bar}"
                  f"{_KIND_STYLE[kind]} {_CURRENT_STYLE if current else ''} }}")
         return style

@@ -2,7 +2,8 @@
 
 The token actually used at this step (sampled / argmax, or typed by the user under teacher forcing)
 is always shown, even far outside the top-k, with its rank: seeing that the model gave the typed word
-rank 57 is often the most instructive thing on screen.
+rank 57 is often the most instructive thing on screen. A typed token's bar is coloured by its rank
+(:mod:`viz_app.widgets.ranks`), as its badge under the target chips is.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidg
 
 from viz_app.i18n import tr
 from viz_app.widgets.heatmap import TokenAxis, display_token
+from viz_app.widgets.ranks import rank_colour
 
 BAR_COLOR = "#4e79a7"
 CHOSEN_COLOR = "#f28e2b"  # model's own choice
-TYPED_COLOR = "#e15759"  # token typed by the user (teacher forcing)
+# a token typed by the user (teacher forcing) takes its rank's colour (viz_app.widgets.ranks): green at rank 1,
+# where the model agrees; warmer as the model's preference for it drops
 GAP = 0.6  # vertical gap before the extra out-of-top-k bar
 
 
@@ -59,6 +62,7 @@ class NextTokenPanel(QWidget):
         self._bars: list[tuple[str, float, bool]] = []
         self._beams: list[tuple[str, float, bool]] = []
         self._caption_text = ""
+        self._highlight = CHOSEN_COLOR
         self._font_pt = QFont().pointSizeF()
 
         self._caption = QLabel()
@@ -134,7 +138,8 @@ class NextTokenPanel(QWidget):
             ys.append(y)
         self._bars = bars
 
-        highlight = TYPED_COLOR if forced else CHOSEN_COLOR
+        highlight = rank_colour(chosen_rank or 0) if forced else CHOSEN_COLOR
+        self._highlight = highlight
         brushes = [pg.mkBrush(highlight if h else BAR_COLOR) for _t, _q, h in bars]
         pens = [pg.mkPen("w" if h else None, width=1.5) for _t, _q, h in bars]
         self._bar_item.setOpts(x0=np.zeros(len(bars)), y=np.array(ys), width=np.array([q for _t, q, _h in bars]), height=0.7,
@@ -205,6 +210,10 @@ class NextTokenPanel(QWidget):
 
     def bar_labels(self) -> list[str]:
         return [text for _y, text in self._axis.labels()]
+
+    def highlight_colour(self) -> str:
+        """The colour of the highlighted (chosen or typed) bar last drawn."""
+        return self._highlight
 
     def caption(self) -> str:
         """The caption as plain text."""

@@ -26,6 +26,7 @@ from viz_app.widgets.colormaps import DIVERGING_NAME
 from viz_app.widgets.controls import InputPanel, SelectorBar, StepBar
 from viz_app.widgets.head_stats import HeadStatsPanel
 from viz_app.widgets.map_view import ViewSpec, apply_view, heatmap_view, rollout_of, score_tiles
+from viz_app.widgets.ranks import rank_badge, rank_colours, rank_tooltip
 from viz_app.widgets.verifier_badge import VerifierBadge
 
 DEBOUNCE_MS = 300
@@ -197,7 +198,19 @@ class ChipsBinding(QObject):
         else:  # a typed target is known in full; generated tokens exist only up to the current step
             tokens = list(trace.output_tokens) if s.forced else list(trace.output_tokens[: s.step])
             self.inputs.target_chips.set_tokens(tokens, current=s.step - 1 if s.step > 0 else None)
+            self._show_ranks(trace, tokens)
         self.refresh_rollout()
+
+    def _show_ranks(self, trace, tokens: list[str]) -> None:
+        """Under teacher forcing, every typed token's rank at once (a badge under each target chip)."""
+        if not self.state.forced or not tokens:
+            self.inputs.target_chips.set_badges(None)
+            return
+        ranks = trace.output_ranks()[: len(tokens)]
+        total = int(trace.logprobs.shape[1]) if np.ndim(trace.logprobs) == 2 else 0
+        badges = [(rank_badge(int(r)), *rank_colours(int(r))) for r in ranks]
+        tips = [rank_tooltip(repr(tok), int(r), total) for tok, r in zip(tokens, ranks, strict=True)]
+        self.inputs.target_chips.set_badges(badges, tips)
 
     @Slot()
     def refresh_rollout(self) -> None:

@@ -1,0 +1,136 @@
+"""Issue 18, items 13 and 14: what read wrong in front of a class (ranks, colours, names said twice, Chinese, icons).
+
+Each test names the item of the issue it guards.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from PySide6.QtGui import QColor
+
+from model_core import Trace
+
+TIMEOUT = 20000
+
+
+def _trace_with(logprobs: np.ndarray, output_ids: list[int], pads: list[bool] | None = None) -> Trace:
+    t = logprobs.shape[0]
+    z = np.zeros((1, 1, t, t), np.float32)
+    return Trace(src_tokens=["a"], tgt_tokens=["<bos>"] * t, encoder_self=np.zeros((1, 1, 1, 1), np.float32), decoder_self=z,
+                 cross=np.zeros((1, 1, t, 1), np.float32), allowed_encoder_self=np.ones((1, 1), bool),
+                 allowed_decoder_self=np.ones((t, t), bool), allowed_cross=np.ones((t, 1), bool), src_is_pad=np.zeros(1, bool),
+                 tgt_is_pad=np.array(pads if pads is not None else [False] * t), logprobs=logprobs.astype(np.float32),
+                 positional_encoding=np.zeros((1, 1), np.float32), output_tokens=[str(i) for i in output_ids],
+                 output_ids=np.array(output_ids, np.int64))
+
+
+def test_output_ranks_count_better_tokens_and_break_ties_by_id():
+    """Item 14: the core ranks every row's output token at once; a brute-force sort over each row agrees."""
+    rng = np.random.default_rng(0)
+    lp = np.log(rng.dirichlet(np.ones(50), size=7))
+    for row in (3, 4):
+        lp[row, [4, 9, 20]] = lp[row].max()  # a three-way tie for first place: id 4 first, then 9, then 20
+    ids = [int(np.argmax(lp[0])), 17, 3, 9, 20, int(np.argmin(lp[5])), 0]
+    trace = _trace_with(lp, ids, pads=[False] * 6 + [True])
+    ranks = trace.output_ranks()
+    for row in range(6):
+        order = sorted(range(50), key=lambda i, r=row: (-float(trace.logprobs[r, i]), i))
+        assert ranks[row] == order.index(ids[row]) + 1
+    assert ranks[0] == 1 and ranks[3] == 2 and ranks[4] == 3 and ranks[5] == 50
+    assert ranks[6] == 0  # a padded row predicts nothing
+
+
+def test_every_typed_token_shows_its_rank_at_once(make_window, qtbot):
+    """Item 14: under teacher forcing a badge under each target chip gives that token's rank, the same rank the
+    next-token panel gives when one steps there; rank 1 is green (the model agrees), never the alarming red."""
+    from viz_app.widgets.ranks import rank_colour
+
+    window = make_window()
+    s = window.state
+    s.set_inputs(src_text="w1 w2 w3", tgt_text="t1 t5 t2")
+    window.request_run()
+    qtbot.waitUntil(lambda: not window.host.busy and s.trace is not None and s.forced
+                    and list(s.trace.output_tokens[:3]) == ["t1", "t5", "t2"], timeout=TIMEOUT)
+    s.set_step(1)  # the badges do not wait for the steps: all of them are there at step 1
+    badges = window.inputs.target_chips.badges()
+    assert badges is not None and len(badges) == len(s.trace.output_tokens)
+    for step in range(1, s.n_steps + 1):
+        s.set_step(step)
+        shown = re.search(r"rank (\d+) of", window.next_token.caption())
+        assert shown is not None
+        assert badges[step - 1][0] == f"#{shown.group(1)}"
+        assert window.next_token.highlight_colour() == badges[step - 1][1] == rank_colour(int(shown.group(1)))
+    s.set_inputs(tgt_text="")  # generated text: no badges (the model's own choices)
+    window.request_run()
+    qtbot.waitUntil(lambda: not window.host.busy and not s.forced, timeout=TIMEOUT)
+    assert window.inputs.target_chips.badges() is None
+
+
+def test_rank_colours_read_right():
+    """Item 14: rank 1 is green, a far rank red, and each badge's text is readable on its own colour."""
+    from viz_app.widgets.ranks import rank_colours
+
+    def hue(name: str) -> int:
+        return QColor(name).hslHue()
+
+    assert 90 <= hue(rank_colours(1)[0]) <= 150  # green
+    assert hue(rank_colours(500)[0]) <= 10 or hue(rank_colours(500)[0]) >= 350  # red
+    for rank in (1, 2, 5, 50, 0):
+        background, text = rank_colours(rank)
+        assert _contrast(background, text) >= 3.0, rank
+
+
+def _luminance(name: str) -> float:
+    c = QColor(name)
+    channels = [x / 255 for x in (c.red(), c.green(), c.blue())]
+    lin = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in channels]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def test_a_bundled_model_opened_by_its_path_is_listed_once():
+    """Item 14: File ▸ Open on assets/models/reverse.safetensors is the bundled "reverse", not a second entry."""
+    from model_core import bundled_models
+    from model_core.paths import model_key
+
+    bundled = bundled_models()
+    if "reverse" not in bundled:
+        pytest.skip("the bundled models are not installed")
+    assert model_key(str(bundled["reverse"])) == "reverse"
+    assert model_key("reverse") == "reverse"
+    assert model_key("/no/such/reverse.safetensors") == "/no/such/reverse.safetensors"
+
+
+def test_opening_a_bundled_path_selects_the_bundled_entry(make_window, qtbot):
+    """Item 14: the model list keeps one entry per model after opening a bundled one by its path."""
+    from model_core import bundled_models
+
+    bundled = bundled_models()
+    if "reverse" not in bundled:
+        pytest.skip("the bundled models are not installed")
+    window = make_window()
+    window.open_model(str(bundled["reverse"]))
+    qtbot.waitUntil(lambda: window.state.model is not None and window.state.model.key == "reverse" and not window.host.busy,
+                    timeout=TIMEOUT)
+    picker = window.inputs.model_picker
+    names = [picker.itemText(i) for i in range(picker.count())]
+    assert "reverse.safetensors" not in names and names.count("reverse") == 1
+    assert picker.currentData() == "reverse"
+
+
+def test_a_broken_file_is_named_once(make_window, qtbot, tmp_path):
+    """Item 14: "Could not open bogus.pt: bogus.pt: …" said the name twice (the loader's message already has it)."""
+    bogus = tmp_path / "bogus.pt"
+    bogus.write_bytes(b"hello")
+    window = make_window()
+    with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
+        window.open_model(str(bogus))
+    text = window.error_banner.text()
+    assert text.count("bogus.pt") == 1 and "not a readable" in text

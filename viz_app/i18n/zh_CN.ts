@@ -872,27 +872,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         <message>
             <location filename="../../viz_app/window/hf_cache_menu.py" line="51" />
             <source>Open from &amp;Hugging Face cache</source>
-            <translation type="unfinished" />
+            <translation>从 &amp;Hugging Face 本地缓存打开</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/hf_cache_menu.py" line="27" />
             <source>{name}  ({kind}: cannot be shown)</source>
-            <translation type="unfinished" />
+            <translation>{name}（{kind}：无法显示）</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/hf_cache_menu.py" line="35" />
             <source>No encoder-decoder models in the Hugging Face cache</source>
-            <translation type="unfinished" />
+            <translation>Hugging Face 缓存中没有编码器-解码器模型</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/hf_cache_menu.py" line="25" />
             <source>{name}  ({kind}, {size})</source>
-            <translation type="unfinished" />
+            <translation>{name}（{kind}，{size}）</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/hf_cache_menu.py" line="37" />
             <source>Looked in {folder}; download one with: hf download NAME</source>
-            <translation type="unfinished" />
+            <translation>已查找 {folder}；可用以下命令下载：hf download 模型名</translation>
         </message>
     </context>
     <context>

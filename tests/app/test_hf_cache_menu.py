@@ -1,0 +1,60 @@
+"""File ▸ Open from Hugging Face cache lists the cached encoder-decoders and opens one by its repo id."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtWidgets import QMenu
+
+from tests.core.test_hf_cache import put_in_cache
+from viz_app.window.hf_cache_menu import add_hf_cache_menu, fill_hf_cache_menu
+
+pytest.importorskip("huggingface_hub")
+
+
+def _folder(tmp_path, name: str, config: dict, weights: int = 0):
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config))
+    if weights:
+        (folder / "model.safetensors").write_bytes(b"\0" * weights)
+    return folder
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    root = tmp_path / "hub"
+    put_in_cache(root, "Helsinki-NLP/opus-mt-en-de", _folder(tmp_path, "marian", {"model_type": "marian"}, 3 << 20))
+    put_in_cache(root, "allenai/led-base-16384", _folder(tmp_path, "led", {"model_type": "led", "is_encoder_decoder": True}))
+    put_in_cache(root, "bert-base-uncased", _folder(tmp_path, "bert", {"model_type": "bert"}))
+    monkeypatch.setenv("HF_HUB_CACHE", str(root))
+    return root
+
+
+def test_the_submenu_lists_cached_encoder_decoders_and_opens_one_by_name(qtbot, cache):
+    opened: list[str] = []
+    file_menu = QMenu()
+    qtbot.addWidget(file_menu)
+    menu = add_hf_cache_menu(file_menu, opened.append)
+    assert menu.menuAction() in file_menu.actions() and "Hugging Face" in menu.title()
+    menu.aboutToShow.emit()
+    actions = menu.actions()
+    assert [a.text().split()[0] for a in actions] == ["allenai/led-base-16384", "Helsinki-NLP/opus-mt-en-de"]
+    led, marian = actions
+    assert marian.isEnabled() and "marian" in marian.text() and "3.0 MB" in marian.text()
+    assert not led.isEnabled() and "sliding windows" in led.toolTip()
+    marian.trigger()
+    assert opened == ["Helsinki-NLP/opus-mt-en-de"]
+    menu.aboutToShow.emit()  # filled afresh each time it opens, never doubled
+    assert len(menu.actions()) == 2
+
+
+def test_an_empty_cache_says_where_it_looked_and_how_to_download(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "nothing"))
+    menu = QMenu()
+    qtbot.addWidget(menu)
+    fill_hf_cache_menu(menu, lambda _name: None)
+    texts = [a.text() for a in menu.actions()]
+    assert len(texts) == 2 and not any(a.isEnabled() for a in menu.actions())
+    assert str(tmp_path / "nothing") in texts[1] and "hf download" in texts[1]

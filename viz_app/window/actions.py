@@ -92,3 +92,17 @@ class WindowActions:
         self.act_input_labels.setCheckable(True)
         self.act_train = action(tr("MainWindow", "&Train a model from scratch…"), ["Ctrl+T"],
                                 tr("MainWindow", "Watch attention appear while a small model trains"))
+
+    def transport(self) -> dict[str, QAction]:
+        """The stepping actions by the names the stepping bar and its binding use."""
+        return {"first": self.act_first, "previous": self.act_prev, "play": self.act_play,
+                "next": self.act_next, "last": self.act_last}
+
+    def shortcut_sheet(self, window: QMainWindow) -> list[QAction]:
+        """The actions listed on the shortcut sheet (F1), in a teaching order; then any action of ``window``
+        that a later feature marked with the ``extra_shortcut`` property."""
+        return [self.act_first, self.act_prev, self.act_next, self.act_last, self.act_play, *self.act_kinds.values(),
+                self.act_layer_down, self.act_layer_up, self.act_head_prev, self.act_head_next, self.act_head_mean,
+                self.act_focus_view, self.act_presenter, self.act_larger, self.act_smaller, self.act_reset_text,
+                self.act_explain, self.act_shortcuts, self.act_open, self.act_quit,
+                *[a for a in window.actions() if a.property("extra_shortcut")]]

@@ -1,0 +1,71 @@
+"""The window's parts kept apart from its class (viz_app/window/): layout kept, play speed, label size, theme.
+
+Why: these moved out of main_window.py into small modules (layout, playback, appearance); what a user sets
+must still come back at the next start, and play must still stop by itself at the last step.
+"""
+
+from __future__ import annotations
+
+from viz_app.window.layout import LAYOUT_SAVE_MS
+
+
+def test_a_resized_window_comes_back_at_its_size(make_window, qtbot, app_settings):
+    first = make_window(model=None, wait=False)
+    first.resize(760, 590)  # inside the offscreen screen (800 × 600): restoreGeometry keeps windows on screen
+    qtbot.waitUntil(lambda: app_settings.get_bytes("window/geometry") is not None, timeout=LAYOUT_SAVE_MS * 10)
+    first.shutdown()
+    second = make_window(model=None, wait=False)
+    assert (second.width(), second.height()) == (760, 590)
+
+
+def test_a_closed_dock_stays_closed_at_the_next_start(make_window, qtbot, app_settings):
+    first = make_window(model=None, wait=False)
+    first.show()
+    qtbot.waitExposed(first)
+    first.dock_positional.close()
+    first.shutdown()  # saves at once
+    second = make_window(model=None, wait=False)
+    second.show()
+    qtbot.waitExposed(second)
+    assert not second.dock_positional.isVisible()
+    assert second.dock_mosaic.isVisible()
+
+
+def second_default(window) -> int:
+    """The stepping bar's speed before any choice (its third preset)."""
+    return int(window.step_bar.speed.itemData(2))
+
+
+def test_play_speed_and_label_size_are_remembered(make_window, app_settings):
+    first = make_window(model=None, wait=False)
+    first.step_bar.speed.setCurrentIndex(0)  # the user picks another speed on the stepping bar
+    chosen = first.step_bar.interval_ms()
+    assert chosen != second_default(first)
+    first.act_larger.trigger()
+    size = first._font_pt
+    first.shutdown()
+    second = make_window(model=None, wait=False)
+    assert second._play_timer.interval() == chosen
+    assert second.step_bar.interval_ms() == chosen
+    assert second._font_pt == size
+
+
+def test_play_runs_to_the_last_step_and_stops(window, qtbot):
+    assert window.state.n_steps > 1
+    window.state.set_step(window.state.n_steps)
+    window._play_timer.setInterval(1)
+    window.act_play.setChecked(True)  # at the end: play starts again from step 0
+    assert window.state.step == 0
+    qtbot.waitUntil(lambda: not window.act_play.isChecked(), timeout=5000)
+    assert window.state.step == window.state.n_steps
+    assert window._play_timer.isActive() is False
+
+
+def test_the_theme_choice_is_applied_and_remembered(make_window, app_settings):
+    first = make_window(model=None, wait=False)
+    first.act_themes["dark"].trigger()
+    assert first.theme.name == "dark"
+    assert app_settings.get_str("view/theme", "") == "dark"
+    first.shutdown()
+    second = make_window(model=None, wait=False)
+    assert second.theme.name == "dark" and second.act_themes["dark"].isChecked()

@@ -1,0 +1,93 @@
+"""What the window's parts do when used: controller messages to banners, controls to the state, actions to commands.
+
+Why apart: this is the switchboard of the window, one line per connection, read top to bottom by what a user
+does; the panels' own subscriptions to the state are in :mod:`viz_app.window.bindings`, the commands in the
+controller and the small window modules (playback, sessions, appearance).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+
+from viz_app.i18n import tr
+
+if TYPE_CHECKING:
+    from viz_app.window.main_window import MainWindow
+
+
+def connect_window(w: MainWindow) -> None:
+    """Connect ``w``'s controller, controls and actions (called once, after every part is built)."""
+    s, c = w.state, w.controller
+
+    # controller → what the user is told
+    c.errorRaised.connect(w.status.show_error)
+    c.errorCleared.connect(w.error_banner.dismiss)
+    c.noticesChanged.connect(w.status.show_notices)
+    c.statusMessage.connect(w.status.show_status)
+    c.gpuFallbackOffered.connect(lambda: w.error_banner.set_action(tr("MainWindow", "Continue on the CPU"), c.continue_on_cpu))
+    c.loadingChanged.connect(w.status.on_loading_changed)
+    c.resultShown.connect(w.status.on_result_shown)
+    w.act_cancel_load.triggered.connect(c.cancel_load)
+    w.hint_cancel.clicked.connect(c.cancel_load)
+    w.persistence.problem.connect(lambda text: w.settings_banner.show_message(text, "notice"))
+    w.host.busyChanged.connect(w.status.on_busy)
+    s.modelChanged.connect(w.status.on_model_changed)
+
+    # controls → state
+    w.inputs.model_picker.modelChosen.connect(w.open_model)
+    w.inputs.model_picker.openRequested.connect(w.act_open.trigger)
+    w.inputs.source.returnPressed.connect(w.run_now)
+    w.inputs.target.returnPressed.connect(w.run_now)
+    w.inputs.target_chips.chipClicked.connect(lambda i: s.set_step(i + 1))
+    w.step_bar.stepRequested.connect(s.set_step)
+    w.step_bar.speedChanged.connect(w.playback.set_interval)
+    w.selectors.kindChosen.connect(s.set_kind)
+    w.selectors.layerChosen.connect(s.set_layer)
+    w.selectors.headChosen.connect(s.set_head)
+    w.selectors.colormapChosen.connect(s.set_colormap)
+    w.selectors.logScaleToggled.connect(s.set_log_scale)
+    w.selectors.overlayToggled.connect(s.set_overlay)
+    w.selectors.viewModeChosen.connect(s.set_view_mode)
+    w.mosaic.tileClicked.connect(w.select_tile)
+    w.head_stats.headChosen.connect(lambda kind, layer, head: s.select(kind=kind, layer=layer, head=head))
+
+    # actions → commands
+    w.act_open.triggered.connect(w.open_model_dialog)
+    w.act_quit.triggered.connect(w.close)
+    w.act_first.triggered.connect(lambda: s.set_step(0))
+    w.act_prev.triggered.connect(lambda: s.step_by(-1))
+    w.act_next.triggered.connect(lambda: s.step_by(1))
+    w.act_last.triggered.connect(lambda: s.set_step(s.n_steps))
+    w.act_focus_view.triggered.connect(lambda: w.view_stack.setFocus(Qt.FocusReason.ShortcutFocusReason))
+    w.act_larger.triggered.connect(lambda: w.set_font_point_size(w.appearance.point_size + 1))
+    w.act_smaller.triggered.connect(lambda: w.set_font_point_size(w.appearance.point_size - 1))
+    w.act_reset_text.triggered.connect(lambda: w.set_font_point_size(w.appearance.base_point_size))
+    w.act_shortcuts.triggered.connect(w._show_shortcuts)
+    w.act_explain.triggered.connect(lambda: w.explain("attention"))
+    w.act_about.triggered.connect(w.show_about)
+    w.act_open_session.triggered.connect(w.session_files.open_dialog)
+    w.act_save_session.triggered.connect(w.session_files.save_dialog)
+    w.act_inspect.triggered.connect(w.show_inspector)
+    w.act_compare.triggered.connect(w.panels.compare_dialog)
+    w.act_train.triggered.connect(w.show_training)
+    w.act_ablate.triggered.connect(w.show_ablation)
+    w.act_clear_ablation.triggered.connect(s.clear_ablation)
+    w.act_input_labels.setChecked(s.row_labels == "input")
+    w.act_input_labels.toggled.connect(lambda on: s.set_row_labels("input" if on else "predicted"))
+    s.displayChanged.connect(lambda: w.act_input_labels.setChecked(s.row_labels == "input"))
+    w.act_presenter.toggled.connect(w.presenter.set_active)
+    w.presenter.toggled.connect(w.on_presenter_toggled)
+    for kind, act in w.act_kinds.items():
+        act.triggered.connect(lambda _=False, k=kind: s.show_kind(k))
+    w.act_layer_up.triggered.connect(lambda: s.set_layer(s.layer + 1))
+    w.act_layer_down.triggered.connect(lambda: s.set_layer(s.layer - 1))
+    w.act_head_next.triggered.connect(lambda: s.set_head(0 if s.head is None else min(s.head + 1, s.n_heads() - 1)))
+    w.act_head_prev.triggered.connect(lambda: s.set_head(None if not s.head else s.head - 1))
+    w.act_head_mean.triggered.connect(lambda: s.set_head(None))
+
+    # panels that are costly to fill catch up when they come on screen
+    w.heads_tabs.currentChanged.connect(w.head_stats_binding.timer.start)
+    w.dock_mosaic.visibilityChanged.connect(lambda visible: visible and w.head_stats_binding.timer.start())
+    w.dock_positional.visibilityChanged.connect(w.positional_binding.catch_up)

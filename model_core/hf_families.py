@@ -24,7 +24,9 @@ class Family:
 
     norm: str  # "pre" | "post" (where each sub-layer's LayerNorm sits)
     positional: str  # "sinusoidal" | "learned" | "none" (absolute positions added to the embeddings)
-    layout: str = "bart"  # config.json's field names: "bart" (encoder_layers, d_model …), "t5" (num_layers, d_kv …), "fsmt"
+    # config.json's field names: "bart" (encoder_layers, d_model …), "t5" (num_layers, d_kv …), "fsmt" (bart's, with
+    # src_vocab_size and tgt_vocab_size instead of vocab_size)
+    layout: str = "bart"
     # rows of the position table before position 0: an int, or None for fairseq's pad_id + 1 (positions skip padding)
     position_offset: int | None = 0
     table_saved: bool = True  # whether the position table is a weight of the file (else computed from the config)
@@ -46,6 +48,9 @@ FAMILIES: dict[str, Family] = {
     "t5": _T5,
     "mt5": _T5,
     "umt5": Family("pre", "none", layout="t5", relative_bias="per layer"),
+    # fairseq's WMT19 models: two vocabularies (src_vocab_size, tgt_vocab_size), the computed fairseq table saved
+    # as a weight, decoding from </s>; the importer runs its decoder with fairseq's causal mask (see hf.py)
+    "fsmt": Family("post", "sinusoidal", layout="fsmt", position_offset=None, sinusoid=FAIRSEQ_SINUSOID),
 }
 
 _PROPHETNET = ("ProphetNet's decoder predicts several future tokens at once through n-gram streams with their own "

@@ -1,7 +1,7 @@
 """Hugging Face encoder-decoder folders behind the app's model protocol.
 
-The families (Marian, BART, mBART, Pegasus, BlenderbotSmall, M2M100/NLLB, T5, mT5, UMT5) and those refused
-with the reason are described in ``hf_families.py``.
+The families (Marian, BART, mBART, Pegasus, BlenderbotSmall, M2M100/NLLB, T5, mT5, UMT5, FSMT) and those refused
+with the reason are described in ``model_core/hf_families.py``.
 
 ``load_hf_folder`` opens a folder written by ``save_pretrained`` and returns a :class:`ModelBundle`
 whose model is an :class:`HFSeq2SeqAdapter`: it answers ``encode`` / ``decode`` / ``init_cache`` /
@@ -69,7 +69,8 @@ SUPPORTED_MODEL_TYPES: dict[str, tuple[str, str]] = {name: (f.norm, f.positional
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
 OTHER_FRAMEWORK_WEIGHTS = ("tf_model.h5", "flax_model.msgpack", "model.ckpt.index", "rust_model.ot")
 # any one of these means the folder carries a tokenizer (Marian: source.spm; T5: spiece.model; BPE: vocab.json)
-TOKENIZER_FILES = ("tokenizer.json", "source.spm", "spiece.model", "sentencepiece.bpe.model", "vocab.json", "vocab.txt")
+TOKENIZER_FILES = ("tokenizer.json", "source.spm", "spiece.model", "sentencepiece.bpe.model", "vocab.json", "vocab.txt",
+                   "vocab-src.json")  # FSMT: vocab-src.json, vocab-tgt.json, merges.txt
 EXTRA_HINT = "needs the optional 'hf' extra: pip install 'attention-scope[hf]'"
 # MarianTokenizer warns through `warnings` when sacremoses is absent; it only normalises punctuation
 _BENIGN_WARNINGS = (r"Recommended: pip install sacremoses",)
@@ -142,10 +143,7 @@ class HFTokenizer:
             raise ValueError(f"side must be 'source' or 'target', not {side!r}")
         self.hf, self.side = hf_tokenizer, side
         self.separate_vocabs = bool(getattr(hf_tokenizer, "separate_vocabs", False))
-        index: dict[str, int] = dict(hf_tokenizer.get_vocab())
-        if side == "target" and self.separate_vocabs:  # Marian with two vocabularies
-            index = dict(hf_tokenizer.target_encoder)
-            index.update({str(tok): i for i, tok in hf_tokenizer.added_tokens_decoder.items()})
+        index = self._side_vocab()
         # M2M100's language codes (__en__ …) and made-up words sit after its vocabulary, outside get_vocab()
         extra = getattr(hf_tokenizer, "lang_token_to_id", None)
         self._extra_ids: set[int] = set()
@@ -165,6 +163,14 @@ class HFTokenizer:
         for tok, i in index.items():  # the tokenizer's own mapping wins over duplicates
             self._index[tok] = i
         self._prefix, self._suffix, self.adds_eos = self._probe_specials()
+
+    def _side_vocab(self) -> dict[str, int]:
+        """token → id of this side's vocabulary (the tokenizer's one, or Marian's target vocabulary)."""
+        index: dict[str, int] = dict(self.hf.get_vocab())
+        if self.side == "target" and self.separate_vocabs:  # Marian with two vocabularies
+            index = dict(self.hf.target_encoder)
+            index.update({str(tok): i for i, tok in self.hf.added_tokens_decoder.items()})
+        return index
 
     # ------------------------------------------------------------------ specials
     def _call(self, text: str, add_special_tokens: bool) -> list[int]:
@@ -220,6 +226,8 @@ class HFTokenizer:
 
     def _special(self, name: str) -> int:
         value = getattr(self.hf, f"{name}_token_id", None)
+        if value is None and name == "eos":  # FSMT (fairseq) names its </s> the separator only
+            value = getattr(self.hf, "sep_token_id", None)
         return int(value) if value is not None else -1
 
     @property
@@ -238,6 +246,46 @@ class HFTokenizer:
     @property
     def unk_id(self) -> int:
         return self._special("unk")
+
+
+class FSMTSideTokenizer(HFTokenizer):
+    """One side of FSMT's tokenizer (fairseq's WMT19 models): Moses, one BPE, and a vocabulary per side.
+
+    Why a subclass: ``FSMTTokenizer`` encodes every text with the *source* vocabulary and Moses rules of the
+    source language (``text_target`` included) and decodes every id with the *target* vocabulary. The source side
+    is that tokenizer unchanged (so the ids are ``tokenizer(text).input_ids``); the target side does what fairseq
+    does for a target sentence: Moses for the target language, the shared BPE codes, then ``vocab-tgt.json``.
+    """
+
+    def _side_vocab(self) -> dict[str, int]:
+        if self.side == "source":
+            return {str(tok): int(i) for tok, i in self.hf.get_src_vocab().items()}
+        index = {str(tok): int(i) for i, tok in self.hf.decoder.items()}  # FSMTTokenizer keeps it id → token
+        index.update({str(tok): int(i) for i, tok in self.hf.added_tokens_decoder.items()})
+        return index
+
+    def _target_pieces(self, text: str) -> list[str]:
+        """``FSMTTokenizer._tokenize`` with the target language's Moses rules (it forces the source language)."""
+        hf, lang = self.hf, self.hf.tgt_lang
+        if hf.do_lower_case:
+            text = text.lower()
+        words = hf.moses_tokenize(hf.moses_pipeline(text, lang=lang), lang=lang)
+        return [piece for word in words if word for piece in hf.bpe(word).split(" ")]
+
+    def _call(self, text: str, add_special_tokens: bool) -> list[int]:
+        if self.side == "source":
+            return super()._call(text, add_special_tokens)
+        unk = self._index.get(str(self.hf.unk_token), self.unk_id)  # <unk> of the target vocabulary
+        ids = [self._index.get(piece, unk) for piece in self._target_pieces(text)]
+        return [*ids, self.eos_id] if add_special_tokens else ids
+
+    def decode(self, ids: Iterable[int], skip_specials: bool = True) -> str:
+        """The side's own vocabulary back to tokens, BPE joined, Moses-detokenised in the side's language."""
+        specials = {self.pad_id, self.eos_id, self.bos_id, self.unk_id} if skip_specials else set()
+        tokens = [self.vocab[int(i)] for i in ids if 0 <= int(i) < len(self.vocab) and int(i) not in specials]
+        words = "".join(t.replace(" ", "").replace("</w>", " ") for t in tokens).split()
+        lang = self.hf.src_lang if self.side == "source" else self.hf.tgt_lang
+        return str(self.hf.moses_detokenize(words, lang)).strip()
 
 
 # ====================================================================== model adapter
@@ -371,6 +419,9 @@ class HFSeq2SeqAdapter(nn.Module):
     ) -> tuple[DecoderOutput, Any]:
         from transformers.modeling_outputs import BaseModelOutput
 
+        if self.model_type == "fsmt":
+            return self._run_fsmt(decoder_ids, memory, attention_mask, capture, cache=cache, use_cache=use_cache,
+                                  decoder_mask=decoder_mask)
         out = self.hf_model(
             attention_mask=attention_mask, encoder_outputs=BaseModelOutput(last_hidden_state=memory),
             decoder_input_ids=decoder_ids, decoder_attention_mask=decoder_mask, past_key_values=cache,
@@ -379,6 +430,41 @@ class HFSeq2SeqAdapter(nn.Module):
         result = DecoderOutput(logits=out.logits)
         if capture:
             result.self_attentions = [a.float() for a in out.decoder_attentions]
+            result.cross_attentions = [a.float() for a in out.cross_attentions]
+        return result, out.past_key_values
+
+    def _run_fsmt(
+        self, decoder_ids: torch.Tensor, memory: torch.Tensor, attention_mask: torch.Tensor, capture: bool, *,
+        cache: Any, use_cache: bool, decoder_mask: torch.Tensor | None,
+    ) -> tuple[DecoderOutput, Any]:
+        """FSMT's decoder called with fairseq's masks, built here as ``FSMTModel`` builds them for teacher forcing.
+
+        Why not the full model: ``FSMTModel.forward`` builds the causal mask only from ``input_ids`` and only without
+        a cache; given the encoder's output (as the app calls it), it would let every target position see the later
+        ones. Here the causal mask is fairseq's (the dtype's lowest value above the diagonal), offset by the cached
+        positions when several tokens are fed at once (``back()`` rebuilding a beam's cache); the decoder returns
+        ``output_projection``'s logits as its ``last_hidden_state``.
+        """
+        from transformers.cache_utils import DynamicCache, EncoderDecoderCache
+
+        decoder = self.hf_model.model.decoder
+        past = cache.get_seq_length() if cache is not None else 0
+        n = decoder_ids.shape[1]
+        causal = None
+        if n > 1:
+            allowed = masks.causal_allowed(n, decoder_ids.device, offset=past)
+            causal = torch.zeros(allowed.shape, dtype=memory.dtype, device=memory.device)
+            causal.masked_fill_(~allowed, torch.finfo(memory.dtype).min)
+        if use_cache and cache is None:
+            cache = EncoderDecoderCache(DynamicCache(config=self.hf_model.config), DynamicCache(config=self.hf_model.config))
+        out = decoder(
+            decoder_ids, memory, attention_mask, None if decoder_mask is None else decoder_mask.eq(0),
+            decoder_causal_mask=causal, past_key_values=cache if use_cache else None, use_cache=use_cache,
+            output_attentions=capture, return_dict=True,
+        )
+        result = DecoderOutput(logits=out.last_hidden_state)
+        if capture:
+            result.self_attentions = [a.float() for a in out.attentions]
             result.cross_attentions = [a.float() for a in out.cross_attentions]
         return result, out.past_key_values
 
@@ -543,7 +629,8 @@ def _make_config(**kwargs: Any) -> ModelConfig:
 # files transformers may read from a folder, and the budget each is held to
 _METADATA_FILES = ("config.json", "generation_config.json", "model.safetensors.index.json", "pytorch_model.bin.index.json",
                    "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json", "preprocessor_config.json")
-_TOKENIZER_FILES = (*TOKENIZER_FILES, "merges.txt", "target.spm", "tokenizer.model", "chat_template.jinja", "chat_template.json")
+_TOKENIZER_FILES = (*TOKENIZER_FILES, "vocab-tgt.json", "merges.txt", "target.spm", "tokenizer.model", "chat_template.jinja",
+                    "chat_template.json")
 _LAYERS = re.compile(r"(?:^|\.)(encoder|decoder)\.(?:layers|block)\.(\d+)\.")
 
 
@@ -636,6 +723,8 @@ _DIMENSIONS = {
              "encoder_attention_heads", "decoder_attention_heads", "max_position_embeddings", "decoder_vocab_size"),
     "t5": ("d_model", "vocab_size", "num_layers", "num_decoder_layers", "d_ff", "d_kv", "num_heads",
            "relative_attention_num_buckets", "relative_attention_max_distance"),
+    "fsmt": ("d_model", "src_vocab_size", "tgt_vocab_size", "encoder_layers", "decoder_layers", "encoder_ffn_dim",
+             "decoder_ffn_dim", "encoder_attention_heads", "decoder_attention_heads", "max_position_embeddings"),
 }
 
 
@@ -675,6 +764,7 @@ class ConfigSizes:
     positions: int  # rows of each learned position table (BART, mBART: + their offset of 2); 0 when computed or none
     buckets: int  # T5's relative buckets; 0 otherwise
     tied: bool
+    output_rows: int = 0  # an output projection apart from both embeddings (FSMT untied: tgt_vocab_size rows)
 
     @property
     def parameters(self) -> int:
@@ -686,7 +776,7 @@ class ConfigSizes:
         total = self.vocab * d + (0 if shared else self.decoder_vocab * d) + 2 * self.positions * d
         total += self.encoder_layers * (4 * d * inner + self.ff_matrices * d * self.ff_encoder)
         total += self.decoder_layers * (8 * d * inner + self.ff_matrices * d * self.ff_decoder)
-        return total + 2 * self.buckets * self.heads
+        return total + 2 * self.buckets * self.heads + self.output_rows * d
 
 
 def config_sizes(path: Path, hc: Any) -> ConfigSizes:
@@ -708,6 +798,17 @@ def config_sizes(path: Path, hc: Any) -> ConfigSizes:
         gated = str(getattr(hc, "feed_forward_proj", "relu")).startswith("gated")
         return ConfigSizes(hc.model_type, d, vocab, vocab, n_enc, n_dec, heads, heads * d_kv, ff, ff, 3 if gated else 2, 0,
                            buckets, tied)
+    if family.layout == "fsmt":  # two vocabularies, embeddings never shared; positions saved, pad_id + 1 rows first
+        vocab, dec_vocab = _dimension(path, hc, "src_vocab_size"), _dimension(path, hc, "tgt_vocab_size")
+        pad = _dimension(path, hc, "pad_token_id", minimum=0, default=1)
+        positions = _dimension(path, hc, "max_position_embeddings")
+        check_position_table(positions + pad + 1, d, path.name, "max_position_embeddings")
+        return ConfigSizes(
+            hc.model_type, d, vocab, dec_vocab, _dimension(path, hc, "encoder_layers", minimum=0),
+            _dimension(path, hc, "decoder_layers"), _dimension(path, hc, "encoder_attention_heads"), d,
+            _dimension(path, hc, "encoder_ffn_dim"), _dimension(path, hc, "decoder_ffn_dim"), 2, positions + pad + 1, 0,
+            False, 0 if tied else dec_vocab,
+        )
     n_enc = _dimension(path, hc, "encoder_layers", minimum=0)
     n_dec = _dimension(path, hc, "decoder_layers")
     heads = _dimension(path, hc, "encoder_attention_heads")
@@ -757,7 +858,10 @@ def _check_config_against_weights(path: Path, hc: Any, shapes: dict[str, tuple[i
     family = FAMILIES[z.model_type]
     t5 = family.layout == "t5"
     if not t5:
-        if family.table_saved:  # a learned table, or Marian's and Pegasus's sinusoid saved as a weight
+        if family.layout == "fsmt":  # fairseq's table, saved: pad_id + 1 rows before position 0
+            expect(r"encoder\.embed_positions\.weight$", (z.positions, d), "the encoder positions")
+            expect(r"(?:^|\.)decoder\.embed_tokens\.weight$", (z.decoder_vocab, d), "the target embedding")
+        elif family.table_saved:  # a learned table, or Marian's and Pegasus's sinusoid saved as a weight
             rows = hc.max_position_embeddings + (family.position_offset or 0)
             expect(r"encoder\.embed_positions\.weight$", (rows, d), "the encoder positions")
         expect(r"(?:^|\.)encoder\.layers\.0\.fc1\.weight$", (z.ff_encoder, d), "the encoder feed-forward")
@@ -950,15 +1054,16 @@ def load_hf_folder(
             hf_tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=False)
         except BaseException as exc:  # tokenizers/sentencepiece raise assorted types, and Rust panics (BaseException)
             raise _panic_guard(path, "the tokenizer cannot be loaded", exc) from exc
-    if getattr(hf_tokenizer, "eos_token_id", None) is None:
+    if getattr(hf_tokenizer, "eos_token_id", None) is None and (model_type != "fsmt" or hf_tokenizer.sep_token_id is None):
         raise CheckpointError(f"{path.name}: the tokenizer has no </s> (eos) token")
     hf_model = hf_model.to(device=dev, dtype=want_dtype).eval()
     src_rows = int(hf_model.get_encoder().embed_tokens.weight.shape[0])
     tgt_rows = int(hf_model.get_output_embeddings().weight.shape[0])
     try:
         with _quiet_benign_warnings():
-            src_tok = HFTokenizer(hf_tokenizer, "source", src_rows)
-            tgt_tok = HFTokenizer(hf_tokenizer, "target", tgt_rows)
+            side = FSMTSideTokenizer if model_type == "fsmt" else HFTokenizer
+            src_tok = side(hf_tokenizer, "source", src_rows)
+            tgt_tok = side(hf_tokenizer, "target", tgt_rows)
     except BaseException as exc:  # a tokenizer that cannot encode a probe text is unusable (a panic included)
         raise _panic_guard(path, "the tokenizer does not work", exc) from exc
     for side, tok, rows in (("source", src_tok, src_rows), ("target", tgt_tok, tgt_rows)):

@@ -107,6 +107,47 @@ def build_nllb(work: Path):
     return M2M100ForConditionalGeneration(cfg), tok
 
 
+def _whole_word_bpe(lines: list[str]) -> tuple[dict[str, int], list[str]]:
+    """fairseq-style specials, every word of ``lines`` as one ``word</w>`` piece, and the merges that build them."""
+    words = sorted({w for line in lines for w in line.split()})
+    vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
+    merges: list[str] = []
+    for w in words:  # merge every word whole, left to right; every intermediate piece is in the vocabulary
+        pieces = [*w[:-1], w[-1] + "</w>"]
+        for piece in pieces:
+            vocab.setdefault(piece, len(vocab))
+        while len(pieces) > 1:
+            merge = f"{pieces[0]} {pieces[1]}"
+            if merge not in merges:
+                merges.append(merge)
+            pieces = [pieces[0] + pieces[1], *pieces[2:]]
+            vocab.setdefault(pieces[0], len(vocab))
+    return vocab, merges
+
+
+def build_fsmt(work: Path):
+    """FSMT as fairseq's WMT19 models are saved: a source and a target vocabulary over one set of BPE merges."""
+    from transformers import FSMTConfig, FSMTForConditionalGeneration, FSMTTokenizer
+
+    src_vocab, src_merges = _whole_word_bpe(LINES[:4])
+    tgt_vocab, tgt_merges = _whole_word_bpe(LINES[4:])
+    (work / "vocab-src.json").write_text(json.dumps(src_vocab), encoding="utf-8")
+    (work / "vocab-tgt.json").write_text(json.dumps(tgt_vocab), encoding="utf-8")
+    (work / "merges.txt").write_text("\n".join(dict.fromkeys(src_merges + tgt_merges)) + "\n", encoding="utf-8")
+    tok = FSMTTokenizer(langs=["en", "fr"], src_vocab_file=str(work / "vocab-src.json"),
+                        tgt_vocab_file=str(work / "vocab-tgt.json"), merges_file=str(work / "merges.txt"))
+    bart_like = {k: v for k, v in BART_LIKE.items() if k != "init_std"}
+    cfg = FSMTConfig(langs=["en", "fr"], src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab), pad_token_id=1,
+                     bos_token_id=0, eos_token_id=2, decoder_start_token_id=2, forced_eos_token_id=2, init_std=0.3,
+                     tie_word_embeddings=False, scale_embedding=True, **bart_like)
+    model = FSMTForConditionalGeneration(cfg)
+    with torch.no_grad():  # FSMT's initialisation ignores init_std: widen the projections so maps are far from uniform
+        for name, weight in model.named_parameters():
+            if name.endswith(("q_proj.weight", "k_proj.weight")):
+                weight.normal_(0.0, 0.3)
+    return model, tok
+
+
 def _t5_like(work: Path, config_class, model_class):
     from transformers import T5Tokenizer
 
@@ -134,9 +175,9 @@ def build_umt5(work: Path):
 
 
 BUILDERS = {"pegasus": build_pegasus, "blenderbot-small": build_blenderbot_small, "m2m_100": build_m2m_100, "nllb": build_nllb,
-            "mt5": build_mt5, "umt5": build_umt5}
+            "mt5": build_mt5, "umt5": build_umt5, "fsmt": build_fsmt}
 TOKENIZERS = {"pegasus": "PegasusTokenizer", "blenderbot-small": "BlenderbotSmallTokenizer", "m2m_100": "M2M100Tokenizer",
-              "nllb": "NllbTokenizer", "mt5": "T5Tokenizer",
+              "nllb": "NllbTokenizer", "mt5": "T5Tokenizer", "fsmt": "FSMTTokenizer",
               "umt5": None}  # transformers maps umt5 to no tokenizer class: its generic backend reads tokenizer.json
 MODEL_TYPES = {"nllb": "m2m_100"}  # the model_type of config.json where it is not the family's name
 
@@ -158,10 +199,13 @@ def case(request, tmp_path_factory):
 
 
 def reference(model, src_ids, decoder_ids, pad_id: int) -> dict[str, np.ndarray]:
-    """The original model's own eager forward on these ids (padding masked as Hugging Face masks it)."""
+    """The original model's own eager forward on these ids (padding masked as Hugging Face masks it).
+
+    ``use_cache=False``: teacher forcing (FSMT builds its causal mask only then; the others compute the same).
+    """
     src = torch.tensor([list(src_ids)])
     out = model(input_ids=src, attention_mask=(src != pad_id).long(), decoder_input_ids=torch.tensor([list(decoder_ids)]),
-                output_attentions=True, return_dict=True)
+                output_attentions=True, return_dict=True, use_cache=False)
     return {
         "logprobs": torch.log_softmax(out.logits[0].float(), -1).numpy(),
         "encoder_self": torch.stack([a[0] for a in out.encoder_attentions]).numpy(),
@@ -243,13 +287,15 @@ def test_positions_are_the_models_own(case):
     table = model.get_encoder().embed_positions
     if MODEL_TYPES.get(family, family) == "m2m_100":  # fairseq: positions from the ids (pad_id + 1 on)
         expected = table(input_ids=torch.tensor([list(trace.src_ids)]))
+    elif family == "fsmt":  # fairseq's table too, a module of FSMT's own
+        expected = table(torch.tensor([list(trace.src_ids)]))
     else:
         expected = table(torch.Size([1, n]))
     np.testing.assert_allclose(trace.positional_encoding[:n], expected.reshape(n, -1).numpy(), atol=1e-6)
     assert np.abs(trace.positional_encoding).max() > 0.1
 
 
-@pytest.mark.parametrize("family", ["pegasus", "blenderbot-small", "m2m_100", "mt5", "umt5"])
+@pytest.mark.parametrize("family", ["pegasus", "blenderbot-small", "m2m_100", "mt5", "umt5", "fsmt"])
 def test_published_sizes_are_estimated_within_one_percent(family):
     """Real-size configurations (built on the meta device: no memory) for the estimate the budget uses."""
     import transformers
@@ -264,6 +310,9 @@ def test_published_sizes_are_estimated_within_one_percent(family):
         "m2m_100": transformers.M2M100Config(vocab_size=256206, **{**big, "encoder_layers": 12, "decoder_layers": 12}),  # nllb-600M
         "mt5": transformers.MT5Config(vocab_size=250112, d_model=1024, d_kv=64, d_ff=2816, num_layers=24, num_heads=16),  # mt5-large
         "umt5": transformers.UMT5Config(vocab_size=256384, d_model=768, d_kv=64, d_ff=2048, num_layers=12, num_heads=12),  # umt5-base
+        "fsmt": transformers.FSMTConfig(langs=["en", "de"], src_vocab_size=42024, tgt_vocab_size=42024, tie_word_embeddings=False,
+                                        **{**big, "encoder_layers": 6, "decoder_layers": 6, "encoder_ffn_dim": 8192,
+                                           "decoder_ffn_dim": 8192}),  # facebook/wmt19-en-de
     }
     config = configs[family]
     with warnings.catch_warnings(), torch.device("meta"):
@@ -296,3 +345,17 @@ def test_families_the_app_cannot_show_are_refused_with_why(tmp_path, model_type,
         open_model(folder, device="cpu")
     message = str(info.value)
     assert "\n" not in message and "refused" in message and why in message and model_type in message
+
+
+@pytest.mark.parametrize("case", ["fsmt"], indirect=True)
+def test_fsmt_encodes_each_side_with_its_own_vocabulary(case):
+    """The source is FSMTTokenizer's ids (vocab-src.json); a typed target goes through vocab-tgt.json, as fairseq
+    encodes a target sentence (FSMTTokenizer itself would use the source vocabulary for it)."""
+    _family, _model, folder, bundle = case
+    tgt_vocab = json.loads((folder / "vocab-tgt.json").read_text())
+    src_vocab = json.loads((folder / "vocab-src.json").read_text())
+    assert bundle.encode_target(TGT).ids == [tgt_vocab[f"{w}</w>"] for w in TGT.split()] + [2]
+    assert bundle.encode_source(SRC).ids == [src_vocab[f"{w}</w>"] for w in SRC.split()] + [2]
+    assert bundle.tgt_tokenizer.decode(bundle.encode_target(TGT).ids) == TGT
+    assert bundle.src_tokenizer.decode(bundle.encode_source(SRC).ids) == SRC
+    assert bundle.tgt_tokenizer.id_to_token(tgt_vocab["chat</w>"]) == "chat</w>"

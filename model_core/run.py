@@ -13,7 +13,7 @@ with parameters, so a front end translates them and the core never knows about U
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,10 +44,21 @@ class RunRequest:
     pad_tgt: int = 0
     ablation: Ablation = NO_ABLATION
     capture_scores: bool = False  # the pre-softmax scores double the trace's memory: only on request
+    #: attribution per step (model_core.attribution): None, "grad-input" or "integrated-gradients"; its baseline and
+    #: quadrature points. Costs a backward pass per row (× steps for integrated gradients): only on request
+    attribution: str | None = None
+    attribution_baseline: str = "zero"
+    attribution_steps: int = 48
+    #: the value vectors' norms for the norm-based contributions (model_core.contributions): one more pass
+    contributions: bool = False
 
     def __post_init__(self) -> None:
         if self.pad_src < 0 or self.pad_tgt < 0:
             raise ValueError(f"padding must be >= 0, not {self.pad_src}, {self.pad_tgt}")
+        if self.attribution is not None:
+            from .attribution import check_settings
+
+            check_settings(self.attribution, self.attribution_baseline, self.attribution_steps)
         if not isinstance(self.ablation, Ablation):
             raise TypeError("RunRequest.ablation must be an Ablation")
 
@@ -129,6 +140,16 @@ def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
         if ablation.active:
             intact = bundle.session(request.src, request.settings, pad_to=request.pad_src)
             baseline_output = vocab.decode(intact.run())
+    if request.attribution and trace.n_steps:
+        from .attribution import attribute_trace
+
+        found = attribute_trace(bundle.model, trace, method=request.attribution, baseline=request.attribution_baseline,
+                                steps=request.attribution_steps, ablation=ablation)
+        trace = replace(trace, attribution_src=found.src, attribution_tgt=found.tgt, attribution_method=found.method)
+    if request.contributions:
+        from .contributions import with_value_norms
+
+        trace = with_value_norms(bundle.model, trace, ablation=ablation)
     baseline = None
     if ablation.active and trace.n_steps:
         # the intact model on the very same decoder inputs: "before" for the before/after view

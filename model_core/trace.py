@@ -65,6 +65,14 @@ class Trace:
     #: heads switched off when this trace was computed, rows of (kind index in KIND_LABELS, layer, head): their
     #: weights are still in the maps (a class sees what was discarded) but they added nothing to the residual
     ablated_heads: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
+    #: on request (``RunRequest.attribution``, :mod:`model_core.attribution`): per row, how much each source token
+    #: [T, S] and each decoder input [T, T] moved the chosen token's log-probability; the method that computed it
+    attribution_src: np.ndarray | None = None
+    attribution_tgt: np.ndarray | None = None
+    attribution_method: str = ""
+    #: on request (``RunRequest.contributions``, :mod:`model_core.contributions`): per kind, the norm
+    #: ‖f_h(x_j)‖ [L, H, K] of each key's value vector through its head's slice of the output projection
+    value_norms: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def n_src(self) -> int:
@@ -124,6 +132,9 @@ class Trace:
             allowed_decoder_self=self.allowed_decoder_self[:t, :t], allowed_cross=self.allowed_cross[:t],
             tgt_is_pad=self.tgt_is_pad[:t], logprobs=self.logprobs[:t], tgt_ids=self.tgt_ids[:t],
             output_ids=self.output_ids[:t],
+            attribution_src=None if self.attribution_src is None else self.attribution_src[:t],
+            attribution_tgt=None if self.attribution_tgt is None else self.attribution_tgt[:t, :t],
+            value_norms={k: (v[:, :, :t] if k == "decoder_self" else v) for k, v in self.value_norms.items()},
             scores={k: (v if k == "encoder_self" else v[:, :, :t, : (t if k == "decoder_self" else v.shape[-1])])
                     for k, v in self.scores.items()},
         )
@@ -133,12 +144,15 @@ class Trace:
         arrays: dict[str, np.ndarray] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name == "scores":
+            if f.name in ("scores", "value_norms"):
                 for kind, arr in value.items():
-                    arrays[f"scores_{kind}"] = arr
-            elif f.name == "relative_bias":
+                    arrays[f"{f.name}_{kind}"] = arr
+            elif f.name in ("relative_bias", "attribution_src", "attribution_tgt"):
                 if value is not None:
-                    arrays["relative_bias"] = value
+                    arrays[f.name] = value
+            elif f.name == "attribution_method":
+                if value:
+                    arrays[f.name] = np.array(value)
             elif isinstance(value, list):
                 arrays[f.name] = _strings(value)
             elif isinstance(value, str):
@@ -163,11 +177,14 @@ class Trace:
         for f in fields(cls):
             if f.name == "scores":
                 kwargs["scores"] = {k[7:]: v for k, v in arrays.items() if k.startswith("scores_")}
+            elif f.name == "value_norms":
+                kwargs["value_norms"] = {k[12:]: v for k, v in arrays.items() if k[12:] in KIND_LABELS
+                                         and k.startswith("value_norms_")}
             elif f.name in arrays:
                 value = arrays[f.name]
                 if f.name.endswith("tokens"):
                     value = [str(s) for s in value.tolist()]
-                elif f.name == "positional_kind":
+                elif f.name in ("positional_kind", "attribution_method"):
                     value = str(value)
                 kwargs[f.name] = value
         return cls(**kwargs)  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ import numpy as np
 import sacrebleu
 import torch
 
+from .alignment import aer
 from .checkpoint import ModelBundle
 from .model import Seq2SeqTransformer
 from .tasks import HeldOut
@@ -82,9 +83,8 @@ def batch_greedy(model: Seq2SeqTransformer, sources: Sequence[Sequence[int]], ma
 
 
 def alignment_error_rate(predicted: set[tuple[int, int]], gold: set[tuple[int, int]]) -> float:
-    if not predicted and not gold:
-        return 0.0
-    return 1.0 - 2.0 * len(predicted & gold) / (len(predicted) + len(gold))
+    """Och & Ney's AER with every gold link sure (:func:`model_core.alignment.aer`, the one definition)."""
+    return aer(predicted, gold, gold)
 
 
 @torch.inference_mode()

@@ -1,0 +1,134 @@
+"""Teacher-forced forward passes over a corpus, a batch at a time: what ``align`` and ``report`` share.
+
+Why a module of its own: both commands read a corpus that may be larger than memory, so both stream
+it (:func:`chunks`: at most ``batch_size`` pairs are held), pad each batch, run one encoder and one
+decoder call with every attention map captured, and read the maps on the device the model lives on
+(a GPU when there is one). The decoder inputs are built as :func:`model_core.decoding.teacher_forced_trace`
+builds them (``<bos>`` + the target's tokens; the target ends with ``<eos>``), so row *t* of a map
+is the query that predicts target token *t*, as in every trace of the app.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import TYPE_CHECKING, TypeVar
+
+import torch
+
+from .vocab import NO_ABLATION, Ablation
+
+if TYPE_CHECKING:
+    from .checkpoint import ModelBundle
+
+T = TypeVar("T")
+
+
+#: the longest line read from a corpus, gold or sentence file: a longer one is a damaged file, not a sentence
+MAX_LINE_CHARS = 1 << 20
+
+
+def text_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
+    """(line number from 1, line without its newline) of a UTF-8 text file, one at a time (never held whole).
+
+    Only a regular file is opened (a FIFO or ``/dev/zero`` is refused first); a line over
+    :data:`MAX_LINE_CHARS` is a ValueError naming the file and line.
+    """
+    from .paths import check_regular_file
+
+    name = os.fspath(path)
+    check_regular_file(name, name)
+    with open(name, encoding="utf-8") as fh:
+        for number, line in enumerate(iter(lambda: fh.readline(MAX_LINE_CHARS + 1), ""), 1):
+            if len(line) > MAX_LINE_CHARS:
+                raise ValueError(f"{name} line {number}: longer than {MAX_LINE_CHARS:,} characters")
+            yield number, line.rstrip("\r\n")
+
+
+def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """``items`` in lists of at most ``size``, pulled lazily: a corpus is never held whole."""
+    if size < 1:
+        raise ValueError(f"batch size must be >= 1, not {size}")
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+@dataclass
+class EncodedPair:
+    """One sentence pair as ids and token strings (source with the model's specials; target ending in ``<eos>``)."""
+
+    src_ids: list[int]
+    src_tokens: list[str]
+    tgt_ids: list[int]
+    tgt_tokens: list[str]
+
+
+def encode_pair(bundle: ModelBundle, source: str, target: str) -> EncodedPair:
+    """``source`` and ``target`` as the model reads them (cut to ``max_len`` like every run of the app)."""
+    src = bundle.encode_source(source)
+    tgt = bundle.encode_target(target)
+    return EncodedPair(src.ids, src.tokens, tgt.ids, tgt.tokens)
+
+
+@dataclass
+class ForcedBatch:
+    """The captured maps of one padded batch, on the model's device.
+
+    ``attention[kind]`` is ``[layers, B, heads, queries, keys]``; ``logprobs`` ``[B, T, V]`` (float32);
+    ``src_real`` ``[B, S]`` and ``tgt_real`` ``[B, T]`` mark real (non-padding) positions, decoder input
+    0 (the start token) always real; ``src_ids`` ``[B, S]``, ``inputs`` ``[B, T]`` (decoder inputs) and
+    ``targets`` ``[B, T]`` (what each row predicts; padding where ``tgt_real`` is False).
+    """
+
+    pairs: list[EncodedPair]
+    attention: dict[str, torch.Tensor]
+    logprobs: torch.Tensor
+    src_ids: torch.Tensor
+    inputs: torch.Tensor
+    targets: torch.Tensor
+    src_real: torch.Tensor
+    tgt_real: torch.Tensor
+
+
+def _padded(rows: Sequence[Sequence[int]], pad: int, device: torch.device) -> torch.Tensor:
+    width = max((len(r) for r in rows), default=0)
+    return torch.tensor([list(r) + [pad] * (width - len(r)) for r in rows], dtype=torch.long, device=device)
+
+
+def _stack(stack: torch.Tensor | None, layers: list[torch.Tensor]) -> torch.Tensor:
+    """The captured [L, B, H, Q, K] maps: the native model's buffer, or the per-layer list (Hugging Face) stacked."""
+    return stack if stack is not None else torch.stack(layers)
+
+
+@torch.inference_mode()
+def forced_batch(bundle: ModelBundle, pairs: list[EncodedPair], *, capture: bool = True,
+                 ablation: Ablation = NO_ABLATION) -> ForcedBatch:
+    """One encoder and one decoder call over the padded batch, every map captured when ``capture``."""
+    model, c = bundle.model, bundle.config
+    model.eval()
+    dev = model.device
+    src = _padded([p.src_ids for p in pairs], c.pad_id, dev)
+    inputs = _padded([[c.bos_id, *p.tgt_ids[:-1]] for p in pairs], c.pad_id, dev)
+    targets = _padded([p.tgt_ids for p in pairs], c.pad_id, dev)
+    lengths = torch.tensor([len(p.tgt_ids) for p in pairs], device=dev)
+    tgt_real = torch.arange(inputs.shape[1], device=dev)[None, :] < lengths[:, None]
+    src_lengths = torch.tensor([len(p.src_ids) for p in pairs], device=dev)
+    src_real = torch.arange(src.shape[1], device=dev)[None, :] < src_lengths[:, None]
+    encoded = model.encode(src, capture=capture, ablation=ablation)
+    decoded = model.decode(inputs, encoded, capture=capture, ablation=ablation)
+    attention: dict[str, torch.Tensor] = {}
+    if capture:
+        attention = {"encoder_self": _stack(encoded.attention_stack, encoded.attentions).float(),
+                     "decoder_self": _stack(decoded.self_stack, decoded.self_attentions).float(),
+                     "cross": _stack(decoded.cross_stack, decoded.cross_attentions).float()}
+    logprobs = torch.log_softmax(decoded.logits.float(), -1)
+    return ForcedBatch(pairs, attention, logprobs, src, inputs, targets, src_real, tgt_real)
+
+
+def target_logprob(batch: ForcedBatch) -> torch.Tensor:
+    """``[B, T]`` log-probability of each target token at its row (0 on padded rows)."""
+    chosen = batch.logprobs.gather(-1, batch.targets[..., None]).squeeze(-1)
+    return torch.where(batch.tgt_real, chosen, torch.zeros_like(chosen))

@@ -1751,11 +1751,21 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
         <message>
             <location filename="../../viz_app/window/actions.py" line="93" />
+            <source>&amp;What can I type?</source>
+            <translation>可以输入什么(&amp;W)？</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="94" />
+            <source>The words this model knows, and sentences it translates correctly</source>
+            <translation>这个模型认识的词，以及它能正确翻译的句子</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="95" />
             <source>&amp;Train a model from scratch…</source>
             <translation>从零训练模型(&amp;T)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="94" />
+            <location filename="../../viz_app/window/actions.py" line="96" />
             <source>Watch attention appear while a small model trains</source>
             <translation>观察小模型在训练过程中注意力如何形成</translation>
         </message>
@@ -1795,202 +1805,207 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>界面语言将在下次启动时更改。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="34" />
+            <location filename="../../viz_app/window/bindings.py" line="35" />
             <source>&lt;h3&gt;No model loaded&lt;/h3&gt;&lt;p&gt;Open a checkpoint (&lt;tt&gt;.safetensors&lt;/tt&gt;, a PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict or a Hugging Face folder) with &lt;b&gt;File ▸ Open model…&lt;/b&gt; (Ctrl+O), the &lt;b&gt;Model&lt;/b&gt; list above, or drop it on the window.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;未加载模型&lt;/h3&gt;&lt;p&gt;打开一个检查点（&lt;tt&gt;.safetensors&lt;/tt&gt;、PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict 或 Hugging Face 文件夹）：使用&lt;b&gt;文件 ▸ 打开模型…&lt;/b&gt;（Ctrl+O）、上方的&lt;b&gt;模型&lt;/b&gt;列表，或直接把它拖到窗口上。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="37" />
+            <location filename="../../viz_app/window/bindings.py" line="38" />
             <source>&lt;h3&gt;Type a sentence&lt;/h3&gt;&lt;p&gt;Write a sentence in the &lt;b&gt;Source&lt;/b&gt; box above: the model translates it and you can step through every attention map it computed.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;输入一个句子&lt;/h3&gt;&lt;p&gt;在上方的&lt;b&gt;源句&lt;/b&gt;框中写一个句子：模型会翻译它，你可以逐步查看它计算出的每一张注意力图。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="39" />
+            <location filename="../../viz_app/window/bindings.py" line="40" />
             <source>&lt;h3&gt;Loading the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在加载模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="40" />
+            <location filename="../../viz_app/window/bindings.py" line="41" />
             <source>&lt;h3&gt;Running the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="261" />
+            <location filename="../../viz_app/window/bindings.py" line="262" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="300" />
+            <location filename="../../viz_app/window/bindings.py" line="301" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="291" />
+            <location filename="../../viz_app/window/bindings.py" line="292" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="293" />
+            <location filename="../../viz_app/window/bindings.py" line="294" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="295" />
+            <location filename="../../viz_app/window/bindings.py" line="296" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="297" />
+            <location filename="../../viz_app/window/bindings.py" line="298" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="352" />
+            <location filename="../../viz_app/window/bindings.py" line="353" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the row is masked out and predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：这一行被掩码屏蔽，不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="222" />
+            <location filename="../../viz_app/window/bindings.py" line="223" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="376" />
+            <location filename="../../viz_app/window/bindings.py" line="377" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="380" />
+            <location filename="../../viz_app/window/bindings.py" line="381" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="397" />
+            <location filename="../../viz_app/window/bindings.py" line="398" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="401" />
+            <location filename="../../viz_app/window/bindings.py" line="402" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="437" />
+            <location filename="../../viz_app/window/bindings.py" line="438" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="264" />
+            <location filename="../../viz_app/window/bindings.py" line="265" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="299" />
+            <location filename="../../viz_app/window/bindings.py" line="300" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="515" />
+            <location filename="../../viz_app/window/bindings.py" line="516" />
             <source>Hugging Face models run their own code: heads cannot be switched off here</source>
             <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="322" />
+            <location filename="../../viz_app/window/bindings.py" line="323" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="524" />
+            <location filename="../../viz_app/window/bindings.py" line="525" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="319" />
+            <location filename="../../viz_app/window/bindings.py" line="320" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="96" />
+            <location filename="../../viz_app/window/layout.py" line="97" />
             <source>Open model…</source>
             <translation>打开模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="103" />
+            <location filename="../../viz_app/window/layout.py" line="104" />
             <source>Cancel loading</source>
             <translation>取消加载</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="126" />
+            <location filename="../../viz_app/window/layout.py" line="127" />
             <source>Sentence</source>
             <translation>句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="132" />
+            <location filename="../../viz_app/window/layout.py" line="133" />
             <source>All heads</source>
             <translation>所有注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="133" />
+            <location filename="../../viz_app/window/layout.py" line="134" />
             <source>Head statistics</source>
             <translation>注意力头统计</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="134" />
+            <location filename="../../viz_app/window/layout.py" line="135" />
             <source>Heads</source>
             <translation>注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="135" />
+            <location filename="../../viz_app/window/layout.py" line="136" />
             <source>Next token</source>
             <translation>下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="136" />
+            <location filename="../../viz_app/window/layout.py" line="137" />
             <source>Positional encoding</source>
             <translation>位置编码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="146" />
+            <location filename="../../viz_app/window/layout.py" line="139" />
+            <source>What can I type?</source>
+            <translation>可以输入什么？</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="150" />
             <source>Ablation</source>
             <translation>消融</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="149" />
+            <location filename="../../viz_app/window/layout.py" line="153" />
             <source>Model inspector</source>
             <translation>模型检视器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="150" />
+            <location filename="../../viz_app/window/layout.py" line="154" />
             <source>Train</source>
             <translation>训练</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="161" />
+            <location filename="../../viz_app/window/layout.py" line="165" />
             <source>no model</source>
             <translation>无模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="167" />
+            <location filename="../../viz_app/window/layout.py" line="171" />
             <source>Heads or the positional encoding are switched off: the model is not intact</source>
             <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="172" />
+            <location filename="../../viz_app/window/layout.py" line="176" />
             <source>Model activity</source>
             <translation>模型运行状态</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="172" />
+            <location filename="../../viz_app/window/layout.py" line="176" />
             <source>Loaded model</source>
             <translation>已加载的模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="173" />
+            <location filename="../../viz_app/window/layout.py" line="177" />
             <source>Device and number format</source>
             <translation>设备与数值格式</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="174" />
+            <location filename="../../viz_app/window/layout.py" line="178" />
             <source>Duration of the last model call</source>
             <translation>上一次模型调用的耗时</translation>
         </message>
@@ -2035,52 +2050,52 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="56" />
+            <location filename="../../viz_app/window/menus.py" line="58" />
             <source>&amp;View</source>
             <translation>视图(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="58" />
+            <location filename="../../viz_app/window/menus.py" line="60" />
             <source>P&amp;anels</source>
             <translation>面板(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="67" />
+            <location filename="../../viz_app/window/menus.py" line="69" />
             <source>&amp;Theme</source>
             <translation>主题(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="73" />
+            <location filename="../../viz_app/window/menus.py" line="75" />
             <source>Lan&amp;guage</source>
             <translation>语言(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="81" />
+            <location filename="../../viz_app/window/menus.py" line="83" />
             <source>&amp;Help</source>
             <translation>帮助(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="84" />
+            <location filename="../../viz_app/window/menus.py" line="86" />
             <source>Explain &amp;panel</source>
             <translation>讲解面板(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="85" />
+            <location filename="../../viz_app/window/menus.py" line="87" />
             <source>Attention heatmap</source>
             <translation>注意力热力图</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="85" />
+            <location filename="../../viz_app/window/menus.py" line="87" />
             <source>Masks</source>
             <translation>掩码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="94" />
+            <location filename="../../viz_app/window/menus.py" line="96" />
             <source>Presenting</source>
             <translation>演示</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="76" />
+            <location filename="../../viz_app/window/menus.py" line="78" />
             <source>Follow the system</source>
             <translation>跟随系统</translation>
         </message>
@@ -2150,7 +2165,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上次模型调用 {ms} ms</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="29" />
+            <location filename="../../viz_app/window/wiring.py" line="30" />
             <source>Continue on the CPU</source>
             <translation>改在 CPU 上继续</translation>
         </message>
@@ -3294,6 +3309,139 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <location filename="../../viz_app/widgets/training.py" line="531" />
             <source>Finished after {step} steps.</source>
             <translation>训练完成，共 {step} 步。</translation>
+        </message>
+    </context>
+    <context>
+        <name>TypingGuide</name>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="34" />
+            <source>Adjective order</source>
+            <translation>形容词的位置</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="35" />
+            <source>Negation: ne … pas</source>
+            <translation>否定：ne … pas</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="36" />
+            <source>Plural agreement</source>
+            <translation>复数配合</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="37" />
+            <source>Object pronoun before the verb</source>
+            <translation>宾语代词放在动词前</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="38" />
+            <source>Contraction: de + le → du</source>
+            <translation>缩合：de + le → du</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="39" />
+            <source>的: possession</source>
+            <translation>“的”：表示所属</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="40" />
+            <source>Measure words</source>
+            <translation>量词</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="41" />
+            <source>Place before the verb: 在…上</source>
+            <translation>地点放在动词前：在…上</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="42" />
+            <source>Motion verb + 到</source>
+            <translation>趋向动词 + 到</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="43" />
+            <source>Symbols</source>
+            <translation>符号</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="47" />
+            <source>Nouns</source>
+            <translation>名词</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="48" />
+            <source>Adjectives</source>
+            <translation>形容词</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="49" />
+            <source>Verbs</source>
+            <translation>动词</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="50" />
+            <source>Pronouns</source>
+            <translation>代词</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="51" />
+            <source>Determiners</source>
+            <translation>限定词</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="52" />
+            <source>Prepositions</source>
+            <translation>介词</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="53" />
+            <source>Function words</source>
+            <translation>虚词</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="55" />
+            <source>Other words</source>
+            <translation>其他词</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="75" />
+            <source>&lt;b&gt;Try a sentence&lt;/b&gt; (click it: it goes to the source box)</source>
+            <translation>&lt;b&gt;试试这些句子&lt;/b&gt;（点一下，句子就会填进源句框）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="81" />
+            <source>&lt;b&gt;Words the model knows&lt;/b&gt; (double-click one to add it)</source>
+            <translation>&lt;b&gt;模型认识的词&lt;/b&gt;（双击可把词加进源句）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="84" />
+            <source>filter the words…</source>
+            <translation>筛选词语…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="109" />
+            <source>No model is loaded.</source>
+            <translation>尚未加载模型。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="114" />
+            <source>This model's source vocabulary ({count} entries), alphabetically. A word it lacks is cut into pieces or becomes an unknown token.</source>
+            <translation>这个模型的源语言词表（共 {count} 项），按字母顺序排列。词表里没有的词会被切成小片段，或者变成未知词元。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="118" />
+            <source>This demo model learned a small grammar: it knows these {count} words and nothing else; any other word becomes &lt;unk&gt;, and the translation turns to nonsense.</source>
+            <translation>这个演示模型只学过一套小语法：它只认识下面这 {count} 个词，别的词都会变成 &lt;unk&gt;，译文也就乱了套。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="126" />
+            <source>The model translates it as: {target}</source>
+            <translation>模型的译文：{target}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="180" />
+            <source>… {count} more: type in the filter to narrow the list</source>
+            <translation>……还有 {count} 个：在筛选框里输入文字可缩小范围</translation>
         </message>
     </context>
     <context>

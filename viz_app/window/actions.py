@@ -90,6 +90,8 @@ class WindowActions:
         self.act_input_labels = action(tr("MainWindow", "Label rows by the decoder &input"), [],
                                        tr("MainWindow", "Label each decoder row by its input token instead of the token it predicts"))
         self.act_input_labels.setCheckable(True)
+        self.act_typing_guide = action(tr("MainWindow", "&What can I type?"), ["F2"],
+                                       tr("MainWindow", "The words this model knows, and sentences it translates correctly"))
         self.act_train = action(tr("MainWindow", "&Train a model from scratch…"), ["Ctrl+T"],
                                 tr("MainWindow", "Watch attention appear while a small model trains"))
 

@@ -27,6 +27,7 @@ from viz_app.widgets.controls import InputPanel, SelectorBar, StepBar
 from viz_app.widgets.head_stats import HeadStatsPanel
 from viz_app.widgets.map_view import ViewSpec, apply_view, heatmap_view, rollout_of, score_tiles
 from viz_app.widgets.ranks import rank_badge, rank_colours, rank_tooltip
+from viz_app.widgets.typing_guide import TypingGuidePanel
 from viz_app.widgets.verifier_badge import VerifierBadge
 
 DEBOUNCE_MS = 300
@@ -530,3 +531,24 @@ class AblationBinding(QObject):
     @Slot(object, bool)
     def _on_requested(self, heads: object, positional: bool) -> None:
         self.state.set_ablation(frozenset(heads), positional)  # type: ignore[arg-type]
+
+
+class TypingGuideBinding(QObject):
+    """The "What can I type?" panel follows the model: its words by class and the examples of its task."""
+
+    def __init__(self, state: AppState, panel: TypingGuidePanel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.panel = state, panel
+        state.modelChanged.connect(self.refresh)
+        self.refresh()
+
+    @Slot()
+    def refresh(self) -> None:
+        from model_core.typing_guide import guide_for  # the grammars: read when a model arrives, not at start-up
+
+        info = self.state.model
+        if info is None:
+            self.panel.set_guide(None)
+            return
+        task = info.metadata.get("task") if isinstance(info.metadata, dict) else None
+        self.panel.set_guide(guide_for(task if isinstance(task, str) else None, info.src_vocab))

@@ -34,6 +34,7 @@ from viz_app.widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTo
 from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars
 from viz_app.widgets.controls import Banner, InputPanel, SelectorBar, StepBar
 from viz_app.widgets.head_stats import HeadStatsPanel
+from viz_app.widgets.typing_guide import TypingGuidePanel
 from viz_app.widgets.verifier_badge import VerifierBadge
 
 if TYPE_CHECKING:
@@ -134,6 +135,9 @@ def build_docks(w: MainWindow) -> None:
     w.dock_mosaic = add_dock(w, tr("MainWindow", "Heads"), "dockHeads", w.heads_tabs, right)
     w.dock_next = add_dock(w, tr("MainWindow", "Next token"), "dockNextToken", w.next_token, right)
     w.dock_positional = add_dock(w, tr("MainWindow", "Positional encoding"), "dockPositional", w.positional, right)
+    w.typing_guide = TypingGuidePanel(w)
+    w.dock_typing_guide = add_dock(w, tr("MainWindow", "What can I type?"), "dockTypingGuide", w.typing_guide, right)
+    w.dock_typing_guide.hide()  # opened with F2 or Model ▸ What can I type?
     # one group of tabbed docks on the right; the panels opened on demand join it when first shown (reveal_dock)
     w.tabifyDockWidget(w.dock_next, w.dock_positional)
     ablation_box = QWidget(w)

@@ -50,6 +50,8 @@ def build_menus(w: MainWindow) -> None:
         show_menu.addAction(act)
 
     w.model_menu = menu.addMenu(tr("MainWindow", "&Model"))
+    w.model_menu.addAction(w.act_typing_guide)
+    w.model_menu.addSeparator()
     for act in (w.act_inspect, w.act_compare, w.act_ablate, w.act_clear_ablation, w.act_train):
         w.model_menu.addAction(act)
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 
 from viz_app.i18n import tr
+from viz_app.window.bindings import TypingGuideBinding
 
 if TYPE_CHECKING:
     from viz_app.window.main_window import MainWindow
@@ -73,6 +74,10 @@ def connect_window(w: MainWindow) -> None:
     w.act_compare.triggered.connect(w.panels.compare_dialog)
     w.act_train.triggered.connect(w.show_training)
     w.act_ablate.triggered.connect(w.show_ablation)
+    w.act_typing_guide.triggered.connect(lambda: w.panels.reveal(w.dock_typing_guide))
+    w.typing_guide_binding = TypingGuideBinding(s, w.typing_guide, w)
+    w.typing_guide.exampleChosen.connect(lambda text: use_source_text(w, text))
+    w.typing_guide.wordChosen.connect(lambda word: use_source_text(w, f"{w.inputs.source.text().rstrip()} {word}".lstrip()))
     w.act_clear_ablation.triggered.connect(s.clear_ablation)
     w.act_input_labels.setChecked(s.row_labels == "input")
     w.act_input_labels.toggled.connect(lambda on: s.set_row_labels("input" if on else "predicted"))
@@ -91,3 +96,9 @@ def connect_window(w: MainWindow) -> None:
     w.heads_tabs.currentChanged.connect(w.head_stats_binding.timer.start)
     w.dock_mosaic.visibilityChanged.connect(lambda visible: visible and w.head_stats_binding.timer.start())
     w.dock_positional.visibilityChanged.connect(w.positional_binding.catch_up)
+
+
+def use_source_text(w: MainWindow, text: str) -> None:
+    """Put ``text`` in the source box (the target cleared: the model translates it) and run at once, as Enter does."""
+    w.inputs.show_texts(text, "")
+    w.run_now()

@@ -1,0 +1,125 @@
+"""What a learner can type to a model: its source words by part of speech, and sentences that show each phenomenon.
+
+Why in the core: the demo models translate only the language their grammar generates, so "I am happy"
+gets confident nonsense; the grammar (:mod:`model_core.data`) knows every word's class and the one
+correct translation of each sentence, so the core can say what to type and prove (in the tests, with
+the shipped models) that the offered examples come out right. Torch-free: the window reads it in
+the GUI thread. Models of other origins get their vocabulary alphabetically (:func:`guide_for`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .data import algorithmic, en_fr, en_zh
+
+#: word-class keys in the order a learner reads them (the window names them in the UI language)
+WORD_CLASSES: tuple[str, ...] = (
+    "noun", "adjective", "verb", "pronoun", "determiner", "preposition", "function_word", "symbol", "other",
+)
+
+
+@dataclass(frozen=True)
+class Example:
+    """A source sentence that shows ``phenomenon`` and the translation the task's grammar gives it."""
+
+    phenomenon: str  # a key: adjective_order, negation, plural_agreement, contraction, object_pronoun, de, …
+    source: str
+    target: str
+
+
+@dataclass(frozen=True)
+class TypingGuide:
+    """The words of a model's source vocabulary by class, and example sentences (none for unknown tasks)."""
+
+    task: str | None
+    classes: tuple[tuple[str, tuple[str, ...]], ...]  # (class key, words), the WORD_CLASSES order, non-empty only
+    examples: tuple[Example, ...]
+
+    def words(self) -> tuple[str, ...]:
+        return tuple(word for _key, words in self.classes for word in words)
+
+
+#: the sentences offered per task, by phenomenon (the translations come from the grammar, never typed here)
+_EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "en-fr": (
+        ("adjective_order", "the black cat sees the small dog"),
+        ("adjective_order", "the old farmer eats the green apples"),
+        ("negation", "the cat does not see the dog"),
+        ("negation", "we do not read the letter"),
+        ("plural_agreement", "the small black cats see the big dogs"),
+        ("plural_agreement", "three white horses eat some apples"),
+        ("object_pronoun", "the teacher sees him"),
+        ("contraction", "the dog of the baker sleeps"),
+    ),
+    "en-zh": (
+        ("de", "the dog of the teacher sleeps"),
+        ("de", "my sister reads the book"),
+        ("measure_word", "two cats see three dogs"),
+        ("measure_word", "a girl reads a book"),
+        ("locative", "the cat sleeps on the table"),
+        ("motion", "the boy runs to the park"),
+    ),
+    "copy": (("symbols", "a b c 1 2 3"),),
+    "reverse": (("symbols", "a b c 1 2 3"), ("symbols", "h e l l o")),
+    "sort": (("symbols", "d 3 a 9 b 1"),),
+}
+
+
+def gold_translation(task: str, source: str) -> str:
+    """The one translation the task's grammar (or algorithm) gives ``source``, tokens joined as the model writes them."""
+    tokens = source.split()
+    if task == "en-fr":
+        return " ".join(en_fr.translate(tokens)[0])
+    if task == "en-zh":
+        return "".join(en_zh.translate(tokens)[0])
+    if task in algorithmic.ALGORITHMIC_TASKS:
+        return " ".join(algorithmic.make_example(task, tokens).tgt)
+    raise ValueError(f"no grammar for task {task!r}")
+
+
+def examples_for(task: str | None) -> tuple[Example, ...]:
+    """The example sentences of a demo task with their grammar translations (none for other tasks)."""
+    return tuple(Example(key, source, gold_translation(task, source)) for key, source in _EXAMPLES.get(task or "", ()))
+
+
+def _english_classes() -> dict[str, frozenset[str]]:
+    """Class → word forms of the English side of en-fr and en-zh (one grammar, see :mod:`model_core.data.en_fr`).
+
+    A form may be in two classes ("her": a pronoun and a possessive determiner), and is listed in both.
+    """
+    nouns = {form for noun in en_fr.NOUNS.values() for form in (noun.en, noun.en_pl) if form}
+    return {
+        "noun": frozenset(nouns),
+        "adjective": frozenset(en_fr.ADJECTIVES),
+        "verb": frozenset(form for verb in en_fr.VERBS.values() for form in (verb.en, verb.en_3sg)),
+        "pronoun": frozenset((*en_fr.SUBJECT_PRONOUNS, *en_fr.OBJECT_PRONOUNS)),
+        "determiner": frozenset(en_fr.DETERMINERS),
+        "preposition": frozenset(en_fr.ADVERBIAL_PREPOSITIONS),
+        "function_word": frozenset(en_fr.FUNCTION_WORDS),
+    }
+
+
+def _is_special(token: str) -> bool:
+    return len(token) > 2 and token[0] in "<[" and token[-1] in ">]"
+
+
+def guide_for(task: str | None, vocabulary: Sequence[str]) -> TypingGuide:
+    """The typing guide of a model trained on ``task`` (its metadata says; None when unknown) with this source vocabulary.
+
+    Only words the vocabulary holds are listed (a retrained model may know more or fewer than the
+    grammar); special tokens (``<pad>``, ``[CLS]``…) are left out, since typing them means nothing.
+    """
+    words = sorted({str(w) for w in vocabulary if str(w) and not _is_special(str(w))}, key=lambda w: (w.casefold(), w))
+    if task in ("en-fr", "en-zh"):
+        known = _english_classes()
+        grouped = {key: [w for w in words if w in forms] for key, forms in known.items()}
+        listed = set().union(*known.values())
+        grouped["other"] = [w for w in words if w not in listed]
+    elif task in algorithmic.ALGORITHMIC_TASKS:
+        grouped = {"symbol": words}
+    else:
+        grouped = {"other": words}
+    classes = tuple((key, tuple(grouped[key])) for key in WORD_CLASSES if grouped.get(key))
+    return TypingGuide(task, classes, examples_for(task))

@@ -1,0 +1,49 @@
+"""The "What can I type?" panel in the window: F2 opens it, it follows the model, a click runs an example."""
+
+from __future__ import annotations
+
+import pytest
+
+TIMEOUT = 20000
+
+
+def test_f2_opens_the_guide_with_the_vocabulary_of_a_model_without_a_grammar(make_window, qtbot):
+    """The tiny test model has no task: its words are listed alphabetically, and the filter narrows them."""
+    window = make_window()
+    panel = window.typing_guide
+    assert not window.dock_typing_guide.isVisible()
+    window.act_typing_guide.trigger()
+    assert window.dock_typing_guide.isVisible()
+    assert panel.example_sources() == [] and not panel.examples.isVisible()
+    assert len(panel.class_titles()) == 1
+    words = panel.listed_words(0)
+    assert words == sorted(words, key=str.casefold) and "w1" in words and "<unk>" not in words
+    panel.filter.setText("w1")
+    assert panel.listed_words(0) and all("w1" in w for w in panel.listed_words(0))
+    assert window.act_typing_guide in window.model_menu.actions()
+
+
+def test_a_clicked_example_is_typed_and_translated(make_window, qtbot):
+    """With the bundled en-fr model: the examples are listed by phenomenon; a click puts the sentence in the source
+    box, clears the target and runs the model, whose output is the translation the tooltip promised."""
+    from model_core import bundled_models
+
+    if "en-fr" not in bundled_models():
+        pytest.skip("the bundled models are not installed")
+    window = make_window(model="en-fr")
+    panel = window.typing_guide
+    window.act_typing_guide.trigger()
+    titles = " ".join(panel.class_titles())
+    assert "Nouns" in titles and "Adjectives" in titles and "Verbs" in titles
+    sources = panel.example_sources()
+    index = sources.index("the cat does not see the dog")
+    item = panel.examples.item(index)
+    assert "ne … pas" in item.text()
+    window.inputs.target.setText("le chien")  # a typed target would teacher-force: the example clears it
+    panel.examples.itemClicked.emit(item)
+    s = window.state
+    assert window.inputs.source.text() == "the cat does not see the dog" and window.inputs.target.text() == ""
+    qtbot.waitUntil(lambda: not window.host.busy and s.trace is not None and s.src_text == sources[index], timeout=TIMEOUT)
+    assert not s.forced
+    assert " ".join(t for t in s.trace.output_tokens if t != "<eos>") == "le chat ne voit pas le chien"
+    assert item.toolTip().endswith("le chat ne voit pas le chien")

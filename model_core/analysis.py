@@ -76,17 +76,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Any
+from collections.abc import Mapping
 
 import numpy as np
 
 from .trace import Trace
-from .vocab import KINDS
-
-# the special tokens of model_core.tokenizers, spelled out here because importing that module loads
-# 🤗 tokenizers, and this module is numpy only (tests/core/test_analysis.py holds the two equal)
-PAD, BOS, EOS = "<pad>", "<bos>", "<eos>"
-
-
+from .vocab import APP_SPECIALS, KINDS
 
 # ----------------------------------------------------------------------------- metric metadata
 METRICS: tuple[str, ...] = (
@@ -298,7 +293,8 @@ class _Rows:
     real_keys: np.ndarray  # [K] non-pad keys
 
 
-def _rows(trace: Trace, kind: str, step: int) -> _Rows:
+def _rows(trace: Trace, kind: str, step: int, specials: Mapping[str, str]) -> _Rows:
+    """``specials``: role -> the key side's own names (``<blank>``, ``<s>``…), for the shares on pad, eos and bos."""
     encoder = kind == "encoder_self"
     q_pad = np.asarray(trace.src_is_pad if encoder else trace.tgt_is_pad, bool)
     k_pad = np.asarray(trace.tgt_is_pad if kind == "decoder_self" else trace.src_is_pad, bool)
@@ -315,9 +311,9 @@ def _rows(trace: Trace, kind: str, step: int) -> _Rows:
     else:
         distance = np.abs(keys[None, :] - queries[:, None]).astype(np.float64)
     masks = {
-        "share_pad": k_pad | (k_tokens == PAD),
-        "share_eos": k_tokens == EOS,
-        "share_bos": k_tokens == BOS,
+        "share_pad": k_pad | (k_tokens == specials.get("pad")),
+        "share_eos": k_tokens == specials.get("eos"),
+        "share_bos": k_tokens == specials.get("bos"),
     }
     contiguous = len(queries) == 0 or queries[-1] - queries[0] + 1 == len(queries)
     select = slice(int(queries[0]), int(queries[-1]) + 1) if len(queries) and contiguous else queries
@@ -354,17 +350,21 @@ def _spearman_against_order(values: np.ndarray, n_values: int) -> np.ndarray:
     return np.divide(numerator, denominator, out=np.zeros(m), where=denominator > 0)
 
 
-def head_stats(trace: Trace, kind: str, step: int | None = None) -> HeadStats:
+def head_stats(trace: Trace, kind: str, step: int | None = None, src_specials: Mapping[str, str] | None = None,
+               tgt_specials: Mapping[str, str] | None = None) -> HeadStats:
     """Statistics of every layer × head of ``kind`` over the rows visible after ``step`` steps.
 
     ``step`` None means every decoder row; it is clamped to 0 … T. Encoder rows are all visible.
     """
     if kind not in KINDS:
+    ``src_specials`` / ``tgt_specials``: role -> each vocabulary's own name (``ModelInfo.src_specials``: ``<blank>``
+    for pad, ``</s>`` for eos…), for the shares on pad, eos and bos; default the app's ``<pad> <bos> <eos>``.
         raise ValueError(f"unknown attention kind {kind!r}")
     attention = _floating(trace.attention(kind))
     n_layers, n_heads, _, n_keys = attention.shape
     step = trace.n_steps if step is None else max(0, min(int(step), trace.n_steps))
-    rows = _rows(trace, kind, step)
+    key_specials = (tgt_specials if kind == "decoder_self" else src_specials) or APP_SPECIALS
+    rows = _rows(trace, kind, step, key_specials)
     n = len(rows.queries)
     per_layer: list[dict[str, np.ndarray]] = []
     argmax = np.zeros((n_layers, n_heads, n), np.int64)
@@ -403,9 +403,10 @@ def head_stats(trace: Trace, kind: str, step: int | None = None) -> HeadStats:
     )
 
 
-def all_head_stats(trace: Trace, step: int | None = None) -> dict[str, HeadStats]:
+def all_head_stats(trace: Trace, step: int | None = None, src_specials: Mapping[str, str] | None = None,
+                   tgt_specials: Mapping[str, str] | None = None) -> dict[str, HeadStats]:
     """:func:`head_stats` of the three kinds at one step."""
-    return {kind: head_stats(trace, kind, step) for kind in KINDS}
+    return {kind: head_stats(trace, kind, step, src_specials, tgt_specials) for kind in KINDS}
 
 
 def stats_table(*stats: HeadStats) -> list[dict[str, Any]]:

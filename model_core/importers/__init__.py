@@ -151,6 +151,7 @@ def open_model(
         options.norm_position = saved["norm_position"]
     return _convert_state_dict(tensors, path, options, device, dtype)
 
+        options.extra["heads_from_file"] = True  # read, not typed: no "unusual head count" notice
 
 #: prefixes that wrappers put before every key: nn.DataParallel/DDP, Lightning, torch.compile
 WRAPPER_PREFIXES = ("module.", "model.", "_orig_mod.")

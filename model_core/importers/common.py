@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import pickle
+import re
+import shlex
 import struct
 import threading
 import zipfile
@@ -20,8 +22,17 @@ from ..checkpoint import CheckpointError, ModelBundle, build_model, check_on_dis
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
 from ..paths import OverBudget, human_bytes, open_regular, parse_json, read_regular_file
-from ..tokenizers import ROLES, Tokenizer, special_roles
+from ..tokenizers import (
+    ROLES,
+    SPLITTERS,
+    Tokenizer,
+    UnclearSpecials,
+    rank_splitters,
+    resolve_specials,
+    special_roles,
+)
 from . import safe_data
+from .head_check import head_notices
 
 #: What each option means, for messages and the app's dialog.
 HINTS: dict[str, str] = {
@@ -29,7 +40,18 @@ HINTS: dict[str, str] = {
     "norm_position": "'pre' or 'post' norm",
     "src_vocab": "source vocabulary file",
     "tgt_vocab": "target vocabulary file",
+    "bos": "the vocabulary's token that starts a sentence",
+    "eos": "the vocabulary's token that ends a sentence",
+    "pad": "the vocabulary's padding token",
+    "unk": "the vocabulary's unknown-word token",
+    "tokenization": "how text is cut before the vocabulary looks it up: app, whitespace or a tokenizer.json",
 }
+#: options that name a file (a dialog offers a file picker, a message says FILE)
+FILE_OPTIONS = ("src_vocab", "tgt_vocab")
+#: asked with the rest but never required: without an answer, the proposal is used
+OPTIONAL_OPTIONS = ("tokenization",)
+#: the tokenization that picks, per vocabulary, the splitter with the fewest unknown words on the vocabulary itself
+AUTO = "auto"
 
 
 class NeedsHyperparameters(CheckpointError):
@@ -37,19 +59,27 @@ class NeedsHyperparameters(CheckpointError):
 
     ``proposals`` maps each missing option to its likely values, most likely first (an empty list
     for a vocabulary file, which only the user can point to), so a dialog can offer them as
-    choices; ``missing`` maps each option to the first proposal (None for a file). The message is
+    choices; ``missing`` maps each required option to the first proposal (None for a file): the
+    :data:`OPTIONAL_OPTIONS` (the tokenization) are offered, never required. The message is
     one line that also reads as CLI advice (``--heads 8``).
     """
 
     def __init__(self, path: Path, proposals: Mapping[str, Sequence[Any]], hints: Mapping[str, str] | None = None) -> None:
         self.path = path
         self.proposals: dict[str, list[Any]] = {k: list(v) for k, v in proposals.items()}
-        self.missing: dict[str, Any] = {k: (v[0] if v else None) for k, v in self.proposals.items()}
+        required = [k for k in self.proposals if k not in OPTIONAL_OPTIONS]
+        self.missing: dict[str, Any] = {k: (self.proposals[k][0] if self.proposals[k] else None) for k in required}
         self.hints: dict[str, str] = {k: (hints or HINTS).get(k, HINTS.get(k, "")) for k in self.proposals}
-        names = ", ".join(f"{k} ({self.hints[k]})" if self.hints[k] else k for k in self.proposals)
-        flags = " ".join(f"--{k.replace('_', '-')} {'FILE' if v is None else v}" for k, v in self.missing.items())
-        likely = "; ".join(f"likely {k}: {', '.join(map(str, v[:4]))}" for k, v in self.proposals.items() if len(v) > 1)
+        names = ", ".join(f"{k} ({self.hints[k]})" if self.hints[k] else k for k in required)
+        flags = " ".join(f"--{k.replace('_', '-')} {_placeholder(k) if self.missing[k] is None else shlex.quote(str(self.missing[k]))}"
+                         for k in required)
+        likely = "; ".join(f"likely {k}: {', '.join(map(str, v[:4]))}" for k, v in self.proposals.items()
+                           if len(v) > 1 and k in required)
         super().__init__(f"{path.name}: the weights do not say {names}; give them (e.g. {flags})" + (f" — {likely}" if likely else ""))
+
+
+def _placeholder(option: str) -> str:
+    return "FILE" if option in FILE_OPTIONS else "TOKEN" if option in ROLES else "VALUE"
 
 
 def propose_heads(d_model: int, kv_rows: int | None = None) -> list[int]:
@@ -105,6 +135,12 @@ class ImportOptions:
     tgt_vocab: str | list[str] | None = None
     heads: int | None = None
     norm_position: str | None = None  # seed tutorial: 'pre' (default) or 'post'
+    # the vocabulary's own token for each special role, where its names do not tell (both vocabularies)
+    bos: str | None = None
+    eos: str | None = None
+    pad: str | None = None
+    unk: str | None = None
+    tokenization: str | None = None  # 'app', 'whitespace', a tokenizer.json path; None or 'auto': the fewest unknowns
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -117,6 +153,9 @@ def ask_unanswered(path: Path, options: ImportOptions, heads: list[int], norm_po
     ``heads``: proposals for the head count, most likely first (the projections are [d, d] whatever the split);
     ``norm_position``: proposals when the same parameters serve pre- and post-norm (None: the layout tells);
     the vocabularies are never in such a file (an empty proposal list: only the user can point to a file).
+    Once both vocabularies are known, the special-token roles their names leave open are asked in the same
+    question (:func:`open_roles`). Whenever something is asked, the tokenization is offered too (optional,
+    :func:`tokenization_proposals`), so the one dialog shows every choice that shapes the model's input.
     """
     missing: dict[str, list] = {}
     if options.heads is None:
@@ -127,8 +166,143 @@ def ask_unanswered(path: Path, options: ImportOptions, heads: list[int], norm_po
         missing["src_vocab"] = []
     if options.tgt_vocab is None:
         missing["tgt_vocab"] = []
+    if options.src_vocab is not None and options.tgt_vocab is not None:
+        missing.update(open_roles(path, options))
+    if missing and options.tokenization is None:
+        missing["tokenization"] = tokenization_proposals(path, options)
     if missing:
         raise NeedsHyperparameters(path, missing)
+
+
+_SIDES = (("tgt_vocab", "target"), ("src_vocab", "source"))
+
+
+def given_roles(options: ImportOptions) -> dict[str, str]:
+    """The special-token answers in ``options`` (``--bos <s>``…), role -> token."""
+    return {role: getattr(options, role) for role in ROLES if getattr(options, role) is not None}
+
+
+def side_roles(path: Path, options: ImportOptions, tokens: list[str], side: str) -> dict[str, str]:
+    """Each role's token in one vocabulary (given, else by name); an :class:`UnclearSpecials` for roles still open,
+    a :class:`CheckpointError` line for a given token the vocabulary does not hold."""
+    try:
+        return resolve_specials(tokens, given_roles(options))
+    except UnclearSpecials:
+        raise
+    except ValueError as exc:
+        raise CheckpointError(f"{path.name}: the {side} vocabulary: {exc}") from exc
+
+
+def open_roles(path: Path, options: ImportOptions) -> dict[str, list[str]]:
+    """Role -> proposed tokens for every special role that either vocabulary leaves open (target's proposals first)."""
+    proposals: dict[str, list[str]] = {}
+    for attr, side in _SIDES:
+        tokens = read_vocab(getattr(options, attr), side)
+        try:
+            side_roles(path, options, tokens, side)
+        except UnclearSpecials as exc:
+            for role, names in exc.proposals.items():
+                proposals[role] = list(dict.fromkeys(proposals.get(role, []) + names))
+    return {role: proposals[role] for role in ROLES if role in proposals}
+
+
+def tokenization_proposals(path: Path, options: ImportOptions) -> list[str]:
+    """The tokenizations to offer, most likely first: ranked on the target vocabulary itself when it is known and its
+    specials are clear (:func:`~model_core.tokenizers.rank_splitters`), else ``auto`` (decided when it is)."""
+    if options.tgt_vocab is not None:
+        try:
+            tokens = read_vocab(options.tgt_vocab, "target")
+            roles = resolve_specials(tokens, given_roles(options))
+            ranking = rank_splitters({name: Tokenizer.from_token_list(tokens, roles, name) for name in SPLITTERS})
+            return [name for name, _ in ranking] + [AUTO]
+        except (ValueError, CheckpointError):
+            pass  # an unclear or broken vocabulary is reported where it is built
+    return [AUTO, *SPLITTERS]
+
+
+def read_tokenizer_file(path: str | Path) -> Any:
+    """A user's ``tokenizer.json`` (the ``tokenizers`` library's format) as that library's object, or one line why not.
+
+    Bounded like a Hugging Face folder's tokenizer files (:data:`~model_core.budgets.MAX_TOKENIZER_FILE_BYTES`,
+    JSON depth, :data:`~model_core.budgets.MAX_VOCAB` entries counted before building); a panic of the Rust
+    library while building or probing it is one line too. Nothing in it runs as Python.
+    """
+    from tokenizers import Tokenizer as Backend
+
+    p = Path(path).expanduser()
+    label = f"tokenizer {p.name}"
+    try:
+        raw = read_regular_file(p, budgets.MAX_TOKENIZER_FILE_BYTES, label, "it")
+    except CheckpointError as exc:
+        if not p.exists():
+            raise CheckpointError(f"{label}: no such file (--tokenization takes app, whitespace or a tokenizer.json)") from exc
+        raise
+    data = parse_json(raw, label, budgets.MAX_JSON_DEPTH)
+    model = data.get("model") if isinstance(data, dict) else None
+    if not isinstance(model, dict):
+        raise CheckpointError(f"{label}: not a tokenizer.json of the tokenizers library (no model)")
+    vocab = model.get("vocab")
+    if isinstance(vocab, (dict, list)) and len(vocab) > budgets.MAX_VOCAB:
+        raise OverBudget(f"{label}: {len(vocab):,} tokens, over the {budgets.MAX_VOCAB:,} this app builds")
+    try:
+        backend = Backend.from_str(raw.decode("utf-8"))
+        backend.encode("Don't e-mail me, it's 5 o'clock.", add_special_tokens=False)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # the tokenizers library raises plain Exception, and panics with BaseException
+        text = " ".join(str(exc).split())[:160] or type(exc).__name__
+        raise CheckpointError(f"{label}: the tokenizers library cannot build it ({text})") from exc
+    return backend
+
+
+def vocab_tokenizers(path: Path, options: ImportOptions, src_tokens: list[str], tgt_tokens: list[str],
+                     src_rows: int, tgt_rows: int) -> tuple[Tokenizer, Tokenizer]:
+    """The source and target tokenizers of two vocabularies, with the specials and tokenization ``options`` choose.
+
+    Special roles the names leave open are asked (:class:`NeedsHyperparameters`, both sides in one question).
+    The tokenization (``options.tokenization``): ``app``, ``whitespace``, a ``tokenizer.json`` path, or
+    ``auto``/None: per vocabulary, the splitter with the fewest unknown words on the vocabulary itself. Each
+    tokenizer records what was chosen (``splitter``, and ``ranking`` when ranked), for the info line.
+    """
+    roles: dict[str, dict[str, str]] = {}
+    unclear: dict[str, list[str]] = {}
+    for tokens, side in ((tgt_tokens, "target"), (src_tokens, "source")):
+        try:
+            roles[side] = side_roles(path, options, tokens, side)
+        except UnclearSpecials as exc:
+            for role, names in exc.proposals.items():
+                unclear[role] = list(dict.fromkeys(unclear.get(role, []) + names))
+    if unclear:
+        raise NeedsHyperparameters(path, {role: unclear[role] for role in ROLES if role in unclear})
+    choice = options.tokenization or AUTO
+    user_file = None if choice in (AUTO, *SPLITTERS) else read_tokenizer_file(choice)
+    built = []
+    for tokens, rows, side in ((src_tokens, src_rows, "source"), (tgt_tokens, tgt_rows, "target")):
+        if choice == AUTO:
+            candidates = {name: vocab_tokenizer(tokens, rows, side, path.name, roles[side], name) for name in SPLITTERS}
+            ranking = rank_splitters(candidates)
+            tokenizer = candidates[ranking[0][0]]
+            tokenizer.ranking = ranking
+        else:
+            splitter = user_file if user_file is not None else choice
+            tokenizer = vocab_tokenizer(tokens, rows, side, path.name, roles[side], splitter)
+            tokenizer.splitter = Path(choice).name if user_file is not None else choice
+        built.append(tokenizer)
+    return built[0], built[1]
+
+
+def describe_tokenization(src: Tokenizer, tgt: Tokenizer) -> str:
+    """One line saying how each side's text is cut (and, when it was proposed, how many unknown words each way gave)."""
+    def side(name: str, tok: Tokenizer) -> str:
+        ranking = getattr(tok, "ranking", None)
+        text = f"{name} {tok.splitter}"
+        if ranking and len(ranking) > 1:
+            text += " (" + ", ".join(f"{count:,} unknown with {splitter}" for splitter, count in ranking) + " on its own entries)"
+        return text
+
+    if getattr(src, "splitter", None) is None or getattr(tgt, "splitter", None) is None:
+        return ""
+    return "; ".join((side("source", src), side("target", tgt)))
 
 
 #: torch's safe_globals is process-wide: two loads in two threads must not remove each other's allowlist
@@ -317,7 +491,8 @@ def _tensors_only(d: dict, path: Path) -> dict[str, torch.Tensor]:
 
 
 def read_vocab(path: str | Path | list[str], side: str) -> list[str]:
-    """A vocabulary file: a JSON list, a JSON {token: id} map, or one token per line (line number = id).
+    """A vocabulary file: a JSON list, a JSON {token: id} map, or one token per line (line number = id; a first line
+    such as ``[UNK]`` is a token, not the start of a JSON list).
 
     A regular file of at most :data:`~model_core.budgets.MAX_METADATA_BYTES`, with at most
     :data:`~model_core.budgets.MAX_VOCAB` tokens.
@@ -336,7 +511,8 @@ def read_vocab(path: str | Path | list[str], side: str) -> list[str]:
     except UnicodeDecodeError as exc:
         raise CheckpointError(f"{side} vocabulary {p.name}: not UTF-8 text") from exc
     stripped = text.lstrip()
-    if stripped.startswith(("[", "{")):
+    first_line = stripped.split("\n", 1)[0].strip()
+    if stripped.startswith(("[", "{")) and not _BRACKETED_TOKEN.fullmatch(first_line):  # [UNK] on line 1 is a token
         data = parse_json(text, f"{side} vocabulary {p.name}", budgets.MAX_JSON_DEPTH)
         if isinstance(data, dict):
             if not all(isinstance(i, int) and not isinstance(i, bool) for i in data.values()):
@@ -357,17 +533,24 @@ def read_vocab(path: str | Path | list[str], side: str) -> list[str]:
 def _bounded_vocab(tokens: list, side: str, where: str) -> list[str]:
     if len(tokens) > budgets.MAX_VOCAB:
         raise OverBudget(f"{side} vocabulary {where}: {len(tokens):,} tokens, over the {budgets.MAX_VOCAB:,} this app builds")
+#: a first line like ``[UNK]`` or ``[PAD]`` (BERT-style vocab.txt): one token per line, not a JSON list
+_BRACKETED_TOKEN = re.compile(r"\[[^\s\"\[\],]+\]")
+
+
     if not all(isinstance(t, str) for t in tokens):
         raise CheckpointError(f"{side} vocabulary {where}: expected a list of strings")
     return tokens
 
 
-def vocab_tokenizer(tokens: list[str], rows: int, side: str, where: str) -> Tokenizer:
+def vocab_tokenizer(tokens: list[str], rows: int, side: str, where: str, roles: dict[str, str] | None = None,
+                    splitter: Any = "app") -> Tokenizer:
+    """One vocabulary's tokenizer (``roles``: its special tokens, else found by name; ``splitter``: see
+    :meth:`~model_core.tokenizers.Tokenizer.from_token_list`), or one line why it cannot be built."""
     if len(tokens) != rows:
         raise CheckpointError(f"{where}: the {side} vocabulary has {len(tokens)} tokens but the embedding has {rows} rows")
     _bounded_vocab(tokens, side, where)
     try:
-        return Tokenizer.from_token_list(tokens)
+        tokenizer = Tokenizer.from_token_list(tokens, roles, splitter)
     except ValueError as exc:
         raise CheckpointError(f"{where}: {side} vocabulary: {exc}") from exc
     except (KeyboardInterrupt, SystemExit):
@@ -378,6 +561,13 @@ def vocab_tokenizer(tokens: list[str], rows: int, side: str, where: str) -> Toke
 
 
 def special_ids(tokens: list[str], defaults: dict[str, int]) -> dict[str, int]:
+    tokenizer.splitter = splitter if isinstance(splitter, str) else "tokenizer.json"
+    return tokenizer
+
+
+def role_ids(tokenizer: Tokenizer) -> dict[str, int]:
+    """``pad_id``/``bos_id``/``eos_id``/``unk_id`` of a tokenizer's specials, as ``ModelConfig`` takes them."""
+    return {"pad_id": tokenizer.pad_id, "bos_id": tokenizer.bos_id, "eos_id": tokenizer.eos_id, "unk_id": tokenizer.unk_id}
     """Ids of the pad/bos/eos/unk tokens found by name (``<pad>``, or ``<blank>``, ``<s>``, ``[PAD]``…:
     :func:`~model_core.tokenizers.special_roles`), else the layout's defaults."""
     try:
@@ -398,7 +588,15 @@ def build_bundle(
         model.pe_table = pe_table.reshape(-1, config.d_model).float().clone()
     dev = resolve_device(device)
     model = model.to(device=dev, dtype=resolve_dtype(dtype, dev)).eval()
-    return ModelBundle(model, src, tgt, name=path.stem, path=path, format=fmt, metadata={"import_options": options.to_dict()})
+    metadata: dict[str, Any] = {"import_options": options.to_dict()}
+    tokenization = describe_tokenization(src, tgt)
+    if tokenization:
+        metadata["tokenization"] = tokenization
+    bundle = ModelBundle(model, src, tgt, name=path.stem, path=path, format=fmt, metadata=metadata)
+    notices = head_notices(bundle, heads_from_user=options.heads is not None and not options.extra.get("heads_from_file"))
+    if notices:
+        metadata["notices"] = notices  # model_core.run adds them to every run of this model
+    return bundle
 
 
 def require(tensors: dict[str, torch.Tensor], key: str, where: str) -> torch.Tensor:

@@ -85,7 +85,7 @@ def test_console_entry_point_has_no_traceback(tmp_path):
 
 # ---------------------------------------------------------------------------------------------- one parser
 ROOT = Path(__file__).resolve().parents[2]
-ALL_COMMANDS = ("export", "render", "info", "train", "eval", "align", "install-shortcut", "uninstall-shortcut")
+ALL_COMMANDS = ("export", "render", "info", "train", "eval", "align", "compare", "install-shortcut", "uninstall-shortcut")
 
 
 def _listed_commands(help_text: str) -> list[str]:
@@ -184,7 +184,7 @@ def test_an_unknown_word_is_a_usage_error_and_opens_no_window(gui_calls, capsys,
     err = capsys.readouterr().err.strip()
     assert gui_calls == []
     assert len(err.splitlines()) == 1 and err.startswith("attention-scope: error: ") and "Traceback" not in err
-    assert "export, render, info, train, eval, install-shortcut, uninstall-shortcut" in err
+    assert ", ".join(ALL_COMMANDS) in err
 
 
 @pytest.mark.parametrize("argv", [["--bogus"], ["-x"], ["--model"]])

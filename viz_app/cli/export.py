@@ -29,6 +29,7 @@ from viz_app.cli.common import (
     add_model_args,
     import_options,
     int_in,
+    notice_line,
     open_bundle,
     positive_float,
     printable,
@@ -112,6 +113,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     g = p.add_argument_group("output")
     g.add_argument("--out", required=True, help="output .npz file")
     g.add_argument("--scores", action="store_true", help="also store the pre-softmax scores")
+    g.add_argument("--attribution", choices=("grad-input", "integrated-gradients"), default=None,
+                   help="also store attribution_src [T,S] and attribution_tgt [T,T]: how much each source token and each "
+                        "earlier target token moved the chosen token's log-probability (signed sum over the embedding)")
+    g.add_argument("--attribution-baseline", choices=("zero", "pad"), default="zero",
+                   help="integrated gradients from all-zero token embeddings (default) or from <pad> at every position")
+    g.add_argument("--attribution-steps", type=int_in(1, 512), default=48, metavar="N",
+                   help="integrated gradients: Gauss-Legendre points, 1..512 (default 48)")
+    g.add_argument("--contributions", action="store_true",
+                   help="also store value_norms_KIND [L,H,K]: ‖W_o,h W_v,h x_j‖, the norm-based contributions' factor")
     g.add_argument("--force", action="store_true", help="overwrite an existing output file")
     p.set_defaults(handler=cmd_export)
 
@@ -228,7 +238,7 @@ def run_plan(plan: Plan, args: argparse.Namespace) -> tuple[ModelBundle, RunResu
     check_ablation(bundle, plan.request)
     result = run(bundle, plan.request)
     for notice in result.notices:
-        print(f"{args.prog_name}: note: {printable(notice.english())}", file=sys.stderr)
+        print(notice_line(args.prog_name, notice), file=sys.stderr)
     return bundle, result
 
 
@@ -249,6 +259,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     out = check_output(args.out, args.force)  # before the session, the model or the run
     plan = plan_run(args, load_session(args), capture_scores=args.scores)
+    plan = replace(plan, request=replace(plan.request, attribution=args.attribution,
+                                         attribution_baseline=args.attribution_baseline,
+                                         attribution_steps=args.attribution_steps, contributions=args.contributions))
     bundle, result = run_plan(plan, args)
     trace = result.trace
     written = save_trace(trace, out, overwrite=args.force)  # exclusive temporary file, renamed; removed on any error

@@ -1,0 +1,100 @@
+"""Compare two sentences (issue 19 item 5): A − B position by position where positions correspond, said so where not.
+
+The differences are checked against the two runs made independently through the one pipeline; a sentence
+compared with itself differs by exactly 0; the command writes the arrays or the summary, and bad input is one line.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from conftest import tiny_bundle
+
+from model_core.compare import compare
+from model_core.run import RunRequest, run
+from model_core.vocab import KINDS
+from viz_app.cli import main
+
+
+@pytest.fixture(scope="module")
+def bundle():
+    torch.set_num_threads(1)
+    return tiny_bundle(seed=11)
+
+
+def test_differences_are_a_minus_b_of_the_two_runs(bundle):
+    a_req, b_req = RunRequest("w1 w2 w3", "t1 t2 t3"), RunRequest("w1 w5 w3", "t1 t2 t3")
+    comparison = compare(bundle, a_req, b_req)
+    a, b = run(bundle, a_req).trace, run(bundle, b_req).trace
+    assert comparison.not_aligned == {}
+    for kind in KINDS:
+        np.testing.assert_allclose(comparison.difference(kind), a.attention(kind) - b.attention(kind), atol=1e-6)
+    np.testing.assert_allclose(comparison.logprob_difference(), a.logprobs - b.logprobs, atol=1e-5)
+    assert np.abs(comparison.difference("encoder_self")).max() > 1e-3  # one word changed: the maps moved
+    summary = comparison.summary()
+    means = [row["mean_abs"] for row in summary["heads_by_change"]]
+    assert means == sorted(means, reverse=True) and len(means) == 3 * 2 * 4
+    assert summary["same_prefix_steps"] == a.n_steps
+    assert summary["steps"][1]["chosen_a"] == a.output_tokens[1]
+    json.dumps(summary)
+
+
+def test_a_sentence_against_itself_differs_by_nothing(bundle):
+    comparison = compare(bundle, RunRequest("w1 w2 w3"), RunRequest("w1 w2 w3"))
+    for kind in KINDS:
+        assert np.all(comparison.difference(kind) == 0)
+
+
+def test_lengths_that_differ_are_said_and_not_subtracted(bundle):
+    comparison = compare(bundle, RunRequest("w1 w2 w3", "t1 t2"), RunRequest("w1 w2 w3 w4", "t1 t2"))
+    assert set(comparison.not_aligned) == {"encoder_self", "cross"}
+    assert "4 and 5 tokens" in comparison.not_aligned["cross"]
+    assert comparison.aligned("decoder_self")
+    with pytest.raises(ValueError, match="position by position"):
+        comparison.difference("cross")
+    arrays = comparison.to_arrays()
+    assert "diff_decoder_self" in arrays and "diff_cross" not in arrays and "a_cross" in arrays and "b_cross" in arrays
+
+
+def test_the_command_writes_the_summary_and_the_arrays(tiny_checkpoint, tmp_path, capsys):
+    out = tmp_path / "diff.json"
+    assert main(["compare", "--model", str(tiny_checkpoint), "--src-a", "w1 w2 w3", "--src-b", "w1 w4 w3",
+                 "--tgt-a", "t1 t2", "--out", str(out)]) == 0
+    summary = json.loads(out.read_text(encoding="utf-8"))
+    assert summary["b"]["forced"] and summary["not_aligned"] == {}
+    assert "heads that changed most" in capsys.readouterr().out
+    npz = tmp_path / "diff.npz"
+    assert main(["compare", "--model", str(tiny_checkpoint), "--src-a", "w1 w2 w3", "--src-b", "w1 w2",
+                 "--out", str(npz)]) == 0
+    with np.load(npz) as data:
+        assert "diff_encoder_self" not in data.files and "a_encoder_self" in data.files
+    assert "encoder_self: not subtracted" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--out", "diff.txt"], "use a .npz or .json file"),
+    (["--out", "diff.json", "--src-b", " "], "--src-b is empty"),
+])
+def test_bad_input_is_one_line(tiny_checkpoint, tmp_path, capsys, args, message):
+    base = {"--model": str(tiny_checkpoint), "--src-a": "w1", "--src-b": "w2"}
+    flags = dict(zip(args[::2], args[1::2], strict=True))
+    base.update(flags)
+    if base["--out"].startswith("diff"):
+        base["--out"] = str(tmp_path / base["--out"])
+    assert main(["compare", *(x for pair in base.items() for x in pair)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err and "Traceback" not in err
+
+
+def test_export_writes_attribution_and_value_norms(tiny_checkpoint, tmp_path):
+    out = tmp_path / "trace.npz"
+    assert main(["export", "--model", str(tiny_checkpoint), "--src", "w1 w2 w3", "--attribution", "grad-input",
+                 "--contributions", "--out", str(out)]) == 0
+    with np.load(out) as data:
+        t, s = data["tgt_tokens"].shape[0], data["src_tokens"].shape[0]
+        assert data["attribution_src"].shape == (t, s) and data["attribution_tgt"].shape == (t, t)
+        assert str(data["attribution_method"]) == "grad-input"
+        assert data["value_norms_cross"].shape[-1] == s

@@ -134,3 +134,49 @@ def test_a_broken_file_is_named_once(make_window, qtbot, tmp_path):
         window.open_model(str(bogus))
     text = window.error_banner.text()
     assert text.count("bogus.pt") == 1 and "not a readable" in text
+
+
+def _ink(icon, side: int = 32) -> str:
+    """The mean colour of an icon's opaque pixels (what the eye sees of it)."""
+    image = icon.pixmap(side, side).toImage()
+    pixels = [image.pixelColor(x, y) for x in range(image.width()) for y in range(image.height())]
+    opaque = [c for c in pixels if c.alpha() > 128]
+    assert opaque, "an empty icon"
+    mean = [round(sum(getattr(c, ch)() for c in opaque) / len(opaque)) for ch in ("red", "green", "blue")]
+    return QColor(*mean).name()
+
+
+def test_transport_and_presenter_icons_follow_the_theme(make_window):
+    """Item 13: on the dark theme the stepping and presenter icons were dark grey on dark grey; they are drawn in
+    the theme's text colour, so they stand out on either theme (and after switching back and forth)."""
+    window = make_window()
+    actions = (window.act_first, window.act_prev, window.act_play, window.act_next, window.act_last, window.act_presenter)
+    for choice in ("dark", "light", "dark"):
+        window.set_theme(choice, save=False)
+        for act in actions:
+            assert _contrast(_ink(act.icon()), window.theme.window) >= 4.5, (choice, act.text())
+    window.act_play.setChecked(True)  # the pause icon too
+    try:
+        assert _contrast(_ink(window.act_play.icon()), window.theme.window) >= 4.5
+    finally:
+        window.act_play.setChecked(False)
+
+
+def test_a_short_chinese_axis_title_stands_upright():
+    """Item 13: "层" turned on its side read badly: short CJK titles on vertical axes stand upright; English stays
+    along the axis, and a long Chinese title too."""
+    from viz_app.widgets.heatmap import TokenAxis
+
+    axis = TokenAxis("left")
+    axis.set_title("层")
+    assert axis.title_is_upright() and axis.label.rotation() == 0
+    narrow = axis.width()
+    axis.set_title("layer")
+    assert not axis.title_is_upright() and axis.label.rotation() == -90
+    axis.set_title("查询：解码器输入 → 它预测的词元")
+    assert not axis.title_is_upright()
+    axis.set_title("注意力头")
+    assert axis.title_is_upright() and axis.width() >= narrow
+    top = TokenAxis("top")
+    top.set_title("头")
+    assert not top.title_is_upright()

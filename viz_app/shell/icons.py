@@ -1,4 +1,5 @@
-"""The application icon: one hand-drawn SVG, rendered to the PNG sizes desktops and bundlers ask for.
+"""The application icon (one hand-drawn SVG, rendered to the PNG sizes desktops and bundlers ask for), and the
+toolbar and transport glyphs drawn in the theme's text colour (:func:`themed_icon`).
 
 Why PNGs are committed beside the SVG: a window icon, a hicolor theme, a Windows ``.ico`` and a
 macOS ``.icns`` all want bitmaps, and a frozen bundle may lack Qt's SVG icon engine plugin; the
@@ -13,8 +14,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QGuiApplication, QIcon, QImage, QPainter
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QGuiApplication, QIcon, QIconEngine, QImage, QPainter, QPalette, QPen, QPixmap, QPolygonF
 from PySide6.QtSvg import QSvgRenderer
 
 from model_core.paths import icons_dir
@@ -92,11 +93,84 @@ def app_icon() -> QIcon:
         if path.is_file():
             icon.addFile(str(path), QSize(size, size))
     if icon.isNull() and svg_path().is_file():
-        from PySide6.QtGui import QPixmap
-
         for size in SIZES:
             icon.addPixmap(QPixmap.fromImage(render_image(size)))
     return icon
+
+
+# ----------------------------------------------------------------------------------------- themed glyphs
+#: the glyphs :func:`themed_icon` draws, each a list of shapes in a 24 × 24 box: ("poly", points) filled,
+#: ("rect", x, y, w, h) filled, ("frame", points) a stroked open line
+GLYPHS: dict[str, tuple[tuple, ...]] = {
+    "first": (("rect", 4, 5, 3, 14), ("poly", ((20, 5), (20, 19), (8, 12)))),
+    "previous": (("poly", ((12, 5), (12, 19), (3, 12))), ("poly", ((21, 5), (21, 19), (12, 12)))),
+    "play": (("poly", ((7, 4), (7, 20), (20, 12))),),
+    "pause": (("rect", 6, 5, 4, 14), ("rect", 14, 5, 4, 14)),
+    "next": (("poly", ((3, 5), (3, 19), (12, 12))), ("poly", ((12, 5), (12, 19), (21, 12)))),
+    "last": (("poly", ((4, 5), (4, 19), (16, 12))), ("rect", 17, 5, 3, 14)),
+    "presenter": (("frame", ((3, 9), (3, 3), (9, 3))), ("frame", ((15, 3), (21, 3), (21, 9))),
+                  ("frame", ((21, 15), (21, 21), (15, 21))), ("frame", ((9, 21), (3, 21), (3, 15)))),
+}
+
+
+class ThemedGlyphEngine(QIconEngine):
+    """Draws one of :data:`GLYPHS` in the application palette's button-text colour at paint time.
+
+    Why an engine and not a bitmap: the style's standard media icons are dark grey bitmaps that vanish
+    on the dark theme; a glyph painted when shown follows the palette, so a theme switch recolours every
+    icon already placed on a button or menu without rebuilding it.
+    """
+
+    def __init__(self, glyph: str) -> None:
+        super().__init__()
+        if glyph not in GLYPHS:
+            raise ValueError(f"unknown glyph {glyph!r}; expected one of {', '.join(GLYPHS)}")
+        self.glyph = glyph
+
+    def paint(self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State) -> None:  # Qt's name
+        group = QPalette.ColorGroup.Disabled if mode == QIcon.Mode.Disabled else QPalette.ColorGroup.Active
+        colour = QGuiApplication.palette().color(group, QPalette.ColorRole.ButtonText)
+        painter.save()
+        try:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            side = min(rect.width(), rect.height())
+            painter.translate(rect.x() + (rect.width() - side) / 2, rect.y() + (rect.height() - side) / 2)
+            painter.scale(side / 24.0, side / 24.0)
+            for shape in GLYPHS[self.glyph]:
+                if shape[0] == "frame":
+                    pen = QPen(colour, 2.2)
+                    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+                    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+                    painter.setPen(pen)
+                    painter.setBrush(Qt.BrushStyle.NoBrush)
+                    painter.drawPolyline(QPolygonF([QPointF(x, y) for x, y in shape[1]]))
+                    continue
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(colour)
+                if shape[0] == "rect":
+                    painter.drawRect(QRectF(*shape[1:]))
+                else:
+                    painter.drawPolygon(QPolygonF([QPointF(x, y) for x, y in shape[1]]))
+        finally:
+            painter.restore()
+
+    def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:  # Qt's name
+        pixmap = QPixmap(size)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        try:
+            self.paint(painter, QRect(QPoint(0, 0), size), mode, state)
+        finally:
+            painter.end()
+        return pixmap
+
+    def clone(self) -> QIconEngine:  # Qt's name
+        return ThemedGlyphEngine(self.glyph)
+
+
+def themed_icon(glyph: str) -> QIcon:
+    """An icon of :data:`GLYPHS` that is drawn in the current theme's text colour (see :class:`ThemedGlyphEngine`)."""
+    return QIcon(ThemedGlyphEngine(glyph))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

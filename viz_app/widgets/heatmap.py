@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import math
+import unicodedata
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -29,6 +30,13 @@ MAX_LABEL_CHARS = 16
 MAX_ROW_LABEL_CHARS = 26
 #: Floor of the log scale: log10(max(w, LOG_FLOOR)), displayed with levels [-4, 0].
 LOG_FLOOR = 1e-4
+#: A vertical axis title of at most this many CJK characters stands upright (层, 头); longer ones turn on their side.
+MAX_UPRIGHT_TITLE = 4
+
+
+def is_cjk(char: str) -> bool:
+    """Whether one character is a CJK ideograph or kana/hangul (a script written upright in a column)."""
+    return unicodedata.name(char, "").startswith(("CJK", "HIRAGANA", "KATAKANA", "HANGUL"))
 
 #: Overlay name -> RGB, drawn opaque. Each colour is far (≥ OVERLAY_MIN_DISTANCE in RGB) from every entry of every
 #: colour map the heatmap can use (the diverging one of the scores view included), so a blocked cell never reads as
@@ -269,15 +277,42 @@ class TokenAxis(pg.AxisItem):
         if self._title:
             # setLabel replaces the whole label style, so the colour must be passed again
             style = {"color": self.textPen().color().name(), "font-size": f"{self._title_pt:g}pt"}
-            self.setLabel(html.escape(self._title), **style)
+            upright = self._upright_title()
+            # a short CJK title on a vertical axis stands upright, one character under the other, as Chinese is
+            # written in a column; turned on its side (pyqtgraph's way for every vertical title) "层" reads wrong
+            text = "<br>".join(html.escape(ch) for ch in self._title) if upright else html.escape(self._title)
+            self.setLabel(text, **style)
+            self.label.setRotation(0 if upright else (-90 if self.orientation in ("left", "right") else 0))
         else:
             self.showLabel(False)
         self._fit()
+        self.resizeEvent()
+
+    def _upright_title(self) -> bool:
+        """Whether the title is a short run of CJK characters on a vertical axis (drawn upright, stacked)."""
+        return (self.orientation in ("left", "right") and 0 < len(self._title) <= MAX_UPRIGHT_TITLE
+                and all(is_cjk(ch) for ch in self._title))
+
+    def title_is_upright(self) -> bool:
+        """Whether the title is drawn upright (a short CJK title on a vertical axis)."""
+        return bool(self._title) and self.label.rotation() == 0 and self.orientation in ("left", "right")
+
+    def resizeEvent(self, ev=None) -> None:  # Qt's name
+        super().resizeEvent(ev)
+        if self.label is not None and getattr(self, "_title", "") and self._upright_title():  # (called during __init__)
+            br = self.label.boundingRect()  # unrotated: its width is the column's, its height the stacked text's
+            x = 0.0 if self.orientation == "left" else self.size().width() - br.width()
+            self.label.setPos(QPointF(x, max(0.0, (self.size().height() - br.height()) / 2)))
 
     def _fit(self) -> None:
         fm = QFontMetricsF(self._font)
         longest = max((fm.horizontalAdvance(text) for _, text in self._labels), default=0.0)
-        title = self.label.boundingRect().height() * 0.8 if self.label.isVisible() else 0.0
+        if not self.label.isVisible():
+            title = 0.0
+        elif self._upright_title():
+            title = self.label.boundingRect().width()  # the upright column's width
+        else:
+            title = self.label.boundingRect().height() * 0.8
         tick = max(0, self.style["tickLength"])
         if self.orientation in ("left", "right"):
             size = longest + tick + self.style["tickTextOffset"][0] + title + 6

@@ -8,10 +8,11 @@ The window owns them (``window.act_first`` and so on are these objects) and conn
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QStyle
 
 from viz_app.i18n import tr
+from viz_app.shell.icons import themed_icon  # drawn in the theme's text colour: visible on the dark theme
 
 
 class WindowActions:
@@ -22,9 +23,11 @@ class WindowActions:
         icon = style.standardIcon
         sp = QStyle.StandardPixmap
 
-        def action(text: str, keys: list[str], tip: str, pixmap: QStyle.StandardPixmap | None = None) -> QAction:
+        def action(text: str, keys: list[str], tip: str, pixmap: QStyle.StandardPixmap | QIcon | None = None) -> QAction:
             act = QAction(text, window)
-            if pixmap is not None:
+            if isinstance(pixmap, QIcon):
+                act.setIcon(pixmap)
+            elif pixmap is not None:
                 act.setIcon(icon(pixmap))
             act.setShortcuts([QKeySequence(k) for k in keys])
             act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
@@ -42,15 +45,15 @@ class WindowActions:
         self.act_cancel_load.setEnabled(False)
         self.act_quit = action(tr("MainWindow", "&Quit"), ["Ctrl+Q"], tr("MainWindow", "Quit Attention Scope"))
         self.act_first = action(tr("MainWindow", "&First step"), ["Home", "Alt+Home"], tr("MainWindow", "Go to step 0"),
-                                sp.SP_MediaSkipBackward)
+                                themed_icon("first"))
         self.act_prev = action(tr("MainWindow", "&Previous step"), ["Left", "Alt+Left"], tr("MainWindow", "One decoding step back"),
-                               sp.SP_MediaSeekBackward)
+                               themed_icon("previous"))
         self.act_next = action(tr("MainWindow", "&Next step"), ["Right", "Alt+Right"], tr("MainWindow", "One decoding step forward"),
-                               sp.SP_MediaSeekForward)
+                               themed_icon("next"))
         self.act_last = action(tr("MainWindow", "&Last step"), ["End", "Alt+End"], tr("MainWindow", "Go to the last step"),
-                               sp.SP_MediaSkipForward)
+                               themed_icon("last"))
         self.act_play = action(tr("MainWindow", "Pla&y"), ["Space", "Alt+P"], tr("MainWindow", "Play / pause the decoding"),
-                               sp.SP_MediaPlay)
+                               themed_icon("play"))
         self.act_play.setCheckable(True)
         self.act_focus_view = action(tr("MainWindow", "Focus the &view"), ["Escape"],
                                      tr("MainWindow", "Leave the text box so the arrow keys step"))
@@ -69,7 +72,7 @@ class WindowActions:
         self.act_smaller = action(tr("MainWindow", "&Smaller text"), ["Ctrl+-"], tr("MainWindow", "Smaller labels"))
         self.act_reset_text = action(tr("MainWindow", "&Normal text size"), ["Ctrl+0"], tr("MainWindow", "Default label size"))
         self.act_presenter = action(tr("MainWindow", "&Presenter mode"), ["F11"],
-                                    tr("MainWindow", "Full screen, large labels, secondary panels hidden"), sp.SP_TitleBarMaxButton)
+                                    tr("MainWindow", "Full screen, large labels, secondary panels hidden"), themed_icon("presenter"))
         self.act_presenter.setCheckable(True)
         self.act_shortcuts = action(tr("MainWindow", "&Keyboard shortcuts"), ["F1", "?"], tr("MainWindow", "Show the keyboard shortcuts"))
         self.act_explain = action(tr("MainWindow", "E&xplain this view"), ["Shift+F1"],

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QStyle, QWidget
+from PySide6.QtWidgets import QWidget
 
 from viz_app.i18n import tr
 from viz_app.scope.settings import AppSettings
 from viz_app.scope.state import AppState
+from viz_app.shell.icons import themed_icon
 
 
 class Playback(QObject):
@@ -30,14 +31,13 @@ class Playback(QObject):
     def set_playing(self, on: bool) -> None:
         """Start (from step 0 when already at the end) or pause; the action shows what a press would do next."""
         s = self.state
-        pixmap = QStyle.StandardPixmap.SP_MediaPause if on else QStyle.StandardPixmap.SP_MediaPlay
         if on:
             if s.step >= s.n_steps:
                 s.set_step(0)
             self.timer.start()
         else:
             self.timer.stop()
-        self.play.setIcon(self._style_source.style().standardIcon(pixmap))
+        self.play.setIcon(themed_icon("pause" if on else "play"))
         self.play.setText(tr("MainWindow", "Pa&use") if on else tr("MainWindow", "Pla&y"))
 
     @Slot()

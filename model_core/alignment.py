@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import torch
 
-from .batched import EncodedPair, chunks, encode_pair, forced_batch, text_lines
+from .batched import EncodedPair, ForcedBatch, chunks, encode_pair, forced_batch, text_lines
 
 if TYPE_CHECKING:
     from .checkpoint import ModelBundle
@@ -263,30 +263,44 @@ def align_pairs(
     ``pairs`` is read lazily (a generator over a file is never held whole); ``on_batch(n)`` is told
     how many pairs each finished batch held (a progress bar).
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown alignment method {method!r}; choose from {', '.join(METHODS)}")
-    if not 0.0 < threshold <= 1.0:
-        raise ValueError(f"the threshold must be in (0, 1], not {threshold}")
-    specials = special_ids(bundle)
-    src_word_level, tgt_word_level = _word_level(bundle.src_tokenizer), _word_level(bundle.tgt_tokenizer)
+    reader = AlignmentReader(bundle, method=method, threshold=threshold, shift=shift)
     index = 0
     for chunk in chunks(pairs, batch_size):
         encoded = [encode_pair(bundle, src, tgt) for src, tgt in chunk]
-        batch = forced_batch(bundle, encoded)
+        yield from reader.read(forced_batch(bundle, encoded), index, keep_maps=keep_maps)
+        index += len(chunk)
+        if on_batch is not None:
+            on_batch(len(chunk))
+
+
+class AlignmentReader:
+    """Reads the links of a :class:`~model_core.batched.ForcedBatch` (so ``report`` scores the same maps it measures)."""
+
+    def __init__(self, bundle: ModelBundle, *, method: Method = "argmax", threshold: float = 0.5,
+                 shift: bool = False) -> None:
+        if method not in METHODS:
+            raise ValueError(f"unknown alignment method {method!r}; choose from {', '.join(METHODS)}")
+        if not 0.0 < threshold <= 1.0:
+            raise ValueError(f"the threshold must be in (0, 1], not {threshold}")
+        self.method, self.threshold, self.shift = method, threshold, shift
+        self.specials = special_ids(bundle)
+        self.word_level = (_word_level(bundle.src_tokenizer), _word_level(bundle.tgt_tokenizer))
+
+    def read(self, batch: ForcedBatch, first_index: int = 0, *, keep_maps: bool = False) -> list[PairAlignment]:
+        """One :class:`PairAlignment` per pair of ``batch``, numbered from ``first_index``."""
         cross = batch.attention["cross"]  # [L, B, H, T, S]
         cross = torch.cat([cross, cross.mean(2, keepdim=True)], 2)  # the head mean as one more head
-        rows_of, cols_of, n_src, n_tgt = _grouping(encoded, specials, src_word_level, tgt_word_level, shift,
+        rows_of, cols_of, n_src, n_tgt = _grouping(batch.pairs, self.specials, *self.word_level, self.shift,
                                                    cross.shape[3], cross.shape[4], cross.device)
         # [L, B, H+1, Tw, Sw] = rows_of · A · cols_of, for every head at once
         words = torch.einsum("bwt,lbhts,bsv->lbhwv", rows_of, cross, cols_of).cpu().numpy()
-        for k in range(len(chunk)):
-            grid = [[_links(words[layer, k, col], n_src[k], n_tgt[k], method, threshold)
+        out = []
+        for k in range(len(batch.pairs)):
+            grid = [[_links(words[layer, k, col], n_src[k], n_tgt[k], self.method, self.threshold)
                      for col in range(words.shape[2])] for layer in range(words.shape[0])]
-            yield PairAlignment(index, n_src[k], n_tgt[k], grid, words[:, k, :, : n_tgt[k], : n_src[k]].copy()
-                                if keep_maps else None)
-            index += 1
-        if on_batch is not None:
-            on_batch(len(chunk))
+            maps = words[:, k, :, : n_tgt[k], : n_src[k]].copy() if keep_maps else None
+            out.append(PairAlignment(first_index + k, n_src[k], n_tgt[k], grid, maps))
+        return out
 
 
 def score(alignments: Iterable[PairAlignment], gold: Iterable[GoldAlignment],

@@ -27,23 +27,30 @@ T = TypeVar("T")
 
 
 #: the longest line read from a corpus, gold or sentence file: a longer one is a damaged file, not a sentence
-MAX_LINE_CHARS = 1 << 20
+MAX_LINE_BYTES = 1 << 20
 
 
 def text_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
     """(line number from 1, line without its newline) of a UTF-8 text file, one at a time (never held whole).
 
     Only a regular file is opened (a FIFO or ``/dev/zero`` is refused first); a line over
-    :data:`MAX_LINE_CHARS` is a ValueError naming the file and line.
+    :data:`MAX_LINE_BYTES` bytes or one that is not UTF-8 is a ValueError naming the file and line.
     """
     from .paths import check_regular_file
 
     name = os.fspath(path)
     check_regular_file(name, name)
-    with open(name, encoding="utf-8") as fh:
-        for number, line in enumerate(iter(lambda: fh.readline(MAX_LINE_CHARS + 1), ""), 1):
-            if len(line) > MAX_LINE_CHARS:
-                raise ValueError(f"{name} line {number}: longer than {MAX_LINE_CHARS:,} characters")
+    with open(name, "rb") as fh:
+        for number, raw in enumerate(iter(lambda: fh.readline(MAX_LINE_BYTES + 1), b""), 1):
+            if len(raw) > MAX_LINE_BYTES:
+                raise ValueError(f"{name} line {number}: longer than {MAX_LINE_BYTES:,} bytes")
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):  # a byte-order mark
+                raw = raw[3:]
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{name} line {number} is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column "
+                                 f"{exc.start + 1}); save the file as UTF-8") from None
             yield number, line.rstrip("\r\n")
 
 

@@ -85,7 +85,7 @@ def test_console_entry_point_has_no_traceback(tmp_path):
 
 # ---------------------------------------------------------------------------------------------- one parser
 ROOT = Path(__file__).resolve().parents[2]
-ALL_COMMANDS = ("export", "render", "info", "train", "eval", "align", "compare", "install-shortcut", "uninstall-shortcut")
+ALL_COMMANDS = ("export", "render", "info", "train", "eval", "align", "report", "compare", "install-shortcut", "uninstall-shortcut")
 
 
 def _listed_commands(help_text: str) -> list[str]:

@@ -1,7 +1,7 @@
 """The one ``attention-scope`` argument tree, and the ``main`` that runs a command from it.
 
 Every subcommand is registered here, from one module per group (``export``: export and render;
-``model``: info; ``training``: train and eval; ``alignment``: align; ``compare``: compare;
+``model``: info; ``training``: train and eval; ``alignment``: align; ``report``: report; ``compare``: compare;
 ``shortcut``: install-shortcut and uninstall-shortcut),
 so ``--help`` lists them all. Building the parser imports neither Qt nor torch; each handler imports
 what it needs when it runs (only ``render`` and the shortcut commands import Qt).
@@ -19,12 +19,13 @@ import sys
 from collections.abc import Sequence
 from contextlib import suppress
 
-from viz_app.cli import alignment, compare, export, model, shortcut, training
+from viz_app.cli import alignment, compare, export, model, report, shortcut, training
 from viz_app.cli.common import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, ArgumentParser, CliError, UsageError, one_line, printable
 
 PROG = "attention-scope"
 #: every subcommand, in the order --help lists them
-COMMANDS: tuple[str, ...] = ("export", "render", "info", "train", "eval", "align", "compare", "install-shortcut", "uninstall-shortcut")
+COMMANDS: tuple[str, ...] = ("export", "render", "info", "train", "eval", "align", "report", "compare", "install-shortcut",
+                             "uninstall-shortcut")
 
 DESCRIPTION = "Watch an encoder-decoder Transformer think: every attention map, step by step."
 EPILOG = (f"Without a command, '{PROG}' opens the window: {PROG} [PATH] [--model NAME|PATH] [--device cpu|cuda|mps], "
@@ -38,7 +39,7 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
     parser = ArgumentParser(prog=prog, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"attention-scope {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
-    for group in (export, model, training, alignment, compare, shortcut):
+    for group in (export, model, training, alignment, report, compare, shortcut):
         group.register(sub)
     assert tuple(sub.choices) == COMMANDS, tuple(sub.choices)
     return parser

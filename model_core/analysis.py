@@ -74,9 +74,9 @@ counts, no NaN or infinity. A correct model yields no problem.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Mapping
 
 import numpy as np
 
@@ -355,10 +355,10 @@ def head_stats(trace: Trace, kind: str, step: int | None = None, src_specials: M
     """Statistics of every layer × head of ``kind`` over the rows visible after ``step`` steps.
 
     ``step`` None means every decoder row; it is clamped to 0 … T. Encoder rows are all visible.
-    """
-    if kind not in KINDS:
     ``src_specials`` / ``tgt_specials``: role -> each vocabulary's own name (``ModelInfo.src_specials``: ``<blank>``
     for pad, ``</s>`` for eos…), for the shares on pad, eos and bos; default the app's ``<pad> <bos> <eos>``.
+    """
+    if kind not in KINDS:
         raise ValueError(f"unknown attention kind {kind!r}")
     attention = _floating(trace.attention(kind))
     n_layers, n_heads, _, n_keys = attention.shape

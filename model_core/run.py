@@ -108,7 +108,7 @@ def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
                              f"of {c.n_heads} heads there")
     vocab = bundle.tgt_tokenizer
     src = bundle.encode_source(request.src, request.pad_src)
-    notices = _source_notices(bundle, request, src.truncated, src.original_length, src.tokens)
+    notices = model_notices(bundle) + _source_notices(bundle, request, src.truncated, src.original_length, src.ids)
     history: tuple[tuple[Beam, ...], ...] = ()
     baseline_output: str | None = None
     scores = request.capture_scores
@@ -116,7 +116,7 @@ def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
         tgt = bundle.encode_target(request.tgt)
         if tgt.truncated:
             notices.append(Notice.make("target_truncated", room=c.max_len - 1, length=tgt.original_length))
-        unknown = sum(tok == "<unk>" for tok in tgt.tokens)
+        unknown = sum(i == vocab.unk_id for i in tgt.ids)
         if unknown:
             notices.append(Notice.make("target_unknown", count=unknown))
         trace = teacher_forced_trace(bundle.model, src.ids, tgt.ids, src_tokens=src.tokens, tgt_vocab=vocab.vocab,
@@ -160,7 +160,13 @@ def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
     return RunResult(request, trace, history, elapsed, tuple(notices), baseline, baseline_output)
 
 
-def _source_notices(bundle: ModelBundle, request: RunRequest, truncated: bool, original: int, tokens: list[str]) -> list[Notice]:
+def model_notices(bundle: ModelBundle) -> list[Notice]:
+    """What the importer noticed about the model itself (a doubtful head count: ``importers.head_check``)."""
+    records = bundle.metadata.get("notices") or ()
+    return [Notice.make(r["code"], **r.get("params", {})) for r in records if isinstance(r, dict) and "code" in r]
+
+
+def _source_notices(bundle: ModelBundle, request: RunRequest, truncated: bool, original: int, ids: list[int]) -> list[Notice]:
     c = bundle.config
     notices = []
     if truncated:
@@ -168,7 +174,8 @@ def _source_notices(bundle: ModelBundle, request: RunRequest, truncated: bool, o
         notices.append(Notice.make("source_truncated", room=room, max_len=c.max_len, length=original))
     if request.pad_src > c.max_len or request.pad_tgt > c.max_len:
         notices.append(Notice.make("padding_limited", max_len=c.max_len))
-    unknown = sum(tok == "<unk>" for tok in tokens)
+    unk = bundle.src_tokenizer.unk_id
+    unknown = sum(i == unk for i in ids)
     if unknown:
         notices.append(Notice.make("source_unknown", count=unknown))
     return notices

@@ -17,7 +17,7 @@ Layout (``version`` 1)::
 
     {"format": "attention-scope-session", "version": 1,
      "model": {"name": "en-fr"} | {"path": "models/x.pt", "src_vocab": ..., "tgt_vocab": ..., "heads": 8,
-                                    "norm_position": "pre"},
+                                    "norm_position": "pre", "bos": "<s>", "tokenization": "whitespace"},
      "source": "...", "target": "...",
      "decoding": {"method": "greedy", "temperature": 1.0, "top_k": 0, "top_p": 1.0, "beam_width": 4,
                   "length_penalty": 1.0, "seed": 0},
@@ -72,6 +72,12 @@ class ModelRef:
     tgt_vocab: str | tuple[str, ...] | None = None
     heads: int | None = None
     norm_position: str | None = None
+    # the vocabulary's special tokens where its names do not tell, and how text is cut (app, whitespace, a tokenizer.json)
+    bos: str | None = None
+    eos: str | None = None
+    pad: str | None = None
+    unk: str | None = None
+    tokenization: str | None = None
 
     def __post_init__(self) -> None:
         if (self.name is None) == (self.path is None):
@@ -95,7 +101,8 @@ class ModelRef:
             return list(v) if isinstance(v, tuple) else v
 
         return ImportOptions(src_vocab=vocab(self.src_vocab), tgt_vocab=vocab(self.tgt_vocab), heads=self.heads,
-                             norm_position=self.norm_position)
+                             norm_position=self.norm_position, bos=self.bos, eos=self.eos, pad=self.pad, unk=self.unk,
+                             tokenization=self.tokenization)
 
     def options(self) -> dict[str, Any]:
         """The import options as the window's worker takes them (the inverse of :func:`model_ref`)."""
@@ -108,6 +115,9 @@ class ModelRef:
             out["heads"] = self.heads
         if self.norm_position is not None:
             out["norm_position"] = self.norm_position
+        for name in _CHOICE_FIELDS:
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
         return out
 
     def map_paths(self, fn: Callable[[str], str]) -> ModelRef:
@@ -117,6 +127,7 @@ class ModelRef:
             path=None if self.path is None else fn(self.path),
             src_vocab=fn(self.src_vocab) if isinstance(self.src_vocab, str) else self.src_vocab,
             tgt_vocab=fn(self.tgt_vocab) if isinstance(self.tgt_vocab, str) else self.tgt_vocab,
+            tokenization=self.tokenization if self.tokenization in (None, *_SPLITTER_NAMES) else fn(self.tokenization),
         )
 
 
@@ -129,7 +140,14 @@ def model_ref(key: str, options: dict[str, Any] | None = None) -> ModelRef:
     if key in bundled_models():
         return ModelRef(name=key)
     vocab = {side: (tuple(v) if isinstance(v, list) else v) for side in ("src_vocab", "tgt_vocab") if (v := options.get(side))}
-    return ModelRef(path=key, heads=options.get("heads"), norm_position=options.get("norm_position"), **vocab)
+    choices = {name: options[name] for name in _CHOICE_FIELDS if isinstance(options.get(name), str)}
+    return ModelRef(path=key, heads=options.get("heads"), norm_position=options.get("norm_position"), **vocab, **choices)
+
+
+#: import answers that are plain strings: special tokens and the tokenization
+_CHOICE_FIELDS = ("bos", "eos", "pad", "unk", "tokenization")
+#: tokenizations that are names, not a tokenizer.json path (paths move with the session file)
+_SPLITTER_NAMES = ("app", "whitespace", "auto")
 
 
 @dataclass(frozen=True)
@@ -499,6 +517,7 @@ def _parse_model(value: Any) -> ModelRef:
         "path": _typed(model.get("path"), str, "model.path", optional=True),
         "heads": _typed(model.get("heads"), int, "model.heads", optional=True),
         "norm_position": _typed(model.get("norm_position"), str, "model.norm_position", optional=True),
+        **{name: _typed(model.get(name), str, f"model.{name}", optional=True) for name in _CHOICE_FIELDS},
     }
     for side in ("src_vocab", "tgt_vocab"):
         vocab = model.get(side)

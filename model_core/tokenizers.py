@@ -13,18 +13,23 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from tokenizers import Tokenizer as _Backend
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
 from .budgets import MAX_JSON_DEPTH, MAX_METADATA_BYTES, MAX_VOCAB
 from .paths import OverBudget, json_depth
+from .vocab import SPECIAL_LOOKING
 
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIALS: tuple[str, ...] = (PAD, BOS, EOS, UNK)
 ROLES: tuple[str, ...] = ("pad", "bos", "eos", "unk")
 DEFAULT_SPECIALS: dict[str, str] = dict(zip(ROLES, SPECIALS, strict=True))
+#: how a vocabulary's text can be cut (:meth:`Tokenizer.from_token_list`); a ``tokenizer.json`` is the third way
+SPLITTERS: tuple[str, ...] = ("app", "whitespace")
+#: at most this many vocabulary entries are tokenised to rank the splitters (spread over the vocabulary)
+RANKING_SAMPLE = 20_000
 
 #: names other vocabularies give the four roles (the app's own name first): the Annotated Transformer's
 #: ``<s> </s> <blank> <unk>``, fairseq's ``<s> <pad> </s> <unk>``, BERT's ``[CLS] [SEP] [PAD] [UNK]``, torchtext's ``<sos>``
@@ -36,30 +41,64 @@ ROLE_NAMES: dict[str, tuple[str, ...]] = {
 }
 
 
-def special_roles(vocab: Sequence[str]) -> dict[str, str]:
-    """Which token of ``vocab`` plays each role (pad, bos, eos, unk), found by name where that is unambiguous.
+#: how many special-looking tokens a question about a role offers (a vocabulary can hold thousands of ``<...>`` entries)
+MAX_ROLE_PROPOSALS = 40
 
-    The app's own name (``<pad>``) wins when present; otherwise exactly one of the role's other names
-    (:data:`ROLE_NAMES`) must be in the vocabulary. Raises ``ValueError`` naming what is missing or ambiguous.
+
+class UnclearSpecials(ValueError):
+    """Roles the vocabulary's names do not decide; ``proposals`` maps each to its likely tokens, most likely first."""
+
+    def __init__(self, message: str, proposals: dict[str, list[str]]) -> None:
+        super().__init__(message)
+        self.proposals = proposals
+
+
+def special_looking(vocab: Sequence[str]) -> list[str]:
+    """The tokens of ``vocab`` named like specials (``<blank>``, ``[MASK]``), in vocabulary order."""
+    return [t for t in vocab if SPECIAL_LOOKING.fullmatch(t)]
+
+
+def resolve_specials(vocab: Sequence[str], given: Mapping[str, str | None] | None = None) -> dict[str, str]:
+    """Which token of ``vocab`` plays each role (pad, bos, eos, unk): the ``given`` one, else found by name.
+
+    By name: the app's own name (``<pad>``) wins when present; otherwise exactly one of the role's other
+    names (:data:`ROLE_NAMES`) must be in the vocabulary. A given token must be in it (``ValueError`` naming
+    it). Roles still open raise :class:`UnclearSpecials` whose proposals are the role's known names present
+    in the vocabulary, then its other special-looking tokens: what a person picks from.
     """
+    given = {role: token for role, token in (given or {}).items() if token is not None}
     present = set(vocab)
+    for role, token in given.items():
+        if token not in present:
+            raise ValueError(f"the token {token!r} given for {role} is not in the vocabulary")
     roles: dict[str, str] = {}
+    open_roles: dict[str, list[str]] = {}
     problems: list[str] = []
+    looking = special_looking(vocab)
     for role, names in ROLE_NAMES.items():
+        if role in given:
+            roles[role] = given[role]
+            continue
         found = [n for n in names if n in present]
         if names[0] in present:
             roles[role] = names[0]
         elif len(found) == 1:
             roles[role] = found[0]
-        elif found:
-            problems.append(f"{role} could be any of {', '.join(found)}")
         else:
-            problems.append(f"no {role} token ({', '.join(names[:4])})")
-    if problems:
-        raise ValueError(f"the vocabulary's special tokens are not clear: {'; '.join(problems)}")
-    if len(set(roles.values())) != len(roles):
-        raise ValueError(f"one token plays two special roles: {roles}")
+            open_roles[role] = list(dict.fromkeys(found + looking))[:MAX_ROLE_PROPOSALS]
+            problems.append(f"{role} could be any of {', '.join(found)}" if found else f"no {role} token ({', '.join(names[:4])})")
+    if open_roles:
+        raise UnclearSpecials(f"the vocabulary's special tokens are not clear: {'; '.join(problems)}", open_roles)
+    by_name = {role: token for role, token in roles.items() if role not in given}
+    if len(set(by_name.values())) != len(by_name):
+        raise ValueError(f"one token plays two special roles: {by_name}")
     return roles
+
+
+def special_roles(vocab: Sequence[str]) -> dict[str, str]:
+    """Which token of ``vocab`` plays each role, found by name where that is unambiguous (:func:`resolve_specials`
+    with nothing given); raises ``ValueError`` naming what is missing or ambiguous."""
+    return resolve_specials(vocab)
 
 
 def _is_cjk(token: str) -> bool:
@@ -84,6 +123,10 @@ class Tokenizer:
         if missing:
             raise ValueError(f"tokenizer lacks the special tokens {missing}")
         self._special_names = frozenset(specials.values())
+        #: how text is cut for an external vocabulary ('app', 'whitespace', 'tokenizer.json'; None: its own pipeline)
+        self.splitter: str | None = None
+        #: (splitter, unknown words on the vocabulary itself), best first, when the splitter was proposed
+        self.ranking: list[tuple[str, int]] | None = None
 
     # ------------------------------------------------------------------ building
     @staticmethod
@@ -111,20 +154,44 @@ class Tokenizer:
         return cls.word_level(ordered)
 
     @classmethod
-    def from_token_list(cls, vocab: Sequence[str], specials: dict[str, str] | None = None) -> Tokenizer:
+    def from_token_list(cls, vocab: Sequence[str], specials: dict[str, str] | None = None,
+                        splitter: str | _Backend = "app") -> Tokenizer:
         """An external vocabulary used as-is (line number = id), e.g. a tutorial's vocab file.
 
         Its specials may sit anywhere and have other names (``<s> </s> <blank>``, ``[PAD]``: :func:`special_roles`,
         or ``specials`` given); ids and names are kept exactly. Text is lower-cased only when the vocabulary
         itself has no upper-case token besides its specials (so a cased vocabulary stays cased).
+
+        ``splitter`` (:data:`SPLITTERS`) says how text is cut before each piece is looked up: ``"app"`` (words and
+        punctuation apart, CJK per character), ``"whitespace"`` (only at spaces: a spaCy-style vocabulary's
+        ``n't``, ``'s``, ``E-Mail`` stay whole when typed apart, ``do n't``), or a user's tokenizer (the
+        ``tokenizers`` library's object, e.g. from a ``tokenizer.json``): its normalizer and pre-tokenizer, and its
+        model too when that model's vocabulary is exactly this one (same tokens, same ids).
         """
         if len(set(vocab)) != len(vocab):
             dup = next(t for t, n in Counter(vocab).items() if n > 1)
             raise ValueError(f"vocabulary has the token {dup!r} twice")
         roles = dict(specials) if specials is not None else special_roles(vocab)
+        if isinstance(splitter, _Backend) and splitter.get_vocab(with_added_tokens=True) == {t: i for i, t in enumerate(vocab)}:
+            backend = _Backend.from_str(splitter.to_str())  # its whole pipeline: the same ids, looked up its own way
+            backend.no_padding()
+            backend.no_truncation()
+            backend.post_processor = None  # the model adds its specials itself
+            return cls(backend, "vocab", roles)
         backend = _Backend(models.WordLevel({t: i for i, t in enumerate(vocab)}, unk_token=roles.get("unk", UNK)))
         names = set(roles.values())
-        cls._word_pipeline(backend, lowercase=not any(t != t.lower() for t in vocab if t not in names))
+        lowercase = not any(t != t.lower() for t in vocab if t not in names)
+        if isinstance(splitter, _Backend):
+            backend.normalizer = splitter.normalizer
+            backend.pre_tokenizer = splitter.pre_tokenizer
+        elif splitter == "whitespace":
+            if lowercase:
+                backend.normalizer = normalizers.Lowercase()
+            backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+        elif splitter == "app":
+            cls._word_pipeline(backend, lowercase=lowercase)
+        else:
+            raise ValueError(f"unknown splitter {splitter!r}: choose {', '.join(SPLITTERS)} or a tokenizer")
         return cls(backend, "vocab", roles)
 
     @classmethod
@@ -244,6 +311,47 @@ class Tokenizer:
             text = " ".join(str(exc).split())[:160] or type(exc).__name__
             raise ValueError(f"the tokenizers library cannot build it ({type(exc).__name__}: {text})") from exc
         return tokenizer
+
+
+def specials_of(tokenizer: object) -> dict[str, str]:
+    """Role (pad, bos, eos, unk) -> the tokenizer's own name for it, for any tokenizer with the four ids (a Hugging Face
+    one included); a role the tokenizer lacks (id -1) is left out."""
+    own = getattr(tokenizer, "specials", None)
+    if isinstance(own, dict):
+        return dict(own)
+    vocab = getattr(tokenizer, "vocab", [])
+    ids = {role: getattr(tokenizer, f"{role}_id", -1) for role in ROLES}
+    return {role: vocab[i] for role, i in ids.items() if isinstance(i, int) and 0 <= i < len(vocab)}
+
+
+def vocabulary_sample(tokenizer: Tokenizer, limit: int = RANKING_SAMPLE) -> str:
+    """The vocabulary's own entries (specials left out) joined by spaces: text every entry of which is known.
+
+    Why: a splitter that suits the vocabulary gives each of its entries back whole; one that does not cuts
+    ``n't`` or ``E-Mail`` into pieces the vocabulary lacks, which become ``<unk>``. At most ``limit`` entries,
+    spread evenly over the vocabulary (frequent and rare ones alike).
+    """
+    entries = [t for t in tokenizer.vocab if not tokenizer.is_special(t) and t.strip()]
+    step = max(1, len(entries) // max(1, limit))
+    return " ".join(entries[::step][:limit])
+
+
+def count_unknown(tokenizer: Tokenizer, text: str) -> int:
+    """How many pieces of ``text`` the tokenizer maps to its unknown token."""
+    unk = tokenizer.unk_id
+    return sum(1 for i in tokenizer.encode(text) if i == unk)
+
+
+def rank_splitters(candidates: Mapping[str, Tokenizer]) -> list[tuple[str, int]]:
+    """``(name, unknown count)`` for each candidate tokenizer of one vocabulary, fewest unknowns first.
+
+    Each is run on the vocabulary itself (:func:`vocabulary_sample`); ties keep the candidates' order (the
+    app's splitter first), so a vocabulary both suit keeps the app's splitter, which also cuts ``cat.`` apart.
+    """
+    first = next(iter(candidates.values()))
+    sample = vocabulary_sample(first)
+    counts = [(name, count_unknown(tok, sample)) for name, tok in candidates.items()]
+    return sorted(counts, key=lambda item: item[1])  # stable: ties keep the given order
 
 
 #: a sentence every tokenizer of a checkpoint is run on once while it is loaded

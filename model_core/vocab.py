@@ -9,7 +9,8 @@ never imports torch (the window uses them while torch is still loading).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -24,7 +25,8 @@ KIND_LABELS: dict[str, str] = {"encoder_self": "encoder self-attention", "decode
 
 #: mask overlays a map can show (which apply to which kind: the window's OVERLAYS_FOR_KIND)
 OVERLAYS: tuple[str, ...] = ("source padding", "target padding", "causal", "combined")
-#: what the main heatmap shows: the attention weights, the pre-softmax scores, or the rollout
+#: what the main heatmap shows: the attention weights, the pre-softmax scores, the rollout, the attribution of each
+#: step's choice (model_core.attribution) or the norm-based contributions ‖αf(x)‖ (model_core.contributions)
 VIEW_MODES: tuple[str, ...] = ("weights", "scores", "rollout")
 #: the colour maps of attention maps (the window's widgets/colormaps.py defines their colours)
 COLORMAPS: tuple[str, ...] = ("viridis", "cividis", "Blues", "Reds", "magma")
@@ -33,6 +35,29 @@ COLORMAPS: tuple[str, ...] = ("viridis", "cividis", "Blues", "Reds", "magma")
 Beam = tuple[str, float, bool]
 
 HeadKey = tuple[str, int, int]  # (kind, layer, head)
+
+
+#: a token named like a special one: ``<...>`` or ``[...]`` without spaces (``<blank>``, ``[MASK]``, ``<2fr>``)
+SPECIAL_LOOKING = re.compile(r"<[^<>\s]{1,40}>|\[[^\[\]\s]{1,40}\]")
+
+
+#: the app's own names for the roles (its tokenizers put them at ids 0-3); other vocabularies name them their way
+APP_SPECIALS: dict[str, str] = {"pad": "<pad>", "bos": "<bos>", "eos": "<eos>", "unk": "<unk>"}
+
+
+def token_role(token: str, specials: Mapping[str, str]) -> str:
+    """What a token is for a front end: "unk", "pad", "special" (bos, eos, or named like one) or "normal".
+
+    ``specials`` maps the roles (pad, bos, eos, unk) to the vocabulary's own names (``ModelInfo.src_specials``), so
+    a vocabulary whose padding is ``<blank>`` or whose unknown word is ``[UNK]`` is read by role, never by a fixed name.
+    """
+    if token == specials.get("unk"):
+        return "unk"
+    if token == specials.get("pad"):
+        return "pad"
+    if token in (specials.get("bos"), specials.get("eos")) or SPECIAL_LOOKING.fullmatch(token):
+        return "special"
+    return "normal"
 
 
 def check_kind(kind: str) -> str:
@@ -92,7 +117,9 @@ class Notice:
 
     Codes: ``source_truncated`` (room, max_len, length), ``target_truncated`` (room, length),
     ``padding_limited`` (max_len), ``source_unknown`` / ``target_unknown`` (count),
-    ``no_eos`` (count).
+    ``no_eos`` (count); about the model itself, added to every run of an imported one
+    (:mod:`model_core.importers.head_check`): ``heads_unusual`` (heads, d_model, likely),
+    ``attention_uniform`` (heads), ``heads_identical`` (heads, where).
     """
 
     code: str
@@ -123,7 +150,14 @@ NOTICE_TEXTS: dict[str, str] = {
     "target_unknown": "{count} target words not in the vocabulary, shown as <unk>",
     "target_unknown_one": "1 target word not in the vocabulary, shown as <unk>",
     "no_eos": "generation stopped after {count} tokens without producing <eos>",
+    "heads_unusual": "{heads} heads is not a usual split of width {d_model} (usual: {likely}); "
+                     "if the maps look wrong, open the model again with another head count",
+    "attention_uniform": "every head attends evenly to every token of a test sentence: "
+                         "the head count ({heads}) or the weights may be wrong",
+    "heads_identical": "all heads attend alike on a test sentence ({where}): the head count ({heads}) may be wrong",
 }
+#: codes that say the model itself may be wrong (the command line prints them as warnings, not notes)
+WARNING_CODES: frozenset[str] = frozenset({"heads_unusual", "attention_uniform", "heads_identical"})
 
 
 def notice_template(notice: Notice) -> str:
@@ -158,6 +192,9 @@ class ModelInfo:
     config: dict = field(default_factory=dict, compare=False)  # ModelConfig.to_dict(), for the inspector
     options: dict = field(default_factory=dict, compare=False)  # import options the user gave (heads, vocab files)
     device_type: str = "cpu"  # cuda / mps / cpu: whether "continue on the CPU" makes sense
+    # role (pad, bos, eos, unk) -> the vocabulary's own name for it (<blank>, [UNK], <s>…): what chips mark as special
+    src_specials: dict = field(default_factory=dict, compare=False)
+    tgt_specials: dict = field(default_factory=dict, compare=False)
 
     def layers(self, kind: str) -> int:
         return self.n_encoder_layers if kind == "encoder_self" else self.n_decoder_layers

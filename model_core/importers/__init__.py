@@ -147,11 +147,11 @@ def open_model(
     saved = hyperparameters_from_extras(rest)  # e.g. {"config": {"n_heads": 8}} saved beside the weights
     if options.heads is None and "heads" in saved:
         options.heads = saved["heads"]
+        options.extra["heads_from_file"] = True  # read, not typed: no "unusual head count" notice
     if options.norm_position is None and "norm_position" in saved:
         options.norm_position = saved["norm_position"]
     return _convert_state_dict(tensors, path, options, device, dtype)
 
-        options.extra["heads_from_file"] = True  # read, not typed: no "unusual head count" notice
 
 #: prefixes that wrappers put before every key: nn.DataParallel/DDP, Lightning, torch.compile
 WRAPPER_PREFIXES = ("module.", "model.", "_orig_mod.")

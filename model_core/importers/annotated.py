@@ -20,7 +20,7 @@ import torch
 
 from ..checkpoint import CheckpointError, ModelBundle
 from . import seed_tutorial
-from .common import ImportOptions, ask_unanswered, propose_heads, read_vocab, require, special_ids
+from .common import ImportOptions, ask_unanswered, propose_heads, require
 
 SIGNATURE = ("src_embed.0.lut.weight", "tgt_embed.0.lut.weight", "generator.proj.weight")
 LINEARS = ("W_q", "W_k", "W_v", "W_o")
@@ -78,10 +78,6 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     pes = [tensors[k] for k in ("src_embed.1.pe", "tgt_embed.1.pe") if k in tensors]
     if len(pes) == 2 and (pes[0].shape != pes[1].shape or not torch.equal(pes[0], pes[1])):
         raise CheckpointError(f"{where}: src_embed.1.pe and tgt_embed.1.pe differ (the Annotated Transformer computes one table)")
-    src_tokens = read_vocab(options.src_vocab, "source")  # type: ignore[arg-type]
-    tgt_tokens = read_vocab(options.tgt_vocab, "target")  # type: ignore[arg-type]
-    defaults = {"bos_id": 0, "eos_id": 1, "pad_id": 2, "unk_id": 3}  # its specials: <s> </s> <blank> <unk>
-    if special_ids(src_tokens, defaults) != special_ids(tgt_tokens, defaults):
-        raise CheckpointError(f"{where}: the source and target vocabularies put their special tokens at different ids")
     seed_options = replace(options, norm_position="pre")  # always pre-norm
-    return seed_tutorial.convert(out, path, seed_options, device, dtype, fmt="annotated-transformer", defaults=defaults)
+    # its specials <s> </s> <blank> <unk> are found by name; both vocabularies must put them at the same ids
+    return seed_tutorial.convert(out, path, seed_options, device, dtype, fmt="annotated-transformer", same_specials=True)

@@ -530,13 +530,13 @@ def read_vocab(path: str | Path | list[str], side: str) -> list[str]:
     return _bounded_vocab([line.rstrip("\r") for line in lines], side, p.name)
 
 
-def _bounded_vocab(tokens: list, side: str, where: str) -> list[str]:
-    if len(tokens) > budgets.MAX_VOCAB:
-        raise OverBudget(f"{side} vocabulary {where}: {len(tokens):,} tokens, over the {budgets.MAX_VOCAB:,} this app builds")
 #: a first line like ``[UNK]`` or ``[PAD]`` (BERT-style vocab.txt): one token per line, not a JSON list
 _BRACKETED_TOKEN = re.compile(r"\[[^\s\"\[\],]+\]")
 
 
+def _bounded_vocab(tokens: list, side: str, where: str) -> list[str]:
+    if len(tokens) > budgets.MAX_VOCAB:
+        raise OverBudget(f"{side} vocabulary {where}: {len(tokens):,} tokens, over the {budgets.MAX_VOCAB:,} this app builds")
     if not all(isinstance(t, str) for t in tokens):
         raise CheckpointError(f"{side} vocabulary {where}: expected a list of strings")
     return tokens
@@ -558,9 +558,6 @@ def vocab_tokenizer(tokens: list[str], rows: int, side: str, where: str, roles: 
     except BaseException as exc:  # the tokenizers library raises plain Exception, and panics with BaseException
         text = " ".join(str(exc).split())[:160] or type(exc).__name__
         raise CheckpointError(f"{where}: {side} vocabulary: the tokenizers library cannot build it ({text})") from exc
-
-
-def special_ids(tokens: list[str], defaults: dict[str, int]) -> dict[str, int]:
     tokenizer.splitter = splitter if isinstance(splitter, str) else "tokenizer.json"
     return tokenizer
 
@@ -568,6 +565,9 @@ def special_ids(tokens: list[str], defaults: dict[str, int]) -> dict[str, int]:
 def role_ids(tokenizer: Tokenizer) -> dict[str, int]:
     """``pad_id``/``bos_id``/``eos_id``/``unk_id`` of a tokenizer's specials, as ``ModelConfig`` takes them."""
     return {"pad_id": tokenizer.pad_id, "bos_id": tokenizer.bos_id, "eos_id": tokenizer.eos_id, "unk_id": tokenizer.unk_id}
+
+
+def special_ids(tokens: list[str], defaults: dict[str, int]) -> dict[str, int]:
     """Ids of the pad/bos/eos/unk tokens found by name (``<pad>``, or ``<blank>``, ``<s>``, ``[PAD]``…:
     :func:`~model_core.tokenizers.special_roles`), else the layout's defaults."""
     try:

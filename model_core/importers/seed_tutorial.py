@@ -28,11 +28,10 @@ from .common import (
     propose_heads,
     read_vocab,
     require,
-    special_ids,
-    vocab_tokenizer,
+    role_ids,
+    vocab_tokenizers,
 )
 
-SEED_SPECIALS = {"pad_id": 0, "bos_id": 1, "eos_id": 2, "unk_id": 3}
 PROJ = {"W_q": "q_proj", "W_k": "k_proj", "W_v": "v_proj", "W_o": "out_proj"}
 
 
@@ -57,8 +56,9 @@ def _relative_tables(tensors: dict[str, torch.Tensor], where: str) -> dict[str, 
 
 
 def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions, device, dtype, *,
-            fmt: str = "seed-tutorial", defaults: dict[str, int] | None = None) -> ModelBundle:
-    """The model; ``fmt`` and ``defaults`` (special ids when the vocabulary does not name them) for layouts renamed to this one."""
+            fmt: str = "seed-tutorial", same_specials: bool = False) -> ModelBundle:
+    """The model; ``fmt`` and ``same_specials`` (both vocabularies must put the specials at the same ids) for layouts
+    renamed to this one. The special tokens are found by name or given (``options``), else asked."""
     where = path.name
     src_emb = require(tensors, "src_embedding.weight", where)
     tgt_emb = require(tensors, "tgt_embedding.weight", where)
@@ -100,9 +100,10 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
         positional, max_len = "none", 512
     src_tokens = read_vocab(options.src_vocab, "source")  # type: ignore[arg-type]
     tgt_tokens = read_vocab(options.tgt_vocab, "target")  # type: ignore[arg-type]
-    src_tok = vocab_tokenizer(src_tokens, src_emb.shape[0], "source", where)
-    tgt_tok = vocab_tokenizer(tgt_tokens, tgt_emb.shape[0], "target", where)
-    specials = special_ids(tgt_tokens, defaults or SEED_SPECIALS)
+    src_tok, tgt_tok = vocab_tokenizers(path, options, src_tokens, tgt_tokens, src_emb.shape[0], tgt_emb.shape[0])
+    specials = role_ids(tgt_tok)
+    if same_specials and role_ids(src_tok) != specials:
+        raise CheckpointError(f"{where}: the source and target vocabularies put their special tokens at different ids")
     distance = (next(iter(rel.values())).shape[0] - 1) // 2 if rel else 0
     config = ModelConfig(
         src_vocab_size=src_emb.shape[0], tgt_vocab_size=tgt_emb.shape[0], d_model=d_model, n_heads=heads, n_kv_heads=n_kv,

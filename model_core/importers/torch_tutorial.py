@@ -23,12 +23,11 @@ from .common import (
     propose_heads,
     read_vocab,
     require,
-    special_ids,
-    vocab_tokenizer,
+    role_ids,
+    vocab_tokenizers,
 )
 
 SIGNATURE = ("src_tok_emb.embedding.weight", "generator.weight")
-TUTORIAL_SPECIALS = {"unk_id": 0, "pad_id": 1, "bos_id": 2, "eos_id": 3}
 
 
 def matches(keys: set[str]) -> bool:
@@ -73,10 +72,9 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
         raise CheckpointError(f"{where}: d_model {d_model} is not divisible by {heads} heads")
     src_tokens = read_vocab(options.src_vocab, "source")  # type: ignore[arg-type]
     tgt_tokens = read_vocab(options.tgt_vocab, "target")  # type: ignore[arg-type]
-    src_tok = vocab_tokenizer(src_tokens, src_emb.shape[0], "source", where)
-    tgt_tok = vocab_tokenizer(tgt_tokens, tgt_emb.shape[0], "target", where)
-    specials = special_ids(tgt_tokens, TUTORIAL_SPECIALS)
-    if special_ids(src_tokens, TUTORIAL_SPECIALS) != specials:
+    src_tok, tgt_tok = vocab_tokenizers(path, options, src_tokens, tgt_tokens, src_emb.shape[0], tgt_emb.shape[0])
+    specials = role_ids(tgt_tok)
+    if role_ids(src_tok) != specials:
         raise CheckpointError(f"{where}: the source and target vocabularies put <pad>/<bos>/<eos>/<unk> at different ids")
     config = ModelConfig(
         src_vocab_size=src_emb.shape[0], tgt_vocab_size=tgt_emb.shape[0], d_model=d_model, n_heads=heads,

@@ -148,11 +148,12 @@ def test_only_the_missing_values_are_asked_for(qtbot, tmp_path):
     base = ImportOptions(src_vocab=str(tmp_path / "src.txt"), tgt_vocab=str(tmp_path / "tgt.txt"))
     dialog = HyperparametersDialog(info.value, base)
     qtbot.addWidget(dialog)
-    assert set(dialog.answers()) == {"heads", "norm_position"}
+    assert set(dialog.answers()) == {"heads", "norm_position", "tokenization"}
     assert dialog.findChild(QLineEdit, "field_src_vocab") is None
     dialog.set_answer("heads", "4")
     dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok).click()
-    assert dialog.options() == ImportOptions(src_vocab=base.src_vocab, tgt_vocab=base.tgt_vocab, heads=4, norm_position="pre")
+    assert dialog.options() == ImportOptions(src_vocab=base.src_vocab, tgt_vocab=base.tgt_vocab, heads=4, norm_position="pre",
+                                             tokenization="app")  # the proposal first, ranked on the vocabularies given
 
 
 # ------------------------------------------------------------------------------------------- main-window entry point
@@ -180,8 +181,9 @@ def test_ask_import_options_answers_what_the_worker_reported(qtbot, needs, tmp_p
 
     QTimer.singleShot(0, answer)
     answers = ask_import_options(None, needed)
-    assert seen["fields"] == ["heads", "norm_position"] and seen["intro"]  # only the missing ones; the file is named
-    assert answers == {"heads": 2, "norm_position": "pre"}
+    assert seen["fields"] == ["heads", "norm_position", "tokenization"] and seen["intro"]  # only the missing ones; the file is named
+    # the tokenization proposed first (ranked on the vocabulary: s0, t1… are whole words either way, so the app's) is kept
+    assert answers == {"heads": 2, "norm_position": "pre", "tokenization": "app"}
     bundle = open_model(needs.path, ImportOptions(**{**given, **answers}), device="cpu")  # merged as the main window does
     assert (bundle.config.n_heads, bundle.config.norm_position) == (2, "pre")
 

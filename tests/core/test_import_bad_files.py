@@ -174,7 +174,9 @@ def test_missing_hyperparameters_come_with_proposals(seed_files):
     _, path, _ = seed_files
     error = one_clear_error(path, ImportOptions(), match="the weights do not say heads")
     assert isinstance(error, NeedsHyperparameters)
-    assert list(error.proposals) == ["heads", "norm_position", "src_vocab", "tgt_vocab"]
+    assert list(error.proposals) == ["heads", "norm_position", "src_vocab", "tgt_vocab", "tokenization"]
+    assert list(error.missing) == ["heads", "norm_position", "src_vocab", "tgt_vocab"]  # the tokenization is optional
+    assert error.proposals["tokenization"] == ["auto", "app", "whitespace"]  # no vocabulary yet: decided once known
     assert error.proposals["heads"] == propose_heads(32) and error.missing["heads"] == 8
     assert error.proposals["norm_position"] == ["pre", "post"]
     assert error.proposals["src_vocab"] == [] and error.missing["src_vocab"] is None

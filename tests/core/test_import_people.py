@@ -206,7 +206,7 @@ def test_a_plain_safetensors_state_dict_opens_like_the_same_pt(tmp_path):
     save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(tmp_path / "model.safetensors"))
     with pytest.raises(NeedsHyperparameters) as info:  # vocabularies and heads asked as for the .pt
         open_model(tmp_path / "model.safetensors", device="cpu")
-    assert set(info.value.proposals) == {"heads", "src_vocab", "tgt_vocab"}
+    assert set(info.value.missing) == {"heads", "src_vocab", "tgt_vocab"}
     pt = open_model(tmp_path / "model.pt", options, device="cpu")
     st = open_model(tmp_path / "model.safetensors", options, device="cpu")
     assert st.format == pt.format == "pytorch-tutorial"
@@ -428,7 +428,7 @@ def test_the_annotated_transformer_asks_only_for_heads_with_proposals(annotated)
     _, path, options = annotated
     with pytest.raises(NeedsHyperparameters) as info:
         open_model(path, options, device="cpu")
-    assert set(info.value.proposals) == {"heads"}  # never pre/post: it is always pre-norm
+    assert set(info.value.missing) == {"heads"}  # never pre/post: it is always pre-norm
     assert info.value.proposals["heads"][:2] == [2, 8]  # head size 64 first (128 / 64), then 8
 
 

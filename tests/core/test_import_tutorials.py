@@ -330,7 +330,8 @@ def test_seed_tutorial_asks_for_heads_and_norm_position_with_proposals(tmp_path)
     with pytest.raises(NeedsHyperparameters) as info:
         open_model(path, device="cpu")
     error = info.value
-    assert set(error.proposals) == {"heads", "norm_position"}  # the vocabularies were saved in the .pth
+    assert set(error.missing) == {"heads", "norm_position"}  # the vocabularies were saved in the .pth
+    assert set(error.proposals) == {"heads", "norm_position", "tokenization"}  # the tokenization is offered, not required
     assert error.proposals["norm_position"] == ["pre", "post"] and error.missing["norm_position"] == "pre"
     heads = error.proposals["heads"]
     assert heads[0] == 8 and 4 in heads

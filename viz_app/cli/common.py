@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NoReturn
 if TYPE_CHECKING:
     from model_core.checkpoint import ModelBundle
     from model_core.importers import ImportOptions
+    from model_core.vocab import Notice
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -154,9 +155,31 @@ def add_model_args(p: argparse.ArgumentParser, *, required: bool = True, dtype: 
     g.add_argument("--tgt-vocab", default=None, help="target vocabulary file (tutorial checkpoints)")
     g.add_argument("--heads", type=int_in(1), default=None, help="number of attention heads, when the weights cannot tell")
     g.add_argument("--norm-position", default=None, choices=["pre", "post"], help="seed-tutorial checkpoints: pre (default) or post")
+    roles = (("bos", "starts a sentence"), ("eos", "ends a sentence"), ("pad", "is padding"), ("unk", "stands for unknown words"))
+    for role, what in roles:
+        g.add_argument(f"--{role}", default=None, metavar="TOKEN", type=token,
+                       help=f"the vocabulary's token that {what}, when its names do not tell (e.g. '<s>')")
+    g.add_argument("--tokenization", default=None, metavar="app|whitespace|FILE.json", type=tokenization,
+                   help="how text is cut before the vocabulary looks it up (vocabulary-file checkpoints): the app's splitter, "
+                        "whitespace only (spaCy-style entries such as n't, E-Mail), or a tokenizer.json; "
+                        "default: the one with the fewest unknown words on the vocabulary itself")
 
 
-IMPORT_FLAGS = ("src_vocab", "tgt_vocab", "heads", "norm_position")
+IMPORT_FLAGS = ("src_vocab", "tgt_vocab", "heads", "norm_position", "bos", "eos", "pad", "unk", "tokenization")
+
+
+def token(text: str) -> str:
+    """An argparse type for a special token's name: one vocabulary entry, so no spaces and valid Unicode."""
+    text = sentence(text)
+    if not text or text != text.strip() or len(text) > 100:
+        raise argparse.ArgumentTypeError(f"expected one token of the vocabulary, got '{printable(text)}'")
+    return text
+
+
+def tokenization(text: str) -> str:
+    """``app``, ``whitespace``, ``auto`` or a tokenizer.json path (whether the file is usable is the importer's to say)."""
+    text = sentence(text)
+    return text.lower() if text.lower() in ("app", "whitespace", "auto") else text
 
 
 def import_options(args: argparse.Namespace, base: ImportOptions | None = None) -> ImportOptions:
@@ -167,6 +190,15 @@ def import_options(args: argparse.Namespace, base: ImportOptions | None = None) 
 
     given = {name: getattr(args, name) for name in IMPORT_FLAGS if getattr(args, name, None) is not None}
     return replace(base, **given) if base is not None else ImportOptions(**given)
+
+
+def notice_line(prog: str, notice: Notice) -> str:
+    """A run's or a model's notice as one stderr line: ``warning:`` when the model itself may be wrong (a doubtful head
+    count, :data:`~model_core.vocab.WARNING_CODES`), else ``note:``."""
+    from model_core.vocab import WARNING_CODES
+
+    level = "warning" if notice.code in WARNING_CODES else "note"
+    return f"{prog}: {level}: {printable(notice.english())}"
 
 
 def open_bundle(location: str, options: ImportOptions, args: argparse.Namespace) -> ModelBundle:

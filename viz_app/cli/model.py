@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from viz_app.cli.common import add_model_args, import_options, open_bundle, printable, printable_lines
+from viz_app.cli.common import add_model_args, import_options, notice_line, open_bundle, printable, printable_lines
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,6 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_info(args: argparse.Namespace) -> int:
     from model_core.checkpoint import parameter_summary
     from model_core.devices import describe
+    from model_core.run import model_notices
 
     bundle = open_bundle(args.model, import_options(args), args)
     c = bundle.config
@@ -30,6 +32,10 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(f"  {printable(key)} = {printable(value)}")
     print(f"vocabularies: source {len(bundle.src_tokenizer)} ({printable(bundle.src_tokenizer.kind)}), "
           f"target {len(bundle.tgt_tokenizer)} ({printable(bundle.tgt_tokenizer.kind)})")
+    if bundle.metadata.get("tokenization"):
+        print(f"tokenization: {printable(bundle.metadata['tokenization'])}")
+    for notice in model_notices(bundle):  # a doubtful head count: on stderr, as export and render print it
+        print(notice_line(args.prog_name, notice), file=sys.stderr)
     print("parameters:")
     print(printable_lines(parameter_summary(bundle.model)))
     return 0

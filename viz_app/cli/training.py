@@ -10,7 +10,16 @@ import argparse
 import time
 from pathlib import Path
 
-from viz_app.cli.common import EXIT_INTERRUPTED, CliError, int_in, printable, printable_lines
+from viz_app.cli.common import (
+    EXIT_INTERRUPTED,
+    CliError,
+    add_model_args,
+    import_options,
+    int_in,
+    open_bundle,
+    printable,
+    printable_lines,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,10 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="exact match, BLEU and attention AER on held-out sentences",
                        description="Exact match, corpus BLEU (sacrebleu) and, for the toy grammars, the alignment error rate "
                                    "of the cross-attention per decoder layer and head.")
-    p.add_argument("--model", required=True, help="checkpoint path or bundled model name")
+    add_model_args(p, dtype=False)  # any format the app opens, with what the weights cannot tell (--heads, --bos…)
     p.add_argument("--task", default=None, help="default: the task recorded in the checkpoint")
     p.add_argument("--n", type=int_in(1), default=500, help="held-out sentences")
-    p.add_argument("--device", default="auto", help="auto (CUDA, then MPS, then CPU), cpu, cuda, mps")
     p.set_defaults(handler=cmd_eval)
 
 
@@ -60,11 +68,10 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from model_core.checkpoint import load_model
     from model_core.evaluation import evaluate
     from model_core.tasks import prepare_task
 
-    bundle = load_model(args.model, device=args.device)
+    bundle = open_bundle(args.model, import_options(args), args)
     task = args.task or bundle.metadata.get("task")
     if not task:
         raise CliError("this model does not record its task; pass --task")

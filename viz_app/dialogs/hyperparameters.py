@@ -1,11 +1,14 @@
-"""Asking for what a checkpoint's weights cannot tell: heads, norm position, vocabulary files.
+"""Asking for what a checkpoint's weights cannot tell: heads, norm position, vocabulary files, special tokens.
 
 A tutorial's ``state_dict`` has no record of how attention was split into heads (nor, for the seed
 tutorial, whether its norms sit before or after each sublayer), and its vocabularies live in
 separate files. ``open_model`` then raises :class:`~model_core.importers.NeedsHyperparameters`
 naming each missing value with proposals, most likely first; this dialog turns that error into one
 field per value (the proposals in an editable combo box, the first preselected; a file picker for
-a vocabulary) and returns the completed :class:`~model_core.importers.ImportOptions`.
+a vocabulary) and returns the completed :class:`~model_core.importers.ImportOptions`. A special role the
+vocabulary's names leave open (bos/eos/pad/unk) is a row of its special-looking tokens, the likely ones
+first; the tokenization (app, whitespace, a ``tokenizer.json``) is offered whenever the dialog opens,
+the one with the fewest unknown words first, and may be left as proposed.
 
 :func:`options_from_answers` does the checking and is pure (no widgets), so it is tested directly;
 the dialog only collects text and shows the first problem in place, never a second window.
@@ -38,6 +41,12 @@ from viz_app.i18n import N_, tr, tr_marked
 
 VOCAB_OPTIONS = ("src_vocab", "tgt_vocab")
 NORM_POSITIONS = ("pre", "post")
+ROLE_OPTIONS = ("bos", "eos", "pad", "unk")
+#: options that may stay empty (then the importer uses its proposal)
+OPTIONAL = ("tokenization",)
+#: the tokenization answer meaning "the importer's proposal" (stored as no answer)
+AUTO = "auto"
+TOKENIZATIONS = ("app", "whitespace")
 #: ImportOptions fields a dialog answer may set directly (anything else goes to ``extra``)
 OPTION_FIELDS = tuple(f.name for f in fields(ImportOptions) if f.name != "extra")
 
@@ -57,6 +66,11 @@ LABELS: dict[str, tuple[str, str]] = {
     "norm_position": N_("HyperparametersDialog", "Norm position"),
     "src_vocab": N_("HyperparametersDialog", "Source vocabulary"),
     "tgt_vocab": N_("HyperparametersDialog", "Target vocabulary"),
+    "bos": N_("HyperparametersDialog", "Start token"),
+    "eos": N_("HyperparametersDialog", "End token"),
+    "pad": N_("HyperparametersDialog", "Padding token"),
+    "unk": N_("HyperparametersDialog", "Unknown-word token"),
+    "tokenization": N_("HyperparametersDialog", "Tokenization"),
 }
 #: option -> marked explanation shown as the field's tooltip and under the form
 HELP: dict[str, tuple[str, str]] = {
@@ -68,6 +82,14 @@ HELP: dict[str, tuple[str, str]] = {
                     "or a JSON list; the line number is the id."),
     "tgt_vocab": N_("HyperparametersDialog", "The target vocabulary the model was trained with: one token per line, "
                     "or a JSON list; the line number is the id."),
+    "bos": N_("HyperparametersDialog", "The vocabulary's token that starts a sentence (often <s>, <sos> or [CLS]). "
+              "Its names leave it open, so only you can tell; it is shown under its own name."),
+    "eos": N_("HyperparametersDialog", "The vocabulary's token that ends a sentence (often </s>, <eos> or [SEP])."),
+    "pad": N_("HyperparametersDialog", "The vocabulary's padding token (often <pad>, <blank> or [PAD])."),
+    "unk": N_("HyperparametersDialog", "The token for words the vocabulary lacks (often <unk> or [UNK])."),
+    "tokenization": N_("HyperparametersDialog", "How text is cut before each piece is looked up: app (words and "
+                       "punctuation apart), whitespace (only at spaces: for vocabularies with entries like n't or "
+                       "E-Mail) or a tokenizer.json. The one with the fewest unknown words comes first."),
 }
 
 
@@ -80,14 +102,18 @@ def options_from_answers(missing: Iterable[str], answers: Mapping[str, str], bas
     """``base`` completed with the typed ``answers`` for each ``missing`` option; ``base`` is never modified.
 
     Raises ``ValueError`` with a translated one-line message for the first answer that cannot be
-    right: empty, a head count that is not a positive whole number, a norm position other than
-    pre/post, or a vocabulary path that is not a file. Whether the head count divides the model
-    width is left to the importer, which knows the width and says so.
+    right: empty (the tokenization may be: the proposal is used), a head count that is not a positive
+    whole number, a norm position other than pre/post, a vocabulary path that is not a file, a
+    tokenization that is neither app, whitespace nor a file. Whether the head count divides the
+    model width, or a special token is in the vocabulary, is left to the importer, which knows them.
     """
     options = replace(base, extra=dict(base.extra)) if base is not None else ImportOptions()
     for key in missing:
         text = str(answers.get(key, "")).strip()
         label = option_label(key)
+        if key in OPTIONAL and text.lower() in ("", AUTO):
+            setattr(options, key, None)  # the importer's proposal
+            continue
         if not text:
             raise ValueError(tr("HyperparametersDialog", "{option}: please give a value").format(option=label))
         if key == "heads":
@@ -99,6 +125,13 @@ def options_from_answers(missing: Iterable[str], answers: Mapping[str, str], bas
             if text.lower() not in NORM_POSITIONS:
                 raise ValueError(tr("HyperparametersDialog", "{option}: choose pre or post, not {value}").format(option=label, value=text))
             options.norm_position = text.lower()
+        elif key in ROLE_OPTIONS:
+            setattr(options, key, text)  # whether the vocabulary holds it is the importer's to say
+        elif key == "tokenization":
+            if text.lower() not in TOKENIZATIONS and not Path(text).expanduser().is_file():
+                raise ValueError(tr("HyperparametersDialog", "{option}: choose app or whitespace, or give a tokenizer.json "
+                                    "file; {value} is neither").format(option=label, value=text))
+            options.tokenization = text.lower() if text.lower() in TOKENIZATIONS else str(Path(text).expanduser())
         elif key in VOCAB_OPTIONS:
             path = Path(text).expanduser()
             if not path.is_file():
@@ -192,13 +225,28 @@ class HyperparametersDialog(QDialog):
             combo.setCurrentIndex(0)
         combo.setToolTip(tip)
         self._fields[key] = combo
-        return combo
+        if key != "tokenization":
+            return combo
+        button = QPushButton(tr("HyperparametersDialog", "Browse…"))
+        button.setObjectName(f"browse_{key}")
+        button.clicked.connect(lambda _checked=False, k=key: self._choose_file(k))
+        self._browse[key] = button
+        row = QWidget()
+        box = QHBoxLayout(row)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(combo, 1)
+        box.addWidget(button)
+        return row
 
     def _choose_file(self, key: str) -> None:
         start = str(self._file.parent)
-        path, _ = QFileDialog.getOpenFileName(
-            self, tr("HyperparametersDialog", "Choose the vocabulary file"), start,
-            tr("HyperparametersDialog", "Vocabularies (*.txt *.json *.vocab);;All files (*)"))
+        if key == "tokenization":
+            title = tr("HyperparametersDialog", "Choose the tokenizer.json")
+            kinds = tr("HyperparametersDialog", "Tokenizers (*.json);;All files (*)")
+        else:
+            title = tr("HyperparametersDialog", "Choose the vocabulary file")
+            kinds = tr("HyperparametersDialog", "Vocabularies (*.txt *.json *.vocab);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, title, start, kinds)
         if path:
             self.set_answer(key, path)
 

@@ -1092,57 +1092,57 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Heatmap</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="415" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="450" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="416" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="451" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="438" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="473" />
             <source>not computed yet</source>
             <translation>尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="660" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="695" />
             <source>−∞ (blocked)</source>
             <translation>−∞（已屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="680" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="715" />
             <source>query {query} → key {key}: {weight}</source>
             <translation>查询 {query} → 键 {key}：{weight}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="672" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="707" />
             <source>query {query} → key {key}: not computed yet</source>
             <translation>查询 {query} → 键 {key}：尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="677" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="712" />
             <source>query {query} → key {key}: score {score} (before the softmax)</source>
             <translation>查询 {query} → 键 {key}：分数 {score}（softmax 之前）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="844" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="879" />
             <source>{title} · scores before the softmax</source>
             <translation>{title} · softmax 之前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="676" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="711" />
             <source>query {query} → key {key}: −∞ (blocked by the mask)</source>
             <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="846" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="881" />
             <source>{title} (log colour scale)</source>
             <translation>{title}（对数色标）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="831" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="866" />
             <source>blocked by the mask:</source>
             <translation>被掩码屏蔽：</translation>
         </message>
@@ -1189,27 +1189,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="69" />
             <source>Start token</source>
-            <translation type="unfinished" />
+            <translation>起始符</translation>
         </message>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="70" />
             <source>End token</source>
-            <translation type="unfinished" />
+            <translation>结束符</translation>
         </message>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="71" />
             <source>Padding token</source>
-            <translation type="unfinished" />
+            <translation>填充符</translation>
         </message>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="72" />
             <source>Unknown-word token</source>
-            <translation type="unfinished" />
+            <translation>未登录词符</translation>
         </message>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="73" />
             <source>Tokenization</source>
-            <translation type="unfinished" />
+            <translation>分词方式</translation>
         </message>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="77" />
@@ -1234,27 +1234,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="85" />
             <source>The vocabulary's token that starts a sentence (often &lt;s&gt;, &lt;sos&gt; or [CLS]). Its names leave it open, so only you can tell; it is shown under its own name.</source>
-            <translation type="unfinished" />
+            <translation>词表中表示句子开头的词元（常见的有 &lt;s&gt;、&lt;sos&gt; 或 [CLS]）。单凭名称无法断定是哪一个，只能由你来指定；界面上会按它在词表里的原名显示。</translation>
         </message>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="87" />
             <source>The vocabulary's token that ends a sentence (often &lt;/s&gt;, &lt;eos&gt; or [SEP]).</source>
-            <translation type="unfinished" />
+            <translation>词表中表示句子结尾的词元（常见的有 &lt;/s&gt;、&lt;eos&gt; 或 [SEP]）。</translation>
         </message>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="88" />
             <source>The vocabulary's padding token (often &lt;pad&gt;, &lt;blank&gt; or [PAD]).</source>
-            <translation type="unfinished" />
+            <translation>词表中用于填充的词元（常见的有 &lt;pad&gt;、&lt;blank&gt; 或 [PAD]）。</translation>
         </message>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="89" />
             <source>The token for words the vocabulary lacks (often &lt;unk&gt; or [UNK]).</source>
-            <translation type="unfinished" />
+            <translation>词表中代替未收录词的词元（常见的有 &lt;unk&gt; 或 [UNK]）。</translation>
         </message>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="90" />
             <source>How text is cut before each piece is looked up: app (words and punctuation apart), whitespace (only at spaces: for vocabularies with entries like n't or E-Mail) or a tokenizer.json. The one with the fewest unknown words comes first.</source>
-            <translation type="unfinished" />
+            <translation>文本在查词表之前如何切分：app（把词和标点分开）、whitespace（只按空格切分，适合含有 n't、E-Mail 这类词条的词表），或者一个 tokenizer.json。产生未登录词最少的方式排在最前面。</translation>
         </message>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="168" />
@@ -1269,12 +1269,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="244" />
             <source>Choose the tokenizer.json</source>
-            <translation type="unfinished" />
+            <translation>选择 tokenizer.json</translation>
         </message>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="245" />
             <source>Tokenizers (*.json);;All files (*)</source>
-            <translation type="unfinished" />
+            <translation>分词器 (*.json);;所有文件 (*)</translation>
         </message>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="247" />
@@ -1314,7 +1314,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="132" />
             <source>{option}: choose app or whitespace, or give a tokenizer.json file; {value} is neither</source>
-            <translation type="unfinished" />
+            <translation>{option}：请选择 app 或 whitespace，或者指定一个 tokenizer.json 文件；{value} 都不是</translation>
         </message>
         <message>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="138" />
@@ -1470,332 +1470,332 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="37" />
+            <location filename="../../viz_app/window/actions.py" line="40" />
             <source>&amp;Open model…</source>
             <translation>打开模型(&amp;O)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="37" />
+            <location filename="../../viz_app/window/actions.py" line="40" />
             <source>Open a model checkpoint</source>
             <translation>打开一个模型检查点</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="39" />
+            <location filename="../../viz_app/window/actions.py" line="42" />
             <source>&amp;Cancel loading</source>
             <translation>取消加载(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="40" />
+            <location filename="../../viz_app/window/actions.py" line="43" />
             <source>Stop waiting for the model being opened; the current one stays</source>
             <translation>不再等待正在打开的模型，保留当前模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="43" />
+            <location filename="../../viz_app/window/actions.py" line="46" />
             <source>&amp;Quit</source>
             <translation>退出(&amp;Q)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="43" />
+            <location filename="../../viz_app/window/actions.py" line="46" />
             <source>Quit Attention Scope</source>
             <translation>退出 Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="44" />
+            <location filename="../../viz_app/window/actions.py" line="47" />
             <source>&amp;First step</source>
             <translation>第一步(&amp;F)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="44" />
+            <location filename="../../viz_app/window/actions.py" line="47" />
             <source>Go to step 0</source>
             <translation>转到第 0 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="46" />
+            <location filename="../../viz_app/window/actions.py" line="49" />
             <source>&amp;Previous step</source>
             <translation>上一步(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="46" />
+            <location filename="../../viz_app/window/actions.py" line="49" />
             <source>One decoding step back</source>
             <translation>后退一个解码步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="48" />
+            <location filename="../../viz_app/window/actions.py" line="51" />
             <source>&amp;Next step</source>
             <translation>下一步(&amp;N)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="48" />
+            <location filename="../../viz_app/window/actions.py" line="51" />
             <source>One decoding step forward</source>
             <translation>前进一个解码步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="50" />
+            <location filename="../../viz_app/window/actions.py" line="53" />
             <source>&amp;Last step</source>
             <translation>最后一步(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="50" />
+            <location filename="../../viz_app/window/actions.py" line="53" />
             <source>Go to the last step</source>
             <translation>转到最后一步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="52" />
+            <location filename="../../viz_app/window/actions.py" line="55" />
             <source>Pla&amp;y</source>
             <translation>播放(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="52" />
+            <location filename="../../viz_app/window/actions.py" line="55" />
             <source>Play / pause the decoding</source>
             <translation>播放 / 暂停解码过程</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="55" />
+            <location filename="../../viz_app/window/actions.py" line="58" />
             <source>Focus the &amp;view</source>
             <translation>聚焦视图(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="56" />
+            <location filename="../../viz_app/window/actions.py" line="59" />
             <source>Leave the text box so the arrow keys step</source>
             <translation>离开文本框，让方向键用于逐步浏览</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="62" />
+            <location filename="../../viz_app/window/actions.py" line="65" />
             <source>Next la&amp;yer</source>
             <translation>下一层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="62" />
+            <location filename="../../viz_app/window/actions.py" line="65" />
             <source>One layer deeper</source>
             <translation>切换到更深的一层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="63" />
+            <location filename="../../viz_app/window/actions.py" line="66" />
             <source>Previous l&amp;ayer</source>
             <translation>上一层(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="63" />
+            <location filename="../../viz_app/window/actions.py" line="66" />
             <source>One layer shallower</source>
             <translation>切换到更浅的一层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="64" />
+            <location filename="../../viz_app/window/actions.py" line="67" />
             <source>Next &amp;head</source>
             <translation>下一个头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="64" />
+            <location filename="../../viz_app/window/actions.py" line="67" />
             <source>Next head (after the mean: head 0)</source>
             <translation>下一个头（“各头平均”之后是头 0）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="65" />
+            <location filename="../../viz_app/window/actions.py" line="68" />
             <source>Pre&amp;vious head</source>
             <translation>上一个头(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="65" />
+            <location filename="../../viz_app/window/actions.py" line="68" />
             <source>Previous head (before head 0: the mean)</source>
             <translation>上一个头（头 0 之前是“各头平均”）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="66" />
+            <location filename="../../viz_app/window/actions.py" line="69" />
             <source>&amp;Mean of heads</source>
             <translation>各头平均(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="66" />
+            <location filename="../../viz_app/window/actions.py" line="69" />
             <source>Show the mean of the layer's heads</source>
             <translation>显示该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="67" />
+            <location filename="../../viz_app/window/actions.py" line="70" />
             <source>&amp;Larger text</source>
             <translation>增大文字(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="68" />
+            <location filename="../../viz_app/window/actions.py" line="71" />
             <source>Larger labels (for a projector)</source>
             <translation>更大的标签文字（适合投影）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="69" />
+            <location filename="../../viz_app/window/actions.py" line="72" />
             <source>&amp;Smaller text</source>
             <translation>减小文字(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="69" />
+            <location filename="../../viz_app/window/actions.py" line="72" />
             <source>Smaller labels</source>
             <translation>更小的标签文字</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="70" />
+            <location filename="../../viz_app/window/actions.py" line="73" />
             <source>&amp;Normal text size</source>
             <translation>默认文字大小(&amp;N)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="70" />
+            <location filename="../../viz_app/window/actions.py" line="73" />
             <source>Default label size</source>
             <translation>恢复默认的标签文字大小</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="71" />
+            <location filename="../../viz_app/window/actions.py" line="74" />
             <source>&amp;Presenter mode</source>
             <translation>演示模式(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="72" />
+            <location filename="../../viz_app/window/actions.py" line="75" />
             <source>Full screen, large labels, secondary panels hidden</source>
             <translation>全屏、大号标签、隐藏次要面板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="74" />
+            <location filename="../../viz_app/window/actions.py" line="77" />
             <source>&amp;Keyboard shortcuts</source>
             <translation>键盘快捷键(&amp;K)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="74" />
+            <location filename="../../viz_app/window/actions.py" line="77" />
             <source>Show the keyboard shortcuts</source>
             <translation>显示键盘快捷键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="75" />
+            <location filename="../../viz_app/window/actions.py" line="78" />
             <source>E&amp;xplain this view</source>
             <translation>讲解当前视图(&amp;X)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="76" />
+            <location filename="../../viz_app/window/actions.py" line="79" />
             <source>What the main heatmap shows, in plain words</source>
             <translation>用浅显的话说明主热力图显示的内容</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="77" />
+            <location filename="../../viz_app/window/actions.py" line="80" />
             <source>&amp;About Attention Scope</source>
             <translation>关于 Attention Scope(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="77" />
+            <location filename="../../viz_app/window/actions.py" line="80" />
             <source>About this program</source>
             <translation>关于本程序</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="78" />
+            <location filename="../../viz_app/window/actions.py" line="81" />
             <source>Open sess&amp;ion…</source>
             <translation>打开会话(&amp;I)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="79" />
+            <location filename="../../viz_app/window/actions.py" line="82" />
             <source>Reopen a saved session: model, sentences, step, selection, ablations</source>
             <translation>重新打开已保存的会话：模型、句子、步数、所选视图、消融设置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="80" />
+            <location filename="../../viz_app/window/actions.py" line="83" />
             <source>&amp;Save session…</source>
             <translation>保存会话(&amp;S)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="81" />
+            <location filename="../../viz_app/window/actions.py" line="84" />
             <source>Save everything shown to a small file, to reopen it exactly (a lecture)</source>
             <translation>把当前显示的一切保存到一个小文件中，以便原样重新打开（例如用于讲课）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="82" />
+            <location filename="../../viz_app/window/actions.py" line="85" />
             <source>&amp;Inspect model</source>
             <translation>检视模型(&amp;I)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="83" />
+            <location filename="../../viz_app/window/actions.py" line="86" />
             <source>Architecture, parameter counts and weight distributions of the model</source>
             <translation>模型的结构、参数量和权重分布</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="84" />
+            <location filename="../../viz_app/window/actions.py" line="87" />
             <source>&amp;Compare with another checkpoint…</source>
             <translation>与另一个检查点比较(&amp;C)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="85" />
+            <location filename="../../viz_app/window/actions.py" line="88" />
             <source>The attention of two checkpoints of the same architecture, and their difference</source>
             <translation>同一结构的两个检查点的注意力及其差异</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="86" />
+            <location filename="../../viz_app/window/actions.py" line="89" />
             <source>&amp;Ablation…</source>
             <translation>消融(&amp;A)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="87" />
+            <location filename="../../viz_app/window/actions.py" line="90" />
             <source>Switch off heads or the positional encoding and see what changes</source>
             <translation>关闭一些注意力头或位置编码，看看会有什么变化</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="88" />
+            <location filename="../../viz_app/window/actions.py" line="91" />
             <source>Switch every head back &amp;on</source>
             <translation>重新开启所有头(&amp;O)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="89" />
+            <location filename="../../viz_app/window/actions.py" line="92" />
             <source>Undo every ablation: the intact model again</source>
             <translation>撤销所有消融：恢复完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="90" />
+            <location filename="../../viz_app/window/actions.py" line="93" />
             <source>Label rows by the decoder &amp;input</source>
             <translation>按解码器输入标注行(&amp;I)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="91" />
+            <location filename="../../viz_app/window/actions.py" line="94" />
             <source>Label each decoder row by its input token instead of the token it predicts</source>
             <translation>用输入词元而不是它预测的词元来标注解码器的每一行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="93" />
+            <location filename="../../viz_app/window/actions.py" line="96" />
             <source>&amp;What can I type?</source>
             <translation>可以输入什么(&amp;W)？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="94" />
+            <location filename="../../viz_app/window/actions.py" line="97" />
             <source>The words this model knows, and sentences it translates correctly</source>
             <translation>这个模型认识的词，以及它能正确翻译的句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="95" />
+            <location filename="../../viz_app/window/actions.py" line="98" />
             <source>&amp;Train a model from scratch…</source>
             <translation>从零训练模型(&amp;T)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="96" />
+            <location filename="../../viz_app/window/actions.py" line="99" />
             <source>Watch attention appear while a small model trains</source>
             <translation>观察小模型在训练过程中注意力如何形成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="58" />
+            <location filename="../../viz_app/window/actions.py" line="61" />
             <source>&amp;Encoder self-attention</source>
             <translation>编码器自注意力(&amp;E)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="58" />
+            <location filename="../../viz_app/window/actions.py" line="61" />
             <source>Show encoder self-attention</source>
             <translation>显示编码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="59" />
+            <location filename="../../viz_app/window/actions.py" line="62" />
             <source>&amp;Decoder self-attention</source>
             <translation>解码器自注意力(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="59" />
+            <location filename="../../viz_app/window/actions.py" line="62" />
             <source>Show decoder self-attention</source>
             <translation>显示解码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="60" />
+            <location filename="../../viz_app/window/actions.py" line="63" />
             <source>&amp;Cross-attention</source>
             <translation>交叉注意力(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="60" />
+            <location filename="../../viz_app/window/actions.py" line="63" />
             <source>Show cross-attention</source>
             <translation>显示交叉注意力</translation>
         </message>
@@ -1825,97 +1825,97 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="262" />
+            <location filename="../../viz_app/window/bindings.py" line="265" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="301" />
+            <location filename="../../viz_app/window/bindings.py" line="304" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="292" />
+            <location filename="../../viz_app/window/bindings.py" line="295" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="294" />
+            <location filename="../../viz_app/window/bindings.py" line="297" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="296" />
+            <location filename="../../viz_app/window/bindings.py" line="299" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="298" />
+            <location filename="../../viz_app/window/bindings.py" line="301" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="353" />
+            <location filename="../../viz_app/window/bindings.py" line="356" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the row is masked out and predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：这一行被掩码屏蔽，不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="223" />
+            <location filename="../../viz_app/window/bindings.py" line="226" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="377" />
+            <location filename="../../viz_app/window/bindings.py" line="380" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="381" />
+            <location filename="../../viz_app/window/bindings.py" line="384" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="398" />
+            <location filename="../../viz_app/window/bindings.py" line="401" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="402" />
+            <location filename="../../viz_app/window/bindings.py" line="405" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="438" />
+            <location filename="../../viz_app/window/bindings.py" line="441" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="265" />
+            <location filename="../../viz_app/window/bindings.py" line="268" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="300" />
+            <location filename="../../viz_app/window/bindings.py" line="303" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="516" />
+            <location filename="../../viz_app/window/bindings.py" line="521" />
             <source>Hugging Face models run their own code: heads cannot be switched off here</source>
             <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="323" />
+            <location filename="../../viz_app/window/bindings.py" line="326" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="525" />
+            <location filename="../../viz_app/window/bindings.py" line="530" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="320" />
+            <location filename="../../viz_app/window/bindings.py" line="323" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -2519,22 +2519,22 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Overlays</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="46" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="54" />
             <source>source padding</source>
             <translation>源端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="47" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="55" />
             <source>target padding</source>
             <translation>目标端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="48" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="56" />
             <source>causal</source>
             <translation>因果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="49" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="57" />
             <source>combined</source>
             <translation>合并</translation>
         </message>
@@ -2860,37 +2860,37 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>TokenChips</name>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="43" />
+            <location filename="../../viz_app/widgets/chips.py" line="40" />
             <source>normal</source>
             <translation>普通</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="44" />
+            <location filename="../../viz_app/widgets/chips.py" line="41" />
             <source>special</source>
             <translation>特殊</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="45" />
+            <location filename="../../viz_app/widgets/chips.py" line="42" />
             <source>unknown</source>
             <translation>未知</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="46" />
+            <location filename="../../viz_app/widgets/chips.py" line="43" />
             <source>padding</source>
             <translation>填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="348" />
+            <location filename="../../viz_app/widgets/chips.py" line="342" />
             <source>token {index}: {token} ({kind})</source>
             <translation>词元 {index}：{token}（{kind}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="357" />
+            <location filename="../../viz_app/widgets/chips.py" line="351" />
             <source>value</source>
             <translation>数值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="358" />
+            <location filename="../../viz_app/widgets/chips.py" line="352" />
             <source>{label}: {value}</source>
             <translation>{label}：{value}</translation>
         </message>
@@ -3585,6 +3585,21 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已生成 {count} 个词元仍未产生 &lt;eos&gt;，生成已停止</translation>
         </message>
         <message>
+            <location filename="../../viz_app/scope/notices.py" line="23" />
+            <source>{heads} heads is not a usual split of width {d_model} (usual: {likely}); if the maps look wrong, open the model again with another head count</source>
+            <translation>把宽度 {d_model} 分成 {heads} 个头并不常见（常见的是 {likely}）；如果注意力图看起来不对，请换一个头数重新打开模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="25" />
+            <source>every head attends evenly to every token of a test sentence: the head count ({heads}) or the weights may be wrong</source>
+            <translation>在测试句上，每个头对所有词元的注意力都是均匀的：头数（{heads}）或权重可能有误</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="27" />
+            <source>all heads attend alike on a test sentence ({where}): the head count ({heads}) may be wrong</source>
+            <translation>在测试句上，所有头的注意力都一模一样（{where}）：头数（{heads}）可能有误</translation>
+        </message>
+        <message>
             <location filename="../../viz_app/workers/model_worker.py" line="67" />
             <source>the source sentence is empty</source>
             <translation>源句为空</translation>
@@ -3595,7 +3610,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>GPU 显存不足：请尝试更短的句子，或在 CPU 上运行（启动时设置 {setting}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="188" />
+            <location filename="../../viz_app/workers/model_worker.py" line="190" />
             <source>no model is loaded: open one with File ▸ Open model…</source>
             <translation>尚未加载模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>

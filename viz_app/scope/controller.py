@@ -22,7 +22,7 @@ from model_core.paths import model_key
 from model_core.run import RunRequest, RunResult
 from model_core.sessions import Session
 from model_core.sessions import load as load_session
-from model_core.vocab import ModelInfo
+from model_core.vocab import APP_SPECIALS, ModelInfo, token_role
 from viz_app.i18n import tr
 from viz_app.scope.notices import notice_text
 from viz_app.scope.persistence import Persistence
@@ -33,7 +33,6 @@ EXAMPLE_SENTENCES = {
     "en-fr": "the black cat does not see the small dog",
     "en-zh": "the black cat does not see the small dog",
 }
-SPECIAL_TOKENS = {"<pad>", "<bos>", "<eos>", "<unk>", "<s>", "</s>"}
 #: model key -> the layer of its most instructive view (sharpest cross-attention), computed once per model
 _INSTRUCTIVE_LAYERS: dict[str, int] = {}
 
@@ -79,7 +78,8 @@ def example_sentence(info: ModelInfo) -> str:
             return value.strip()
         if isinstance(value, list) and value and isinstance(value[0], str):
             return value[0]
-    words = [t for t in info.src_vocab if t not in SPECIAL_TOKENS and not (t.startswith("<") and t.endswith(">"))]
+    specials = info.src_specials or APP_SPECIALS  # the vocabulary's own names (<blank>, [UNK]…), else the app's
+    words = [t for t in info.src_vocab if token_role(t, specials) == "normal"]
     return " ".join(words[:6])
 
 

@@ -20,6 +20,12 @@ _MARKED: dict[str, tuple[str, str]] = {
     NOTICE_TEXTS["target_unknown"]: N_("Worker", "{count} target words not in the vocabulary, shown as <unk>"),
     NOTICE_TEXTS["target_unknown_one"]: N_("Worker", "1 target word not in the vocabulary, shown as <unk>"),
     NOTICE_TEXTS["no_eos"]: N_("Worker", "generation stopped after {count} tokens without producing <eos>"),
+    NOTICE_TEXTS["heads_unusual"]: N_("Worker", "{heads} heads is not a usual split of width {d_model} (usual: {likely}); "
+                                      "if the maps look wrong, open the model again with another head count"),
+    NOTICE_TEXTS["attention_uniform"]: N_("Worker", "every head attends evenly to every token of a test sentence: "
+                                          "the head count ({heads}) or the weights may be wrong"),
+    NOTICE_TEXTS["heads_identical"]: N_("Worker", "all heads attend alike on a test sentence ({where}): "
+                                        "the head count ({heads}) may be wrong"),
 }
 
 

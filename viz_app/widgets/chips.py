@@ -9,17 +9,14 @@ the system has a font for.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QMargins, QPoint, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QLayout, QLayoutItem, QSizePolicy, QWidget
 
+from model_core.vocab import APP_SPECIALS, token_role
 from viz_app.i18n import N_, tr, tr_marked
-
-SPECIAL_TOKENS = frozenset({"<bos>", "<eos>", "<s>", "</s>", "[CLS]", "[SEP]", "<sos>"})
-UNK_TOKENS = frozenset({"<unk>", "[UNK]"})
-PAD_TOKENS = frozenset({"<pad>", "[PAD]"})
 
 #: (border, background, text) per kind; explicit colours so chips read the same on light and dark themes.
 _KIND_STYLE: dict[str, str] = {
@@ -47,15 +44,12 @@ CHIP_KIND_LABELS: dict[str, tuple[str, str]] = {
 }
 
 
-def chip_kind(token: str) -> str:
-    """Classify a token: "special" (<bos>, <eos>…), "unk", "pad" or "normal"."""
-    if token in SPECIAL_TOKENS:
-        return "special"
-    if token in UNK_TOKENS:
-        return "unk"
-    if token in PAD_TOKENS:
-        return "pad"
-    return "normal"
+def chip_kind(token: str, specials: Mapping[str, str] | None = None) -> str:
+    """Classify a token: "special" (bos, eos, or named like ``<...>``), "unk", "pad" or "normal".
+
+    ``specials``: role -> the vocabulary's own name (``ModelInfo.src_specials``); without them, the app's own names.
+    """
+    return token_role(token, APP_SPECIALS if specials is None else specials)
 
 
 def chip_text(token: str) -> str:

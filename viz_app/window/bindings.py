@@ -19,13 +19,13 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 
 from model_core.analysis import all_head_stats, verify_trace
 from viz_app.i18n import N_, tr, tr_marked
-from viz_app.scope.state import AppState, kind_title
+from viz_app.scope.state import AppState, kind_title, view_needs_run
 from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
 from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
 from viz_app.widgets.colormaps import DIVERGING_NAME
 from viz_app.widgets.controls import InputPanel, SelectorBar, StepBar
 from viz_app.widgets.head_stats import HeadStatsPanel
-from viz_app.widgets.map_view import ViewSpec, apply_view, heatmap_view, rollout_of, score_tiles
+from viz_app.widgets.map_view import ViewSpec, apply_view, contributions_of, heatmap_view, rollout_of, score_tiles
 from viz_app.widgets.ranks import rank_badge, rank_colours, rank_tooltip
 from viz_app.widgets.typing_guide import TypingGuidePanel
 from viz_app.widgets.verifier_badge import VerifierBadge
@@ -49,7 +49,7 @@ def view_spec(state: AppState) -> ViewSpec:
     """
     s = state
     mode = s.view_mode
-    if mode == "scores" and (s.trace is None or s.kind not in s.trace.scores):
+    if view_needs_run(s.trace, mode, s.kind):  # scores, attribution, value norms: until the run that adds them answers
         mode = "weights"
     return ViewSpec(kind=s.kind, layer=s.layer, head=s.head, step=s.step, forced=s.forced, colormap=s.colormap,
                     log_scale=s.log_scale, overlays=tuple(n for n, on in s.overlays.items() if on), mode=mode,
@@ -187,7 +187,8 @@ class ChipsBinding(QObject):
     def refresh(self) -> None:
         trace = self.state.trace
         tokens = list(trace.src_tokens) if trace is not None else []
-        self.inputs.source_chips.set_tokens(tokens, kinds=[chip_kind(t) for t in tokens])
+        specials = self.state.model.src_specials if self.state.model is not None else None  # the vocabulary's own names
+        self.inputs.source_chips.set_tokens(tokens, kinds=[chip_kind(t, specials or None) for t in tokens])
         self.refresh_step()
 
     @Slot()
@@ -198,7 +199,9 @@ class ChipsBinding(QObject):
             self.inputs.target_chips.set_tokens([])
         else:  # a typed target is known in full; generated tokens exist only up to the current step
             tokens = list(trace.output_tokens) if s.forced else list(trace.output_tokens[: s.step])
-            self.inputs.target_chips.set_tokens(tokens, current=s.step - 1 if s.step > 0 else None)
+            specials = s.model.tgt_specials if s.model is not None else None
+            self.inputs.target_chips.set_tokens(tokens, current=s.step - 1 if s.step > 0 else None,
+                                                kinds=[chip_kind(t, specials or None) for t in tokens])
             self._show_ranks(trace, tokens)
         self.refresh_rollout()
 
@@ -259,9 +262,11 @@ class MapBinding(QObject):
             self._refresh_hover()
             self.refresh_hint()
             return
-        computing = tr("MainWindow", "Computing the scores…")
+        computing = {"attribution": tr("MainWindow", "Computing the attribution…"),
+                     "contributions": tr("MainWindow", "Computing the contributions…")}.get(
+            s.view_mode, tr("MainWindow", "Computing the scores…"))
         if spec.mode != s.view_mode:
-            if s.model is not None and not s.model.native:
+            if s.view_mode == "scores" and s.model is not None and not s.model.native:
                 self._show_status(tr("MainWindow", "This model cannot give its scores (Hugging Face returns weights only)"))
             else:
                 self._show_status(computing)
@@ -277,6 +282,9 @@ class MapBinding(QObject):
         maps = trace.attention(s.kind)
         if view.mode == "scores":  # the tiles show what the map shows, with the same diverging colours
             maps = score_tiles(trace.scores[s.kind])
+        elif view.mode == "contributions":  # one range for every tile, so heads compare
+            maps = contributions_of(trace, s.kind)
+            maps = maps / max(float(maps.max()), 1e-12) if maps.size else maps
         self.mosaic.set_maps(maps, row_labels=[f"L{i}" for i in range(maps.shape[0])],  # i18n: not user text
                              col_labels=[f"H{h}" for h in range(maps.shape[1])],
                              selected=(s.layer, s.head) if s.head is not None else None, blocked=blocked,
@@ -437,7 +445,9 @@ class HeadStatsBinding(QObject):
         if s.trace is None:
             self.panel.clear(tr("MainWindow", "No trace yet."))
             return
-        self.panel.set_stats(all_head_stats(s.trace, s.step))
+        info = s.model  # the shares on pad/eos/bos count the vocabulary's own names (<blank>, </s>…)
+        self.panel.set_stats(all_head_stats(s.trace, s.step, info.src_specials if info else None,
+                                            info.tgt_specials if info else None))
         self.panel.set_selection(s.kind, s.layer, s.head)
 
 

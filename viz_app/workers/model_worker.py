@@ -76,6 +76,7 @@ def model_info(bundle: ModelBundle, key: str, options: dict[str, Any] | None = N
     import torch
 
     from model_core.devices import describe
+    from model_core.tokenizers import specials_of
 
     c = bundle.config
     table = None
@@ -89,6 +90,7 @@ def model_info(bundle: ModelBundle, key: str, options: dict[str, Any] | None = N
         src_vocab=tuple(bundle.src_tokenizer.vocab), tgt_vocab=tuple(bundle.tgt_tokenizer.vocab),
         metadata=dict(bundle.metadata), positional_table=table, format=bundle.format, n_kv_heads=int(c.n_kv_heads or c.n_heads),
         config=c.to_dict(), options=dict(options or {}), device_type=bundle.model.device.type,
+        src_specials=specials_of(bundle.src_tokenizer), tgt_specials=specials_of(bundle.tgt_tokenizer),
     )
 
 

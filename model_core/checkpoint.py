@@ -510,7 +510,8 @@ def check_sizes(c: ModelConfig, tensors: Mapping[str, Any], label: str) -> None:
     ``tensors`` needs only ``.shape``: the native loader passes the header's :class:`TensorEntry` values, so a
     configuration that does not fit its weights is refused before any weight is read.
     """
-    for name, value in (("max_len", c.max_len), ("relative_max_distance", c.relative_max_distance)):
+    for name, value in (("max_len", c.max_len), ("relative_max_distance", c.relative_max_distance),
+                        ("position_offset", c.position_offset)):
         if value > budgets.MAX_POSITIONS:
             raise OverBudget(f"{label}: {name} {value:,} is beyond the {budgets.MAX_POSITIONS:,} positions this app supports")
     if c.positional == "sinusoidal":

@@ -16,12 +16,14 @@ Activation = Literal["relu", "gelu"]
 NormPosition = Literal["post", "pre"]
 NormType = Literal["layernorm", "std"]
 Positional = Literal["sinusoidal", "learned", "none"]
+SinusoidLayout = Literal["interleaved", "concat"]
 
 _ALLOWED: dict[str, tuple[str, ...]] = {
     "activation": ("relu", "gelu"),
     "norm_position": ("post", "pre"),
     "norm_type": ("layernorm", "std"),
     "positional": ("sinusoidal", "learned", "none"),
+    "sinusoid_layout": ("interleaved", "concat"),
 }
 
 
@@ -36,6 +38,10 @@ class ModelConfig:
     ``relative_max_distance > 0`` adds a T5-style learned bias per head, indexed by the clipped
     relative distance key - query, to the encoder and decoder self-attention scores (one table per
     stack, shared by its layers, as in T5).
+    ``sinusoid_layout`` and ``position_offset`` say which sinusoidal table: the paper's sin/cos interleaved
+    (``PE(p, 2i) = sin(p / 10000^(2i/d))``), or fairseq's and OpenNMT-py's ``SinusoidalConcat``, all sines then all
+    cosines at ``10000^(-i/(d/2 - 1))``; token ``t`` of a sequence reads row ``t + position_offset`` (fairseq counts
+    positions from ``padding_idx + 1``).
     """
 
     src_vocab_size: int
@@ -58,6 +64,8 @@ class ModelConfig:
     final_norm: bool = True
     positional: Positional = "sinusoidal"
     relative_max_distance: int = 0
+    sinusoid_layout: SinusoidLayout = "interleaved"
+    position_offset: int = 0
     max_len: int = 512
     scale_embedding: bool = True
     tie_output: bool = False
@@ -89,6 +97,8 @@ class ModelConfig:
             raise ValueError(f"dropout must be in [0, 1), not {self.dropout}")
         if self.relative_max_distance < 0:
             raise ValueError("relative_max_distance must be >= 0")
+        if self.position_offset < 0:
+            raise ValueError("position_offset must be >= 0")
         for name in ("pad_id", "bos_id", "eos_id", "unk_id"):
             special = getattr(self, name)
             if not 0 <= special < min(self.src_vocab_size, self.tgt_vocab_size):
@@ -144,7 +154,8 @@ class ModelConfig:
 
 
 _INT_FIELDS = frozenset({"src_vocab_size", "tgt_vocab_size", "pad_id", "bos_id", "eos_id", "unk_id", "d_model", "n_heads",
-                         "n_encoder_layers", "n_decoder_layers", "d_ff", "relative_max_distance", "max_len"})
+                         "n_encoder_layers", "n_decoder_layers", "d_ff", "relative_max_distance", "max_len",
+                         "position_offset"})
 _FLOAT_FIELDS = frozenset({"dropout", "norm_eps"})
 _BOOL_FIELDS = frozenset({"final_norm", "scale_embedding", "tie_output", "output_bias", "src_add_bos", "src_add_eos"})
 

@@ -320,11 +320,22 @@ class DecoderLayer(TransformerLayer):
         return x
 
 
-def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
-    """``[max_len, d_model]``: PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(same)."""
-    position = torch.arange(max_len, dtype=torch.float64)[:, None]
-    inv_freq = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(10000.0) / d_model))
+def sinusoidal_table(max_len: int, d_model: int, layout: str = "interleaved", offset: int = 0) -> torch.Tensor:
+    """``[max_len, d_model]``: the sinusoid of positions ``offset .. offset + max_len - 1``.
+
+    ``interleaved`` (the paper, the tutorials): PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(same).
+    ``concat`` (fairseq's ``SinusoidalPositionalEmbedding``, OpenNMT-py's ``SinusoidalConcat``): the d/2 sines,
+    then the d/2 cosines, of pos · 10000^(-i/(d/2 - 1)); an odd width ends in a zero column.
+    """
+    position = torch.arange(offset, offset + max_len, dtype=torch.float64)[:, None]
     table = torch.zeros(max_len, d_model, dtype=torch.float64)
+    if layout == "concat":
+        half = d_model // 2
+        inv_freq = torch.exp(torch.arange(half, dtype=torch.float64) * -(math.log(10000.0) / max(half - 1, 1)))
+        table[:, :half] = torch.sin(position * inv_freq)
+        table[:, half:2 * half] = torch.cos(position * inv_freq)
+        return table.float()
+    inv_freq = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(10000.0) / d_model))
     table[:, 0::2] = torch.sin(position * inv_freq)
     table[:, 1::2] = torch.cos(position * inv_freq)[:, : d_model // 2]
     return table.float()

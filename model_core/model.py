@@ -89,7 +89,8 @@ class Seq2SeqTransformer(nn.Module):
         self.src_embedding = nn.Embedding(c.src_vocab_size, c.d_model)
         self.tgt_embedding = nn.Embedding(c.tgt_vocab_size, c.d_model)
         if c.positional == "sinusoidal":
-            self.register_buffer("pe_table", sinusoidal_table(c.max_len, c.d_model), persistent=False)
+            self.register_buffer("pe_table", sinusoidal_table(c.max_len, c.d_model, c.sinusoid_layout, c.position_offset),
+                                 persistent=False)
         elif c.positional == "learned":
             self.position_embedding = nn.Embedding(c.max_len, c.d_model)
         if c.relative_max_distance:

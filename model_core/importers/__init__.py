@@ -34,6 +34,7 @@ from .common import (
     propose_heads,
     state_dict_from,
 )
+from .vocab_pickle import saved_vocabularies
 
 __all__ = ["HINTS", "CheckpointError", "ImportOptions", "NeedsHyperparameters", "detect_format", "open_model", "propose_heads"]
 
@@ -136,9 +137,10 @@ def open_model(
             raise CheckpointError(f"{path.name}: contains no tensors")
     else:
         tensors, rest = state_dict_from(load_pickle_safely(path), path)
+    saved_vocabs = saved_vocabularies(rest)  # lists, {token: id} dicts, torchtext/OpenNMT-py/fairseq objects (recorded)
     for side in ("src_vocab", "tgt_vocab"):  # vocabularies saved inside the .pt dict
-        if getattr(options, side) is None and isinstance(rest.get(side), list):
-            saved_tokens = rest[side]
+        if getattr(options, side) is None and (side in saved_vocabs or isinstance(rest.get(side), list)):
+            saved_tokens = saved_vocabs.get(side, rest.get(side))
             if len(saved_tokens) > MAX_VOCAB:
                 raise OverBudget(f"{path.name}: its {side} has {len(saved_tokens):,} tokens, over the {MAX_VOCAB:,} this app builds")
             if not all(isinstance(t, (str, int, float)) for t in saved_tokens):  # str() of a nested list could recurse without end

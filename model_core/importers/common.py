@@ -346,13 +346,16 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
             reason = safe_data.refusal_in(text)
             if reason is not None:
                 raise CheckpointError(f"{path.name}: refused — it holds {reason}; save a state_dict or plain data instead") from exc
-            if marker in text:  # the file names a Python callable: running it is what we refuse
-                what = text.split(marker, 1)[1].strip().split(" was not", 1)[0].removeprefix("GLOBAL ")
+            blocked = "unsupported GLOBAL "  # torch's words for a name in a module it blocks outright (os, sys, posix)
+            if marker in text or blocked in text:  # the file names a Python callable: running it is what we refuse
+                what = text.split(marker if marker in text else blocked, 1)[1].strip().split(" was not", 1)[0]
+                what = what.split(" whose module", 1)[0].removeprefix("GLOBAL ")
                 kind = "class" if what.rsplit(".", 1)[-1][:1].isupper() else "function"
                 raise CheckpointError(
                     f"{path.name}: refused — the file needs the {kind} {what} to be loaded, and loading it would run code "
                     f"from the file ({what}), which is never allowed; save a state_dict or plain data instead "
-                    f"(tensors, numbers, strings, lists, dicts, argparse.Namespace, numpy numbers)"
+                    f"(tensors, numbers, strings, lists, dicts, argparse.Namespace, numpy numbers, or the vocabularies of "
+                    f"torchtext, OpenNMT-py and fairseq)"
                 ) from exc
             raise CheckpointError(f"{path.name}: not a readable PyTorch file (corrupt or not a pickle)") from exc
         except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, AttributeError, KeyError, IndexError,

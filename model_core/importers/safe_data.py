@@ -147,9 +147,12 @@ def make_bytes(*args: Any) -> bytes:
 
 
 def allowlist() -> list[tuple[Any, str]]:
-    """The ``safe_globals`` entries: each stand-in under the names numpy 1 and 2 pickle with."""
+    """The ``safe_globals`` entries: each stand-in under the names numpy 1 and 2 pickle with, and the vocabulary
+    classes :mod:`.vocab_pickle` records."""
     entries: list[tuple[Any, str]] = [(Namespace, "argparse.Namespace"), (NumericDtype, "numpy.dtype"), (Array, "numpy.ndarray"),
                                       (make_bytes, "builtins.bytes")]
     for module in ("numpy.core.multiarray", "numpy._core.multiarray"):
         entries += [(scalar, f"{module}.scalar"), (reconstruct, f"{module}._reconstruct")]
-    return entries
+    from .vocab_pickle import allowlist as vocabulary_stand_ins  # here: vocab_pickle imports this module
+
+    return entries + vocabulary_stand_ins()

@@ -284,7 +284,9 @@ class ScopeState:
 
         scores = self.view_mode == "scores" if capture_scores is None else capture_scores
         return RunRequest(self.source, self.target if self.target.strip() else None, self.settings, self.pad_src,
-                          self.pad_tgt, self.ablation(), capture_scores=scores)
+                          self.pad_tgt, self.ablation(), capture_scores=scores,
+                          attribution="integrated-gradients" if self.view_mode == "attribution" else None,
+                          contributions=self.view_mode == "contributions")
 
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:

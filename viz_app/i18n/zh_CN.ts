@@ -180,22 +180,22 @@
     <context>
         <name>Controls</name>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="60" />
+            <location filename="../../viz_app/widgets/controls.py" line="61" />
             <source>Shade cells blocked because a source token is &lt;pad&gt;</source>
             <translation>用阴影标出因源端词元为 &lt;pad&gt; 而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="61" />
+            <location filename="../../viz_app/widgets/controls.py" line="62" />
             <source>Shade cells blocked because a target token is &lt;pad&gt;</source>
             <translation>用阴影标出因目标端词元为 &lt;pad&gt; 而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="62" />
+            <location filename="../../viz_app/widgets/controls.py" line="63" />
             <source>Shade cells blocked because a decoder position may not look at later positions</source>
             <translation>用阴影标出因解码器位置不能看到其后位置而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="63" />
+            <location filename="../../viz_app/widgets/controls.py" line="64" />
             <source>Shade every blocked cell (all masks together)</source>
             <translation>用阴影标出所有被屏蔽的单元格（全部掩码合并）</translation>
         </message>
@@ -230,258 +230,272 @@
             <translation>注意力展开</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="55" />
+            <location filename="../../viz_app/widgets/controls.py" line="52" />
+            <source>attribution (integrated gradients)</source>
+            <translation>归因（积分梯度）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/controls.py" line="53" />
+            <source>contributions ‖α·f(x)‖</source>
+            <translation>贡献 ‖α·f(x)‖</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/controls.py" line="56" />
             <source>0.5 steps/s</source>
             <translation>0.5 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="55" />
+            <location filename="../../viz_app/widgets/controls.py" line="56" />
             <source>1 step/s</source>
             <translation>1 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="55" />
+            <location filename="../../viz_app/widgets/controls.py" line="56" />
             <source>2 steps/s</source>
             <translation>2 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="56" />
+            <location filename="../../viz_app/widgets/controls.py" line="57" />
             <source>4 steps/s</source>
             <translation>4 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="56" />
+            <location filename="../../viz_app/widgets/controls.py" line="57" />
             <source>8 steps/s</source>
             <translation>8 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="155" />
+            <location filename="../../viz_app/widgets/controls.py" line="156" />
             <source>off</source>
             <comment>a spin box at its lowest value: the feature is disabled</comment>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="81" />
+            <location filename="../../viz_app/widgets/controls.py" line="82" />
             <source>Model: the bundled ones, or Open… a .safetensors checkpoint</source>
             <translation>模型：内置模型，或用“打开…”载入一个 .safetensors 检查点</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="140" />
+            <location filename="../../viz_app/widgets/controls.py" line="141" />
             <source>type a sentence in the source language</source>
             <translation>输入一个源语言句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="145" />
+            <location filename="../../viz_app/widgets/controls.py" line="146" />
             <source>leave empty to let the model translate</source>
             <translation>留空则由模型自行翻译</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="147" />
+            <location filename="../../viz_app/widgets/controls.py" line="148" />
             <source>Type a translation to teacher-force it; leave empty to let the model generate</source>
             <translation>输入译文即以教师强制方式送入解码器；留空则由模型自行生成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="154" />
+            <location filename="../../viz_app/widgets/controls.py" line="155" />
             <source>How the model chooses each next token when no target is typed</source>
             <translation>未输入目标句时，模型如何选择每一个下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="157" />
+            <location filename="../../viz_app/widgets/controls.py" line="158" />
             <source>Sampling temperature: below 1 sharper, above 1 flatter</source>
             <translation>采样温度：小于 1 分布更尖锐，大于 1 分布更平坦</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="160" />
+            <location filename="../../viz_app/widgets/controls.py" line="161" />
             <source>Sample only among the k most likely tokens (off = all)</source>
             <translation>只在概率最高的 k 个词元中采样（关闭 = 全部词元）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="162" />
+            <location filename="../../viz_app/widgets/controls.py" line="163" />
             <source>Nucleus sampling: the smallest set of tokens whose probability reaches p</source>
             <translation>核采样（nucleus sampling）：在累计概率达到 p 的最小词元集合中采样</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="164" />
+            <location filename="../../viz_app/widgets/controls.py" line="165" />
             <source>Random seed of the sampler: the same seed gives the same sample</source>
             <translation>采样器的随机种子：相同的种子得到相同的采样结果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="166" />
+            <location filename="../../viz_app/widgets/controls.py" line="167" />
             <source>Number of hypotheses kept at each step</source>
             <translation>每一步保留的候选序列数（束宽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="169" />
+            <location filename="../../viz_app/widgets/controls.py" line="170" />
             <source>Add &lt;pad&gt; tokens to the source up to N tokens, to see the source-padding mask at work</source>
             <translation>用 &lt;pad&gt; 词元把源句补足到 N 个词元，以观察源端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="172" />
+            <location filename="../../viz_app/widgets/controls.py" line="173" />
             <source>Add &lt;pad&gt; decoder inputs up to N, to see the target-padding mask at work</source>
             <translation>用 &lt;pad&gt; 把解码器输入补足到 N 个，以观察目标端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="294" />
+            <location filename="../../viz_app/widgets/controls.py" line="295" />
             <source>Decoding step: at step t the decoder has produced t tokens</source>
             <translation>解码步：第 t 步时，解码器已生成 t 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="305" />
+            <location filename="../../viz_app/widgets/controls.py" line="306" />
             <source>Playback speed</source>
             <translation>播放速度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="358" />
-            <source>What the heatmap shows: the attention weights, the scores before the softmax, or the attention rollout from the source to each target position</source>
-            <translation>热力图显示什么：注意力权重、softmax 之前的分数，或从源句到每个目标位置的注意力展开（rollout）</translation>
+            <location filename="../../viz_app/widgets/controls.py" line="359" />
+            <source>What the heatmap shows: the attention weights, the scores before the softmax, the attention rollout from the source to each target position, how much each token moved the chosen token (attribution), or what each attended token actually added (weight × size of its transformed value)</source>
+            <translation>热力图显示的内容：注意力权重、softmax 之前的分数、从源句到每个目标位置的注意力 rollout、每个词元对所选词元的推动有多大（归因），或每个被关注的词元实际加进去了多少（权重 × 其变换后值向量的大小）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="366" />
+            <location filename="../../viz_app/widgets/controls.py" line="369" />
             <source>L</source>
             <comment>prefix of a layer number: L0, L1…</comment>
             <translation>L</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="367" />
+            <location filename="../../viz_app/widgets/controls.py" line="370" />
             <source>Layer (0 = closest to the input)</source>
             <translation>层（0 = 最靠近输入的一层）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="370" />
+            <location filename="../../viz_app/widgets/controls.py" line="373" />
             <source>One head, or the mean of all heads of the layer</source>
             <translation>单个注意力头，或该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="374" />
+            <location filename="../../viz_app/widgets/controls.py" line="377" />
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="375" />
+            <location filename="../../viz_app/widgets/controls.py" line="378" />
             <source>Colour by log(weight): makes small weights visible</source>
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="463" />
+            <location filename="../../viz_app/widgets/controls.py" line="466" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="98" />
+            <location filename="../../viz_app/widgets/controls.py" line="99" />
             <source>Open…</source>
             <translation>打开…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="180" />
+            <location filename="../../viz_app/widgets/controls.py" line="181" />
             <source>&amp;Source</source>
             <translation>源句(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="183" />
+            <location filename="../../viz_app/widgets/controls.py" line="184" />
             <source>&amp;Target</source>
             <translation>目标句(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="193" />
+            <location filename="../../viz_app/widgets/controls.py" line="194" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="193" />
+            <location filename="../../viz_app/widgets/controls.py" line="194" />
             <source>&amp;Decoding</source>
             <translation>解码(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="194" />
+            <location filename="../../viz_app/widgets/controls.py" line="195" />
             <source>temp.</source>
             <comment>sampling temperature</comment>
             <translation>温度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="195" />
+            <location filename="../../viz_app/widgets/controls.py" line="196" />
             <source>top-k</source>
             <translation>top-k</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="195" />
+            <location filename="../../viz_app/widgets/controls.py" line="196" />
             <source>top-p</source>
             <translation>top-p</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="196" />
+            <location filename="../../viz_app/widgets/controls.py" line="197" />
             <source>seed</source>
             <translation>种子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="196" />
+            <location filename="../../viz_app/widgets/controls.py" line="197" />
             <source>beams</source>
             <translation>束宽</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="197" />
+            <location filename="../../viz_app/widgets/controls.py" line="198" />
             <source>pad source to</source>
             <translation>源端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="197" />
+            <location filename="../../viz_app/widgets/controls.py" line="198" />
             <source>pad target to</source>
             <translation>目标端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="267" />
+            <location filename="../../viz_app/widgets/controls.py" line="268" />
             <source>teacher forcing the typed target</source>
             <translation>教师强制：使用输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="337" />
+            <location filename="../../viz_app/widgets/controls.py" line="338" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="380" />
+            <location filename="../../viz_app/widgets/controls.py" line="383" />
             <source>Sho&amp;w</source>
             <translation>显示(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="380" />
+            <location filename="../../viz_app/widgets/controls.py" line="383" />
             <source>&amp;Attention</source>
             <translation>注意力(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="381" />
+            <location filename="../../viz_app/widgets/controls.py" line="384" />
             <source>La&amp;yer</source>
             <translation>层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="382" />
+            <location filename="../../viz_app/widgets/controls.py" line="385" />
             <source>&amp;Head</source>
             <translation>头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="382" />
+            <location filename="../../viz_app/widgets/controls.py" line="385" />
             <source>&amp;Colours</source>
             <translation>配色(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="385" />
+            <location filename="../../viz_app/widgets/controls.py" line="388" />
             <source>Masks:</source>
             <translation>掩码：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="420" />
+            <location filename="../../viz_app/widgets/controls.py" line="423" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="91" />
+            <location filename="../../viz_app/widgets/controls.py" line="92" />
             <source>(no model)</source>
             <translation>（无模型）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="422" />
+            <location filename="../../viz_app/widgets/controls.py" line="425" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>头 {head}</translation>
+        </message>
+        <message>
+            <source>What the heatmap shows: the attention weights, the scores before the softmax, or the attention rollout from the source to each target position</source>
+            <translation type="vanished">热力图显示什么：注意力权重、softmax 之前的分数，或从源句到每个目标位置的注意力展开（rollout）</translation>
         </message>
     </context>
     <context>
@@ -1092,57 +1106,57 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Heatmap</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="450" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="452" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="451" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="453" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="473" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="475" />
             <source>not computed yet</source>
             <translation>尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="695" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="699" />
             <source>−∞ (blocked)</source>
             <translation>−∞（已屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="715" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="721" />
             <source>query {query} → key {key}: {weight}</source>
             <translation>查询 {query} → 键 {key}：{weight}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="707" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="711" />
             <source>query {query} → key {key}: not computed yet</source>
             <translation>查询 {query} → 键 {key}：尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="712" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="716" />
             <source>query {query} → key {key}: score {score} (before the softmax)</source>
             <translation>查询 {query} → 键 {key}：分数 {score}（softmax 之前）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="879" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="885" />
             <source>{title} · scores before the softmax</source>
             <translation>{title} · softmax 之前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="711" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="715" />
             <source>query {query} → key {key}: −∞ (blocked by the mask)</source>
             <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="881" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="887" />
             <source>{title} (log colour scale)</source>
             <translation>{title}（对数色标）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="866" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="872" />
             <source>blocked by the mask:</source>
             <translation>被掩码屏蔽：</translation>
         </message>
@@ -1410,64 +1424,114 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="159" />
+            <location filename="../../viz_app/widgets/map_view.py" line="172" />
             <source>query: decoder input → token it predicts</source>
             <translation>查询：解码器输入 → 它预测的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="109" />
+            <location filename="../../viz_app/widgets/map_view.py" line="122" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="158" />
+            <location filename="../../viz_app/widgets/map_view.py" line="171" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="266" />
+            <location filename="../../viz_app/widgets/map_view.py" line="298" />
+            <source>Integrated gradients</source>
+            <translation>积分梯度</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="299" />
+            <source>Gradient × input</source>
+            <translation>梯度 × 输入</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="301" />
+            <source>{method} over the target prefix · step {step} / {total}</source>
+            <translation>{method}：目标前缀 · 第 {step} / {total} 步</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="303" />
+            <source>{method} over the source · step {step} / {total}</source>
+            <translation>{method}：源句 · 第 {step} / {total} 步</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="314" />
+            <source>earlier target token (decoder input)</source>
+            <translation>之前的目标词元（解码器输入）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="314" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="110" />
+            <location filename="../../viz_app/widgets/map_view.py" line="123" />
             <source>{kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>{kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="200" />
+            <location filename="../../viz_app/widgets/map_view.py" line="220" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="200" />
+            <location filename="../../viz_app/widgets/map_view.py" line="220" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="207" />
+            <location filename="../../viz_app/widgets/map_view.py" line="227" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="263" />
+            <location filename="../../viz_app/widgets/map_view.py" line="359" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="109" />
+            <location filename="../../viz_app/widgets/map_view.py" line="122" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="211" />
+            <location filename="../../viz_app/widgets/map_view.py" line="231" />
             <source>{title} · switched OFF (adds nothing to the layer)</source>
             <translation>{title} · 已关闭（对该层输出没有贡献）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="213" />
+            <location filename="../../viz_app/widgets/map_view.py" line="236" />
+            <source>‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}</source>
+            <translation>‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="233" />
             <source>{title} · {n} of {total} heads OFF</source>
             <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="309" />
+            <source>L{layer} H{head}</source>
+            <translation>L{layer} H{head}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="310" />
+            <source>L{layer} mean</source>
+            <translation>L{layer} 各头平均</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="312" />
+            <source>{title} · agreement with {which}: ρ = {rho}</source>
+            <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="241" />
+            <source>{title} · {share} % from the source</source>
+            <translation>{title} · {share}% 来自源句</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/actions.py" line="40" />
@@ -1825,37 +1889,37 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="265" />
-            <source>Computing the scores…</source>
-            <translation>正在计算分数…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="304" />
+            <location filename="../../viz_app/window/bindings.py" line="309" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="295" />
+            <location filename="../../viz_app/window/bindings.py" line="267" />
+            <source>Computing the scores…</source>
+            <translation>正在计算分数…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="300" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="297" />
+            <location filename="../../viz_app/window/bindings.py" line="302" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="299" />
+            <location filename="../../viz_app/window/bindings.py" line="304" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="301" />
+            <location filename="../../viz_app/window/bindings.py" line="306" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="356" />
+            <location filename="../../viz_app/window/bindings.py" line="361" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the row is masked out and predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：这一行被掩码屏蔽，不做任何预测。</translation>
         </message>
@@ -1865,57 +1929,67 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="380" />
+            <location filename="../../viz_app/window/bindings.py" line="385" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="384" />
+            <location filename="../../viz_app/window/bindings.py" line="389" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="401" />
+            <location filename="../../viz_app/window/bindings.py" line="406" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="405" />
+            <location filename="../../viz_app/window/bindings.py" line="410" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="441" />
+            <location filename="../../viz_app/window/bindings.py" line="446" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="268" />
+            <location filename="../../viz_app/window/bindings.py" line="265" />
+            <source>Computing the attribution…</source>
+            <translation>正在计算归因…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="266" />
+            <source>Computing the contributions…</source>
+            <translation>正在计算贡献…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="270" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="303" />
+            <location filename="../../viz_app/window/bindings.py" line="308" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="521" />
+            <location filename="../../viz_app/window/bindings.py" line="526" />
             <source>Hugging Face models run their own code: heads cannot be switched off here</source>
             <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="326" />
+            <location filename="../../viz_app/window/bindings.py" line="331" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="530" />
+            <location filename="../../viz_app/window/bindings.py" line="535" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="323" />
+            <location filename="../../viz_app/window/bindings.py" line="328" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>

@@ -52,6 +52,17 @@ def kind_short_title(kind: str) -> str:
     return tr_marked(KIND_SHORT_TITLES[kind])
 
 
+def view_needs_run(trace: Trace | None, mode: str, kind: str) -> bool:
+    """Whether ``mode`` shows something ``trace`` does not hold yet (computed only on request: a run must add it)."""
+    if mode == "scores":
+        return trace is None or kind not in trace.scores
+    if mode == "attribution":
+        return trace is None or trace.attribution_src is None
+    if mode == "contributions":
+        return trace is None or not trace.value_norms
+    return False
+
+
 class AppState(QObject):
     """The window's state: one frozen :class:`ScopeState` (what is shown) plus the last result, with signals.
 
@@ -367,11 +378,11 @@ class AppState(QObject):
         if mode not in VIEW_MODES:
             raise ValueError(f"unknown view mode {mode!r}; choose from {', '.join(VIEW_MODES)}")
         if mode != self.view_mode:
-            needs_scores = mode == "scores" and (self.trace is None or self.kind not in self.trace.scores)
+            needs_run = view_needs_run(self.trace, mode, self.kind)
             self._put(view={**self._scope.view, "view_mode": mode})
             self.displayChanged.emit()
-            if needs_scores:
-                self.rerunNeeded.emit()  # the scores are captured only on request: run again with them
+            if needs_run:
+                self.rerunNeeded.emit()  # scores, attribution and value norms are computed only on request: run again
 
     def set_row_labels(self, mode: str) -> None:
         if mode not in ROW_LABEL_MODES:

@@ -49,7 +49,8 @@ METHODS: tuple[tuple[str, tuple[str, str]], ...] = (
 #: (marked display name, milliseconds per step)
 VIEW_MODE_LABELS: tuple[tuple[str, tuple[str, str]], ...] = (
     ("weights", N_("Controls", "weights")), ("scores", N_("Controls", "scores before softmax")),
-    ("rollout", N_("Controls", "rollout")),
+    ("rollout", N_("Controls", "rollout")), ("attribution", N_("Controls", "attribution (integrated gradients)")),
+    ("contributions", N_("Controls", "contributions ‖α·f(x)‖")),
 )
 SPEEDS: tuple[tuple[tuple[str, str], int], ...] = (
     (N_("Controls", "0.5 steps/s"), 2000), (N_("Controls", "1 step/s"), 1000), (N_("Controls", "2 steps/s"), 500),
@@ -356,7 +357,9 @@ class SelectorBar(QWidget):
         for mode, label in VIEW_MODE_LABELS:
             self.mode.addItem(tr_marked(label), mode)
         self.mode.setToolTip(tr("Controls", "What the heatmap shows: the attention weights, the scores before the softmax, "
-                                            "or the attention rollout from the source to each target position"))
+                                            "the attention rollout from the source to each target position, how much each "
+                                            "token moved the chosen token (attribution), or what each attended token "
+                                            "actually added (weight × size of its transformed value)"))
         self.kind = QComboBox(self)
         self.kind.setObjectName("kindCombo")
         for kind in KINDS:
@@ -431,7 +434,7 @@ class SelectorBar(QWidget):
         self.mode.setCurrentIndex(max(self.mode.findData(mode), 0))
         for widget in (self.kind, self.layer, self.head):  # the rollout combines every layer and head
             widget.setEnabled(mode != "rollout" and (widget is not self.layer or self.layer.maximum() > 0))
-        self.log_scale.setEnabled(mode != "scores")  # scores are signed: a log scale does not apply
+        self.log_scale.setEnabled(mode in ("weights", "rollout"))  # signed or unbounded values: no log scale
         index = self.colormap.findData(colormap)
         if index >= 0:
             self.colormap.setCurrentIndex(index)

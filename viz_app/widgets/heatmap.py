@@ -67,7 +67,9 @@ _LINEAR_TICKS = [(0.0, "0"), (0.25, "0.25"), (0.5, "0.5"), (0.75, "0.75"), (1.0,
 _LOG_TICKS = [(-4.0, "0.0001"), (-3.0, "0.001"), (-2.0, "0.01"), (-1.0, "0.1"), (0.0, "1")]
 
 #: What the heatmap can show: attention weights (the fast path, levels 0..1) or pre-softmax scores.
-VALUE_MODES: tuple[str, ...] = ("weights", "scores")
+#: weights: in [0, 1]; scores: pre-softmax (−∞ hatched, "scores before the softmax" in the title); values: any other
+#: signed or unbounded quantity (attribution, contributions), coloured like scores but titled by its view
+VALUE_MODES: tuple[str, ...] = ("weights", "scores", "values")
 #: Blocked (−∞) score cells: an opaque neutral base under dark diagonal stripes. Grey is not an end of
 #: any attention colour map, and the stripes keep the cells distinct from every colour a finite score gets.
 HATCH_BASE = (158, 158, 158)
@@ -574,7 +576,7 @@ class AttentionHeatmap(QWidget):
         self._colormap = name
         self._image.setLookupTable(table)
         self._colorbar.setColorMap(get_colormap(name))
-        if self._mode == "scores":  # a diverging map centres the score levels on 0
+        if self._mode != "weights":  # a diverging map centres the score levels on 0
             self._refresh_image()
 
     def set_log_scale(self, on: bool) -> None:
@@ -583,7 +585,7 @@ class AttentionHeatmap(QWidget):
         if on == self._log:
             return
         self._log = on
-        if self._mode == "scores":
+        if self._mode != "weights":
             return  # scores are shown linearly; the choice applies again when weights come back
         self._colorbar.setLevels(self._levels())
         self._set_colorbar_ticks(_LOG_TICKS if on else _LINEAR_TICKS)
@@ -598,7 +600,9 @@ class AttentionHeatmap(QWidget):
         levels come from the finite scores of the whole matrix (:func:`score_levels`; centred on 0 with
         the diverging map), not of the visible rows, so a colour keeps its meaning while stepping.
         ``levels`` fixes them instead (e.g. one range for every head). The log scale does not apply to
-        scores. Weights mode is untouched by any of this (same arrays, same fixed levels, same speed).
+        scores. ``"values"`` colours any other signed or unbounded matrix (attribution, contributions) the same
+        way, without the scores' title and hover words. Weights mode is untouched by any of this (same arrays,
+        same fixed levels, same speed).
         """
         if mode not in VALUE_MODES:
             raise ValueError(f"unknown value mode {mode!r}; choose from {', '.join(VALUE_MODES)}")
@@ -711,6 +715,8 @@ class AttentionHeatmap(QWidget):
                 return tr("Heatmap", "query {query} → key {key}: −∞ (blocked by the mask)").format(query=query, key=key)
             return tr("Heatmap", "query {query} → key {key}: score {score} (before the softmax)").format(
                 query=query, key=key, score=f"{value:.3f}")
+        if self._mode == "values":
+            return tr("Heatmap", "query {query} → key {key}: {weight}").format(query=query, key=key, weight=f"{value:+.3f}")
         weight = f"{value:.3f}" + (f" ({value:.1e})" if 0.0 < value < 5e-4 else "")
         return tr("Heatmap", "query {query} → key {key}: {weight}").format(query=query, key=key, weight=weight)
 
@@ -737,14 +743,14 @@ class AttentionHeatmap(QWidget):
 
     # ------------------------------------------------------------------ internals
     def _levels(self) -> tuple[float, float]:
-        if self._mode == "scores":
+        if self._mode != "weights":
             return self._score_levels
         return (math.log10(LOG_FLOOR), 0.0) if self._log else (0.0, 1.0)
 
     def _refresh_image(self) -> None:
         if self._raw is None:
             return
-        if self._mode == "scores":
+        if self._mode != "weights":
             self._refresh_scores()
             return
         if self._log:

@@ -14,9 +14,20 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from model_core.analysis import Rollout, trace_rollout
+from model_core.attribution import agreement
+from model_core.contributions import norm_maps, source_share
 from model_core.trace import Trace
 from viz_app.i18n import tr
-from viz_app.scope.state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, ROW_LABEL_MODES, VIEW_MODES, kind_title, overlay_masks
+from viz_app.scope.state import (
+    KINDS,
+    OVERLAYS,
+    OVERLAYS_FOR_KIND,
+    ROW_LABEL_MODES,
+    VIEW_MODES,
+    kind_short_title,
+    kind_title,
+    overlay_masks,
+)
 from viz_app.widgets.colormaps import COLORMAP_NAMES, DIVERGING_NAME
 from viz_app.widgets.heatmap import AttentionHeatmap
 
@@ -83,6 +94,8 @@ class HeatmapView:
     overlays: Mapping[str, np.ndarray] = field(default_factory=dict)
     font_pt: float | None = None
     mode: str = "weights"
+    #: fixed colour levels (contributions: 0 to the largest of the layer, so heads compare); None: the mode's own
+    levels: tuple[float, float] | None = None
 
     def computed(self) -> tuple[np.ndarray, list[str], list[str]]:
         """The part of the map that exists at this step, with its real tokens: ``trace.at_step(step)``'s matrix.
@@ -187,10 +200,17 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
     if not 0 <= t <= total:
         raise ValueError(f"step {t} is out of range: this decoding has steps 0..{total}")
 
+    if spec.mode == "attribution":
+        return _attribution_view(trace, spec, t)
+    levels = None
     if spec.mode == "scores":
         if spec.kind not in trace.scores:
             raise ValueError("this trace holds no pre-softmax scores (compute it with scores captured)")
         maps = trace.scores[spec.kind]
+    elif spec.mode == "contributions":
+        maps = contributions_of(trace, spec.kind)
+        top = float(maps[spec.layer].max()) if maps[spec.layer].size else 0.0
+        levels = (0.0, top if top > 0 else 1.0)
     layer = maps[spec.layer]
     # the mean of scores keeps −∞ exactly where every head is blocked (the masks are the same for all heads)
     matrix = np.ascontiguousarray(layer.mean(axis=0, dtype=np.float32) if spec.head is None else layer[spec.head])
@@ -211,6 +231,14 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         title = tr("MainWindow", "{title} · switched OFF (adds nothing to the layer)").format(title=title)
     elif spec.head is None and off:
         title = tr("MainWindow", "{title} · {n} of {total} heads OFF").format(title=title, n=len(off), total=n_heads)
+    if spec.mode == "contributions":  # short: the share must fit beside it
+        head_text = tr("MainWindow", "mean of heads") if spec.head is None else tr("MainWindow", "head {head}").format(head=spec.head)
+        title = tr("MainWindow", "‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}").format(
+            kind=kind_short_title(spec.kind), layer=spec.layer, head=head_text, step=t, total=total)
+        if spec.kind != "encoder_self" and t > 0:
+            share = float(source_share(trace)[t - 1])
+            if np.isfinite(share):
+                title = tr("MainWindow", "{title} · {share} % from the source").format(title=title, share=round(100 * share))
 
     unknown = [name for name in spec.overlays if name not in OVERLAYS]
     if unknown:
@@ -218,7 +246,75 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
     masks = overlay_masks(trace, spec.kind)
     enabled = {name: masks[name] for name in OVERLAYS_FOR_KIND[spec.kind] if name in spec.overlays and name in masks}
     return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title, q_label, k_label,
-                       current_row, visible_rows, spec.colormap, spec.log_scale, enabled, spec.font_pt, spec.mode)
+                       current_row, visible_rows, spec.colormap, spec.log_scale, enabled, spec.font_pt, spec.mode, levels)
+
+
+def contributions_of(trace: Trace, kind: str) -> np.ndarray:
+    """[L, H, Q, K] norm-based contributions of ``kind``, computed once per trace and kind (stepping re-slices them)."""
+    key = (id(trace), kind)
+    for ref, cached_kind, value in _CONTRIBUTIONS:
+        if ref() is trace and cached_kind == kind:
+            return value
+    value = norm_maps(trace, kind)
+    _CONTRIBUTIONS[:] = [*_CONTRIBUTIONS[-5:], (weakref.ref(trace), key[1], value)]
+    return value
+
+
+_CONTRIBUTIONS: list[tuple[weakref.ref, str, np.ndarray]] = []
+_AGREEMENT: list[tuple[weakref.ref, str, np.ndarray]] = []
+
+
+def agreement_of(trace: Trace, kind: str) -> np.ndarray | None:
+    """[L, H] Spearman agreement of each head of ``kind`` with the trace's attribution (None: encoder or no attribution).
+
+    Cross-attention is compared with the attribution to the source, decoder self-attention with the attribution to
+    the target prefix, over every row of the decoding; computed once per trace and kind.
+    """
+    if kind == "encoder_self" or trace.attribution_src is None or trace.attribution_tgt is None:
+        return None
+    for ref, cached_kind, value in _AGREEMENT:
+        if ref() is trace and cached_kind == kind:
+            return value
+    rows = trace.attribution_src if kind == "cross" else trace.attribution_tgt
+    keep = ~np.asarray(trace.tgt_is_pad, bool)
+    value = agreement(rows[keep], trace.attention(kind)[:, :, keep], trace.allowed(kind)[keep])
+    _AGREEMENT[:] = [*_AGREEMENT[-5:], (weakref.ref(trace), kind, value)]
+    return value
+
+
+def _attribution_view(trace: Trace, spec: ViewSpec, t: int) -> HeatmapView:
+    """Target rows × source tokens (cross or encoder kind) or × decoder inputs (decoder kind): each row's attribution.
+
+    Signed (a token that argued against the choice is negative), shown on the diverging map centred on 0. The title
+    gives the agreement (Spearman's ρ) of the selected head, or the mean of the layer's heads, with the attribution.
+    """
+    total = trace.n_steps
+    if trace.attribution_src is None or trace.attribution_tgt is None:
+        raise ValueError("this trace holds no attribution (compute it with attribution)")
+    target_side = spec.kind == "decoder_self"
+    matrix = np.ascontiguousarray(trace.attribution_tgt if target_side else trace.attribution_src, dtype=np.float32)
+    queries = decoder_row_labels(trace, t, spec.forced, spec.row_labels)
+    keys = decoder_row_labels(trace, t, spec.forced, "input") if target_side else list(trace.src_tokens)
+    method = tr("MainWindow", "Integrated gradients") if trace.attribution_method == "integrated-gradients" else \
+        tr("MainWindow", "Gradient × input")
+    if target_side:
+        title = tr("MainWindow", "{method} over the target prefix · step {step} / {total}")
+    else:
+        title = tr("MainWindow", "{method} over the source · step {step} / {total}")
+    title = title.format(method=method, step=t, total=total)
+    scores = agreement_of(trace, spec.kind)
+    if scores is not None:
+        rho = scores[spec.layer, spec.head] if spec.head is not None else np.nanmean(scores[spec.layer]) \
+            if np.isfinite(scores[spec.layer]).any() else np.nan
+        which = (tr("MainWindow", "L{layer} H{head}").format(layer=spec.layer, head=spec.head) if spec.head is not None
+                 else tr("MainWindow", "L{layer} mean").format(layer=spec.layer))
+        if np.isfinite(rho):
+            title = tr("MainWindow", "{title} · agreement with {which}: ρ = {rho}").format(
+                title=title, which=which, rho=f"{float(rho):+.2f}")
+    k_label = tr("MainWindow", "earlier target token (decoder input)") if target_side else tr("MainWindow", "source token")
+    return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title,
+                       query_axis_label(spec.row_labels), k_label, t - 1 if t > 0 else None, t,
+                       spec.colormap, False, {}, spec.font_pt, "attribution")
 
 
 def score_tiles(scores: np.ndarray) -> np.ndarray:
@@ -269,8 +365,10 @@ def _rollout_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
 
 def apply_view(widget: AttentionHeatmap, view: HeatmapView) -> None:
     """Feed ``view`` to a heatmap through its public API (display settings first, then data, then overlays)."""
-    widget.set_value_mode("scores" if view.mode == "scores" else "weights")
-    widget.set_colormap(DIVERGING_NAME if view.mode == "scores" else view.colormap)  # signed scores: white = 0
+    signed = view.mode in ("scores", "attribution")
+    value_mode = {"weights": "weights", "rollout": "weights", "scores": "scores"}.get(view.mode, "values")
+    widget.set_value_mode(value_mode, levels=view.levels)
+    widget.set_colormap(DIVERGING_NAME if signed else view.colormap)  # signed values: white = 0
     widget.set_log_scale(view.log_scale)
     if view.font_pt is not None:
         widget.set_font_point_size(view.font_pt)

@@ -1,0 +1,70 @@
+"""The Show modes of issue 19 items 1-2 in the window: attribution (integrated gradients) and contributions ‖α·f(x)‖.
+
+Checked on what the heatmap holds: the matrix is the trace's attribution or weights × value norms, the
+title carries the agreement ρ of the selected head (recomputed here) or the share from the source, and
+choosing a mode whose numbers the trace lacks runs the model again with them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import tiny_bundle
+
+from model_core.attribution import agreement
+from model_core.contributions import source_share
+from model_core.run import RunRequest, run
+from viz_app.widgets.map_view import ViewSpec, heatmap_view
+
+TIMEOUT = 20000
+
+
+@pytest.fixture(scope="module")
+def trace():
+    bundle = tiny_bundle(seed=3)
+    return run(bundle, RunRequest("w1 w2 w3 w4", "t1 t2 t3", attribution="integrated-gradients", attribution_steps=16,
+                                  contributions=True)).trace
+
+
+def test_attribution_view_is_the_traces_attribution_with_the_heads_agreement(trace):
+    view = heatmap_view(trace, ViewSpec(kind="cross", layer=1, head=2, mode="attribution", forced=True))
+    np.testing.assert_array_equal(view.matrix, trace.attribution_src)
+    rho = agreement(trace.attribution_src, trace.cross, trace.allowed_cross)[1, 2]
+    assert f"ρ = {rho:+.2f}" in view.title and "L1 H2" in view.title
+    target = heatmap_view(trace, ViewSpec(kind="decoder_self", layer=0, head=None, mode="attribution", step=2))
+    np.testing.assert_array_equal(target.matrix, trace.attribution_tgt)
+    assert target.visible_rows == 2 and "L0 mean" in target.title
+
+
+def test_contributions_view_is_weights_times_value_norms(trace):
+    view = heatmap_view(trace, ViewSpec(kind="cross", layer=0, head=1, mode="contributions", step=3, forced=True))
+    expected = trace.cross[0, 1] * trace.value_norms["cross"][0, 1][None, :]
+    np.testing.assert_allclose(view.matrix, expected, rtol=1e-6)
+    assert view.levels[0] == 0 and view.levels[1] >= expected.max()
+    assert f"{round(100 * float(source_share(trace)[2]))} % from the source" in view.title
+
+
+def test_choosing_attribution_in_the_window_runs_again_and_shows_it(window, qtbot):
+    from viz_app.widgets.colormaps import DIVERGING_NAME
+
+    s = window.state
+    assert s.trace.attribution_src is None
+    with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
+        s.set_view_mode("attribution")
+    qtbot.waitUntil(lambda: s.trace.attribution_src is not None and not window.host.busy, timeout=TIMEOUT)
+    s.set_kind("cross")
+    heat = window.heatmap
+    shown = heat.displayed_matrix()
+    rows = np.isfinite(shown).all(axis=1)  # the rows computed at this step
+    assert rows.any()
+    np.testing.assert_array_equal(shown[rows], s.trace.attribution_src[rows])
+    assert heat.colormap_name() == DIVERGING_NAME and heat.value_mode() == "values"
+    assert "Integrated gradients" in heat.title_text()
+    with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
+        s.set_view_mode("contributions")
+    qtbot.waitUntil(lambda: bool(s.trace.value_norms) and not window.host.busy, timeout=TIMEOUT)
+    layer = s.trace.cross[s.layer] * s.trace.value_norms["cross"][s.layer][:, None, :]
+    expected = layer.mean(0) if s.head is None else layer[s.head]
+    shown = heat.displayed_matrix()
+    np.testing.assert_allclose(shown[rows], expected[rows], rtol=1e-5)
+    assert "‖α·f(x)‖" in heat.title_text() and heat.levels()[0] == 0

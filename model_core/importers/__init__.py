@@ -7,8 +7,10 @@ tutorials' model, and (with the ``hf`` extra) Hugging Face encoder-decoder folde
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -24,7 +26,7 @@ from ..checkpoint import (
     resolve_model_path,
 )
 from ..paths import OverBudget, check_regular_file, open_regular
-from . import annotated, seed_tutorial, torch_tutorial
+from . import annotated, fairseq, onmt, seed_tutorial, torch_tutorial
 from .common import (
     HINTS,
     ImportOptions,
@@ -152,12 +154,12 @@ def open_model(
         options.extra["heads_from_file"] = True  # read, not typed: no "unusual head count" notice
     if options.norm_position is None and "norm_position" in saved:
         options.norm_position = saved["norm_position"]
-    return _convert_state_dict(tensors, path, options, device, dtype)
+    return _convert_state_dict(tensors, path, options, device, dtype, rest)
 
 
 #: prefixes that wrappers put before every key: nn.DataParallel/DDP, Lightning, torch.compile
 WRAPPER_PREFIXES = ("module.", "model.", "_orig_mod.")
-IMPORTERS = (torch_tutorial, seed_tutorial, annotated)
+IMPORTERS = (torch_tutorial, seed_tutorial, annotated, fairseq, onmt)
 
 
 def _known_layout(keys: set[str]):
@@ -183,12 +185,18 @@ def unwrap_state_dict(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tenso
     return tensors
 
 
-def _convert_state_dict(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions, device, dtype) -> ModelBundle:
-    """The model of a state_dict in a layout an importer knows (wrapper prefixes stripped), else one line saying not."""
+def _convert_state_dict(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions, device, dtype,
+                        saved: Mapping[str, Any] | None = None) -> ModelBundle:
+    """The model of a state_dict in a layout an importer knows (wrapper prefixes stripped), else one line saying not.
+
+    ``saved``: what the checkpoint holds beside the weights (fairseq's ``args``/``cfg``, OpenNMT-py's ``opt``,
+    ``generator`` and ``vocab``), for the importers that read it (``READS_SAVED``)."""
     tensors = unwrap_state_dict(tensors)
     importer = _known_layout(set(tensors))
     if importer is not None:
         try:
+            if getattr(importer, "READS_SAVED", False):
+                return importer.convert(tensors, path, options, device, dtype, saved=saved or {})
             return importer.convert(tensors, path, options, device, dtype)
         except CheckpointError:
             raise

@@ -31,7 +31,8 @@ fixed weight, that fraction is the same for every real position, 1 − 2^(−L_d
 decoder layers): it tells how deep the decoder is, not how much a token relied on the source. What
 varies, and what to show, is how E spreads over the source and D over the earlier target tokens.
 
-A padded query (an all-zero attention row) keeps its residual only: its self-attention Â row is
+A query with an all-zero attention row (one whose mask allows no key; padded rows in traces saved before
+issue 17 item 6, which zeroed them) keeps its residual only: its self-attention Â row is
 the identity row (that is what renormalising 0.5·0 + 0.5·I gives) and its cross-attention step
 leaves D and E unchanged, so nothing divides by zero.
 
@@ -67,7 +68,8 @@ monotonicity −1 … 1, so a colour means the same at every step.
 Verifier
 --------
 :func:`verify_trace` checks that a trace is what the model contract promises: no weight where the
-mask forbids it, real query rows summing to 1 and padded ones all zero, axes matching the token
+mask forbids it, query rows summing to 1 (padded ones too: they show what the model computed) and rows
+whose mask allows no key all zero, axes matching the token
 counts, no NaN or infinity. A correct model yields no problem.
 """
 
@@ -468,8 +470,9 @@ def _verify_kind(trace: Trace, kind: str, atol: float) -> list[Problem]:
     if axis:
         return [Problem(kind, None, None, "axis-mismatch", f"{kind}: " + "; ".join(axis))]
     allowed = np.asarray(trace.allowed(kind), bool)
-    q_pad = np.asarray(trace.src_is_pad if kind == "encoder_self" else trace.tgt_is_pad, bool)
-    blocked_row = q_pad | ~allowed.any(-1)  # [Q]: must be all zero
+    # [Q]: rows whose mask allows no key must be all zero; every other row, a padded query's too (what the model
+    # computed for it, masks.py), sums to 1. A trace saved before issue 17 item 6 blocks its padded rows in its masks.
+    blocked_row = ~allowed.any(-1)
     problems: list[Problem] = []
     forbidden = ~allowed
     any_forbidden, any_blocked_row = bool(forbidden.any()), bool(blocked_row.any())
@@ -510,7 +513,7 @@ def _problem(kind: str, layer: int, head: int, code: str, bad: np.ndarray, amoun
         if code == "blocked-mass":
             message = f"{count} put weight on masked keys (worst: query {worst}, {amount[worst]:.3g})"  # type: ignore[index]
         else:
-            message = f"{count} do not sum to 1 (real) or 0 (padded) (worst: query {worst}, sum {sums[worst]:.6g})"
+            message = f"{count} do not sum to 1 (0 where no key is allowed) (worst: query {worst}, sum {sums[worst]:.6g})"
     return Problem(kind, layer, head, code, where + message)
 
 
@@ -520,8 +523,9 @@ def verify_trace(trace: Trace, atol: float = 1e-4) -> list[Problem]:
 
     Codes: ``axis-mismatch`` (query/key axes, mask or padding flags disagree with the token counts;
     reported once per kind and the kind's other checks skipped), ``nan`` (NaN or infinity),
-    ``blocked-mass`` (a row puts more than ``atol`` on keys its mask forbids), ``row-sum`` (a real
-    query row not summing to 1 within ``atol``, or a padded / fully masked one that is not all zero).
+    ``blocked-mass`` (a row puts more than ``atol`` on keys its mask forbids), ``row-sum`` (a query row
+    not summing to 1 within ``atol``, padded queries included, or one whose mask allows no key that is not
+    all zero).
     """
     problems: list[Problem] = []
     for kind in KINDS:

@@ -1,9 +1,16 @@
 """Attention masks. Convention everywhere: boolean, **True = this query may attend to this key**.
 
 Each mask is built on its own so the app can shade them separately (source padding, target
-padding, causal) and then combined by a logical AND. Padding blocks both the padded keys
-(columns) and the padded queries (rows): a padded query attends to nothing, its weights are all
-zero (never NaN), which is what the combined overlay shows.
+padding, causal) and then combined by a logical AND. The combined masks the model uses block the
+padded *keys* (columns) only, as ``nn.MultiheadAttention``'s ``key_padding_mask``, fairseq and every
+Hugging Face model do: a padded query's row is what the model computes for it (a softmax over the
+real keys), which nothing real ever reads, and the trace marks it as padding by its padding flags
+(the "source padding" / "target padding" overlays shade those rows and columns).
+
+Why one policy for every format (issue 17 item 6): the native and tutorial models used to zero the
+padded rows while Hugging Face's are computed, so the same sentence padded showed two different
+pictures depending on where the model came from. A row with no allowed key at all (only possible
+with hand-made masks) still gets all-zero weights, never NaN (``layers.MultiHeadAttention``).
 """
 
 from __future__ import annotations
@@ -38,19 +45,16 @@ def causal_allowed(n: int, device: torch.device | str | None = None, offset: int
 
 
 def encoder_self_allowed(src_is_pad: torch.Tensor) -> torch.Tensor:
-    """``[B, S, S]``: source padding on both axes."""
-    s = src_is_pad.shape[1]
-    return key_padding_allowed(src_is_pad, s) & query_padding_allowed(src_is_pad, s)
+    """``[B, S, S]``: padded source keys are blocked (a padded query attends to the real keys)."""
+    return key_padding_allowed(src_is_pad, src_is_pad.shape[1])
 
 
 def decoder_self_allowed(tgt_is_pad: torch.Tensor) -> torch.Tensor:
-    """``[B, T, T]``: target padding on both axes AND the causal mask."""
+    """``[B, T, T]``: padded target keys are blocked, AND the causal mask."""
     t = tgt_is_pad.shape[1]
-    pad = key_padding_allowed(tgt_is_pad, t) & query_padding_allowed(tgt_is_pad, t)
-    return pad & causal_allowed(t, tgt_is_pad.device)[None]
+    return key_padding_allowed(tgt_is_pad, t) & causal_allowed(t, tgt_is_pad.device)[None]
 
 
 def cross_allowed(tgt_is_pad: torch.Tensor, src_is_pad: torch.Tensor) -> torch.Tensor:
-    """``[B, T, S]``: padded source keys and padded target queries are blocked."""
-    t, s = tgt_is_pad.shape[1], src_is_pad.shape[1]
-    return key_padding_allowed(src_is_pad, t) & query_padding_allowed(tgt_is_pad, s)
+    """``[B, T, S]``: padded source keys are blocked (``tgt_is_pad`` gives the number of queries only)."""
+    return key_padding_allowed(src_is_pad, tgt_is_pad.shape[1])

@@ -427,11 +427,16 @@ def test_small_errors_within_atol_pass(good_trace):
     assert codes(verify_trace(tr, atol=3e-6)) == {("cross", 0, 3, "row-sum")}
 
 
-def test_padded_query_row_with_weight_is_flagged(good_trace):
+def test_a_padded_query_row_is_checked_like_any_other(good_trace):
+    """Padded rows show what the model computed (masks.py): they sum to 1 and never weigh a padded key."""
+    assert good_trace.tgt_is_pad[5] and good_trace.src_is_pad[-1]
+    np.testing.assert_allclose(good_trace.cross[:, :, 5].sum(-1), 1.0, atol=1e-5)
     tr = copy_trace(good_trace)
-    assert tr.tgt_is_pad[5]
-    tr.cross[1, 0, 5, 0] = 1.0  # a padded query that attends
-    assert codes(verify_trace(tr)) == {("cross", 1, 0, "row-sum"), ("cross", 1, 0, "blocked-mass")}
+    tr.cross[1, 0, 5, 0] += 1.0  # a padded query's row summing to 2
+    assert codes(verify_trace(tr)) == {("cross", 1, 0, "row-sum")}
+    tr = copy_trace(good_trace)
+    tr.cross[1, 0, 5, -1], tr.cross[1, 0, 5, 0] = tr.cross[1, 0, 5, 0], 0.0  # moved onto a padded key
+    assert codes(verify_trace(tr)) == {("cross", 1, 0, "blocked-mass")}
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])

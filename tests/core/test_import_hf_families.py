@@ -20,6 +20,7 @@ import pytest
 import torch
 
 from model_core import CheckpointError
+from model_core.analysis import verify_trace
 from model_core.importers import open_model
 from model_core.importers.hf import HFSeq2SeqAdapter, config_sizes
 from tests.core.test_import_hf import BART_LIKE, LINES, _sentencepiece
@@ -263,8 +264,10 @@ def test_a_padded_source_shows_what_the_model_computes(case):
     padded = bundle.trace(SRC, TGT, src_pad_to=n + 3)
     pad = bundle.config.pad_id
     assert padded.n_src == n + 3 and list(padded.src_ids[n:]) == [pad] * 3
-    assert_trace_is(padded, reference(model, padded.src_ids, padded.tgt_ids, pad))
+    assert_trace_is(padded, reference(model, padded.src_ids, padded.tgt_ids, pad))  # padded rows included
     np.testing.assert_allclose(padded.cross[..., n:], 0.0, atol=1e-6)  # no query looks at padding
+    np.testing.assert_allclose(padded.encoder_self[:, :, n:].sum(-1), 1.0, atol=1e-5)  # padded rows: computed
+    assert padded.src_is_pad[n:].all() and verify_trace(padded) == []  # marked as padding, and the masks agree
     np.testing.assert_allclose(padded.cross[..., :n], plain.cross, atol=ATOL)  # and padding changes nothing else
     np.testing.assert_allclose(padded.logprobs, plain.logprobs, atol=ATOL)
 

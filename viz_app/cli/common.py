@@ -147,7 +147,9 @@ def add_model_args(p: argparse.ArgumentParser, *, required: bool = True, dtype: 
     """``--model`` and what an importer may need that the weights cannot tell."""
     g = p.add_argument_group("model")
     g.add_argument("--model", required=required,
-                   help="checkpoint (.safetensors, tutorial .pt/.pth, Hugging Face folder) or bundled model name (e.g. en-fr)")
+                   help="checkpoint (.safetensors, tutorial .pt/.pth, Hugging Face folder), bundled model name (e.g. en-fr), "
+                        "or a Hugging Face name already in the local Hugging Face cache (e.g. Helsinki-NLP/opus-mt-en-de; "
+                        "never downloaded); read in that order")
     g.add_argument("--device", default="auto", help="auto (CUDA, then MPS, then CPU), cpu, cuda, mps")
     if dtype:
         g.add_argument("--dtype", default=None, choices=["float32", "float16", "bfloat16"])

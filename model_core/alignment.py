@@ -335,3 +335,65 @@ def format_ranking(result: AlignmentResult, limit: int | None = None) -> str:
         label = "mean" if head is None else str(head)
         lines.append(f"  layer {layer} head {label:>4}  {100 * value:6.2f} %")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------- one trace (the window)
+#: token strings that belong to no word in a trace (the window has the trace, not the tokenizer's special ids)
+SPECIAL_TOKENS: frozenset[str] = frozenset({"<pad>", "<bos>", "<eos>", "<s>", "</s>"})
+
+
+@dataclass(frozen=True)
+class TraceAlignment:
+    """The word alignment of one trace (numpy only, for the window): what :func:`align_pairs` reads, per sentence.
+
+    ``word_maps`` [layers, heads + 1, target words, source words] (last head = the mean); ``src_word`` and
+    ``tgt_word`` give each source token's and each output token's word (None: a special token);
+    ``links[layer][column]``; ``shift`` as in :func:`align_pairs`.
+    """
+
+    word_maps: np.ndarray
+    src_word: tuple[int | None, ...]
+    tgt_word: tuple[int | None, ...]
+    links: tuple[tuple[frozenset[Link], ...], ...]
+    shift: bool = False
+
+    @property
+    def n_words(self) -> tuple[int, int]:
+        """(source words, target words)."""
+        return self.word_maps.shape[3], self.word_maps.shape[2]
+
+    def cells(self, link: Link) -> list[tuple[int, int]]:
+        """The (row, column) cells of the cross-attention map that the word link ``link`` covers."""
+        i, j = link
+        rows = [t + int(self.shift) for t, w in enumerate(self.tgt_word) if w == j]
+        cols = [s for s, w in enumerate(self.src_word) if w == i]
+        return [(r, c) for r in rows for c in cols]
+
+    def aer(self, gold: GoldAlignment) -> np.ndarray:
+        """[layers, heads + 1]: this sentence's AER of every head and of each layer's mean against ``gold``."""
+        return np.array([[aer(links, gold.sure, gold.possible) for links in row] for row in self.links])
+
+
+def trace_alignment(cross: np.ndarray, src_tokens: Sequence[str], output_tokens: Sequence[str], *,
+                    shift: bool = False, method: Method = "argmax", threshold: float = 0.5) -> TraceAlignment:
+    """Word alignment of one teacher-forced trace's cross-attention ``cross`` [layers, heads, T, S] (module docstring)."""
+    cross = np.asarray(cross, dtype=np.float64)
+    src_word = word_index(list(src_tokens), [t in SPECIAL_TOKENS for t in src_tokens], False)
+    tgt_word = word_index(list(output_tokens), [t in SPECIAL_TOKENS for t in output_tokens], False)
+    n_src = 1 + max((w for w in src_word if w is not None), default=-1)
+    n_tgt = 1 + max((w for w in tgt_word if w is not None), default=-1)
+    n_rows = cross.shape[2]
+    rows_of = np.zeros((n_tgt, n_rows))
+    for t, w in enumerate(tgt_word):
+        if w is not None and t + int(shift) < n_rows:
+            rows_of[w, t + int(shift)] = 1.0
+    rows_of /= np.maximum(rows_of.sum(-1, keepdims=True), 1.0)
+    cols_of = np.zeros((cross.shape[3], n_src))
+    for s, w in enumerate(src_word):
+        if w is not None:
+            cols_of[s, w] = 1.0
+    with_mean = np.concatenate([cross, cross.mean(1, keepdims=True)], 1)
+    maps = np.einsum("wt,lhts,sv->lhwv", rows_of, with_mean, cols_of)
+    links = tuple(tuple(frozenset(_links(maps[layer, col], n_src, n_tgt, method, threshold))
+                        for col in range(maps.shape[1])) for layer in range(maps.shape[0]))
+    return TraceAlignment(maps, tuple(src_word), tuple(tgt_word), links, shift)

@@ -84,7 +84,7 @@ def encode_pair(bundle: ModelBundle, source: str, target: str) -> EncodedPair:
 class ForcedBatch:
     """The captured maps of one padded batch, on the model's device.
 
-    ``attention[kind]`` is ``[layers, B, heads, queries, keys]``; ``logprobs`` ``[B, T, V]`` (float32);
+    ``attention[kind]`` is ``[layers, B, heads, queries, keys]``; ``logits`` ``[B, T, V]``;
     ``src_real`` ``[B, S]`` and ``tgt_real`` ``[B, T]`` mark real (non-padding) positions, decoder input
     0 (the start token) always real; ``src_ids`` ``[B, S]``, ``inputs`` ``[B, T]`` (decoder inputs) and
     ``targets`` ``[B, T]`` (what each row predicts; padding where ``tgt_real`` is False).
@@ -92,7 +92,7 @@ class ForcedBatch:
 
     pairs: list[EncodedPair]
     attention: dict[str, torch.Tensor]
-    logprobs: torch.Tensor
+    logits: torch.Tensor
     src_ids: torch.Tensor
     inputs: torch.Tensor
     targets: torch.Tensor
@@ -131,11 +131,11 @@ def forced_batch(bundle: ModelBundle, pairs: list[EncodedPair], *, capture: bool
         attention = {"encoder_self": _stack(encoded.attention_stack, encoded.attentions).float(),
                      "decoder_self": _stack(decoded.self_stack, decoded.self_attentions).float(),
                      "cross": _stack(decoded.cross_stack, decoded.cross_attentions).float()}
-    logprobs = torch.log_softmax(decoded.logits.float(), -1)
-    return ForcedBatch(pairs, attention, logprobs, src, inputs, targets, src_real, tgt_real)
+    return ForcedBatch(pairs, attention, decoded.logits, src, inputs, targets, src_real, tgt_real)
 
 
 def target_logprob(batch: ForcedBatch) -> torch.Tensor:
     """``[B, T]`` log-probability of each target token at its row (0 on padded rows)."""
-    chosen = batch.logprobs.gather(-1, batch.targets[..., None]).squeeze(-1)
+    logprobs = torch.log_softmax(batch.logits.float(), -1)  # only when asked: [B, T, V] is the largest tensor here
+    chosen = logprobs.gather(-1, batch.targets[..., None]).squeeze(-1)
     return torch.where(batch.tgt_real, chosen, torch.zeros_like(chosen))

@@ -211,3 +211,25 @@ def test_align_errors_are_one_line(tmp_path, capsys, case, message):
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err and "Traceback" not in err, err
     assert not (tmp_path / "a.txt").exists()  # written whole or not at all
+
+
+@pytest.mark.parametrize("shift", [False, True])
+def test_the_window_s_trace_alignment_is_the_command_s(shift):
+    from model_core.alignment import trace_alignment
+
+    bundle = _bpe_bundle()
+    src_text, tgt_text = "the catmats sat", "THE DOGSMAT SAT ON"
+    (pair,) = align_pairs(bundle, [(src_text, tgt_text)], shift=shift, keep_maps=True)
+    trace = bundle.trace(src_text, tgt_text)
+    window = trace_alignment(trace.cross, trace.src_tokens, trace.output_tokens, shift=shift)
+    np.testing.assert_allclose(window.word_maps, pair.word_maps, atol=1e-5)
+    assert [[set(x) for x in row] for row in window.links] == pair.links
+    gold = parse_pharaoh("0-0 1-1 2-2 2?3")
+    expected = score([pair], [gold]).aer
+    np.testing.assert_allclose(window.aer(gold), expected)
+    # the cells of a link: every token row of the target word × every token column of the source word
+    cells = window.cells((1, 1))
+    rows = {r for r, _ in cells}
+    cols = {c for _, c in cells}
+    assert [window.tgt_word[r - int(shift)] for r in sorted(rows)] == [1] * len(rows)
+    assert [window.src_word[c] for c in sorted(cols)] == [1] * len(cols) and len(cols) >= 2  # 'catmats' is cut

@@ -160,3 +160,22 @@ def test_report_command_writes_the_card_and_errors_are_one_line(tmp_path, tiny_c
     assert main([*argv, "--force"]) == 2
     err = capsys.readouterr().err.strip()
     assert "c.tsv line 2 has 1 tab-separated column" in err and "\n" not in err
+
+
+def test_a_written_report_reads_back_for_the_window(tmp_path):
+    from model_core.report_files import read_report
+
+    bundle = tiny_bundle(8)
+    report = build_report(bundle, PAIRS, batch_size=4, ablation=False)
+    write_report(report, tmp_path)
+    card = read_report(tmp_path)
+    assert [(h.kind, h.layer, h.head) for h in card.heads] == [(h.kind, h.layer, h.head) for h in report.heads]
+    for written, read in zip(report.heads, card.heads, strict=True):
+        assert read.metrics["entropy"] == pytest.approx(written.metrics["entropy"], rel=1e-5)
+        assert [(u.sentence, u.source, u.target) for u in read.unusual] == [
+            (u.index + 1, u.source, u.target) for u in written.unusual]
+    (tmp_path / "heads.csv").write_text("kind,layer,head,entropy\ncross,0,x,1\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"heads\.csv row 2: 'x' is not a whole number"):
+        read_report(tmp_path)
+    with pytest.raises(ValueError, match="not a report folder"):
+        read_report(tmp_path / "elsewhere")

@@ -85,8 +85,10 @@ def find_cached(name: str, cache: Path | None = None) -> Path | None:
     Only a snapshot holding a ``config.json`` counts (a repo of which only a README was fetched cannot open).
     Nothing is downloaded: ``try_to_load_from_cache`` reads ``refs/main`` and the snapshot folder only.
     """
+    if not looks_like_repo_id(name):  # before importing the hub (0.3-0.5 s): a path or a demo name never is one
+        return None
     hub = _hub()
-    if hub is None or not looks_like_repo_id(name):
+    if hub is None:
         return None
     cache = cache or cache_dir()
     try:

@@ -58,3 +58,18 @@ def test_an_empty_cache_says_where_it_looked_and_how_to_download(qtbot, tmp_path
     texts = [a.text() for a in menu.actions()]
     assert len(texts) == 2 and not any(a.isEnabled() for a in menu.actions())
     assert str(tmp_path / "nothing") in texts[1] and "hf download" in texts[1]
+
+
+def test_the_last_model_opened_by_its_cached_name_is_opened_again_at_start(cache):
+    """The window remembers a Hugging Face name as the model's key; at the next start it is still there (cached)."""
+    from types import SimpleNamespace
+
+    from viz_app.scope.controller import ScopeController
+
+    opened, gone = [], []
+    for last in ("Helsinki-NLP/opus-mt-en-de", "Helsinki-NLP/opus-mt-fr-en"):  # cached, then never downloaded
+        fake = SimpleNamespace(persistence=SimpleNamespace(last_model=lambda last=last: last, report_gone_model=gone.append),
+                               open_model=opened.append, open_session=lambda _path: False, startup_model=None)
+        ScopeController.open_initial_model(fake, None, is_session=lambda _path: False)
+    assert opened[0] == "Helsinki-NLP/opus-mt-en-de" and gone == ["Helsinki-NLP/opus-mt-fr-en"]
+    assert opened[1] != "Helsinki-NLP/opus-mt-fr-en"  # the default model instead

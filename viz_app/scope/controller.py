@@ -18,6 +18,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from model_core import bundled_models
+from model_core.hf_cache import find_cached
 from model_core.paths import model_key
 from model_core.run import RunRequest, RunResult
 from model_core.sessions import Session
@@ -132,11 +133,11 @@ class ScopeController(QObject):
             if self.open_session(requested):
                 return
             requested = None
-        if last and not requested and last not in bundled and not Path(last).exists():  # moved or deleted since
+        if last and not requested and last not in bundled and not Path(last).exists() and find_cached(last) is None:  # gone
             self.persistence.report_gone_model(last)
         if requested:
             key = requested
-        elif last and (last in bundled or Path(last).exists()):  # exists(): a Hugging Face model is a folder
+        elif last and (last in bundled or Path(last).exists() or find_cached(last) is not None):  # a folder, or a cached name
             key = last
         elif DEFAULT_MODEL in bundled:
             key = DEFAULT_MODEL

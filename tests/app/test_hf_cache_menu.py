@@ -36,8 +36,9 @@ def test_the_submenu_lists_cached_encoder_decoders_and_opens_one_by_name(qtbot, 
     opened: list[str] = []
     file_menu = QMenu()
     qtbot.addWidget(file_menu)
-    menu = add_hf_cache_menu(file_menu, opened.append)
-    assert menu.menuAction() in file_menu.actions() and "Hugging Face" in menu.title()
+    open_action, session_action = file_menu.addAction("Open model…"), file_menu.addAction("Open session…")
+    menu = add_hf_cache_menu(file_menu, opened.append, before=session_action)
+    assert file_menu.actions() == [open_action, menu.menuAction(), session_action] and "Hugging Face" in menu.title()
     menu.aboutToShow.emit()
     actions = menu.actions()
     assert [a.text().split()[0] for a in actions] == ["allenai/led-base-16384", "Helsinki-NLP/opus-mt-en-de"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from model_core.hf_cache import CachedModel, cache_dir, list_cached
@@ -46,9 +47,14 @@ def fill_hf_cache_menu(menu: QMenu, open_model: Callable[[str], None]) -> None:
             action.triggered.connect(lambda _checked=False, name=model.repo_id: open_model(name))
 
 
-def add_hf_cache_menu(file_menu: QMenu, open_model: Callable[[str], None]) -> QMenu:
-    """Add the submenu to ``file_menu``; it lists the cache each time it opens."""
-    menu = file_menu.addMenu(tr("HFCacheMenu", "Open from &Hugging Face cache"))
+def add_hf_cache_menu(file_menu: QMenu, open_model: Callable[[str], None], before: QAction | None = None) -> QMenu:
+    """Add the submenu to ``file_menu`` (before the entry ``before``, else at the end); it lists the cache each time
+    it opens."""
+    menu = QMenu(tr("HFCacheMenu", "Open from &Hugging Face cache"), file_menu)
+    if before is None:
+        file_menu.addMenu(menu)
+    else:
+        file_menu.insertMenu(before, menu)
     menu.setToolTipsVisible(True)
     menu.aboutToShow.connect(lambda: fill_hf_cache_menu(menu, open_model))
     return menu

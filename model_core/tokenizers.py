@@ -87,6 +87,8 @@ def resolve_specials(vocab: Sequence[str], given: Mapping[str, str | None] | Non
         else:
             open_roles[role] = list(dict.fromkeys(found + looking))[:MAX_ROLE_PROPOSALS]
             problems.append(f"{role} could be any of {', '.join(found)}" if found else f"no {role} token ({', '.join(names[:4])})")
+    taken = set(roles.values())  # a token another role already plays is no proposal (it can still be typed)
+    open_roles = {role: [t for t in names if t not in taken] for role, names in open_roles.items()}
     if open_roles:
         raise UnclearSpecials(f"the vocabulary's special tokens are not clear: {'; '.join(problems)}", open_roles)
     by_name = {role: token for role, token in roles.items() if role not in given}

@@ -207,12 +207,18 @@ def open_roles(path: Path, options: ImportOptions) -> dict[str, list[str]]:
 
 
 def tokenization_proposals(path: Path, options: ImportOptions) -> list[str]:
-    """The tokenizations to offer, most likely first: ranked on the target vocabulary itself when it is known and its
-    specials are clear (:func:`~model_core.tokenizers.rank_splitters`), else ``auto`` (decided when it is)."""
+    """The tokenizations to offer, most likely first: ranked on the target vocabulary itself when it is known
+    (:func:`~model_core.tokenizers.rank_splitters`; a special role still open counts with its first proposal), else
+    ``auto`` (decided once the vocabulary is known)."""
     if options.tgt_vocab is not None:
         try:
             tokens = read_vocab(options.tgt_vocab, "target")
-            roles = resolve_specials(tokens, given_roles(options))
+            try:
+                roles = resolve_specials(tokens, given_roles(options))
+            except UnclearSpecials as exc:  # asked in the same dialog: rank with the proposed tokens meanwhile
+                if any(not names for names in exc.proposals.values()):
+                    raise
+                roles = resolve_specials(tokens, {**given_roles(options), **{r: n[0] for r, n in exc.proposals.items()}})
             ranking = rank_splitters({name: Tokenizer.from_token_list(tokens, roles, name) for name in SPLITTERS})
             return [name for name, _ in ranking] + [AUTO]
         except (ValueError, CheckpointError):
@@ -594,7 +600,8 @@ def build_bundle(
     metadata: dict[str, Any] = {"import_options": options.to_dict()}
     tokenization = describe_tokenization(src, tgt)
     if tokenization:
-        metadata["tokenization"] = tokenization
+        metadata["tokenization"] = tokenization  # one line for `info`
+        metadata["splitters"] = {"source": src.splitter, "target": tgt.splitter}  # for the window's status line
     bundle = ModelBundle(model, src, tgt, name=path.stem, path=path, format=fmt, metadata=metadata)
     notices = head_notices(bundle, heads_from_user=options.heads is not None and not options.extra.get("heads_from_file"))
     if notices:

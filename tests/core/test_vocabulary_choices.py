@@ -60,7 +60,7 @@ def test_roles_are_found_by_name_or_left_open_with_proposals():
     with pytest.raises(UnclearSpecials) as info:
         resolve_specials(vocab)
     assert set(info.value.proposals) == {"bos"}  # [UNK], <blank>, </s> are decided by their names
-    assert info.value.proposals["bos"] == ["<s>", "<sos>", "[UNK]", "<blank>", "</s>", "<mask>"]  # the known names first
+    assert info.value.proposals["bos"] == ["<s>", "<sos>", "<mask>"]  # the known names first; [UNK] </s> <blank> are taken
     assert resolve_specials(vocab, {"bos": "<sos>"}) == {"pad": "<blank>", "bos": "<sos>", "eos": "</s>", "unk": "[UNK]"}
     with pytest.raises(UnclearSpecials) as info:
         resolve_specials(["<go_>", "<stop_>", "[NUM]", "cat"])  # none of the usual names: every special-looking token
@@ -254,3 +254,29 @@ def replace_heads(options: ImportOptions, heads: int) -> ImportOptions:
     from dataclasses import replace
 
     return replace(options, heads=heads)
+
+
+def test_the_answers_travel_in_session_files_and_the_status_line_says_how_text_is_cut(tmp_path):
+    from model_core.sessions import ModelRef, model_ref
+    from model_core.vocab import ModelInfo
+    from viz_app.scope.controller import loaded_message
+
+    options = {"heads": 4, "src_vocab": "s.txt", "tgt_vocab": "t.txt", "bos": "<sos>", "unk": "[UNK]",
+               "tokenization": str(tmp_path / "tokenizer.json")}
+    ref = model_ref(str(tmp_path / "model.pt"), options)
+    assert ref.options() == options  # what the window's worker is given back
+    moved = ref.map_paths(lambda p: p.replace(str(tmp_path), "/lecture"))
+    assert (moved.tokenization, moved.bos) == ("/lecture/tokenizer.json", "<sos>")  # a tokenizer.json moves with the folder
+    assert model_ref("m.pt", {"tokenization": "whitespace"}).map_paths(str.upper).tokenization == "whitespace"
+    from model_core.sessions import FORMAT, Session, SessionError
+
+    session = {"format": FORMAT, "version": 1, "source": "hi", "model": {"path": "m.pt", "bos": "<s>", "tokenization": "whitespace"}}
+    assert Session.from_json(json.dumps(session)).model == ModelRef(path="m.pt", bos="<s>", tokenization="whitespace")
+    with pytest.raises(SessionError, match=r"model\.bos"):
+        Session.from_json(json.dumps({**session, "model": {"path": "m.pt", "bos": 3}}))
+    opened = ModelRef(path="m.pt", pad="<blank>", tokenization="app").import_options()
+    assert (opened.pad, opened.tokenization, opened.bos) == ("<blank>", "app", None)
+
+    info = ModelInfo(key="m", name="m.pt", path="", device="cpu", n_encoder_layers=1, n_decoder_layers=1, n_heads=4,
+                     d_model=32, max_len=16, positional="none", metadata={"splitters": {"source": "whitespace", "target": "app"}})
+    assert loaded_message(info) == "Loaded m.pt; source text is cut at spaces only, target text by the app's splitter"

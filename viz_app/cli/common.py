@@ -153,6 +153,11 @@ def add_model_args(p: argparse.ArgumentParser, *, required: bool = True, dtype: 
     g.add_argument("--device", default="auto", help="auto (CUDA, then MPS, then CPU), cpu, cuda, mps")
     if dtype:
         g.add_argument("--dtype", default=None, choices=["float32", "float16", "bfloat16"])
+    add_import_flags(g)
+
+
+def add_import_flags(g: argparse._ActionsContainer) -> None:
+    """What an importer may need that the weights cannot tell (``export``, ``info``…, and the window launcher)."""
     g.add_argument("--src-vocab", default=None, help="source vocabulary file (tutorial checkpoints): one token per line or JSON")
     g.add_argument("--tgt-vocab", default=None, help="target vocabulary file (tutorial checkpoints)")
     g.add_argument("--heads", type=int_in(1), default=None, help="number of attention heads, when the weights cannot tell")
@@ -170,10 +175,22 @@ def add_model_args(p: argparse.ArgumentParser, *, required: bool = True, dtype: 
 IMPORT_FLAGS = ("src_vocab", "tgt_vocab", "heads", "norm_position", "bos", "eos", "pad", "unk", "tokenization")
 
 
+def split_import_flags(argv: list[str], prog: str = "attention-scope") -> tuple[dict[str, object], list[str]]:
+    """The import answers among the window launcher's arguments (``--heads 8 --bos '<s>'``…) and the rest, in order.
+
+    The same flags and checks as ``export`` and ``info`` (a bad value raises :class:`UsageError`: one line, status 2);
+    the window remembers the answers for its model, as if given in its dialog.
+    """
+    parser = ArgumentParser(prog=prog, add_help=False, allow_abbrev=False)
+    add_import_flags(parser)
+    known, rest = parser.parse_known_args(argv)
+    return {name: getattr(known, name) for name in IMPORT_FLAGS if getattr(known, name) is not None}, rest
+
+
 def token(text: str) -> str:
     """An argparse type for a special token's name: one vocabulary entry, so no spaces and valid Unicode."""
     text = sentence(text)
-    if not text or text != text.strip() or len(text) > 100:
+    if not text or any(c.isspace() for c in text) or len(text) > 100:
         raise argparse.ArgumentTypeError(f"expected one token of the vocabulary, got '{printable(text)}'")
     return text
 

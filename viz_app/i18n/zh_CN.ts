@@ -178,6 +178,54 @@
         </message>
     </context>
     <context>
+        <name>Compare</name>
+        <message>
+            <location filename="../../viz_app/widgets/compare_view.py" line="40" />
+            <source>Sentence B, e.g. the cats see the dog</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/compare_view.py" line="42" />
+            <source>Target B (optional; empty: the target of A, or the model translates)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/compare_view.py" line="43" />
+            <source>Compare with the current sentence</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/compare_view.py" line="97" />
+            <source>A − B (red: A attends more, blue: B does)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/compare_view.py" line="108" />
+            <source>step {step}: A chose {a} ({la}), B chose {b} ({lb})</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/compare_view.py" line="94" />
+            <source>A − B is not drawn for this attention: {reason}.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/compare_view.py" line="113" />
+            <source>From step {step} on, A and B continue different prefixes: give both the same target to compare like for like.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/compare_view.py" line="90" />
+            <source>{side}: {sentence}</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/compare_sentences.py" line="44" />
+            <source>Compare two sentences</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
         <name>Controls</name>
         <message>
             <location filename="../../viz_app/widgets/controls.py" line="61" />
@@ -1339,82 +1387,102 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>MainWindow</name>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="348" />
-            <source>Moving the model to the CPU…</source>
-            <translation>正在把模型移到 CPU…</translation>
+            <location filename="../../viz_app/scope/controller.py" line="72" />
+            <source>by the app's splitter</source>
+            <translation>按本应用的规则</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="166" />
-            <source>Loading {name}…</source>
-            <translation>正在加载 {name}…</translation>
+            <location filename="../../viz_app/scope/controller.py" line="73" />
+            <source>at spaces only</source>
+            <translation>只按空格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="179" />
-            <source>Stopped opening {name}</source>
-            <translation>已停止打开 {name}</translation>
+            <location filename="../../viz_app/scope/controller.py" line="74" />
+            <source>by its tokenizer.json</source>
+            <translation>按它的 tokenizer.json</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="205" />
-            <source>Comparing with {name}…</source>
-            <translation>正在与 {name} 比较…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/scope/controller.py" line="253" />
+            <location filename="../../viz_app/scope/controller.py" line="86" />
             <source>Loaded {name}</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="335" />
+            <location filename="../../viz_app/scope/controller.py" line="367" />
+            <source>Moving the model to the CPU…</source>
+            <translation>正在把模型移到 CPU…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="83" />
+            <source>Loaded {name}; source text is cut {source}, target text {target}</source>
+            <translation>已加载 {name}；源文本{source}切分，目标文本{target}切分</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="185" />
+            <source>Loading {name}…</source>
+            <translation>正在加载 {name}…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="198" />
+            <source>Stopped opening {name}</source>
+            <translation>已停止打开 {name}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="224" />
+            <source>Comparing with {name}…</source>
+            <translation>正在与 {name} 比较…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="354" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="337" />
+            <location filename="../../viz_app/scope/controller.py" line="356" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="191" />
+            <location filename="../../viz_app/scope/controller.py" line="210" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="215" />
+            <location filename="../../viz_app/scope/controller.py" line="234" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="303" />
+            <location filename="../../viz_app/scope/controller.py" line="322" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="319" />
+            <location filename="../../viz_app/scope/controller.py" line="338" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="394" />
+            <location filename="../../viz_app/scope/controller.py" line="413" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="146" />
+            <location filename="../../viz_app/scope/controller.py" line="165" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="315" />
+            <location filename="../../viz_app/scope/controller.py" line="334" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="316" />
+            <location filename="../../viz_app/scope/controller.py" line="335" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="329" />
+            <location filename="../../viz_app/scope/controller.py" line="348" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
@@ -3684,7 +3752,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>GPU 显存不足：请尝试更短的句子，或在 CPU 上运行（启动时设置 {setting}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="190" />
+            <location filename="../../viz_app/workers/model_worker.py" line="191" />
             <source>no model is loaded: open one with File ▸ Open model…</source>
             <translation>尚未加载模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>

@@ -24,7 +24,7 @@ from model_core.run import RunRequest, RunResult
 from model_core.sessions import Session
 from model_core.sessions import load as load_session
 from model_core.vocab import APP_SPECIALS, ModelInfo, token_role
-from viz_app.i18n import tr
+from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.notices import notice_text
 from viz_app.scope.persistence import Persistence
 from viz_app.workers.model_worker import OptionsNeeded, WorkerHost
@@ -66,6 +66,25 @@ def instructive_layer(model_key: str, trace) -> int | None:
             return None
         _INSTRUCTIVE_LAYERS[model_key] = layer
     return _INSTRUCTIVE_LAYERS[model_key]
+
+
+#: how an external vocabulary's text is cut (ModelBundle.metadata["splitters"]), in words for the status bar
+SPLITTER_WORDS: dict[str, tuple[str, str]] = {
+    "app": N_("MainWindow", "by the app's splitter"),
+    "whitespace": N_("MainWindow", "at spaces only"),
+    "tokenizer.json": N_("MainWindow", "by its tokenizer.json"),
+}
+
+
+def loaded_message(info: ModelInfo) -> str:
+    """The status line after a load; for a vocabulary-file checkpoint it also says how text is cut, since a wrong
+    choice fills the source with unknown words."""
+    splitters = info.metadata.get("splitters")
+    if isinstance(splitters, dict) and all(splitters.get(side) in SPLITTER_WORDS for side in ("source", "target")):
+        return tr("MainWindow", "Loaded {name}; source text is cut {source}, target text {target}").format(
+            name=info.name, source=tr_marked(SPLITTER_WORDS[splitters["source"]]),
+            target=tr_marked(SPLITTER_WORDS[splitters["target"]]))
+    return tr("MainWindow", "Loaded {name}").format(name=info.name)
 
 
 def example_sentence(info: ModelInfo) -> str:
@@ -251,7 +270,7 @@ class ScopeController(QObject):
         s.set_padding(s.pad_src, s.pad_tgt)  # clamped to this model's max_len
         s.set_inputs(src, tgt)
         self.persistence.save_inputs()
-        self.statusMessage.emit(tr("MainWindow", "Loaded {name}").format(name=info.name))
+        self.statusMessage.emit(loaded_message(info))
         self.request_run()
 
     # ------------------------------------------------------------------ running

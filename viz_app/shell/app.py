@@ -62,8 +62,12 @@ def parse_args(argv: Sequence[str]) -> tuple[str | None, str | None, list[str]]:
     return model, device, qt_args
 
 
-def run(argv: Sequence[str] = ()) -> int:
-    """Open the window (on ``argv[0]``'s model when given) and run the event loop; returns the exit code."""
+def run(argv: Sequence[str] = (), import_options: dict | None = None) -> int:
+    """Open the window (on ``argv[0]``'s model when given) and run the event loop; returns the exit code.
+
+    ``import_options`` (the launcher's ``--heads``, ``--bos``… flags) are remembered for that model before the window
+    opens it, as answers given in its dialog are, so it opens without asking them.
+    """
     from PySide6.QtWidgets import QApplication
 
     from viz_app.shell.pyside_import_hook import install as speed_up_imports
@@ -87,6 +91,8 @@ def run(argv: Sequence[str] = ()) -> int:
     from viz_app.window.main_window import MainWindow
 
     settings = AppSettings()
+    if model is not None and import_options:
+        remember_import_options(settings, model, import_options)
     install(resolve_language(settings.get_str("view/language", "")))
     window = MainWindow(settings, model=model, device=device)
     _settle_after_first_answer(window, collector)
@@ -100,6 +106,22 @@ def run(argv: Sequence[str] = ()) -> int:
             probe.remove()
         holder.window.shutdown()
         collector.stop()
+
+
+def remember_import_options(settings, model: str, answers: dict) -> None:
+    """Merge command-line import answers into those remembered for ``model`` (what the window's controller reads)."""
+    import json
+
+    from model_core.paths import model_key
+    from viz_app.scope.persistence import settings_key
+
+    name = f"import_options/{settings_key(model_key(model))}"  # the key the controller opens the model under
+    try:
+        remembered = json.loads(settings.get_str(name, "") or "{}")
+    except json.JSONDecodeError:
+        remembered = {}
+    merged = {**(remembered if isinstance(remembered, dict) else {}), **answers}
+    settings.set(name, json.dumps(merged, sort_keys=True))
 
 
 #: the collector waits at most this long for a window's first answer before collecting again

@@ -2,7 +2,9 @@
 
 - no arguments, GUI flags only, or the path of an existing file or folder (a checkpoint, a
   ``.scope.json`` session): the window. GUI flags: ``--model NAME|PATH`` (a bundled model's name
-  works here), ``--device cpu|cuda|mps``, and Qt's own options (``-platform offscreen``, ``-style X``…);
+  works here), ``--device cpu|cuda|mps``, what the weights cannot tell (``--heads``, ``--src-vocab``,
+  ``--bos``…, ``--tokenization``: remembered for that model as the dialog's answers are), and Qt's own
+  options (``-platform offscreen``, ``-style X``…);
 - a subcommand (``export``, ``render``, ``info``…), ``-h``/``--help``, ``--version`` or any other
   option: :func:`viz_app.cli.main`;
 - any other word: a usage error (one line, exit status 2), never a window opened on nothing.
@@ -70,7 +72,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     from viz_app.cli.parser import COMMANDS
 
     if not args or args[0] not in COMMANDS:
-        gui, offending = gui_arguments(args)
+        from viz_app.cli.common import UsageError, split_import_flags
+
+        try:
+            answers, rest = split_import_flags(args)  # --heads 8 --bos '<s>'…: what the window would otherwise ask
+        except UsageError as exc:
+            from viz_app.cli.parser import usage_error
+
+            return usage_error(str(exc))
+        gui, offending = gui_arguments(rest)
+        if gui is not None and answers and not (gui and not gui[0].startswith("-")):
+            from viz_app.cli.parser import usage_error
+
+            flag = "--" + next(iter(answers)).replace("_", "-")
+            return usage_error(f"{flag} answers a question about a model: give the model too (PATH or --model PATH)")
         if gui is not None:
             from viz_app.shell.display_check import display_problem
 
@@ -80,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return EXIT_NO_WINDOW
             from viz_app.shell.app import run
 
-            return run(gui)
+            return run(gui, import_options=answers) if answers else run(gui)
         if offending is not None and not offending.startswith("-"):
             from viz_app.cli.parser import usage_error
 

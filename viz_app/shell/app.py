@@ -17,9 +17,11 @@ read its constants.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 
 _IMPORTED_AT = time.perf_counter()
@@ -169,19 +171,42 @@ class _WindowHolder:
         window.languageChangeRequested.connect(self.rebuild)
 
     def rebuild(self, code: str) -> None:
+        """The window again in language ``code``; the model thread, warm and with its model loaded, carries over.
+
+        Why carry it: a new thread started anew, loaded the model again and ran it for the first time while the
+        new window was being built and painted, competing for the GIL; most of a switch's seconds went there.
+        The old window is cut off from the thread first, so no answer meant for the new window reaches it.
+        """
         from viz_app.i18n import install, resolve_language
         from viz_app.window.main_window import MainWindow
 
         old = self.window
         install(resolve_language(code))
-        old.shutdown()
+        host = old.host
+        _detach_receivers(host)
+        old.shutdown(keep_host=True)
+        host.setParent(None)  # not deleted with the old window
         old.hide()
         old.deleteLater()
-        self.window = MainWindow(self.settings, device=self.device)
+        self.window = MainWindow(self.settings, device=self.device, host=host)
+        host.setParent(self.window)
         self._attach(self.window)
         if self._on_new_window is not None:
             self._on_new_window(self.window)
         self.window.show()
+
+
+#: the signals of a WorkerHost (viz_app.workers.model_worker) that a window and its parts listen to
+HOST_SIGNALS = ("modelLoaded", "resultReady", "failed", "needsOptions", "gpuFailed", "inspected", "compared", "busyChanged")
+
+
+def _detach_receivers(host) -> None:
+    """Disconnect everything listening to ``host``'s signals (its own link to the model thread stays)."""
+    for name in HOST_SIGNALS:
+        with warnings.catch_warnings():  # PySide warns when a signal had no receiver to disconnect
+            warnings.simplefilter("ignore", RuntimeWarning)
+            with contextlib.suppress(RuntimeError, TypeError, SystemError):
+                getattr(host, name).disconnect()
 
 
 def _probe_seconds() -> float:

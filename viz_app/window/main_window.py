@@ -394,8 +394,12 @@ class MainWindow(QMainWindow):
             self.open_model(path)
 
     # ================================================================== lifetime
-    def shutdown(self) -> None:
-        """Save the layout, stop timers and the worker thread (idempotent; tests call it in teardown)."""
+    def shutdown(self, *, keep_host: bool = False) -> None:
+        """Save the layout, stop timers and the worker thread (idempotent; tests call it in teardown).
+
+        ``keep_host``: leave the model thread running, with its loaded model, for the window that replaces this
+        one (a language switch, :class:`viz_app.shell.app._WindowHolder`).
+        """
         if self._shut_down:
             return
         self.layout_keeper.stop()
@@ -404,7 +408,8 @@ class MainWindow(QMainWindow):
             self.panels.built_training_view.shutdown()  # a running QThread destroyed with the window would abort the process
         for timer in (self._debounce, self.playback.timer):
             timer.stop()
-        self.host.shutdown()
+        if not keep_host:
+            self.host.shutdown()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shutdown()

@@ -41,7 +41,8 @@ class ModelConfig:
     ``sinusoid_layout`` and ``position_offset`` say which sinusoidal table: the paper's sin/cos interleaved
     (``PE(p, 2i) = sin(p / 10000^(2i/d))``), or fairseq's and OpenNMT-py's ``SinusoidalConcat``, all sines then all
     cosines at ``10000^(-i/(d/2 - 1))``; token ``t`` of a sequence reads row ``t + position_offset`` (fairseq counts
-    positions from ``padding_idx + 1``).
+    positions from ``padding_idx + 1``). ``position_on_padding=False``: a padding token gets no position vector
+    (fairseq numbers only the real tokens; a padding token's position is ``padding_idx``, whose table row is zero).
     """
 
     src_vocab_size: int
@@ -66,6 +67,7 @@ class ModelConfig:
     relative_max_distance: int = 0
     sinusoid_layout: SinusoidLayout = "interleaved"
     position_offset: int = 0
+    position_on_padding: bool = True
     max_len: int = 512
     scale_embedding: bool = True
     tie_output: bool = False
@@ -157,7 +159,8 @@ _INT_FIELDS = frozenset({"src_vocab_size", "tgt_vocab_size", "pad_id", "bos_id",
                          "n_encoder_layers", "n_decoder_layers", "d_ff", "relative_max_distance", "max_len",
                          "position_offset"})
 _FLOAT_FIELDS = frozenset({"dropout", "norm_eps"})
-_BOOL_FIELDS = frozenset({"final_norm", "scale_embedding", "tie_output", "output_bias", "src_add_bos", "src_add_eos"})
+_BOOL_FIELDS = frozenset({"final_norm", "scale_embedding", "tie_output", "output_bias", "src_add_bos", "src_add_eos",
+                          "position_on_padding"})
 
 
 def _checked_field(name: str, value: Any) -> Any:

@@ -140,7 +140,10 @@ class Seq2SeqTransformer(nn.Module):
     def _embed(self, embedding: nn.Embedding, ids: torch.Tensor, start: int, ablation: Ablation) -> torch.Tensor:
         x = embedding(ids) * self.embed_scale
         if self.config.positional != "none" and not ablation.positional:
-            x = x + self.positional_encoding(start, ids.shape[1]).to(x.dtype)
+            positions = self.positional_encoding(start, ids.shape[1]).to(x.dtype)
+            if not self.config.position_on_padding:  # fairseq: a padding token's position is padding_idx, a zero row
+                positions = positions * (ids != self.config.pad_id).unsqueeze(-1).to(x.dtype)
+            x = x + positions
         return self.dropout(x)
 
     def _relative_bias(self, which: str, q_start: int, n_q: int, n_k: int, ablation: Ablation) -> torch.Tensor | None:

@@ -15,7 +15,10 @@ What fairseq computes, and how it maps onto :class:`~model_core.model.Seq2SeqTra
   decoder's input embedding when ``share_decoder_input_output_embed``;
 - positions counted from ``padding_idx + 1`` (``utils.make_positions``): the sinusoidal table is fairseq's
   (sines then cosines at ``10000^(-i/(d/2-1))``: ``sinusoid_layout="concat"``) read from row ``pad + 1``
-  (``position_offset``); learned positions are the rows from ``pad + 1`` of ``embed_positions.weight``;
+  (``position_offset``); learned positions are the rows from ``pad + 1`` of ``embed_positions.weight``; a
+  padding token's position is ``padding_idx``, a zero row (``position_on_padding=False``), and its embedding row
+  is zero too (``padding_idx`` gets no gradient), so a padded position enters the layers as zeros, as
+  ``TransformerEncoderBase`` makes it;
 - ``self_attn_layer_norm``/``encoder_attn_layer_norm``/``final_layer_norm`` are the sub-layers' norms, before
   (``normalize_before``) or after the residual sum, eps 1e-5; pre-norm stacks end in ``layer_norm``;
 - the source is ``tokens </s>`` and the decoder starts from ``</s>`` (fairseq's ``prev_output_tokens``), so the
@@ -229,7 +232,7 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
         src_vocab_size=src_emb.shape[0], tgt_vocab_size=tgt_emb.shape[0], d_model=d_model, n_heads=n_heads,
         n_encoder_layers=n_enc, n_decoder_layers=n_dec, d_ff=d_ff, activation=activation, dropout=0.0,
         norm_position="pre" if pre["encoder"] else "post", norm_type="layernorm", norm_eps=1e-5, final_norm=pre["encoder"],
-        positional=positional, sinusoid_layout="concat", position_offset=offset, max_len=max_len,
+        positional=positional, sinusoid_layout="concat", position_offset=offset, position_on_padding=False, max_len=max_len,
         scale_embedding=flat.get("no_scale_embedding") is not True, tie_output=shared, output_bias=False,
         src_add_bos=False, src_add_eos=True, pad_id=PAD_ID, bos_id=EOS_ID, eos_id=EOS_ID, unk_id=UNK_ID,
     )

@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from model_core import teacher_forced_trace
+from model_core import masks, teacher_forced_trace
 from model_core.importers import CheckpointError, ImportOptions, NeedsHyperparameters, open_model
 
 PAD, EOS = 1, 2
@@ -172,6 +172,8 @@ class FairseqTransformer(nn.Module):
             self.decoder.output_projection.weight = self.decoder.embed_tokens.weight
         for p in self.parameters():  # random, away from their initial values (norms too)
             p.data.add_(torch.randn_like(p) * 0.1)
+        for stack in (self.encoder, self.decoder):  # padding_idx's row: zero at init, never updated (no gradient)
+            stack.embed_tokens.weight.data[PAD] = 0
 
     def forward(self, src_tokens, prev_output_tokens):
         """(log-probabilities [B, T, V], encoder maps, decoder self maps, cross maps), per layer [B, H, ., .]."""
@@ -289,6 +291,27 @@ def test_a_padded_batch_matches_fairseq_on_every_real_row(saved):
             np.testing.assert_allclose(mine[b, :, :s_len], theirs[b, :, :s_len], atol=ATOL, rtol=0)
         for mine, theirs in (*zip(decoded.self_attentions, dec_self, strict=True), *zip(decoded.cross_attentions, cross, strict=True)):
             np.testing.assert_allclose(mine[b, :, :t_len], theirs[b, :, :t_len], atol=ATOL, rtol=0)
+
+
+#: whether this checkout computes padded query rows (issue 17 item 6) rather than zeroing them
+PADDED_ROWS_COMPUTED = bool(masks.encoder_self_allowed(torch.tensor([[False, True]]))[0, 1].any())
+
+
+@pytest.mark.skipif(not PADDED_ROWS_COMPUTED, reason="this checkout zeroes padded query rows (issue 17 item 6 computes them)")
+def test_padded_rows_are_what_fairseq_computes_for_them(saved):
+    """A padding token has no position in fairseq (position padding_idx, a zero row) and a zero embedding: its row
+    is what fairseq computes, for every kind of map and the log-probabilities."""
+    reference, _, path = saved
+    model = open_model(path, device="cpu").model
+    src = torch.tensor([[7, 9, 11, 5, EOS], [8, 6, EOS, PAD, PAD]])
+    prev = torch.tensor([[EOS, 10, 12, 14], [EOS, 9, PAD, PAD]])
+    logprobs, enc, dec_self, cross = reference(src, prev)
+    encoded = model.encode(src, capture=True)
+    decoded = model.decode(prev, encoded, capture=True)
+    np.testing.assert_allclose(torch.log_softmax(decoded.logits.float(), -1), logprobs, atol=ATOL, rtol=0)
+    for mine, theirs in (*zip(encoded.attentions, enc, strict=True), *zip(decoded.self_attentions, dec_self, strict=True),
+                         *zip(decoded.cross_attentions, cross, strict=True)):
+        np.testing.assert_allclose(mine, theirs, atol=ATOL, rtol=0)
 
 
 def test_stepping_a_fairseq_model_equals_its_teacher_forced_pass(saved):

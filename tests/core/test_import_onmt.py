@@ -5,7 +5,8 @@ OpenNMT-py 3.5.1 does not import here without its dependencies (pyonmttok, spacy
 its published code (``onmt/encoders/transformer.py``, ``onmt/decoders/transformer.py``,
 ``onmt/modules/multi_headed_attn.py``, ``position_ffn.py``, ``embeddings.py``), with OpenNMT-py's module names,
 so its ``state_dict()`` has exactly the keys ``onmt_train`` writes. (Checked once by hand against OpenNMT-py
-3.5.1's own ``model_builder`` with stub modules for its missing dependencies: the same log-probabilities.)
+3.5.1's own ``model_builder`` with stub modules for its missing dependencies: the state_dict loads strictly and the
+log-probabilities of a padded batch are equal, padded rows too.)
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from model_core import teacher_forced_trace
+from model_core import masks, teacher_forced_trace
 from model_core.importers import CheckpointError, open_model
 
 ATOL = 1e-4
@@ -253,6 +254,25 @@ def test_a_padded_batch_matches_opennmt_on_every_real_row(saved):
             np.testing.assert_allclose(mine[b, :, :s_len], theirs[b, :, :s_len], atol=ATOL, rtol=0)
         for mine, theirs in (*zip(decoded.self_attentions, dec_self, strict=True), *zip(decoded.cross_attentions, cross, strict=True)):
             np.testing.assert_allclose(mine[b, :, :t_len], theirs[b, :, :t_len], atol=ATOL, rtol=0)
+
+
+#: whether this checkout computes padded query rows (issue 17 item 6) rather than zeroing them
+PADDED_ROWS_COMPUTED = bool(masks.encoder_self_allowed(torch.tensor([[False, True]]))[0, 1].any())
+
+
+@pytest.mark.skipif(not PADDED_ROWS_COMPUTED, reason="this checkout zeroes padded query rows (issue 17 item 6 computes them)")
+def test_padded_rows_are_what_opennmt_computes_for_them(saved):
+    reference, path = saved
+    model = open_model(path, device="cpu").model
+    src = torch.tensor([[7, 9, 11, 5, 6], [8, 6, 10, PAD, PAD]])
+    tgt = torch.tensor([[BOS, 10, 12, 14], [BOS, 9, PAD, PAD]])
+    logprobs, enc, dec_self, cross = reference(src, tgt)
+    encoded = model.encode(src, capture=True)
+    decoded = model.decode(tgt, encoded, capture=True)
+    np.testing.assert_allclose(torch.log_softmax(decoded.logits.float(), -1), logprobs, atol=ATOL, rtol=0)
+    for mine, theirs in (*zip(encoded.attentions, enc, strict=True), *zip(decoded.self_attentions, dec_self, strict=True),
+                         *zip(decoded.cross_attentions, cross, strict=True)):
+        np.testing.assert_allclose(mine, theirs, atol=ATOL, rtol=0)
 
 
 def test_concat_positions_qkv_biases_gelu_and_grouped_kv_heads_match_opennmt(tmp_path):

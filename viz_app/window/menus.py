@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup
 
 from viz_app.i18n import LANGUAGES, tr, tr_marked
+from viz_app.window.hf_cache_menu import add_hf_cache_menu
 from viz_app.window.layout import window_docks
 from viz_app.window.theme import THEME_CHOICES
 
@@ -29,6 +30,7 @@ def build_menus(w: MainWindow) -> None:
     file_menu = menu.addMenu(tr("MainWindow", "&File"))
     for act in (w.act_open, w.act_cancel_load, w.act_open_session, w.act_save_session):
         file_menu.addAction(act)
+    w.hf_cache_menu = add_hf_cache_menu(file_menu, w.open_model, before=w.act_cancel_load)  # after Open model…
     file_menu.addSeparator()
     export_menu = file_menu.addMenu(tr("MainWindow", "&Export"))
     w.exports.add_to_menu(export_menu)

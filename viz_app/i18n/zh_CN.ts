@@ -178,51 +178,109 @@
         </message>
     </context>
     <context>
+        <name>AerMap</name>
+        <message>
+            <location filename="../../viz_app/widgets/aer_map.py" line="143" />
+            <source>head mean</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/aer_map.py" line="144" />
+            <source>not defined</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/aer_map.py" line="100" />
+            <source>Load gold links for this sentence pair to see each head's alignment error rate</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/aer_map.py" line="108" />
+            <source>mean</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/aer_map.py" line="145" />
+            <source>Layer {layer}, {head}: AER {value}</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/aer_map.py" line="143" />
+            <source>head {head}</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/aer_map.py" line="108" />
+            <source>H{head}</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/aer_map.py" line="118" />
+            <source>L{layer}</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
         <name>Compare</name>
         <message>
             <location filename="../../viz_app/widgets/compare_view.py" line="40" />
             <source>Sentence B, e.g. the cats see the dog</source>
-            <translation type="unfinished" />
+            <translation>句子 B，例如 the cats see the dog</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/compare_view.py" line="42" />
             <source>Target B (optional; empty: the target of A, or the model translates)</source>
-            <translation type="unfinished" />
+            <translation>目标 B（可选；留空则沿用 A 的目标，或由模型翻译）</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/compare_view.py" line="43" />
             <source>Compare with the current sentence</source>
-            <translation type="unfinished" />
+            <translation>与当前句子比较</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/compare_view.py" line="97" />
             <source>A − B (red: A attends more, blue: B does)</source>
-            <translation type="unfinished" />
+            <translation>A − B（红：A 关注更多，蓝：B 关注更多）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="108" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="113" />
+            <source>; </source>
+            <translation>；</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/compare_view.py" line="121" />
             <source>step {step}: A chose {a} ({la}), B chose {b} ({lb})</source>
-            <translation type="unfinished" />
+            <translation>第 {step} 步：A 选了 {a}（{la}），B 选了 {b}（{lb}）</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/compare_view.py" line="94" />
             <source>A − B is not drawn for this attention: {reason}.</source>
-            <translation type="unfinished" />
+            <translation>这种注意力不画 A − B：{reason}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="113" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="110" />
+            <source>the sources have {a} and {b} tokens</source>
+            <translation>两个源句分别有 {a} 和 {b} 个词元</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/compare_view.py" line="112" />
+            <source>the targets have {a} and {b} positions</source>
+            <translation>两个目标分别有 {a} 和 {b} 个位置</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/compare_view.py" line="126" />
             <source>From step {step} on, A and B continue different prefixes: give both the same target to compare like for like.</source>
-            <translation type="unfinished" />
+            <translation>从第 {step} 步起，A 和 B 接着的是不同的前缀：给两者相同的目标，才能逐项对比。</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/compare_view.py" line="90" />
             <source>{side}: {sentence}</source>
-            <translation type="unfinished" />
+            <translation>{side}：{sentence}</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/compare_sentences.py" line="44" />
             <source>Compare two sentences</source>
-            <translation type="unfinished" />
+            <translation>比较两个句子</translation>
         </message>
     </context>
     <context>
@@ -932,27 +990,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>HFCacheMenu</name>
         <message>
-            <location filename="../../viz_app/window/hf_cache_menu.py" line="51" />
+            <location filename="../../viz_app/window/hf_cache_menu.py" line="53" />
             <source>Open from &amp;Hugging Face cache</source>
             <translation>从 &amp;Hugging Face 本地缓存打开</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/hf_cache_menu.py" line="27" />
+            <location filename="../../viz_app/window/hf_cache_menu.py" line="28" />
             <source>{name}  ({kind}: cannot be shown)</source>
             <translation>{name}（{kind}：无法显示）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/hf_cache_menu.py" line="35" />
+            <location filename="../../viz_app/window/hf_cache_menu.py" line="36" />
             <source>No encoder-decoder models in the Hugging Face cache</source>
             <translation>Hugging Face 缓存中没有编码器-解码器模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/hf_cache_menu.py" line="25" />
+            <location filename="../../viz_app/window/hf_cache_menu.py" line="26" />
             <source>{name}  ({kind}, {size})</source>
             <translation>{name}（{kind}，{size}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/hf_cache_menu.py" line="37" />
+            <location filename="../../viz_app/window/hf_cache_menu.py" line="38" />
             <source>Looked in {folder}; download one with: hf download NAME</source>
             <translation>已查找 {folder}；可用以下命令下载：hf download 模型名</translation>
         </message>
@@ -1387,102 +1445,102 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>MainWindow</name>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="72" />
+            <location filename="../../viz_app/scope/controller.py" line="73" />
             <source>by the app's splitter</source>
             <translation>按本应用的规则</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="73" />
+            <location filename="../../viz_app/scope/controller.py" line="74" />
             <source>at spaces only</source>
             <translation>只按空格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="74" />
+            <location filename="../../viz_app/scope/controller.py" line="75" />
             <source>by its tokenizer.json</source>
             <translation>按它的 tokenizer.json</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="86" />
+            <location filename="../../viz_app/scope/controller.py" line="87" />
             <source>Loaded {name}</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="367" />
+            <location filename="../../viz_app/scope/controller.py" line="368" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="83" />
+            <location filename="../../viz_app/scope/controller.py" line="84" />
             <source>Loaded {name}; source text is cut {source}, target text {target}</source>
             <translation>已加载 {name}；源文本{source}切分，目标文本{target}切分</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="185" />
+            <location filename="../../viz_app/scope/controller.py" line="186" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="198" />
+            <location filename="../../viz_app/scope/controller.py" line="199" />
             <source>Stopped opening {name}</source>
             <translation>已停止打开 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="224" />
+            <location filename="../../viz_app/scope/controller.py" line="225" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="354" />
+            <location filename="../../viz_app/scope/controller.py" line="355" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="356" />
+            <location filename="../../viz_app/scope/controller.py" line="357" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="210" />
+            <location filename="../../viz_app/scope/controller.py" line="211" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="234" />
+            <location filename="../../viz_app/scope/controller.py" line="235" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="322" />
+            <location filename="../../viz_app/scope/controller.py" line="323" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="338" />
+            <location filename="../../viz_app/scope/controller.py" line="339" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="413" />
+            <location filename="../../viz_app/scope/controller.py" line="414" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="165" />
+            <location filename="../../viz_app/scope/controller.py" line="166" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="334" />
+            <location filename="../../viz_app/scope/controller.py" line="335" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="335" />
+            <location filename="../../viz_app/scope/controller.py" line="336" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="348" />
+            <location filename="../../viz_app/scope/controller.py" line="349" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
@@ -2167,77 +2225,77 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="29" />
+            <location filename="../../viz_app/window/menus.py" line="30" />
             <source>&amp;File</source>
             <translation>文件(&amp;F)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="33" />
+            <location filename="../../viz_app/window/menus.py" line="35" />
             <source>&amp;Export</source>
             <translation>导出(&amp;E)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="39" />
+            <location filename="../../viz_app/window/menus.py" line="41" />
             <source>&amp;Go</source>
             <translation>跳转(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="45" />
+            <location filename="../../viz_app/window/menus.py" line="47" />
             <source>&amp;Show</source>
             <translation>显示(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="52" />
+            <location filename="../../viz_app/window/menus.py" line="54" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="58" />
+            <location filename="../../viz_app/window/menus.py" line="60" />
             <source>&amp;View</source>
             <translation>视图(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="60" />
+            <location filename="../../viz_app/window/menus.py" line="62" />
             <source>P&amp;anels</source>
             <translation>面板(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="69" />
+            <location filename="../../viz_app/window/menus.py" line="71" />
             <source>&amp;Theme</source>
             <translation>主题(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="75" />
+            <location filename="../../viz_app/window/menus.py" line="77" />
             <source>Lan&amp;guage</source>
             <translation>语言(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="83" />
+            <location filename="../../viz_app/window/menus.py" line="85" />
             <source>&amp;Help</source>
             <translation>帮助(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="86" />
+            <location filename="../../viz_app/window/menus.py" line="88" />
             <source>Explain &amp;panel</source>
             <translation>讲解面板(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="87" />
+            <location filename="../../viz_app/window/menus.py" line="89" />
             <source>Attention heatmap</source>
             <translation>注意力热力图</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="87" />
+            <location filename="../../viz_app/window/menus.py" line="89" />
             <source>Masks</source>
             <translation>掩码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="96" />
+            <location filename="../../viz_app/window/menus.py" line="98" />
             <source>Presenting</source>
             <translation>演示</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="78" />
+            <location filename="../../viz_app/window/menus.py" line="80" />
             <source>Follow the system</source>
             <translation>跟随系统</translation>
         </message>

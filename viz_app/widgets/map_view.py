@@ -365,7 +365,7 @@ def _rollout_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
 
 def apply_view(widget: AttentionHeatmap, view: HeatmapView) -> None:
     """Feed ``view`` to a heatmap through its public API (display settings first, then data, then overlays)."""
-    signed = view.mode in ("scores", "attribution")
+    signed = view.mode in ("scores", "attribution", "difference")
     value_mode = {"weights": "weights", "rollout": "weights", "scores": "scores"}.get(view.mode, "values")
     widget.set_value_mode(value_mode, levels=view.levels)
     widget.set_colormap(DIVERGING_NAME if signed else view.colormap)  # signed values: white = 0

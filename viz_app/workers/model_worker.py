@@ -120,6 +120,7 @@ class ModelWorker(QObject):
     gpuFailed = Signal(int)  # request id: the failure came from the GPU (emitted just before failed)
     inspected = Signal(int, object)  # request id, (ArchitectureSummary, ParameterDistributions)
     compared = Signal(int, object)  # request id, ComparisonResult
+    sentencesCompared = Signal(int, object)  # request id, model_core.compare.Comparison
 
     def __init__(self, device: str | None = None, latest: _Latest | None = None, latest_load: _Latest | None = None) -> None:
         super().__init__()
@@ -221,6 +222,21 @@ class ModelWorker(QObject):
             return
         self.compared.emit(request_id, result)
 
+    @Slot(int, object, object)
+    def compare_sentences(self, request_id: int, request_a: RunRequest, request_b: RunRequest) -> None:
+        """Run two sentences through the loaded model and pair them (``model_core.compare``)."""
+        if self.bundle is None:
+            self.failed.emit(request_id, tr("Worker", "no model is loaded: open one with File ▸ Open model…"))
+            return
+        try:
+            from model_core.compare import compare
+
+            result = compare(self.bundle, request_a, request_b)
+        except BaseException as exc:
+            self._report(request_id, exc)
+            return
+        self.sentencesCompared.emit(request_id, result)
+
     def _report(self, request_id: int, exc: BaseException) -> None:
         """One line for the window. A dependency may raise a BaseException (pyo3's PanicException from the tokenizers
         library): it is reported like any error; only Ctrl-C and SystemExit keep their meaning."""
@@ -283,6 +299,7 @@ class WorkerHost(QObject):
     gpuFailed = Signal(int)  # request id: the last failure came from the GPU (offer the CPU)
     inspected = Signal(int, object)
     compared = Signal(int, object)
+    sentencesCompared = Signal(int, object)
     busyChanged = Signal(bool)
 
     _loadRequested = Signal(int, str, object)
@@ -291,6 +308,7 @@ class WorkerHost(QObject):
     _inspectRequested = Signal(int)
     _warmRequested = Signal()
     _compareRequested = Signal(int, str, object, str, object)
+    _compareSentencesRequested = Signal(int, object, object)
 
     def __init__(self, parent: QObject | None = None, *, device: str | None = None, held: bool = False) -> None:
         """``held``: the thread does not start until :meth:`release`; requests made meanwhile wait in its queue.
@@ -324,6 +342,8 @@ class WorkerHost(QObject):
         self._inspectRequested.connect(self.worker.inspect)
         self._warmRequested.connect(self.worker.warm_up)
         self._compareRequested.connect(self.worker.compare)
+        self._compareSentencesRequested.connect(self.worker.compare_sentences)
+        self.worker.sentencesCompared.connect(self._on_sentences_compared)
         self.worker.inspected.connect(self._on_inspected)
         self.worker.compared.connect(self._on_compared)
         self.worker.modelLoaded.connect(self._on_loaded)
@@ -412,6 +432,13 @@ class WorkerHost(QObject):
         self._compareRequested.emit(request_id, str(other), dict(options or {}), src, tgt)
         return request_id
 
+    def compare_sentences(self, request_a: RunRequest, request_b: RunRequest) -> int:
+        """Run two sentences (a minimal pair) and pair their traces (answer: ``sentencesCompared``)."""
+        request_id = self._new_id("compare_sentences")
+        self._latest_other["compare_sentences"] = request_id
+        self._compareSentencesRequested.emit(request_id, request_a, request_b)
+        return request_id
+
     def cancel_load(self) -> bool:
         """Forget the model being loaded (the worker discards it when its load ends); True if one was pending.
 
@@ -491,6 +518,13 @@ class WorkerHost(QObject):
         self._finish_ids([request_id])
         if current:
             self.compared.emit(request_id, result)
+
+    @Slot(int, object)
+    def _on_sentences_compared(self, request_id: int, result: object) -> None:
+        current = self._is_current(request_id)
+        self._finish_ids([request_id])
+        if current:
+            self.sentencesCompared.emit(request_id, result)
 
     @Slot(int, object)
     def _on_needs_options(self, request_id: int, needed: object) -> None:

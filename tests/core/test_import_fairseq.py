@@ -415,3 +415,19 @@ def test_the_command_line_refuses_in_one_line_with_status_2(saved, capsys):
     err = capsys.readouterr().err.strip()
     assert "layernorm_embedding" in err and "Traceback" not in err and len(err.splitlines()) == 1
     assert not out.exists()
+
+
+def test_the_window_opens_it_through_its_model_worker(saved, qapp):
+    """The window's model thread calls the same loader; the positional panel gets fairseq's table from row pad + 1."""
+    from viz_app.workers.model_worker import ModelWorker
+
+    reference, _, path = saved
+    worker, loaded, failed = ModelWorker("cpu"), [], []
+    worker.modelLoaded.connect(lambda _request, info: loaded.append(info))
+    worker.failed.connect(lambda _request, text: failed.append(text))
+    worker.needsOptions.connect(lambda _request, need: failed.append(need))
+    worker.load(1, str(path), {})
+    assert failed == [] and loaded[0].format == "fairseq"
+    assert loaded[0].tgt_vocab[:4] == ("<s>", "<pad>", "</s>", "<unk>")
+    np.testing.assert_allclose(loaded[0].positional_table[:6], reference.encoder.embed_positions.weights[PAD + 1:PAD + 7],
+                               atol=1e-6)

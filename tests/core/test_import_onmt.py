@@ -323,3 +323,16 @@ def test_the_command_line_opens_it_and_refuses_in_one_line_with_status_2(saved, 
     assert main(["export", "--model", str(path), "--device", "cpu", "--src", "de1", "--out", str(out), "--force"]) == 2
     err = capsys.readouterr().err.strip()
     assert "layer_norm 'rms'" in err and "Traceback" not in err and len(err.splitlines()) == 1
+
+
+def test_the_window_opens_it_through_its_model_worker(saved, qapp):
+    from viz_app.workers.model_worker import ModelWorker
+
+    reference, path = saved
+    worker, loaded, failed = ModelWorker("cpu"), [], []
+    worker.modelLoaded.connect(lambda _request, info: loaded.append(info))
+    worker.failed.connect(lambda _request, text: failed.append(text))
+    worker.needsOptions.connect(lambda _request, need: failed.append(need))
+    worker.load(1, str(path), {})
+    assert failed == [] and loaded[0].format == "opennmt-py" and loaded[0].src_vocab == tuple(SRC)
+    np.testing.assert_allclose(loaded[0].positional_table[:6], reference.encoder.embeddings.make_embedding.pe.pe[:6, 0])

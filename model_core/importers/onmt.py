@@ -37,6 +37,7 @@ import torch
 from ..checkpoint import CheckpointError, ModelBundle, check_position_table, count_layers
 from ..config import ModelConfig
 from ..layers import sinusoidal_table
+from ..tokenizers import ROLE_NAMES, Tokenizer
 from .common import ImportOptions, ask_unanswered, build_bundle, propose_heads, read_vocab, require, role_ids, vocab_tokenizers
 
 READS_SAVED = True
@@ -106,7 +107,10 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
 
     heads = options.heads or (opt.get("heads") if isinstance(opt.get("heads"), int) else None)
     # the vocabularies come from the file's vocab entry (open_model reads them); only a file without them asks
-    ask_unanswered(path, replace(options, heads=heads, norm_position="pre"), propose_heads(d_model))
+    asked = replace(options, heads=heads, norm_position="pre")
+    if options.src_vocab is not None and options.tgt_vocab is not None and _unmarked(read_vocab(options.src_vocab, "source")):
+        asked = replace(asked, src_vocab=options.tgt_vocab)  # its roles are settled in _tokenizers, not asked
+    ask_unanswered(path, asked, propose_heads(d_model))
     assert heads is not None
     if heads <= 0 or d_model % heads:
         raise CheckpointError(f"{where}: d_model {d_model} is not divisible by {heads} heads")
@@ -156,8 +160,8 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
 
     start = vocab.get("decoder_start_token")
     bos = options.bos or (start if isinstance(start, str) and start in tgt_tokens else None)
-    src_tok, tgt_tok = vocab_tokenizers(path, replace(options, bos=bos), src_tokens, tgt_tokens, src_emb.shape[0],
-                                        tgt_emb.shape[0])
+    src_tok, tgt_tok = _tokenizers(path, replace(options, bos=bos), src_tokens, tgt_tokens, src_emb.shape[0],
+                                   tgt_emb.shape[0])
     eps = opt.get("norm_eps", 1e-6)
     config = ModelConfig(
         src_vocab_size=src_emb.shape[0], tgt_vocab_size=tgt_emb.shape[0], d_model=d_model, n_heads=heads,
@@ -172,6 +176,24 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
         raise CheckpointError(f"{where}: the source and target vocabularies put their padding token at different ids")
     return build_bundle(config, out, src_tok, tgt_tok, path, "opennmt-py", device, dtype, replace(options, heads=heads),
                         pe_table=table)
+
+
+def _tokenizers(path: Path, options: ImportOptions, src_tokens: list[str], tgt_tokens: list[str], src_rows: int,
+                tgt_rows: int) -> tuple[Tokenizer, Tokenizer]:
+    """Both sides' tokenizers (:func:`~.common.vocab_tokenizers`). OpenNMT-py 2's source vocabulary has no ``<s>``/``</s>``
+    (its Field wraps only the target): there they play no part, so its unknown-word token stands in for them rather
+    than asking for tokens the source never holds."""
+    unk = next((t for t in ROLE_NAMES["unk"] if t in src_tokens), None)
+    if not _unmarked(src_tokens) or unk is None:
+        return vocab_tokenizers(path, options, src_tokens, tgt_tokens, src_rows, tgt_rows)
+    _, tgt_tok = vocab_tokenizers(path, options, tgt_tokens, tgt_tokens, tgt_rows, tgt_rows)
+    src_tok, _ = vocab_tokenizers(path, replace(options, bos=unk, eos=unk), src_tokens, src_tokens, src_rows, src_rows)
+    return src_tok, tgt_tok
+
+
+def _unmarked(tokens: list[str]) -> bool:
+    """Whether a vocabulary has no sentence-start or -end token under any known name (OpenNMT-py 2's sources)."""
+    return not any(t in tokens for t in (*ROLE_NAMES["bos"], *ROLE_NAMES["eos"]))
 
 
 def _positions(tensors: dict[str, torch.Tensor], opt: Mapping[str, Any], d_model: int,

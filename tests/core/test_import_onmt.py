@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from argparse import Namespace
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -156,12 +157,12 @@ class OnmtTransformer(nn.Module):
     """NMTModel(TransformerEncoder, TransformerDecoder) and the generator Linear that onmt's model_builder makes."""
 
     def __init__(self, n=2, dim=32, heads=4, ff=64, act=F.relu, eps=1e-6, qkv_bias=False, num_kv=0,
-                 kind="SinusoidalInterleaved"):
+                 kind="SinusoidalInterleaved", src_size=len(SRC), tgt_size=len(TGT)):
         super().__init__()
         args = (n, dim, heads, ff, act, eps, qkv_bias, num_kv, kind)
-        self.encoder = Stack(len(SRC), EncoderLayer, "transformer", *args)
-        self.decoder = Stack(len(TGT), DecoderLayer, "transformer_layers", *args)
-        self.generator = nn.Linear(dim, len(TGT))
+        self.encoder = Stack(src_size, EncoderLayer, "transformer", *args)
+        self.decoder = Stack(tgt_size, DecoderLayer, "transformer_layers", *args)
+        self.generator = nn.Linear(dim, tgt_size)
         for p in self.parameters():
             p.data.add_(torch.randn_like(p) * 0.1)
 
@@ -336,3 +337,37 @@ def test_the_window_opens_it_through_its_model_worker(saved, qapp):
     worker.load(1, str(path), {})
     assert failed == [] and loaded[0].format == "opennmt-py" and loaded[0].src_vocab == tuple(SRC)
     np.testing.assert_allclose(loaded[0].positional_table[:6], reference.encoder.embeddings.make_embedding.pe.pe[:6, 0])
+
+
+def test_an_opennmt_2_checkpoint_with_its_torchtext_fields_matches_opennmt(tmp_path):
+    """OpenNMT-py 2.x: biases everywhere, the generator as ``0.weight``, and ``vocab`` the torchtext fields (read as data by
+    vocab_pickle): the source Field has no ``<s>``/``</s>`` (its itos is ``<unk> <blank>`` then the words)."""
+    from test_vocab_pickle import foreign_modules, legacy_torchtext_vocab_class, place
+
+    src2 = ["<unk>", "<blank>", *SRC[4:]]
+    torch.manual_seed(4)
+    reference = OnmtTransformer(qkv_bias=True, src_size=len(src2)).eval()
+    state = {k: v for k, v in reference.state_dict().items() if "generator" not in k}
+    path = tmp_path / "model_step_2000.pt"
+    with foreign_modules("torchtext.vocab", "torchtext.data.field", "onmt.inputters.text_dataset") as mods:
+        vocab = place(mods["torchtext.vocab"], legacy_torchtext_vocab_class())
+
+        class Field:
+            def __init__(self, tokens, specials):
+                self.init_token, self.eos_token, self.pad_token, self.unk_token = None, None, "<blank>", "<unk>"
+                self.vocab = vocab(Counter({w: 100 - i for i, w in enumerate(tokens[len(specials):])}), specials)
+
+        class TextMultiField:
+            def __init__(self, name, field):
+                self.fields = [(name, field)]
+        field, multi = place(mods["torchtext.data.field"], Field), place(mods["onmt.inputters.text_dataset"], TextMultiField)
+        fields = {"src": multi("src", field(src2, src2[:2])), "tgt": multi("tgt", field(TGT, TGT[:4]))}
+        torch.save({"model": state, "generator": {f"0.{k}": v for k, v in reference.generator.state_dict().items()},
+                    "vocab": fields, "opt": Namespace(heads=4, enc_layers=2, dec_layers=2, rnn_size=32, transformer_ff=64,
+                                                      position_encoding=True, max_relative_positions=0,
+                                                      self_attn_type="scaled-dot", copy_attn=False, model_type="text",
+                                                      encoder_type="transformer", decoder_type="transformer"),
+                    "optim": {}}, path)
+    bundle = open_model(path, device="cpu")  # nothing asked: heads in opt, vocabularies in the fields
+    assert bundle.src_tokenizer.vocab == src2 and bundle.tgt_tokenizer.vocab == TGT
+    _compare(bundle, reference, ["de3", "de5"], ["en7", "en0"])

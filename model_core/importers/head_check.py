@@ -59,7 +59,10 @@ def head_notices(bundle: ModelBundle, heads_from_user: bool) -> list[dict[str, A
     if heads_from_user and likely and c.n_heads not in likely:
         notices.append({"code": "heads_unusual", "params": {"heads": c.n_heads, "d_model": c.d_model,
                                                              "likely": ", ".join(map(str, likely))}})
-    maps = _probe_maps(bundle)
+    try:
+        maps = _probe_maps(bundle)
+    except (RuntimeError, IndexError, ValueError):  # a diagnosis never stops a load: the run itself will say what fails
+        maps = None
     if maps is None:
         return notices
     if all(_uniform(m) for m in maps.values()):
@@ -81,8 +84,8 @@ def _probe_maps(bundle: ModelBundle) -> dict[tuple[str, int], torch.Tensor] | No
     """(kind, layer) -> [H, Tq, K] weights of encoder self- and cross-attention on a probe sentence (no padding,
     no causal mask: every key is allowed, so "uniform" means 1/K everywhere); None for a vocabulary too small."""
     c = bundle.config
-    src_words = _entries(bundle.src_tokenizer, PROBE_SOURCE_TOKENS)
-    tgt_words = _entries(bundle.tgt_tokenizer, PROBE_TARGET_TOKENS)
+    src_words = _entries(bundle.src_tokenizer, min(PROBE_SOURCE_TOKENS, c.max_len - 2))  # room for <bos> … <eos>
+    tgt_words = _entries(bundle.tgt_tokenizer, min(PROBE_TARGET_TOKENS, c.max_len - 1))
     if len(src_words) < 2 or not tgt_words:
         return None
     src = ([c.bos_id] if c.src_add_bos else []) + src_words + ([c.eos_id] if c.src_add_eos else [])

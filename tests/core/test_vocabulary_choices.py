@@ -280,3 +280,21 @@ def test_the_answers_travel_in_session_files_and_the_status_line_says_how_text_i
     info = ModelInfo(key="m", name="m.pt", path="", device="cpu", n_encoder_layers=1, n_decoder_layers=1, n_heads=4,
                      d_model=32, max_len=16, positional="none", metadata={"splitters": {"source": "whitespace", "target": "app"}})
     assert loaded_message(info) == "Loaded m.pt; source text is cut at spaces only, target text by the app's splitter"
+
+
+def test_the_probe_fits_a_short_model_and_never_stops_a_load(tmp_path, monkeypatch):
+    from model_core.importers import head_check
+
+    vocab = ["<unk>", "<pad>", "<bos>", "<eos>", *(f"w{i}" for i in range(20))]
+    _, path = checkpoint(tmp_path, vocab, vocab, heads=4)
+    bundle = open_model(path, vocab_options(tmp_path), device="cpu")
+    bundle.model.config.__dict__["max_len"] = 5  # a model made for 5 positions: 3 words between <bos> and <eos>
+    maps = head_check._probe_maps(bundle)
+    assert maps[("encoder_self", 0)].shape[-1] == 5 and maps[("cross", 0)].shape[1] == 5  # <bos> + 4 words
+
+    def broken(_bundle):
+        raise RuntimeError("the probe fails")
+
+    monkeypatch.setattr(head_check, "_probe_maps", broken)
+    sixteen = open_model(path, replace_heads(vocab_options(tmp_path), 16), device="cpu")
+    assert [n["code"] for n in sixteen.metadata["notices"]] == ["heads_unusual"]  # loaded, the probe left out

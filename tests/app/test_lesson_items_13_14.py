@@ -180,3 +180,35 @@ def test_a_short_chinese_axis_title_stands_upright():
     top = TokenAxis("top")
     top.set_title("头")
     assert not top.title_is_upright()
+
+
+def test_no_true_or_false_in_the_chinese_ui():
+    """Item 13: "掩码为 False" read as code, not as a teacher speaks: no ASCII True/False in a Chinese translation."""
+    import xml.etree.ElementTree as ET
+
+    from viz_app.i18n import HERE
+
+    root = ET.parse(HERE / "zh_CN.ts").getroot()
+    leftovers = [(m.findtext("source"), m.findtext("translation")) for m in root.iter("message")
+                 if re.search(r"\b(True|False)\b", m.findtext("translation") or "")]
+    assert leftovers == []
+
+
+def test_keys_are_named_in_one_style_in_both_languages(window):
+    """Item 13: the shortcut sheet said "Home" beside "左方向" and "空格" (Qt's half-translated names): arrows are
+    arrows and keys keep their printed label in every language; only the space bar is named, in the UI language."""
+    from viz_app.dialogs.help import shortcut_rows
+    from viz_app.i18n import install
+    from viz_app.i18n.keys import key_text
+
+    assert key_text("Alt+Left") == "Alt+←" and key_text("Home") == "Home" and key_text("Space") == "Space"
+    try:
+        assert install("zh_CN")
+        rows = dict(shortcut_rows(window.shortcut_actions()))
+        keys = " ".join(rows.values())
+        assert "←" in keys and "→" in keys and "Home" in keys and "空格键" in keys
+        assert "左方向" not in keys and "右方向" not in keys
+        assert key_text("Space") == "空格键"
+    finally:
+        install("en")
+    assert "(←, Alt+←)" in window.act_prev.toolTip()

@@ -11,11 +11,12 @@ import re
 from collections.abc import Iterable
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QFont, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QFont, QGuiApplication
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
 from viz_app.dialogs.explain import explanation
 from viz_app.i18n import tr
+from viz_app.i18n.keys import key_text
 
 
 def plain_action_text(text: str) -> str:
@@ -28,7 +29,7 @@ def shortcut_rows(actions: Iterable[QAction]) -> list[tuple[str, str]]:
     """(action name, its key sequences) for every action that has a shortcut, in the given order."""
     rows = []
     for action in actions:
-        keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts() if not k.isEmpty()]
+        keys = [key_text(k) for k in action.shortcuts() if not k.isEmpty()]
         if keys:
             rows.append((plain_action_text(action.text()), ", ".join(keys)))
     return rows
@@ -37,8 +38,8 @@ def shortcut_rows(actions: Iterable[QAction]) -> list[tuple[str, str]]:
 def shortcuts_html(actions: Iterable[QAction]) -> str:
     rows = "".join(f"<tr><td>{html.escape(name)}</td><td><b>{html.escape(keys)}</b></td></tr>"
                    for name, keys in shortcut_rows(actions))
-    intro = tr("Help", "The arrow keys, Home/End and Space step through decoding when the focus is not in a text box; "
-                       "with Alt they work everywhere. Esc leaves a text box.")
+    intro = tr("Help", "The arrow keys (← →), Home / End and Space step through decoding when the focus is not in a text "
+                       "box; with Alt they work everywhere. Esc leaves a text box.")
     return f"<p>{html.escape(intro)}</p><table cellspacing='6'>{rows}</table>"
 
 

@@ -221,6 +221,112 @@
         </message>
     </context>
     <context>
+        <name>AlignmentPanel</name>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_panel.py" line="37" />
+            <source>Load gold file…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_panel.py" line="38" />
+            <source>A Pharaoh file: one line of links per sentence pair</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_panel.py" line="41" />
+            <source>line </source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_panel.py" line="43" />
+            <source>Which line of the gold file belongs to the sentence pair on screen</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_panel.py" line="52" />
+            <source>or type the gold links: 0-0 1-2 2?3</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_panel.py" line="53" />
+            <source>Source word - target word, counted from 0; '?' (or i-j-P) marks a possible link, '-' a sure one</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_panel.py" line="56" />
+            <source>Read each target word where it is the decoder's input</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_panel.py" line="57" />
+            <source>Off: the row that predicts the word (the usual choice). On: the row one step later, where the word is read</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_panel.py" line="77" />
+            <source>Gold file: {name} ({count} lines)</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
+        <name>AlignmentTools</name>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="231" />
+            <source>Gold alignments (Pharaoh)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="232" />
+            <source>Alignments (*.txt *.align *.talp *.wa);;All files (*)</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="172" />
+            <source>Open a report folder</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="141" />
+            <source>the head mean</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="151" />
+            <source>The target was generated: gold links belong to a typed target</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="116" />
+            <source>Run a sentence pair to compare its attention with the gold links</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="142" />
+            <source>head {head}</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="143" />
+            <source>Best: layer {layer}, {head}, AER {value:.0f} %</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="148" />
+            <source>Links past the sentence ({source} source and {target} target words): {links}</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="185" />
+            <source>Cannot open the report: {error}</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="81" />
+            <source>more than {count:,} lines</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
         <name>Compare</name>
         <message>
             <location filename="../../viz_app/widgets/compare_view.py" line="40" />
@@ -656,7 +762,7 @@ actually used.&lt;/li&gt;
 &lt;/ul&gt;
 &lt;p&gt;A single sentence has no padding of its own: use “pad source / target to N” to add
 &lt;tt&gt;&amp;lt;pad&amp;gt;&lt;/tt&gt; tokens and see the padding masks at work.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;掩码规定了每一对查询和键之间是否允许注意（这里约定 &lt;b&gt;True = 可以注意&lt;/b&gt;）。被屏蔽的分数在 softmax 之前被设为 −∞，因此它们的权重恰好为 0。&lt;/p&gt;&lt;ul&gt; &lt;li&gt;&lt;b&gt;源端填充&lt;/b&gt;：同一批次中的句子会用 &lt;tt&gt;&amp;lt;pad&amp;gt;&lt;/tt&gt; 填充到相同长度。填充词元没有任何含义，所以任何查询都不能读取它们（它们所在的列被屏蔽），它们自己的行也会被忽略。&lt;/li&gt;&lt;li&gt;&lt;b&gt;目标端填充&lt;/b&gt;：对解码器的输入做同样的处理。&lt;/li&gt;&lt;li&gt;&lt;b&gt;因果（前瞻）掩码&lt;/b&gt;：在解码器自注意力中，位置 t 只能读取位置 0…t。训练时整个目标句是一次性送入的；没有这个掩码，模型就能从“未来”抄答案。它让训练与生成保持一致——生成时，未来还不存在。&lt;/li&gt;&lt;li&gt;&lt;b&gt;合并&lt;/b&gt;：适用于这种注意力的所有掩码的逻辑与（AND）——也就是模型实际使用的掩码。&lt;/li&gt;&lt;/ul&gt; &lt;p&gt;单个句子本身没有填充：用“源端填充至 / 目标端填充至 N”添加 &lt;tt&gt;&amp;lt;pad&amp;gt;&lt;/tt&gt; 词元，就能看到填充掩码的作用。&lt;/p&gt;</translation>
+            <translation>&lt;p&gt;掩码规定了每一对查询和键之间是否允许注意（这里约定&lt;b&gt;掩码值为真 = 可以注意&lt;/b&gt;）。被屏蔽的分数在 softmax 之前被设为 −∞，因此它们的权重恰好为 0。&lt;/p&gt;&lt;ul&gt; &lt;li&gt;&lt;b&gt;源端填充&lt;/b&gt;：同一批次中的句子会用 &lt;tt&gt;&amp;lt;pad&amp;gt;&lt;/tt&gt; 填充到相同长度。填充词元没有任何含义，所以任何查询都不能读取它们（它们所在的列被屏蔽），它们自己的行也会被忽略。&lt;/li&gt;&lt;li&gt;&lt;b&gt;目标端填充&lt;/b&gt;：对解码器的输入做同样的处理。&lt;/li&gt;&lt;li&gt;&lt;b&gt;因果（前瞻）掩码&lt;/b&gt;：在解码器自注意力中，位置 t 只能读取位置 0…t。训练时整个目标句是一次性送入的；没有这个掩码，模型就能从“未来”抄答案。它让训练与生成保持一致——生成时，未来还不存在。&lt;/li&gt;&lt;li&gt;&lt;b&gt;合并&lt;/b&gt;：适用于这种注意力的所有掩码的逻辑与（AND）——也就是模型实际使用的掩码。&lt;/li&gt;&lt;/ul&gt; &lt;p&gt;单个句子本身没有填充：用“源端填充至 / 目标端填充至 N”添加 &lt;tt&gt;&amp;lt;pad&amp;gt;&lt;/tt&gt; 词元，就能看到填充掩码的作用。&lt;/p&gt;</translation>
         </message>
         <message>
             <location filename="../../viz_app/dialogs/explain.py" line="55" />
@@ -1268,20 +1374,24 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
         <message>
             <source>blocked (mask False):</source>
-            <translation type="vanished">已屏蔽（掩码为 False）：</translation>
+            <translation type="vanished">被屏蔽（不可注意）：</translation>
         </message>
     </context>
     <context>
         <name>Help</name>
         <message>
-            <location filename="../../viz_app/dialogs/help.py" line="40" />
-            <source>The arrow keys, Home/End and Space step through decoding when the focus is not in a text box; with Alt they work everywhere. Esc leaves a text box.</source>
-            <translation>焦点不在文本框中时，可用方向键、Home/End 和空格键逐步浏览解码过程；同时按住 Alt 时，它们在任何地方都有效。按 Esc 可离开文本框。</translation>
+            <location filename="../../viz_app/dialogs/help.py" line="41" />
+            <source>The arrow keys (← →), Home / End and Space step through decoding when the focus is not in a text box; with Alt they work everywhere. Esc leaves a text box.</source>
+            <translation>焦点不在文本框里时，用方向键（← →）、Home / End 和空格键逐步浏览解码过程；按住 Alt 时，这些键在任何地方都能用。按 Esc 键可离开文本框。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/help.py" line="79" />
+            <location filename="../../viz_app/dialogs/help.py" line="80" />
             <source>Keyboard shortcuts</source>
             <translation>键盘快捷键</translation>
+        </message>
+        <message>
+            <source>The arrow keys, Home/End and Space step through decoding when the focus is not in a text box; with Alt they work everywhere. Esc leaves a text box.</source>
+            <translation type="vanished">焦点不在文本框中时，可用方向键、Home/End 和空格键逐步浏览解码过程；同时按住 Alt 时，它们在任何地方都有效。按 Esc 可离开文本框。</translation>
         </message>
     </context>
     <context>
@@ -1440,6 +1550,14 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <location filename="../../viz_app/dialogs/hyperparameters.py" line="138" />
             <source>{option}: {path} is not a file</source>
             <translation>{option}：{path} 不是文件</translation>
+        </message>
+    </context>
+    <context>
+        <name>Keys</name>
+        <message>
+            <location filename="../../viz_app/i18n/keys.py" line="48" />
+            <source>Space</source>
+            <translation>空格键</translation>
         </message>
     </context>
     <context>
@@ -1660,334 +1778,354 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>{title} · {share}% 来自源句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="40" />
+            <location filename="../../viz_app/window/actions.py" line="41" />
             <source>&amp;Open model…</source>
             <translation>打开模型(&amp;O)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="40" />
+            <location filename="../../viz_app/window/actions.py" line="41" />
             <source>Open a model checkpoint</source>
             <translation>打开一个模型检查点</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="42" />
+            <location filename="../../viz_app/window/actions.py" line="43" />
             <source>&amp;Cancel loading</source>
             <translation>取消加载(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="43" />
+            <location filename="../../viz_app/window/actions.py" line="44" />
             <source>Stop waiting for the model being opened; the current one stays</source>
             <translation>不再等待正在打开的模型，保留当前模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="46" />
+            <location filename="../../viz_app/window/actions.py" line="47" />
             <source>&amp;Quit</source>
             <translation>退出(&amp;Q)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="46" />
+            <location filename="../../viz_app/window/actions.py" line="47" />
             <source>Quit Attention Scope</source>
             <translation>退出 Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="47" />
+            <location filename="../../viz_app/window/actions.py" line="48" />
             <source>&amp;First step</source>
             <translation>第一步(&amp;F)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="47" />
+            <location filename="../../viz_app/window/actions.py" line="48" />
             <source>Go to step 0</source>
             <translation>转到第 0 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="49" />
+            <location filename="../../viz_app/window/actions.py" line="50" />
             <source>&amp;Previous step</source>
             <translation>上一步(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="49" />
+            <location filename="../../viz_app/window/actions.py" line="50" />
             <source>One decoding step back</source>
             <translation>后退一个解码步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="51" />
+            <location filename="../../viz_app/window/actions.py" line="52" />
             <source>&amp;Next step</source>
             <translation>下一步(&amp;N)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="51" />
+            <location filename="../../viz_app/window/actions.py" line="52" />
             <source>One decoding step forward</source>
             <translation>前进一个解码步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="53" />
+            <location filename="../../viz_app/window/actions.py" line="54" />
             <source>&amp;Last step</source>
             <translation>最后一步(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="53" />
+            <location filename="../../viz_app/window/actions.py" line="54" />
             <source>Go to the last step</source>
             <translation>转到最后一步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="55" />
+            <location filename="../../viz_app/window/actions.py" line="56" />
             <source>Pla&amp;y</source>
             <translation>播放(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="55" />
+            <location filename="../../viz_app/window/actions.py" line="56" />
             <source>Play / pause the decoding</source>
             <translation>播放 / 暂停解码过程</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="58" />
+            <location filename="../../viz_app/window/actions.py" line="59" />
             <source>Focus the &amp;view</source>
             <translation>聚焦视图(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="59" />
+            <location filename="../../viz_app/window/actions.py" line="60" />
             <source>Leave the text box so the arrow keys step</source>
             <translation>离开文本框，让方向键用于逐步浏览</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="65" />
+            <location filename="../../viz_app/window/actions.py" line="66" />
             <source>Next la&amp;yer</source>
             <translation>下一层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="65" />
+            <location filename="../../viz_app/window/actions.py" line="66" />
             <source>One layer deeper</source>
             <translation>切换到更深的一层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="66" />
+            <location filename="../../viz_app/window/actions.py" line="67" />
             <source>Previous l&amp;ayer</source>
             <translation>上一层(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="66" />
+            <location filename="../../viz_app/window/actions.py" line="67" />
             <source>One layer shallower</source>
             <translation>切换到更浅的一层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="67" />
+            <location filename="../../viz_app/window/actions.py" line="68" />
             <source>Next &amp;head</source>
             <translation>下一个头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="67" />
+            <location filename="../../viz_app/window/actions.py" line="68" />
             <source>Next head (after the mean: head 0)</source>
             <translation>下一个头（“各头平均”之后是头 0）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="68" />
+            <location filename="../../viz_app/window/actions.py" line="69" />
             <source>Pre&amp;vious head</source>
             <translation>上一个头(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="68" />
+            <location filename="../../viz_app/window/actions.py" line="69" />
             <source>Previous head (before head 0: the mean)</source>
             <translation>上一个头（头 0 之前是“各头平均”）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="69" />
+            <location filename="../../viz_app/window/actions.py" line="70" />
             <source>&amp;Mean of heads</source>
             <translation>各头平均(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="69" />
+            <location filename="../../viz_app/window/actions.py" line="70" />
             <source>Show the mean of the layer's heads</source>
             <translation>显示该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="70" />
+            <location filename="../../viz_app/window/actions.py" line="71" />
             <source>&amp;Larger text</source>
             <translation>增大文字(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="71" />
+            <location filename="../../viz_app/window/actions.py" line="72" />
             <source>Larger labels (for a projector)</source>
             <translation>更大的标签文字（适合投影）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="72" />
+            <location filename="../../viz_app/window/actions.py" line="73" />
             <source>&amp;Smaller text</source>
             <translation>减小文字(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="72" />
+            <location filename="../../viz_app/window/actions.py" line="73" />
             <source>Smaller labels</source>
             <translation>更小的标签文字</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="73" />
+            <location filename="../../viz_app/window/actions.py" line="74" />
             <source>&amp;Normal text size</source>
             <translation>默认文字大小(&amp;N)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="73" />
+            <location filename="../../viz_app/window/actions.py" line="74" />
             <source>Default label size</source>
             <translation>恢复默认的标签文字大小</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="74" />
+            <location filename="../../viz_app/window/actions.py" line="75" />
             <source>&amp;Presenter mode</source>
             <translation>演示模式(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="75" />
+            <location filename="../../viz_app/window/actions.py" line="76" />
             <source>Full screen, large labels, secondary panels hidden</source>
             <translation>全屏、大号标签、隐藏次要面板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="77" />
+            <location filename="../../viz_app/window/actions.py" line="78" />
             <source>&amp;Keyboard shortcuts</source>
             <translation>键盘快捷键(&amp;K)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="77" />
+            <location filename="../../viz_app/window/actions.py" line="78" />
             <source>Show the keyboard shortcuts</source>
             <translation>显示键盘快捷键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="78" />
+            <location filename="../../viz_app/window/actions.py" line="79" />
             <source>E&amp;xplain this view</source>
             <translation>讲解当前视图(&amp;X)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="79" />
+            <location filename="../../viz_app/window/actions.py" line="80" />
             <source>What the main heatmap shows, in plain words</source>
             <translation>用浅显的话说明主热力图显示的内容</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="80" />
+            <location filename="../../viz_app/window/actions.py" line="81" />
             <source>&amp;About Attention Scope</source>
             <translation>关于 Attention Scope(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="80" />
+            <location filename="../../viz_app/window/actions.py" line="81" />
             <source>About this program</source>
             <translation>关于本程序</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="81" />
+            <location filename="../../viz_app/window/actions.py" line="82" />
             <source>Open sess&amp;ion…</source>
             <translation>打开会话(&amp;I)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="82" />
+            <location filename="../../viz_app/window/actions.py" line="83" />
             <source>Reopen a saved session: model, sentences, step, selection, ablations</source>
             <translation>重新打开已保存的会话：模型、句子、步数、所选视图、消融设置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="83" />
+            <location filename="../../viz_app/window/actions.py" line="84" />
             <source>&amp;Save session…</source>
             <translation>保存会话(&amp;S)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="84" />
+            <location filename="../../viz_app/window/actions.py" line="85" />
             <source>Save everything shown to a small file, to reopen it exactly (a lecture)</source>
             <translation>把当前显示的一切保存到一个小文件中，以便原样重新打开（例如用于讲课）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="85" />
+            <location filename="../../viz_app/window/actions.py" line="86" />
             <source>&amp;Inspect model</source>
             <translation>检视模型(&amp;I)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="86" />
+            <location filename="../../viz_app/window/actions.py" line="87" />
             <source>Architecture, parameter counts and weight distributions of the model</source>
             <translation>模型的结构、参数量和权重分布</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="87" />
+            <location filename="../../viz_app/window/actions.py" line="88" />
             <source>&amp;Compare with another checkpoint…</source>
             <translation>与另一个检查点比较(&amp;C)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="88" />
+            <location filename="../../viz_app/window/actions.py" line="89" />
             <source>The attention of two checkpoints of the same architecture, and their difference</source>
             <translation>同一结构的两个检查点的注意力及其差异</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="89" />
+            <location filename="../../viz_app/window/actions.py" line="90" />
             <source>&amp;Ablation…</source>
             <translation>消融(&amp;A)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="90" />
+            <location filename="../../viz_app/window/actions.py" line="91" />
             <source>Switch off heads or the positional encoding and see what changes</source>
             <translation>关闭一些注意力头或位置编码，看看会有什么变化</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="91" />
+            <location filename="../../viz_app/window/actions.py" line="92" />
             <source>Switch every head back &amp;on</source>
             <translation>重新开启所有头(&amp;O)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="92" />
+            <location filename="../../viz_app/window/actions.py" line="93" />
             <source>Undo every ablation: the intact model again</source>
             <translation>撤销所有消融：恢复完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="93" />
+            <location filename="../../viz_app/window/actions.py" line="94" />
             <source>Label rows by the decoder &amp;input</source>
             <translation>按解码器输入标注行(&amp;I)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="94" />
+            <location filename="../../viz_app/window/actions.py" line="95" />
             <source>Label each decoder row by its input token instead of the token it predicts</source>
             <translation>用输入词元而不是它预测的词元来标注解码器的每一行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="96" />
+            <location filename="../../viz_app/window/actions.py" line="97" />
             <source>&amp;What can I type?</source>
             <translation>可以输入什么(&amp;W)？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="97" />
+            <location filename="../../viz_app/window/actions.py" line="98" />
             <source>The words this model knows, and sentences it translates correctly</source>
             <translation>这个模型认识的词，以及它能正确翻译的句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="98" />
+            <location filename="../../viz_app/window/actions.py" line="99" />
             <source>&amp;Train a model from scratch…</source>
             <translation>从零训练模型(&amp;T)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="99" />
+            <location filename="../../viz_app/window/actions.py" line="100" />
             <source>Watch attention appear while a small model trains</source>
             <translation>观察小模型在训练过程中注意力如何形成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="61" />
+            <location filename="../../viz_app/window/actions.py" line="62" />
             <source>&amp;Encoder self-attention</source>
             <translation>编码器自注意力(&amp;E)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="61" />
+            <location filename="../../viz_app/window/actions.py" line="62" />
             <source>Show encoder self-attention</source>
             <translation>显示编码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="62" />
+            <location filename="../../viz_app/window/actions.py" line="63" />
             <source>&amp;Decoder self-attention</source>
             <translation>解码器自注意力(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="62" />
+            <location filename="../../viz_app/window/actions.py" line="63" />
             <source>Show decoder self-attention</source>
             <translation>显示解码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="63" />
+            <location filename="../../viz_app/window/actions.py" line="64" />
             <source>&amp;Cross-attention</source>
             <translation>交叉注意力(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="63" />
+            <location filename="../../viz_app/window/actions.py" line="64" />
             <source>Show cross-attention</source>
             <translation>显示交叉注意力</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="212" />
+            <source>Alignment</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="217" />
+            <source>&amp;Alignment with gold links</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="222" />
+            <source>Open &amp;report…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="223" />
+            <source>A folder written by: attention-scope report</source>
+            <translation type="unfinished" />
         </message>
         <message>
             <location filename="../../viz_app/window/appearance.py" line="77" />
@@ -2362,7 +2500,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         <message>
             <location filename="../../viz_app/window/status.py" line="49" />
             <source>last model call {ms} ms</source>
-            <translation>上次模型调用 {ms} ms</translation>
+            <translation>上次模型调用耗时 {ms} 毫秒</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/wiring.py" line="30" />
@@ -2410,12 +2548,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         <message>
             <location filename="../../viz_app/widgets/inspector.py" line="67" />
             <source>embedding norms</source>
-            <translation>嵌入归一化</translation>
+            <translation>嵌入层的归一化</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/inspector.py" line="68" />
             <source>final norms</source>
-            <translation>最终归一化</translation>
+            <translation>最后的归一化层</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/inspector.py" line="69" />
@@ -2465,7 +2603,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         <message>
             <location filename="../../viz_app/widgets/inspector.py" line="126" />
             <source>family</source>
-            <translation>类型</translation>
+            <translation>模型家族</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/inspector.py" line="127" />
@@ -2926,6 +3064,111 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
     </context>
     <context>
+        <name>ReportDialog</name>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="32" />
+            <source>encoder self</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="33" />
+            <source>decoder self</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="34" />
+            <source>cross</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="38" />
+            <source>entropy</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="39" />
+            <source>max weight</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="40" />
+            <source>distance</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="41" />
+            <source>on &lt;eos&gt;</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="42" />
+            <source>monotonic</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="43" />
+            <source>coverage</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="44" />
+            <source>AER</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="45" />
+            <source>Δ log p off</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="71" />
+            <source>attention</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="71" />
+            <source>layer</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="71" />
+            <source>head</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="84" />
+            <source>Show in the window</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="101" />
+            <source>Every head over the corpus; pick one to see the sentences where it behaves most unusually (entropy farthest from its mean).</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="67" />
+            <source>Report card: {folder}</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="146" />
+            <source>{kind}, layer {layer}, head {head}: mean entropy {mean}</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="150" />
+            <source>sentence {n}, entropy {entropy}:
+{source}
+→ {target}</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/report_dialog.py" line="156" />
+            <source>No sentence recorded for this head</source>
+            <translation type="unfinished" />
+        </message>
+    </context>
+    <context>
         <name>Settings</name>
         <message>
             <location filename="../../viz_app/scope/settings.py" line="107" />
@@ -3188,12 +3431,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         <message>
             <location filename="../../viz_app/widgets/training.py" line="67" />
             <source>English → French (toy grammar)</source>
-            <translation>英语 → 法语（玩具语法）</translation>
+            <translation>英语 → 法语（教学用小语法）</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/training.py" line="68" />
             <source>English → Chinese (toy grammar)</source>
-            <translation>英语 → 中文（玩具语法）</translation>
+            <translation>英语 → 中文（教学用小语法）</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/training.py" line="113" />
@@ -3664,7 +3907,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         <message>
             <location filename="../../viz_app/widgets/verifier_badge.py" line="40" />
             <source>rows that do not sum to 1</source>
-            <translation>存在和不为 1 的行</translation>
+            <translation>有些行之和不为 1</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/verifier_badge.py" line="152" />
@@ -3714,7 +3957,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         <message>
             <location filename="../../viz_app/widgets/verifier_badge.py" line="140" />
             <source>✓ rows sum to 1, masks respected</source>
-            <translation>✓ 每行之和为 1，掩码已遵守</translation>
+            <translation>✓ 每行之和均为 1，掩码全部生效</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/verifier_badge.py" line="141" />

@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QStyle
 
 from viz_app.i18n import tr
+from viz_app.i18n.keys import keys_text
 from viz_app.shell.icons import themed_icon  # drawn in the theme's text colour: visible on the dark theme
 
 
@@ -31,7 +32,7 @@ class WindowActions:
                 act.setIcon(icon(pixmap))
             act.setShortcuts([QKeySequence(k) for k in keys])
             act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            shortcut_text = ", ".join(QKeySequence(k).toString(QKeySequence.SequenceFormat.NativeText) for k in keys)
+            shortcut_text = keys_text(keys)  # the keyboard's labels, one style in every language
             act.setToolTip(f"{tip} ({shortcut_text})" if keys else tip)
             act.setStatusTip(tip)
             window.addAction(act)

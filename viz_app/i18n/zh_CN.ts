@@ -2184,8 +2184,8 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
         <message>
             <location filename="../../viz_app/window/bindings.py" line="361" />
-            <source>Step {step} is target padding (after &lt;eos&gt;): the row is masked out and predicts nothing.</source>
-            <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：这一行被掩码屏蔽，不做任何预测。</translation>
+            <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
+            <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/bindings.py" line="226" />

@@ -352,13 +352,14 @@ class MapBinding(QObject):
 
 
 def is_padding_row(trace, row: int) -> bool:
-    """Whether decoder row ``row`` is target padding (after ``<eos>``): it is masked out and predicts nothing."""
+    """Whether decoder row ``row`` is target padding (after ``<eos>``): computed, read by nothing, predicting nothing."""
     pads = trace.tgt_is_pad
     return 0 <= row < len(pads) and bool(pads[row])
 
 
 def padding_row_text(step: int) -> str:
-    return tr("MainWindow", "Step {step} is target padding (after <eos>): the row is masked out and predicts nothing.").format(
+    return tr("MainWindow", "Step {step} is target padding (after <eos>): the model computes its row, but nothing reads it "
+                            "and it predicts nothing.").format(
         step=step)
 
 

@@ -129,16 +129,23 @@ def _from_token_ids(mapping: Mapping) -> list[str] | None:
     return [t for t, _ in sorted(mapping.items(), key=lambda kv: kv[1])]
 
 
-def tokens_of(obj: Any) -> list[str] | None:
+#: how many objects deep a vocabulary may sit (OpenNMT-py 2: TextMultiField → Field → Vocab); a file's object that
+#: contains itself (pickle's memo allows it) ends here instead of recursing without end
+MAX_NESTING = 4
+
+
+def tokens_of(obj: Any, depth: int = 0) -> list[str] | None:
     """The tokens, in id order, of a vocabulary the file saved: a token list, a ``{token: id}`` dict, or a recorded
     torchtext ``Vocab`` (either kind), OpenNMT-py field or fairseq ``Dictionary``; None when ``obj`` is none of these."""
+    if depth > MAX_NESTING:
+        return None
     if isinstance(obj, Recorded):
         if is_a(obj, LEGACY_TORCHTEXT_VOCABS):
             return _token_list(obj.attribute("itos"))
         if is_a(obj, FAIRSEQ_DICTIONARIES):
             return _token_list(obj.attribute("symbols"))
         if is_a(obj, TORCHTEXT_MODULE_VOCABS):
-            return tokens_of(obj.attribute("vocab"))
+            return tokens_of(obj.attribute("vocab"), depth + 1)
         if is_a(obj, TORCHTEXT_PYBIND_VOCABS):  # VocabPybind's pickled state: (version, [default index], itos, [])
             state = obj.state
             if isinstance(state, tuple) and len(state) == 4:
@@ -147,10 +154,10 @@ def tokens_of(obj: Any) -> list[str] | None:
         if is_a(obj, ONMT_MULTIFIELDS):  # fields = [(base name, base Field), (feature name, Field)…]: the base's
             fields = obj.attribute("fields")
             if isinstance(fields, (list, tuple)) and fields and isinstance(fields[0], (list, tuple)) and len(fields[0]) == 2:
-                return tokens_of(fields[0][1])
+                return tokens_of(fields[0][1], depth + 1)
             return None
         if is_a(obj, TORCHTEXT_FIELDS):
-            return tokens_of(obj.attribute("vocab"))
+            return tokens_of(obj.attribute("vocab"), depth + 1)
         return None
     if isinstance(obj, Mapping):
         return _from_token_ids(obj)

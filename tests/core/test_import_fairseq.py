@@ -344,6 +344,21 @@ def test_a_pre_norm_untied_gelu_checkpoint_with_args_matches_fairseq(tmp_path):
     _compare(bundle, reference, ["de0", "de19", "de4"], ["en27", "en3", "en3", "en8"])
 
 
+def test_a_cfg_whose_model_has_encoder_and_decoder_groups_is_read_too(saved):
+    """fairseq 0.12's dataclass TransformerConfig saved as plain data: ``encoder``/``decoder`` groups, not flat names."""
+    reference, _, path = saved
+    flat = vars(model_args(encoder_attention_heads=None, decoder_attention_heads=None))
+    groups = {side: {"embed_dim": 32, "ffn_embed_dim": 64, "layers": 2, "attention_heads": 4, "normalize_before": False,
+                     "learned_pos": False} for side in ("encoder", "decoder")}
+    state = fairseq_checkpoint(reference, model_args(), style="cfg")
+    state["cfg"]["model"] = {"_name": "transformer", **{k: v for k, v in flat.items() if not k.startswith(("encoder_", "decoder_"))},
+                             **groups}
+    torch.save(state, path)
+    bundle = open_model(path, device="cpu")
+    assert bundle.config.n_heads == 4
+    _compare(bundle, reference, ["de1", "de2"], ["en1"])
+
+
 def test_without_its_dictionaries_a_fairseq_checkpoint_asks_for_them(saved):
     _, folder, path = saved
     (folder / "dict.de.txt").rename(folder / "source-dict.txt")

@@ -262,3 +262,18 @@ def test_an_unknown_class_is_still_refused_by_name_with_what_would_make_it_loada
             open_model(path, device="cpu")
     text = str(info.value)
     assert "spacy.vocab.Vocab" in text and "save a state_dict or plain data" in text and "\n" not in text
+
+
+def test_a_field_that_contains_itself_ends_in_a_question_not_a_recursion(checkpoint, tmp_path):
+    """pickle's memo lets an object hold itself: a Field whose vocab is the Field is no vocabulary (asked for), in one line."""
+    path = tmp_path / "loop.pt"
+    with foreign_modules("torchtext.data.field") as mods:
+        class Field:
+            __setstate__ = _ran("Field.__setstate__")
+        looped = place(mods["torchtext.data.field"], Field)()
+        looped.vocab = looped
+        checkpoint["vocab"] = {"src": looped, "tgt": looped}
+        torch.save(checkpoint, path)
+    assert saved_vocabularies(_load(path)) == {}
+    with pytest.raises(CheckpointError, match="source vocabulary file"):
+        open_model(path, device="cpu")

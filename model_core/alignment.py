@@ -35,11 +35,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import torch
 
-from .batched import EncodedPair, ForcedBatch, chunks, encode_pair, forced_batch, text_lines
+from .batched import chunks, encode_pair, forced_batch, text_lines
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # torch only where a model runs: the window reads one trace's alignment with numpy
+    import torch
+
+    from .batched import EncodedPair, ForcedBatch
     from .checkpoint import ModelBundle
 
 Link = tuple[int, int]  # (source word, target word), as Pharaoh writes them
@@ -224,6 +226,8 @@ def _grouping(pairs: list[EncodedPair], specials: set[int], src_word_level: bool
               shift: bool, rows: int, cols: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor, list[int], list[int]]:
     """Per pair, the matrices that turn a token map into a word map: ``rows_of`` [B, Tw, T] (mean of the
     target word's rows) and ``cols_of`` [B, S, Sw] (sum of the source word's columns), and the word counts."""
+    import torch
+
     src_words = [word_index(p.src_tokens, [i in specials for i in p.src_ids], src_word_level) for p in pairs]
     tgt_words = [word_index(p.tgt_tokens[:-1], [i in specials for i in p.tgt_ids[:-1]], tgt_word_level) for p in pairs]
     n_src = [1 + max((w for w in words if w is not None), default=-1) for words in src_words]
@@ -288,6 +292,8 @@ class AlignmentReader:
 
     def read(self, batch: ForcedBatch, first_index: int = 0, *, keep_maps: bool = False) -> list[PairAlignment]:
         """One :class:`PairAlignment` per pair of ``batch``, numbered from ``first_index``."""
+        import torch
+
         cross = batch.attention["cross"]  # [L, B, H, T, S]
         cross = torch.cat([cross, cross.mean(2, keepdim=True)], 2)  # the head mean as one more head
         rows_of, cols_of, n_src, n_tgt = _grouping(batch.pairs, self.specials, *self.word_level, self.shift,

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, TypeVar
 
-import torch
-
 from .vocab import NO_ABLATION, Ablation
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # torch is imported by the functions that run the model: reading files needs none (the window)
+    import torch
+
     from .checkpoint import ModelBundle
 
 T = TypeVar("T")
@@ -101,19 +101,31 @@ class ForcedBatch:
 
 
 def _padded(rows: Sequence[Sequence[int]], pad: int, device: torch.device) -> torch.Tensor:
+    import torch
+
     width = max((len(r) for r in rows), default=0)
     return torch.tensor([list(r) + [pad] * (width - len(r)) for r in rows], dtype=torch.long, device=device)
 
 
 def _stack(stack: torch.Tensor | None, layers: list[torch.Tensor]) -> torch.Tensor:
     """The captured [L, B, H, Q, K] maps: the native model's buffer, or the per-layer list (Hugging Face) stacked."""
+    import torch
+
     return stack if stack is not None else torch.stack(layers)
 
 
-@torch.inference_mode()
 def forced_batch(bundle: ModelBundle, pairs: list[EncodedPair], *, capture: bool = True,
                  ablation: Ablation = NO_ABLATION) -> ForcedBatch:
     """One encoder and one decoder call over the padded batch, every map captured when ``capture``."""
+    import torch
+
+    with torch.inference_mode():
+        return _forced_batch(bundle, pairs, capture, ablation)
+
+
+def _forced_batch(bundle: ModelBundle, pairs: list[EncodedPair], capture: bool, ablation: Ablation) -> ForcedBatch:
+    import torch
+
     model, c = bundle.model, bundle.config
     model.eval()
     dev = model.device
@@ -136,6 +148,8 @@ def forced_batch(bundle: ModelBundle, pairs: list[EncodedPair], *, capture: bool
 
 def target_logprob(batch: ForcedBatch) -> torch.Tensor:
     """``[B, T]`` log-probability of each target token at its row (0 on padded rows)."""
+    import torch
+
     logprobs = torch.log_softmax(batch.logits.float(), -1)  # only when asked: [B, T, V] is the largest tensor here
     chosen = logprobs.gather(-1, batch.targets[..., None]).squeeze(-1)
     return torch.where(batch.tgt_real, chosen, torch.zeros_like(chosen))

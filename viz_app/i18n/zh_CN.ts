@@ -182,42 +182,42 @@
         <message>
             <location filename="../../viz_app/widgets/aer_map.py" line="143" />
             <source>head mean</source>
-            <translation type="unfinished" />
+            <translation>各头平均</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/aer_map.py" line="144" />
             <source>not defined</source>
-            <translation type="unfinished" />
+            <translation>无定义</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/aer_map.py" line="100" />
             <source>Load gold links for this sentence pair to see each head's alignment error rate</source>
-            <translation type="unfinished" />
+            <translation>为这对句子载入标准对齐，就能看到每个头的对齐错误率</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/aer_map.py" line="108" />
             <source>mean</source>
-            <translation type="unfinished" />
+            <translation>平均</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/aer_map.py" line="145" />
             <source>Layer {layer}, {head}: AER {value}</source>
-            <translation type="unfinished" />
+            <translation>第 {layer} 层，{head}：AER {value}</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/aer_map.py" line="143" />
             <source>head {head}</source>
-            <translation type="unfinished" />
+            <translation>头 {head}</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/aer_map.py" line="108" />
             <source>H{head}</source>
-            <translation type="unfinished" />
+            <translation>H{head}</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/aer_map.py" line="118" />
             <source>L{layer}</source>
-            <translation type="unfinished" />
+            <translation>L{layer}</translation>
         </message>
     </context>
     <context>
@@ -225,105 +225,110 @@
         <message>
             <location filename="../../viz_app/widgets/alignment_panel.py" line="37" />
             <source>Load gold file…</source>
-            <translation type="unfinished" />
+            <translation>载入标准对齐文件…</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/alignment_panel.py" line="38" />
             <source>A Pharaoh file: one line of links per sentence pair</source>
-            <translation type="unfinished" />
+            <translation>Pharaoh 格式文件：每对句子一行对齐</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/alignment_panel.py" line="41" />
             <source>line </source>
-            <translation type="unfinished" />
+            <translation>文件第 </translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/alignment_panel.py" line="43" />
+            <location filename="../../viz_app/widgets/alignment_panel.py" line="42" />
+            <source> of the file</source>
+            <translation> 行</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_panel.py" line="44" />
             <source>Which line of the gold file belongs to the sentence pair on screen</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/alignment_panel.py" line="52" />
-            <source>or type the gold links: 0-0 1-2 2?3</source>
-            <translation type="unfinished" />
+            <translation>标准对齐文件中的哪一行对应当前这对句子</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/alignment_panel.py" line="53" />
-            <source>Source word - target word, counted from 0; '?' (or i-j-P) marks a possible link, '-' a sure one</source>
-            <translation type="unfinished" />
+            <source>or type the gold links: 0-0 1-2 2?3</source>
+            <translation>或直接输入标准对齐：0-0 1-2 2?3</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/alignment_panel.py" line="56" />
-            <source>Read each target word where it is the decoder's input</source>
-            <translation type="unfinished" />
+            <location filename="../../viz_app/widgets/alignment_panel.py" line="54" />
+            <source>Source word - target word, counted from 0; '?' (or i-j-P) marks a possible link, '-' a sure one</source>
+            <translation>源词-目标词，从 0 开始编号；“-”表示确定对齐，“?”（或 i-j-P）表示可能对齐</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/alignment_panel.py" line="57" />
-            <source>Off: the row that predicts the word (the usual choice). On: the row one step later, where the word is read</source>
-            <translation type="unfinished" />
+            <source>Read each target word where it is the decoder's input</source>
+            <translation>在目标词作为解码器输入的那一行读取</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/alignment_panel.py" line="77" />
+            <location filename="../../viz_app/widgets/alignment_panel.py" line="58" />
+            <source>Off: the row that predicts the word (the usual choice). On: the row one step later, where the word is read</source>
+            <translation>关闭：读取预测该词的那一行（通常的做法）。打开：读取晚一步、该词作为输入被读入的那一行</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_panel.py" line="78" />
             <source>Gold file: {name} ({count} lines)</source>
-            <translation type="unfinished" />
+            <translation>标准对齐文件：{name}（共 {count} 行）</translation>
         </message>
     </context>
     <context>
         <name>AlignmentTools</name>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="231" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="241" />
             <source>Gold alignments (Pharaoh)</source>
-            <translation type="unfinished" />
+            <translation>标准对齐（Pharaoh 格式）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="232" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="242" />
             <source>Alignments (*.txt *.align *.talp *.wa);;All files (*)</source>
-            <translation type="unfinished" />
+            <translation>对齐文件 (*.txt *.align *.talp *.wa);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="172" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="176" />
             <source>Open a report folder</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="141" />
-            <source>the head mean</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="151" />
-            <source>The target was generated: gold links belong to a typed target</source>
-            <translation type="unfinished" />
-        </message>
-        <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="116" />
-            <source>Run a sentence pair to compare its attention with the gold links</source>
-            <translation type="unfinished" />
+            <translation>打开报告文件夹</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/alignment_tools.py" line="142" />
-            <source>head {head}</source>
-            <translation type="unfinished" />
+            <source>the head mean</source>
+            <translation>各头平均</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="152" />
+            <source>The target was generated: gold links belong to a typed target</source>
+            <translation>目标句是模型生成的；标准对齐针对的是输入的目标句</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="117" />
+            <source>Run a sentence pair to compare its attention with the gold links</source>
+            <translation>运行一对句子，就能把它的注意力和标准对齐作比较</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/alignment_tools.py" line="143" />
+            <source>head {head}</source>
+            <translation>头 {head}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="144" />
             <source>Best: layer {layer}, {head}, AER {value:.0f} %</source>
-            <translation type="unfinished" />
+            <translation>最佳：第 {layer} 层，{head}，AER {value:.0f}%</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="148" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="149" />
             <source>Links past the sentence ({source} source and {target} target words): {links}</source>
-            <translation type="unfinished" />
+            <translation>超出句子范围的对齐（源句 {source} 个词，目标句 {target} 个词）：{links}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="185" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="189" />
             <source>Cannot open the report: {error}</source>
-            <translation type="unfinished" />
+            <translation>无法打开报告：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="81" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="82" />
             <source>more than {count:,} lines</source>
-            <translation type="unfinished" />
+            <translation>超过 {count:,} 行</translation>
         </message>
     </context>
     <context>
@@ -384,7 +389,17 @@
             <translation>{side}：{sentence}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/compare_sentences.py" line="44" />
+            <location filename="../../viz_app/window/compare_sentences.py" line="79" />
+            <source>Compare &amp;two sentences…</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/compare_sentences.py" line="81" />
+            <source>Run a second sentence beside the current one and show A, B and A − B of every map</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/window/compare_sentences.py" line="45" />
             <source>Compare two sentences</source>
             <translation>比较两个句子</translation>
         </message>
@@ -2108,24 +2123,24 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>显示交叉注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="212" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="216" />
             <source>Alignment</source>
-            <translation type="unfinished" />
+            <translation>对齐</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="217" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="221" />
             <source>&amp;Alignment with gold links</source>
-            <translation type="unfinished" />
+            <translation>与标准对齐比较(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="222" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="226" />
             <source>Open &amp;report…</source>
-            <translation type="unfinished" />
+            <translation>打开报告(&amp;R)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="223" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="227" />
             <source>A folder written by: attention-scope report</source>
-            <translation type="unfinished" />
+            <translation>由 attention-scope report 生成的文件夹</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/appearance.py" line="77" />
@@ -2193,27 +2208,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="385" />
+            <location filename="../../viz_app/window/bindings.py" line="386" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="389" />
+            <location filename="../../viz_app/window/bindings.py" line="390" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="406" />
+            <location filename="../../viz_app/window/bindings.py" line="407" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="410" />
+            <location filename="../../viz_app/window/bindings.py" line="411" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="446" />
+            <location filename="../../viz_app/window/bindings.py" line="447" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
@@ -2238,7 +2253,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="526" />
+            <location filename="../../viz_app/window/bindings.py" line="527" />
             <source>Hugging Face models run their own code: heads cannot be switched off here</source>
             <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
         </message>
@@ -2248,7 +2263,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="535" />
+            <location filename="../../viz_app/window/bindings.py" line="536" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
@@ -2363,77 +2378,77 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="30" />
+            <location filename="../../viz_app/window/menus.py" line="31" />
             <source>&amp;File</source>
             <translation>文件(&amp;F)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="35" />
+            <location filename="../../viz_app/window/menus.py" line="36" />
             <source>&amp;Export</source>
             <translation>导出(&amp;E)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="41" />
+            <location filename="../../viz_app/window/menus.py" line="42" />
             <source>&amp;Go</source>
             <translation>跳转(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="47" />
+            <location filename="../../viz_app/window/menus.py" line="48" />
             <source>&amp;Show</source>
             <translation>显示(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="54" />
+            <location filename="../../viz_app/window/menus.py" line="55" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="60" />
+            <location filename="../../viz_app/window/menus.py" line="62" />
             <source>&amp;View</source>
             <translation>视图(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="62" />
+            <location filename="../../viz_app/window/menus.py" line="64" />
             <source>P&amp;anels</source>
             <translation>面板(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="71" />
+            <location filename="../../viz_app/window/menus.py" line="73" />
             <source>&amp;Theme</source>
             <translation>主题(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="77" />
+            <location filename="../../viz_app/window/menus.py" line="79" />
             <source>Lan&amp;guage</source>
             <translation>语言(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="85" />
+            <location filename="../../viz_app/window/menus.py" line="87" />
             <source>&amp;Help</source>
             <translation>帮助(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="88" />
+            <location filename="../../viz_app/window/menus.py" line="90" />
             <source>Explain &amp;panel</source>
             <translation>讲解面板(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="89" />
+            <location filename="../../viz_app/window/menus.py" line="91" />
             <source>Attention heatmap</source>
             <translation>注意力热力图</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="89" />
+            <location filename="../../viz_app/window/menus.py" line="91" />
             <source>Masks</source>
             <translation>掩码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="98" />
+            <location filename="../../viz_app/window/menus.py" line="100" />
             <source>Presenting</source>
             <translation>演示</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="80" />
+            <location filename="../../viz_app/window/menus.py" line="82" />
             <source>Follow the system</source>
             <translation>跟随系统</translation>
         </message>
@@ -2503,9 +2518,13 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上次模型调用耗时 {ms} 毫秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="30" />
+            <location filename="../../viz_app/window/wiring.py" line="31" />
             <source>Continue on the CPU</source>
             <translation>改在 CPU 上继续</translation>
+        </message>
+        <message>
+            <source>Step {step} is target padding (after &lt;eos&gt;): the row is masked out and predicts nothing.</source>
+            <translation type="vanished">第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：这一行被掩码屏蔽，不做任何预测。</translation>
         </message>
     </context>
     <context>
@@ -3068,104 +3087,106 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="32" />
             <source>encoder self</source>
-            <translation type="unfinished" />
+            <translation>编码器自注意力</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="33" />
             <source>decoder self</source>
-            <translation type="unfinished" />
+            <translation>解码器自注意力</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="34" />
             <source>cross</source>
-            <translation type="unfinished" />
+            <translation>交叉注意力</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="38" />
             <source>entropy</source>
-            <translation type="unfinished" />
+            <translation>熵</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="39" />
             <source>max weight</source>
-            <translation type="unfinished" />
+            <translation>最大权重</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="40" />
             <source>distance</source>
-            <translation type="unfinished" />
+            <translation>距离</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="41" />
             <source>on &lt;eos&gt;</source>
-            <translation type="unfinished" />
+            <translation>落在 &lt;eos&gt;</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="42" />
             <source>monotonic</source>
-            <translation type="unfinished" />
+            <translation>单调性</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="43" />
             <source>coverage</source>
-            <translation type="unfinished" />
+            <translation>覆盖度</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="44" />
             <source>AER</source>
-            <translation type="unfinished" />
+            <translation>AER</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="45" />
             <source>Δ log p off</source>
-            <translation type="unfinished" />
+            <translation>关闭后 Δ log p</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="71" />
             <source>attention</source>
-            <translation type="unfinished" />
+            <translation>注意力</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="71" />
             <source>layer</source>
-            <translation type="unfinished" />
+            <translation>层</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="71" />
             <source>head</source>
-            <translation type="unfinished" />
+            <translation>头</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="84" />
             <source>Show in the window</source>
-            <translation type="unfinished" />
+            <translation>在主窗口中显示</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="101" />
             <source>Every head over the corpus; pick one to see the sentences where it behaves most unusually (entropy farthest from its mean).</source>
-            <translation type="unfinished" />
+            <translation>语料库上每个头的统计；选中一个头，可查看它表现最反常的句子（熵离它的平均值最远）。</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="67" />
             <source>Report card: {folder}</source>
-            <translation type="unfinished" />
+            <translation>报告卡：{folder}</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="146" />
             <source>{kind}, layer {layer}, head {head}: mean entropy {mean}</source>
-            <translation type="unfinished" />
+            <translation>{kind}，第 {layer} 层，头 {head}：平均熵 {mean}</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="150" />
             <source>sentence {n}, entropy {entropy}:
 {source}
 → {target}</source>
-            <translation type="unfinished" />
+            <translation>第 {n} 句，熵 {entropy}：
+{source}
+→ {target}</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/report_dialog.py" line="156" />
             <source>No sentence recorded for this head</source>
-            <translation type="unfinished" />
+            <translation>这个头没有记录到句子</translation>
         </message>
     </context>
     <context>
@@ -3328,12 +3349,17 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>词元 {index}：{token}（{kind}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="351" />
+            <location filename="../../viz_app/widgets/chips.py" line="345" />
+            <source>A word the model does not know: it sees only this unknown token here, so the translation may turn to nonsense. Model ▸ What can I type? (F2) lists the words it knows.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/chips.py" line="355" />
             <source>value</source>
             <translation>数值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="352" />
+            <location filename="../../viz_app/widgets/chips.py" line="356" />
             <source>{label}: {value}</source>
             <translation>{label}：{value}</translation>
         </message>

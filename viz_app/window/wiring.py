@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 
 from viz_app.i18n import tr
+from viz_app.window.alignment_tools import install_alignment_tools
 from viz_app.window.bindings import TypingGuideBinding
 
 if TYPE_CHECKING:
@@ -96,6 +97,8 @@ def connect_window(w: MainWindow) -> None:
     w.heads_tabs.currentChanged.connect(w.head_stats_binding.timer.start)
     w.dock_mosaic.visibilityChanged.connect(lambda visible: visible and w.head_stats_binding.timer.start())
     w.dock_positional.visibilityChanged.connect(w.positional_binding.catch_up)
+
+    install_alignment_tools(w)  # issue 19: the alignment dock (Model menu) and File ▸ Open report…
 
 
 def use_source_text(w: MainWindow, text: str) -> None:

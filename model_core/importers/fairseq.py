@@ -236,7 +236,7 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
         scale_embedding=flat.get("no_scale_embedding") is not True, tie_output=shared, output_bias=False,
         src_add_bos=False, src_add_eos=True, pad_id=PAD_ID, bos_id=EOS_ID, eos_id=EOS_ID, unk_id=UNK_ID,
     )
-    return build_bundle(config, out, src_tok, tgt_tok, path, "fairseq", device, dtype, replace(options, heads=n_heads))
+    return build_bundle(config, out, src_tok, tgt_tok, path, "fairseq", device, dtype, _with_heads(options, n_heads))
 
 
 def _positions(tensors: dict[str, torch.Tensor], flat: Mapping[str, Any], out: dict[str, torch.Tensor], d_model: int,
@@ -262,3 +262,11 @@ def _positions(tensors: dict[str, torch.Tensor], flat: Mapping[str, Any], out: d
 def _max_len(flat: Mapping[str, Any]) -> int:
     """The longest sequence either side takes (fairseq's max_source_positions/max_target_positions, default 1024)."""
     return max(_number(flat, "max_source_positions", 1024) or 1024, _number(flat, "max_target_positions", 1024) or 1024)
+
+
+def _with_heads(options: ImportOptions, heads: int) -> ImportOptions:
+    """``options`` with the head count used; read from the file (not typed) when the user gave none, so no "unusual
+    head count" notice is raised for it (:func:`~.head_check.head_notices`)."""
+    if options.heads is not None:
+        return options
+    return replace(options, heads=heads, extra={**options.extra, "heads_from_file": True})

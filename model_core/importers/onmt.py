@@ -174,7 +174,7 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     )
     if role_ids(src_tok)["pad_id"] != config.pad_id:
         raise CheckpointError(f"{where}: the source and target vocabularies put their padding token at different ids")
-    return build_bundle(config, out, src_tok, tgt_tok, path, "opennmt-py", device, dtype, replace(options, heads=heads),
+    return build_bundle(config, out, src_tok, tgt_tok, path, "opennmt-py", device, dtype, _with_heads(options, heads),
                         pe_table=table)
 
 
@@ -215,3 +215,11 @@ def _positions(tensors: dict[str, torch.Tensor], opt: Mapping[str, Any], d_model
         if torch.allclose(table.float(), sinusoidal_table(table.shape[0], d_model, layout), atol=2e-3):
             return "sinusoidal", layout, table.shape[0], table
     raise CheckpointError(f"{where}: the pe table is neither of OpenNMT-py's sinusoids (SinusoidalInterleaved, SinusoidalConcat)")
+
+
+def _with_heads(options: ImportOptions, heads: int) -> ImportOptions:
+    """``options`` with the head count used; read from ``opt`` (not typed) when the user gave none, so no "unusual head
+    count" notice is raised for it (:func:`~.head_check.head_notices`)."""
+    if options.heads is not None:
+        return options
+    return replace(options, heads=heads, extra={**options.extra, "heads_from_file": True})

@@ -22,7 +22,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from model_core import masks, teacher_forced_trace
-from model_core.importers import CheckpointError, open_model
+from model_core.importers import CheckpointError, ImportOptions, open_model
 
 ATOL = 1e-4
 SPECIALS = ["<unk>", "<blank>", "<s>", "</s>"]  # pyonmttok's vocabularies in OpenNMT-py 3: these first
@@ -371,3 +371,14 @@ def test_an_opennmt_2_checkpoint_with_its_torchtext_fields_matches_opennmt(tmp_p
     bundle = open_model(path, device="cpu")  # nothing asked: heads in opt, vocabularies in the fields
     assert bundle.src_tokenizer.vocab == src2 and bundle.tgt_tokenizer.vocab == TGT
     _compare(bundle, reference, ["de3", "de5"], ["en7", "en0"])
+
+
+def test_a_head_count_read_from_opt_raises_no_unusual_heads_notice(tmp_path):
+    """4 heads of 12 dimensions is no usual split, but it is the file's own: nothing to warn about (a typed 4 would be)."""
+    torch.manual_seed(5)
+    reference = OnmtTransformer(dim=48, heads=4, ff=64).eval()
+    path = tmp_path / "model.pt"
+    save_like_onmt_train(reference, opt(heads=4, hidden_size=48), path)
+    assert "heads_unusual" not in str(open_model(path, device="cpu").metadata.get("notices", []))
+    typed = open_model(path, ImportOptions(heads=4), device="cpu")
+    assert "heads_unusual" in str(typed.metadata.get("notices", []))

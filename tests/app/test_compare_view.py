@@ -45,10 +45,10 @@ def test_lengths_that_differ_are_said_instead_of_subtracted(qtbot, bundle):
 
 
 def test_the_dock_asks_the_worker_with_the_windows_sentence_as_a(window, qtbot):
-    from viz_app.window.compare_sentences import SentenceComparison
-
-    comparison = SentenceComparison(window)
-    comparison.show()
+    action = next(a for a in window.model_menu.actions() if a.objectName() == "act_compare_sentences")
+    action.trigger()  # Model ▸ Compare two sentences…
+    comparison = window.sentence_comparison
+    assert comparison.dock.isVisible()
     panel = comparison.panel
     with qtbot.waitSignal(window.host.sentencesCompared, timeout=TIMEOUT) as blocker:
         panel.src_b.setText("w1 w2")

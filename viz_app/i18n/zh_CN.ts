@@ -391,12 +391,12 @@
         <message>
             <location filename="../../viz_app/window/compare_sentences.py" line="79" />
             <source>Compare &amp;two sentences…</source>
-            <translation type="unfinished" />
+            <translation>比较两个句子(&amp;T)…</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/compare_sentences.py" line="81" />
             <source>Run a second sentence beside the current one and show A, B and A − B of every map</source>
-            <translation type="unfinished" />
+            <translation>在当前句子旁再运行一个句子，显示每张图的 A、B 和 A − B</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/compare_sentences.py" line="45" />

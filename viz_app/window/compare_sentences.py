@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtCore import QObject, Qt, Slot
-from PySide6.QtWidgets import QDockWidget, QMainWindow
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu
 
 from model_core.run import RunRequest
 from viz_app.i18n import tr
@@ -70,3 +71,14 @@ class SentenceComparison(QObject):
     def _follow(self) -> None:
         if self.panel is not None and self.dock is not None and self.dock.isVisible():
             self.panel.set_spec(view_spec(self.window.state))
+
+
+def add_compare_sentences(window: QMainWindow, menu: QMenu) -> SentenceComparison:
+    """Model ▸ Compare two sentences…: the entry that opens the dock (built then), and the object behind it."""
+    comparison = SentenceComparison(window, window)
+    action = QAction(tr("Compare", "Compare &two sentences…"), window)
+    action.setObjectName("act_compare_sentences")
+    action.setStatusTip(tr("Compare", "Run a second sentence beside the current one and show A, B and A − B of every map"))
+    action.triggered.connect(comparison.show)
+    menu.addAction(action)
+    return comparison

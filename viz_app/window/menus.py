@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup
 
 from viz_app.i18n import LANGUAGES, tr, tr_marked
+from viz_app.window.compare_sentences import add_compare_sentences
 from viz_app.window.hf_cache_menu import add_hf_cache_menu
 from viz_app.window.layout import window_docks
 from viz_app.window.theme import THEME_CHOICES
@@ -56,6 +57,7 @@ def build_menus(w: MainWindow) -> None:
     w.model_menu.addSeparator()
     for act in (w.act_inspect, w.act_compare, w.act_ablate, w.act_clear_ablation, w.act_train):
         w.model_menu.addAction(act)
+    w.sentence_comparison = add_compare_sentences(w, w.model_menu)
 
     view_menu = menu.addMenu(tr("MainWindow", "&View"))
     w.view_menu = view_menu

@@ -15,8 +15,7 @@ What fairseq computes, and how it maps onto :class:`~model_core.model.Seq2SeqTra
   decoder's input embedding when ``share_decoder_input_output_embed``;
 - positions counted from ``padding_idx + 1`` (``utils.make_positions``): the sinusoidal table is fairseq's
   (sines then cosines at ``10000^(-i/(d/2-1))``: ``sinusoid_layout="concat"``) read from row ``pad + 1``
-  (``position_offset``); learned positions are the rows from ``pad + 1`` of ``embed_positions.weight``; a
-  padding token's position is ``padding_idx``, a zero row (``position_on_padding=False``), and its embedding row
+  (``position_offset``); a padding token's position is ``padding_idx``, a zero row (``position_on_padding=False``), and its embedding row
   is zero too (``padding_idx`` gets no gradient), so a padded position enters the layers as zeros, as
   ``TransformerEncoderBase`` makes it;
 - ``self_attn_layer_norm``/``encoder_attn_layer_norm``/``final_layer_norm`` are the sub-layers' norms, before
@@ -25,7 +24,8 @@ What fairseq computes, and how it maps onto :class:`~model_core.model.Seq2SeqTra
   decoder's start token here is ``</s>`` too.
 
 Refused with the reason: a layer norm on the embeddings, adaptive input/softmax, different encoder and decoder
-widths, pre-norm on one side only, ``cross_self_attention``, tanh-approximated GELU and other activations.
+widths, pre-norm on one side only, ``cross_self_attention``, tanh-approximated GELU and other activations, learned
+positions (a table per side; this model has one for both).
 """
 
 from __future__ import annotations
@@ -196,7 +196,7 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
         raise CheckpointError(f"{where}: the decoder has no layers")
     d_ff = require(tensors, f"{'encoder' if n_enc else 'decoder'}.layers.0.fc1.weight", where).shape[0]
     out: dict[str, torch.Tensor] = {"src_embedding.weight": src_emb, "tgt_embedding.weight": tgt_emb}
-    positional, max_len, offset = _positions(tensors, flat, out, d_model, where)
+    positional, max_len, offset = _positions(tensors, flat, d_model, where)
     shared = flat.get("share_decoder_input_output_embed") is True or flat.get("share_all_embeddings") is True
     output = tensors.get("decoder.output_projection.weight", tensors.get("decoder.embed_out"))
     if output is None and not shared:
@@ -239,21 +239,13 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     return build_bundle(config, out, src_tok, tgt_tok, path, "fairseq", device, dtype, _with_heads(options, n_heads))
 
 
-def _positions(tensors: dict[str, torch.Tensor], flat: Mapping[str, Any], out: dict[str, torch.Tensor], d_model: int,
-               where: str) -> tuple[str, int, int]:
-    """(positional, max_len, position_offset), with learned tables put into ``out`` from row ``pad + 1`` on."""
-    learned = {side: tensors.get(f"{side}.embed_positions.weight") for side in ("encoder", "decoder")}
+def _positions(tensors: dict[str, torch.Tensor], flat: Mapping[str, Any], d_model: int, where: str) -> tuple[str, int, int]:
+    """(positional, max_len, position_offset): fairseq's sinusoid from row ``pad + 1``, or none."""
     if flat.get("no_token_positional_embeddings") is True:
         return "none", _max_len(flat), 0
-    if learned["encoder"] is not None or learned["decoder"] is not None:
-        enc, dec = learned["encoder"], learned["decoder"]
-        if enc is None or dec is None or not torch.equal(enc, dec):
-            raise _refuse(where, "separate learned position tables for the encoder and the decoder")
-        rows = enc.shape[0] - (PAD_ID + 1)
-        if enc.dim() != 2 or enc.shape[1] != d_model or rows <= 0:
-            raise CheckpointError(f"{where}: encoder.embed_positions.weight has shape {tuple(enc.shape)}")
-        out["position_embedding.weight"] = enc[PAD_ID + 1:]
-        return "learned", rows, 0
+    if any(f"{side}.embed_positions.weight" in tensors for side in ("encoder", "decoder")):
+        raise _refuse(where, "learned positions (encoder_learned_pos/decoder_learned_pos: a table per side, where this "
+                             "app's model has one for both)")
     max_len = _max_len(flat)
     check_position_table(max_len + PAD_ID + 1, d_model, where, "max_source_positions")
     return "sinusoidal", max_len, PAD_ID + 1

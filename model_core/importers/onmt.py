@@ -61,11 +61,16 @@ def _refuse(where: str, what: str) -> CheckpointError:
     return CheckpointError(f"{where}: an OpenNMT-py transformer with {what}, which this app's model does not compute")
 
 
+def _said(opt: Mapping[str, Any], key: str, default: Any) -> Any:
+    """An option as ``opt`` gives it (its default when absent; the first of a list, as OpenNMT-py reads ``dropout``)."""
+    value = opt.get(key, default)
+    return value[0] if isinstance(value, list) and value else value
+
+
 def _check_options(opt: Mapping[str, Any], where: str) -> None:
     """Refuse, with the reason, what the app's model does not compute; an option the file lacks is its default."""
     def said(key: str, default: Any) -> Any:
-        value = opt.get(key, default)
-        return value[0] if isinstance(value, list) and value else value
+        return _said(opt, key, default)
 
     if said("model_task", "seq2seq") != "seq2seq":
         raise _refuse(where, f"model_task {str(said('model_task', ''))[:20]!r} (an encoder-decoder is 'seq2seq')")
@@ -166,7 +171,7 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     config = ModelConfig(
         src_vocab_size=src_emb.shape[0], tgt_vocab_size=tgt_emb.shape[0], d_model=d_model, n_heads=heads,
         n_kv_heads=kv_rows // d_head, n_encoder_layers=n_enc, n_decoder_layers=n_dec, d_ff=d_ff,
-        activation=opt.get("pos_ffn_activation_fn", "relu"), dropout=0.0, norm_position="pre", norm_type="layernorm",
+        activation=_said(opt, "pos_ffn_activation_fn", "relu"), dropout=0.0, norm_position="pre", norm_type="layernorm",
         norm_eps=float(eps) if isinstance(eps, (int, float)) and not isinstance(eps, bool) and eps > 0 else 1e-6,
         final_norm=True, positional=positional, sinusoid_layout=layout, max_len=max_len,
         scale_embedding=positional == "sinusoidal", output_bias="output_projection.bias" in out,

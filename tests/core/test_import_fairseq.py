@@ -383,6 +383,18 @@ def test_what_the_app_cannot_compute_is_refused_with_the_reason(saved, change, s
     assert said in str(info.value) and "fairseq" in str(info.value) and "\n" not in str(info.value)
 
 
+def test_learned_position_tables_are_refused_with_the_reason(saved):
+    """encoder_learned_pos/decoder_learned_pos: each side its own table, where this app's model has one for both."""
+    reference, _, path = saved
+    state = fairseq_checkpoint(reference, model_args(encoder_learned_pos=True, decoder_learned_pos=True), style="cfg")
+    for side in ("encoder", "decoder"):
+        state["model"][f"{side}.embed_positions.weight"] = torch.randn(1024 + PAD + 1, 32)
+        del state["model"][f"{side}.embed_positions._float_tensor"]
+    torch.save(state, path)
+    with pytest.raises(CheckpointError, match="learned positions .*a table per side"):
+        open_model(path, device="cpu")
+
+
 def test_a_malformed_dictionary_is_one_line(saved):
     _, folder, path = saved
     (folder / "dict.en.txt").write_text("en0 5\nen1\n", encoding="utf-8")

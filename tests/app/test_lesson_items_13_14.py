@@ -212,3 +212,16 @@ def test_keys_are_named_in_one_style_in_both_languages(window):
     finally:
         install("en")
     assert "(←, Alt+←)" in window.act_prev.toolTip()
+
+
+def test_an_unknown_word_chip_says_what_happened(qtbot):
+    """Issue 18: unknown words are marked on their chips (their own style) and the tooltip says what it means and
+    where the known words are listed; other chips keep their plain tooltip."""
+    from viz_app.widgets.chips import TokenChips
+
+    chips = TokenChips()
+    qtbot.addWidget(chips)
+    chips.set_tokens(["i", "<unk>", "happy"])
+    assert chips.chip_kinds() == ["normal", "unk", "normal"]
+    assert "What can I type?" in chips.chip_widget(1).toolTip()
+    assert "What can I type?" not in chips.chip_widget(0).toolTip()

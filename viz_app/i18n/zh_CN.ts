@@ -3351,7 +3351,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         <message>
             <location filename="../../viz_app/widgets/chips.py" line="345" />
             <source>A word the model does not know: it sees only this unknown token here, so the translation may turn to nonsense. Model ▸ What can I type? (F2) lists the words it knows.</source>
-            <translation type="unfinished" />
+            <translation>模型不认识这个词：它在这里只看到一个“未知”词元，译文可能因此乱套。“模型 ▸ 可以输入什么？”（F2）列出了它认识的词。</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/chips.py" line="355" />

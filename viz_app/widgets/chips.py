@@ -341,6 +341,10 @@ class TokenChips(QWidget):
         chip = self._chips[i]
         tip = tr("TokenChips", "token {index}: {token} ({kind})").format(
             index=i, token=repr(self._tokens[i]), kind=tr_marked(CHIP_KIND_LABELS[self._kinds[i]]))
+        if self._kinds[i] == "unk":  # the surprise of a lesson: say what happened and where to look
+            tip += "\n" + tr("TokenChips", "A word the model does not know: it sees only this unknown token here, so "
+                                           "the translation may turn to nonsense. Model ▸ What can I type? (F2) lists "
+                                           "the words it knows.")
         if self._bar_values is None:
             chip.bar_fraction = None
         else:

@@ -333,7 +333,8 @@ def vocabulary_sample(tokenizer: Tokenizer, limit: int = RANKING_SAMPLE) -> str:
     ``n't`` or ``E-Mail`` into pieces the vocabulary lacks, which become ``<unk>``. At most ``limit`` entries,
     spread evenly over the vocabulary (frequent and rare ones alike).
     """
-    entries = [t for t in tokenizer.vocab if not tokenizer.is_special(t) and t.strip()]
+    # specials and tokens named like them (<mask>, [NUM], language codes) are not text anyone types
+    entries = [t for t in tokenizer.vocab if not tokenizer.is_special(t) and t.strip() and not SPECIAL_LOOKING.fullmatch(t)]
     step = max(1, len(entries) // max(1, limit))
     return " ".join(entries[::step][:limit])
 

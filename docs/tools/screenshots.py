@@ -80,7 +80,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
             setup(window)
             _settle(app, window)
             path = out / f"{name}.png"
-            window.grab().save(str(path))
+            getattr(window, "shot_widget", window).grab().save(str(path))
             written.append(path)
             print(f"wrote {path}")
         finally:
@@ -152,6 +152,43 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         w.show_inspector()
         _settle(app, w)
 
+    def alignment(w) -> None:  # issue 19: gold links over the cross-attention, every head's AER
+        _type(app, w, sentence, "le chat noir ne voit pas le petit chien")
+        w.state.select(kind="cross", layer=2, head=None)
+        w.state.set_step(w.state.n_steps)
+        w.act_alignment.trigger()
+        w.alignment_binding.set_gold_text("0-0 2-1 1-2 4-3 3-4 5-4 4-5 6-6 7-7 8-8 3?3")
+
+    def report(w) -> None:  # issue 19: the report card, opened from a folder written by `attention-scope report`
+        from model_core.alignment import GoldAlignment
+        from model_core.checkpoint import load_model
+        from model_core.data import generate
+        from model_core.report import build_report
+        from model_core.report_html import write_report
+
+        examples = generate("en-fr", 96, seed=0, split="test")
+        gold = [GoldAlignment(frozenset((s, j) for j, ss in enumerate(e.alignment) for s in ss)) for e in examples]
+        card = build_report(load_model("en-fr", device="cpu"), [(e.src_text, e.tgt_text) for e in examples], gold=gold)
+        write_report(card, tmp / "report", overwrite=True)
+        dialog = w.report_opener.open(tmp / "report")
+        dialog.resize(1100, 700)
+        dialog.select_head("cross", 2, 3)
+        dialog.unusual.setCurrentRow(0)
+        w.shot_widget = dialog  # the picture is the dialog
+
+    def teacher_forcing(w) -> None:  # issue 18 item 14: every typed word's rank at once, under its chip
+        _type(app, w, "the black cat sees the small dog", "le chat noir mange le petit chien")
+        w.state.select(kind="cross", layer=2, head=None)
+        w.state.set_step(4)
+
+    def typing_guide(w) -> None:  # issue 18: "What can I type?" (F2), an example clicked
+        w.act_typing_guide.trigger()
+        _settle(app, w)
+        panel = w.typing_guide
+        panel.examples.itemClicked.emit(panel.examples.item(2))
+        _wait(app, lambda: w.state.trace is not None and not w.host.busy and w.state.src_text == panel.example_sources()[2])
+        w.state.select(kind="cross", layer=2, head=None)
+
     shoot("main", main)
     shoot("masks", masks)
     shoot("scores", scores)
@@ -162,6 +199,10 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     shoot("presenter", presenter)
     shoot("inspector", inspector)
     shoot("dark", main, theme="dark")
+    shoot("teacher_forcing", teacher_forcing)
+    shoot("typing_guide", typing_guide)
+    shoot("alignment", alignment)
+    shoot("report", report)
     if "en-zh" in models:
         shoot("chinese", lambda w: (_type(app, w, "the small cat sees two books on the table"),
                                     w.state.select(kind="cross", layer=2, head=None), w.state.set_step(9)),

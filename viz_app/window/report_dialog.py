@@ -80,6 +80,7 @@ class ReportDialog(QDialog):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.unusual = QListWidget()
         self.unusual.setWordWrap(True)
+        self.unusual.setAlternatingRowColors(True)  # one sentence pair per band
         self.unusual_title = QLabel()
         self.show_button = QPushButton(tr("ReportDialog", "Show in the window"))
         self.show_button.setEnabled(False)
@@ -118,7 +119,8 @@ class ReportDialog(QDialog):
             self.table.setItem(row, column, item)
         for offset, metric in enumerate(self.columns):
             value = head.metrics.get(metric, math.nan)
-            item = _NumberItem("" if not math.isfinite(value) else f"{value:.3f}")
+            digits = 4 if metric == "ablation_dlogp" else 3  # a head's Δ is often a few thousandths
+            item = _NumberItem("" if not math.isfinite(value) else f"{value:.{digits}f}")
             item.setData(ROLE_SORT, value if math.isfinite(value) else None)
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.table.setItem(row, 3 + offset, item)

@@ -51,6 +51,8 @@ class RunRequest:
     attribution_steps: int = 48
     #: the value vectors' norms for the norm-based contributions (model_core.contributions): one more pass
     contributions: bool = False
+    #: value zeroing (model_core.contributions.value_zeroing): one batched pass per layer and kind
+    value_zeroing: bool = False
 
     def __post_init__(self) -> None:
         if self.pad_src < 0 or self.pad_tgt < 0:
@@ -145,11 +147,17 @@ def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
 
         found = attribute_trace(bundle.model, trace, method=request.attribution, baseline=request.attribution_baseline,
                                 steps=request.attribution_steps, ablation=ablation)
-        trace = replace(trace, attribution_src=found.src, attribution_tgt=found.tgt, attribution_method=found.method)
+        change = found.logprob - found.baseline_logprob if found.method == "integrated-gradients" else None
+        trace = replace(trace, attribution_src=found.src, attribution_tgt=found.tgt, attribution_method=found.method,
+                        attribution_change=change)
     if request.contributions:
         from .contributions import with_value_norms
 
         trace = with_value_norms(bundle.model, trace, ablation=ablation)
+    if request.value_zeroing:
+        from .contributions import value_zeroing
+
+        trace = replace(trace, value_zeroing=value_zeroing(bundle.model, trace, ablation=ablation))
     baseline = None
     if ablation.active and trace.n_steps:
         # the intact model on the very same decoder inputs: "before" for the before/after view

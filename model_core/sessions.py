@@ -286,7 +286,8 @@ class ScopeState:
         return RunRequest(self.source, self.target if self.target.strip() else None, self.settings, self.pad_src,
                           self.pad_tgt, self.ablation(), capture_scores=scores,
                           attribution="integrated-gradients" if self.view_mode == "attribution" else None,
-                          contributions=self.view_mode == "contributions")
+                          contributions=self.view_mode == "contributions",
+                          value_zeroing=self.view_mode == "value-zeroing")
 
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:

@@ -70,9 +70,13 @@ class Trace:
     attribution_src: np.ndarray | None = None
     attribution_tgt: np.ndarray | None = None
     attribution_method: str = ""
+    #: integrated gradients: per row log p(input) − log p(baseline), what the row's attributions should sum to
+    attribution_change: np.ndarray | None = None
     #: on request (``RunRequest.contributions``, :mod:`model_core.contributions`): per kind, the norm
     #: ‖f_h(x_j)‖ [L, H, K] of each key's value vector through its head's slice of the output projection
     value_norms: dict[str, np.ndarray] = field(default_factory=dict)
+    #: on request (``RunRequest.value_zeroing``): per kind, Mohebbi et al.'s value zeroing [L, Q, K], rows summing to 1
+    value_zeroing: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def n_src(self) -> int:
@@ -134,7 +138,10 @@ class Trace:
             output_ids=self.output_ids[:t],
             attribution_src=None if self.attribution_src is None else self.attribution_src[:t],
             attribution_tgt=None if self.attribution_tgt is None else self.attribution_tgt[:t, :t],
+            attribution_change=None if self.attribution_change is None else self.attribution_change[:t],
             value_norms={k: (v[:, :, :t] if k == "decoder_self" else v) for k, v in self.value_norms.items()},
+            value_zeroing={k: (v if k == "encoder_self" else v[:, :t, : (t if k == "decoder_self" else v.shape[-1])])
+                           for k, v in self.value_zeroing.items()},
             scores={k: (v if k == "encoder_self" else v[:, :, :t, : (t if k == "decoder_self" else v.shape[-1])])
                     for k, v in self.scores.items()},
         )
@@ -144,10 +151,10 @@ class Trace:
         arrays: dict[str, np.ndarray] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in ("scores", "value_norms"):
+            if f.name in ("scores", "value_norms", "value_zeroing"):
                 for kind, arr in value.items():
                     arrays[f"{f.name}_{kind}"] = arr
-            elif f.name in ("relative_bias", "attribution_src", "attribution_tgt"):
+            elif f.name in ("relative_bias", "attribution_src", "attribution_tgt", "attribution_change"):
                 if value is not None:
                     arrays[f.name] = value
             elif f.name == "attribution_method":
@@ -177,9 +184,10 @@ class Trace:
         for f in fields(cls):
             if f.name == "scores":
                 kwargs["scores"] = {k[7:]: v for k, v in arrays.items() if k.startswith("scores_")}
-            elif f.name == "value_norms":
-                kwargs["value_norms"] = {k[12:]: v for k, v in arrays.items() if k[12:] in KIND_LABELS
-                                         and k.startswith("value_norms_")}
+            elif f.name in ("value_norms", "value_zeroing"):
+                prefix = f"{f.name}_"
+                kwargs[f.name] = {k[len(prefix):]: v for k, v in arrays.items()
+                                  if k.startswith(prefix) and k[len(prefix):] in KIND_LABELS}
             elif f.name in arrays:
                 value = arrays[f.name]
                 if f.name.endswith("tokens"):

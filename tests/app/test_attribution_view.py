@@ -68,3 +68,16 @@ def test_choosing_attribution_in_the_window_runs_again_and_shows_it(window, qtbo
     shown = heat.displayed_matrix()
     np.testing.assert_allclose(shown[rows], expected[rows], rtol=1e-5)
     assert "‖α·f(x)‖" in heat.title_text() and heat.levels()[0] == 0
+
+
+def test_value_zeroing_view_is_one_map_per_layer_and_the_attribution_axis_states_completeness():
+    bundle = tiny_bundle(seed=4)
+    trace = run(bundle, RunRequest("w1 w2 w3", "t1 t2", value_zeroing=True, attribution="integrated-gradients",
+                                   attribution_steps=16)).trace
+    view = heatmap_view(trace, ViewSpec(kind="cross", layer=1, head=3, mode="value-zeroing", forced=True))
+    np.testing.assert_array_equal(view.matrix, trace.value_zeroing["cross"][1])
+    np.testing.assert_allclose(view.matrix.sum(-1), 1.0, atol=1e-5)
+    assert "every head" in view.title
+    attribution = heatmap_view(trace, ViewSpec(kind="cross", layer=0, mode="attribution", step=2, forced=True))
+    row = trace.attribution_src[1].sum() + trace.attribution_tgt[1].sum()
+    assert f"sums to {round(100 * row / trace.attribution_change[1])} %" in attribution.key_label

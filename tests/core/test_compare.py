@@ -92,9 +92,14 @@ def test_bad_input_is_one_line(tiny_checkpoint, tmp_path, capsys, args, message)
 def test_export_writes_attribution_and_value_norms(tiny_checkpoint, tmp_path):
     out = tmp_path / "trace.npz"
     assert main(["export", "--model", str(tiny_checkpoint), "--src", "w1 w2 w3", "--attribution", "grad-input",
-                 "--contributions", "--out", str(out)]) == 0
+                 "--contributions", "--value-zeroing", "--out", str(out)]) == 0
     with np.load(out) as data:
         t, s = data["tgt_tokens"].shape[0], data["src_tokens"].shape[0]
         assert data["attribution_src"].shape == (t, s) and data["attribution_tgt"].shape == (t, t)
         assert str(data["attribution_method"]) == "grad-input"
         assert data["value_norms_cross"].shape[-1] == s
+        np.testing.assert_allclose(data["value_zeroing_cross"].sum(-1), 1.0, atol=1e-5)
+    from model_core import Trace
+
+    loaded = Trace.load(out)
+    assert set(loaded.value_zeroing) == {"encoder_self", "decoder_self", "cross"} and loaded.attribution_change is None

@@ -122,6 +122,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="integrated gradients: Gauss-Legendre points, 1..512 (default 48)")
     g.add_argument("--contributions", action="store_true",
                    help="also store value_norms_KIND [L,H,K]: ‖W_o,h W_v,h x_j‖, the norm-based contributions' factor")
+    g.add_argument("--value-zeroing", action="store_true",
+                   help="also store value_zeroing_KIND [L,Q,K]: Mohebbi et al.'s value zeroing, rows summing to 1")
     g.add_argument("--force", action="store_true", help="overwrite an existing output file")
     p.set_defaults(handler=cmd_export)
 
@@ -261,7 +263,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     plan = plan_run(args, load_session(args), capture_scores=args.scores)
     plan = replace(plan, request=replace(plan.request, attribution=args.attribution,
                                          attribution_baseline=args.attribution_baseline,
-                                         attribution_steps=args.attribution_steps, contributions=args.contributions))
+                                         attribution_steps=args.attribution_steps, contributions=args.contributions,
+                                         value_zeroing=args.value_zeroing))
     bundle, result = run_plan(plan, args)
     trace = result.trace
     written = save_trace(trace, out, overwrite=args.force)  # exclusive temporary file, renamed; removed on any error

@@ -467,6 +467,11 @@
             <translation>贡献 ‖α·f(x)‖</translation>
         </message>
         <message>
+            <location filename="../../viz_app/widgets/controls.py" line="53" />
+            <source>value zeroing</source>
+            <translation>值置零</translation>
+        </message>
+        <message>
             <location filename="../../viz_app/widgets/controls.py" line="56" />
             <source>0.5 steps/s</source>
             <translation>0.5 步/秒</translation>
@@ -599,7 +604,7 @@
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="466" />
+            <location filename="../../viz_app/widgets/controls.py" line="467" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
@@ -1698,32 +1703,32 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="298" />
+            <location filename="../../viz_app/widgets/map_view.py" line="306" />
             <source>Integrated gradients</source>
             <translation>积分梯度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="299" />
+            <location filename="../../viz_app/widgets/map_view.py" line="307" />
             <source>Gradient × input</source>
             <translation>梯度 × 输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="301" />
+            <location filename="../../viz_app/widgets/map_view.py" line="309" />
             <source>{method} over the target prefix · step {step} / {total}</source>
             <translation>{method}：目标前缀 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="303" />
+            <location filename="../../viz_app/widgets/map_view.py" line="311" />
             <source>{method} over the source · step {step} / {total}</source>
             <translation>{method}：源句 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="314" />
+            <location filename="../../viz_app/widgets/map_view.py" line="322" />
             <source>earlier target token (decoder input)</source>
             <translation>之前的目标词元（解码器输入）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="314" />
+            <location filename="../../viz_app/widgets/map_view.py" line="322" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
@@ -1733,22 +1738,22 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>{kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="220" />
+            <location filename="../../viz_app/widgets/map_view.py" line="225" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="220" />
+            <location filename="../../viz_app/widgets/map_view.py" line="225" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="227" />
+            <location filename="../../viz_app/widgets/map_view.py" line="232" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="359" />
+            <location filename="../../viz_app/widgets/map_view.py" line="375" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
@@ -1758,37 +1763,47 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="231" />
+            <location filename="../../viz_app/widgets/map_view.py" line="236" />
             <source>{title} · switched OFF (adds nothing to the layer)</source>
             <translation>{title} · 已关闭（对该层输出没有贡献）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="236" />
+            <location filename="../../viz_app/widgets/map_view.py" line="240" />
+            <source>Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}</source>
+            <translation>值置零 · {kind} · 第 {layer} 层，全部头 · 第 {step} / {total} 步</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="244" />
             <source>‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="233" />
+            <location filename="../../viz_app/widgets/map_view.py" line="238" />
             <source>{title} · {n} of {total} heads OFF</source>
             <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="309" />
+            <location filename="../../viz_app/widgets/map_view.py" line="317" />
             <source>L{layer} H{head}</source>
             <translation>L{layer} H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="310" />
+            <location filename="../../viz_app/widgets/map_view.py" line="318" />
             <source>L{layer} mean</source>
             <translation>L{layer} 各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="312" />
+            <location filename="../../viz_app/widgets/map_view.py" line="320" />
             <source>{title} · agreement with {which}: ρ = {rho}</source>
             <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="241" />
+            <location filename="../../viz_app/widgets/map_view.py" line="329" />
+            <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
+            <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="249" />
             <source>{title} · {share} % from the source</source>
             <translation>{title} · {share}% 来自源句</translation>
         </message>
@@ -2168,37 +2183,37 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="309" />
+            <location filename="../../viz_app/window/bindings.py" line="313" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="267" />
+            <location filename="../../viz_app/window/bindings.py" line="268" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="300" />
+            <location filename="../../viz_app/window/bindings.py" line="304" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="302" />
+            <location filename="../../viz_app/window/bindings.py" line="306" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="304" />
+            <location filename="../../viz_app/window/bindings.py" line="308" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="306" />
+            <location filename="../../viz_app/window/bindings.py" line="310" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="361" />
+            <location filename="../../viz_app/window/bindings.py" line="365" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
@@ -2208,27 +2223,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="386" />
+            <location filename="../../viz_app/window/bindings.py" line="390" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="390" />
+            <location filename="../../viz_app/window/bindings.py" line="394" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="407" />
+            <location filename="../../viz_app/window/bindings.py" line="411" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="411" />
+            <location filename="../../viz_app/window/bindings.py" line="415" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="447" />
+            <location filename="../../viz_app/window/bindings.py" line="451" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
@@ -2243,32 +2258,37 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>正在计算贡献…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="270" />
+            <location filename="../../viz_app/window/bindings.py" line="267" />
+            <source>Computing value zeroing…</source>
+            <translation>正在计算值置零…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="271" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="308" />
+            <location filename="../../viz_app/window/bindings.py" line="312" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="527" />
+            <location filename="../../viz_app/window/bindings.py" line="531" />
             <source>Hugging Face models run their own code: heads cannot be switched off here</source>
             <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="331" />
+            <location filename="../../viz_app/window/bindings.py" line="335" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="536" />
+            <location filename="../../viz_app/window/bindings.py" line="540" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="328" />
+            <location filename="../../viz_app/window/bindings.py" line="332" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -3155,12 +3175,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="84" />
+            <location filename="../../viz_app/window/report_dialog.py" line="85" />
             <source>Show in the window</source>
             <translation>在主窗口中显示</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="101" />
+            <location filename="../../viz_app/window/report_dialog.py" line="102" />
             <source>Every head over the corpus; pick one to see the sentences where it behaves most unusually (entropy farthest from its mean).</source>
             <translation>语料库上每个头的统计；选中一个头，可查看它表现最反常的句子（熵离它的平均值最远）。</translation>
         </message>
@@ -3170,12 +3190,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>报告卡：{folder}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="146" />
+            <location filename="../../viz_app/window/report_dialog.py" line="148" />
             <source>{kind}, layer {layer}, head {head}: mean entropy {mean}</source>
             <translation>{kind}，第 {layer} 层，头 {head}：平均熵 {mean}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="150" />
+            <location filename="../../viz_app/window/report_dialog.py" line="152" />
             <source>sentence {n}, entropy {entropy}:
 {source}
 → {target}</source>
@@ -3184,7 +3204,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
 → {target}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="156" />
+            <location filename="../../viz_app/window/report_dialog.py" line="158" />
             <source>No sentence recorded for this head</source>
             <translation>这个头没有记录到句子</translation>
         </message>

@@ -60,6 +60,8 @@ def view_needs_run(trace: Trace | None, mode: str, kind: str) -> bool:
         return trace is None or trace.attribution_src is None
     if mode == "contributions":
         return trace is None or not trace.value_norms
+    if mode == "value-zeroing":
+        return trace is None or not trace.value_zeroing
     return False
 
 

@@ -50,7 +50,7 @@ METHODS: tuple[tuple[str, tuple[str, str]], ...] = (
 VIEW_MODE_LABELS: tuple[tuple[str, tuple[str, str]], ...] = (
     ("weights", N_("Controls", "weights")), ("scores", N_("Controls", "scores before softmax")),
     ("rollout", N_("Controls", "rollout")), ("attribution", N_("Controls", "attribution (integrated gradients)")),
-    ("contributions", N_("Controls", "contributions ‖α·f(x)‖")),
+    ("contributions", N_("Controls", "contributions ‖α·f(x)‖")), ("value-zeroing", N_("Controls", "value zeroing")),
 )
 SPEEDS: tuple[tuple[tuple[str, str], int], ...] = (
     (N_("Controls", "0.5 steps/s"), 2000), (N_("Controls", "1 step/s"), 1000), (N_("Controls", "2 steps/s"), 500),
@@ -433,7 +433,8 @@ class SelectorBar(QWidget):
         blockers = _blocked(self.colormap, self.log_scale, self.mode, *self.overlays.values())
         self.mode.setCurrentIndex(max(self.mode.findData(mode), 0))
         for widget in (self.kind, self.layer, self.head):  # the rollout combines every layer and head
-            widget.setEnabled(mode != "rollout" and (widget is not self.layer or self.layer.maximum() > 0))
+            widget.setEnabled(mode != "rollout" and (widget is not self.layer or self.layer.maximum() > 0)
+                              and not (widget is self.head and mode == "value-zeroing"))  # value zeroing is per layer
         self.log_scale.setEnabled(mode in ("weights", "rollout"))  # signed or unbounded values: no log scale
         index = self.colormap.findData(colormap)
         if index >= 0:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -211,6 +211,11 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         maps = contributions_of(trace, spec.kind)
         top = float(maps[spec.layer].max()) if maps[spec.layer].size else 0.0
         levels = (0.0, top if top > 0 else 1.0)
+    elif spec.mode == "value-zeroing":  # one map per layer (every head's value zeroed at once): no head to choose
+        if spec.kind not in trace.value_zeroing:
+            raise ValueError("this trace holds no value zeroing (compute it with value zeroing)")
+        maps = trace.value_zeroing[spec.kind][:, None]
+        spec = replace(spec, head=None)
     layer = maps[spec.layer]
     # the mean of scores keeps −∞ exactly where every head is blocked (the masks are the same for all heads)
     matrix = np.ascontiguousarray(layer.mean(axis=0, dtype=np.float32) if spec.head is None else layer[spec.head])
@@ -231,6 +236,9 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         title = tr("MainWindow", "{title} · switched OFF (adds nothing to the layer)").format(title=title)
     elif spec.head is None and off:
         title = tr("MainWindow", "{title} · {n} of {total} heads OFF").format(title=title, n=len(off), total=n_heads)
+    if spec.mode == "value-zeroing":
+        title = tr("MainWindow", "Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}").format(
+            kind=kind_short_title(spec.kind), layer=spec.layer, step=t, total=total)
     if spec.mode == "contributions":  # short: the share must fit beside it
         head_text = tr("MainWindow", "mean of heads") if spec.head is None else tr("MainWindow", "head {head}").format(head=spec.head)
         title = tr("MainWindow", "‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}").format(
@@ -312,6 +320,14 @@ def _attribution_view(trace: Trace, spec: ViewSpec, t: int) -> HeatmapView:
             title = tr("MainWindow", "{title} · agreement with {which}: ρ = {rho}").format(
                 title=title, which=which, rho=f"{float(rho):+.2f}")
     k_label = tr("MainWindow", "earlier target token (decoder input)") if target_side else tr("MainWindow", "source token")
+    if trace.attribution_change is not None and 0 < t <= len(trace.attribution_change):
+        # completeness, shown so a class can judge the numbers: the row's attributions against what they should sum to
+        row = t - 1
+        change = float(trace.attribution_change[row])
+        summed = float(trace.attribution_src[row].sum() + trace.attribution_tgt[row].sum())
+        if np.isfinite(change) and abs(change) > 1e-6:
+            k_label = tr("MainWindow", "{label} · step {step}'s row sums to {share} % of log p − log p(baseline)").format(
+                label=k_label, step=t, share=round(100 * summed / change))
     return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title,
                        query_axis_label(spec.row_labels), k_label, t - 1 if t > 0 else None, t,
                        spec.colormap, False, {}, spec.font_pt, "attribution")

@@ -47,3 +47,11 @@ def test_a_clicked_example_is_typed_and_translated(make_window, qtbot):
     assert not s.forced
     assert " ".join(t for t in s.trace.output_tokens if t != "<eos>") == "le chat ne voit pas le chien"
     assert item.toolTip().endswith("le chat ne voit pas le chien")
+
+
+def test_the_guide_grows_with_the_label_size(make_window):
+    """Ctrl + (a projector): the guide's sentences and words grow with the other panels' labels."""
+    window = make_window()
+    window.set_font_point_size(22)
+    assert window.typing_guide.examples.font().pointSizeF() == 22
+    assert window.typing_guide.words.font().pointSizeF() == 22

@@ -109,7 +109,7 @@ class MainWindow(QMainWindow):
             language_actions=self.act_languages, show_status=self.show_status,
             base_point_size=QApplication.font().pointSizeF(),
             sized=lambda: (self.heatmap, self.mosaic, self.next_token, self.positional, self.inputs.source_chips,
-                           self.inputs.target_chips, self.step_bar))
+                           self.inputs.target_chips, self.step_bar, self.typing_guide))
         self.appearance.languageChangeRequested.connect(self.languageChangeRequested)
         self.presenter = PresenterMode(
             self, secondary_docks=[d for d in window_docks(self) if d not in (self.dock_inputs, self.dock_next)],

@@ -196,13 +196,17 @@ class _WindowHolder:
         self.window.show()
 
 
-#: the signals of a WorkerHost (viz_app.workers.model_worker) that a window and its parts listen to
-HOST_SIGNALS = ("modelLoaded", "resultReady", "failed", "needsOptions", "gpuFailed", "inspected", "compared", "busyChanged")
+def host_signals(host) -> list[str]:
+    """The public signals of a WorkerHost, the ones a window and its parts listen to (``_…`` ones reach the thread)."""
+    from PySide6.QtCore import Signal
+
+    return sorted({name for cls in type(host).__mro__ if not cls.__module__.startswith(("PySide6", "shiboken"))
+                   for name, value in vars(cls).items() if isinstance(value, Signal) and not name.startswith("_")})
 
 
 def _detach_receivers(host) -> None:
-    """Disconnect everything listening to ``host``'s signals (its own link to the model thread stays)."""
-    for name in HOST_SIGNALS:
+    """Disconnect everything listening to ``host``'s public signals (its own link to the model thread stays)."""
+    for name in host_signals(host):
         with warnings.catch_warnings():  # PySide warns when a signal had no receiver to disconnect
             warnings.simplefilter("ignore", RuntimeWarning)
             with contextlib.suppress(RuntimeError, TypeError, SystemError):

@@ -385,7 +385,9 @@ def test_chips_texts_are_translated(qtbot, fake_translation):
     w.set_tokens(tokens, current=1)
     assert w.chip_texts() == tokens  # tokens are never translated
     assert_all_translated(w, ignore=tokens)
-    assert w.chip_widget(3).toolTip() == "⟦token 3: '<unk>' (⟦unknown⟧)⟧"
+    first, *rest = w.chip_widget(3).toolTip().split("\n")
+    assert first == "⟦token 3: '<unk>' (⟦unknown⟧)⟧"
+    assert rest and all(line.startswith("⟦") and line.endswith("⟧") for line in rest)  # the unknown word's explanation
 
 
 def test_next_token_texts_are_translated(qtbot, fake_translation):

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
     from model_core.importers import ImportOptions
     from model_core.run import RunRequest, RunResult
     from model_core.sessions import Session
+    from model_core.trace import Trace
+    from viz_app.widgets.map_view import ViewSpec
 
 #: what render writes, by suffix
 RENDER_SUFFIXES = (".png", ".svg", ".gif", ".mp4", ".csv")
@@ -136,7 +138,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--layer", type=int, default=None, help="layer index, from 0")
     g.add_argument("--head", type=head_or_mean, default=None, help="head index from 0, or 'mean' for the mean of the heads")
     g.add_argument("--step", type=int, default=None, help="decoding step 0..T for a still image or CSV (default: the last)")
-    g.add_argument("--view", default=None, metavar="MODE", help="weights (default), scores (pre-softmax) or rollout")
+    g.add_argument("--view", default=None, metavar="MODE", help="weights (default), scores (pre-softmax), rollout, or lines "
+                   "(cross-attention as source → target lines)")
     g.add_argument("--row-labels", default=None, choices=("predicted", "input"),
                    help="decoder rows labelled by the token they predict ('le → chat', default) or by the decoder input")
     g.add_argument("--colormap", default=None, help="the app's colour maps: viridis (default), cividis, Blues, Reds, magma")
@@ -312,8 +315,10 @@ def _render_view(args: argparse.Namespace, session: Session | None, animated: bo
         overlays = tuple(args.overlay)
     else:
         overlays = tuple(name for name, on in session.overlays.items() if on) if session is not None else ()
-    if mode not in VIEW_MODES:
-        raise CliError(f"argument --view: invalid choice: {mode!r} (choose from {', '.join(VIEW_MODES)})")
+    if mode not in (*VIEW_MODES, LINES_VIEW):
+        raise CliError(f"argument --view: invalid choice: {mode!r} (choose from {', '.join((*VIEW_MODES, LINES_VIEW))})")
+    if mode == LINES_VIEW and animated:
+        raise CliError("--view lines draws one step: write .png, .svg or .csv")
     if colormap not in COLORMAP_NAMES:
         raise CliError(f"argument --colormap: invalid choice: {colormap!r} (choose from {', '.join(COLORMAP_NAMES)})")
     for name in overlays:
@@ -418,6 +423,8 @@ def _render(args: argparse.Namespace) -> int:
                        forced=result.forced, colormap=view_args.colormap, log_scale=view_args.log_scale,
                        overlays=view_args.overlays, font_pt=args.font_size, mode=view_args.mode,
                        row_labels=view_args.row_labels)
+    if view_args.mode == LINES_VIEW:
+        return _render_lines(trace, replace(spec, mode="weights"), out, args, sizes)
     view = ex.heatmap_view(trace, spec)  # validates layer / head / step against the trace
     if animated:
         views = ex.animation_views(trace, spec)
@@ -431,4 +438,22 @@ def _render(args: argparse.Namespace) -> int:
         what = f"{rows}×{cols}, step {view.step} of {view.n_steps}"
     head = "mean of heads" if view_args.head is None else f"head {view_args.head}"
     print(f"wrote {printable(out)}: {view_args.kind} layer {view_args.layer} {head}, {what}")
+    return 0
+
+
+#: ``render --view lines``: cross-attention drawn as lines between the source and target tokens
+LINES_VIEW = "lines"
+
+
+def _render_lines(trace: Trace, spec: ViewSpec, out: Path, args: argparse.Namespace, sizes: dict[str, int]) -> int:
+    """The alignment lines of ``spec``'s layer and head (always cross-attention) at its step, as PNG, SVG or CSV."""
+    from viz_app.export.alignment import export_alignment
+    from viz_app.export.images import DEFAULT_SCALE
+    from viz_app.widgets.alignment_lines import alignment_view
+
+    view = alignment_view(trace, spec)  # validates layer / head / step against the trace
+    export_alignment(view, out, scale=DEFAULT_SCALE if args.scale is None else args.scale, overwrite=args.force, **sizes)
+    head = "mean of heads" if spec.head is None else f"head {spec.head}"
+    print(f"wrote {printable(out)}: alignment lines, cross layer {spec.layer} {head}, {len(view.target_tokens)} target × "
+          f"{len(view.source_tokens)} source tokens")
     return 0

@@ -1,0 +1,99 @@
+"""The alignment lines: one line per (target, source) pair whose width and opacity follow the cross-attention weight,
+labelled with the tokens, following the heatmap's selection, and exported like the heatmap (PNG, SVG, CSV, render)."""
+
+from __future__ import annotations
+
+import csv
+import html
+
+import numpy as np
+import pytest
+from PySide6.QtGui import QImage
+
+from model_core.run import RunRequest, run
+from tests.conftest import tiny_bundle
+from viz_app.cli import main
+from viz_app.export.alignment import alignment_svg, export_alignment
+from viz_app.widgets.alignment_lines import MIN_WEIGHT, AlignmentLines, alignment_view, layout_lines
+from viz_app.widgets.map_view import ViewSpec
+
+SRC, TGT = "w1 w2 w3 w4", "t1 t2 t3"
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return run(tiny_bundle(), RunRequest(SRC, tgt=TGT)).trace
+
+
+def test_the_thickest_line_of_each_target_is_its_argmax(qapp, trace):
+    for head in (None, 0, 3):
+        view = alignment_view(trace, ViewSpec(kind="cross", layer=1, head=head, step=3, forced=True))
+        layer = trace.cross[1]
+        matrix = layer.mean(axis=0) if head is None else layer[head]
+        np.testing.assert_allclose(view.weights, matrix[:3], atol=1e-7)
+        lines = layout_lines(view, 20.0)
+        for target in range(3):
+            mine = [line for line in lines if line.target == target]
+            thickest = max(mine, key=lambda line: line.width)
+            assert thickest.source == int(np.argmax(matrix[target])) == view.strongest_sources()[target]
+            # width grows with the weight, and every weight worth a line has one
+            by_weight = sorted(mine, key=lambda line: line.weight)
+            assert [line.width for line in by_weight] == sorted(line.width for line in by_weight)
+            assert {line.source for line in mine} == {j for j, w in enumerate(matrix[target]) if w >= MIN_WEIGHT}
+
+
+def test_labels_are_the_tokens_and_follow_the_step_and_row_labels(qapp, trace):
+    view = alignment_view(trace, ViewSpec(kind="encoder_self", layer=0, head=1, step=2, forced=True))  # always cross
+    assert view.source_tokens == trace.src_tokens
+    assert view.target_tokens == trace.output_tokens[:2] and view.current == 1
+    assert "layer 0" in view.title and "head 1" in view.title
+    view = alignment_view(trace, ViewSpec(layer=0, step=3, forced=True, row_labels="input"))
+    assert view.target_tokens == trace.tgt_tokens[:3]
+    assert alignment_view(trace, ViewSpec(layer=0, step=0)).target_tokens == []
+    with pytest.raises(ValueError, match="layer 7 is out of range"):
+        alignment_view(trace, ViewSpec(layer=7))
+
+
+def test_padded_target_rows_draw_no_lines(qapp):
+    padded = run(tiny_bundle(), RunRequest(SRC, tgt="t1", pad_tgt=5)).trace
+    view = alignment_view(padded, ViewSpec(layer=1, step=padded.n_steps, forced=True))
+    assert len(view.target_tokens) == int((~padded.tgt_is_pad).sum()) < padded.n_steps
+    assert "<pad>" not in view.target_tokens
+
+
+def test_the_widget_draws_what_it_is_given(qapp, qtbot, trace):
+    widget = AlignmentLines()
+    qtbot.addWidget(widget)
+    widget.resize(800, 400)
+    widget.clear("nothing yet")
+    assert widget.lines() == [] and widget.message() == "nothing yet"
+    view = alignment_view(trace, ViewSpec(layer=1, head=2, step=3, forced=True))
+    widget.set_view(view)
+    assert widget.view() is view and widget.lines()
+    assert widget.grab().toImage().pixelColor(400, 200).name() != "#000000"
+
+
+def test_png_svg_and_csv(qapp, trace, tmp_path):
+    view = alignment_view(trace, ViewSpec(layer=1, step=3, forced=True))
+    png = export_alignment(view, tmp_path / "lines.png", width=700, height=400)
+    image = QImage(str(png))
+    assert (image.width(), image.height()) == (1400, 800)
+    svg = alignment_svg(view, 700, 400).decode("utf-8")
+    assert "<svg" in svg and all(f">{html.escape(token, quote=False)}</text>" in svg for token in trace.src_tokens)
+    out = export_alignment(view, tmp_path / "lines.csv")
+    with open(out, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][1:] == trace.src_tokens and [r[0] for r in rows[1:]] == trace.output_tokens[:3]
+    with pytest.raises(FileExistsError):
+        export_alignment(view, out)
+
+
+def test_render_view_lines(qapp, tiny_checkpoint, tmp_path, capsys):
+    out = tmp_path / "lines.png"
+    args = ["render", "--model", str(tiny_checkpoint), "--src", SRC, "--tgt", TGT, "--layer", "1", "--view", "lines",
+            "--out", str(out), "--device", "cpu"]
+    assert main(args) == 0
+    assert "alignment lines" in capsys.readouterr().out and QImage(str(out)).width() > 0
+    assert main([*args[:-4], "--out", str(tmp_path / "lines.gif"), "--device", "cpu"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--view lines draws one step" in err[0]

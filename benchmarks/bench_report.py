@@ -1,0 +1,159 @@
+"""Benchmark of the corpus report card: sentence pairs per second against Hugging Face eager batched forwards.
+
+Corpus: held-out en-fr sentence pairs (the bundled model's own task), teacher-forced, 32 pairs per batch.
+
+1. **Ours, native**: ``model_core.report.build_report`` on the bundled ``en-fr`` model (small preset:
+   d_model 128, 4 heads, 3 + 3 layers) without the ablation column: every batch's forward with every
+   attention map captured, then every head statistic of every sentence (entropy, distance, shares,
+   monotonicity, coverage, the unusual-sentence heaps).
+2. **Hugging Face eager**: a ``MarianMTModel`` of the same shape and vocabulary with random weights,
+   ``attn_implementation="eager"``, one batched forward per batch with ``output_attentions=True`` on
+   the same token ids and masks, its attentions and logits copied to host numpy; no statistic at all.
+3. **Ours on that Marian**: ``build_report`` on the very same Marian model, opened through the app's
+   Hugging Face adapter: the same forward as (2) plus the statistics, so (3)/(2) is the cost of the
+   statistics on the same model.
+
+Ratios = sentences per second of ours / of Hugging Face (> 1: faster). Interleaved repeats (medians);
+the device is the one ``auto`` picks (a GPU when there is one). ``--quick``: 64 pairs, 2 repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from _common import interleaved_timings, machine_info, median_ms, print_machine, print_table, spread_pct, write_json
+
+from model_core.batched import chunks, encode_pair
+from model_core.checkpoint import ModelBundle, load_model
+from model_core.data import generate
+from model_core.report import build_report
+
+QUICK = {"pairs": 64, "repeats": 2, "warmup": 1}
+FULL = {"pairs": 512, "repeats": 5, "warmup": 1}
+BATCH = 32
+
+
+def build_marian(bundle: ModelBundle, seed: int) -> Any:
+    """A random ``MarianMTModel`` shaped like ``bundle``'s model (eager attention, no dropout), on its device."""
+    import transformers
+    from transformers import MarianConfig, MarianMTModel
+
+    transformers.logging.set_verbosity_error()
+    c = bundle.config
+    config = MarianConfig(
+        vocab_size=max(c.src_vocab_size, c.tgt_vocab_size), d_model=c.d_model, encoder_layers=c.n_encoder_layers,
+        decoder_layers=c.n_decoder_layers, encoder_attention_heads=c.n_heads, decoder_attention_heads=c.n_heads,
+        encoder_ffn_dim=c.d_ff, decoder_ffn_dim=c.d_ff, max_position_embeddings=c.max_len,
+        activation_function=c.activation, dropout=0.0, attention_dropout=0.0, activation_dropout=0.0,
+        pad_token_id=c.pad_id, bos_token_id=c.bos_id, eos_token_id=c.eos_id, decoder_start_token_id=c.bos_id,
+        attn_implementation="eager",
+    )
+    torch.manual_seed(seed)
+    model = MarianMTModel(config).eval().to(bundle.model.device)
+    if model.config._attn_implementation != "eager":
+        raise RuntimeError(f"Marian runs {model.config._attn_implementation!r} attention, not eager")
+    return model
+
+
+def marian_bundle(bundle: ModelBundle, marian: Any) -> ModelBundle:
+    """The Marian model behind the app's Hugging Face adapter, reading the en-fr tokenizers' ids."""
+    from model_core.importers.hf import HFSeq2SeqAdapter
+
+    size = marian.config.vocab_size
+    config = dataclasses.replace(bundle.config, src_vocab_size=size, tgt_vocab_size=size)
+    return ModelBundle(HFSeq2SeqAdapter(marian, config), bundle.src_tokenizer, bundle.tgt_tokenizer, name="marian")
+
+
+def hf_eager(marian: Any, bundle: ModelBundle, pairs: list[tuple[str, str]]) -> int:
+    """Hugging Face's batched forwards with every attention, copied to host: what a notebook does."""
+    c = bundle.config
+    dev = marian.device
+    done = 0
+    with torch.inference_mode():
+        for chunk in chunks(pairs, BATCH):
+            encoded = [encode_pair(bundle, s, t) for s, t in chunk]
+            src = _padded([p.src_ids for p in encoded], c.pad_id, dev)
+            dec = _padded([[c.bos_id, *p.tgt_ids[:-1]] for p in encoded], c.pad_id, dev)
+            dec_mask = (dec != c.pad_id).long()
+            dec_mask[:, 0] = 1
+            out = marian(input_ids=src, attention_mask=(src != c.pad_id).long(), decoder_input_ids=dec,
+                         decoder_attention_mask=dec_mask, output_attentions=True)
+            maps = (*out.encoder_attentions, *out.decoder_attentions, *out.cross_attentions)
+            host = [a.detach().float().cpu().numpy() for a in maps] + [out.logits.detach().float().cpu().numpy()]
+            done += len(host[-1])
+    return done
+
+
+def _padded(rows: Sequence[Sequence[int]], pad: int, device: torch.device) -> torch.Tensor:
+    width = max(len(r) for r in rows)
+    return torch.tensor([list(r) + [pad] * (width - len(r)) for r in rows], device=device)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help=f"smoke run: {QUICK['pairs']} pairs, {QUICK['repeats']} repeats")
+    parser.add_argument("--pairs", type=int, help=f"sentence pairs in the corpus (default {FULL['pairs']})")
+    parser.add_argument("--repeats", type=int, help=f"timed repeats (default {FULL['repeats']})")
+    parser.add_argument("--device", default="auto", help="auto (CUDA, then MPS, then CPU), cpu, cuda, mps")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file")
+    args = parser.parse_args(argv)
+    preset = QUICK if args.quick else FULL
+    args.pairs = args.pairs or preset["pairs"]
+    args.repeats = args.repeats or preset["repeats"]
+    args.warmup = preset["warmup"]
+    if args.pairs < 1 or args.repeats < 1:
+        parser.error("pairs and repeats must be >= 1")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    started = time.perf_counter()
+    info = machine_info()
+    print_machine(info)
+    bundle = load_model("en-fr", device=args.device)
+    info["device"] = str(bundle.model.device)
+    pairs = [(e.src_text, e.tgt_text) for e in generate("en-fr", args.pairs, seed=args.seed, split="test")]
+    print(f"mode    : {'quick' if args.quick else 'full'}, {len(pairs)} en-fr pairs, batches of {BATCH}, "
+          f"median of {args.repeats} interleaved repeats on {bundle.model.device}")
+    try:
+        marian = build_marian(bundle, args.seed)
+    except ImportError as exc:
+        print(f"SKIP: transformers is not installed ({exc}); pip install -e '.[hf]'")
+        return 0
+    on_marian = marian_bundle(bundle, marian)
+    cases = {
+        "ours (native en-fr)": lambda: build_report(bundle, pairs, batch_size=BATCH, ablation=False),
+        "Hugging Face eager": lambda: hf_eager(marian, bundle, pairs),
+        "ours (same Marian)": lambda: build_report(on_marian, pairs, batch_size=BATCH, ablation=False),
+    }
+    times = interleaved_timings(cases, repeats=args.repeats, warmup=args.warmup)
+    hf = len(pairs) / (median_ms(times["Hugging Face eager"]) / 1e3)
+    rows, figures = [], {}
+    for name, samples in times.items():
+        rate = len(pairs) / (median_ms(samples) / 1e3)
+        figures[name] = {"ms": median_ms(samples), "spread_pct": spread_pct(samples), "pairs_per_s": rate,
+                         "ratio_to_hf": rate / hf}
+        rows.append([name, median_ms(samples), rate, rate / hf])
+    print_table(["run", "ms (corpus)", "pairs/s", "/ HF eager"], rows)
+    result = {"machine": info, "mode": "quick" if args.quick else "full", "pairs": len(pairs), "batch": BATCH,
+              "repeats": args.repeats, "runs": figures, "seconds": time.perf_counter() - started}
+    if not np.isfinite(hf):
+        return 1
+    print(f"\nratio ours (native) / Hugging Face eager: {figures['ours (native en-fr)']['ratio_to_hf']:.2f}; "
+          f"{result['seconds']:.0f} s")
+    if args.json:
+        write_json(args.json, result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

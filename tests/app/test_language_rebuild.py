@@ -16,6 +16,7 @@ def test_a_language_switch_rebuilds_the_window_on_the_same_model(qtbot, tiny_che
     old.show()
     qtbot.waitUntil(lambda: old.state.trace is not None and not old.host.busy, timeout=RESULT_TIMEOUT_MS)
     model_name = old.state.model.name
+    old_trace = old.state.trace
     new_windows = []
     holder = _WindowHolder(old, AppSettings(settings_path), None, on_new_window=new_windows.append)
     assert old._language_rebuild_supported
@@ -30,6 +31,8 @@ def test_a_language_switch_rebuilds_the_window_on_the_same_model(qtbot, tiny_che
         qtbot.waitUntil(lambda: holder.window.state.trace is not None, timeout=RESULT_TIMEOUT_MS)
         assert holder.window.state.model.name == model_name  # reopened from the settings
         assert old_results == []  # ...and the old window hears nothing from it
+        # the same model and the same request: answered from what the thread had, not loaded and computed again
+        assert holder.window.host.reused_answers == 2 and holder.window.state.trace is old_trace
     finally:
         holder.window.shutdown()
         holder.window.deleteLater()

@@ -225,3 +225,36 @@ def test_an_unknown_word_chip_says_what_happened(qtbot):
     assert chips.chip_kinds() == ["normal", "unk", "normal"]
     assert "What can I type?" in chips.chip_widget(1).toolTip()
     assert "What can I type?" not in chips.chip_widget(0).toolTip()
+
+
+def test_a_handed_over_host_reuses_only_an_exact_match(qtbot, tiny_checkpoint):
+    """Item 13 (the language switch): after hand_over the first load of the very model the thread holds and the
+    first run of the very request answered last come from what is there; anything else is computed, and only once."""
+    from model_core.run import RunRequest
+    from viz_app.workers.model_worker import WorkerHost
+
+    host = WorkerHost()
+    try:
+        def answer(signal, call):
+            with qtbot.waitSignal(signal, timeout=TIMEOUT) as blocker:
+                call()
+            return blocker.args[1]
+
+        info = answer(host.modelLoaded, lambda: host.load_model(str(tiny_checkpoint)))
+        first = answer(host.resultReady, lambda: host.run(RunRequest("w1 w2 w3")))
+        host.hand_over()
+        assert answer(host.modelLoaded, lambda: host.load_model(str(tiny_checkpoint))) is info
+        assert answer(host.resultReady, lambda: host.run(RunRequest("w1 w2 w3"))) is first
+        assert host.reused_answers == 2
+        again = answer(host.resultReady, lambda: host.run(RunRequest("w1 w2 w3")))  # reused only once
+        assert again is not first and again.request == first.request and host.reused_answers == 2
+        host.hand_over()
+        other = answer(host.resultReady, lambda: host.run(RunRequest("w4 w5")))  # another request: computed
+        assert other.request.src == "w4 w5" and other.trace.src_tokens[:2] == ["w4", "w5"] and host.reused_answers == 2
+        host.hand_over()
+        with qtbot.waitSignal(host.modelLoaded, timeout=TIMEOUT) as blocker:
+            host.load_model(str(tiny_checkpoint), {"heads": 2})  # other options: loaded again by the thread
+        assert host.reused_answers == 2 and blocker.args[1] is not info
+        assert answer(host.resultReady, lambda: host.run(RunRequest("w4 w5"))) is not other  # the flag is spent
+    finally:
+        host.shutdown()

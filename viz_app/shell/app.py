@@ -184,6 +184,7 @@ class _WindowHolder:
         install(resolve_language(code))
         host = old.host
         _detach_receivers(host)
+        host.hand_over()  # the new window's first load and run ask for what the thread already has
         old.shutdown(keep_host=True)
         host.setParent(None)  # not deleted with the old window
         old.hide()

@@ -28,7 +28,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from model_core.paths import CheckpointError
 from model_core.run import EmptySourceError, RunRequest, run
@@ -332,6 +332,9 @@ class WorkerHost(QObject):
         self.runs_requested = 0
         self.loads_requested = 0  # model loads and moves asked for
         self.stale_dropped = 0
+        self.reused_answers = 0  # loads and runs answered from what the thread already had (after hand_over)
+        self._last_result: object = None  # the last current run's RunResult (its .request says what was asked)
+        self._handed_over = False
         self.thread = QThread()
         self.thread.setObjectName("attention-scope-model")
         self.worker = ModelWorker(device, self._shared, self._shared_load)
@@ -387,6 +390,17 @@ class WorkerHost(QObject):
             self.busyChanged.emit(True)
         return self._next_id
 
+    def hand_over(self) -> None:
+        """This host passes to a new window (a language switch): that window's first load of the model the thread
+        holds, and its first run of the request answered last, are answered from what is already here.
+
+        Why: the new window asks for exactly what the old one showed; loading the same file again and running
+        the same request again gave the same numbers after a second or more. Only the first load and the first
+        run after the hand-over are reused, and only when they match exactly (same key and options, an equal
+        request); anything else goes to the thread as usual.
+        """
+        self._handed_over = True
+
     def load_model(self, name_or_path: str, options: dict[str, Any] | None = None) -> int:
         """Open a model in any supported format; ``options`` answer what the weights cannot tell."""
         request_id = self._new_id("load")
@@ -395,6 +409,13 @@ class WorkerHost(QObject):
         self._shared_load.set(request_id)
         # loads the worker will skip as superseded will never answer
         self._finish_ids([i for i in self._pending if self._kinds.get(i) == "load" and i < request_id], keep_kinds=True)
+        held = self._acknowledged
+        if (self._handed_over and isinstance(held, ModelInfo) and held is self._worker_model
+                and held.key == str(name_or_path) and held.options == dict(options or {})):
+            self.reused_answers += 1  # the thread holds this very model: answer as the thread would, from the queue
+            QTimer.singleShot(0, lambda: self._on_loaded(request_id, held))
+            return request_id
+        self._handed_over = False
         self._loadRequested.emit(request_id, str(name_or_path), dict(options or {}))
         return request_id
 
@@ -415,6 +436,11 @@ class WorkerHost(QObject):
         self._shared.set(request_id)
         # requests the worker will skip as superseded will never answer: stop waiting for them
         self._finish_ids([i for i in self._pending if self._kinds.get(i) == "run" and i < request_id], keep_kinds=True)
+        last, handed_over, self._handed_over = self._last_result, self._handed_over, False
+        if handed_over and last is not None and getattr(last, "request", None) == request:
+            self.reused_answers += 1  # the same model, the same request: the same numbers (see hand_over)
+            QTimer.singleShot(0, lambda: self._on_result(request_id, last))
+            return request_id
         self._runRequested.emit(request_id, request)
         return request_id
 
@@ -491,6 +517,7 @@ class WorkerHost(QObject):
         current = self._is_current(request_id)
         self._finish_ids([request_id])
         if current:
+            self._last_result = result
             self.resultReady.emit(request_id, result)
 
     @Slot(int, str)

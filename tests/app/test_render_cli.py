@@ -247,7 +247,8 @@ def test_render_ablation_changes_the_map_downstream(qapp, tiny_checkpoint, tmp_p
 @pytest.mark.parametrize(("flags", "message"), [
     (["--colormap", "rainbow"], "argument --colormap: invalid choice: 'rainbow' (choose from viridis,"),
     (["--overlay", "everything"], "argument --overlay: invalid choice: 'everything'"),
-    (["--view", "probabilities"], "argument --view: invalid choice: 'probabilities' (choose from weights, scores, rollout)"),
+    (["--view", "probabilities"],
+     "argument --view: invalid choice: 'probabilities' (choose from weights, scores, rollout, attribution, contributions, value-zeroing"),
     (["--beam-width", "0"], "argument --beam-width: must be 1..32, not 0"),
     (["--ablate-head", "cross:9:0"], "--ablate-head cross:9:0: layer 9 is out of range"),
     (["--session", "nowhere.scope.json"], "no such session file"),
@@ -257,3 +258,20 @@ def test_bad_view_and_request_flags(qapp, tiny_checkpoint, tmp_path, capsys, mon
     assert main(render(tiny_checkpoint, tmp_path / "map.png", *flags)) == 2
     assert message in one_error_line(capsys)
     assert written(tmp_path) == []
+
+
+@pytest.mark.parametrize("view, field", [("attribution", "attribution_src"), ("contributions", "value_norms"),
+                                          ("value-zeroing", "value_zeroing")])
+def test_the_views_computed_on_request_are_computed_for_render(qapp, tiny_checkpoint, tmp_path, view, field):
+    """Issue 19: render --view attribution|contributions|value-zeroing asks the run for those numbers, as the window does."""
+    from model_core.run import RunRequest, run
+
+    out = tmp_path / f"{view}.csv"
+    assert main(render(tiny_checkpoint, out, "--view", view, "--step", "3")) == 0
+    with open(out, newline="", encoding="utf-8") as fh:
+        values = np.array([[float(v) for v in row[1:]] for row in list(csv.reader(fh))[1:]])
+    trace = run(load_model(tiny_checkpoint, device="cpu"), RunRequest(SRC, TGT, attribution="integrated-gradients",
+                                                                      contributions=True, value_zeroing=True)).trace
+    expected = {"attribution_src": trace.attribution_src, "value_zeroing": trace.value_zeroing["cross"][1],
+                "value_norms": (trace.cross[1] * trace.value_norms["cross"][1][:, None, :]).mean(0)}[field]
+    np.testing.assert_allclose(values, expected[:3], atol=1e-4)

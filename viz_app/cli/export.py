@@ -138,8 +138,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--layer", type=int, default=None, help="layer index, from 0")
     g.add_argument("--head", type=head_or_mean, default=None, help="head index from 0, or 'mean' for the mean of the heads")
     g.add_argument("--step", type=int, default=None, help="decoding step 0..T for a still image or CSV (default: the last)")
-    g.add_argument("--view", default=None, metavar="MODE", help="weights (default), scores (pre-softmax), rollout, or lines "
-                   "(cross-attention as source → target lines)")
+    g.add_argument("--view", default=None, metavar="MODE", help="weights (default), scores (pre-softmax), rollout, lines "
+                   "(cross-attention as source → target lines), attribution (integrated gradients), contributions "
+                   "(‖α·f(x)‖) or value-zeroing")
     g.add_argument("--row-labels", default=None, choices=("predicted", "input"),
                    help="decoder rows labelled by the token they predict ('le → chat', default) or by the decoder input")
     g.add_argument("--colormap", default=None, help="the app's colour maps: viridis (default), cividis, Blues, Reds, magma")
@@ -414,6 +415,9 @@ def _render(args: argparse.Namespace) -> int:
     animated = suffix in ex.ANIMATION_SUFFIXES
     view_args = _render_view(args, session, animated)
     plan = plan_run(args, session, capture_scores=view_args.mode == "scores")
+    mode = view_args.mode  # the views computed only on request: ask the run for them, as the window does
+    plan = replace(plan, request=replace(plan.request, attribution="integrated-gradients" if mode == "attribution" else None,
+                                         contributions=mode == "contributions", value_zeroing=mode == "value-zeroing"))
     ensure_qapplication()
     _bundle, result = run_plan(plan, args)
     trace = result.trace

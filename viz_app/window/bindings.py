@@ -286,12 +286,9 @@ class MapBinding(QObject):
         elif view.mode == "contributions":  # one range for every tile, so heads compare
             maps = contributions_of(trace, s.kind)
             maps = maps / max(float(maps.max()), 1e-12) if maps.size else maps
-        elif view.mode == "value-zeroing":  # one tile per layer
-            maps = trace.value_zeroing[s.kind][:, None]
         self.mosaic.set_maps(maps, row_labels=[f"L{i}" for i in range(maps.shape[0])],  # i18n: not user text
                              col_labels=[f"H{h}" for h in range(maps.shape[1])],
-                             selected=(s.layer, 0) if view.mode == "value-zeroing" else
-                             (s.layer, s.head) if s.head is not None else None, blocked=blocked,
+                             selected=(s.layer, s.head) if s.head is not None else None, blocked=blocked,
                              current_row=view.current_row, visible_rows=view.visible_rows)
         self.mosaic.set_off((la, h) for k, la, h in s.ablated_heads if k == s.kind)
         self._refresh_hover()

@@ -1,0 +1,70 @@
+"""The cell walkthrough in the app: a click on a heatmap cell opens the box with the model's numbers for that cell."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from model_core.run import RunRequest, run
+from model_core.vocab import Ablation
+from model_core.walkthrough import cell_walkthrough
+from tests.conftest import tiny_bundle
+from viz_app.widgets.walkthrough import CellWalkthroughPanel, equation_lines, number
+from viz_app.window.walkthrough_binding import CellWalkthroughBinding
+
+TIMEOUT_MS = 60_000
+
+
+def test_the_equations_carry_the_models_numbers():
+    bundle = tiny_bundle()
+    trace = run(bundle, RunRequest("w1 w2 w3", pad_src=5)).trace
+    cell = cell_walkthrough(bundle, trace, "cross", 1, 2, 1, 0, stepped=True)
+    text = "\n".join(equation_lines(cell))
+    for value in (cell.dot, cell.scale, cell.scaled, float(cell.scores[0]), cell.weight):
+        assert number(value) in text
+    blocked = cell_walkthrough(bundle, trace, "cross", 1, 2, 1, 4, stepped=True)  # a <pad> column
+    assert "blocked" in "\n".join(equation_lines(blocked)) and number(float("-inf")) == "−∞"
+
+
+def test_the_panel_draws_every_kind_of_cell(qtbot):
+    bundle = tiny_bundle(relative_max_distance=4, positional="none")
+    ablation = Ablation.of([("decoder_self", 0, 1)])
+    trace = run(bundle, RunRequest("w1 w2 w3", tgt="t1 t2", pad_tgt=4, ablation=ablation)).trace
+    panel = CellWalkthroughPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1000, 700)
+    for key in (0, 3):  # allowed, then a padded (blocked) key of a head that is switched off
+        cell = cell_walkthrough(bundle, trace, "decoder_self", 0, 1, 1, key, ablation=ablation)
+        panel.set_cell(cell, "t1 → t2")
+        assert "t1 → t2" in panel.title() and "head 1" in panel.title()
+        image = panel.grab().toImage()
+        colours = {image.pixel(x, y) for x in range(0, 1000, 5) for y in range(0, 700, 5)}
+        assert image.width() >= 1000 and len(colours) > 5  # text and bars, not a blank box
+    assert any("position bias" in line for line in equation_lines(cell))
+
+
+def test_clicking_a_cell_opens_the_walkthrough(window, qtbot):
+    state = window.state
+    binding = CellWalkthroughBinding(state, window.heatmap, window.host, window)
+    state.set_step(state.n_steps)
+    state.select(kind="cross", layer=1, head=None)
+    trace = state.trace
+    row, col = min(1, trace.n_steps - 1), 1
+    window.heatmap.cellClicked.emit(row, col)
+    dialog = binding.dialog
+    assert dialog is not None and dialog.isVisible()
+    qtbot.waitUntil(lambda: dialog.panel.cell() is not None, timeout=TIMEOUT_MS)
+    cell = dialog.panel.cell()
+    assert cell.head == int(np.argmax(trace.cross[1, :, row, col])) and f"head {cell.head}" in dialog.note.text()
+    np.testing.assert_allclose(cell.weights, trace.cross[1, cell.head, row], atol=1e-6)
+    assert (cell.query, cell.key) == (row, col)
+
+    state.select(head=2)
+    state.set_step(0)
+    assert binding.open_cell(0, 0) is None and "not computed yet" in dialog.panel.message()
+    state.set_step(state.n_steps)
+    assert binding.open_cell(0, 0) is not None
+    qtbot.waitUntil(lambda: dialog.panel.cell() is not None and dialog.panel.cell().head == 2, timeout=TIMEOUT_MS)
+    assert not dialog.note.isVisible() or dialog.note.text() == ""
+    binding.set_font_point_size(22)
+    assert dialog.panel._font_pt == pytest.approx(22)

@@ -97,3 +97,21 @@ def test_render_view_lines(qapp, tiny_checkpoint, tmp_path, capsys):
     assert main([*args[:-4], "--out", str(tmp_path / "lines.gif"), "--device", "cpu"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--view lines draws one step" in err[0]
+
+
+def test_the_binding_follows_the_heatmaps_selection(window, qtbot):
+    from viz_app.window.alignment_binding import AlignmentLinesBinding
+
+    lines = AlignmentLines()
+    qtbot.addWidget(lines)
+    state = window.state
+    AlignmentLinesBinding(state, lines, window)
+    state.set_step(0)
+    assert lines.view() is None and "Step forward" in lines.message()
+    state.select(kind="cross", layer=1, head=2)
+    state.set_step(2)
+    view = lines.view()
+    np.testing.assert_allclose(view.weights, state.trace.cross[1, 2, :2], atol=1e-7)
+    assert view.target_tokens == state.trace.output_tokens[:2]
+    state.select(layer=0, head=None)
+    np.testing.assert_allclose(lines.view().weights, state.trace.cross[0, :, :2].mean(axis=0), atol=1e-6)

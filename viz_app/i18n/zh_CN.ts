@@ -221,6 +221,34 @@
         </message>
     </context>
     <context>
+        <name>AlignmentLines</name>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="136" />
+            <source>Line width and darkness = attention weight · source on top, target below</source>
+            <translation>线越粗、颜色越深，注意力权重越大 · 上排是源句，下排是译文</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="152" />
+            <source>source</source>
+            <translation>源句</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="154" />
+            <source>target</source>
+            <translation>译文</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="125" />
+            <source>No cross-attention to show yet: type a sentence.</source>
+            <translation>还没有交叉注意力可以显示：请先输入一个句子。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_binding.py" line="46" />
+            <source>Step forward: each generated token draws its lines to the source.</source>
+            <translation>前进一步：每生成一个词元，就会画出它连向源句的线。</translation>
+        </message>
+    </context>
+    <context>
         <name>AlignmentPanel</name>
         <message>
             <location filename="../../viz_app/widgets/alignment_panel.py" line="37" />
@@ -389,12 +417,12 @@
             <translation>{side}：{sentence}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/compare_sentences.py" line="79" />
+            <location filename="../../viz_app/window/compare_sentences.py" line="81" />
             <source>Compare &amp;two sentences…</source>
             <translation>比较两个句子(&amp;T)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/compare_sentences.py" line="81" />
+            <location filename="../../viz_app/window/compare_sentences.py" line="83" />
             <source>Run a second sentence beside the current one and show A, B and A − B of every map</source>
             <translation>在当前句子旁再运行一个句子，显示每张图的 A、B 和 A − B</translation>
         </message>
@@ -1154,29 +1182,29 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="144" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="147" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="398" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="434" />
             <source>{tile} — click to inspect this head</source>
             <translation>{tile} — 点击查看这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="265" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="301" />
             <source>OFF</source>
             <comment>a switched-off head</comment>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="192" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="195" />
             <source>L{layer}</source>
             <comment>short for layer N</comment>
             <translation>L{layer}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="196" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="199" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>H{head}</translation>
@@ -2098,12 +2126,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>这个模型认识的词，以及它能正确翻译的句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="99" />
+            <location filename="../../viz_app/window/actions.py" line="100" />
             <source>&amp;Train a model from scratch…</source>
             <translation>从零训练模型(&amp;T)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="100" />
+            <location filename="../../viz_app/window/actions.py" line="101" />
             <source>Watch attention appear while a small model trains</source>
             <translation>观察小模型在训练过程中注意力如何形成</translation>
         </message>
@@ -4029,6 +4057,119 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <location filename="../../viz_app/widgets/verifier_badge.py" line="151" />
             <source>… and {count} more</source>
             <translation>……还有 {count} 个</translation>
+        </message>
+    </context>
+    <context>
+        <name>Walkthrough</name>
+        <message>
+            <location filename="../../viz_app/dialogs/walkthrough.py" line="28" />
+            <source>How this attention weight was computed</source>
+            <translation>这个注意力权重是怎样算出来的</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="92" />
+            <source>Click a cell of the heatmap to see how its weight was computed.</source>
+            <translation>点击热力图中的一个格子，看看它的权重是怎样算出来的。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="59" />
+            <source>mask: blocked  →  score −∞, weight 0</source>
+            <translation>掩码：禁止关注  →  分数 −∞，权重为 0</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="195" />
+            <source>② softmax over the whole row (bar: weight; under it: key, score)</source>
+            <translation>② 对整行做 softmax（柱高：权重；下方：键与分数）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="201" />
+            <source>③ output of the head = Σⱼ weightⱼ · vⱼ</source>
+            <translation>③ 该头的输出 = Σⱼ 权重ⱼ · vⱼ</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="50" />
+            <source>qᵢ · kⱼ = {dot}</source>
+            <translation>qᵢ · kⱼ = {dot}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="51" />
+            <source>÷ √dₖ = ÷ {scale}  →  {scaled}</source>
+            <translation>÷ √dₖ = ÷ {scale}  →  {scaled}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="123" />
+            <source>{kind} · layer {layer} · head {head}</source>
+            <translation>{kind} · 第 {layer} 层 · 头 {head}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="125" />
+            <source>query “{query}” (row {row})  →  key “{key}” (column {col})</source>
+            <translation>查询“{query}”（第 {row} 行）  →  键“{key}”（第 {col} 列）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="210" />
+            <source>output Σ w·v</source>
+            <translation>输出 Σ w·v</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="225" />
+            <source>this head is switched off: the layer receives zeros instead</source>
+            <translation>这个头已关闭：该层收到的是全零向量</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="53" />
+            <source>+ position bias {bias}  →  {sum}</source>
+            <translation>+ 位置偏置 {bias}  →  {sum}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="56" />
+            <source>mask: may attend (adds 0)  →  score {score}</source>
+            <translation>掩码：允许关注（加 0）  →  分数 {score}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="62" />
+            <source>softmax over the row: e^{score} / Σ e^score  =  {weight}</source>
+            <translation>对整行做 softmax：e^{score} / Σ e^分数  =  {weight}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="173" />
+            <source>① query and key vectors of head {head} (dₖ = {d})</source>
+            <translation>① 头 {head} 的查询向量和键向量（dₖ = {d}）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="211" />
+            <source>{w} × v({token})</source>
+            <translation>{w} × v({token})</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="88" />
+            <source>Computing…</source>
+            <translation>正在计算…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="63" />
+            <source>The rollout combines every layer and head, so no single computation made this cell: switch to the weights view and click a cell of one attention map.</source>
+            <translation>注意力展开综合了所有层和所有头，这个格子并不是某一次计算的结果：请切换到权重视图，再点击某一张注意力图中的格子。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="72" />
+            <source>This row is not computed yet at this step: step forward, then click it.</source>
+            <translation>这一步还没有算到这一行：先往前走几步，再点击它。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="79" />
+            <source>The map shows the mean of the heads; this is head {head}, the head that gives this cell the most weight.</source>
+            <translation>图中显示的是各头平均；这里展示的是头 {head}，也就是给这个格子权重最大的那个头。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/workers/walkthrough_worker.py" line="78" />
+            <source>the model now loaded does not reproduce this map: run the sentence again, then click the cell</source>
+            <translation>当前载入的模型算不出这张图：请重新运行这个句子，再点击格子</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/workers/walkthrough_worker.py" line="82" />
+            <source>The walkthrough is not available for this model: its attention adds a position bias inside the module, so q, k and v alone do not give its scores.</source>
+            <translation>这个模型无法逐步演示：它的注意力在模块内部加了位置偏置，仅凭 q、k、v 算不出它的分数。</translation>
         </message>
     </context>
     <context>

@@ -21,6 +21,7 @@ def test_f2_opens_the_guide_with_the_vocabulary_of_a_model_without_a_grammar(mak
     panel.filter.setText("w1")
     assert panel.listed_words(0) and all("w1" in w for w in panel.listed_words(0))
     assert window.act_typing_guide in window.model_menu.actions()
+    assert window.act_typing_guide in window.shortcut_actions()  # F2 is on the shortcut sheet
 
 
 def test_a_clicked_example_is_typed_and_translated(make_window, qtbot):

@@ -96,6 +96,7 @@ class WindowActions:
         self.act_input_labels.setCheckable(True)
         self.act_typing_guide = action(tr("MainWindow", "&What can I type?"), ["F2"],
                                        tr("MainWindow", "The words this model knows, and sentences it translates correctly"))
+        self.act_typing_guide.setProperty("extra_shortcut", True)  # listed on the shortcut sheet (F1)
         self.act_train = action(tr("MainWindow", "&Train a model from scratch…"), ["Ctrl+T"],
                                 tr("MainWindow", "Watch attention appear while a small model trains"))
 

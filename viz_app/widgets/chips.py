@@ -26,6 +26,10 @@ _KIND_STYLE: dict[str, str] = {
     "pad": "border: 1px dashed #9e9e9e; background: transparent; color: #9e9e9e;",
 }
 _CURRENT_STYLE = "border-width: 3px; border-color: #ff6f00; background: #ffe082; font-weight: bold;"
+#: the border widths above (pixels): a chip with a thinner border than the current chip's is that much shorter, so
+#: with badges it gets the difference as extra room below, and every badge sits on one line
+_BORDER_WIDTH = {"normal": 1, "special": 1, "unk": 2, "pad": 1}
+_CURRENT_BORDER = 3
 #: The value bar under each chip (e.g. rollout shares): its colour, the faint track behind it, its
 #: thickness and the room reserved under the chip's border for it (pixels).
 BAR_COLOR = "#4e79a7"
@@ -374,6 +378,8 @@ class TokenChips(QWidget):
     def _style(self, kind: str, current: bool) -> str:
         radius = max(6, round(self._font_pt * 0.9))
         below = (BAR_SPACE if self._bar_values is not None else 0) + (self._badge_space() if self._badges is not None else 0)
+        if self._badges is not None and not current:  # as tall as the current chip: the badges line up
+            below += 2 * (_CURRENT_BORDER - _BORDER_WIDTH[kind])
         bar = f"margin-bottom: {below}px; " if below else ""
         style = (f"QLabel {{ border-radius: {radius}px; padding: 2px 8px; font-size: {self._font_pt:g}pt; {bar}"
                  f"{_KIND_STYLE[kind]} {_CURRENT_STYLE if current else ''} }}")

@@ -189,6 +189,30 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _wait(app, lambda: w.state.trace is not None and not w.host.busy and w.state.src_text == panel.example_sources()[2])
         w.state.select(kind="cross", layer=2, head=None)
 
+    def walkthrough(w) -> None:  # issue 18: a heatmap cell clicked, its weight worked through (q, k, softmax, Σ w·v)
+        from viz_app.window.walkthrough_binding import CellWalkthroughBinding
+
+        _type(app, w, sentence)
+        w.state.select(kind="cross", layer=0, head=2)  # a head that spreads its row: the softmax has something to show
+        w.state.set_step(3)
+        binding = CellWalkthroughBinding(w.state, w.heatmap, w.host, w)
+        w.heatmap.cellClicked.emit(2, 1)  # the row that writes "noir", the key "black"
+        _wait(app, lambda: binding.dialog is not None and binding.dialog.panel.cell() is not None)
+        w.shot_widget = binding.dialog
+
+    def alignment_lines(w) -> None:  # issue 18: cross-attention as source → target lines, the board picture
+        from viz_app.widgets.alignment_lines import AlignmentLines
+        from viz_app.window.alignment_binding import AlignmentLinesBinding
+
+        _type(app, w, sentence)
+        w.state.select(kind="cross", layer=2, head=None)
+        w.state.set_step(7)
+        lines = AlignmentLines()
+        lines.resize(1200, 520)
+        lines.set_font_point_size(14)
+        AlignmentLinesBinding(w.state, lines, w)
+        w.shot_widget = lines
+
     shoot("main", main)
     shoot("masks", masks)
     shoot("scores", scores)
@@ -203,6 +227,8 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     shoot("typing_guide", typing_guide)
     shoot("alignment", alignment)
     shoot("report", report)
+    shoot("walkthrough", walkthrough)
+    shoot("alignment_lines", alignment_lines)
     if "en-zh" in models:
         shoot("chinese", lambda w: (_type(app, w, "the small cat sees two books on the table"),
                                     w.state.select(kind="cross", layer=2, head=None), w.state.set_step(9)),

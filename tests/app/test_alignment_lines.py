@@ -100,12 +100,10 @@ def test_render_view_lines(qapp, tiny_checkpoint, tmp_path, capsys):
 
 
 def test_the_binding_follows_the_heatmaps_selection(window, qtbot):
-    from viz_app.window.alignment_binding import AlignmentLinesBinding
-
-    lines = AlignmentLines()
-    qtbot.addWidget(lines)
+    lines = window.alignment_lines  # the window's dock (viz_app/window/lesson_tools.py), kept up to date while hidden
     state = window.state
-    AlignmentLinesBinding(state, lines, window)
+    window.act_alignment_lines.trigger()
+    assert window.dock_alignment_lines.isVisible()
     state.set_step(0)
     assert lines.view() is None and "Step forward" in lines.message()
     state.select(kind="cross", layer=1, head=2)

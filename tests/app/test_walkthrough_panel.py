@@ -45,7 +45,8 @@ def test_the_panel_draws_every_kind_of_cell(qtbot):
 
 def test_clicking_a_cell_opens_the_walkthrough(window, qtbot):
     state = window.state
-    binding = CellWalkthroughBinding(state, window.heatmap, window.host, window)
+    binding = window.walkthrough_binding  # installed by the window (viz_app/window/lesson_tools.py)
+    assert isinstance(binding, CellWalkthroughBinding)
     state.set_step(state.n_steps)
     state.select(kind="cross", layer=1, head=None)
     trace = state.trace

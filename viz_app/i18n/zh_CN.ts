@@ -2411,6 +2411,16 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上一次模型调用的耗时</translation>
         </message>
         <message>
+            <location filename="../../viz_app/window/lesson_tools.py" line="34" />
+            <source>Alignment lines</source>
+            <translation>对齐连线</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/lesson_tools.py" line="38" />
+            <source>Alignment &amp;lines (source → target)</source>
+            <translation>对齐连线（源句 → 译文）(&amp;L)</translation>
+        </message>
+        <message>
             <location filename="../../viz_app/window/main_window.py" line="88" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
@@ -2566,7 +2576,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上次模型调用耗时 {ms} 毫秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="31" />
+            <location filename="../../viz_app/window/wiring.py" line="32" />
             <source>Continue on the CPU</source>
             <translation>改在 CPU 上继续</translation>
         </message>
@@ -3372,42 +3382,42 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>TokenChips</name>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="40" />
+            <location filename="../../viz_app/widgets/chips.py" line="44" />
             <source>normal</source>
             <translation>普通</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="41" />
+            <location filename="../../viz_app/widgets/chips.py" line="45" />
             <source>special</source>
             <translation>特殊</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="42" />
+            <location filename="../../viz_app/widgets/chips.py" line="46" />
             <source>unknown</source>
             <translation>未知</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="43" />
+            <location filename="../../viz_app/widgets/chips.py" line="47" />
             <source>padding</source>
             <translation>填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="342" />
+            <location filename="../../viz_app/widgets/chips.py" line="346" />
             <source>token {index}: {token} ({kind})</source>
             <translation>词元 {index}：{token}（{kind}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="345" />
+            <location filename="../../viz_app/widgets/chips.py" line="349" />
             <source>A word the model does not know: it sees only this unknown token here, so the translation may turn to nonsense. Model ▸ What can I type? (F2) lists the words it knows.</source>
             <translation>模型不认识这个词：它在这里只看到一个“未知”词元，译文可能因此乱套。“模型 ▸ 可以输入什么？”（F2）列出了它认识的词。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="355" />
+            <location filename="../../viz_app/widgets/chips.py" line="359" />
             <source>value</source>
             <translation>数值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="356" />
+            <location filename="../../viz_app/widgets/chips.py" line="360" />
             <source>{label}: {value}</source>
             <translation>{label}：{value}</translation>
         </message>

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from viz_app.i18n import tr
 from viz_app.window.alignment_tools import install_alignment_tools
 from viz_app.window.bindings import TypingGuideBinding
+from viz_app.window.lesson_tools import install_lesson_tools
 
 if TYPE_CHECKING:
     from viz_app.window.main_window import MainWindow
@@ -99,6 +100,7 @@ def connect_window(w: MainWindow) -> None:
     w.dock_positional.visibilityChanged.connect(w.positional_binding.catch_up)
 
     install_alignment_tools(w)  # issue 19: the alignment dock (Model menu) and File ▸ Open report…
+    install_lesson_tools(w)  # issue 18: the cell walkthrough (heatmap clicks) and the alignment-lines dock
 
 
 def use_source_text(w: MainWindow, text: str) -> None:

@@ -190,27 +190,23 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         w.state.select(kind="cross", layer=2, head=None)
 
     def walkthrough(w) -> None:  # issue 18: a heatmap cell clicked, its weight worked through (q, k, softmax, Σ w·v)
-        from viz_app.window.walkthrough_binding import CellWalkthroughBinding
-
         _type(app, w, sentence)
         w.state.select(kind="cross", layer=0, head=2)  # a head that spreads its row: the softmax has something to show
         w.state.set_step(3)
-        binding = CellWalkthroughBinding(w.state, w.heatmap, w.host, w)
+        binding = w.walkthrough_binding
         w.heatmap.cellClicked.emit(2, 1)  # the row that writes "noir", the key "black"
         _wait(app, lambda: binding.dialog is not None and binding.dialog.panel.cell() is not None)
         w.shot_widget = binding.dialog
 
     def alignment_lines(w) -> None:  # issue 18: cross-attention as source → target lines, the board picture
-        from viz_app.widgets.alignment_lines import AlignmentLines
-        from viz_app.window.alignment_binding import AlignmentLinesBinding
-
         _type(app, w, sentence)
         w.state.select(kind="cross", layer=2, head=None)
         w.state.set_step(7)
-        lines = AlignmentLines()
-        lines.resize(1200, 520)
+        w.act_alignment_lines.trigger()  # the dock (Model ▸ Alignment lines), shown on its own at a board's size
+        lines = w.alignment_lines
+        w.dock_alignment_lines.setFloating(True)
+        w.dock_alignment_lines.resize(1200, 560)
         lines.set_font_point_size(14)
-        AlignmentLinesBinding(w.state, lines, w)
         w.shot_widget = lines
 
     shoot("main", main)

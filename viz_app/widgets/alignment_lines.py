@@ -126,14 +126,16 @@ def paint_alignment(painter: QPainter, rect: QRectF, view: AlignmentView | None,
         painter.restore()
         return []
     title_rect = QRectF(rect.left() + pad, rect.top() + pad * 0.5, rect.width() - 2 * pad, pad * 1.4)
-    painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, view.title)
+    painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                     QFontMetricsF(title_font).elidedText(view.title, Qt.TextElideMode.ElideRight, title_rect.width()))
     small = QFont(font)
     small.setPointSizeF(max(MIN_FONT_PT, font.pointSizeF() * 0.85))
     painter.setFont(small)
     painter.setPen(QColor(MUTED_COLOUR))
+    legend = tr("AlignmentLines", "Line width and darkness = attention weight · source on top, target below")
     painter.drawText(QRectF(title_rect.left(), title_rect.bottom(), title_rect.width(), pad * 1.2),
                      Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                     tr("AlignmentLines", "Line width and darkness = attention weight · source on top, target below"))
+                     QFontMetricsF(small).elidedText(legend, Qt.TextElideMode.ElideRight, title_rect.width()))
 
     caption_w = QFontMetricsF(small).horizontalAdvance(tr("AlignmentLines", "target")) + pad
     left = rect.left() + pad + caption_w

@@ -189,6 +189,32 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _wait(app, lambda: w.state.trace is not None and not w.host.busy and w.state.src_text == panel.example_sources()[2])
         w.state.select(kind="cross", layer=2, head=None)
 
+    def attribution(w) -> None:  # issue 19 item 1: integrated gradients, each head's agreement ρ in its tile
+        _type(app, w, sentence)
+        w.state.select(kind="cross", layer=2, head=None)
+        w.state.set_view_mode("attribution")
+        w.request_run()
+        _settle(app, w)
+        w.state.set_step(6)
+
+    def contributions(w) -> None:  # issue 19 item 2: Kobayashi's ‖α·f(x)‖ and the share from the source
+        _type(app, w, sentence)
+        w.state.select(kind="cross", layer=2, head=None)
+        w.state.set_view_mode("contributions")
+        w.request_run()
+        _settle(app, w)
+        w.state.set_step(6)
+
+    def compare(w) -> None:  # issue 19 item 5: a minimal pair, A, B and A − B (Model ▸ Compare two sentences…)
+        _type(app, w, "the cat sees the dog")
+        w.state.select(kind="cross", layer=0, head=3)
+        comparison = w.sentence_comparison
+        comparison.show()
+        comparison.panel.src_b.setText("the cats see the dog")
+        comparison.panel.button.click()
+        _wait(app, lambda: comparison.panel.comparison is not None and not w.host.busy)
+        w.shot_widget = comparison.dock
+
     def walkthrough(w) -> None:  # issue 18: a heatmap cell clicked, its weight worked through (q, k, softmax, Σ w·v)
         _type(app, w, sentence)
         w.state.select(kind="cross", layer=0, head=2)  # a head that spreads its row: the softmax has something to show
@@ -223,6 +249,9 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     shoot("typing_guide", typing_guide)
     shoot("alignment", alignment)
     shoot("report", report)
+    shoot("attribution", attribution)
+    shoot("contributions", contributions)
+    shoot("compare", compare)
     shoot("walkthrough", walkthrough)
     shoot("alignment_lines", alignment_lines)
     if "en-zh" in models:

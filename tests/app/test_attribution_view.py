@@ -60,6 +60,12 @@ def test_choosing_attribution_in_the_window_runs_again_and_shows_it(window, qtbo
     np.testing.assert_array_equal(shown[rows], s.trace.attribution_src[rows])
     assert heat.colormap_name() == DIVERGING_NAME and heat.value_mode() == "values"
     assert "Integrated gradients" in heat.title_text()
+    # every head's agreement in its tile of the overview, as agreement() computes it over the unpadded rows
+    t = s.trace
+    rho = agreement(t.attribution_src, t.cross, t.allowed_cross)
+    notes = window.mosaic.notes()
+    assert len(notes) == np.isfinite(rho).sum() > 0
+    assert all(text == f"ρ {rho[la, h]:+.2f}" for (la, h), text in notes.items())
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         s.set_view_mode("contributions")
     qtbot.waitUntil(lambda: bool(s.trace.value_norms) and not window.host.busy, timeout=TIMEOUT)

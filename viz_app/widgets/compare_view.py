@@ -51,7 +51,7 @@ class ComparePanel(QWidget):
         self.steps.setTextFormat(Qt.TextFormat.RichText)
         grid = QGridLayout()
         for column, heat in enumerate(self.maps):
-            heat.setMinimumWidth(220)
+            heat.setMinimumSize(220, 300)  # three maps side by side: each must stay readable
             grid.addWidget(heat, 0, column)
             grid.setColumnStretch(column, 1)
         layout = QVBoxLayout(self)

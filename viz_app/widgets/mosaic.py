@@ -130,6 +130,9 @@ class HeadMosaic(QWidget):
         self._off_cross.setZValue(6)
         self._plot.addItem(self._off_cross, ignoreBounds=True)
         self._off_texts: list[pg.TextItem] = []
+        # a short note in a tile's corner (the attribution view's agreement ρ per head)
+        self._notes: dict[tuple[int, int], str] = {}
+        self._note_texts: list[pg.TextItem] = []
         self._selection_dark = QGraphicsRectItem()
         self._selection_dark.setPen(_cosmetic_pen((0, 0, 0), 5))
         self._selection = QGraphicsRectItem()
@@ -209,6 +212,7 @@ class HeadMosaic(QWidget):
         self.set_selected(selected)
         self._draw_off()
         if shape_changed:
+            self._draw_notes()
             height, width = mosaic.shape[0] * f, mosaic.shape[1] * f
             self._vb.setRange(xRange=(0, width - gutter), yRange=(0, height - gutter), padding=0.01)
 
@@ -229,6 +233,7 @@ class HeadMosaic(QWidget):
         self._top.set_labels([])
         self.set_selected(None)
         self._draw_off()
+        self._draw_notes()
 
     def set_off(self, tiles) -> None:
         """Mark the tiles of switched-off heads ((layer, head) pairs) with a red cross and "OFF"."""
@@ -236,6 +241,37 @@ class HeadMosaic(QWidget):
         if tiles != self._off:
             self._off = tiles
             self._draw_off()
+
+    def set_notes(self, notes: dict[tuple[int, int], str]) -> None:
+        """A short text in the top-left corner of each tile named by (layer, head) (e.g. ``ρ +0.42``); {} removes them."""
+        notes = {(int(la), int(h)): str(text) for (la, h), text in notes.items()}
+        if notes != self._notes:
+            self._notes = notes
+            self._draw_notes()
+
+    def notes(self) -> dict[tuple[int, int], str]:
+        """The notes drawn now (those on tiles that exist)."""
+        if self._maps_shape is None:
+            return {}
+        n_layers, n_heads = self._maps_shape[:2]
+        return {t: text for t, text in self._notes.items() if t[0] < n_layers and t[1] < n_heads}
+
+    def _draw_notes(self) -> None:
+        for item in self._note_texts:
+            self._plot.removeItem(item)
+        self._note_texts = []
+        if self._maps_shape is None:
+            return
+        font = QFont()
+        font.setPointSizeF(self._font_pt)
+        for (layer, head), note in sorted(self.notes().items()):
+            x0, y0 = self.tile_origin(layer, head)
+            text = pg.TextItem(note, color=(255, 255, 255), fill=pg.mkBrush(0, 0, 0, 170), anchor=(0, 0))
+            text.setFont(font)
+            text.setZValue(8)
+            text.setPos(x0, y0)
+            self._plot.addItem(text, ignoreBounds=True)
+            self._note_texts.append(text)
 
     def off_tiles(self) -> frozenset[tuple[int, int]]:
         """The tiles marked as switched off that are drawn now."""

@@ -25,7 +25,7 @@ from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars, ablation_su
 from viz_app.widgets.colormaps import DIVERGING_NAME
 from viz_app.widgets.controls import InputPanel, SelectorBar, StepBar
 from viz_app.widgets.head_stats import HeadStatsPanel
-from viz_app.widgets.map_view import ViewSpec, apply_view, contributions_of, heatmap_view, rollout_of, score_tiles
+from viz_app.widgets.map_view import ViewSpec, agreement_of, apply_view, contributions_of, heatmap_view, rollout_of, score_tiles
 from viz_app.widgets.ranks import rank_badge, rank_colours, rank_tooltip
 from viz_app.widgets.typing_guide import TypingGuidePanel
 from viz_app.widgets.verifier_badge import VerifierBadge
@@ -291,6 +291,9 @@ class MapBinding(QObject):
                              selected=(s.layer, s.head) if s.head is not None else None, blocked=blocked,
                              current_row=view.current_row, visible_rows=view.visible_rows)
         self.mosaic.set_off((la, h) for k, la, h in s.ablated_heads if k == s.kind)
+        rho = agreement_of(trace, s.kind) if view.mode == "attribution" else None  # each head's agreement, in its tile
+        self.mosaic.set_notes({} if rho is None else {(la, h): f"ρ {rho[la, h]:+.2f}" for la in range(rho.shape[0])
+                                                     for h in range(rho.shape[1]) if np.isfinite(rho[la, h])})
         self._refresh_hover()
         self.refresh_hint()
 

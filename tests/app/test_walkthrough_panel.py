@@ -10,7 +10,7 @@ from model_core.vocab import Ablation
 from model_core.walkthrough import cell_walkthrough
 from tests.conftest import tiny_bundle
 from viz_app.widgets.walkthrough import CellWalkthroughPanel, equation_lines, number
-from viz_app.window.walkthrough_binding import CellWalkthroughBinding
+from viz_app.window.walkthrough_binding import PANEL_SCALE, CellWalkthroughBinding
 
 TIMEOUT_MS = 60_000
 
@@ -67,5 +67,6 @@ def test_clicking_a_cell_opens_the_walkthrough(window, qtbot):
     assert binding.open_cell(0, 0) is not None
     qtbot.waitUntil(lambda: dialog.panel.cell() is not None and dialog.panel.cell().head == 2, timeout=TIMEOUT_MS)
     assert not dialog.note.isVisible() or dialog.note.text() == ""
-    binding.set_font_point_size(22)
-    assert dialog.panel._font_pt == pytest.approx(22)
+    window.set_font_point_size(20, save=False)  # presenter mode and Ctrl +/− reach the box and the lines
+    assert dialog.panel._font_pt == pytest.approx(20 * PANEL_SCALE)
+    assert window.alignment_lines._font_pt == pytest.approx(20)

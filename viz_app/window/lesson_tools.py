@@ -11,7 +11,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
@@ -39,3 +40,12 @@ def install_lesson_tools(w: MainWindow) -> None:
     w.act_alignment_lines.triggered.connect(lambda: w.panels.reveal(w.dock_alignment_lines))
     w.model_menu.addAction(w.act_alignment_lines)
     w.panels_menu.addAction(w.dock_alignment_lines.toggleViewAction())
+    for part in lesson_sized(w):  # the label size remembered or chosen before they existed
+        part.set_font_point_size(w.appearance.point_size)
+
+
+def lesson_sized(w: MainWindow) -> Sequence[Any]:
+    """What takes the window's label size (presenter mode, Ctrl +/−), once installed; nothing before."""
+    if not hasattr(w, "lines_binding"):
+        return ()
+    return (w.alignment_lines, w.walkthrough_binding)

@@ -46,6 +46,7 @@ from viz_app.window import bindings as b
 from viz_app.window.actions import WindowActions
 from viz_app.window.appearance import Appearance
 from viz_app.window.layout import LayoutKeeper, build_central, build_docks, build_status_bar, on_screen, window_docks
+from viz_app.window.lesson_tools import lesson_sized
 from viz_app.window.menus import build_menus
 from viz_app.window.model_panels import ModelPanels
 from viz_app.window.playback import Playback
@@ -109,7 +110,7 @@ class MainWindow(QMainWindow):
             language_actions=self.act_languages, show_status=self.show_status,
             base_point_size=QApplication.font().pointSizeF(),
             sized=lambda: (self.heatmap, self.mosaic, self.next_token, self.positional, self.inputs.source_chips,
-                           self.inputs.target_chips, self.step_bar, self.typing_guide))
+                           self.inputs.target_chips, self.step_bar, self.typing_guide, *lesson_sized(self)))
         self.appearance.languageChangeRequested.connect(self.languageChangeRequested)
         self.presenter = PresenterMode(
             self, secondary_docks=[d for d in window_docks(self) if d not in (self.dock_inputs, self.dock_next)],

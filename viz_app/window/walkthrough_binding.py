@@ -19,6 +19,9 @@ from viz_app.widgets.map_view import decoder_row_labels
 from viz_app.workers.model_worker import WorkerHost
 from viz_app.workers.walkthrough_worker import WalkthroughHost, WalkthroughRequest
 
+#: the walkthrough box's text against the window's label size: it is read from further away than the axes
+PANEL_SCALE = 1.4
+
 
 class CellWalkthroughBinding(QObject):
     """``heatmap.cellClicked`` → a :class:`WalkthroughRequest` for the state's map → the dialog (created on first use)."""
@@ -37,10 +40,10 @@ class CellWalkthroughBinding(QObject):
         self.host.failed.connect(self._on_failed)
 
     def set_font_point_size(self, pt: float | None) -> None:
-        """Presenter mode's size (None: the dialog's own)."""
-        self._font_pt = pt
-        if self.dialog is not None and pt:
-            self.dialog.set_font_point_size(pt)
+        """The window's label size (presenter mode, Ctrl +/−); the box writes PANEL_SCALE times larger (None: its own)."""
+        self._font_pt = pt * PANEL_SCALE if pt else None
+        if self.dialog is not None and self._font_pt:
+            self.dialog.set_font_point_size(self._font_pt)
 
     def _dialog(self) -> WalkthroughDialog:
         if self.dialog is None:

@@ -64,6 +64,11 @@ def test_clicking_a_cell_opens_the_walkthrough(window, qtbot):
     state.set_step(0)
     assert binding.open_cell(0, 0) is None and "not computed yet" in dialog.panel.message()
     state.set_step(state.n_steps)
+    state.set_view_mode("rollout")
+    assert binding.open_cell(0, 0) is None and "rollout" in dialog.panel.message()
+    state.set_view_mode("contributions")
+    assert binding.open_cell(0, 0) is None and "weights or scores" in dialog.panel.message()
+    state.set_view_mode("weights")
     assert binding.open_cell(0, 0) is not None
     qtbot.waitUntil(lambda: dialog.panel.cell() is not None and dialog.panel.cell().head == 2, timeout=TIMEOUT_MS)
     assert not dialog.note.isVisible() or dialog.note.text() == ""

@@ -223,17 +223,17 @@
     <context>
         <name>AlignmentLines</name>
         <message>
-            <location filename="../../viz_app/widgets/alignment_lines.py" line="136" />
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="135" />
             <source>Line width and darkness = attention weight · source on top, target below</source>
             <translation>线越粗、颜色越深，注意力权重越大 · 上排是源句，下排是译文</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/alignment_lines.py" line="152" />
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="154" />
             <source>source</source>
             <translation>源句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/alignment_lines.py" line="154" />
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="156" />
             <source>target</source>
             <translation>译文</translation>
         </message>
@@ -2411,27 +2411,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上一次模型调用的耗时</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/lesson_tools.py" line="34" />
+            <location filename="../../viz_app/window/lesson_tools.py" line="35" />
             <source>Alignment lines</source>
             <translation>对齐连线</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/lesson_tools.py" line="38" />
+            <location filename="../../viz_app/window/lesson_tools.py" line="39" />
             <source>Alignment &amp;lines (source → target)</source>
             <translation>对齐连线（源句 → 译文）(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="88" />
+            <location filename="../../viz_app/window/main_window.py" line="89" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="203" />
+            <location filename="../../viz_app/window/main_window.py" line="204" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="204" />
+            <location filename="../../viz_app/window/main_window.py" line="205" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
@@ -4152,22 +4152,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>{w} × v({token})</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="88" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="97" />
             <source>Computing…</source>
             <translation>正在计算…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="63" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="68" />
             <source>The rollout combines every layer and head, so no single computation made this cell: switch to the weights view and click a cell of one attention map.</source>
             <translation>注意力展开综合了所有层和所有头，这个格子并不是某一次计算的结果：请切换到权重视图，再点击某一张注意力图中的格子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="72" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="73" />
+            <source>This view does not show one head's attention weights: set Show to weights or scores, then click a cell.</source>
+            <translation>这个视图显示的不是某一个头的注意力权重：请把“显示”设为权重或分数，再点击格子。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="81" />
             <source>This row is not computed yet at this step: step forward, then click it.</source>
             <translation>这一步还没有算到这一行：先往前走几步，再点击它。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="79" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="88" />
             <source>The map shows the mean of the heads; this is head {head}, the head that gives this cell the most weight.</source>
             <translation>图中显示的是各头平均；这里展示的是头 {head}，也就是给这个格子权重最大的那个头。</translation>
         </message>

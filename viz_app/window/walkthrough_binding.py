@@ -19,6 +19,8 @@ from viz_app.widgets.map_view import decoder_row_labels
 from viz_app.workers.model_worker import WorkerHost
 from viz_app.workers.walkthrough_worker import WalkthroughHost, WalkthroughRequest
 
+#: the views whose cells are one head's attention (weights, or the scores they come from)
+WALKABLE_MODES = ("weights", "scores")
 #: the walkthrough box's text against the window's label size: it is read from further away than the axes
 PANEL_SCALE = 1.4
 
@@ -66,6 +68,10 @@ class CellWalkthroughBinding(QObject):
             self._dialog().show_message(tr("Walkthrough", "The rollout combines every layer and head, so no single "
                                                           "computation made this cell: switch to the weights view and "
                                                           "click a cell of one attention map."))
+            return None
+        if s.view_mode not in WALKABLE_MODES:
+            self._dialog().show_message(tr("Walkthrough", "This view does not show one head's attention weights: set "
+                                                          "Show to weights or scores, then click a cell."))
             return None
         kind, layer = s.kind, s.layer
         maps = trace.attention(kind)

@@ -107,6 +107,8 @@ class WalkthroughHost(QObject):
         self.worker.walked.connect(self._on_walked)
         self.worker.failed.connect(self._on_failed)
         host.thread.finished.connect(self.worker.deleteLater)
+        # a window rebuilt on a language switch keeps the model host but not this object: its worker goes with it
+        self.destroyed.connect(self.worker.deleteLater)
 
     def request(self, request: WalkthroughRequest) -> int:
         self._latest += 1

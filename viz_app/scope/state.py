@@ -38,7 +38,7 @@ KIND_SHORT_TITLES: dict[str, tuple[str, str]] = {
 OVERLAYS_FOR_KIND: dict[str, tuple[str, ...]] = {
     "encoder_self": ("source padding", "combined"),
     "decoder_self": ("target padding", "causal", "combined"),
-    "cross": ("source padding", "target padding", "combined"),
+    "cross": ("source padding", "combined"),  # target padding blocks no cross-attention key (overlay_masks)
 }
 
 
@@ -444,26 +444,29 @@ def overlay_masks(trace: Trace, kind: str) -> dict[str, np.ndarray]:
     """Each mask component on its own, computed from the trace's padding flags (numpy only).
 
     Why recompute instead of reading ``allowed_*``: the trace stores only the combined mask, and
-    the point of the overlays is to show which component blocks which cell.
+    the point of the overlays is to show which component blocks which cell. Padding blocks padded
+    *keys* only (columns), as ``nn.MultiheadAttention``'s key_padding_mask, fairseq and Hugging Face
+    do (``model_core/masks.py``): a padded query's row is what the model computed, marked by its
+    ``<pad>`` label, so the padding overlays shade columns and never hide a computed row. Target
+    padding blocks nothing in cross-attention (its keys are the source), so it is not offered there.
     """
     src_pad = np.asarray(trace.src_is_pad, dtype=bool)
     tgt_pad = np.asarray(trace.tgt_is_pad, dtype=bool)
     s, t = len(src_pad), len(tgt_pad)
     if kind == "encoder_self":
         return {
-            "source padding": ~(src_pad[:, None] | src_pad[None, :]),
+            "source padding": np.broadcast_to(~src_pad[None, :], (s, s)).copy(),
             "combined": np.asarray(trace.allowed_encoder_self, dtype=bool),
         }
     if kind == "decoder_self":
         return {
-            "target padding": ~(tgt_pad[:, None] | tgt_pad[None, :]),
+            "target padding": np.broadcast_to(~tgt_pad[None, :], (t, t)).copy(),
             "causal": np.tril(np.ones((t, t), dtype=bool)),
             "combined": np.asarray(trace.allowed_decoder_self, dtype=bool),
         }
     if kind == "cross":
         return {
             "source padding": np.broadcast_to(~src_pad[None, :], (t, s)).copy(),
-            "target padding": np.broadcast_to(~tgt_pad[:, None], (t, s)).copy(),
             "combined": np.asarray(trace.allowed_cross, dtype=bool),
         }
     raise ValueError(f"unknown attention kind {kind!r}")

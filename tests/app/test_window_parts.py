@@ -69,3 +69,22 @@ def test_the_theme_choice_is_applied_and_remembered(make_window, app_settings):
     first.shutdown()
     second = make_window(model=None, wait=False)
     assert second.theme.name == "dark" and second.act_themes["dark"].isChecked()
+
+
+def test_docks_of_later_features_are_restored_and_hidden_while_presenting(make_window, qtbot):
+    """Docks installed by features (connect_window) exist before the layout is restored and the presenter asks
+    for the docks when it enters, so those panels keep their place and step aside for a class like the others."""
+    first = make_window(model=None, wait=False)
+    first.show()
+    qtbot.waitExposed(first)
+    first.reveal_dock(first.dock_alignment)
+    assert first.dock_alignment.isVisible()
+    first.shutdown()
+    second = make_window(model=None, wait=False)
+    second.show()
+    qtbot.waitExposed(second)
+    assert second.dock_alignment.isVisible()  # restored: it was open at the last close
+    second.presenter.set_active(True)
+    assert not second.dock_alignment.isVisible()
+    second.presenter.set_active(False)
+    assert second.dock_alignment.isVisible()

@@ -113,7 +113,7 @@ class MainWindow(QMainWindow):
                            self.inputs.target_chips, self.step_bar, self.typing_guide, *lesson_sized(self)))
         self.appearance.languageChangeRequested.connect(self.languageChangeRequested)
         self.presenter = PresenterMode(
-            self, secondary_docks=[d for d in window_docks(self) if d not in (self.dock_inputs, self.dock_next)],
+            self, secondary_docks=lambda: [d for d in window_docks(self) if d not in (self.dock_inputs, self.dock_next)],
             keep=[self.dock_next], chrome=[self.menuBar(), self.statusBar(), self.selectors],
             get_font_pt=lambda: self._font_pt, set_font_pt=lambda pt: self.set_font_point_size(pt, save=False),
             set_emphasis=self._set_emphasis)
@@ -121,8 +121,6 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.persistence = Persistence(self.settings, self.state, self)
         remembered_view = self.persistence.restore()
-        self.layout_keeper = LayoutKeeper(self, self.settings)
-        self.layout_keeper.restore()
         self.step_bar.set_interval_ms(self.settings.get_int("view/play_interval_ms", self.step_bar.interval_ms()))
         self.playback = Playback(self.state, self.act_play, self.settings, self.step_bar.interval_ms(), self)
         if (font_pt := self.settings.get_float("view/font_pt", 0.0)) > 0:
@@ -136,7 +134,9 @@ class MainWindow(QMainWindow):
         self.panels = ModelPanels(self, self)
         self.session_files = SessionFiles(self, self.state, self.controller, self.persistence, flush_inputs=self.flush_inputs,
                                           show_error=self.show_error, show_status=self.show_status)
-        connect_window(self)
+        connect_window(self)  # (it also installs the docks of later features)
+        self.layout_keeper = LayoutKeeper(self, self.settings)
+        self.layout_keeper.restore()  # after every dock exists: restoreState places docks by object name
         self.layout_keeper.watch()
         self.settings.on_problem(lambda text: self.settings_banner.show_message(text, "notice"))  # told once, never blocks
         self.set_theme(self.settings.get_str("view/theme", "system"), save=False)

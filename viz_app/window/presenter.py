@@ -35,7 +35,7 @@ class PresenterMode(QObject):
         self,
         window: QMainWindow,
         *,
-        secondary_docks: Sequence[QDockWidget],
+        secondary_docks: Callable[[], Sequence[QDockWidget]],
         chrome: Sequence[QWidget],
         get_font_pt: Callable[[], float],
         set_font_pt: Callable[[float], None],
@@ -45,7 +45,7 @@ class PresenterMode(QObject):
     ) -> None:
         super().__init__(window)
         self._window = window
-        self._docks = list(secondary_docks)
+        self._docks = secondary_docks  # asked on entry: panels added after the window was built are hidden too
         self._chrome = list(chrome)  # menu bar, status bar…: hidden while presenting
         self._get_font, self._set_font, self._set_emphasis = get_font_pt, set_font_pt, set_emphasis
         self.point_size = point_size
@@ -65,7 +65,7 @@ class PresenterMode(QObject):
     def enter(self) -> None:
         w = self._window
         font = self._get_font()
-        hidden = [x for x in (*self._docks, *self._chrome) if x.isVisible()]
+        hidden = [x for x in (*self._docks(), *self._chrome) if x.isVisible()]
         self._saved = _Saved(w.windowState(), w.saveGeometry(), w.saveState(), font, hidden)
         for widget in hidden:
             widget.hide()

@@ -75,3 +75,25 @@ def test_clicking_a_cell_opens_the_walkthrough(window, qtbot):
     window.set_font_point_size(20, save=False)  # presenter mode and Ctrl +/− reach the box and the lines
     assert dialog.panel._font_pt == pytest.approx(20 * PANEL_SCALE)
     assert window.alignment_lines._font_pt == pytest.approx(20)
+
+
+def test_the_worker_refuses_a_map_the_loaded_model_did_not_compute(qapp):
+    from viz_app.workers.model_worker import ModelWorker
+    from viz_app.workers.walkthrough_worker import WalkthroughRequest, WalkthroughWorker
+
+    trace = run(tiny_bundle(seed=0), RunRequest("w1 w2 w3")).trace
+    model_worker = ModelWorker(device="cpu")
+    worker = WalkthroughWorker(model_worker)
+    answers: list[object] = []
+    worker.walked.connect(lambda _i, cell: answers.append(cell))
+    worker.failed.connect(lambda _i, text: answers.append(text))
+    request = WalkthroughRequest(trace, "cross", 1, 0, 1, 0, stepped=False)  # wrong guess: the trace was stepped
+    worker.compute(1, request)
+    assert "no model is loaded" in answers.pop()
+    model_worker.bundle = tiny_bundle(seed=0)
+    worker.compute(2, request)
+    cell = answers.pop()
+    np.testing.assert_allclose(cell.weights, trace.cross[1, 0, 1], atol=1e-6)  # the other way was tried
+    model_worker.bundle = tiny_bundle(seed=1)  # another model: its numbers are never shown as this map's
+    worker.compute(3, request)
+    assert "does not reproduce this map" in answers.pop()

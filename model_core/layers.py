@@ -178,7 +178,7 @@ class MultiHeadAttention(nn.Module):
             weights = torch.softmax(scores, dim=-1, out=weights_out)
         else:
             weights = torch.softmax(scores, dim=-1)
-        if blocked_rows is not None:
+        if blocked_rows is not None and bool(blocked_rows.any()):  # a causal mask blocks no whole row: no pass
             # A query that may attend to nothing (a padded position) gets all-zero weights, not the NaN
             # that softmax over only -inf produces. In place where nothing needs the softmax's output for
             # a backward pass (capture under inference, the app's case); out of place otherwise.

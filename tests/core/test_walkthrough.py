@@ -23,6 +23,8 @@ from model_core.walkthrough import CellWalkthrough, WalkthroughUnavailable, cell
 from tests.conftest import VARIANTS, tiny_bundle
 
 KINDS = ("encoder_self", "decoder_self", "cross")
+# MarianTokenizer warns through `warnings` that the optional sacremoses package is absent
+pytestmark = pytest.mark.filterwarnings("ignore:Recommended. pip install sacremoses")
 
 
 def _every_row(bundle, result) -> tuple[float, float]:
@@ -135,12 +137,12 @@ def test_out_of_range_cells_are_one_line():
 # ---------------------------------------------------------------------- Hugging Face
 @pytest.fixture(scope="module")
 def hf_bundles(tmp_path_factory):
-    """A tiny BART and a tiny T5, saved and opened through the app's importer (offline)."""
+    """A tiny BART, Marian and T5, saved and opened through the app's importer (offline)."""
     from model_core.importers import open_model
-    from tests.core.test_import_hf import build_bart, build_t5
+    from tests.core.test_import_hf import build_bart, build_marian, build_t5
 
     bundles = {}
-    for family, build in (("bart", build_bart), ("t5", build_t5)):
+    for family, build in (("bart", build_bart), ("marian", build_marian), ("t5", build_t5)):
         work = tmp_path_factory.mktemp(f"{family}-build")
         torch.manual_seed(0)
         model, tok = build(work)
@@ -151,8 +153,9 @@ def hf_bundles(tmp_path_factory):
     return bundles
 
 
-def test_hugging_face_vectors_give_its_own_weights(hf_bundles):
-    bundle = hf_bundles["bart"]
+@pytest.mark.parametrize("family", ["bart", "marian"])
+def test_hugging_face_vectors_give_its_own_weights(hf_bundles, family):
+    bundle = hf_bundles[family]
     result = run(bundle, RunRequest("the cat sat on the mat", tgt="le chat est sur le tapis"))
     trace = result.trace
     for kind in KINDS:

@@ -7,7 +7,8 @@ profile (hundreds of examples per property; the profiles are registered in tests
 
 Broken checkpoints are made by mutating a valid checkpoint of every supported format — the native
 ``.safetensors``, the PyTorch tutorial's ``nn.Transformer`` state_dict ``.pt`` (with its vocabulary
-files), the seed tutorial's ``.pth`` and a Hugging Face (Marian) folder — by truncating, flipping
+files), the seed tutorial's ``.pth``, a Hugging Face (Marian) folder, a fairseq ``checkpoint_best.pt`` with its
+``dict.*.txt`` and an OpenNMT-py ``model_step_N.pt`` (both carrying an ``argparse.Namespace``) — by truncating, flipping
 bytes, dropping weights, changing shapes, writing wrong metadata (nested JSON among it), and the
 shapes of issue 16: stride-0 views (and safetensors shapes bigger than their bytes), zip members and
 headers that declare huge sizes, configuration values of the wrong type, and a FIFO in place of a
@@ -31,6 +32,7 @@ import tempfile
 import time
 import warnings
 import zipfile
+from argparse import Namespace
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -207,7 +209,9 @@ def _write(path, data):
 
 
 # --------------------------------------------------------------------------- every supported format, mutated
-FORMATS = ("native", "torch-tutorial", "seed-tutorial", "hf-marian")
+FORMATS = ("native", "torch-tutorial", "seed-tutorial", "hf-marian", "fairseq", "opennmt-py")
+#: formats whose .pt holds its state_dict under "model" beside an argparse.Namespace (args / opt)
+NAMESPACE_FORMATS = {"fairseq": "args", "opennmt-py": "opt"}
 #: what a mutated file may hold where a number or a name should be
 NASTY_VALUE = st.sampled_from([-1, 0, 1, 2, 3, 7, 1000, 1.5, -0.5, math.nan, math.inf, "", "x", "<pad>", None, True, [], {}, [1, 2],
                          {"a": 1}])
@@ -280,7 +284,32 @@ def valid_checkpoints(tmp_path_factory) -> dict[str, ValidCheckpoint]:
     shutil.rmtree(work)
     out["hf-marian"] = ValidCheckpoint("hf-marian", root / "hf-marian", "tiny-marian", "tiny-marian/model.safetensors", {},
                                        ("the cat sat", "le chat"))
+
+    import test_import_fairseq as fs
+    import test_import_onmt as onmt
+
+    folder = root / "fairseq"
+    folder.mkdir()
+    torch.manual_seed(8)
+    reference = fs.FairseqTransformer(4 + len(fs.SRC_WORDS), 4 + len(fs.TGT_WORDS)).eval()
+    fs.write_dictionary(folder / "dict.de.txt", fs.SRC_WORDS)
+    fs.write_dictionary(folder / "dict.en.txt", fs.TGT_WORDS)
+    torch.save(fs.fairseq_checkpoint(reference, fs.model_args(), style="args"), folder / "checkpoint_best.pt")
+    out["fairseq"] = ValidCheckpoint("fairseq", folder, "checkpoint_best.pt", "checkpoint_best.pt", {}, ("de1 de2", "en1 en2"))
+
+    folder = root / "opennmt-py"
+    folder.mkdir()
+    torch.manual_seed(9)
+    onmt.save_like_onmt_train(onmt.OnmtTransformer().eval(), onmt.opt(), folder / "model_step_1000.pt")
+    out["opennmt-py"] = ValidCheckpoint("opennmt-py", folder, "model_step_1000.pt", "model_step_1000.pt", {},
+                                        (" ".join(onmt.SRC[4:6]), " ".join(onmt.TGT[4:6])))
     return out
+
+
+def load_namespace_checkpoint(path: Path) -> dict:
+    """A fairseq / OpenNMT-py checkpoint as data (its Namespace allowed, nothing else): what the mutations edit."""
+    with torch.serialization.safe_globals([Namespace]):
+        return torch.load(path, map_location="cpu", weights_only=True)
 
 
 @contextlib.contextmanager
@@ -349,6 +378,9 @@ def read_weights(valid: ValidCheckpoint, root: Path) -> tuple[dict[str, torch.Te
             meta = fh.metadata()
             tensors = {k: fh.get_tensor(k) for k in fh.keys()}  # noqa: SIM118 - safe_open is not iterable
         return tensors, lambda t: save_file(t, str(path), metadata=meta)
+    if valid.fmt in NAMESPACE_FORMATS:
+        obj = load_namespace_checkpoint(path)
+        return dict(obj["model"]), lambda t: torch.save({**obj, "model": t}, path)
     obj = torch.load(path, map_location="cpu", weights_only=True)
     if "model_state_dict" in obj:
         return dict(obj["model_state_dict"]), lambda t: torch.save({**obj, "model_state_dict": t}, path)
@@ -507,6 +539,22 @@ def wrong_metadata(valid: ValidCheckpoint, root: Path, data) -> dict | None:
             obj[key] = data.draw(NASTY_VALUE, label="value")
         torch.save(obj, path)
         return None
+    if valid.fmt in NAMESPACE_FORMATS:
+        path = root / valid.weights
+        obj = load_namespace_checkpoint(path)
+        entries = ["args", "model", "optimizer_history", "extra_state"] if valid.fmt == "fairseq" else ["opt", "vocab", "generator"]
+        key = data.draw(st.sampled_from(entries), label="entry")
+        if valid.fmt == "fairseq" and data.draw(st.integers(0, 2), label="a dictionary instead") == 0:
+            garble_bytes(root / data.draw(st.sampled_from(["dict.de.txt", "dict.en.txt"]), label="dictionary"), data)
+        elif isinstance(obj[key], Namespace) and data.draw(st.booleans(), label="edit inside"):
+            fields = vars(obj[key])
+            fields[data.draw(st.sampled_from(sorted(fields)), label="field")] = data.draw(NASTY_VALUE, label="value")
+        elif isinstance(obj[key], dict | list) and data.draw(st.booleans(), label="edit inside"):
+            obj[key] = garble_structure(obj[key], data)
+        else:
+            obj[key] = data.draw(NASTY_VALUE, label="value")
+        torch.save(obj, path)
+        return None
     folder = root / valid.target
     name = data.draw(st.sampled_from(["config.json", "config.json", "tokenizer_config.json", "vocab.json", "generation_config.json",
                                       "source.spm"]), label="file")
@@ -607,6 +655,13 @@ def wrong_types(valid: ValidCheckpoint, root: Path, data) -> dict | None:
         obj = torch.load(path, map_location="cpu", weights_only=True)
         key = data.draw(st.sampled_from(["n_heads", "norm_first", "heads", "nhead"]), label="field")
         obj["config"] = {**obj["config"], key: data.draw(WRONG_TYPE, label="value")}
+        torch.save(obj, path)
+        return None
+    if valid.fmt in NAMESPACE_FORMATS:  # the sizes and names the Namespace gives, of the wrong type
+        path = root / valid.weights
+        obj = load_namespace_checkpoint(path)
+        fields = vars(obj[NAMESPACE_FORMATS[valid.fmt]])
+        fields[data.draw(st.sampled_from(sorted(fields)), label="field")] = data.draw(WRONG_TYPE, label="value")
         torch.save(obj, path)
         return None
     return {"heads": data.draw(st.sampled_from([4.0, "4", True, None, -4, 2**40]), label="heads")}

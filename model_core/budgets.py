@@ -119,7 +119,14 @@ MAX_POSITION_TABLE_ELEMENTS = 1 << 25
 #: reach code that walks it recursively later; both are refused with one line.
 MAX_JSON_DEPTH = 32
 
+#: The most bytes of float32 attention maps a trace keeps whole (1 GiB): every map of every kind, layer and head.
+#: A base-size model (6 + 6 layers × 8 heads) reaches it near 1,300 tokens each side (604 MB at 1,024, issue 20);
+#: above it the maps are recomputed from each layer's queries and keys when shown (:mod:`model_core.lazy_maps`),
+#: a few MB per layer instead of gigabytes.
+EAGER_MAPS_BYTES = 1 << 30
+
 __all__ = [
+    "EAGER_MAPS_BYTES",
     "MAX_CHECKPOINT_BYTES", "MAX_CLAIM_RATIO", "MAX_CLAIM_SLACK", "MAX_JSON_DEPTH", "MAX_METADATA_BYTES", "MAX_PARAMETERS",
     "MAX_POSITIONS", "MAX_POSITION_TABLE_ELEMENTS", "MAX_SPARSE_HOLE_BYTES", "MAX_TOKENIZER_FILE_BYTES", "MAX_VOCAB",
     "MAX_ZIP_MEMBERS", "MAX_ZIP_UNCOMPRESSED_BYTES", "MAX_ZIP_UNCOMPRESSED_RATIO", "MAX_ZIP_UNCOMPRESSED_SLACK",

@@ -141,6 +141,8 @@ class MultiHeadAttention(nn.Module):
         k, v = self._expand_kv(k), self._expand_kv(v)
         mask = None if allowed is None else allowed.unsqueeze(1) if allowed.dim() == 3 else allowed
         training_dropout = self.dropout if self.training else 0.0
+        if probe.wants_queries_keys:
+            probe.record_queries_keys(self.kind, q, k, mask, bias)
 
         if probe.explicit:
             context, weights, scores = self._explicit(q, k, v, mask, bias, training_dropout,

@@ -162,8 +162,9 @@ class Seq2SeqTransformer(nn.Module):
     # ----------------------------------------------------------------- encoder
     def encode(
         self, src_ids: torch.Tensor, *, capture: bool = False, capture_scores: bool = False,
-        ablation: Ablation = NO_ABLATION,
+        ablation: Ablation = NO_ABLATION, probe: AttentionProbe | None = None,
     ) -> EncoderOutput:
+        """The encoder over ``src_ids`` [B, S]; ``probe`` (instead of ``capture``/``capture_scores``) a caller's own."""
         src_is_pad = masks.padding(src_ids, self.config.pad_id)
         allowed = masks.encoder_self_allowed(src_is_pad)
         x = self._embed(self.src_embedding, src_ids, 0, ablation)
@@ -171,7 +172,7 @@ class Seq2SeqTransformer(nn.Module):
         bias = self._relative_bias("encoder", 0, s, s, ablation)
         # without padding nothing is blocked: no mask at all is the same computation, minus a masking pass per layer
         layer_allowed = allowed if bool(src_is_pad.any()) else None
-        probe = self._probe(capture, capture_scores, ablation, x)
+        probe = probe if probe is not None else self._probe(capture, capture_scores, ablation, x)
         probe.allocate("encoder_self", len(self.encoder_layers), x.shape[0], s, s)
         for layer in self.encoder_layers:
             x = layer(x, layer_allowed, bias, probe=probe)
@@ -181,9 +182,9 @@ class Seq2SeqTransformer(nn.Module):
     # ----------------------------------------------------------------- decoder
     def decode(
         self, tgt_ids: torch.Tensor, encoded: EncoderOutput, *, capture: bool = False,
-        capture_scores: bool = False, ablation: Ablation = NO_ABLATION,
+        capture_scores: bool = False, ablation: Ablation = NO_ABLATION, probe: AttentionProbe | None = None,
     ) -> DecoderOutput:
-        """Teacher-forced decoder over the whole target prefix ``tgt_ids`` [B, T]."""
+        """Teacher-forced decoder over the whole target prefix ``tgt_ids`` [B, T]; ``probe`` as in :meth:`encode`."""
         tgt_is_pad = masks.padding(tgt_ids, self.config.pad_id)
         self_allowed = masks.decoder_self_allowed(tgt_is_pad)
         cross_allowed = masks.cross_allowed(tgt_is_pad, encoded.src_is_pad)
@@ -192,7 +193,7 @@ class Seq2SeqTransformer(nn.Module):
         t = tgt_ids.shape[1]
         bias = self._relative_bias("decoder", 0, t, t, ablation)
         x = self._embed(self.tgt_embedding, tgt_ids, 0, ablation)
-        probe = self._probe(capture, capture_scores, ablation, x)
+        probe = probe if probe is not None else self._probe(capture, capture_scores, ablation, x)
         return self._run_decoder(x, encoded.memory, self_allowed, cross_allowed, bias, probe)
 
     def init_cache(self, encoded: EncoderOutput, capacity: int | None = None) -> DecoderCache:

@@ -13,10 +13,14 @@ attention module asks it three questions about its own map ``(kind, layer)``:
   buffer of its kind the softmax writes into (so a trace needs no stacking copy afterwards);
 - :meth:`AttentionProbe.gate`: which of its heads an :class:`~model_core.vocab.Ablation` switches off.
 
-and reports what it computed with :meth:`AttentionProbe.record`.
+and reports what it computed with :meth:`AttentionProbe.record`. A probe made with ``queries_keys=True``
+also receives each module's scaled-dot-product inputs (:meth:`AttentionProbe.record_queries_keys`): what
+:mod:`model_core.lazy_maps` recomputes a map from when a long sequence's maps are too big to keep.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import torch
 
@@ -31,6 +35,21 @@ def head_gate(ablation: Ablation, kind: str, layer: int, n_heads: int, like: tor
     gate = torch.ones(n_heads, dtype=like.dtype, device=like.device)
     gate[off] = 0
     return gate
+
+
+@dataclass(frozen=True)
+class QueriesKeys:
+    """What one attention module's map is computed from: softmax(q·kᵀ/√d_head + bias), blocked cells excluded.
+
+    ``q`` [B, H, Tq, d_head] and ``k`` [B, H, Tk, d_head] (grouped key heads already repeated per query head),
+    ``mask`` broadcastable to [B, H, Tq, Tk] (True = may attend) or None, ``bias`` [H, Tq, Tk] or None. These
+    are the very tensors the module used (no copy): a few MB per layer where the map is Tq × Tk per head.
+    """
+
+    q: torch.Tensor
+    k: torch.Tensor
+    mask: torch.Tensor | None
+    bias: torch.Tensor | None
 
 
 class AttentionProbe:
@@ -57,11 +76,13 @@ class AttentionProbe:
         "explicit",
         "like",
         "n_heads",
+        "queries_keys",
+        "wants_queries_keys",
     )
 
     def __init__(
         self, *, weights: bool = False, scores: bool = False, ablation: Ablation = NO_ABLATION, n_heads: int = 0,
-        like: torch.Tensor | None = None,
+        like: torch.Tensor | None = None, queries_keys: bool = False,
     ) -> None:
         if ablation.heads and (n_heads <= 0 or like is None):
             raise ValueError("a probe that switches heads off needs n_heads and a like tensor")
@@ -75,6 +96,8 @@ class AttentionProbe:
         self.captured: dict[str, list[torch.Tensor]] = {k: [] for k in KINDS}
         self.captured_scores: dict[str, list[torch.Tensor]] = {k: [] for k in KINDS}
         self._gates: dict[tuple[str, int], torch.Tensor | None] = {}
+        self.wants_queries_keys = bool(queries_keys)
+        self.queries_keys: dict[str, list[QueriesKeys]] = {k: [] for k in KINDS}
 
     def allocate(self, kind: str, layers: int, batch: int, queries: int, keys: int) -> torch.Tensor | None:
         """One ``[layers, B, n_heads, queries, keys]`` buffer that the layers of ``kind`` write their weights into.
@@ -114,6 +137,13 @@ class AttentionProbe:
             self.captured[kind].append(weights)
         if self.capture_scores and scores is not None:
             self.captured_scores[kind].append(scores)
+
+    def record_queries_keys(
+        self, kind: str, q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None, bias: torch.Tensor | None,
+    ) -> None:
+        """Keep the inputs of ``kind``'s next layer's map (layers run in order: list index = layer)."""
+        if self.wants_queries_keys:
+            self.queries_keys[kind].append(QueriesKeys(q, k, mask, bias))
 
 
 #: a probe that captures nothing and switches nothing off (attention called without one)

@@ -1,0 +1,178 @@
+"""Attention maps on demand, for sequences whose maps are too big to keep (issue 20).
+
+Why: a trace keeps every map of every kind, layer and head, ``L × H × Tq × Tk`` float32 each: 604 MB for
+a base-size model at 1,024 tokens, gigabytes per layer at 4,096. What a map is computed from is small:
+each layer's queries and keys (``Tq × d_model`` and ``Tk × d_model``), its mask and its relative bias. So
+the forward runs with the fused kernel (no map materialised), the probe keeps those inputs
+(:class:`~model_core.probe.QueriesKeys`), and :class:`LazyMaps` recomputes a head's map, a block of its
+rows or the head mean when it is shown, with the same arithmetic as the explicit path of
+:class:`~model_core.layers.MultiHeadAttention` (q scaled before the product, bias added, blocked cells
+-inf, softmax, fully blocked rows zero), and keeps the last few in a small least-recently-used cache.
+
+:func:`needs_lazy_maps` says when a trace's maps would exceed :data:`~model_core.budgets.EAGER_MAPS_BYTES`;
+below it nothing changes (the eager :class:`~model_core.trace.Trace`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .budgets import EAGER_MAPS_BYTES
+from .model import Seq2SeqTransformer
+from .probe import AttentionProbe, QueriesKeys
+from .vocab import KINDS, NO_ABLATION, Ablation, check_kind
+
+#: bytes of recomputed maps the cache keeps (a 4,096 × 4,096 float32 map is 64 MB)
+DEFAULT_CACHE_BYTES = 256 << 20
+
+
+def full_maps_bytes(n_encoder_layers: int, n_decoder_layers: int, n_heads: int, src_len: int, tgt_len: int) -> int:
+    """Bytes of float32 that every map of a trace takes: encoder self, decoder self and cross-attention."""
+    per_head = n_encoder_layers * src_len * src_len + n_decoder_layers * (tgt_len * tgt_len + tgt_len * src_len)
+    return 4 * n_heads * per_head
+
+
+def needs_lazy_maps(model: Seq2SeqTransformer, src_len: int, tgt_len: int, budget: int = EAGER_MAPS_BYTES) -> bool:
+    """Whether a trace of ``src_len`` source and ``tgt_len`` decoder tokens would keep more maps than ``budget``."""
+    c = model.config
+    return full_maps_bytes(c.n_encoder_layers, c.n_decoder_layers, c.n_heads, src_len, tgt_len) > budget
+
+
+class LazyMaps:
+    """Every attention map of one sentence, computed when asked for, from the layers' queries and keys.
+
+    ``inputs`` holds per kind one :class:`QueriesKeys` per layer (batch row 0 is read). Maps come back as
+    float32 numpy arrays ``[rows, Tk]``; the last ones computed are cached up to ``cache_bytes``.
+    """
+
+    def __init__(self, inputs: dict[str, list[QueriesKeys]], cache_bytes: int = DEFAULT_CACHE_BYTES) -> None:
+        self._inputs = {kind: list(inputs.get(kind, ())) for kind in KINDS}
+        self._cache: OrderedDict[tuple[str, int, int | None, int, int], np.ndarray] = OrderedDict()
+        self._cache_bytes = cache_bytes
+
+    def shape(self, kind: str) -> tuple[int, int, int, int]:
+        """``(layers, heads, queries, keys)`` of ``kind``'s maps, as the eager trace's array would be."""
+        layers = self._inputs[check_kind(kind)]
+        if not layers:
+            return (0, 0, 0, 0)
+        q, k = layers[0].q, layers[0].k
+        return (len(layers), q.shape[1], q.shape[2], k.shape[2])
+
+    def kept_bytes(self) -> int:
+        """Bytes of the tensors kept to recompute maps (queries, keys, masks, biases; shared ones once)."""
+        seen: dict[int, int] = {}
+        for layers in self._inputs.values():
+            for qk in layers:
+                for t in (qk.q, qk.k, qk.mask, qk.bias):
+                    if t is not None:
+                        seen[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+        return sum(seen.values())
+
+    def cached_bytes(self) -> int:
+        return sum(a.nbytes for a in self._cache.values())
+
+    def head(self, kind: str, layer: int, head: int, rows: tuple[int, int] | None = None) -> np.ndarray:
+        """Head ``head``'s map in ``layer`` of ``kind``, ``[rows, Tk]`` (``rows`` = (start, stop), default all)."""
+        return self._cached(kind, layer, head, rows)
+
+    def head_mean(self, kind: str, layer: int, rows: tuple[int, int] | None = None) -> np.ndarray:
+        """The mean over heads of ``layer``'s maps, ``[rows, Tk]``."""
+        return self._cached(kind, layer, None, rows)
+
+    def layer(self, kind: str, layer: int, rows: tuple[int, int] | None = None) -> np.ndarray:
+        """Every head of ``layer``: ``[H, rows, Tk]`` (for an export of a chosen subset; not cached)."""
+        _, heads, _, _ = self.shape(kind)
+        return np.stack([self._compute(kind, layer, [h], rows)[0] for h in range(heads)])
+
+    def _cached(self, kind: str, layer: int, head: int | None, rows: tuple[int, int] | None) -> np.ndarray:
+        _, heads, n_rows, _ = self.shape(kind)
+        start, stop = rows if rows is not None else (0, n_rows)
+        key = (kind, layer, head, start, stop)
+        found = self._cache.get(key)
+        if found is not None:
+            self._cache.move_to_end(key)
+            return found
+        if head is None:  # one head at a time: all of them at once would be H maps in memory
+            result = self._compute(kind, layer, [0], (start, stop))[0]
+            for h in range(1, heads):
+                result += self._compute(kind, layer, [h], (start, stop))[0]
+            result /= heads
+        else:
+            result = self._compute(kind, layer, [head], (start, stop))[0]
+        self._cache[key] = result
+        while len(self._cache) > 1 and self.cached_bytes() > self._cache_bytes:
+            self._cache.popitem(last=False)
+        return result
+
+    def _compute(self, kind: str, layer: int, heads: Sequence[int], rows: tuple[int, int] | None) -> np.ndarray:
+        """softmax(q·kᵀ/√d + bias) for ``heads`` and query rows ``rows``, as the explicit attention path writes it."""
+        layers = self._inputs[check_kind(kind)]
+        if not 0 <= layer < len(layers):
+            raise IndexError(f"{kind} has {len(layers)} layers, not {layer + 1}")
+        qk = layers[layer]
+        n_heads, n_rows = qk.q.shape[1], qk.q.shape[2]
+        start, stop = rows if rows is not None else (0, n_rows)
+        if not 0 <= start <= stop <= n_rows:
+            raise IndexError(f"rows {start}:{stop} are outside 0:{n_rows}")
+        if any(not 0 <= h < n_heads for h in heads):
+            raise IndexError(f"{kind} layer {layer} has {n_heads} heads")
+        index = torch.tensor(list(heads), device=qk.q.device)
+        with torch.inference_mode():
+            q = qk.q[0].index_select(0, index)[:, start:stop]
+            k = qk.k[0].index_select(0, index)
+            scores = torch.matmul(q * (1.0 / math.sqrt(q.shape[-1])), k.transpose(-2, -1))
+            if qk.bias is not None:
+                scores = scores + qk.bias.index_select(0, index)[:, start:stop]
+            blocked_rows = None
+            if qk.mask is not None:
+                mask = qk.mask[0]  # [1 or H, Tq or 1, Tk]
+                mask = mask[:, start:stop] if mask.shape[1] == n_rows else mask
+                scores.masked_fill_(~mask, float("-inf"))
+                blocked_rows = ~mask.any(-1, keepdim=True)
+            weights = torch.softmax(scores, dim=-1)
+            if blocked_rows is not None and bool(blocked_rows.any()):
+                weights.masked_fill_(blocked_rows, 0.0)
+            return weights.float().cpu().numpy()
+
+
+@dataclass(frozen=True)
+class LazyForward:
+    """A teacher-forced forward whose maps are :class:`LazyMaps`: what a long sentence's trace is built from."""
+
+    maps: LazyMaps
+    logprobs: np.ndarray  # [T, V] float32, log-softmax of the logits
+    src_ids: tuple[int, ...]
+    decoder_inputs: tuple[int, ...]
+
+
+def lazy_forward(
+    model: Seq2SeqTransformer, src_ids: Sequence[int], output_ids: Sequence[int], *, ablation: Ablation = NO_ABLATION,
+    cache_bytes: int = DEFAULT_CACHE_BYTES,
+) -> LazyForward:
+    """The forward of :func:`~model_core.decoding.teacher_forced_trace` with the fused kernel, keeping queries and keys.
+
+    The decoder reads ``<bos> + output_ids[:-1]``; its log-probabilities are computed in full (the next-token
+    view needs every row), the maps are not.
+    """
+    c = model.config
+    inputs = [c.bos_id, *output_ids[:-1]] if len(output_ids) else []
+    if any(m.training for m in model.modules()):
+        model.eval()
+    dev = model.device
+    with torch.inference_mode():
+        src = torch.tensor([list(src_ids)], device=dev)
+        probe = AttentionProbe(queries_keys=True, ablation=ablation, n_heads=c.n_heads,
+                               like=model.output_projection.weight)
+        encoded = model.encode(src, probe=probe)
+        if inputs:
+            decoded = model.decode(torch.tensor([inputs], device=dev), encoded, probe=probe)
+            logprobs = torch.log_softmax(decoded.logits[0].float(), -1).cpu().numpy()
+        else:
+            logprobs = np.zeros((0, c.tgt_vocab_size), np.float32)
+    return LazyForward(LazyMaps(probe.queries_keys, cache_bytes), logprobs, tuple(src_ids), tuple(inputs))

@@ -1,0 +1,110 @@
+"""Maps on demand (model_core.lazy_maps) equal the eager trace's maps, and keep little memory at 4,096 tokens."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from conftest import tiny_model
+
+from model_core import teacher_forced_trace
+from model_core.budgets import EAGER_MAPS_BYTES
+from model_core.layers import MultiHeadAttention
+from model_core.lazy_maps import LazyMaps, full_maps_bytes, lazy_forward, needs_lazy_maps
+from model_core.probe import AttentionProbe
+from model_core.vocab import Ablation
+
+SRC = [5, 6, 7, 8, 9, 10, 2]
+OUT = [11, 12, 13, 14, 2]
+VARIANTS = {
+    "plain": {},
+    "relative bias, grouped keys": {"relative_max_distance": 4, "positional": "none", "n_kv_heads": 2},
+    "pre-norm": {"norm_position": "pre"},
+}
+
+
+@pytest.mark.parametrize("overrides", VARIANTS.values(), ids=VARIANTS.keys())
+@pytest.mark.parametrize("padded", [False, True], ids=["unpadded", "padded"])
+def test_every_lazy_map_equals_the_eager_trace(overrides, padded):
+    model = tiny_model(**overrides)
+    pad = model.config.pad_id
+    src = [*SRC, pad, pad] if padded else SRC
+    out = [*OUT, pad] if padded else OUT
+    ablation = Ablation.of([("encoder_self", 0, 1), ("cross", 1, 2)])
+    for abl in (Ablation(), ablation):
+        eager = teacher_forced_trace(model, src, out, ablation=abl)
+        lazy = lazy_forward(model, src, out, ablation=abl)
+        np.testing.assert_allclose(lazy.logprobs, eager.logprobs, atol=1e-5)
+        for kind, array in (("encoder_self", eager.encoder_self), ("decoder_self", eager.decoder_self),
+                            ("cross", eager.cross)):
+            assert lazy.maps.shape(kind) == array.shape
+            layers, heads, rows, _ = array.shape
+            for layer in range(layers):
+                for head in range(heads):
+                    np.testing.assert_allclose(lazy.maps.head(kind, layer, head), array[layer, head], atol=1e-6)
+                np.testing.assert_allclose(lazy.maps.head_mean(kind, layer), array[layer].mean(0), atol=1e-6)
+                np.testing.assert_allclose(lazy.maps.head(kind, layer, 1, rows=(1, rows - 1)),
+                                           array[layer, 1, 1 : rows - 1], atol=1e-6)
+                np.testing.assert_allclose(lazy.maps.layer(kind, layer), array[layer], atol=1e-6)
+
+
+def test_a_wrong_map_would_be_seen():
+    """The comparison above can fail: another layer's map differs by far more than its tolerance."""
+    model = tiny_model()
+    eager = teacher_forced_trace(model, SRC, OUT)
+    lazy = lazy_forward(model, SRC, OUT)
+    assert np.abs(lazy.maps.head("cross", 1, 0) - eager.cross[0, 0]).max() > 1e-3
+
+
+def test_out_of_range_requests_are_one_clear_error():
+    lazy = lazy_forward(tiny_model(), SRC, OUT)
+    with pytest.raises(IndexError, match="has 2 layers"):
+        lazy.maps.head("cross", 2, 0)
+    with pytest.raises(IndexError, match="has 4 heads"):
+        lazy.maps.head("cross", 0, 4)
+    with pytest.raises(IndexError, match="rows 3:99"):
+        lazy.maps.head("cross", 0, 0, rows=(3, 99))
+
+
+def test_at_4096_source_tokens_the_kept_tensors_are_a_sliver_of_the_maps_and_the_cache_is_bounded():
+    model = tiny_model(max_len=4100, n_heads=4)
+    n_src, n_out = 4096, 32
+    src = [4 + i % 19 for i in range(n_src - 1)] + [2]
+    out = [4 + i % 25 for i in range(n_out - 1)] + [2]
+    cache = 40 << 20
+    lazy = lazy_forward(model, src, out, cache_bytes=cache)
+    c = model.config
+    full = full_maps_bytes(c.n_encoder_layers, c.n_decoder_layers, c.n_heads, n_src, n_out)
+    assert full > 500e6  # 2 layers × 4 heads × 4,096² floats for the encoder alone
+    assert lazy.maps.kept_bytes() < full / 100
+    first = lazy.maps.head("encoder_self", 0, 0)  # 64 MB
+    assert first.shape == (n_src, n_src)
+    np.testing.assert_allclose(first.sum(-1), 1.0, atol=1e-4)
+    lazy.maps.head_mean("encoder_self", 1, rows=(0, 256))
+    lazy.maps.head("encoder_self", 1, 3, rows=(4000, 4096))
+    assert lazy.maps.cached_bytes() <= max(cache, first.nbytes)
+
+
+def test_the_threshold_follows_the_budget():
+    model = tiny_model(max_len=8200)
+    c = model.config
+    assert not needs_lazy_maps(model, 256, 256)
+    assert needs_lazy_maps(model, 8192, 8192)
+    assert full_maps_bytes(6, 6, 8, 1024, 1024) == 4 * 8 * (6 * 1024**2 + 6 * 2 * 1024**2)  # 604 MB: eager
+    assert full_maps_bytes(6, 6, 8, 1024, 1024) < EAGER_MAPS_BYTES < full_maps_bytes(6, 6, 8, 4096, 4096)
+    assert c.n_heads == 4
+
+
+def test_a_query_that_may_attend_to_nothing_gets_the_zero_row_the_module_gives_it():
+    torch.manual_seed(0)
+    module = MultiHeadAttention(16, 2, kind="cross").eval()
+    allowed = torch.ones(1, 3, 4, dtype=torch.bool)
+    allowed[0, 1] = False  # row 1 blocked everywhere
+    allowed[0, 2, 3] = False
+    probe = AttentionProbe(weights=True, queries_keys=True)
+    with torch.inference_mode():
+        weights = module(torch.randn(1, 3, 16), torch.randn(1, 4, 16), allowed, probe=probe).weights[0].numpy()
+    maps = LazyMaps(probe.queries_keys)
+    for head in range(2):
+        np.testing.assert_allclose(maps.head("cross", 0, head), weights[head], atol=1e-6)
+    assert not maps.head("cross", 0, 0)[1].any()

@@ -41,6 +41,10 @@ def test_the_panel_draws_every_kind_of_cell(qtbot):
         colours = {image.pixel(x, y) for x in range(0, 1000, 5) for y in range(0, 700, 5)}
         assert image.width() >= 1000 and len(colours) > 5  # text and bars, not a blank box
     assert any("position bias" in line for line in equation_lines(cell))
+    panel.set_font_point_size(40)  # more than a 1000 × 700 box holds: the panel writes smaller, not off its edge
+    assert 9 <= panel.fitted_point_size() < 40
+    panel.resize(4000, 3000)
+    assert panel.fitted_point_size() == 40
 
 
 def test_clicking_a_cell_opens_the_walkthrough(window, qtbot):

@@ -36,6 +36,9 @@ BLOCKED = "#c0c0c0"
 #: keys whose weighted value vectors are drawn under the output, if they weigh at least MIN_SHOWN_WEIGHT
 TOP_KEYS = 3
 MIN_SHOWN_WEIGHT = 0.005
+#: the panel's height in lines of its font: titles, the q/k strips, the row, the output and three keys
+PANEL_HEIGHT_EM = 29.0
+MIN_FONT_PT = 9.0
 
 
 def number(value: float, digits: int = 3) -> str:
@@ -62,6 +65,13 @@ def equation_lines(cell: CellWalkthrough) -> list[str]:
         lines.append(tr("Walkthrough", "softmax over the row: e^{score} / Σ e^score  =  {weight}").format(
             score=number(float(cell.scores[cell.key])), weight=number(cell.weight)))
     return lines
+
+
+def section_headings(cell: CellWalkthrough) -> list[str]:
+    """The titles of the three sections, in order."""
+    return [tr("Walkthrough", "① query and key vectors of head {head} (dₖ = {d})").format(head=cell.head, d=cell.d_k),
+            tr("Walkthrough", "② softmax over the whole row (bar: weight; under it: key, score)"),
+            tr("Walkthrough", "③ output of the head = Σⱼ weightⱼ · vⱼ")]
 
 
 def _strip(painter: QPainter, rect: QRectF, values: np.ndarray, colour: str, top: float) -> None:
@@ -127,6 +137,28 @@ class CellWalkthroughPanel(QWidget):
             col=cell.key)
         return f"{which}\n{where}"
 
+    def fitted_point_size(self) -> float:
+        """The asked size, or smaller until every section fits the panel (a big font on a small box still shows ③)."""
+        cell = self._cell
+        pt = self._font_pt
+        if cell is None:
+            return pt
+        texts = [*self.title().split("\n"), *section_headings(cell)]
+        while pt > MIN_FONT_PT:
+            font = QFont(self.font())
+            font.setPointSizeF(pt)
+            bold = QFont(font)
+            bold.setBold(True)
+            plain, strong = QFontMetricsF(font), QFontMetricsF(bold)
+            em = plain.height()
+            fits = (em * PANEL_HEIGHT_EM <= self.height()
+                    and max(plain.horizontalAdvance(t) for t in equation_lines(cell)) <= self.width() * 0.5 - 2 * em
+                    and max(strong.horizontalAdvance(t) for t in texts) <= self.width() - 1.8 * em)
+            if fits:
+                break
+            pt = max(MIN_FONT_PT, pt - 0.5)
+        return pt
+
     # ------------------------------------------------------------------ drawing
     def paintEvent(self, event: QPaintEvent) -> None:  # Qt's name
         painter = QPainter(self)
@@ -134,7 +166,7 @@ class CellWalkthroughPanel(QWidget):
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             painter.fillRect(self.rect(), QColor("#ffffff"))
             font = QFont(self.font())
-            font.setPointSizeF(self._font_pt)
+            font.setPointSizeF(self._font_pt if self._cell is None else self.fitted_point_size())
             painter.setFont(font)
             if self._cell is None:
                 painter.setPen(QColor(TEXT))
@@ -170,8 +202,9 @@ class CellWalkthroughPanel(QWidget):
         y += em * 0.4
 
         # ① q and k, side by side, one scale; the arithmetic to their right
-        heading(tr("Walkthrough", "① query and key vectors of head {head} (dₖ = {d})").format(head=cell.head, d=cell.d_k))
-        strip_h = max(em * 2.6, area.height() * 0.13)
+        headings = section_headings(cell)
+        heading(headings[0])
+        strip_h = max(em * 2.2, area.height() * 0.11)
         left_w = area.width() * 0.5
         top = float(max(np.abs(cell.q).max(initial=0.0), np.abs(cell.k).max(initial=0.0))) or 1.0
         label_w = em * 2.2
@@ -192,18 +225,20 @@ class CellWalkthroughPanel(QWidget):
         y = max(y + 2 * strip_h + em * 0.6, eq_y) + em * 0.4
 
         # ② the softmax over the row
-        heading(tr("Walkthrough", "② softmax over the whole row (bar: weight; under it: key, score)"))
-        row_h = max(em * 4.0, area.height() * 0.2)
+        heading(headings[1])
+        row_h = max(em * 3.5, area.height() * 0.17)
         self._paint_row(painter, QRectF(area.left(), y, area.width(), row_h), cell, font, small)
         y += row_h + em * 2.4
 
         # ③ the weighted sum of v
-        heading(tr("Walkthrough", "③ output of the head = Σⱼ weightⱼ · vⱼ"))
+        heading(headings[2])
         rest = area.bottom() - y
         contributions = [c for c in cell.contributions(TOP_KEYS) if c[1] >= MIN_SHOWN_WEIGHT]
-        rows = 1 + len(contributions)
         gap = em * 0.25
-        h = max(em * 1.2, (rest - gap * rows) / max(1, rows))
+        while contributions and (rest - gap * (1 + len(contributions))) / (1 + len(contributions)) < em:
+            contributions = contributions[:-1]  # a small box: fewer keys, each still readable
+        rows = 1 + len(contributions)
+        h = max(em, (rest - gap * rows) / rows)
         vectors = [cell.output, *(c for _j, _w, c in contributions)]
         top = float(max(np.abs(v).max(initial=0.0) for v in vectors)) or 1.0
         label_w = area.width() * 0.3

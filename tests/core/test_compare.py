@@ -103,3 +103,39 @@ def test_export_writes_attribution_and_value_norms(tiny_checkpoint, tmp_path):
 
     loaded = Trace.load(out)
     assert set(loaded.value_zeroing) == {"encoder_self", "decoder_self", "cross"} and loaded.attribution_change is None
+
+
+
+def test_an_imported_hugging_face_model_compares_as_its_own_forward_differs(tmp_path):
+    """Issue 19's 'on an imported Hugging Face model': A − B equals the difference of Marian's own eager maps and
+    log-probabilities for the two sentences (teacher-forced on one target, so every decoder position corresponds)."""
+    import warnings
+
+    from test_import_hf import ATOL, build_marian, hf_reference
+
+    from model_core.importers import open_model
+
+    (tmp_path / "build").mkdir()
+    torch.manual_seed(0)
+    folder = tmp_path / "tiny-marian"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # MarianTokenizer's note that sacremoses is optional
+        model, tok = build_marian(tmp_path / "build")
+        model.eval().save_pretrained(folder)
+        tok.save_pretrained(folder)
+    model.set_attn_implementation("eager")
+    bundle = open_model(folder, device="cpu")
+    a_src, b_src, tgt = "the cat sat on the mat", "the dog sat on the mat", "le chat est sur le tapis"
+    comparison = compare(bundle, RunRequest(a_src, tgt), RunRequest(b_src, tgt))
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        ref_a, ref_b = hf_reference(model, folder, a_src, tgt), hf_reference(model, folder, b_src, tgt)
+    assert len(ref_a["src_ids"]) == len(ref_b["src_ids"]) and comparison.not_aligned == {}
+    t = comparison.trace_a.n_steps
+    expected = {"encoder_self": ref_a["encoder_self"] - ref_b["encoder_self"],
+                "decoder_self": (ref_a["decoder_self"] - ref_b["decoder_self"])[:, :, :t, :t],
+                "cross": (ref_a["cross"] - ref_b["cross"])[:, :, :t]}
+    for kind in KINDS:
+        np.testing.assert_allclose(comparison.difference(kind), expected[kind], atol=2 * ATOL, err_msg=kind)
+    np.testing.assert_allclose(comparison.logprob_difference(), (ref_a["logprobs"] - ref_b["logprobs"])[:t], atol=2 * ATOL)
+    assert np.abs(comparison.difference("cross")).max() > 1e-3  # one word changed: the maps moved

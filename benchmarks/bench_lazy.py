@@ -5,7 +5,8 @@ For each model and source length N (decoder ``--target`` tokens), in one run:
 * the forward that keeps queries and keys (``lazy_forward``: fused attention, no map materialised) and the
   bytes it keeps, against the bytes every map would take (what the eager trace materialises);
 * what a click costs on the core side: one head's full N × N map computed (cache miss), the same map again
-  (cache hit), the head mean of a layer, and a 256-row block (what a zoomed heatmap window needs);
+  (cache hit), the head mean of a layer, a 256-row block (what a zoomed heatmap window needs), and one
+  overview tile (a head max-pooled to at most 256 pixels a side, computed 512 rows at a time);
 * the process's peak resident memory (``ru_maxrss``) after each model;
 * where the eager trace still fits in memory (``--eager-max``, default 1,024), the eager full trace of the
   same sentence (every map to host numpy) against the lazy forward: the same work done by materialising.
@@ -79,6 +80,9 @@ def bench_one(model: Seq2SeqTransformer, n: int, target: int, repeats: int, eage
     blocks = iter((0, h) for h in range(heads))
     row["rows256_ms"] = timed_ms(lambda: maps.head("encoder_self", *next(blocks), rows=(n // 2, min(n, n // 2 + 256))),
                                  min(repeats, heads))
+    # one overview tile (max-pooled to at most 256 pixels a side, as the mosaic draws long maps), a head not seen yet
+    factor = -(-n // 256)
+    row["pooled_tile_ms"] = timed_ms(lambda: maps.pooled_max("encoder_self", c.n_encoder_layers - 1, 0, factor), 1)
     if n <= eager_max:
         start = time.perf_counter()
         teacher_forced_trace(model, src, out)
@@ -118,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                   for k, v in row.items() if k not in ("model", "N")), flush=True)
         del model
     keys = ["model", "N", "forward_ms", "kept_mb", "full_maps_mb", "head_miss_ms", "head_hit_ms", "head_mean_ms",
-            "rows256_ms", "eager_trace_ms", "peak_rss_mb"]
+            "rows256_ms", "pooled_tile_ms", "eager_trace_ms", "peak_rss_mb"]
     print_table(keys, [[r.get(k, "") for k in keys] for r in result["rows"]])
     if args.json:
         write_json(args.json, result)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from .budgets import EAGER_MAPS_BYTES
 from .model import Seq2SeqTransformer
@@ -30,6 +31,8 @@ from .vocab import KINDS, NO_ABLATION, Ablation, check_kind
 
 #: bytes of recomputed maps the cache keeps (a 4,096 × 4,096 float32 map is 64 MB)
 DEFAULT_CACHE_BYTES = 256 << 20
+#: query rows computed at a time for a pooled tile (512 × 4,096 float32 = 8 MB, never the whole map)
+POOL_ROW_BLOCK = 512
 
 
 def full_maps_bytes(n_encoder_layers: int, n_decoder_layers: int, n_heads: int, src_len: int, tgt_len: int) -> int:
@@ -55,6 +58,7 @@ class LazyMaps:
         self._inputs = {kind: list(inputs.get(kind, ())) for kind in KINDS}
         self._cache: OrderedDict[tuple[str, int, int | None, int, int], np.ndarray] = OrderedDict()
         self._cache_bytes = cache_bytes
+        self._pooled: dict[tuple[str, int, int, int], np.ndarray] = {}  # small: kept for the trace's life
 
     def shape(self, kind: str) -> tuple[int, int, int, int]:
         """``(layers, heads, queries, keys)`` of ``kind``'s maps, as the eager trace's array would be."""
@@ -90,6 +94,29 @@ class LazyMaps:
         _, heads, _, _ = self.shape(kind)
         return np.stack([self._compute(kind, layer, [h], rows)[0] for h in range(heads)])
 
+    def pooled_max(self, kind: str, layer: int, head: int, factor: int) -> np.ndarray:
+        """Head ``head``'s map max-pooled over ``factor`` × ``factor`` blocks (a ragged last block over what it has).
+
+        What the all-heads overview draws for a long map (``widgets/mosaic.pool_max`` of the eager map, the
+        same numbers), computed ``POOL_ROW_BLOCK`` rows at a time so the whole map never exists at once.
+        """
+        if factor < 1:
+            raise ValueError(f"a pooling factor is at least 1, not {factor}")
+        key = (kind, layer, head, factor)
+        found = self._pooled.get(key)
+        if found is not None:
+            return found
+        _, _, n_rows, _ = self.shape(kind)
+        block = factor * max(1, POOL_ROW_BLOCK // factor)  # whole pooling blocks per row block
+        parts = []
+        with torch.inference_mode():
+            for start in range(0, n_rows, block):
+                rows = self._weights(kind, layer, [head], (start, min(n_rows, start + block)))
+                parts.append(F.max_pool2d(rows, factor, ceil_mode=True)[0] if factor > 1 else rows[0])
+            pooled = torch.cat(parts).numpy() if parts else np.zeros((0, 0), np.float32)
+        self._pooled[key] = pooled
+        return pooled
+
     def _cached(self, kind: str, layer: int, head: int | None, rows: tuple[int, int] | None) -> np.ndarray:
         _, heads, n_rows, _ = self.shape(kind)
         start, stop = rows if rows is not None else (0, n_rows)
@@ -111,6 +138,9 @@ class LazyMaps:
         return result
 
     def _compute(self, kind: str, layer: int, heads: Sequence[int], rows: tuple[int, int] | None) -> np.ndarray:
+        return self._weights(kind, layer, heads, rows).numpy()
+
+    def _weights(self, kind: str, layer: int, heads: Sequence[int], rows: tuple[int, int] | None) -> torch.Tensor:
         """softmax(q·kᵀ/√d + bias) for ``heads`` and query rows ``rows``, as the explicit attention path writes it."""
         layers = self._inputs[check_kind(kind)]
         if not 0 <= layer < len(layers):
@@ -138,7 +168,7 @@ class LazyMaps:
             weights = torch.softmax(scores, dim=-1)
             if blocked_rows is not None and bool(blocked_rows.any()):
                 weights.masked_fill_(blocked_rows, 0.0)
-            return weights.float().cpu().numpy()
+            return weights.float().cpu()
 
 
 @dataclass(frozen=True)

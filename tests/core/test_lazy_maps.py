@@ -7,7 +7,7 @@ import pytest
 import torch
 from conftest import tiny_model
 
-from model_core import teacher_forced_trace
+from model_core import lazy_maps, teacher_forced_trace
 from model_core.budgets import EAGER_MAPS_BYTES
 from model_core.layers import MultiHeadAttention
 from model_core.lazy_maps import LazyMaps, full_maps_bytes, lazy_forward, needs_lazy_maps
@@ -108,3 +108,27 @@ def test_a_query_that_may_attend_to_nothing_gets_the_zero_row_the_module_gives_i
     for head in range(2):
         np.testing.assert_allclose(maps.head("cross", 0, head), weights[head], atol=1e-6)
     assert not maps.head("cross", 0, 0)[1].any()
+
+
+def _pool_max_reference(arr: np.ndarray, f: int) -> np.ndarray:
+    """Max over f × f blocks, a ragged last block over what it has (-inf padding never wins)."""
+    rows, cols = -(-arr.shape[0] // f) * f, -(-arr.shape[1] // f) * f
+    padded = np.full((rows, cols), -np.inf, np.float32)
+    padded[: arr.shape[0], : arr.shape[1]] = arr
+    return padded.reshape(rows // f, f, cols // f, f).max(axis=(1, 3))
+
+
+@pytest.mark.parametrize("factor", [1, 2, 3, 7])
+def test_pooled_tiles_equal_the_pooling_of_the_eager_map_computed_in_row_blocks(monkeypatch, factor):
+    monkeypatch.setattr(lazy_maps, "POOL_ROW_BLOCK", 4)  # several row blocks, some not a multiple of the factor
+    model = tiny_model(max_len=80)
+    src = [4 + i % 19 for i in range(40)] + [2]
+    out = [4 + i % 25 for i in range(22)] + [2]
+    eager = teacher_forced_trace(model, src, out)
+    lazy = lazy_forward(model, src, out)
+    for kind, array in (("encoder_self", eager.encoder_self), ("decoder_self", eager.decoder_self),
+                        ("cross", eager.cross)):
+        pooled = lazy.maps.pooled_max(kind, 1, 2, factor)
+        np.testing.assert_allclose(pooled, _pool_max_reference(array[1, 2], factor), atol=1e-6)
+    with pytest.raises(ValueError, match="at least 1"):
+        lazy.maps.pooled_max("cross", 0, 0, 0)

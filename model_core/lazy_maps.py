@@ -206,3 +206,74 @@ def lazy_forward(
         else:
             logprobs = np.zeros((0, c.tgt_vocab_size), np.float32)
     return LazyForward(LazyMaps(probe.queries_keys, cache_bytes), logprobs, tuple(src_ids), tuple(inputs))
+
+
+@dataclass(frozen=True)
+class MapSubset:
+    """Which maps of a long sentence to write out: kinds, layers, heads (None: all) and a range of query rows."""
+
+    kinds: tuple[str, ...] = KINDS
+    layers: tuple[int, ...] | None = None
+    heads: tuple[int, ...] | None = None
+    rows: tuple[int, int] | None = None
+
+    @property
+    def everything(self) -> bool:
+        return set(self.kinds) == set(KINDS) and self.layers is None and self.heads is None and self.rows is None
+
+
+def _selection(maps: LazyMaps, subset: MapSubset, kind: str) -> tuple[list[int], list[int], tuple[int, int]]:
+    """The layers, heads and rows of ``kind`` that ``subset`` names, checked against its shape (one clear line)."""
+    n_layers, n_heads, n_rows, _ = maps.shape(kind)
+    layers = list(range(n_layers)) if subset.layers is None else list(subset.layers)
+    heads = list(range(n_heads)) if subset.heads is None else list(subset.heads)
+    bad_layer = next((x for x in layers if not 0 <= x < n_layers), None)
+    if bad_layer is not None:
+        raise ValueError(f"{kind} has layers 0..{n_layers - 1}, not {bad_layer}")
+    bad_head = next((x for x in heads if not 0 <= x < n_heads), None)
+    if bad_head is not None:
+        raise ValueError(f"{kind} has heads 0..{n_heads - 1}, not {bad_head}")
+    start, stop = subset.rows if subset.rows is not None else (0, n_rows)
+    start, stop = min(start, n_rows), min(stop, n_rows)  # a row range past a short kind's end keeps what exists
+    if start > stop:
+        raise ValueError(f"rows {start}:{stop} run backwards")
+    return layers, heads, (start, stop)
+
+
+def subset_bytes(maps: LazyMaps, subset: MapSubset) -> int:
+    """Bytes of float32 the maps ``subset`` names would take once written out."""
+    total = 0
+    for kind in subset.kinds:
+        layers, heads, (start, stop) = _selection(maps, subset, kind)
+        total += 4 * len(layers) * len(heads) * (stop - start) * maps.shape(kind)[3]
+    return total
+
+
+def subset_arrays(maps: LazyMaps, subset: MapSubset, budget: int = EAGER_MAPS_BYTES) -> dict[str, np.ndarray]:
+    """The maps ``subset`` names, per kind ``[layers, heads, rows, keys]`` with the indices they stand for.
+
+    Keys: ``KIND`` (the maps), ``KIND_layers``, ``KIND_heads``, ``KIND_rows`` (start, stop). Refuses in one line
+    (``ValueError``) a subset bigger than ``budget``, saying how big it is and which choices make it smaller.
+    """
+    size = subset_bytes(maps, subset)
+    if size > budget:
+        raise ValueError(too_big_line(size, budget))
+    out: dict[str, np.ndarray] = {}
+    for kind in subset.kinds:
+        layers, heads, rows = _selection(maps, subset, kind)
+        _, _, _, n_keys = maps.shape(kind)
+        array = np.empty((len(layers), len(heads), rows[1] - rows[0], n_keys), np.float32)
+        for i, layer in enumerate(layers):
+            for j, head in enumerate(heads):
+                array[i, j] = maps._compute(kind, layer, [head], rows)[0]
+        out[kind] = array
+        out[f"{kind}_layers"] = np.array(layers, np.int64)
+        out[f"{kind}_heads"] = np.array(heads, np.int64)
+        out[f"{kind}_rows"] = np.array(rows, np.int64)
+    return out
+
+
+def too_big_line(size: int, budget: int) -> str:
+    """The one line that refuses writing ``size`` bytes of maps: how big, the limit, and the flags that choose less."""
+    return (f"these attention maps would take {size / 1e9:.1f} GB (the limit is {budget / 1e9:.1f} GB); choose fewer "
+            f"with --kinds, --layers, --heads and --rows A:B")

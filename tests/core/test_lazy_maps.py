@@ -10,7 +10,15 @@ from conftest import tiny_model
 from model_core import lazy_maps, teacher_forced_trace
 from model_core.budgets import EAGER_MAPS_BYTES
 from model_core.layers import MultiHeadAttention
-from model_core.lazy_maps import LazyMaps, full_maps_bytes, lazy_forward, needs_lazy_maps
+from model_core.lazy_maps import (
+    LazyMaps,
+    MapSubset,
+    full_maps_bytes,
+    lazy_forward,
+    needs_lazy_maps,
+    subset_arrays,
+    subset_bytes,
+)
 from model_core.probe import AttentionProbe
 from model_core.vocab import Ablation
 
@@ -132,3 +140,26 @@ def test_pooled_tiles_equal_the_pooling_of_the_eager_map_computed_in_row_blocks(
         np.testing.assert_allclose(pooled, _pool_max_reference(array[1, 2], factor), atol=1e-6)
     with pytest.raises(ValueError, match="at least 1"):
         lazy.maps.pooled_max("cross", 0, 0, 0)
+
+
+def test_a_chosen_subset_is_written_as_the_eager_maps_and_everything_too_big_is_refused_in_one_line():
+    model = tiny_model()
+    eager = teacher_forced_trace(model, SRC, OUT)
+    lazy = lazy_forward(model, SRC, OUT)
+    subset = MapSubset(kinds=("cross", "encoder_self"), layers=(1,), heads=(0, 3), rows=(2, 5))
+    arrays = subset_arrays(lazy.maps, subset)
+    np.testing.assert_allclose(arrays["cross"], eager.cross[[1]][:, [0, 3], 2:5], atol=1e-6)
+    np.testing.assert_allclose(arrays["encoder_self"], eager.encoder_self[[1]][:, [0, 3], 2:5], atol=1e-6)
+    assert arrays["cross_heads"].tolist() == [0, 3] and arrays["cross_rows"].tolist() == [2, 5]
+    assert "decoder_self" not in arrays
+    assert subset_bytes(lazy.maps, subset) == arrays["cross"].nbytes + arrays["encoder_self"].nbytes
+    everything = MapSubset()
+    assert everything.everything and not subset.everything
+    size = subset_bytes(lazy.maps, everything)
+    assert size == eager.encoder_self.nbytes + eager.decoder_self.nbytes + eager.cross.nbytes
+    with pytest.raises(ValueError, match=r"would take .* GB .*--kinds, --layers, --heads and --rows A:B"):
+        subset_arrays(lazy.maps, everything, budget=size - 1)
+    with pytest.raises(ValueError, match=r"cross has heads 0\.\.3, not 4"):
+        subset_arrays(lazy.maps, MapSubset(kinds=("cross",), heads=(4,)))
+    with pytest.raises(ValueError, match="unknown attention kind 'sideways'"):
+        subset_bytes(lazy.maps, MapSubset(kinds=("sideways",)))

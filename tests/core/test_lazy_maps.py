@@ -157,7 +157,7 @@ def test_a_chosen_subset_is_written_as_the_eager_maps_and_everything_too_big_is_
     assert everything.everything and not subset.everything
     size = subset_bytes(lazy.maps, everything)
     assert size == eager.encoder_self.nbytes + eager.decoder_self.nbytes + eager.cross.nbytes
-    with pytest.raises(ValueError, match=r"would take .* GB .*--kinds, --layers, --heads and --rows A:B"):
+    with pytest.raises(ValueError, match=r"would take .* GB .*--kinds, --layers, --map-heads and --rows A:B"):
         subset_arrays(lazy.maps, everything, budget=size - 1)
     with pytest.raises(ValueError, match=r"cross has heads 0\.\.3, not 4"):
         subset_arrays(lazy.maps, MapSubset(kinds=("cross",), heads=(4,)))

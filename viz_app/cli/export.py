@@ -36,6 +36,7 @@ from viz_app.cli.common import (
     probability,
     sentence,
 )
+from viz_app.cli.long_export import add_subset_args, export_long_sentence
 
 if TYPE_CHECKING:
     from model_core.checkpoint import ModelBundle
@@ -127,6 +128,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--value-zeroing", action="store_true",
                    help="also store value_zeroing_KIND [L,Q,K]: Mohebbi et al.'s value zeroing, rows summing to 1")
     g.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    add_subset_args(p)
     p.set_defaults(handler=cmd_export)
 
     p = sub.add_parser("render", help="draw an attention map (or the whole decoding) to PNG, SVG, GIF, MP4 or CSV",
@@ -236,12 +238,13 @@ def check_ablation(bundle: ModelBundle, request: RunRequest) -> None:
             raise CliError(f"--ablate-head {kind}:{layer}:{head}: head {head} is out of range (the model has {c.n_heads} heads)")
 
 
-def run_plan(plan: Plan, args: argparse.Namespace) -> tuple[ModelBundle, RunResult]:
-    """Open the model and run the request through the window's pipeline; the run's notices go to stderr."""
+def run_plan(plan: Plan, args: argparse.Namespace, bundle: ModelBundle | None = None) -> tuple[ModelBundle, RunResult]:
+    """Open the model (unless given) and run the request through the window's pipeline; notices go to stderr."""
     from model_core.run import run
 
-    bundle = open_bundle(plan.location, plan.options, args)
-    check_ablation(bundle, plan.request)
+    if bundle is None:
+        bundle = open_bundle(plan.location, plan.options, args)
+        check_ablation(bundle, plan.request)
     result = run(bundle, plan.request)
     for notice in result.notices:
         print(notice_line(args.prog_name, notice), file=sys.stderr)
@@ -269,7 +272,11 @@ def cmd_export(args: argparse.Namespace) -> int:
                                          attribution_baseline=args.attribution_baseline,
                                          attribution_steps=args.attribution_steps, contributions=args.contributions,
                                          value_zeroing=args.value_zeroing))
-    bundle, result = run_plan(plan, args)
+    bundle = open_bundle(plan.location, plan.options, args)
+    check_ablation(bundle, plan.request)
+    if export_long_sentence(bundle, plan.request, args, out):  # over the memory budget: the chosen maps only
+        return 0
+    bundle, result = run_plan(plan, args, bundle)
     trace = result.trace
     written = save_trace(trace, out, overwrite=args.force)  # exclusive temporary file, renamed; removed on any error
     print(f"wrote {printable(written)}: {trace.n_src} source tokens, {trace.n_steps} target positions")

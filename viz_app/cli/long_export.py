@@ -1,0 +1,124 @@
+"""``export`` of a long sentence: a chosen subset of its maps instead of every map (issue 20).
+
+Why: every map of a 4,096-token sentence is gigabytes per layer. Above ``budgets.EAGER_MAPS_BYTES`` of maps
+the sentence runs through :func:`model_core.lazy_maps.lazy_forward` (the fused forward, keeping queries and
+keys) and only the maps chosen with ``--kinds``, ``--layers``, ``--map-heads`` and ``--rows A:B`` are computed
+and written; asking for everything is refused in one line that says how big it would be and which flags
+choose less. Below the budget nothing changes: the whole trace is written, and these flags are refused
+(they would silently drop maps a reader of the file expects).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from model_core.vocab import KINDS
+from viz_app.cli.common import CliError, printable
+
+if TYPE_CHECKING:
+    from model_core.checkpoint import ModelBundle
+    from model_core.lazy_maps import MapSubset
+    from model_core.run import RunRequest
+
+#: the flags and where argparse keeps them (``--heads`` already names a model's head count when importing)
+SUBSET_FLAGS = {"--kinds": "kinds", "--layers": "layers", "--map-heads": "map_heads", "--rows": "rows"}
+
+
+def _index_list(text: str) -> tuple[int, ...]:
+    """An argparse type: comma-separated whole numbers >= 0 (``0,3,5``)."""
+    try:
+        values = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected whole numbers separated by commas, like 0,3,5, not {text!r}") from None
+    if any(v < 0 for v in values):
+        raise argparse.ArgumentTypeError(f"indices count from 0, not {text!r}")
+    return values
+
+
+def _kind_list(text: str) -> tuple[str, ...]:
+    kinds = tuple(part.strip() for part in text.split(","))
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown kind {unknown[0]!r}; choose from {', '.join(KINDS)}")
+    return kinds
+
+
+def _row_range(text: str) -> tuple[int, int]:
+    start, sep, stop = text.partition(":")
+    try:
+        bounds = (int(start), int(stop)) if sep else None
+    except ValueError:
+        bounds = None
+    if bounds is None or not 0 <= bounds[0] < bounds[1]:
+        raise argparse.ArgumentTypeError(f"expected a range of query rows A:B with 0 <= A < B, like 0:256, not {text!r}")
+    return bounds
+
+
+def add_subset_args(parser: argparse.ArgumentParser) -> None:
+    """The flags that choose the maps of a long sentence (used only above the memory budget)."""
+    g = parser.add_argument_group(
+        "long sentences (more than 1 GiB of maps: only the chosen maps are computed and written)")
+    g.add_argument("--kinds", type=_kind_list, default=None, metavar="K1,K2",
+                   help=f"attention kinds, comma-separated: {', '.join(KINDS)} (default: all)")
+    g.add_argument("--layers", type=_index_list, default=None, metavar="0,3", help="layers, from 0 (default: all)")
+    g.add_argument("--map-heads", type=_index_list, default=None, metavar="0,7", help="heads, from 0 (default: all)")
+    g.add_argument("--rows", type=_row_range, default=None, metavar="A:B", help="query rows A..B-1 (default: all)")
+
+
+def _subset(args: argparse.Namespace) -> MapSubset:
+    from model_core.lazy_maps import MapSubset
+
+    return MapSubset(kinds=args.kinds or KINDS, layers=args.layers, heads=args.map_heads, rows=args.rows)
+
+
+def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argparse.Namespace, out: Path) -> bool:
+    """Write a long sentence's chosen maps to ``out`` and return True; False (nothing done) for a sentence whose
+    maps fit the budget, after refusing subset flags for it. Every refusal is one :class:`CliError` line."""
+    import numpy as np
+
+    from model_core.atomic import atomic_file
+    from model_core.budgets import EAGER_MAPS_BYTES
+    from model_core.lazy_maps import full_maps_bytes, lazy_forward, subset_arrays, subset_bytes, too_big_line
+
+    chosen = [flag for flag, dest in SUBSET_FLAGS.items() if getattr(args, dest, None) is not None]
+    c = bundle.config
+    src = bundle.encode_source(request.src, request.pad_src)
+    out_ids = bundle.encode_target(request.tgt).ids if request.tgt is not None else None
+    n_out = len(out_ids) if out_ids is not None else 0
+    size = full_maps_bytes(c.n_encoder_layers, c.n_decoder_layers, c.n_heads, len(src.ids), n_out)
+    if size <= EAGER_MAPS_BYTES:
+        if chosen:
+            raise CliError(f"{', '.join(chosen)} choose maps of a long sentence (over {EAGER_MAPS_BYTES / 1e9:.1f} GB "
+                           f"of maps); this one's take {size / 1e6:.0f} MB and are written whole: leave them out")
+        return False
+    if str(getattr(bundle, "format", "native")).startswith("hf"):
+        raise CliError("maps on demand for a long sentence need a model this app computes itself, not one run "
+                       "through Hugging Face's code")
+    if out_ids is None:
+        raise CliError(f"a source of {len(src.ids):,} tokens: give the target with --tgt (translating it would keep "
+                       f"every encoder map, {4 * c.n_encoder_layers * c.n_heads * len(src.ids) ** 2 / 1e9:.1f} GB)")
+    extras = [flag for flag, on in (("--scores", args.scores), ("--attribution", args.attribution),
+                                    ("--contributions", args.contributions), ("--value-zeroing", args.value_zeroing),
+                                    ("--pad-tgt", request.pad_tgt)) if on]
+    if extras:
+        raise CliError(f"{', '.join(extras)} need every map; a long sentence exports attention weights only")
+    subset = _subset(args)
+    if subset.everything:
+        raise CliError(too_big_line(size, EAGER_MAPS_BYTES))
+    lazy = lazy_forward(bundle.model, src.ids, out_ids, ablation=request.ablation)
+    try:
+        wanted = subset_bytes(lazy.maps, subset)
+        arrays = subset_arrays(lazy.maps, subset)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    arrays.update(src_ids=np.array(src.ids, np.int64), output_ids=np.array(out_ids, np.int64),
+                  decoder_inputs=np.array(lazy.decoder_inputs, np.int64), logprobs=lazy.logprobs,
+                  src_tokens=np.array(src.tokens), lazy_subset=np.array(True))
+    with atomic_file(out, overwrite=args.force) as fh:
+        np.savez(fh, **arrays)
+    print(f"wrote {printable(out)}: {len(src.ids):,} source tokens, {n_out:,} target positions; "
+          f"{wanted / 1e6:.0f} MB of the {size / 1e9:.1f} GB of maps ({', '.join(subset.kinds)})", file=sys.stdout)
+    return True

@@ -18,8 +18,8 @@ Two more columns: ``aer`` (cross-attention, with gold alignments: the corpus AER
 argmax links, :mod:`model_core.alignment`) and ``ablation_dlogp``: the mean change, per target
 token, of the log-probability of the reference target when that head alone is switched off (its
 context vector zeroed, :class:`~model_core.vocab.Ablation`); negative = the model needs the head.
-That is one extra forward pass per head per batch; Hugging Face models cannot switch heads off
-(the column stays empty).
+That is one extra forward pass per head per batch (Hugging Face models too: their heads are switched
+off by hooks on the output projections, ``importers/hf.py``).
 
 "Most unusual": per head, the sentences whose entropy is farthest from the head's corpus mean.
 The mean is only known at the end, but the k farthest are always among the k highest and the k
@@ -262,9 +262,7 @@ def build_report(
     running = {kind: _Running.empty([m for m in SENTENCE_METRICS if kind == "cross" or m not in CROSS_ONLY]
                                     + ["ablation_dlogp"], n_layers[kind], c.n_heads) for kind in KINDS}
     notes: list[str] = []
-    can_ablate = ablation and not hasattr(bundle.model, "hf_model")  # the Hugging Face adapter refuses ablation
-    if ablation and not can_ablate:
-        notes.append("ablation Δ log-probability: not measured, Hugging Face models cannot switch a head off")
+    can_ablate = ablation  # every model the app opens can switch a head off (Hugging Face's through hooks, importers/hf.py)
     reader = AlignmentReader(bundle) if gold is not None else None
     gold_iter = iter(gold) if gold is not None else None
     aer = [[AERCounts() for _ in range(c.n_heads)] for _ in range(c.n_decoder_layers)]

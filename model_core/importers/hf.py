@@ -15,7 +15,9 @@ Why the adapter rather than converting weights into ``Seq2SeqTransformer``: each
 with extra norms, T5's RMSNorm, bucketed relative bias, unscaled dot products and rescaled tied
 output) that the native module does not express; running the original code is the only way to be
 exact. What the native module offers and Hugging Face cannot: raw scores (``capture_scores``
-returns empty lists) and head/positional ablation (refused with a ``ValueError``).
+returns empty lists) and switching off the positional encoding (refused with a ``ValueError``). Heads
+are switched off as the native module does it, a zero context vector, by a pre-hook on each attention's
+output projection that zeroes the head's slice of its input (:meth:`HFSeq2SeqAdapter._head_gates`).
 
 Safety: nothing from the folder is ever executed — a folder whose ``config.json`` or
 ``tokenizer_config.json`` asks for its own code (``auto_map``) is refused, ``trust_remote_code`` is
@@ -30,6 +32,7 @@ imported only here.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -37,7 +40,7 @@ import pickle
 import re
 import stat
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -348,7 +351,7 @@ class HFSeq2SeqAdapter(nn.Module):
     Every number comes from the wrapped model's own forward pass: the encoder via ``get_encoder()``,
     the decoder (with LM head, final_logits_bias and T5's output rescaling) via the full model called
     with ``encoder_outputs=``. Raw scores are not exposed by Hugging Face, so score lists stay empty;
-    ablation would need hooks inside its attention code and is refused.
+    heads are switched off by hooks on the output projections, the positional encoding cannot be.
     """
 
     def __init__(self, hf_model: nn.Module, config: ModelConfig) -> None:
@@ -394,22 +397,61 @@ class HFSeq2SeqAdapter(nn.Module):
         weight = table.weights if hasattr(table, "weights") else table.weight  # M2M100 keeps a buffer named weights
         return weight[start + offset : start + offset + length].detach().to(self.dtype)
 
+    # ----------------------------------------------------------------- ablation
+    def output_projection(self, kind: str, layer: int) -> nn.Linear:
+        """The linear layer that mixes the heads of ``(kind, layer)``: its input is the heads' context vectors side
+        by side, head ``h`` in columns ``h·d_head … (h+1)·d_head`` (BART-like ``out_proj``, T5's ``o``)."""
+        model = self.hf_model
+        stack = model.get_encoder() if kind == "encoder_self" else model.get_decoder()
+        if hasattr(stack, "block"):  # T5, mT5, UMT5: layer[0] self-attention, decoder layer[1] cross-attention
+            sub = stack.block[layer].layer[1 if kind == "cross" else 0]
+            return (sub.EncDecAttention if kind == "cross" else sub.SelfAttention).o
+        block = stack.layers[layer]
+        return (block.encoder_attn if kind == "cross" else block.self_attn).out_proj
+
+    @contextlib.contextmanager
+    def _head_gates(self, ablation: Ablation) -> Iterator[None]:
+        """While inside: every switched-off head contributes a zero context vector, as in the native model.
+
+        Why a pre-hook on the output projection: Hugging Face's attention modules hand the concatenated head
+        contexts to that projection and nothing else, and transformers 5 has no ``head_mask`` any more.
+        """
+        if ablation.positional:
+            raise ValueError("switching off the positional encoding is not supported for Hugging Face models")
+        c = self.config
+        handles = []
+        by_module: dict[tuple[str, int], list[int]] = {}
+        for kind, layer, head in sorted(ablation.heads):
+            by_module.setdefault((kind, layer), []).append(head)
+        try:
+            for (kind, layer), heads in by_module.items():
+                projection = self.output_projection(kind, layer)
+                width = projection.in_features // c.n_heads
+
+                def zero_heads(_module: nn.Module, args: tuple, heads: list[int] = heads, width: int = width) -> tuple:
+                    context = args[0].clone()
+                    for h in heads:
+                        context[..., h * width:(h + 1) * width] = 0
+                    return (context, *args[1:])
+
+                handles.append(projection.register_forward_pre_hook(zero_heads))
+            yield
+        finally:
+            for handle in handles:
+                handle.remove()
+
     # ----------------------------------------------------------------- protocol
-    @staticmethod
-    def _refuse_ablation(ablation: Ablation) -> None:
-        if ablation.active:
-            raise ValueError("ablation is not supported for Hugging Face models")
 
     def encode(
         self, src_ids: torch.Tensor, *, capture: bool = False, capture_scores: bool = False,
         ablation: Ablation = NO_ABLATION,
     ) -> EncoderOutput:
         """Run the Hugging Face encoder; ``<pad>`` source ids are masked as Hugging Face masks them."""
-        self._refuse_ablation(ablation)
         src_is_pad = masks.padding(src_ids, self.config.pad_id)
-        out = self.hf_model.get_encoder()(
-            input_ids=src_ids, attention_mask=(~src_is_pad).long(), output_attentions=capture, return_dict=True
-        )
+        with self._head_gates(ablation):
+            out = self.hf_model.get_encoder()(
+                input_ids=src_ids, attention_mask=(~src_is_pad).long(), output_attentions=capture, return_dict=True
+            )
         attentions = [a.float() for a in out.attentions] if capture and out.attentions else []
         return EncoderOutput(out.last_hidden_state, src_is_pad, masks.encoder_self_allowed(src_is_pad), attentions)
 
@@ -477,13 +519,13 @@ class HFSeq2SeqAdapter(nn.Module):
         ``<pad>`` decoder inputs after the first position (``tgt_pad_to``) are masked as keys, like
         the native model; position 0 never is, since Marian and T5 start decoding from ``<pad>``.
         """
-        self._refuse_ablation(ablation)
         decoder_mask = None
         is_pad = masks.padding(tgt_ids, self.config.pad_id)
         is_pad[:, 0] = False
         if bool(is_pad.any()):
             decoder_mask = (~is_pad).long()
-        out, _ = self._run(tgt_ids, encoded.memory, (~encoded.src_is_pad).long(), capture, decoder_mask=decoder_mask)
+        with self._head_gates(ablation):
+            out, _ = self._run(tgt_ids, encoded.memory, (~encoded.src_is_pad).long(), capture, decoder_mask=decoder_mask)
         return out
 
     def init_cache(self, encoded: EncoderOutput, capacity: int | None = None) -> HFDecoderCache:
@@ -495,10 +537,11 @@ class HFSeq2SeqAdapter(nn.Module):
         capture_scores: bool = False, ablation: Ablation = NO_ABLATION,
     ) -> DecoderOutput:
         """The decoder on ``new_ids`` [B, n] at positions ``cache.length ..`` with Hugging Face's cache."""
-        self._refuse_ablation(ablation)
         if cache.length + new_ids.shape[1] > self.config.max_len:
             raise ValueError(f"decoding past the model's max_len ({self.config.max_len})")
-        out, hf_cache = self._run(new_ids, cache.memory, cache.attention_mask, capture, cache=cache.hf_cache, use_cache=True)
+        with self._head_gates(ablation):
+            out, hf_cache = self._run(new_ids, cache.memory, cache.attention_mask, capture, cache=cache.hf_cache,
+                                      use_cache=True)
         cache.hf_cache = hf_cache
         cache.length += new_ids.shape[1]
         return out
@@ -571,7 +614,7 @@ def model_config_from_hf(hf_model: nn.Module, src_tok: HFTokenizer, name: str) -
         "name": name, "decoder_start_token_id": start, "hf_bos_token_id": src_tok.bos_id,
         "forced_bos_token_id": _first_int(getattr(gen, "forced_bos_token_id", None)) if gen is not None else None,
         "capture_scores": "not available (Hugging Face returns attention weights only)",
-        "ablation": "not supported",
+        "ablation": "heads (a zero context vector, hooked before the output projection); not the positional encoding",
     }
     if family.layout == "t5":
         ff = str(getattr(hc, "feed_forward_proj", "relu"))

@@ -136,6 +136,20 @@ def test_unavailable_disables_everything_with_a_reason(qtbot):
     assert w.head_button("cross", 0, 1).isEnabled() and w._reason_label.isHidden() and w.reason() == ""
 
 
+def test_heads_without_the_positional_switch_for_a_hugging_face_model(qtbot):
+    """A Hugging Face model's heads can be switched off (hooks on its output projections), its positions cannot."""
+    w = panel(qtbot)
+    w.set_available(True, "only heads here", positional=False)
+    assert w.is_available() and not w.positional.isEnabled()
+    assert all(w.head_button(*k).isEnabled() for k in w.head_keys()) and w.reset.isEnabled()
+    assert not w._reason_label.isHidden() and w.reason() == "only heads here"
+    with qtbot.waitSignal(w.ablationRequested) as sent:
+        click(qtbot, w.head_button("cross", 0, 0))
+    assert sent.args[0] == frozenset({("cross", 0, 0)}) and sent.args[1] is False
+    w.set_available(True)
+    assert w.positional.isEnabled() and w._reason_label.isHidden()
+
+
 def test_summary_names_a_few_heads_then_an_ellipsis():
     heads = {("cross", 0, h) for h in range(8)}
     text = ablation_summary(heads, False)

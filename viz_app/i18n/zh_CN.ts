@@ -34,47 +34,47 @@
             <translation>位置编码已关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="96" />
+            <location filename="../../viz_app/widgets/ablation.py" line="97" />
             <source>Switch heads off to see what the model does without them. A switched-off head adds nothing to its layer's output.</source>
             <translation>关闭一些注意力头，看看没有它们时模型会怎样。被关闭的头对所在层的输出没有任何贡献。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="109" />
+            <location filename="../../viz_app/widgets/ablation.py" line="110" />
             <source>Positional encoding off</source>
             <translation>关闭位置编码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="110" />
+            <location filename="../../viz_app/widgets/ablation.py" line="111" />
             <source>Run the model without its position information: word order is then invisible to attention</source>
             <translation>在没有位置信息的情况下运行模型：此时注意力看不到词序</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="113" />
+            <location filename="../../viz_app/widgets/ablation.py" line="114" />
             <source>Switch everything back on</source>
             <translation>全部重新开启</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="114" />
+            <location filename="../../viz_app/widgets/ablation.py" line="115" />
             <source>Back to the intact model</source>
             <translation>恢复为完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="296" />
+            <location filename="../../viz_app/widgets/ablation.py" line="303" />
             <source>probability of the next token</source>
             <translation>下一个词元的概率</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="340" />
+            <location filename="../../viz_app/widgets/ablation.py" line="347" />
             <source>No distributions to compare.</source>
             <translation>没有可比较的分布。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="171" />
+            <location filename="../../viz_app/widgets/ablation.py" line="172" />
             <source>all heads</source>
             <translation>所有头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="370" />
+            <location filename="../../viz_app/widgets/ablation.py" line="377" />
             <source>Largest change: {token} {before} → {after}</source>
             <translation>变化最大：{token} {before} → {after}</translation>
         </message>
@@ -89,47 +89,47 @@
             <translation>已关闭 {count} 个头：{heads}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="156" />
+            <location filename="../../viz_app/widgets/ablation.py" line="157" />
             <source>This model has none.</source>
             <translation>该模型没有这种注意力。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="289" />
+            <location filename="../../viz_app/widgets/ablation.py" line="296" />
             <source>before: intact model</source>
             <translation>消融前：完整模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="290" />
+            <location filename="../../viz_app/widgets/ablation.py" line="297" />
             <source>after: with the ablation</source>
             <translation>消融后</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="172" />
+            <location filename="../../viz_app/widgets/ablation.py" line="173" />
             <source>Switch every head of layer {layer} off (or back on)</source>
             <translation>关闭（或重新开启）第 {layer} 层的所有头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="158" />
+            <location filename="../../viz_app/widgets/ablation.py" line="159" />
             <source>layer {layer}</source>
             <translation>第 {layer} 层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="162" />
+            <location filename="../../viz_app/widgets/ablation.py" line="163" />
             <source>H{head}</source>
             <translation>H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="163" />
+            <location filename="../../viz_app/widgets/ablation.py" line="164" />
             <source>{name}: click to switch this head off (or back on)</source>
             <translation>{name}：点击关闭（或重新开启）这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="323" />
+            <location filename="../../viz_app/widgets/ablation.py" line="330" />
             <source>before: {text}</source>
             <translation>消融前：{text}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="326" />
+            <location filename="../../viz_app/widgets/ablation.py" line="333" />
             <source>after: {text}</source>
             <translation>消融后：{text}</translation>
         </message>
@@ -2302,8 +2302,8 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
         <message>
             <location filename="../../viz_app/window/bindings.py" line="531" />
-            <source>Hugging Face models run their own code: heads cannot be switched off here</source>
-            <translation>Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
+            <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
+            <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/bindings.py" line="335" />
@@ -2311,7 +2311,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="540" />
+            <location filename="../../viz_app/window/bindings.py" line="541" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
@@ -2579,6 +2579,10 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <location filename="../../viz_app/window/wiring.py" line="32" />
             <source>Continue on the CPU</source>
             <translation>改在 CPU 上继续</translation>
+        </message>
+        <message>
+            <source>Hugging Face models run their own code: heads cannot be switched off here</source>
+            <translation type="vanished">Hugging Face 模型运行的是它们自己的代码：无法在这里关闭注意力头</translation>
         </message>
         <message>
             <source>Step {step} is target padding (after &lt;eos&gt;): the row is masked out and predicts nothing.</source>
@@ -4077,77 +4081,77 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>这个注意力权重是怎样算出来的</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="92" />
-            <source>Click a cell of the heatmap to see how its weight was computed.</source>
-            <translation>点击热力图中的一个格子，看看它的权重是怎样算出来的。</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="59" />
-            <source>mask: blocked  →  score −∞, weight 0</source>
-            <translation>掩码：禁止关注  →  分数 −∞，权重为 0</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="195" />
+            <location filename="../../viz_app/widgets/walkthrough.py" line="73" />
             <source>② softmax over the whole row (bar: weight; under it: key, score)</source>
             <translation>② 对整行做 softmax（柱高：权重；下方：键与分数）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="201" />
+            <location filename="../../viz_app/widgets/walkthrough.py" line="74" />
             <source>③ output of the head = Σⱼ weightⱼ · vⱼ</source>
             <translation>③ 该头的输出 = Σⱼ 权重ⱼ · vⱼ</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="50" />
+            <location filename="../../viz_app/widgets/walkthrough.py" line="102" />
+            <source>Click a cell of the heatmap to see how its weight was computed.</source>
+            <translation>点击热力图中的一个格子，看看它的权重是怎样算出来的。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="62" />
+            <source>mask: blocked  →  score −∞, weight 0</source>
+            <translation>掩码：禁止关注  →  分数 −∞，权重为 0</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="53" />
             <source>qᵢ · kⱼ = {dot}</source>
             <translation>qᵢ · kⱼ = {dot}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="51" />
+            <location filename="../../viz_app/widgets/walkthrough.py" line="54" />
             <source>÷ √dₖ = ÷ {scale}  →  {scaled}</source>
             <translation>÷ √dₖ = ÷ {scale}  →  {scaled}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="123" />
-            <source>{kind} · layer {layer} · head {head}</source>
-            <translation>{kind} · 第 {layer} 层 · 头 {head}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="125" />
-            <source>query “{query}” (row {row})  →  key “{key}” (column {col})</source>
-            <translation>查询“{query}”（第 {row} 行）  →  键“{key}”（第 {col} 列）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="210" />
-            <source>output Σ w·v</source>
-            <translation>输出 Σ w·v</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="225" />
-            <source>this head is switched off: the layer receives zeros instead</source>
-            <translation>这个头已关闭：该层收到的是全零向量</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="53" />
-            <source>+ position bias {bias}  →  {sum}</source>
-            <translation>+ 位置偏置 {bias}  →  {sum}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="56" />
-            <source>mask: may attend (adds 0)  →  score {score}</source>
-            <translation>掩码：允许关注（加 0）  →  分数 {score}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="62" />
-            <source>softmax over the row: e^{score} / Σ e^score  =  {weight}</source>
-            <translation>对整行做 softmax：e^{score} / Σ e^分数  =  {weight}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="173" />
+            <location filename="../../viz_app/widgets/walkthrough.py" line="72" />
             <source>① query and key vectors of head {head} (dₖ = {d})</source>
             <translation>① 头 {head} 的查询向量和键向量（dₖ = {d}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/walkthrough.py" line="211" />
+            <location filename="../../viz_app/widgets/walkthrough.py" line="133" />
+            <source>{kind} · layer {layer} · head {head}</source>
+            <translation>{kind} · 第 {layer} 层 · 头 {head}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="135" />
+            <source>query “{query}” (row {row})  →  key “{key}” (column {col})</source>
+            <translation>查询“{query}”（第 {row} 行）  →  键“{key}”（第 {col} 列）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="245" />
+            <source>output Σ w·v</source>
+            <translation>输出 Σ w·v</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="260" />
+            <source>this head is switched off: the layer receives zeros instead</source>
+            <translation>这个头已关闭：该层收到的是全零向量</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="56" />
+            <source>+ position bias {bias}  →  {sum}</source>
+            <translation>+ 位置偏置 {bias}  →  {sum}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="59" />
+            <source>mask: may attend (adds 0)  →  score {score}</source>
+            <translation>掩码：允许关注（加 0）  →  分数 {score}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="65" />
+            <source>softmax over the row: e^{score} / Σ e^score  =  {weight}</source>
+            <translation>对整行做 softmax：e^{score} / Σ e^分数  =  {weight}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/walkthrough.py" line="246" />
             <source>{w} × v({token})</source>
             <translation>{w} × v({token})</translation>
         </message>

@@ -91,6 +91,7 @@ class AblationPanel(QWidget):
         self._layer_toggles: dict[tuple[str, int], QToolButton] = {}
         self._groups: dict[str, QGroupBox] = {}
         self._available = True
+        self._positional_available = True  # a Hugging Face model: heads only (set_available)
         self._reason = ""
 
         self._intro = QLabel(tr("Ablation", "Switch heads off to see what the model does without them. "
@@ -193,10 +194,15 @@ class AblationPanel(QWidget):
         self._sync_layer_toggles()
         self._update_summary()
 
-    def set_available(self, available: bool, reason: str = "") -> None:
-        """Enable the panel, or disable every control and say why (``reason``: display text, already translated)."""
+    def set_available(self, available: bool, reason: str = "", *, positional: bool = True) -> None:
+        """Enable the panel, or disable every control and say why (``reason``: display text, already translated).
+
+        ``positional`` False: the heads can be switched off but the positional encoding cannot (a Hugging Face
+        model: its heads are gated by hooks, its positions live inside its own code); ``reason`` then says so.
+        """
         self._available = bool(available)
-        self._reason = "" if available else reason
+        self._positional_available = self._available and bool(positional)
+        self._reason = "" if self._positional_available else reason
         self._apply_available()
 
     # ------------------------------------------------------------------ inspection
@@ -256,12 +262,13 @@ class AblationPanel(QWidget):
         self._summary.setText(ablation_summary(self.checked_heads(), self.positional.isChecked()))
 
     def _apply_available(self) -> None:
-        for widget in (*self._buttons.values(), *self._layer_toggles.values(), self.positional, self.reset):
+        for widget in (*self._buttons.values(), *self._layer_toggles.values(), self.reset):
             widget.setEnabled(self._available)
+        self.positional.setEnabled(self._positional_available)
         for group in self._groups.values():
             group.setEnabled(self._available)
         self._reason_label.setText(self._reason)
-        self._reason_label.setVisible(not self._available and bool(self._reason))
+        self._reason_label.setVisible(bool(self._reason))
 
 
 class BeforeAfterBars(QWidget):

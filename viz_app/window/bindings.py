@@ -528,8 +528,9 @@ class AblationBinding(QObject):
         info = self.state.model
         if info is not None:
             self.panel.set_shape(info.n_encoder_layers, info.n_decoder_layers, info.n_heads)
-            self.panel.set_available(info.native, "" if info.native else tr(
-                "MainWindow", "Hugging Face models run their own code: heads cannot be switched off here"))
+            self.panel.set_available(True, "" if info.native else tr(
+                "MainWindow", "Hugging Face models keep their positions inside their own code: only heads can be "
+                              "switched off here"), positional=info.native)
         self.refresh()
 
     @Slot()

@@ -1,0 +1,98 @@
+"""Switching heads off in a Hugging Face model (importers/hf.py ``_head_gates``) is what its own code computes with
+that head's context removed.
+
+Reference: a deep copy of the original model whose output projection has that head's input columns set to zero:
+Hugging Face's own forward then mixes the heads without it, which is exactly a zero context vector for that head
+(transformers 5 has no ``head_mask`` to compare with). Teacher-forced and stepped with the cache, for a BART-like
+family, Marian and T5 (whose output projection is ``o``).
+"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from test_import_hf import ATOL, BUILDERS, SRC, TGT, hf_reference
+
+from model_core import Ablation, DecodeSession, DecodingSettings
+from model_core.importers import open_model
+from model_core.run import RunRequest, run
+
+OFF = [("encoder_self", 0, 1), ("decoder_self", 1, 0), ("cross", 1, 2), ("cross", 1, 3)]
+
+
+@pytest.fixture(scope="module", params=["marian", "bart", "t5"])
+def hf(request, tmp_path_factory):
+    family = request.param
+    work = tmp_path_factory.mktemp(f"{family}-build")
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # MarianTokenizer's note that sacremoses is optional
+        model, tok = BUILDERS[family](work)
+        folder = tmp_path_factory.mktemp(family) / f"tiny-{family}"
+        model.eval().save_pretrained(folder)
+        tok.save_pretrained(folder)
+    shutil.rmtree(work)
+    model.set_attn_implementation("eager")
+    return family, model, folder, open_model(folder, device="cpu")
+
+
+def without_heads(model, bundle, heads):
+    """A copy of the original model with each head's columns of its output projection zeroed."""
+    clone = copy.deepcopy(model)
+    adapter = bundle.model
+    original, adapter.hf_model = adapter.hf_model, clone  # output_projection() finds the clone's modules
+    try:
+        width = {}
+        with torch.no_grad():
+            for kind, layer, head in heads:
+                projection = adapter.output_projection(kind, layer)
+                d = width.setdefault((kind, layer), projection.in_features // bundle.config.n_heads)
+                projection.weight[:, head * d:(head + 1) * d] = 0
+    finally:
+        adapter.hf_model = original
+    return clone
+
+
+def test_switched_off_heads_are_what_hugging_face_computes_without_them(hf):
+    _family, model, folder, bundle = hf
+    ablation = Ablation.of(OFF)
+    result = run(bundle, RunRequest(SRC, TGT, ablation=ablation))
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = hf_reference(without_heads(model, bundle, OFF), folder, SRC, TGT)
+        intact = hf_reference(model, folder, SRC, TGT)
+    trace = result.trace
+    t = trace.n_steps
+    np.testing.assert_allclose(trace.logprobs, ref["logprobs"][:t], atol=ATOL)
+    np.testing.assert_allclose(trace.cross, ref["cross"][:, :, :t], atol=ATOL)
+    np.testing.assert_allclose(trace.decoder_self, ref["decoder_self"][:, :, :t, :t], atol=ATOL)
+    np.testing.assert_allclose(trace.encoder_self, ref["encoder_self"], atol=ATOL)
+    assert np.abs(trace.logprobs - intact["logprobs"][:t]).max() > 1e-3, "switching heads off changed nothing"
+    # the intact model's log-probabilities beside it, as for native models (the window's before/after bars)
+    np.testing.assert_allclose(result.baseline_logprobs, intact["logprobs"][:t], atol=ATOL)
+
+
+def test_stepping_with_heads_off_equals_the_teacher_forced_pass(hf):
+    *_, bundle = hf
+    ablation = Ablation.of(OFF)
+    forced = run(bundle, RunRequest(SRC, TGT, ablation=ablation)).trace
+    source = bundle.encode_source(SRC)
+    session = DecodeSession(bundle.model, source.ids, src_tokens=source.tokens, tgt_vocab=bundle.tgt_tokenizer.vocab,
+                            settings=DecodingSettings(), ablation=ablation)
+    for token in forced.output_ids[:-1]:
+        session.step(int(token))
+    stepped = session.trace()
+    n = stepped.n_steps
+    np.testing.assert_allclose(stepped.logprobs[:n], forced.logprobs[:n], atol=ATOL)
+    np.testing.assert_allclose(stepped.cross[:, :, :n], forced.cross[:, :, :n], atol=ATOL)
+
+
+def test_the_positional_encoding_of_a_hugging_face_model_cannot_be_switched_off(hf):
+    _family, _model, _folder, bundle = hf
+    with pytest.raises(ValueError, match="positional encoding is not supported for Hugging Face"):
+        run(bundle, RunRequest(SRC, TGT, ablation=Ablation.of(positional=True)))

@@ -24,6 +24,18 @@ hypothesis_settings.register_profile("attention-scope-long", max_examples=400, *
 hypothesis_settings.load_profile("attention-scope-long" if FUZZ_LONG else "attention-scope")
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Tiny tensors: one intra-op thread beats two on a shared 2-core machine (no spin-waiting); restored after.
+
+    A module asks for it with ``pytestmark = pytest.mark.usefixtures("one_torch_thread")``; it is not autouse,
+    because the app tests run the model in a worker thread with the app's own setting."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 def tiny_config(**overrides) -> ModelConfig:
     base = dict(src_vocab_size=23, tgt_vocab_size=29, d_model=32, n_heads=4, n_encoder_layers=2,
                 n_decoder_layers=2, d_ff=48, dropout=0.0, max_len=64)

@@ -17,17 +17,10 @@ from PySide6.QtWidgets import QApplication, QComboBox, QDialogButtonBox, QLabel,
 from model_core.importers import ImportOptions, NeedsHyperparameters, open_model
 from viz_app.dialogs.hyperparameters import HyperparametersDialog, answers_for, ask_import_options, options_from_answers
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 SPECIALS = ["<pad>", "<bos>", "<eos>", "<unk>"]
 LEFT = Qt.MouseButton.LeftButton
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """Tiny tensors: one intra-op thread beats two on a shared 2-core machine (no spin-waiting); restored after."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def seed_checkpoint(folder: Path) -> Path:

@@ -8,21 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 from conftest import tiny_bundle
 from PySide6.QtCore import Qt
 
 from model_core.inspection import architecture_summary, compare_checkpoints, parameter_distributions
 from viz_app.widgets.inspector import MIN_DIFFERENCE_LEVEL, ModelInspector, group_label, human_bytes
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """Tiny tensors: one intra-op thread beats two on a shared 2-core machine (no spin-waiting); restored after."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture

@@ -19,13 +19,7 @@ from conftest import tiny_bundle
 from model_core.attribution import METHODS, agreement, attribute_trace, average_ranks, check_settings, source_share, spearman
 from model_core.run import RunRequest, run
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _assert_complete(attribution, tolerance: float = 0.01) -> None:

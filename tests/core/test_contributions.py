@@ -19,13 +19,7 @@ from model_core import Ablation
 from model_core.contributions import norm_maps, source_share, value_zeroing
 from model_core.run import RunRequest, run
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _hand_norms(x: torch.Tensor, attn, n_heads: int, n_kv_heads: int, d_head: int) -> np.ndarray:

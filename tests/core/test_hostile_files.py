@@ -44,7 +44,7 @@ MEMORY_HEADROOM = 3 << 30  # issue 16: every refusal within 3 GB ...
 SECONDS = 10.0  # ... and 10 s
 SEED_SPECIALS = ["<pad>", "<bos>", "<eos>", "<unk>"]
 # the PyTorch tutorial builds nn.Transformer sequence-first, for which torch warns about its nested-tensor fast path
-pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"), pytest.mark.usefixtures("one_torch_thread")]
 
 
 # --------------------------------------------------------------------------------------------- bounds on every attempt
@@ -561,13 +561,6 @@ ATTACKS: dict[str, Attack] = {
 
 
 # --------------------------------------------------------------------------------------------- the tests
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """Tiny tensors: one intra-op thread beats two on a shared 2-core machine (no spin-waiting); restored after."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))

@@ -391,7 +391,7 @@ def test_learned_position_tables_are_refused_with_the_reason(saved):
         state["model"][f"{side}.embed_positions.weight"] = torch.randn(1024 + PAD + 1, 32)
         del state["model"][f"{side}.embed_positions._float_tensor"]
     torch.save(state, path)
-    with pytest.raises(CheckpointError, match="learned positions .*a table per side"):
+    with pytest.raises(CheckpointError, match=r"learned positions .*a table per side"):
         open_model(path, device="cpu")
 
 

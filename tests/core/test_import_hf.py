@@ -34,16 +34,7 @@ BART_LIKE = dict(d_model=32, encoder_layers=2, decoder_layers=2, encoder_attenti
                  encoder_ffn_dim=48, decoder_ffn_dim=48, max_position_embeddings=64, init_std=0.3, dropout=0.0,
                  attention_dropout=0.0, activation_dropout=0.0)
 # MarianTokenizer warns through `warnings` that the optional sacremoses package is absent
-pytestmark = pytest.mark.filterwarnings("ignore:Recommended. pip install sacremoses")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """Tiny tensors: one intra-op thread beats two on a shared 2-core machine (no spin-waiting); restored after."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = [pytest.mark.filterwarnings("ignore:Recommended. pip install sacremoses"), pytest.mark.usefixtures("one_torch_thread")]
 
 
 @pytest.fixture(autouse=True)

@@ -25,18 +25,11 @@ from model_core.importers import open_model
 from model_core.importers.hf import HFSeq2SeqAdapter, config_sizes
 from tests.core.test_import_hf import BART_LIKE, LINES, _sentencepiece
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 ATOL = 1e-4
 SRC, TGT = "the cat sat on the mat", "le chat est sur le tapis"
 pytest.importorskip("transformers")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """Tiny tensors: one intra-op thread beats two on a shared 2-core machine; restored after."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 @pytest.fixture(autouse=True)

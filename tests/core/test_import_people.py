@@ -18,7 +18,7 @@ from torch import nn
 from model_core import teacher_forced_trace
 from model_core.importers import ImportOptions, open_model
 
-pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"), pytest.mark.usefixtures("one_torch_thread")]
 SEED_SRC = ["<pad>", "<bos>", "<eos>", "<unk>"] + [f"s{i}" for i in range(26)]
 SEED_TGT = ["<pad>", "<bos>", "<eos>", "<unk>"] + [f"t{i}" for i in range(36)]
 
@@ -27,14 +27,6 @@ SEED_TGT = ["<pad>", "<bos>", "<eos>", "<unk>"] + [f"t{i}" for i in range(36)]
 def _no_grad():
     with torch.no_grad():
         yield
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def assert_same_trace(a, b, src_ids, out_ids, atol=0.0):

@@ -25,16 +25,7 @@ def _no_grad():
         yield
 ATOL = 1e-4
 # the tutorial builds nn.Transformer sequence-first, for which torch warns about its nested-tensor fast path
-pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """Tiny tensors: one intra-op thread beats two on a shared 2-core machine (no spin-waiting); restored after."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = [pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"), pytest.mark.usefixtures("one_torch_thread")]
 
 
 # --------------------------------------------------------------------------- PyTorch tutorial

@@ -19,16 +19,9 @@ from model_core.inspection import (
     parameter_group,
 )
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 KINDS = ("encoder_self", "decoder_self", "cross")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """Tiny tensors: one intra-op thread beats two on a shared 2-core machine (no spin-waiting); restored after."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="module")

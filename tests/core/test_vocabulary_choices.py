@@ -24,20 +24,12 @@ from model_core.trace import Trace
 from tests.core.test_import_tutorials import TutorialSeq2Seq, tutorial_attention
 from viz_app.cli import main as cli_main
 
-pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"), pytest.mark.usefixtures("one_torch_thread")]
 
 #: a torchtext-era vocabulary: [UNK] and <blank> are clear, but <s> and <sos> could both start a sentence
 AMBIGUOUS = ["[UNK]", "<blank>", "<s>", "<sos>", "</s>", "<mask>"]
 #: spaCy-style entries: contractions and hyphenated words are single tokens
 SPACY = ["<unk>", "<pad>", "<bos>", "<eos>", "I", "do", "n't", "know", "'s", "it", "E-Mail", ".", ","]
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def checkpoint(folder: Path, src_vocab: list[str], tgt_vocab: list[str], heads: int = 4, seed: int = 0) -> tuple[TutorialSeq2Seq, Path]:

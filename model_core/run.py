@@ -111,6 +111,9 @@ def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
     vocab = bundle.tgt_tokenizer
     src = bundle.encode_source(request.src, request.pad_src)
     notices = model_notices(bundle) + _source_notices(bundle, request, src.truncated, src.original_length, src.ids)
+    long = _run_long(bundle, request, src, notices, start)
+    if long is not None:
+        return long
     history: tuple[tuple[Beam, ...], ...] = ()
     baseline_output: str | None = None
     scores = request.capture_scores
@@ -166,6 +169,55 @@ def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
         baseline = intact_trace.logprobs[: trace.n_steps]
     elapsed = (time.perf_counter() - start) * 1000.0
     return RunResult(request, trace, history, elapsed, tuple(notices), baseline, baseline_output)
+
+
+def _run_long(bundle: ModelBundle, request: RunRequest, src, notices: list[Notice], start: float) -> RunResult | None:
+    """A sentence whose maps would exceed ``budgets.EAGER_MAPS_BYTES``: a trace whose maps are computed when shown
+    (:mod:`model_core.lazy_trace`); None below the budget (the ordinary trace, unchanged).
+
+    Teacher forcing and greedy decoding are run; beam search and sampling become greedy, and scores, attribution,
+    contributions and value zeroing are skipped, each with one notice (they would hold maps of every kind).
+    """
+    from . import budgets
+    from .lazy_maps import full_maps_bytes, needs_lazy_maps
+    from .lazy_trace import greedy_ids, lazy_trace
+
+    if str(getattr(bundle, "format", "native")).startswith("hf"):  # its attention runs in Hugging Face's code
+        return None
+    c, model, vocab, ablation = bundle.config, bundle.model, bundle.tgt_tokenizer, request.ablation
+    tgt = bundle.encode_target(request.tgt) if request.tgt is not None else None
+    if not needs_lazy_maps(model, len(src.ids), len(tgt.ids) if tgt is not None else 1, budgets.EAGER_MAPS_BYTES):
+        return None
+    if tgt is not None:
+        if tgt.truncated:
+            notices.append(Notice.make("target_truncated", room=c.max_len - 1, length=tgt.original_length))
+        unknown = sum(i == vocab.unk_id for i in tgt.ids)
+        if unknown:
+            notices.append(Notice.make("target_unknown", count=unknown))
+        output_ids = list(tgt.ids)
+    else:
+        if request.settings.method != "greedy":
+            notices.append(Notice.make("long_greedy_only"))
+        max_steps = min(max(2 * len(src.ids) + 16, 32), c.max_len)  # DecodeSession's default
+        output_ids = greedy_ids(model, src.ids, max_steps, ablation)
+        if output_ids and output_ids[-1] != c.eos_id:
+            notices.append(Notice.make("no_eos", count=max_steps))
+    if request.capture_scores:
+        notices.append(Notice.make("long_no_scores"))
+    if request.attribution or request.contributions or request.value_zeroing:
+        notices.append(Notice.make("long_no_analysis"))
+    size = full_maps_bytes(c.n_encoder_layers, c.n_decoder_layers, c.n_heads, len(src.ids), len(output_ids))
+    notices.append(Notice.make("maps_on_demand", size=f"{size / 1e9:.1f}"))
+    trace = lazy_trace(model, src.ids, output_ids, src_tokens=src.tokens, tgt_vocab=vocab.vocab, ablation=ablation)
+    baseline = baseline_output = None
+    if ablation.active and trace.n_steps:
+        from .lazy_maps import lazy_forward
+
+        baseline = lazy_forward(model, src.ids, output_ids).logprobs  # the intact model on the same decoder inputs
+        if tgt is None:
+            baseline_output = vocab.decode(greedy_ids(model, src.ids, min(max(2 * len(src.ids) + 16, 32), c.max_len)))
+    elapsed = (time.perf_counter() - start) * 1000.0
+    return RunResult(request, trace, (), elapsed, tuple(notices), baseline, baseline_output)
 
 
 def model_notices(bundle: ModelBundle) -> list[Notice]:

@@ -119,7 +119,9 @@ class Notice:
     ``padding_limited`` (max_len), ``source_unknown`` / ``target_unknown`` (count),
     ``no_eos`` (count); about the model itself, added to every run of an imported one
     (:mod:`model_core.importers.head_check`): ``heads_unusual`` (heads, d_model, likely),
-    ``attention_uniform`` (heads), ``heads_identical`` (heads, where).
+    ``attention_uniform`` (heads), ``heads_identical`` (heads, where); a sentence whose maps are computed on
+    demand (:mod:`model_core.lazy_trace`): ``maps_on_demand`` (size), ``long_greedy_only``, ``long_no_scores``,
+    ``long_no_analysis``.
     """
 
     code: str
@@ -155,6 +157,10 @@ NOTICE_TEXTS: dict[str, str] = {
     "attention_uniform": "every head attends evenly to every token of a test sentence: "
                          "the head count ({heads}) or the weights may be wrong",
     "heads_identical": "all heads attend alike on a test sentence ({where}): the head count ({heads}) may be wrong",
+    "maps_on_demand": "every map of this sentence would take {size} GB: each map is computed when it is shown",
+    "long_greedy_only": "a sentence this long is decoded greedily (beam search and sampling are not available)",
+    "long_no_scores": "pre-softmax scores are not kept for a sentence this long: the weights are shown",
+    "long_no_analysis": "attribution, contributions and value zeroing are not computed for a sentence this long",
 }
 #: codes that say the model itself may be wrong (the command line prints them as warnings, not notes)
 WARNING_CODES: frozenset[str] = frozenset({"heads_unusual", "attention_uniform", "heads_identical"})

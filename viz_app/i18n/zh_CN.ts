@@ -2191,132 +2191,137 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>界面语言将在下次启动时更改。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="35" />
+            <location filename="../../viz_app/window/bindings.py" line="37" />
             <source>&lt;h3&gt;No model loaded&lt;/h3&gt;&lt;p&gt;Open a checkpoint (&lt;tt&gt;.safetensors&lt;/tt&gt;, a PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict or a Hugging Face folder) with &lt;b&gt;File ▸ Open model…&lt;/b&gt; (Ctrl+O), the &lt;b&gt;Model&lt;/b&gt; list above, or drop it on the window.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;未加载模型&lt;/h3&gt;&lt;p&gt;打开一个检查点（&lt;tt&gt;.safetensors&lt;/tt&gt;、PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict 或 Hugging Face 文件夹）：使用&lt;b&gt;文件 ▸ 打开模型…&lt;/b&gt;（Ctrl+O）、上方的&lt;b&gt;模型&lt;/b&gt;列表，或直接把它拖到窗口上。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="38" />
+            <location filename="../../viz_app/window/bindings.py" line="40" />
             <source>&lt;h3&gt;Type a sentence&lt;/h3&gt;&lt;p&gt;Write a sentence in the &lt;b&gt;Source&lt;/b&gt; box above: the model translates it and you can step through every attention map it computed.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;输入一个句子&lt;/h3&gt;&lt;p&gt;在上方的&lt;b&gt;源句&lt;/b&gt;框中写一个句子：模型会翻译它，你可以逐步查看它计算出的每一张注意力图。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="40" />
+            <location filename="../../viz_app/window/bindings.py" line="42" />
             <source>&lt;h3&gt;Loading the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在加载模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="41" />
+            <location filename="../../viz_app/window/bindings.py" line="43" />
             <source>&lt;h3&gt;Running the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="313" />
+            <location filename="../../viz_app/window/bindings.py" line="320" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="268" />
+            <location filename="../../viz_app/window/bindings.py" line="273" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="304" />
+            <location filename="../../viz_app/window/bindings.py" line="311" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="306" />
+            <location filename="../../viz_app/window/bindings.py" line="313" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="308" />
+            <location filename="../../viz_app/window/bindings.py" line="315" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="310" />
+            <location filename="../../viz_app/window/bindings.py" line="317" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="365" />
+            <location filename="../../viz_app/window/bindings.py" line="387" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="226" />
+            <location filename="../../viz_app/window/bindings.py" line="231" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="390" />
+            <location filename="../../viz_app/window/bindings.py" line="412" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="394" />
+            <location filename="../../viz_app/window/bindings.py" line="416" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="411" />
+            <location filename="../../viz_app/window/bindings.py" line="433" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="415" />
+            <location filename="../../viz_app/window/bindings.py" line="437" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="451" />
+            <location filename="../../viz_app/window/bindings.py" line="473" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="265" />
+            <location filename="../../viz_app/window/bindings.py" line="476" />
+            <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
+            <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="270" />
             <source>Computing the attribution…</source>
             <translation>正在计算归因…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="266" />
+            <location filename="../../viz_app/window/bindings.py" line="271" />
             <source>Computing the contributions…</source>
             <translation>正在计算贡献…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="267" />
+            <location filename="../../viz_app/window/bindings.py" line="272" />
             <source>Computing value zeroing…</source>
             <translation>正在计算值置零…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="271" />
+            <location filename="../../viz_app/window/bindings.py" line="276" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="312" />
+            <location filename="../../viz_app/window/bindings.py" line="319" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="531" />
+            <location filename="../../viz_app/window/bindings.py" line="558" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="335" />
+            <location filename="../../viz_app/window/bindings.py" line="342" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="541" />
+            <location filename="../../viz_app/window/bindings.py" line="568" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="332" />
+            <location filename="../../viz_app/window/bindings.py" line="339" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -4247,6 +4252,26 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <location filename="../../viz_app/scope/notices.py" line="27" />
             <source>all heads attend alike on a test sentence ({where}): the head count ({heads}) may be wrong</source>
             <translation>在测试句上，所有头的注意力都一模一样（{where}）：头数（{heads}）可能有误</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="29" />
+            <source>every map of this sentence would take {size} GB: each map is computed when it is shown</source>
+            <translation>这个句子的全部注意力图需要 {size} GB，因此每张图在显示时才计算</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="31" />
+            <source>a sentence this long is decoded greedily (beam search and sampling are not available)</source>
+            <translation>这么长的句子只用贪心解码（无法使用束搜索和采样）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="33" />
+            <source>pre-softmax scores are not kept for a sentence this long: the weights are shown</source>
+            <translation>这么长的句子不保留 softmax 之前的分数，显示的是注意力权重</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="35" />
+            <source>attribution, contributions and value zeroing are not computed for a sentence this long</source>
+            <translation>这么长的句子不计算归因、贡献度和值归零</translation>
         </message>
         <message>
             <location filename="../../viz_app/workers/model_worker.py" line="67" />

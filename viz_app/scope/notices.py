@@ -26,6 +26,14 @@ _MARKED: dict[str, tuple[str, str]] = {
                                           "the head count ({heads}) or the weights may be wrong"),
     NOTICE_TEXTS["heads_identical"]: N_("Worker", "all heads attend alike on a test sentence ({where}): "
                                         "the head count ({heads}) may be wrong"),
+    NOTICE_TEXTS["maps_on_demand"]: N_("Worker", "every map of this sentence would take {size} GB: "
+                                       "each map is computed when it is shown"),
+    NOTICE_TEXTS["long_greedy_only"]: N_("Worker", "a sentence this long is decoded greedily "
+                                         "(beam search and sampling are not available)"),
+    NOTICE_TEXTS["long_no_scores"]: N_("Worker", "pre-softmax scores are not kept for a sentence this long: "
+                                       "the weights are shown"),
+    NOTICE_TEXTS["long_no_analysis"]: N_("Worker", "attribution, contributions and value zeroing are not computed "
+                                         "for a sentence this long"),
 }
 
 

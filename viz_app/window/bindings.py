@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 
 from model_core.analysis import all_head_stats, verify_trace
+from model_core.lazy_trace import MATERIALISE_BYTES, is_lazy
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.state import AppState, kind_title, view_needs_run
 from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
@@ -26,6 +27,7 @@ from viz_app.widgets.colormaps import DIVERGING_NAME
 from viz_app.widgets.controls import InputPanel, SelectorBar, StepBar
 from viz_app.widgets.head_stats import HeadStatsPanel
 from viz_app.widgets.map_view import ViewSpec, agreement_of, apply_view, contributions_of, heatmap_view, rollout_of, score_tiles
+from viz_app.widgets.mosaic import pool_max
 from viz_app.widgets.ranks import rank_badge, rank_colours, rank_tooltip
 from viz_app.widgets.typing_guide import TypingGuidePanel
 from viz_app.widgets.verifier_badge import VerifierBadge
@@ -50,6 +52,8 @@ def view_spec(state: AppState) -> ViewSpec:
     s = state
     mode = s.view_mode
     if view_needs_run(s.trace, mode, s.kind):  # scores, attribution, value norms: until the run that adds them answers
+        mode = "weights"
+    if mode == "rollout" and s.trace is not None and lazy_too_big(s.trace):  # rollout multiplies every map at once
         mode = "weights"
     return ViewSpec(kind=s.kind, layer=s.layer, head=s.head, step=s.step, forced=s.forced, colormap=s.colormap,
                     log_scale=s.log_scale, overlays=tuple(n for n, on in s.overlays.items() if on), mode=mode,
@@ -220,7 +224,8 @@ class ChipsBinding(QObject):
     def refresh_rollout(self) -> None:
         """Under the source chips, at the current step: how much each source token reaches it (rollout view)."""
         s = self.state
-        if s.view_mode != "rollout" or s.trace is None or s.step < 1 or s.trace.n_steps < s.step:
+        if (s.view_mode != "rollout" or s.trace is None or s.step < 1 or s.trace.n_steps < s.step
+                or lazy_too_big(s.trace)):
             self.inputs.source_chips.set_bar_values(None)
             return
         self.inputs.source_chips.set_bar_values(rollout_of(s.trace).source[s.step - 1], label=tr("MainWindow", "rollout share"))
@@ -281,6 +286,8 @@ class MapBinding(QObject):
             for mask in view.overlays.values():
                 blocked |= ~mask
         maps = trace.attention(s.kind)
+        if is_lazy(maps) and maps.nbytes > MATERIALISE_BYTES:  # a long sentence: tiles pooled by the worker
+            maps, blocked = overview_tiles(maps, blocked)
         if view.mode == "scores":  # the tiles show what the map shows, with the same diverging colours
             maps = score_tiles(trace.scores[s.kind])
         elif view.mode == "contributions":  # one range for every tile, so heads compare
@@ -353,6 +360,21 @@ class MapBinding(QObject):
             self._show_status(self._hover_message)
         else:
             self._clear_status()
+
+
+def overview_tiles(maps, blocked: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """A long sentence's overview: every head's map max-pooled as the mosaic pools a long map (the worker computed
+    them after the forward), and the shading pooled alike (a pooled cell is shaded when its whole block is)."""
+    factor = maps.pooling_factor()
+    if blocked is not None:
+        blocked = ~pool_max((~blocked).astype(np.uint8), factor).astype(bool)
+    return maps.pooled(factor), blocked
+
+
+def lazy_too_big(trace) -> bool:
+    """Whether a trace holds maps computed on demand too big to exist at once (a long sentence's encoder)."""
+    return any(is_lazy(trace.attention(k)) and trace.attention(k).nbytes > MATERIALISE_BYTES
+               for k in ("encoder_self", "decoder_self", "cross"))
 
 
 def is_padding_row(trace, row: int) -> bool:
@@ -450,6 +472,10 @@ class HeadStatsBinding(QObject):
         if s.trace is None:
             self.panel.clear(tr("MainWindow", "No trace yet."))
             return
+        if lazy_too_big(s.trace):
+            self.panel.clear(tr("MainWindow", "Head statistics need every map at once; this sentence is too long for "
+                                              "that. Its maps are computed one head at a time."))
+            return
         info = s.model  # the shares on pad/eos/bos count the vocabulary's own names (<blank>, </s>…)
         self.panel.set_stats(all_head_stats(s.trace, s.step, info.src_specials if info else None,
                                             info.tgt_specials if info else None))
@@ -468,7 +494,8 @@ class VerifierBinding(QObject):
     @Slot()
     def refresh(self) -> None:
         trace = self.state.trace
-        self.badge.set_problems(verify_trace(trace) if trace is not None else [], checked=trace is not None)
+        checked = trace is not None and not lazy_too_big(trace)  # a long sentence's maps are never all at hand
+        self.badge.set_problems(verify_trace(trace) if checked else [], checked=checked)
 
 
 class PositionalBinding(QObject):

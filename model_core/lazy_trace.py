@@ -1,0 +1,193 @@
+"""A :class:`~model_core.trace.Trace` whose maps are computed when read: a long sentence in the window (issue 20).
+
+Why a trace and not a new contract: every view reads maps the same way (``trace.attention(kind)[layer][head]``,
+``[layer].mean(axis=0)``, ``at_step`` prefixes). :class:`LazyStack` answers exactly those reads from
+:class:`~model_core.lazy_maps.LazyMaps` (one head's map, or the head mean, recomputed from the kept queries and
+keys), so the heatmap, the selectors and stepping work unchanged on a 4,096-token sentence; anything that would
+turn a whole stack of maps into one array gets it only when it is small (:data:`MATERIALISE_BYTES`, e.g. the
+cross-attention of a short output), else one clear :class:`MapsOnDemand` line. Short sentences never come here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .vocab import NO_ABLATION, Ablation
+
+if TYPE_CHECKING:  # torch is imported by the functions that run the model: the window imports this module
+    from .lazy_maps import LazyMaps
+    from .model import Seq2SeqTransformer
+    from .trace import Trace
+
+#: a stack of lazy maps at most this big may become one array (views that need every head at once)
+MATERIALISE_BYTES = 256 << 20
+#: the all-heads overview's longest tile side in pixels (``viz_app.widgets.mosaic.MAX_TILE_PIXELS``, held equal by
+#: a test): the pooling factor the worker computes the overview's tiles with
+OVERVIEW_TILE_PIXELS = 256
+
+
+class MapsOnDemand(ValueError):
+    """A whole stack of a long sentence's maps was asked for as one array: too big to exist at once."""
+
+
+def _prefix(index: object, length: int) -> int:
+    """The length of a ``[:n]`` slice over ``length`` items (only prefixes: what ``Trace.at_step`` takes)."""
+    if not isinstance(index, slice) or index.step not in (None, 1) or index.start not in (None, 0):
+        raise TypeError(f"a long sentence's maps are sliced by prefixes [:n] only, not {index!r}")
+    return len(range(*index.indices(length)))
+
+
+class LazyLayer:
+    """One layer of a :class:`LazyStack`: ``[head]`` is that head's map, ``mean(axis=0)`` the mean of the heads."""
+
+    def __init__(self, stack: LazyStack, layer: int) -> None:
+        self._stack, self._layer = stack, layer
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self._stack.shape[1:]
+
+    @property
+    def ndim(self) -> int:
+        return 3
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, head: int) -> np.ndarray:
+        s = self._stack
+        if not isinstance(head, (int, np.integer)):
+            raise TypeError(f"a layer of a long sentence's maps is read one head at a time, not {head!r}")
+        n_heads = s.shape[1]
+        if not -n_heads <= head < n_heads:
+            raise IndexError(f"head {head} is outside 0..{n_heads - 1}")
+        return s.maps.head(s.kind, self._layer, int(head) % n_heads, (0, s.shape[2]))[:, : s.shape[3]]
+
+    def mean(self, axis: int = 0, dtype: object = None) -> np.ndarray:
+        """The mean of the heads (``axis`` 0 only): what the heatmap shows for "mean of heads"."""
+        if axis != 0:
+            raise TypeError("a layer of a long sentence's maps is averaged over its heads (axis 0) only")
+        s = self._stack
+        return s.maps.head_mean(s.kind, self._layer, (0, s.shape[2]))[:, : s.shape[3]]
+
+    def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+        return np.asarray(self._stack)[self._layer]
+
+
+class LazyStack:
+    """``[layers, heads, queries, keys]`` maps of one kind, read like the eager trace's array but computed when read.
+
+    ``rows`` / ``cols`` keep a prefix (a trace at an earlier step). Whole-stack arrays (``np.asarray``) exist only
+    up to :data:`MATERIALISE_BYTES`; the all-heads overview asks for :meth:`pooled` tiles instead.
+    """
+
+    dtype = np.dtype(np.float32)
+    ndim = 4
+
+    def __init__(self, maps: LazyMaps, kind: str, rows: int | None = None, cols: int | None = None) -> None:
+        self.maps, self.kind = maps, kind
+        n_layers, n_heads, n_rows, n_cols = maps.shape(kind)
+        self.shape = (n_layers, n_heads, n_rows if rows is None else rows, n_cols if cols is None else cols)
+        self._array: np.ndarray | None = None
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return 4 * self.size
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, index: object) -> LazyLayer | LazyStack:
+        if isinstance(index, (int, np.integer)):
+            n_layers = self.shape[0]
+            if not -n_layers <= index < n_layers:
+                raise IndexError(f"layer {index} is outside 0..{n_layers - 1}")
+            return LazyLayer(self, int(index) % n_layers)
+        parts = index if isinstance(index, tuple) else (index,)
+        if len(parts) > 4 or any(_prefix(p, n) != n for p, n in zip(parts[:2], self.shape[:2], strict=False)):
+            raise TypeError(f"a long sentence's maps are sliced as [:, :, :rows, :cols], not {index!r}")
+        rows = _prefix(parts[2], self.shape[2]) if len(parts) > 2 else self.shape[2]
+        cols = _prefix(parts[3], self.shape[3]) if len(parts) > 3 else self.shape[3]
+        return LazyStack(self.maps, self.kind, rows, cols)
+
+    def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+        if self._array is None:
+            if self.nbytes > MATERIALISE_BYTES:
+                raise MapsOnDemand(f"every {self.kind} map of this sentence at once would take {self.nbytes / 1e9:.1f} GB; "
+                                   f"they are computed one head at a time")
+            rows = (0, self.shape[2])
+            self._array = np.stack([self.maps.layer(self.kind, layer, rows)[..., : self.shape[3]]
+                                    for layer in range(self.shape[0])]) if self.size else np.zeros(self.shape, np.float32)
+        return self._array if dtype is None or np.dtype(dtype) == self._array.dtype else self._array.astype(dtype)
+
+    def pooling_factor(self, tile_pixels: int = OVERVIEW_TILE_PIXELS) -> int:
+        """The overview's pooling factor for these maps (``ceil(longest side / tile_pixels)``)."""
+        return max(1, -(-max(self.shape[2], self.shape[3]) // tile_pixels))
+
+    def pooled(self, factor: int) -> np.ndarray:
+        """Every head max-pooled over ``factor`` × ``factor`` blocks, ``[L, H, ceil(Q/f), ceil(K/f)]`` (whole maps
+        only: an earlier step's prefix of a long map is not pooled here)."""
+        full = self.maps.shape(self.kind)
+        if self.shape != full:
+            raise MapsOnDemand("the overview pools a long sentence's whole maps only")
+        n_layers, n_heads, _, _ = self.shape
+        return np.stack([np.stack([self.maps.pooled_max(self.kind, layer, head, factor) for head in range(n_heads)])
+                         for layer in range(n_layers)])
+
+
+def is_lazy(maps: object) -> bool:
+    """Whether a trace's map stack is computed on demand (a long sentence) rather than held."""
+    return isinstance(maps, LazyStack)
+
+
+def lazy_trace(
+    model: Seq2SeqTransformer, src_ids: Sequence[int], output_ids: Sequence[int], *,
+    src_tokens: Sequence[str] | None = None, tgt_vocab: Sequence[str] | None = None, ablation: Ablation = NO_ABLATION,
+) -> Trace:
+    """:func:`~model_core.decoding.teacher_forced_trace` with every map a :class:`LazyStack` (the fused forward).
+
+    The overview's pooled tiles of every kind are computed here (in the caller's thread: the model's worker), so
+    the window's first overview reads them from the cache.
+    """
+    from .decoding import build_trace
+    from .lazy_maps import lazy_forward
+
+    forward = lazy_forward(model, src_ids, output_ids, ablation=ablation)
+    stacks = [LazyStack(forward.maps, kind) for kind in ("encoder_self", "decoder_self", "cross")]
+    for stack in stacks:
+        if stack.size:
+            stack.pooled(stack.pooling_factor())
+    return build_trace(model, src_ids, list(forward.decoder_inputs), output_ids, *stacks, forward.logprobs,
+                       src_tokens=src_tokens, tgt_vocab=tgt_vocab, ablation=ablation)
+
+
+def greedy_ids(model: Seq2SeqTransformer, src_ids: Sequence[int], max_steps: int, ablation: Ablation = NO_ABLATION) -> list[int]:
+    """Greedy output ids with the fused kernel and the key/value cache, no map captured (``DecodeSession``'s choice:
+    ``<pad>`` and ``<bos>`` never chosen unless ``<bos>`` is also ``<eos>``)."""
+    import torch
+
+    c = model.config
+    banned = sorted({c.pad_id, c.bos_id} - {c.eos_id})
+    out: list[int] = []
+    with torch.inference_mode():
+        dev = model.device
+        encoded = model.encode(torch.tensor([list(src_ids)], device=dev), ablation=ablation)
+        cache = model.init_cache(encoded, max_steps)
+        token = c.bos_id
+        for _ in range(max_steps):
+            logits = model.decode_step(torch.tensor([[token]], device=dev), cache, ablation=ablation).logits[0, -1].float()
+            logits[banned] = float("-inf")
+            token = int(torch.argmax(logits))
+            out.append(token)
+            if token == c.eos_id:
+                break
+    return out
+

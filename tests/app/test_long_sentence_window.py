@@ -1,0 +1,110 @@
+"""A long sentence in the window (issue 20): its maps are computed when shown, and they are the model's maps.
+
+A tiny model (d_model 32, 2 + 2 layers, 4 heads, max_len 4,200) reads 4,096 source tokens; the maps budget is
+lowered so its 0.5 GB of encoder maps count as too big to keep (the path a base-size model takes at 4,096
+tokens with the real 1 GiB budget: the same code, a smaller bill).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from model_core import budgets, save_model
+from model_core.decoding import teacher_forced_trace
+from model_core.lazy_trace import OVERVIEW_TILE_PIXELS, LazyStack, MapsOnDemand
+from model_core.run import RunRequest, run
+from tests.app.conftest import RESULT_TIMEOUT_MS, tiny_bundle
+from viz_app.scope.settings import AppSettings
+from viz_app.widgets import mosaic
+
+N_SRC = 4096
+LONG_SOURCE = " ".join(f"w{i % 19}" for i in range(N_SRC - 1))  # + <eos>: 4,096 tokens
+TARGET = "t1 t2 t3 t4"
+
+
+@pytest.fixture
+def long_model(tmp_path, monkeypatch):
+    monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 256 << 20)
+    bundle = tiny_bundle(max_len=4200)
+    path = tmp_path / "long.safetensors"
+    save_model(path, bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer, name="long")
+    return bundle, path
+
+
+def test_the_overview_pools_as_the_mosaic_does():
+    assert OVERVIEW_TILE_PIXELS == mosaic.MAX_TILE_PIXELS
+
+
+def test_the_window_shows_a_4096_token_sentence_from_maps_computed_on_demand(long_model, qtbot, settings_path):
+    from viz_app.window.main_window import MainWindow
+
+    bundle, path = long_model
+    window = MainWindow(AppSettings(settings_path), model=str(path))
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        qtbot.waitUntil(lambda: window.state.model is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
+        window.state.set_inputs(LONG_SOURCE, TARGET)
+        window.request_run()
+        qtbot.waitUntil(lambda: window.state.trace is not None and window.state.trace.n_src == N_SRC
+                        and not window.host.busy, timeout=4 * RESULT_TIMEOUT_MS)
+        state = window.state
+        trace = state.trace
+        assert isinstance(trace.encoder_self, LazyStack) and trace.encoder_self.shape == (2, 4, N_SRC, N_SRC)
+        with pytest.raises(MapsOnDemand):  # 0.5 GB of maps never exist at once
+            np.asarray(trace.encoder_self)
+        # the reference: the same sentence's eager maps, head by head (the model computed with every map kept)
+        model = bundle.model
+        src_ids = list(trace.src_ids)
+        reference = teacher_forced_trace(model, src_ids, list(trace.output_ids))
+
+        state.select(kind="encoder_self", layer=1, head=2)
+        shown = window.heatmap.displayed_matrix()
+        assert shown.shape == (N_SRC, N_SRC)
+        np.testing.assert_allclose(shown, reference.encoder_self[1, 2], atol=1e-5)
+        state.select(head=3)  # a click on another head repaints from the lazy maps
+        np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.encoder_self[1, 3], atol=1e-5)
+        # the overview: every head pooled from the maps computed on demand, as the mosaic pools an eager stack
+        factor = -(-N_SRC // mosaic.MAX_TILE_PIXELS)
+        assert window.mosaic.mosaic_image() is not None
+        pooled = trace.encoder_self.pooled(factor)
+        np.testing.assert_allclose(pooled, mosaic.pool_max(reference.encoder_self, factor), atol=1e-5)
+        state.select(kind="cross", layer=0, head=None)
+        np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.cross[0].mean(0), atol=1e-5)
+    finally:
+        window.shutdown()
+
+
+def test_a_short_sentence_forced_through_the_lazy_path_equals_the_eager_trace(monkeypatch):
+    bundle = tiny_bundle(max_len=64)
+    request = RunRequest("w1 w2 w3 w4 w5", "t1 t2 t3")
+    eager = run(bundle, request).trace
+    monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 0)
+    result = run(bundle, request)
+    lazy = result.trace
+    assert "maps_on_demand" in [n.code for n in result.notices]
+    for kind in ("encoder_self", "decoder_self", "cross"):
+        assert isinstance(lazy.attention(kind), LazyStack)
+        np.testing.assert_allclose(np.asarray(lazy.attention(kind)), eager.attention(kind), atol=1e-6)
+        np.testing.assert_allclose(lazy.attention(kind)[1].mean(axis=0), eager.attention(kind)[1].mean(0), atol=1e-6)
+    for step in (1, 2):
+        early, reference = lazy.at_step(step), eager.at_step(step)
+        np.testing.assert_allclose(np.asarray(early.decoder_self), reference.decoder_self, atol=1e-6)
+        np.testing.assert_allclose(early.cross[0][1], reference.cross[0, 1], atol=1e-6)
+    np.testing.assert_allclose(lazy.logprobs, eager.logprobs, atol=1e-5)
+
+
+def test_greedy_decoding_of_a_long_sentence_is_the_stepped_greedy_output_and_beam_search_is_a_notice(monkeypatch):
+    bundle = tiny_bundle(max_len=64)
+    eager = run(bundle, RunRequest("w1 w2 w3 w4 w5")).trace
+    monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 0)
+    lazy = run(bundle, RunRequest("w1 w2 w3 w4 w5")).trace
+    assert list(lazy.output_ids) == list(eager.output_ids)
+    np.testing.assert_allclose(np.asarray(lazy.cross), eager.cross, atol=1e-5)
+    from model_core import DecodingSettings
+
+    result = run(bundle, RunRequest("w1 w2 w3 w4 w5", settings=DecodingSettings(method="beam"), capture_scores=True,
+                                    contributions=True))
+    assert {"long_greedy_only", "long_no_scores", "long_no_analysis"} <= {n.code for n in result.notices}
+    assert list(result.trace.output_ids) == list(eager.output_ids)

@@ -74,6 +74,14 @@ class LazyLayer:
         s = self._stack
         return s.maps.head_mean(s.kind, self._layer, (0, s.shape[2]))[:, : s.shape[3]]
 
+    def rows(self, head: int | None, start: int, stop: int) -> np.ndarray:
+        """Rows ``start:stop`` of ``head``'s map (None: the mean of the heads); only those rows are computed."""
+        s = self._stack
+        start, stop = max(0, start), min(stop, s.shape[2])
+        if head is None:
+            return s.maps.head_mean(s.kind, self._layer, (start, stop))[:, : s.shape[3]]
+        return s.maps.head(s.kind, self._layer, head, (start, stop))[:, : s.shape[3]]
+
     def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
         return np.asarray(self._stack)[self._layer]
 

@@ -55,6 +55,21 @@ def _type(app, window, source: str, target: str = "") -> None:
     _settle(app, window)
 
 
+def _long_copy(path: Path, folder: Path, max_len: int = 4200) -> Path:
+    """The bundled model with room for a 4,096-token document (its sinusoidal positions are computed, not
+    stored: the same weights read longer sentences), saved beside the screenshots' settings."""
+    from dataclasses import replace
+
+    from model_core import Seq2SeqTransformer, load_model, save_model
+
+    bundle = load_model(path)
+    model = Seq2SeqTransformer(replace(bundle.config, max_len=max_len)).eval()
+    model.load_state_dict(bundle.model.state_dict())
+    out = folder / "en-fr-long.safetensors"
+    save_model(out, model, bundle.src_tokenizer, bundle.tgt_tokenizer, name="en-fr (long documents)")
+    return out
+
+
 def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     """Write every screenshot into ``out``; returns the files written."""
     from PySide6.QtWidgets import QApplication
@@ -235,6 +250,12 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         lines.set_font_point_size(14)
         w.shot_widget = lines
 
+    def long_document(w) -> None:  # issue 20: a 4,096-token source, a labelled window of its map and the minimap
+        words = sentence.split()
+        _type(app, w, " ".join(words[i % len(words)] for i in range(4095)), "le chat noir ne voit pas le petit chien")
+        w.state.select(kind="encoder_self", layer=0, head=1)
+        w.map_binding.move_window(2000, 1980)
+
     shoot("main", main)
     shoot("masks", masks)
     shoot("scores", scores)
@@ -254,6 +275,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     shoot("compare", compare)
     shoot("walkthrough", walkthrough)
     shoot("alignment_lines", alignment_lines)
+    shoot("long", long_document, model=str(_long_copy(models["en-fr"], tmp)))
     if "en-zh" in models:
         shoot("chinese", lambda w: (_type(app, w, "the small cat sees two books on the table"),
                                     w.state.select(kind="cross", layer=2, head=None), w.state.set_step(9)),

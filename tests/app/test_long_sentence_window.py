@@ -17,6 +17,7 @@ from model_core.run import RunRequest, run
 from tests.app.conftest import RESULT_TIMEOUT_MS, tiny_bundle
 from viz_app.scope.settings import AppSettings
 from viz_app.widgets import mosaic
+from viz_app.widgets.minimap import WINDOW_TOKENS as W
 
 N_SRC = 4096
 LONG_SOURCE = " ".join(f"w{i % 19}" for i in range(N_SRC - 1))  # + <eos>: 4,096 tokens
@@ -60,18 +61,32 @@ def test_the_window_shows_a_4096_token_sentence_from_maps_computed_on_demand(lon
         reference = teacher_forced_trace(model, src_ids, list(trace.output_ids))
 
         state.select(kind="encoder_self", layer=1, head=2)
-        shown = window.heatmap.displayed_matrix()
-        assert shown.shape == (N_SRC, N_SRC)
-        np.testing.assert_allclose(shown, reference.encoder_self[1, 2], atol=1e-5)
-        state.select(head=3)  # a click on another head repaints from the lazy maps
-        np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.encoder_self[1, 3], atol=1e-5)
+        window_ = window.map_binding.map_window()
+        assert window_ is not None and window_.bounds == (0, W, 0, W)
+        np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.encoder_self[1, 2, :W, :W], atol=1e-5)
+        assert [t for _, t in window.heatmap.query_tick_labels()] == list(trace.src_tokens[:W])  # each labelled
+        assert window.map_binding.minimap.isVisible()
+        state.select(head=3)  # a click on another head repaints from the lazy maps, the window kept
+        np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.encoder_self[1, 3, :W, :W], atol=1e-5)
+        window.map_binding.move_window(3000, 1000)  # a drag on the minimap: only these rows are computed
+        np.testing.assert_allclose(window.heatmap.displayed_matrix(),
+                                   reference.encoder_self[1, 3, 3000:3000 + W, 1000:1000 + W], atol=1e-5)
+        state.select(head=None)
+        np.testing.assert_allclose(window.heatmap.displayed_matrix(),
+                                   reference.encoder_self[1, :, 3000:3000 + W, 1000:1000 + W].mean(0), atol=1e-5)
+        window.map_binding.move_window(5000, 5000)  # clamped inside the map
+        assert window.map_binding.map_window().bounds == (N_SRC - W, N_SRC, N_SRC - W, N_SRC)
         # the overview: every head pooled from the maps computed on demand, as the mosaic pools an eager stack
         factor = -(-N_SRC // mosaic.MAX_TILE_PIXELS)
         assert window.mosaic.mosaic_image() is not None
         pooled = trace.encoder_self.pooled(factor)
         np.testing.assert_allclose(pooled, mosaic.pool_max(reference.encoder_self, factor), atol=1e-5)
+        # cross-attention: 4 rows (whole) × 4,096 keys (a window of them)
         state.select(kind="cross", layer=0, head=None)
-        np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.cross[0].mean(0), atol=1e-5)
+        assert window.map_binding.map_window().bounds[:2] == (0, trace.n_steps)
+        c0, c1 = window.map_binding.map_window().bounds[2:]
+        np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.cross[0].mean(0)[:, c0:c1], atol=1e-5)
+        assert not window.verifier_badge.isVisible()  # never checked: a long sentence's maps are never all at hand
     finally:
         window.shutdown()
 

@@ -428,6 +428,11 @@ class AppState(QObject):
             return np.ascontiguousarray(layer.mean(axis=0, dtype=np.float32))
         return layer[self.head]
 
+    def has_matrix(self) -> bool:
+        """Whether there is a selected map to show (what ``matrix() is not None`` says, without computing it: a long
+        sentence's map is computed when read)."""
+        return self.trace is not None and self.trace.attention(self.kind).shape[0] > 0
+
     def overlay_masks(self, kind: str | None = None) -> dict[str, np.ndarray]:
         """Allowed-style masks (True = may attend) per overlay name that applies to ``kind``."""
         return overlay_masks(self.trace, kind or self.kind) if self.trace is not None else {}

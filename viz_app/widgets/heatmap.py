@@ -17,7 +17,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPixmap
-from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QHBoxLayout, QToolTip, QVBoxLayout, QWidget
 
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.widgets.colormaps import DIVERGING_NAME, get_colormap, lookup_table
@@ -500,9 +500,12 @@ class AttentionHeatmap(QWidget):
         self._glw.addItem(self._legend, row=1, col=0)
         self._legend.setVisible(False)
 
-        layout = QVBoxLayout(self)
+        layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self._glw)
+        layout.addWidget(self._glw, 1)
+        self._side = QVBoxLayout()  # a widget beside the map when one is given (a long map's minimap)
+        self._side.setContentsMargins(4, 28, 6, 0)
+        layout.addLayout(self._side)
 
         scene = self._glw.scene()
         scene.sigMouseMoved.connect(self._on_mouse_moved)
@@ -554,6 +557,11 @@ class AttentionHeatmap(QWidget):
             self._vb.setRange(xRange=(0, k), yRange=(0, q), padding=0)
         self._update_row_items()
         self._update_overlay()
+
+    def add_side_widget(self, widget: QWidget) -> None:
+        """Put ``widget`` to the right of the map, at the top (it shows and hides itself; the map takes the rest)."""
+        self._side.addWidget(widget, 0, Qt.AlignmentFlag.AlignTop)
+        self._side.addStretch(1)
 
     def set_overlays(self, overlays: Mapping[str, np.ndarray]) -> None:
         """Shade the blocked cells (mask False) of each named mask; an empty mapping clears them."""

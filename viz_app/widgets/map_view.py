@@ -66,6 +66,9 @@ class ViewSpec:
     row_labels: str = "predicted"
     #: heads switched off in the run that made the trace, (kind, layer, head): the title says so
     ablated_heads: frozenset[tuple[str, int, int]] = frozenset()
+    #: a long map's part to show, rows ``r0:r1`` and columns ``c0:c1`` (``viz_app.widgets.minimap.map_window``:
+    #: labels stay readable, and a long sentence computes only those rows); None shows the whole map
+    window: tuple[int, int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -217,8 +220,12 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         maps = trace.value_zeroing[spec.kind][:, None]
         spec = replace(spec, head=None)
     layer = maps[spec.layer]
-    # the mean of scores keeps −∞ exactly where every head is blocked (the masks are the same for all heads)
-    matrix = np.ascontiguousarray(layer.mean(axis=0, dtype=np.float32) if spec.head is None else layer[spec.head])
+    if spec.window is None:
+        # the mean of scores keeps −∞ exactly where every head is blocked (the masks are the same for all heads)
+        matrix = np.ascontiguousarray(layer.mean(axis=0, dtype=np.float32) if spec.head is None else layer[spec.head])
+    else:  # only the window's rows are read (a long sentence's maps compute just those)
+        r0, r1, c0, c1 = spec.window
+        matrix = np.ascontiguousarray(_rows(layer, spec.head, r0, r1)[:, c0:c1])
     if spec.kind == "encoder_self":
         queries = keys = list(trace.src_tokens)
         current_row = visible_rows = None
@@ -253,8 +260,25 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         raise ValueError(f"unknown overlay {unknown[0]!r}; choose from {', '.join(OVERLAYS)}")
     masks = overlay_masks(trace, spec.kind)
     enabled = {name: masks[name] for name in OVERLAYS_FOR_KIND[spec.kind] if name in spec.overlays and name in masks}
+    if spec.window is not None:  # the window's part of everything, rows counted from its first
+        r0, r1, c0, c1 = spec.window
+        queries, keys = queries[r0:r1], keys[c0:c1]
+        enabled = {name: mask[r0:r1, c0:c1] for name, mask in enabled.items()}
+        current_row = current_row - r0 if current_row is not None and r0 <= current_row < r1 else None
+        visible_rows = None if visible_rows is None else max(0, min(visible_rows - r0, r1 - r0))
+        title = tr("MainWindow", "{title} · rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}").format(
+            title=title, r0=r0, r1=r1 - 1, rows=int(maps.shape[2]), c0=c0, c1=c1 - 1, cols=int(maps.shape[3]))
     return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title, q_label, k_label,
                        current_row, visible_rows, spec.colormap, spec.log_scale, enabled, spec.font_pt, spec.mode, levels)
+
+
+def _rows(layer, head: int | None, start: int, stop: int) -> np.ndarray:
+    """Rows ``start:stop`` of one head's map (or of the mean of the heads) of ``layer`` ([H, Q, K] or a long
+    sentence's lazy layer, which computes only those rows)."""
+    if hasattr(layer, "rows"):
+        return layer.rows(head, start, stop)
+    part = layer[:, start:stop]
+    return part.mean(axis=0, dtype=np.float32) if head is None else part[head]
 
 
 def contributions_of(trace: Trace, kind: str) -> np.ndarray:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
-from PySide6.QtCore import QObject, QTimer, Slot
+from PySide6.QtCore import QEvent, QObject, QTimer, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 
@@ -27,7 +28,8 @@ from viz_app.widgets.colormaps import DIVERGING_NAME
 from viz_app.widgets.controls import InputPanel, SelectorBar, StepBar
 from viz_app.widgets.head_stats import HeadStatsPanel
 from viz_app.widgets.map_view import ViewSpec, agreement_of, apply_view, contributions_of, heatmap_view, rollout_of, score_tiles
-from viz_app.widgets.mosaic import pool_max
+from viz_app.widgets.minimap import MapWindow, Minimap, map_window
+from viz_app.widgets.mosaic import MAX_TILE_PIXELS, pool_max
 from viz_app.widgets.ranks import rank_badge, rank_colours, rank_tooltip
 from viz_app.widgets.typing_guide import TypingGuidePanel
 from viz_app.widgets.verifier_badge import VerifierBadge
@@ -248,6 +250,12 @@ class MapBinding(QObject):
         self._busy, self._show_status, self._status_text, self._clear_status = busy, show_status, status_text, clear_status
         self._hover: tuple[int, int] | None = None
         self._hover_message = ""
+        self._origin = (0, 0)  # a long map's window: its top-left (row, column), kept while selecting and stepping
+        self._window: MapWindow | None = None
+        self.minimap = Minimap()
+        heatmap.add_side_widget(self.minimap)
+        self.minimap.moved.connect(self.move_window)
+        heatmap.graphics_widget().viewport().installEventFilter(self)
         for signal in (state.traceChanged, state.stepChanged, state.selectionChanged, state.displayChanged):
             signal.connect(self.refresh)
         heatmap.cellHovered.connect(self._on_hovered)
@@ -256,13 +264,16 @@ class MapBinding(QObject):
     @Slot()
     def refresh(self) -> None:
         s = self.state
-        trace, matrix = s.trace, s.matrix()
+        trace = s.trace
         spec = view_spec(s)
+        has_matrix = s.has_matrix()
         colormap = DIVERGING_NAME if spec.mode == "scores" else s.colormap  # signed scores: white = 0
         self.heatmap.set_colormap(colormap)
         self.heatmap.set_log_scale(s.log_scale)
         self.mosaic.set_colormap(colormap)
-        if trace is None or matrix is None:
+        if trace is None or not has_matrix:
+            self._window = None
+            self.minimap.clear()
             self.mosaic.clear(self._mosaic_placeholder())
             self._refresh_hover()
             self.refresh_hint()
@@ -278,12 +289,19 @@ class MapBinding(QObject):
                 self._show_status(computing)
         elif self._status_text() == computing:
             self._clear_status()
+        full = trace.attention(s.kind).shape
+        self._window = map_window(int(full[2]), int(full[3]), *self._origin) if spec.mode != "rollout" else None
+        if self._window is not None:
+            spec = replace(spec, window=self._window.bounds)
         view = heatmap_view(trace, spec)
         apply_view(self.heatmap, view)
+        self._show_minimap(trace, spec)
+        overlays = view.overlays if self._window is None else {
+            name: mask for name, mask in s.overlay_masks().items() if name in view.overlays}  # the whole map's
         blocked = None
-        if view.overlays:
-            blocked = np.zeros(matrix.shape, dtype=bool)
-            for mask in view.overlays.values():
+        if overlays:
+            blocked = np.zeros(full[2:], dtype=bool)
+            for mask in overlays.values():
                 blocked |= ~mask
         maps = trace.attention(s.kind)
         if is_lazy(maps) and maps.nbytes > MATERIALISE_BYTES:  # a long sentence: tiles pooled by the worker
@@ -304,6 +322,44 @@ class MapBinding(QObject):
         self._refresh_hover()
         self.refresh_hint()
 
+    @Slot(int, int)
+    def move_window(self, row0: int, col0: int) -> None:
+        """Move a long map's window to start at (``row0``, ``col0``) (clamped) and redraw the heatmap."""
+        if self._window is None:
+            return
+        moved = map_window(self._window.rows, self._window.cols, row0, col0)
+        if moved is None or moved == self._window:
+            return
+        self._origin = (moved.row0, moved.col0)
+        self.refresh()
+
+    def map_window(self) -> MapWindow | None:
+        """The part of a long map the heatmap shows (None: the whole map)."""
+        return self._window
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The wheel over a long map's heatmap scrolls its window (as over the minimap)."""
+        if event.type() == QEvent.Type.Wheel and self._window is not None:
+            self.minimap.scroll_by_wheel(event)
+            return True
+        return False
+
+    def _show_minimap(self, trace, spec) -> None:
+        """The whole selected map, pooled as the overview pools it, with the window's rectangle; hidden otherwise."""
+        if self._window is None:
+            self.minimap.clear()
+            return
+        maps = trace.attention(spec.kind)
+        factor = max(1, -(-max(maps.shape[2], maps.shape[3]) // MAX_TILE_PIXELS))
+        if is_lazy(maps) and maps.nbytes > MATERIALISE_BYTES:
+            pooled = maps.pooled(factor)[spec.layer]  # the worker pooled every head after the forward
+            # the mean of the heads: the mean of their block maxima, a guide to where to look (the window has the values)
+            picture = pooled.mean(axis=0) if spec.head is None else pooled[spec.head]
+        else:
+            layer = np.asarray(maps[spec.layer])
+            picture = pool_max(layer.mean(axis=0) if spec.head is None else layer[spec.head], factor)
+        self.minimap.set_map(picture, self._window, self.state.colormap)  # weights, in the chosen colours
+
     def _mosaic_placeholder(self) -> str:
         """What the overview says while it has no maps: why, in a few words."""
         s = self.state
@@ -323,7 +379,7 @@ class MapBinding(QObject):
     def refresh_hint(self) -> None:
         """Show the heatmap when there is a map to show, else a hint saying what to do next."""
         s = self.state
-        if s.trace is not None and s.matrix() is not None:
+        if s.trace is not None and s.has_matrix():
             self.stack.setCurrentIndex(1)
             return
         if not self.mosaic.has_maps():

@@ -16,6 +16,15 @@ vocab 8000, random weights), in one run:
 
 "Interactive" here: a click repaints in ≤ 100 ms, an analysis panel fills in ≤ 1 s (computed once per
 trace or step, never on a paint). ``--quick`` runs N = 128 and 256; the default 256, 512 and 1024.
+
+**Long sentences** (issue 20, second table): N = 1,024 / 2,048 / 4,096 source tokens and 64 decoder tokens
+through the window's long path (``model_core.lazy_trace``: maps computed when shown; the heatmap shows a
+40 × 40 window, ``viz_app.widgets.minimap``): the lazy trace (fused forward + the overview's pooled tiles),
+a click on another head, the mean of the heads, another kind and a scroll of the window, the overview from the
+pooled tiles, the memory kept, each against materialising every map (``teacher_forced_trace``; run up to
+``--eager-max`` tokens, 2,048 by default: at 4,096 every map is 3.3 GB) and against matplotlib drawing the
+same labelled window. ``--large`` adds the 24 + 24-layer × 16-head d_model 1,024 layout at the same lengths
+(2.8 GB of weights and about a minute per forward on one CPU thread: full runs only). ``--quick``: base, 1,024.
 """
 
 from __future__ import annotations
@@ -38,20 +47,120 @@ import torch
 from _common import machine_info, print_machine, print_table, write_json
 
 from model_core import DecodeSession, ModelConfig, Seq2SeqTransformer, teacher_forced_trace
+from viz_app.widgets.minimap import WINDOW_TOKENS
 
 VOCAB = 8000
-MAX_LEN = 1100
+MAX_LEN = 4200
+LONG_TARGET = 64
 CLICK_MS = 100.0
 PANEL_MS = 1000.0
 #: the notebook viewer's JSON, measured (shared/DESIGN.md): bytes per attention weight at 512 tokens, 12 × 12 heads
 JSON_BYTES_PER_WEIGHT = 858e6 / (12 * 12 * 3 * 512 * 512)
 
 
-def build_model(seed: int) -> Seq2SeqTransformer:
+def build_model(seed: int, large: bool = False) -> Seq2SeqTransformer:
     torch.manual_seed(seed)
-    config = ModelConfig(src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, d_model=512, n_heads=8, n_encoder_layers=6,
-                         n_decoder_layers=6, d_ff=2048, dropout=0.0, max_len=MAX_LEN)
+    if large:  # the issue's 24 + 24 × 16 heads layout at d_model 1,024 (t5-large's size)
+        config = ModelConfig(src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, d_model=1024, n_heads=16, n_encoder_layers=24,
+                             n_decoder_layers=24, d_ff=4096, dropout=0.0, max_len=MAX_LEN)
+    else:
+        config = ModelConfig(src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, d_model=512, n_heads=8, n_encoder_layers=6,
+                             n_decoder_layers=6, d_ff=2048, dropout=0.0, max_len=MAX_LEN)
     return Seq2SeqTransformer(config).eval()
+
+
+def peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+
+
+def bench_long_sentence(model: Seq2SeqTransformer, n: int, seed: int, repeats: int, eager_max: int) -> dict[str, Any]:
+    """One long sentence through the window's path (lazy trace, windowed heatmap, pooled overview) against
+    materialising every map and against matplotlib drawing the same window."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    from model_core.lazy_trace import lazy_trace
+    from viz_app.widgets import AttentionHeatmap, HeadMosaic
+    from viz_app.widgets.map_view import ViewSpec, apply_view, heatmap_view
+    from viz_app.widgets.minimap import map_window
+    from viz_app.window.bindings import overview_tiles
+
+    c = model.config
+    rng = np.random.default_rng(seed)
+    src = rng.integers(4, VOCAB, n).tolist()
+    out = rng.integers(4, VOCAB, LONG_TARGET).tolist()
+    gc.collect()
+    start = time.perf_counter()
+    trace = lazy_trace(model, src, out)
+    figures: dict[str, Any] = {"n": n, "lazy_trace_ms": (time.perf_counter() - start) * 1000.0}
+    maps = trace.encoder_self.maps
+    heat = AttentionHeatmap()
+    heat.resize(1000, 800)
+    heat.show()
+    mosaic = HeadMosaic()
+    mosaic.resize(600, 500)
+    mosaic.show()
+    app.processEvents()
+    t = trace.n_steps
+    layers, heads = c.n_encoder_layers, c.n_heads
+
+    def show(kind: str, layer: int, head: int | None, row0: int = 0, col0: int = 0) -> None:
+        full = trace.attention(kind).shape
+        window = map_window(int(full[2]), int(full[3]), row0, col0)
+        spec = ViewSpec(kind, layer, head, step=t, forced=True, window=None if window is None else window.bounds)
+        apply_view(heat, heatmap_view(trace, spec))
+        heat.repaint()
+        app.processEvents()
+
+    # every click asks for something not computed yet (the cache would answer a repeat in microseconds)
+    figures["head"] = median_ms(lambda i: show("encoder_self", i % layers, (i * 3 + 1) % heads, 97 * i, 53 * i), repeats)
+    figures["mean"] = median_ms(lambda i: show("encoder_self", i % layers, None, 101 * i + 7, 61 * i), repeats)
+    figures["kind"] = median_ms(lambda i: show(("cross", "decoder_self", "encoder_self")[i % 3], 1, 1, 0, 89 * i), repeats)
+    figures["scroll"] = median_ms(lambda i: show("encoder_self", 2, 2, 2000 % n + 20 * i, 1000 % n), repeats)
+
+    def overview(kind: str) -> None:
+        tiles, _ = overview_tiles(trace.attention(kind), None)
+        mosaic.set_maps(tiles)
+        mosaic.repaint()
+        app.processEvents()
+
+    figures["overview"] = median_ms(lambda i: overview(("encoder_self", "cross")[i % 2]), repeats)
+    figures["kept_mb"] = maps.kept_bytes() / 1e6
+    figures["cache_mb"] = maps.cached_bytes() / 1e6
+    window = map_window(n, n, 2000 % n, 1000 % n)
+    r0, r1, c0, c1 = window.bounds
+    figures["matplotlib_ms"] = bench_matplotlib(np.ascontiguousarray(trace.encoder_self[2].rows(2, r0, r1)[:, c0:c1]),
+                                                [f"w{i}" for i in range(r1 - r0)], max(3, repeats // 2))
+    figures["maps_mb"] = 4 * heads * (c.n_encoder_layers * n * n + c.n_decoder_layers * (t * t + t * n)) / 1e6
+    for w in (heat, mosaic):
+        w.close()
+        w.deleteLater()
+    app.processEvents()
+    trace = maps = None  # the lazy maps go before every map is materialised
+    gc.collect()
+    figures["eager_trace_ms"] = None
+    if n <= eager_max:  # the same sentence with every map materialised (what the window did before issue 20)
+        start = time.perf_counter()
+        eager = teacher_forced_trace(model, src, out)
+        figures["eager_trace_ms"] = (time.perf_counter() - start) * 1000.0
+        del eager
+        gc.collect()
+    figures["peak_rss_mb"] = peak_rss_mb()
+    return figures
+
+
+def long_rows(model_name: str, figures: list[dict[str, Any]]) -> list[list[str]]:
+    rows = []
+    for f in figures:
+        eager, mpl = f["eager_trace_ms"], f["matplotlib_ms"]
+        rows.append([model_name, f"{f['n']:,}", f"{f['lazy_trace_ms']:.0f}", "–" if eager is None else f"{eager:.0f}",
+                     "–" if eager is None else f"{eager / f['lazy_trace_ms']:.2f}x", f"{f['head']:.0f}", f"{f['mean']:.0f}",
+                     f"{f['kind']:.0f}", f"{f['scroll']:.0f}", f"{f['overview']:.0f}", "–" if mpl is None else f"{mpl:.0f}",
+                     "–" if mpl is None else f"{mpl / f['head']:.1f}x", f"{f['kept_mb']:.0f}", f"{f['maps_mb']:,.0f}",
+                     f"{f['maps_mb'] / max(f['kept_mb'], 1e-9):.0f}x", f"{f['peak_rss_mb']:,.0f}"])
+    return rows
 
 
 def median_ms(fn: Callable[[int], object], repeats: int, warmup: int = 1) -> float:
@@ -174,7 +283,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="OUT")
+    parser.add_argument("--long-lengths", type=int, nargs="+", help="source tokens of the long-sentence table")
+    parser.add_argument("--eager-max", type=int, default=2048, help="materialise every map up to this length")
+    parser.add_argument("--large", action="store_true", help="also the 24 + 24 × 16-head d_model 1,024 layout")
+    parser.add_argument("--threads", type=int, help="torch threads (1 gives steadier figures on a shared machine)")
     args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     lengths = args.lengths or ([128, 256] if args.quick else [256, 512, 1024])
     info = machine_info()
     print_machine(info)
@@ -205,6 +320,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                  "overview", "overview 1st", "matplotlib", "mpl/head", "stats ms", "rollout ms", "verify ms", "interactive"], rows)
     print(f"* what the notebook viewer's JSON would take for the same maps ({JSON_BYTES_PER_WEIGHT:.2f} bytes per weight, "
           "measured at 512 tokens); clicks in ms, targets: click <= 100 ms, panel <= 1,000 ms")
+    long_lengths = args.long_lengths or ([1024] if args.quick else [1024, 2048, 4096])
+    long_table = []
+    for name, large in (("base", False), ("24+24 x 16", True)):
+        if large and not args.large:
+            continue
+        long_model = model if not large else build_model(args.seed, large=True)
+        figures = [bench_long_sentence(long_model, n, args.seed, args.repeats, args.eager_max) for n in long_lengths]
+        result.setdefault("long", []).extend({"model": name, **f} for f in figures)
+        long_table += long_rows(name, figures)
+        del long_model
+        gc.collect()
+    print_table(["model", "N", "lazy trace ms", "eager ms", "eager/lazy", "head click", "mean click", "kind click",
+                 "scroll", "overview", "matplotlib", "mpl/head", "kept MB", "maps MB", "maps/kept", "peak RSS MB"],
+                long_table)
+    print(f"long sentences: {LONG_TARGET} decoder tokens, a {WINDOW_TOKENS} x {WINDOW_TOKENS} window of the map; eager = every map "
+          "materialised (teacher_forced_trace); matplotlib = imshow + labels of the same window, canvas.draw()")
     if args.json:
         write_json(args.json, result)
     return 0

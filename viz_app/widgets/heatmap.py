@@ -504,7 +504,7 @@ class AttentionHeatmap(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._glw, 1)
         self._side = QVBoxLayout()  # a widget beside the map when one is given (a long map's minimap)
-        self._side.setContentsMargins(4, 28, 6, 0)
+        self._side.setContentsMargins(0, 0, 0, 0)  # hidden, it takes no room: short maps are drawn as before
         layout.addLayout(self._side)
 
         scene = self._glw.scene()
@@ -560,8 +560,7 @@ class AttentionHeatmap(QWidget):
 
     def add_side_widget(self, widget: QWidget) -> None:
         """Put ``widget`` to the right of the map, at the top (it shows and hides itself; the map takes the rest)."""
-        self._side.addWidget(widget, 0, Qt.AlignmentFlag.AlignTop)
-        self._side.addStretch(1)
+        self._side.addWidget(widget, 0, Qt.AlignmentFlag.AlignTop)  # no stretch: hidden, it takes no room at all
 
     def set_overlays(self, overlays: Mapping[str, np.ndarray]) -> None:
         """Shade the blocked cells (mask False) of each named mask; an empty mapping clears them."""

@@ -27,6 +27,9 @@ WINDOW_TOKENS = 40
 MINIMAP_PIXELS = 168
 #: the window's rectangle is drawn at least this many pixels a side
 MIN_RECT_PIXELS = 9.0
+#: room around the picture (left, top: level with the map's top, right), inside this widget so that a hidden
+#: minimap takes no room at all
+MARGINS = (4, 28, 6)
 #: rows (or columns) one wheel notch scrolls
 WHEEL_TOKENS = 20
 
@@ -74,7 +77,8 @@ class Minimap(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setFixedSize(MINIMAP_PIXELS, MINIMAP_PIXELS)
+        left, top, right = MARGINS
+        self.setFixedSize(left + MINIMAP_PIXELS + right, top + MINIMAP_PIXELS)
         self.setCursor(Qt.CursorShape.CrossCursor)
         self.setToolTip(tr("Minimap", "The whole map, each pixel the largest weight of its block. The rectangle is "
                                       "the part shown: click or drag to move it, scroll for rows (Shift: columns)."))
@@ -97,14 +101,20 @@ class Minimap(QWidget):
         self._image, self._window = None, None
         self.hide()
 
+    def image_rect(self) -> QRectF:
+        """Where the whole map is drawn, in this widget's pixels."""
+        return QRectF(MARGINS[0], MARGINS[1], MINIMAP_PIXELS, MINIMAP_PIXELS)
+
     def window_rect(self) -> QRectF | None:
         """The window's rectangle in this widget's pixels (None when nothing is shown)."""
         w = self._window
         if w is None:
             return None
-        sx, sy = self.width() / w.cols, self.height() / w.rows
+        box = self.image_rect()
+        sx, sy = box.width() / w.cols, box.height() / w.rows
         width, height = max(MIN_RECT_PIXELS, (w.col1 - w.col0) * sx), max(MIN_RECT_PIXELS, (w.row1 - w.row0) * sy)
-        cx, cy = (w.col0 + w.col1) / 2 * sx, (w.row0 + w.row1) / 2 * sy  # a tiny window still shows, centred on its place
+        # a tiny window still shows, centred on its place
+        cx, cy = box.left() + (w.col0 + w.col1) / 2 * sx, box.top() + (w.row0 + w.row1) / 2 * sy
         return QRectF(cx - width / 2, cy - height / 2, width, height)
 
     # ------------------------------------------------------------------ drawing and placing
@@ -112,14 +122,16 @@ class Minimap(QWidget):
         if self._image is None:
             return
         painter = QPainter(self)
-        painter.drawImage(QRectF(0, 0, self.width(), self.height()), self._image)
+        box = self.image_rect()
+        painter.drawImage(box, self._image)
         painter.setPen(QPen(QColor(128, 128, 128), 1))
-        painter.drawRect(QRectF(0.5, 0.5, self.width() - 1, self.height() - 1))
+        painter.drawRect(box.adjusted(-0.5, -0.5, 0.5, 0.5))
+        painter.setClipRect(box)
         rect = self.window_rect()
         if rect is not None:  # guide lines to the edges, so a window of 40 tokens in 4,096 is found at a glance
             painter.setPen(QPen(QColor(255, 255, 255, 110), 1))
-            painter.drawLine(QPointF(rect.center().x(), 0), QPointF(rect.center().x(), rect.top()))
-            painter.drawLine(QPointF(0, rect.center().y()), QPointF(rect.left(), rect.center().y()))
+            painter.drawLine(QPointF(rect.center().x(), box.top()), QPointF(rect.center().x(), rect.top()))
+            painter.drawLine(QPointF(box.left(), rect.center().y()), QPointF(rect.left(), rect.center().y()))
             painter.setPen(QPen(QColor(0, 0, 0), 3))
             painter.drawRect(rect)
             painter.setPen(QPen(QColor(255, 255, 255), 1.5))
@@ -131,8 +143,9 @@ class Minimap(QWidget):
         w = self._window
         if w is None:
             return
-        row = pos.y() / self.height() * w.rows
-        col = pos.x() / self.width() * w.cols
+        box = self.image_rect()
+        row = (pos.y() - box.top()) / box.height() * w.rows
+        col = (pos.x() - box.left()) / box.width() * w.cols
         self.moved.emit(int(row - (w.row1 - w.row0) / 2), int(col - (w.col1 - w.col0) / 2))
 
     def mousePressEvent(self, event: QMouseEvent) -> None:

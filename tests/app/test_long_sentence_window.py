@@ -76,6 +76,9 @@ def test_the_window_shows_a_4096_token_sentence_from_maps_computed_on_demand(lon
                                    reference.encoder_self[1, :, 3000:3000 + W, 1000:1000 + W].mean(0), atol=1e-5)
         window.map_binding.move_window(5000, 5000)  # clamped inside the map
         assert window.map_binding.map_window().bounds == (N_SRC - W, N_SRC, N_SRC - W, N_SRC)
+        assert window.heatmap.origin == (N_SRC - W, N_SRC - W)  # a click's cell is the map's, not the window's
+        assert window.walkthrough_binding.open_cell(0, 0) is None  # said in one line, never a replay of every map
+        assert "this long" in window.walkthrough_binding.dialog.panel.message()
         # the overview: every head pooled from the maps computed on demand, as the mosaic pools an eager stack
         factor = -(-N_SRC // mosaic.MAX_TILE_PIXELS)
         assert window.mosaic.mosaic_image() is not None

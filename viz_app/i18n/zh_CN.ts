@@ -1366,57 +1366,57 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Heatmap</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="452" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="455" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="453" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="456" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="475" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="478" />
             <source>not computed yet</source>
             <translation>尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="707" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="709" />
             <source>−∞ (blocked)</source>
             <translation>−∞（已屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="729" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="731" />
             <source>query {query} → key {key}: {weight}</source>
             <translation>查询 {query} → 键 {key}：{weight}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="719" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="721" />
             <source>query {query} → key {key}: not computed yet</source>
             <translation>查询 {query} → 键 {key}：尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="724" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="726" />
             <source>query {query} → key {key}: score {score} (before the softmax)</source>
             <translation>查询 {query} → 键 {key}：分数 {score}（softmax 之前）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="893" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="895" />
             <source>{title} · scores before the softmax</source>
             <translation>{title} · softmax 之前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="723" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="725" />
             <source>query {query} → key {key}: −∞ (blocked by the mask)</source>
             <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="895" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="897" />
             <source>{title} (log colour scale)</source>
             <translation>{title}（对数色标）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="880" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="882" />
             <source>blocked by the mask:</source>
             <translation>被掩码屏蔽：</translation>
         </message>
@@ -2216,7 +2216,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="376" />
+            <location filename="../../viz_app/window/bindings.py" line="377" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
@@ -2226,27 +2226,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="367" />
+            <location filename="../../viz_app/window/bindings.py" line="368" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="369" />
+            <location filename="../../viz_app/window/bindings.py" line="370" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="371" />
+            <location filename="../../viz_app/window/bindings.py" line="372" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="373" />
+            <location filename="../../viz_app/window/bindings.py" line="374" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="443" />
+            <location filename="../../viz_app/window/bindings.py" line="444" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
@@ -2256,32 +2256,32 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="468" />
+            <location filename="../../viz_app/window/bindings.py" line="469" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="472" />
+            <location filename="../../viz_app/window/bindings.py" line="473" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="489" />
+            <location filename="../../viz_app/window/bindings.py" line="490" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="493" />
+            <location filename="../../viz_app/window/bindings.py" line="494" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="529" />
+            <location filename="../../viz_app/window/bindings.py" line="530" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="532" />
+            <location filename="../../viz_app/window/bindings.py" line="533" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
@@ -2306,27 +2306,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="375" />
+            <location filename="../../viz_app/window/bindings.py" line="376" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="614" />
+            <location filename="../../viz_app/window/bindings.py" line="615" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="398" />
+            <location filename="../../viz_app/window/bindings.py" line="399" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="624" />
+            <location filename="../../viz_app/window/bindings.py" line="625" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="395" />
+            <location filename="../../viz_app/window/bindings.py" line="396" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -2602,7 +2602,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Minimap</name>
         <message>
-            <location filename="../../viz_app/widgets/minimap.py" line="79" />
+            <location filename="../../viz_app/widgets/minimap.py" line="83" />
             <source>The whole map, each pixel the largest weight of its block. The rectangle is the part shown: click or drag to move it, scroll for rows (Shift: columns).</source>
             <translation>整张注意力图的缩略图，每个像素取其所在区块中的最大权重。方框是当前显示的部分：单击或拖动可移动方框，滚动滚轮可上下移动行（按住 Shift 则左右移动列）。</translation>
         </message>
@@ -4174,27 +4174,32 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>{w} × v({token})</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="97" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="104" />
             <source>Computing…</source>
             <translation>正在计算…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="68" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="71" />
+            <source>A sentence this long is not walked through: replaying it would keep every map the window computes one at a time.</source>
+            <translation>这么长的句子无法逐步演示：重放计算会保留所有注意力图，而窗口一次只计算一张。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="75" />
             <source>The rollout combines every layer and head, so no single computation made this cell: switch to the weights view and click a cell of one attention map.</source>
             <translation>注意力展开综合了所有层和所有头，这个格子并不是某一次计算的结果：请切换到权重视图，再点击某一张注意力图中的格子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="73" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="80" />
             <source>This view does not show one head's attention weights: set Show to weights or scores, then click a cell.</source>
             <translation>这个视图显示的不是某一个头的注意力权重：请把“显示”设为权重或分数，再点击格子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="81" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="88" />
             <source>This row is not computed yet at this step: step forward, then click it.</source>
             <translation>这一步还没有算到这一行：先往前走几步，再点击它。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="88" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="95" />
             <source>The map shows the mean of the heads; this is head {head}, the head that gives this cell the most weight.</source>
             <translation>图中显示的是各头平均；这里展示的是头 {head}，也就是给这个格子权重最大的那个头。</translation>
         </message>

@@ -416,6 +416,9 @@ class AttentionHeatmap(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        #: the map's (row, column) at the image's top-left: (0, 0) unless a long map's window is shown (its binding
+        #: sets it). Cell signals and ``tooltip_for`` count image cells; add this for the map's own indices
+        self.origin: tuple[int, int] = (0, 0)
         self._colormap = "viridis"
         self._log = False
         self._font_pt = QFont().pointSizeF()

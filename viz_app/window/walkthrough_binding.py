@@ -11,6 +11,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QWidget
 
+from model_core.lazy_trace import is_lazy
 from viz_app.dialogs.walkthrough import WalkthroughDialog
 from viz_app.i18n import tr
 from viz_app.scope.state import AppState
@@ -32,6 +33,7 @@ class CellWalkthroughBinding(QObject):
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.state = state
+        self.heatmap = heatmap
         self.window = window
         self.host = WalkthroughHost(host, self)
         self.dialog: WalkthroughDialog | None = None
@@ -63,6 +65,11 @@ class CellWalkthroughBinding(QObject):
         s = self.state
         trace = s.trace
         if trace is None:
+            return None
+        row, col = row + self.heatmap.origin[0], col + self.heatmap.origin[1]  # a long map's window: the map's cell
+        if is_lazy(trace.attention(s.kind)):
+            self._dialog().show_message(tr("Walkthrough", "A sentence this long is not walked through: replaying it "
+                                                          "would keep every map the window computes one at a time."))
             return None
         if s.view_mode == "rollout":
             self._dialog().show_message(tr("Walkthrough", "The rollout combines every layer and head, so no single "

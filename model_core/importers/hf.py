@@ -33,6 +33,7 @@ imported only here.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import math
 import os
@@ -345,6 +346,17 @@ class _T5RelativeBiasTable:
         return att.relative_attention_bias(bucket).detach().t()
 
 
+def _cache_argument(forward: Any) -> str:
+    """The name ``forward`` takes its key/value cache by: ``cache`` from transformers 5.24 on (where the old
+    ``past_key_values`` still works but warns), ``past_key_values`` before."""
+    return "cache" if "cache" in inspect.signature(forward).parameters else "past_key_values"
+
+
+def _returned_cache(out: Any) -> Any:
+    """The cache a forward returned, under either name (see :func:`_cache_argument`)."""
+    return out["cache"] if "cache" in out else out.get("past_key_values")
+
+
 class HFSeq2SeqAdapter(nn.Module):
     """A Hugging Face ``*ForConditionalGeneration`` model speaking ``Seq2SeqTransformer``'s protocol.
 
@@ -466,14 +478,14 @@ class HFSeq2SeqAdapter(nn.Module):
                                   decoder_mask=decoder_mask)
         out = self.hf_model(
             attention_mask=attention_mask, encoder_outputs=BaseModelOutput(last_hidden_state=memory),
-            decoder_input_ids=decoder_ids, decoder_attention_mask=decoder_mask, past_key_values=cache,
-            use_cache=use_cache, output_attentions=capture, return_dict=True,
+            decoder_input_ids=decoder_ids, decoder_attention_mask=decoder_mask, use_cache=use_cache,
+            output_attentions=capture, return_dict=True, **{_cache_argument(self.hf_model.forward): cache},
         )
         result = DecoderOutput(logits=out.logits)
         if capture:
             result.self_attentions = [a.float() for a in out.decoder_attentions]
             result.cross_attentions = [a.float() for a in out.cross_attentions]
-        return result, out.past_key_values
+        return result, _returned_cache(out)
 
     def _run_fsmt(
         self, decoder_ids: torch.Tensor, memory: torch.Tensor, attention_mask: torch.Tensor, capture: bool, *,
@@ -501,14 +513,14 @@ class HFSeq2SeqAdapter(nn.Module):
             cache = EncoderDecoderCache(DynamicCache(config=self.hf_model.config), DynamicCache(config=self.hf_model.config))
         out = decoder(
             decoder_ids, memory, attention_mask, None if decoder_mask is None else decoder_mask.eq(0),
-            decoder_causal_mask=causal, past_key_values=cache if use_cache else None, use_cache=use_cache,
+            decoder_causal_mask=causal, use_cache=use_cache, **{_cache_argument(decoder.forward): cache if use_cache else None},
             output_attentions=capture, return_dict=True,
         )
         result = DecoderOutput(logits=out.last_hidden_state)
         if capture:
             result.self_attentions = [a.float() for a in out.attentions]
             result.cross_attentions = [a.float() for a in out.cross_attentions]
-        return result, out.past_key_values
+        return result, _returned_cache(out)
 
     def decode(
         self, tgt_ids: torch.Tensor, encoded: EncoderOutput, *, capture: bool = False,

@@ -34,8 +34,8 @@ from . import en_fr
 from .corpus import Example, Split
 from .en_fr import NP, Clause, Coord, Pronoun, Sentence
 
-SOURCE_LEXICON: frozenset[str] = en_fr.SOURCE_LEXICON
-"""The English words en-zh uses: the same lexicon as en-fr."""
+SOURCE_LEXICON: frozenset[str] = en_fr.BASE_SOURCE_LEXICON
+"""The English words en-zh uses: en-fr's original grammar (not yet its punctuation, questions, "to be", "can")."""
 
 # noun → (Chinese word, classifier); mass nouns have no classifier since they never take a/numbers.
 NOUNS_ZH: dict[str, tuple[str, str | None]] = {
@@ -82,7 +82,7 @@ VERBS_ZH: dict[str, str] = {
     "cook": "煮", "eat": "吃", "drink": "喝", "read": "读", "build": "建造", "visit": "参观", "meet": "遇见",
     "bite": "咬", "wake": "叫醒", "feed": "喂", "follow": "跟着", "chase": "追", "sleep": "睡觉", "sing": "唱歌",
     "dance": "跳舞", "swim": "游泳", "play": "玩", "work": "工作", "laugh": "笑", "cry": "哭", "jump": "跳",
-    "walk": "散步", "come": "来", "run": "跑", "return": "回", "speak": "说话",
+    "walk": "散步", "come": "来", "run": "跑", "return": "回", "speak": "说话", "like": "喜欢", "have": "有",
 }
 
 PRONOUNS_ZH: dict[str, str] = {
@@ -169,7 +169,11 @@ def translate(tokens: Sequence[str] | str) -> tuple[tuple[str, ...], tuple[tuple
 
     Raises :class:`.en_fr.GrammarError` for English the grammar does not produce.
     """
-    return realise(en_fr.parse(tokens))
+    sentence = en_fr.parse(tokens)
+    if en_fr.is_extended(sentence):
+        raise en_fr.GrammarError("not in the en-zh grammar: punctuation, questions, 'to be', 'can', like and have "
+                                 "are en-fr's for now")
+    return realise(sentence)
 
 
 def draw(task: str, rng: random.Random, split: Split) -> Example | None:

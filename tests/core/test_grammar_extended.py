@@ -10,7 +10,7 @@ from itertools import pairwise
 
 import pytest
 
-from model_core.data import GrammarError, en_fr, en_zh, generate
+from model_core.data import GrammarError, en_fr, generate
 from model_core.detokenize import detokenize
 from model_core.tasks import prepare_task
 
@@ -156,10 +156,3 @@ def test_detokenizer() -> None:
     assert detokenize(["le", "chat", "dort", ",", "mais", "le", "chien", "mange", "."]) == "le chat dort, mais le chien mange."
     assert detokenize(["我", "看", "猫", "，", "你", "看", "狗", "。"]) == "我看猫，你看狗。"
     assert detokenize(["a", "b", "c"]) == "a b c"
-
-
-def test_en_zh_keeps_the_original_grammar_until_it_is_retrained() -> None:
-    # en-zh draws the English of the original grammar, which its shipped model was trained on
-    assert not any(en_fr.is_extended(en_fr.parse(ex.src)) for ex in generate("en-zh", 2000, seed=0))
-    with pytest.raises(GrammarError):
-        en_zh.translate("the cat is black .")

@@ -58,11 +58,11 @@ _EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "en-zh": (
         ("de", "the dog of the teacher sleeps"),
-        ("de", "my sister reads the book"),
+        ("de", "my cat sees the black dog"),
         ("measure_word", "two cats see three dogs"),
         ("measure_word", "a girl reads a book"),
         ("locative", "the cat sleeps on the table"),
-        ("motion", "the boy runs to the park"),
+        ("motion", "the girl returns to the village"),
     ),
     "copy": (("symbols", "a b c 1 2 3"),),
     "reverse": (("symbols", "a b c 1 2 3"), ("symbols", "h e l l o")),

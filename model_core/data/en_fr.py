@@ -40,6 +40,13 @@ French phenomena (all deterministic):
 French elision never arises: every French noun, preposed adjective and verb starts with a
 consonant (no h), and "of"/"near" never take a/an or some (that would need "d'un").
 
+The extended grammar (:data:`EXTENDED`, what the demo models are trained on) adds what people type: a final
+". ! ?" or none, "," and "but" between clauses, "am/is/are (not) (very) ADJECTIVE" or "+ a place" (the adjective
+agrees with the subject: elles sont heureuses), "can/cannot" + verb (peut le voir, ne peut pas voir), like/have
+(aime, a; "de" after a negation), eat/drink/read/draw/cook without an object, and yes/no questions with
+"est-ce que" (est-ce qu'il a un chat ?). Elision is written as the tokenizer cuts it: j ' ai, n ' est, qu ' il
+(:mod:`model_core.detokenize` joins it back for display).
+
 Held-out combinations (train never contains them; the test split is built to include them):
 
 * adjective + noun pairs in :data:`RESERVED_PAIRS`: white car, old woman, small horse,
@@ -854,7 +861,7 @@ def words_of(text: str) -> list[str]:
 
 def is_extended(sentence: Sentence) -> bool:
     """Whether a sentence uses what the original grammar lacks: punctuation, questions, "but", "to be", "can",
-    like/have, or a verb without its object (the grammar en-zh still draws from)."""
+    like/have, or a verb without its object."""
     if sentence.question or sentence.end is not None or sentence.conj or sentence.commas:
         return True
     return any(c.verb == BE or c.modal or c.verb in EXTRA_VERBS or (VERBS[c.verb].kind == "trans" and c.obj is None)
@@ -1116,7 +1123,8 @@ def draw_source(rng: random.Random, split: Split, *, extended: bool = False) -> 
 
 Token = tuple[str, tuple[int, ...]]
 
-#: en-fr draws from the extended grammar (punctuation, questions, "to be", "can", like, have); en-zh does not yet
+#: en-fr (and en-zh) draw from the extended grammar (punctuation, questions, "to be", "can", like, have); the original
+#: one (``extended=False``) stays reproducible from its seeds for comparison with models trained on it
 EXTENDED = True
 
 _SUBJ_FR = {"i": "je", "you": "tu", "he": "il", "she": "elle", "we": "nous", "they": "ils"}

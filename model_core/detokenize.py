@@ -22,12 +22,14 @@ def is_cjk(token: str) -> bool:
     return len(token) == 1 and unicodedata.name(token, "").startswith("CJK")
 
 
-def detokenize(tokens: Iterable[str]) -> str:
-    """Tokens joined by spaces, except between CJK characters, before . , ' - and after ' -."""
+def detokenize(tokens: Iterable[str], punctuation: bool = True) -> str:
+    """Tokens joined by spaces, except between CJK characters and (``punctuation``) before . , ' - and after ' -."""
+    before = NO_SPACE_BEFORE if punctuation else frozenset()
+    after = NO_SPACE_AFTER if punctuation else frozenset()
     out = ""
     previous = ""
     for tok in tokens:
-        if out and not (is_cjk(tok) and is_cjk(out[-1])) and tok not in NO_SPACE_BEFORE and previous not in NO_SPACE_AFTER:
+        if out and not (is_cjk(tok) and is_cjk(out[-1])) and tok not in before and previous not in after:
             out += " "
         out += tok
         previous = tok

@@ -252,7 +252,9 @@ class Tokenizer:
             tokens = [t for t in tokens if t not in self._special_names]
         if self.kind == "bpe":
             return self.backend.decoder.decode(tokens) if tokens else ""
-        return detokenize(tokens)
+        if self.kind == "word":  # the app's own grammars: "n ' est - ce" is shown as "n'est-ce"
+            return detokenize(tokens)
+        return detokenize(tokens, punctuation=False)  # an external vocabulary keeps its tokens apart, as before
 
     def to_json(self) -> str:
         data = {"kind": self.kind, "backend": json.loads(self.backend.to_str())}

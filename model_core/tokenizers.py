@@ -11,7 +11,6 @@ Both serialise to JSON, which the native checkpoint stores in its metadata.
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -19,6 +18,7 @@ from tokenizers import Tokenizer as _Backend
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
 from .budgets import MAX_JSON_DEPTH, MAX_METADATA_BYTES, MAX_VOCAB
+from .detokenize import detokenize
 from .paths import OverBudget, json_depth
 from .vocab import SPECIAL_LOOKING
 
@@ -103,8 +103,6 @@ def special_roles(vocab: Sequence[str]) -> dict[str, str]:
     return resolve_specials(vocab)
 
 
-def _is_cjk(token: str) -> bool:
-    return len(token) == 1 and unicodedata.name(token, "").startswith("CJK")
 
 
 class Tokenizer:
@@ -254,12 +252,9 @@ class Tokenizer:
             tokens = [t for t in tokens if t not in self._special_names]
         if self.kind == "bpe":
             return self.backend.decoder.decode(tokens) if tokens else ""
-        out = ""
-        for tok in tokens:
-            if out and not (_is_cjk(tok) and _is_cjk(out[-1])):
-                out += " "
-            out += tok
-        return out
+        if self.kind == "word":  # the app's own grammars: "n ' est - ce" is shown as "n'est-ce"
+            return detokenize(tokens)
+        return detokenize(tokens, punctuation=False)  # an external vocabulary keeps its tokens apart, as before
 
     def to_json(self) -> str:
         data = {"kind": self.kind, "backend": json.loads(self.backend.to_str())}

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .data import algorithmic, en_fr, en_zh
+from .detokenize import detokenize
 
 #: word-class keys in the order a learner reads them (the window names them in the UI language)
 WORD_CLASSES: tuple[str, ...] = (
@@ -44,22 +45,24 @@ class TypingGuide:
 #: the sentences offered per task, by phenomenon (the translations come from the grammar, never typed here)
 _EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     "en-fr": (
-        ("adjective_order", "the black cat sees the small dog"),
+        ("adjective_order", "The black cat sees the small dog."),
         ("adjective_order", "the old farmer eats the green apples"),
+        ("negation", "The cats do not eat!"),
         ("negation", "the cat does not see the dog"),
-        ("negation", "we do not read the letter"),
+        ("negation", "The cat is not black."),
         ("plural_agreement", "the small black cats see the big dogs"),
+        ("plural_agreement", "The cows are white."),
         ("plural_agreement", "three white horses eat some apples"),
         ("object_pronoun", "the teacher sees him"),
         ("contraction", "the dog of the baker sleeps"),
     ),
     "en-zh": (
         ("de", "the dog of the teacher sleeps"),
-        ("de", "my sister reads the book"),
+        ("de", "my cat sees the black dog"),
         ("measure_word", "two cats see three dogs"),
         ("measure_word", "a girl reads a book"),
         ("locative", "the cat sleeps on the table"),
-        ("motion", "the boy runs to the park"),
+        ("motion", "the girl returns to the village"),
     ),
     "copy": (("symbols", "a b c 1 2 3"),),
     "reverse": (("symbols", "a b c 1 2 3"), ("symbols", "h e l l o")),
@@ -71,9 +74,9 @@ def gold_translation(task: str, source: str) -> str:
     """The one translation the task's grammar (or algorithm) gives ``source``, tokens joined as the model writes them."""
     tokens = source.split()
     if task == "en-fr":
-        return " ".join(en_fr.translate(tokens)[0])
+        return detokenize(en_fr.translate(source)[0])
     if task == "en-zh":
-        return "".join(en_zh.translate(tokens)[0])
+        return detokenize(en_zh.translate(source)[0])
     if task in algorithmic.ALGORITHMIC_TASKS:
         return " ".join(algorithmic.make_example(task, tokens).tgt)
     raise ValueError(f"no grammar for task {task!r}")
@@ -97,7 +100,8 @@ def _english_classes() -> dict[str, frozenset[str]]:
         "pronoun": frozenset((*en_fr.SUBJECT_PRONOUNS, *en_fr.OBJECT_PRONOUNS)),
         "determiner": frozenset(en_fr.DETERMINERS),
         "preposition": frozenset(en_fr.ADVERBIAL_PREPOSITIONS),
-        "function_word": frozenset(en_fr.FUNCTION_WORDS),
+        "function_word": frozenset((*en_fr.FUNCTION_WORDS, *en_fr.EXTRA_FUNCTION_WORDS)),
+        "symbol": frozenset(en_fr.PUNCTUATION),
     }
 
 

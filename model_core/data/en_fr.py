@@ -40,6 +40,13 @@ French phenomena (all deterministic):
 French elision never arises: every French noun, preposed adjective and verb starts with a
 consonant (no h), and "of"/"near" never take a/an or some (that would need "d'un").
 
+The extended grammar (:data:`EXTENDED`, what the demo models are trained on) adds what people type: a final
+". ! ?" or none, "," and "but" between clauses, "am/is/are (not) (very) ADJECTIVE" or "+ a place" (the adjective
+agrees with the subject: elles sont heureuses), "can/cannot" + verb (peut le voir, ne peut pas voir), like/have
+(aime, a; "de" after a negation), eat/drink/read/draw/cook without an object, and yes/no questions with
+"est-ce que" (est-ce qu'il a un chat ?). Elision is written as the tokenizer cuts it: j ' ai, n ' est, qu ' il
+(:mod:`model_core.detokenize` joins it back for display).
+
 Held-out combinations (train never contains them; the test split is built to include them):
 
 * adjective + noun pairs in :data:`RESERVED_PAIRS`: white car, old woman, small horse,
@@ -55,6 +62,7 @@ On top of those, one source sentence in ten is test-only by a fixed hash
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -294,6 +302,65 @@ return returns motion retourne retournes retourne retournons retournez retournen
 speak speaks speak parle parles parle parlons parlez parlent
 """
 
+# the verbs the extended grammar adds (see EXTENDED): kept apart so the original sampler's draws are unchanged
+_EXTRA_VERB_TABLE = """
+like likes any aime aimes aime aimons aimez aiment
+have has own ai as a avons avez ont
+"""
+
+#: French infinitives, for "can" + verb (le chat peut voir le chien)
+INFINITIVES: dict[str, str] = dict(line.split() for line in """
+see voir
+watch regarder
+find trouver
+want vouloir
+draw dessiner
+know connaître
+choose choisir
+touch toucher
+push pousser
+pull tirer
+wash laver
+carry porter
+hide cacher
+take prendre
+keep garder
+throw lancer
+sell vendre
+make faire
+break casser
+fix réparer
+close fermer
+cook préparer
+eat manger
+drink boire
+read lire
+build construire
+visit visiter
+meet rencontrer
+bite mordre
+wake réveiller
+feed nourrir
+follow suivre
+chase poursuivre
+sleep dormir
+sing chanter
+dance danser
+swim nager
+play jouer
+work travailler
+laugh rire
+cry pleurer
+jump sauter
+walk marcher
+come venir
+run courir
+return retourner
+speak parler
+like aimer
+have avoir
+""".strip().splitlines())
+
 ANIMATE = frozenset({"person", "animal"})
 PLACES = frozenset({"place"})
 LOCATIONS = frozenset({"place", "thing"})  # objects of in/on/under/near/behind
@@ -307,6 +374,7 @@ _OBJECT_CLASSES: dict[str, frozenset[str]] = {
     "text": frozenset({"text"}),
     "place": PLACES,
     "anim": ANIMATE,
+    "own": frozenset({"animal", "thing", "text", "food"}),
 }
 
 
@@ -320,6 +388,16 @@ def _inflect(forms: list[str]) -> tuple[str, str, str, str]:
     return m, f, mpl, f + "s"
 
 
+def _verbs(table: str) -> dict[str, Verb]:
+    verbs: dict[str, Verb] = {}
+    for line in table.strip().splitlines():
+        en, en_3sg, cls, *fr = line.split()
+        kind = cls if cls in ("intr", "motion", "speak") else "trans"
+        objects = _OBJECT_CLASSES.get(cls, frozenset())
+        verbs[en] = Verb(en, en_3sg, kind, objects, (fr[0], fr[1], fr[2], fr[3], fr[4], fr[5]))
+    return verbs
+
+
 def _load() -> tuple[dict[str, Noun], dict[str, Adjective], dict[str, Verb]]:
     nouns: dict[str, Noun] = {}
     for line in _NOUN_TABLE.strip().splitlines():
@@ -329,16 +407,12 @@ def _load() -> tuple[dict[str, Noun], dict[str, Adjective], dict[str, Verb]]:
     for line in _ADJECTIVE_TABLE.strip().splitlines():
         en, position, *forms = line.split()
         adjectives[en] = Adjective(en, position == "pre", _inflect(forms))
-    verbs: dict[str, Verb] = {}
-    for line in _VERB_TABLE.strip().splitlines():
-        en, en_3sg, cls, *fr = line.split()
-        kind = cls if cls in ("intr", "motion", "speak") else "trans"
-        objects = _OBJECT_CLASSES.get(cls, frozenset())
-        verbs[en] = Verb(en, en_3sg, kind, objects, (fr[0], fr[1], fr[2], fr[3], fr[4], fr[5]))
-    return nouns, adjectives, verbs
+    return nouns, adjectives, _verbs(_VERB_TABLE)
 
 
-NOUNS, ADJECTIVES, VERBS = _load()
+NOUNS, ADJECTIVES, BASE_VERBS = _load()
+EXTRA_VERBS: dict[str, Verb] = _verbs(_EXTRA_VERB_TABLE)
+VERBS: dict[str, Verb] = {**BASE_VERBS, **EXTRA_VERBS}
 
 SUBJECT_PRONOUNS: tuple[str, ...] = ("i", "you", "he", "she", "we", "they")
 OBJECT_PRONOUNS: tuple[str, ...] = ("me", "you", "him", "her", "us", "them")
@@ -348,29 +422,40 @@ DETERMINERS: tuple[str, ...] = ("the", "a", "an", "some", *NUMBERS, *POSSESSIVES
 ADVERBIAL_PREPOSITIONS: tuple[str, ...] = ("in", "on", "under", "near", "behind", "with", "for")
 LOCATIVE_PREPOSITIONS: tuple[str, ...] = ("in", "on", "under", "near", "behind")
 FUNCTION_WORDS: tuple[str, ...] = ("and", "not", "do", "does", "of", "to")
+#: the words the extended grammar adds: "to be", "can", "very", "but" (see EXTENDED)
+BE_FORMS: tuple[str, ...] = ("am", "is", "are")
+EXTRA_FUNCTION_WORDS: tuple[str, ...] = (*BE_FORMS, "can", "cannot", "very", "but")
+#: sentence punctuation, each a token of its own on both sides (the tokenizer splits "dog." into "dog" ".")
+PUNCTUATION: tuple[str, ...] = (".", ",", "!", "?")
 
 # Same-person pairs that would need a reflexive ("i see me"); never generated.
 _REFLEXIVE = {("i", "me"), ("you", "you"), ("we", "us")}
 
 
-def _source_lexicon() -> frozenset[str]:
+def _source_lexicon(extended: bool) -> frozenset[str]:
     words: set[str] = set(SUBJECT_PRONOUNS) | set(OBJECT_PRONOUNS) | set(DETERMINERS)
     words |= set(ADVERBIAL_PREPOSITIONS) | set(FUNCTION_WORDS) | set(ADJECTIVES)
     for noun in NOUNS.values():
         words.add(noun.en)
         if noun.en_pl:
             words.add(noun.en_pl)
-    for verb in VERBS.values():
+    for verb in (VERBS if extended else BASE_VERBS).values():
         words |= {verb.en, verb.en_3sg}
+    if extended:
+        words |= set(EXTRA_FUNCTION_WORDS) | set(PUNCTUATION)
     return frozenset(words)
 
 
-SOURCE_LEXICON: frozenset[str] = _source_lexicon()
-"""Every English word form the grammar can produce (both en-fr and en-zh use exactly these)."""
+SOURCE_LEXICON: frozenset[str] = _source_lexicon(extended=True)
+"""Every English token the grammar can produce (words and punctuation)."""
+
+BASE_SOURCE_LEXICON: frozenset[str] = _source_lexicon(extended=False)
+"""The English of the original grammar (no punctuation, "to be", "can", "have", "like"): what en-zh still draws."""
 
 SOURCE_LEMMAS: frozenset[str] = frozenset(
-    {*NOUNS, *ADJECTIVES, *VERBS, *SUBJECT_PRONOUNS, *OBJECT_PRONOUNS, *DETERMINERS, *ADVERBIAL_PREPOSITIONS, *FUNCTION_WORDS}
-    - {"an", "does"}
+    {*NOUNS, *ADJECTIVES, *VERBS, *SUBJECT_PRONOUNS, *OBJECT_PRONOUNS, *DETERMINERS, *ADVERBIAL_PREPOSITIONS, *FUNCTION_WORDS,
+     *EXTRA_FUNCTION_WORDS, "be"}
+    - {"an", "does", *BE_FORMS, "cannot"}
 )
 """The English lexicon as dictionary entries (one per lemma), for reporting its size."""
 
@@ -428,16 +513,41 @@ class Clause:
     neg: bool = False
     obj: Pronoun | NP | Coord | None = None
     comp: PP | None = None  # the "to" phrase of motion verbs and "speak"
-    adv: PP | None = None
-    verb_i: int = -1
+    adv: PP | None = None  # also the place of "to be" (the cat is on the table)
+    verb_i: int = -1  # for "to be", the position of am/is/are
     aux_i: int = -1
-    not_i: int = -1
+    not_i: int = -1  # "not", or "cannot" (which is also modal_i)
+    modal: bool = False  # "can" + the verb's base form
+    modal_i: int = -1
+    pred: str | None = None  # the adjective after "to be" (the cat is black)
+    pred_i: int = -1
+    very: bool = False  # "very" before that adjective
+    very_i: int = -1
+
+
+#: ``Clause.verb`` of "to be" (not in VERBS: it has no object and its own forms am/is/are)
+BE = "be"
 
 
 @dataclass(frozen=True)
 class Sentence:
+    """Clauses joined by "and"/"but" (optionally after a comma), a question or not, and the final punctuation."""
+
     clauses: tuple[Clause, ...]
-    and_i: tuple[int, ...] = ()
+    and_i: tuple[int, ...] = ()  # positions of the joining words
+    conj: tuple[str, ...] = ()  # "and" or "but" per join; empty: all "and"
+    commas: tuple[bool, ...] = ()  # a comma before each join; empty: none
+    comma_i: tuple[int, ...] = ()
+    question: bool = False  # a one-clause yes/no question (do you see the cat ?)
+    end: str | None = None  # ".", "!", "?" or None
+    end_i: int = -1
+
+    def joiner(self, k: int) -> str:
+        """The word that joins clause ``k`` to the one before it."""
+        return self.conj[k - 1] if self.conj else "and"
+
+    def comma(self, k: int) -> bool:
+        return bool(self.commas) and self.commas[k - 1]
 
     def noun_phrases(self) -> Iterator[NP]:
         """Every NP, including "of" complements, conjuncts and prepositional objects."""
@@ -507,24 +617,51 @@ def _part_words(part: Pronoun | NP | Coord) -> list[str]:
     return _np_words(part)
 
 
+def be_form(subj: Pronoun | NP | Coord) -> str:
+    """am / is / are for a subject."""
+    if isinstance(subj, Pronoun) and subj.word == "i":
+        return "am"
+    return "is" if person(subj) == 2 else "are"
+
+
+def _clause_words(clause: Clause, question: bool) -> list[str]:
+    """English of one clause; a question puts its auxiliary (do/does, am/is/are, can) before the subject."""
+    subj = _part_words(clause.subj)
+    third_singular = person(clause.subj) == 2
+    if clause.verb == BE:
+        head = [be_form(clause.subj)]
+        rest = (["not"] if clause.neg else []) + (["very"] if clause.very else [])
+        rest += [clause.pred] if clause.pred is not None else []
+    else:
+        verb = VERBS[clause.verb]
+        if clause.modal:
+            head, rest = (["cannot"], []) if clause.neg else (["can"], [])
+            rest.append(verb.en)
+        elif clause.neg or question:
+            head = ["does" if third_singular else "do"]
+            rest = (["not"] if clause.neg else []) + [verb.en]
+        else:
+            head, rest = [verb.en_3sg if third_singular else verb.en], []
+    words = [*head, *subj, *rest] if question else [*subj, *head, *rest]
+    if clause.obj is not None:
+        words += _part_words(clause.obj)
+    for pp in (clause.comp, clause.adv):
+        if pp is not None:
+            words += [pp.prep, *_np_words(pp.obj)]
+    return words
+
+
 def render(sentence: Sentence) -> tuple[str, ...]:
     """The English tokens of a sentence tree (inverse of :func:`parse`)."""
     words: list[str] = []
     for k, clause in enumerate(sentence.clauses):
         if k:
-            words.append("and")
-        words += _part_words(clause.subj)
-        verb = VERBS[clause.verb]
-        third_singular = person(clause.subj) == 2
-        if clause.neg:
-            words += ["does" if third_singular else "do", "not", verb.en]
-        else:
-            words.append(verb.en_3sg if third_singular else verb.en)
-        if clause.obj is not None:
-            words += _part_words(clause.obj)
-        for pp in (clause.comp, clause.adv):
-            if pp is not None:
-                words += [pp.prep, *_np_words(pp.obj)]
+            if sentence.comma(k):
+                words.append(",")
+            words.append(sentence.joiner(k))
+        words += _clause_words(clause, sentence.question)
+    if sentence.end is not None:
+        words.append(sentence.end)
     return tuple(words)
 
 
@@ -571,14 +708,30 @@ class _Parser:
         raise GrammarError(f"not in the toy grammar: expected {what} at {at} in {' '.join(self.words)!r}")
 
     def sentence(self) -> Sentence:
+        if self.peek() in _QUESTION_HEADS:
+            clause = self.clause(question=True)
+            end, end_i = (self.take() if self.peek() == "?" else (None, -1))
+            if self.peek() is not None:
+                self.fail("'?' or the end of the question")
+            return Sentence((clause,), question=True, end=end, end_i=end_i)
         clauses = [self.clause()]
         ands: list[int] = []
-        while self.peek() == "and":
-            ands.append(self.take()[1])
+        conj: list[str] = []
+        commas: list[bool] = []
+        comma_i: list[int] = []
+        while self.peek() in _CLAUSE_JOINERS or (self.peek() == "," and self.peek(1) in _CLAUSE_JOINERS):
+            comma_i.append(self.take()[1] if self.peek() == "," else -1)
+            commas.append(comma_i[-1] >= 0)
+            word, i = self.take()
+            ands.append(i)
+            conj.append(word)
             clauses.append(self.clause())
+        end, end_i = (self.take() if self.peek() in (".", "!") else (None, -1))
         if self.peek() is not None:
             self.fail("the end of the sentence")
-        return Sentence(tuple(clauses), tuple(ands))
+        return Sentence(tuple(clauses), tuple(ands), conj=tuple(conj) if "but" in conj else (),
+                        commas=tuple(commas) if any(commas) else (), comma_i=tuple(comma_i) if any(commas) else (),
+                        end=end, end_i=end_i)
 
     def np(self, *, allow_of: bool = True, restricted: bool = False) -> NP:
         if self.peek() not in DETERMINERS:
@@ -625,22 +778,34 @@ class _Parser:
             word, i = self.take()
             return Pronoun(word, i)
         left = self.np()
-        if self.peek() == "and" and not any(t in _VERB_FORMS or t in ("do", "does") for t in self.tokens[self.i + 1:]):
+        if self.peek() == "and" and not any(t in _VERB_FORMS or t in _AUXILIARIES for t in self.tokens[self.i + 1:]):
             and_i = self.take()[1]
             return Coord(left, self.np(), and_i)
         return left
 
-    def clause(self) -> Clause:
+    def clause(self, question: bool = False) -> Clause:
+        head, head_i = self.take() if question else (None, -1)
         subj = self.subject()
         third_singular = person(subj) == 2
-        aux_i = not_i = -1
-        if self.peek() in ("do", "does"):
-            aux, aux_i = self.take()
+        aux_i = not_i = modal_i = -1
+        if not question and self.peek() in (*BE_FORMS, "can", "cannot"):
+            head, head_i = self.take()
+        if head in BE_FORMS:
+            return self.be_clause(subj, head, head_i, question)
+        if head in ("can", "cannot"):
+            modal_i = head_i
+            not_i = head_i if head == "cannot" else -1
+            if self.peek() not in VERBS:
+                self.fail("a verb in the base form")
+            verb, verb_i = self.take()
+        elif head in ("do", "does") or self.peek() in ("do", "does"):
+            aux, aux_i = (head, head_i) if head is not None else self.take()
             if (aux == "does") != third_singular:
                 self.fail("'does' after he/she/a singular noun and 'do' otherwise")
-            if self.peek() != "not":
-                self.fail("'not'")
-            not_i = self.take()[1]
+            if not question:
+                if self.peek() != "not":
+                    self.fail("'not'")
+                not_i = self.take()[1]
             if self.peek() not in VERBS:
                 self.fail("a verb in the base form")
             verb, verb_i = self.take()
@@ -653,7 +818,7 @@ class _Parser:
             verb_i = self.take()[1]
         kind = VERBS[verb].kind
         obj = comp = adv = None
-        if kind == "trans":
+        if kind == "trans" and (verb not in OPTIONAL_OBJECT or self.peek() in DETERMINERS or self.peek() in OBJECT_PRONOUNS):
             obj = self.object()
         elif kind in ("motion", "speak"):
             if self.peek() != "to":
@@ -663,12 +828,49 @@ class _Parser:
         if self.peek() in ADVERBIAL_PREPOSITIONS:
             prep, prep_i = self.take()
             adv = PP(prep, self.np(restricted=prep == "near"), prep_i)
-        return Clause(subj, verb, not_i >= 0, obj, comp, adv, verb_i, aux_i, not_i)
+        return Clause(subj, verb, not_i >= 0, obj, comp, adv, verb_i, aux_i, not_i, modal=modal_i >= 0, modal_i=modal_i)
+
+    def be_clause(self, subj: Pronoun | NP | Coord, form: str, form_i: int, question: bool) -> Clause:
+        """am/is/are (not) (very) ADJECTIVE, or am/is/are (not) + a place (on the table)."""
+        if form != be_form(subj):
+            self.fail(f"{be_form(subj)!r}, which agrees with the subject")
+        not_i = self.take()[1] if not question and self.peek() == "not" else -1
+        very_i = self.take()[1] if self.peek() == "very" else -1
+        if self.peek() in ADJECTIVES:
+            pred, pred_i = self.take()
+            return Clause(subj, BE, not_i >= 0, verb_i=form_i, not_i=not_i, pred=pred, pred_i=pred_i,
+                          very=very_i >= 0, very_i=very_i)
+        if very_i < 0 and self.peek() in LOCATIVE_PREPOSITIONS:
+            prep, prep_i = self.take()
+            adv = PP(prep, self.np(restricted=prep == "near"), prep_i)
+            return Clause(subj, BE, not_i >= 0, adv=adv, verb_i=form_i, not_i=not_i)
+        self.fail("an adjective" if very_i >= 0 else "an adjective or a place (in, on, under, near, behind)")
+
+
+_QUESTION_HEADS = frozenset({"do", "does", "can", *BE_FORMS})
+_CLAUSE_JOINERS = frozenset({"and", "but"})
+_AUXILIARIES = frozenset({"do", "does", "can", "cannot", *BE_FORMS})
+#: verbs whose object may be left out (the cats do not eat)
+OPTIONAL_OBJECT = frozenset({"eat", "drink", "read", "draw", "cook"})
+
+
+def words_of(text: str) -> list[str]:
+    """A typed sentence as the grammar's tokens: lower case, punctuation apart ("The dog." → the dog .)."""
+    return re.findall(r"[^\s.,!?]+|[.,!?]", text.lower())
+
+
+def is_extended(sentence: Sentence) -> bool:
+    """Whether a sentence uses what the original grammar lacks: punctuation, questions, "but", "to be", "can",
+    like/have, or a verb without its object."""
+    if sentence.question or sentence.end is not None or sentence.conj or sentence.commas:
+        return True
+    return any(c.verb == BE or c.modal or c.verb in EXTRA_VERBS or (VERBS[c.verb].kind == "trans" and c.obj is None)
+               for c in sentence.clauses)
 
 
 def parse(tokens: Sequence[str] | str) -> Sentence:
     """The tree of an English sentence of the grammar, with source positions; GrammarError otherwise."""
-    words = tokens.lower().split() if isinstance(tokens, str) else [t.lower() for t in tokens]
+    words = words_of(tokens) if isinstance(tokens, str) else [t.lower() for t in tokens]
     if not words:
         raise GrammarError("not in the toy grammar: the sentence is empty")
     return _Parser(words).sentence()
@@ -693,7 +895,9 @@ def _pool(kinds: frozenset[str]) -> tuple[str, ...]:
 
 _PRE = tuple(a.en for a in ADJECTIVES.values() if a.preposed)
 _POST = tuple(a.en for a in ADJECTIVES.values() if not a.preposed)
-_BY_KIND: dict[str, tuple[str, ...]] = {k: tuple(v.en for v in VERBS.values() if v.kind == k) for k in ("trans", "intr", "motion", "speak")}
+_BY_KIND: dict[str, tuple[str, ...]] = {
+    k: tuple(v.en for v in BASE_VERBS.values() if v.kind == k) for k in ("trans", "intr", "motion", "speak")
+}
 
 
 def _sample_np(rng: random.Random, kinds: frozenset[str], *, allow_of: bool = False, restricted: bool = False,
@@ -780,38 +984,126 @@ def _sample_clause(rng: random.Random, *, last: bool, force: _Force | None) -> C
     return Clause(subj, verb.en, neg, obj, comp, adv)
 
 
+_ALL_KINDS = _OBJECT_CLASSES["any"]
+_BY_KIND_EXTENDED: dict[str, tuple[str, ...]] = {
+    k: tuple(v.en for v in VERBS.values() if v.kind == k) for k in ("trans", "intr", "motion", "speak")
+}
+
+
+def _sample_subject(rng: random.Random, force: _Force | None, kinds: frozenset[str] = ANIMATE) -> Pronoun | NP | Coord:
+    r = rng.random()
+    if r < 0.35:
+        return Pronoun(rng.choice(SUBJECT_PRONOUNS))
+    if r < 0.92:
+        return _sample_np(rng, kinds, allow_of=True, force=force)
+    return Coord(_sample_np(rng, kinds, force=force), _sample_np(rng, kinds, force=force))
+
+
+def _sample_clause_extended(rng: random.Random, *, last: bool, force: _Force | None, question: bool) -> Clause:
+    """A clause of the extended grammar: "to be" + adjective or place, "can" + verb, or a verb (like and
+    have among them, eat/drink/read/draw/cook sometimes without an object); no negation in questions."""
+    neg = not question and rng.random() < 0.25
+    form = rng.random()
+    forced_neg = force is not None and force.neg_subject and not force.done
+    if forced_neg:
+        neg = force.done = True  # type: ignore[union-attr]
+        subj: Pronoun | NP | Coord = _sample_np(rng, ANIMATE, allow_of=True, noun=RESERVED_NEGATED_SUBJECT)
+    if form < 0.22:  # to be
+        if not forced_neg:
+            subj = _sample_subject(rng, force, ANIMATE if rng.random() < 0.7 else _ALL_KINDS)
+        if rng.random() < 0.75:
+            very = rng.random() < 0.2
+            return Clause(subj, BE, neg, pred=rng.choice(list(ADJECTIVES)), very=very)
+        prep = rng.choice(LOCATIVE_PREPOSITIONS)
+        return Clause(subj, BE, neg, adv=PP(prep, _sample_np(rng, LOCATIONS, allow_of=True, restricted=prep == "near", force=force)))
+    if not forced_neg:
+        subj = _sample_subject(rng, force)
+    modal = form < 0.34
+    r = rng.random()
+    kind = "trans" if r < 0.66 else "intr" if r < 0.82 else "motion" if r < 0.91 else "speak"
+    verb = VERBS[rng.choice(_BY_KIND_EXTENDED[kind])]
+    obj: Pronoun | NP | Coord | None = None
+    comp = adv = None
+    if kind == "trans":
+        pronouns = [p for p in OBJECT_PRONOUNS if not (isinstance(subj, Pronoun) and (subj.word, p) in _REFLEXIVE)]
+        if verb.en in OPTIONAL_OBJECT and rng.random() < 0.25:
+            obj = None
+        elif "person" in verb.objects and rng.random() < 0.2:
+            obj = Pronoun(rng.choice(pronouns))
+        else:
+            obj = _sample_np(rng, verb.objects, allow_of=True, no_some=neg, force=force)
+            if last and rng.random() < 0.1:
+                obj = Coord(obj, _sample_np(rng, verb.objects, no_some=neg, force=force))
+    elif kind == "motion":
+        comp = PP("to", _sample_np(rng, PLACES, allow_of=True, force=force))
+    elif kind == "speak":
+        comp = PP("to", _sample_np(rng, ANIMATE, allow_of=True, force=force))
+    if kind != "motion" and rng.random() < 0.25:
+        prep = rng.choice(LOCATIVE_PREPOSITIONS if kind == "speak" else ADVERBIAL_PREPOSITIONS)
+        kinds = LOCATIONS if prep in LOCATIVE_PREPOSITIONS else ANIMATE
+        adv = PP(prep, _sample_np(rng, kinds, allow_of=True, restricted=prep == "near", force=force))
+    return Clause(subj, verb.en, neg, obj, comp, adv, modal=modal)
+
+
+def _sample_extended(rng: random.Random, force: _Force | None) -> Sentence:
+    """Questions (a fifth of one-clause sentences), "and"/"but" with or without a comma, and a final
+    "." / "!" / "?" or none (people type both)."""
+    n = 2 if rng.random() < 0.18 else 1
+    question = n == 1 and rng.random() < 0.2 and not (force is not None and force.neg_subject)
+    clauses = tuple(_sample_clause_extended(rng, last=k == n - 1, force=force, question=question) for k in range(n))
+    conj = tuple("but" if rng.random() < 0.3 else "and" for _ in range(n - 1))
+    commas = tuple(rng.random() < 0.4 for _ in range(n - 1))
+    r = rng.random()
+    if question:
+        end = "?" if r < 0.85 else None
+    else:
+        end = "." if r < 0.55 else "!" if r < 0.7 else None
+    return Sentence(clauses, conj=conj if "but" in conj else (), commas=commas if any(commas) else (),
+                    question=question, end=end)
+
+
 MIN_LEN, MAX_LEN = 3, 25
 
 
-def sample_sentence(rng: random.Random, *, reserved: str | tuple[str, str] | None = None) -> Sentence:
-    """A random sentence tree of 3..25 English words.
+def words_only(tokens: Sequence[str]) -> tuple[str, ...]:
+    """The tokens without punctuation: what sentence length and the train/test split are measured on."""
+    return tuple(t for t in tokens if t not in PUNCTUATION)
+
+
+def sample_sentence(rng: random.Random, *, reserved: str | tuple[str, str] | None = None, extended: bool = False) -> Sentence:
+    """A random sentence tree of 3..25 English words (punctuation not counted).
 
     ``reserved`` asks for one held-out combination: an entry of :data:`RESERVED_PAIRS` or
     ``"negation"`` for :data:`RESERVED_NEGATED_SUBJECT` as subject of a negated clause.
+    ``extended`` draws from the grammar with punctuation, questions, "to be", "can", like and have.
     """
-    return _sample(rng, reserved)[0]
+    return _sample(rng, reserved, extended)[0]
 
 
-def _sample(rng: random.Random, reserved: str | tuple[str, str] | None) -> tuple[Sentence, tuple[str, ...]]:
+def _sample(rng: random.Random, reserved: str | tuple[str, str] | None,
+            extended: bool = False) -> tuple[Sentence, tuple[str, ...]]:
     while True:
         force = None
         if reserved == "negation":
             force = _Force(neg_subject=True)
         elif reserved is not None:
             force = _Force(pair=(reserved[0], reserved[1]))
-        n = 2 if rng.random() < 0.15 else 1
-        sentence = Sentence(tuple(_sample_clause(rng, last=k == n - 1, force=force) for k in range(n)))
+        if extended:
+            sentence = _sample_extended(rng, force)
+        else:
+            n = 2 if rng.random() < 0.15 else 1
+            sentence = Sentence(tuple(_sample_clause(rng, last=k == n - 1, force=force) for k in range(n)))
         if force is not None and not force.done:
             continue
         tokens = render(sentence)
-        if MIN_LEN <= len(tokens) <= MAX_LEN:
+        if MIN_LEN <= len(words_only(tokens)) <= MAX_LEN:
             return sentence, tokens
 
 
 _RESERVED_CHOICES: tuple[str | tuple[str, str], ...] = (*RESERVED_PAIRS, "negation")
 
 
-def draw_source(rng: random.Random, split: Split) -> tuple[tuple[str, ...], Sentence] | None:
+def draw_source(rng: random.Random, split: Split, *, extended: bool = False) -> tuple[tuple[str, ...], Sentence] | None:
     """One English sentence for ``split`` (tokens and parsed tree), or None when it belongs to the other split.
 
     Train rejects held-out combinations and test-bucket sentences. Test forces a held-out
@@ -819,8 +1111,9 @@ def draw_source(rng: random.Random, split: Split) -> tuple[tuple[str, ...], Sent
     about half of a test set probe a held-out combination and half plain unseen sentences.
     """
     reserved = rng.choice(_RESERVED_CHOICES) if split == "test" and rng.random() < 0.1 else None
-    sentence, tokens = _sample(rng, reserved)
-    is_test = bool(reserved_combinations(sentence)) or in_test_bucket(" ".join(tokens))
+    sentence, tokens = _sample(rng, reserved, extended)
+    # the words decide the split, so "the cat sleeps ." and "the cat sleeps !" are never on both sides
+    is_test = bool(reserved_combinations(sentence)) or in_test_bucket(" ".join(words_only(tokens)))
     if is_test != (split == "test"):
         return None
     return tokens, parse(tokens)
@@ -829,6 +1122,10 @@ def draw_source(rng: random.Random, split: Split) -> tuple[tuple[str, ...], Sent
 # -------------------------------------------------------------------------------------- French
 
 Token = tuple[str, tuple[int, ...]]
+
+#: en-fr (and en-zh) draw from the extended grammar (punctuation, questions, "to be", "can", like, have); the original
+#: one (``extended=False``) stays reproducible from its seeds for comparison with models trained on it
+EXTENDED = True
 
 _SUBJ_FR = {"i": "je", "you": "tu", "he": "il", "she": "elle", "we": "nous", "they": "ils"}
 _OBJ_FR = {"me": "me", "you": "te", "him": "le", "her": "la", "us": "nous", "them": "les"}
@@ -880,38 +1177,108 @@ def _fr_part(part: Pronoun | NP | Coord, *, negated_object: bool = False) -> lis
     return _fr_np(part, negated_object=negated_object)
 
 
-def _fr_clause(clause: Clause) -> list[Token]:
+_ETRE = ("suis", "es", "est", "sommes", "êtes", "sont")
+_POUVOIR = ("peux", "peux", "peut", "pouvons", "pouvez", "peuvent")
+_QUESTION_FR = ("est", "-", "ce", "que")  # est-ce que, as the tokenizer cuts it (the detokenizer joins it back)
+#: clitics that lose their vowel before a vowel (j'ai, n'est, l'aime, qu'il): written as "j" + "'" tokens
+_ELIDED = {"je": "j", "me": "m", "te": "t", "le": "l", "la": "l", "ne": "n", "que": "qu", "de": "d"}
+
+
+def _agreement(subj: Pronoun | NP | Coord) -> int:
+    """Which adjective form (m.sg f.sg m.pl f.pl) a subject takes: "je"/"tu" are taken as masculine, "elle" feminine;
+    coordinated subjects are plural, feminine only when both nouns are."""
+    if isinstance(subj, Pronoun):
+        return {"she": 1, "we": 2, "they": 2}.get(subj.word, 0)
+    if isinstance(subj, Coord):
+        both_f = NOUNS[subj.left.noun].gender == NOUNS[subj.right.noun].gender == "f"
+        return 3 if both_f else 2
+    return (0 if NOUNS[subj.noun].gender == "m" else 1) + (2 if subj.plural else 0)
+
+
+def _fr_place(adv: PP) -> list[Token]:
+    if adv.prep == "near":
+        return [("près", (adv.prep_i,)), *_fr_np(adv.obj, prep="de", prep_i=adv.prep_i)]
+    return [(_PREP_FR[adv.prep], (adv.prep_i,)), *_fr_np(adv.obj)]
+
+
+def _fr_be(clause: Clause) -> list[Token]:
+    """SUBJ (ne) être (pas) (très) ADJ agreeing with the subject, or SUBJ (ne) être (pas) + a place."""
     out = _fr_part(clause.subj)
     if clause.neg:
         out.append(("ne", (clause.not_i,)))
+    out.append((_ETRE[person(clause.subj)], (clause.verb_i,)))
+    if clause.neg:
+        out.append(("pas", (clause.not_i,)))
+    if clause.very:
+        out.append(("très", (clause.very_i,)))
+    if clause.pred is not None:
+        out.append((ADJECTIVES[clause.pred].fr[_agreement(clause.subj)], (clause.pred_i,)))
+    if clause.adv is not None:
+        out += _fr_place(clause.adv)
+    return out
+
+
+def _fr_clause(clause: Clause) -> list[Token]:
+    if clause.verb == BE:
+        return _fr_be(clause)
+    out = _fr_part(clause.subj)
+    if clause.neg:
+        out.append(("ne", (clause.not_i,)))
+    if clause.modal:  # (ne) pouvoir (pas) + (pronoun) infinitive: le chat ne peut pas le voir
+        out.append((_POUVOIR[person(clause.subj)], (clause.modal_i,)))
+        if clause.neg:
+            out.append(("pas", (clause.not_i,)))
     if isinstance(clause.obj, Pronoun):
         out.append((_OBJ_FR[clause.obj.word], (clause.obj.i,)))
-    form = VERBS[clause.verb].fr[person(clause.subj)]
-    out.append((form, (clause.aux_i, clause.verb_i) if clause.neg else (clause.verb_i,)))
-    if clause.neg:
+    if clause.modal:
+        out.append((INFINITIVES[clause.verb], (clause.verb_i,)))
+    else:
+        form = VERBS[clause.verb].fr[person(clause.subj)]
+        out.append((form, (clause.aux_i, clause.verb_i) if clause.aux_i >= 0 else (clause.verb_i,)))
+    if clause.neg and not clause.modal:
         out.append(("pas", (clause.not_i,)))
     if clause.obj is not None and not isinstance(clause.obj, Pronoun):
         out += _fr_part(clause.obj, negated_object=clause.neg)
     if clause.comp is not None:
         out += _fr_np(clause.comp.obj, prep="à", prep_i=clause.comp.prep_i)
     if clause.adv is not None:
-        adv = clause.adv
-        if adv.prep == "near":
-            out.append(("près", (adv.prep_i,)))
-            out += _fr_np(adv.obj, prep="de", prep_i=adv.prep_i)
-        else:
-            out.append((_PREP_FR[adv.prep], (adv.prep_i,)))
-            out += _fr_np(adv.obj)
+        out += _fr_place(clause.adv)
     return out
+
+
+def _question_head(clause: Clause) -> int:
+    """The English word a French "est-ce que" stands for: do/does, am/is/are or can."""
+    return clause.aux_i if clause.aux_i >= 0 else clause.modal_i if clause.modal else clause.verb_i
+
+
+def _elide(out: list[Token]) -> list[Token]:
+    """je ai → j ' ai, ne est → n ' est, que il → qu ' il: French elision, the apostrophe a token of its own
+    (as the tokenizer cuts "j'ai"), both pieces aligned where the full clitic was."""
+    done: list[Token] = []
+    for k, (word, links) in enumerate(out):
+        following = out[k + 1][0] if k + 1 < len(out) else ""
+        if word in _ELIDED and following[:1] in "aeiouéèêâîôû" and following[:1]:
+            done += [(_ELIDED[word], links), ("'", links)]
+        else:
+            done.append((word, links))
+    return done
 
 
 def realise(sentence: Sentence) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
     """French tokens and their alignment for a parsed sentence."""
     out: list[Token] = []
+    if sentence.question:
+        head = _question_head(sentence.clauses[0])
+        out += [(word, (head,)) for word in _QUESTION_FR]
     for k, clause in enumerate(sentence.clauses):
         if k:
-            out.append(("et", (sentence.and_i[k - 1],)))
+            if sentence.comma(k):
+                out.append((",", (sentence.comma_i[k - 1],)))
+            out.append(("mais" if sentence.joiner(k) == "but" else "et", (sentence.and_i[k - 1],)))
         out += _fr_clause(clause)
+    if sentence.end is not None:
+        out.append((sentence.end, (sentence.end_i,)))
+    out = _elide(out)
     return tuple(t for t, _ in out), tuple(a for _, a in out)
 
 
@@ -925,7 +1292,7 @@ def translate(tokens: Sequence[str] | str) -> tuple[tuple[str, ...], tuple[tuple
 
 def draw(task: str, rng: random.Random, split: Split) -> Example | None:
     """One en-fr example for :func:`.corpus.generate` (None when the sample falls in the other split)."""
-    drawn = draw_source(rng, split)
+    drawn = draw_source(rng, split, extended=EXTENDED)
     if drawn is None:
         return None
     tokens, sentence = drawn
@@ -935,5 +1302,6 @@ def draw(task: str, rng: random.Random, split: Split) -> Example | None:
 
 __all__ = [
     "ADJECTIVES", "NOUNS", "RESERVED_NEGATED_SUBJECT", "RESERVED_PAIRS", "SOURCE_LEMMAS", "SOURCE_LEXICON", "VERBS",
-    "GrammarError", "Sentence", "draw", "parse", "render", "reserved_combinations", "sample_sentence", "translate",
+    "GrammarError", "Sentence", "draw", "is_extended", "parse", "render", "reserved_combinations", "sample_sentence",
+    "translate", "words_of",
 ]

@@ -6,29 +6,38 @@ architecture handles agreement-heavy French and reordering-heavy Chinese. The Ch
 character-level: every target token is one CJK character, and each character of a word inherits
 that word's alignment. ``tgt_joiner`` is ``""``.
 
-Chinese rules (one output per input, so a small model can learn them exactly):
+Chinese rules (one output per input, so a small model can learn them exactly; written as a Chinese teacher
+would write the sentence, see ``tests/core/test_grammar_zh.py``):
 
-* no articles: "the" is left unaligned on the source side; a → 一 + classifier, two..five →
-  两/三/四/五 + classifier, some → 一些; the classifier is fixed per noun (只 本 个 张 辆 条 把 …)
-  and is aligned, like the numeral, to the English determiner;
-* every adjective is followed by 的 (小的黑色的猫): one regular rule instead of Chinese's
-  lexical choice between 黑猫 and 黑色的猫; this 的 is aligned to nothing, ``()``;
-* possessives are pronoun + 的 (my → 我的, both aligned to "my"); "X of Y" → Y 的 X, with that
-  的 aligned to "of" (the house of the dog → 狗的房子);
+* no articles: "the" is left unaligned on the source side; a → 一 + measure word, two..five →
+  两/三/四/五 + measure word, some → 一些; the measure word is fixed per noun (只 本 个 张 辆 条 把 …)
+  and is aligned, like the numeral, to the English determiner; the object of a negated verb takes no
+  一 + measure word (他没有猫);
+* one-syllable adjectives sit right before the noun (小狗, 黑猫, 大房子); longer ones take 的, aligned
+  to nothing, and come first (开心的小猫, 漂亮的黑猫);
+* possessives are pronoun + 的 (my → 我的, both aligned to "my"), without 的 before a family word
+  (我妈妈); "X of Y" → Y 的 X, with that 的 aligned to "of" (the house of the dog → 狗的房子);
 * adverbial phrases move before the verb, as locative frames: on the table → 在桌子上,
-  in the house → 在房子里, under → 在…下, near → 在…附近, behind → 在…后面 (在 and the
+  in the house → 在房子里, under → 在…下面, near → 在…附近, behind → 在…后面 (在 and the
   postposition both aligned to the English preposition); with X → 跟X一起; for X → 给X;
-* negation is 不 before the verb phrase (不在床上睡觉), aligned to "not"; "do/does" stay
-  unaligned since Chinese verbs carry no person or number;
-* motion verbs take 到: come/run/return to X → 来到/跑到/回到 X (到 aligned to "to");
-  speak to X → 跟X说话 (跟 aligned to "to");
-* 和 joins noun phrases, 并且 joins clauses; pronouns are 我 你 他 她 我们 他们 in every role.
+* negation: 不 before the verb phrase (不在床上睡觉), but 没 for a resultative verb (没看见, 没找到)
+  and for 有 (没有); "cannot" + a resultative verb is the potential form (看不见, 找不到), otherwise 不能;
+  an affirmative resultative verb takes 了 (看见了); "do/does" stay unaligned;
+* "to be": 很 + adjective (猫很小; 非常小, 不小, 不太小), 是…的 for colours and states (猫是黑色的,
+  瓶子是空的), 了 for a change of state (车坏了, 猫病了; 没病), 在 + place (猫在桌子上);
+* questions end in 吗 (你看见猫了吗？, 猫开心吗？), aligned to do/does/is/can;
+* motion verbs: come to X → 来X, run to X → 跑去X, return to X → 回到X (去/到 aligned to "to"; 不回X);
+  speak to X → 跟X说话 (跟 aligned to "to"); eat/drink/read/draw/cook without an object take their usual
+  one (吃东西, 看书, 做饭);
+* 和 joins noun phrases, a comma joins clauses (，但是 for "but"); . , ! ? → 。，！？; pronouns are
+  我 你 他 她 我们 他们 in every role.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from . import en_fr
 from .corpus import Example, Split
@@ -65,25 +74,88 @@ NOUNS_ZH: dict[str, tuple[str, str | None]] = {
     "milk": ("牛奶", None), "juice": ("果汁", None), "wine": ("葡萄酒", None), "beer": ("啤酒", None),
 }
 
-ADJECTIVES_ZH: dict[str, str] = {
-    "small": "小", "big": "大", "beautiful": "漂亮", "young": "年轻", "old": "老", "good": "好", "bad": "坏",
-    "pretty": "好看", "fat": "胖", "new": "新", "long": "长", "black": "黑色", "white": "白色", "red": "红色",
-    "green": "绿色", "blue": "蓝色", "yellow": "黄色", "grey": "灰色", "brown": "棕色", "happy": "快乐",
-    "sad": "难过", "tired": "疲倦", "angry": "生气", "hot": "热", "cold": "冷", "clean": "干净", "dirty": "脏",
-    "empty": "空", "full": "满", "heavy": "重", "round": "圆", "strong": "强壮", "quiet": "安静", "famous": "有名",
-    "sick": "生病", "rich": "富有", "broken": "破", "lazy": "懒", "funny": "有趣", "cute": "可爱", "wet": "湿",
-    "dry": "干",
+#: English adjective → (the form before a noun, whether 的 follows it, the form after "to be", how "to be" says it).
+#: One-syllable adjectives sit right before the noun (小狗 黑猫 大房子 破杯子); the others take 的 (漂亮的猫),
+#: and a noun with both puts the 的-phrase first (开心的小猫). After "to be": "plain" adjectives take 很
+#: (猫很小; 不小, 非常小, 不太小), colours and states take 是…的 (猫是黑色的, 瓶子是空的), and a change of
+#: state takes 了 (猫病了, 车坏了; 没病; 病得很厉害).
+_ADJECTIVE_TABLE_ZH = """
+small 小 - 小 plain
+big 大 - 大 plain
+beautiful 漂亮 的 漂亮 plain
+young 年轻 的 年轻 plain
+old 老 - 老 plain
+good 好 - 好 plain
+bad 坏 - 坏 plain
+pretty 好看 的 好看 plain
+fat 胖 - 胖 plain
+new 新 - 新 plain
+long 长 - 长 plain
+black 黑 - 黑色 colour
+white 白 - 白色 colour
+red 红 - 红色 colour
+green 绿色 的 绿色 colour
+blue 蓝 - 蓝色 colour
+yellow 黄 - 黄色 colour
+grey 灰 - 灰色 colour
+brown 棕色 的 棕色 colour
+happy 开心 的 开心 plain
+sad 难过 的 难过 plain
+tired 疲倦 的 累 plain
+angry 生气 的 生气 plain
+hot 热 - 热 plain
+cold 冷 - 冷 plain
+clean 干净 的 干净 plain
+dirty 脏 - 脏 plain
+empty 空 - 空 state
+full 满满 的 满 state
+heavy 重 - 重 plain
+round 圆 - 圆 plain
+strong 强壮 的 强壮 plain
+quiet 安静 的 安静 plain
+famous 有名 的 出名 plain
+sick 生病 的 病 change
+rich 有钱 的 富有 plain
+broken 破 - 坏 change
+lazy 懒 - 懒 plain
+funny 有趣 的 好笑 plain
+cute 可爱 的 可爱 plain
+wet 湿 - 湿 plain
+dry 干 - 干 plain
+"""
+
+
+@dataclass(frozen=True)
+class AdjectiveZh:
+    attributive: str  # before a noun
+    de: bool  # 的 between it and the noun
+    predicative: str  # after "to be"
+    kind: str  # plain | colour | state | change
+
+
+ADJECTIVES_ZH: dict[str, AdjectiveZh] = {
+    en: AdjectiveZh(attr, de == "的", pred, kind)
+    for en, attr, de, pred, kind in (line.split() for line in _ADJECTIVE_TABLE_ZH.strip().splitlines())
 }
 
 VERBS_ZH: dict[str, str] = {
     "see": "看见", "watch": "看", "find": "找到", "want": "想要", "draw": "画", "know": "认识", "choose": "选",
     "touch": "摸", "push": "推", "pull": "拉", "wash": "洗", "carry": "带", "hide": "藏", "take": "拿",
-    "keep": "留", "throw": "扔", "sell": "卖", "make": "做", "break": "打破", "fix": "修理", "close": "关",
-    "cook": "煮", "eat": "吃", "drink": "喝", "read": "读", "build": "建造", "visit": "参观", "meet": "遇见",
+    "keep": "留着", "throw": "扔", "sell": "卖", "make": "做", "break": "打破", "fix": "修", "close": "关",
+    "cook": "做", "eat": "吃", "drink": "喝", "read": "读", "build": "建", "visit": "参观", "meet": "遇到",
     "bite": "咬", "wake": "叫醒", "feed": "喂", "follow": "跟着", "chase": "追", "sleep": "睡觉", "sing": "唱歌",
     "dance": "跳舞", "swim": "游泳", "play": "玩", "work": "工作", "laugh": "笑", "cry": "哭", "jump": "跳",
-    "walk": "散步", "come": "来", "run": "跑", "return": "回", "speak": "说话",
+    "walk": "散步", "come": "来", "run": "跑", "return": "回", "speak": "说话", "like": "喜欢", "have": "有",
 }
+#: a verb whose object English leaves out takes its usual one, as Chinese needs (狗在吃 → 狗吃东西; 她看书)
+NO_OBJECT_ZH: dict[str, str] = {"eat": "吃东西", "drink": "喝东西", "read": "看书", "draw": "画画", "cook": "做饭"}
+#: resultative verbs (verb + result): 看见 is negated 没看见 (did not) or 看不见 (cannot), never 不看见, and an
+#: affirmative statement takes 了 (看见了); the number is where the result begins (看|见)
+RESULTATIVE: dict[str, int] = {"see": 1, "find": 1, "meet": 1, "break": 1, "wake": 1}
+#: motion verbs: the word after the verb that "to" becomes (跑去公园, 回到村子; 来 takes the place directly)
+MOTION_TO: dict[str, str] = {"come": "", "run": "去", "return": "到"}
+#: family words take a pronoun without 的 (我妈妈), as Chinese speakers say them
+KIN: frozenset[str] = frozenset({"mother", "father", "brother", "sister"})
 
 PRONOUNS_ZH: dict[str, str] = {
     "i": "我", "me": "我", "you": "你", "he": "他", "him": "他", "she": "她", "her": "她",
@@ -92,7 +164,7 @@ PRONOUNS_ZH: dict[str, str] = {
 _POSS_ZH = {"my": "我的", "your": "你的", "his": "他的", "her": "她的", "our": "我们的", "their": "他们的"}
 _NUM_ZH = {"a": "一", "two": "两", "three": "三", "four": "四", "five": "五"}
 # preposition → (word before the NP, word after it)
-_FRAMES_ZH = {"in": ("在", "里"), "on": ("在", "上"), "under": ("在", "下"), "near": ("在", "附近"),
+_FRAMES_ZH = {"in": ("在", "里"), "on": ("在", "上"), "under": ("在", "下面"), "near": ("在", "附近"),
               "behind": ("在", "后面"), "with": ("跟", "一起"), "for": ("给", "")}
 
 Token = tuple[str, tuple[int, ...], bool]  # character, alignment, whether it begins its word
@@ -103,58 +175,135 @@ def _chars(word: str, links: tuple[int, ...]) -> list[Token]:
     return [(ch, links, i == 0) for i, ch in enumerate(word)]
 
 
-def _zh_np(np: NP) -> list[Token]:
+def _zh_np(np: NP, negated: bool = False) -> list[Token]:
+    """Y的 (of), the numeral + measure word / 一些 / possessive, the 的-adjectives, the bare ones, the noun.
+
+    ``negated``: the object of a negated verb, where "a" is no 一 + measure word (他没有猫, not 他没有一只猫)."""
     out: list[Token] = []
     if np.of is not None:
         out += _zh_np(np.of) + _chars("的", (np.of_i,))
     word, classifier = NOUNS_ZH[np.noun]
-    if np.det in _NUM_ZH:
+    adjectives = [(ADJECTIVES_ZH[a], i) for a, i in ((np.pre, np.pre_i), (np.post, np.post_i)) if a is not None]
+    if negated and np.det == "a":
+        pass
+    elif np.det in _NUM_ZH:
         out += _chars(_NUM_ZH[np.det] + (classifier or ""), (np.det_i,))
     elif np.det == "some":
         out += _chars("一些", (np.det_i,))
     elif np.det in _POSS_ZH:
-        out += _chars(_POSS_ZH[np.det], (np.det_i,))
-    for adj, adj_i in ((np.pre, np.pre_i), (np.post, np.post_i)):
-        if adj is not None:
-            out += _chars(ADJECTIVES_ZH[adj], (adj_i,)) + _chars("的", ())
+        owner = _POSS_ZH[np.det]
+        out += _chars(owner[:-1] if np.noun in KIN and not adjectives else owner, (np.det_i,))
+    for adj, i in adjectives:
+        if adj.de:
+            out += _chars(adj.attributive, (i,)) + _chars("的", ())
+    for adj, i in adjectives:
+        if not adj.de:
+            out += _chars(adj.attributive, (i,))
     return out + _chars(word, (np.noun_i,))
 
 
-def _zh_part(part: Pronoun | NP | Coord) -> list[Token]:
+def _zh_part(part: Pronoun | NP | Coord, negated: bool = False) -> list[Token]:
     if isinstance(part, Pronoun):
         return _chars(PRONOUNS_ZH[part.word], (part.i,))
     if isinstance(part, Coord):
-        return _zh_np(part.left) + _chars("和", (part.and_i,)) + _zh_np(part.right)
-    return _zh_np(part)
+        return _zh_np(part.left, negated) + _chars("和", (part.and_i,)) + _zh_np(part.right, negated)
+    return _zh_np(part, negated)
 
 
-def _zh_clause(clause: Clause) -> list[Token]:
+def _zh_frame(pp: en_fr.PP, also: tuple[int, ...] = ()) -> list[Token]:
+    """在桌子上, 跟狗一起, 给妈妈: a place or company before the verb; ``also`` aligns 在 to "is" as well."""
+    before, after = _FRAMES_ZH[pp.prep]
+    link = (pp.prep_i,)
+    return _chars(before, (*also, *link)) + _zh_np(pp.obj) + _chars(after, link)
+
+
+def _zh_be(clause: Clause, question: bool) -> list[Token]:
+    """"to be": 猫很小 / 猫是黑色的 / 车坏了 / 猫在桌子上, with 不/没, 非常/太 and the question's 吗 after."""
     out = _zh_part(clause.subj)
-    if clause.neg:
-        out += _chars("不", (clause.not_i,))
+    is_, not_, very = (clause.verb_i,), (clause.not_i,), (clause.very_i,)
+    if clause.adv is not None:  # a place: 在 is the verb
+        return out + (_chars("不", not_) if clause.neg else []) + _zh_frame(clause.adv, is_)
+    adj = ADJECTIVES_ZH[clause.pred or ""]
+    pred = adj.predicative
+    if adj.kind == "change":  # 病了 / 没病 / 病得很厉害 / 病得不厉害
+        if clause.very:
+            degree = "得不厉害" if clause.neg else "得很厉害"
+            return out + _chars(pred, (clause.pred_i,)) + [(ch, very if ch != "不" else not_, k == 0)
+                                                            for k, ch in enumerate(degree)]
+        if clause.neg:
+            return out + _chars("没", not_) + _chars(pred, (clause.pred_i,))
+        return out + _chars(pred, (clause.pred_i,)) + _chars("了", is_)
+    if clause.very:  # 非常小 / 不太小 (a colour by its one character: 非常黑)
+        word = pred[0] if adj.kind == "colour" and pred != "棕色" else pred  # 非常黑, but 非常棕色 (棕 alone is no adjective)
+        degree = _chars("不", not_) + _chars("太", very) if clause.neg else _chars("非常", very)
+        return out + degree + _chars(word, (clause.pred_i,))
+    if adj.kind == "plain":  # 很小 / 不小 / (question) 小吗
+        lead = _chars("不", not_) if clause.neg else [] if question else _chars("很", is_)
+        return out + lead + _chars(pred, (clause.pred_i,))
+    # colours and states: 是黑色的 / 不是黑色的
+    return out + (_chars("不", not_) if clause.neg else []) + _chars("是", is_) + _chars(pred, (clause.pred_i,)) \
+        + _chars("的", is_)
+
+
+def _zh_clause(clause: Clause, question: bool) -> list[Token]:
+    if clause.verb == en_fr.BE:
+        return _zh_be(clause, question)
+    out = _zh_part(clause.subj)
+    verb = clause.verb
+    not_ = (clause.not_i,)
+    split = RESULTATIVE.get(verb)
+    potential = clause.modal and clause.neg and split is not None  # 看不见: cannot see
+    if clause.modal and not potential:
+        out += (_chars("不", not_) if clause.neg else []) + _chars("能", (clause.modal_i,))
+    elif clause.neg and not clause.modal:
+        out += _chars("没" if split is not None or verb == "have" else "不", not_)
     if clause.adv is not None:
-        before, after = _FRAMES_ZH[clause.adv.prep]
-        link = (clause.adv.prep_i,)
-        out += _chars(before, link) + _zh_np(clause.adv.obj) + _chars(after, link)
-    verb = _chars(VERBS_ZH[clause.verb], (clause.verb_i,))
-    kind = en_fr.VERBS[clause.verb].kind
-    if kind == "speak" and clause.comp is not None:
-        out += _chars("跟", (clause.comp.prep_i,)) + _zh_np(clause.comp.obj) + verb
-    elif kind == "motion" and clause.comp is not None:
-        out += verb + _chars("到", (clause.comp.prep_i,)) + _zh_np(clause.comp.obj)
+        out += _zh_frame(clause.adv)
+    word = VERBS_ZH[verb] if clause.obj is not None or verb not in NO_OBJECT_ZH else NO_OBJECT_ZH[verb]
+    link = (clause.verb_i,)
+    if potential:
+        verb_tokens = _chars(word[:split], link) + _chars("不", not_) + _chars(word[split:], link)
     else:
-        out += verb
-        if clause.obj is not None:
-            out += _zh_part(clause.obj)
+        verb_tokens = _chars(word, link)
+        if split is not None and not clause.neg and not clause.modal and not question:
+            verb_tokens += _chars("了", ())  # a completed result: 看见了
+    kind = en_fr.VERBS[verb].kind
+    if kind == "speak" and clause.comp is not None:
+        return out + _chars("跟", (clause.comp.prep_i,)) + _zh_np(clause.comp.obj) + verb_tokens
+    if kind == "motion" and clause.comp is not None:
+        to = "" if clause.neg else MOTION_TO[verb]
+        return out + verb_tokens + (_chars(to, (clause.comp.prep_i,)) if to else []) + _zh_np(clause.comp.obj)
+    out += verb_tokens
+    if clause.obj is not None:
+        out += _zh_part(clause.obj, negated=clause.neg)
     return out
+
+
+_END_ZH = {".": "。", "!": "！", "?": "？"}
+
+
+def _question_head(clause: Clause) -> int:
+    return clause.aux_i if clause.aux_i >= 0 else clause.modal_i if clause.modal else clause.verb_i
 
 
 def _tokens(sentence: Sentence) -> list[Token]:
     out: list[Token] = []
     for k, clause in enumerate(sentence.clauses):
-        if k:
-            out += _chars("并且", (sentence.and_i[k - 1],))
-        out += _zh_clause(clause)
+        if k:  # clauses are joined by a comma (and), or a comma and 但是 (but)
+            comma = (sentence.comma_i[k - 1],) if sentence.comma(k) else ()
+            if sentence.joiner(k) == "but":
+                out += _chars("，", comma) + _chars("但是", (sentence.and_i[k - 1],))
+            else:
+                out += _chars("，", (*comma, sentence.and_i[k - 1]))
+        out += _zh_clause(clause, sentence.question)
+    if sentence.question:
+        first = sentence.clauses[0]
+        head = (_question_head(first),)
+        if first.verb in RESULTATIVE and not first.modal:
+            out += _chars("了", ())  # 你看见猫了吗
+        out += _chars("吗", head)
+    if sentence.end is not None:
+        out += _chars(_END_ZH[sentence.end], (sentence.end_i,))
     return out
 
 
@@ -174,7 +323,7 @@ def translate(tokens: Sequence[str] | str) -> tuple[tuple[str, ...], tuple[tuple
 
 def draw(task: str, rng: random.Random, split: Split) -> Example | None:
     """One en-zh example for :func:`.corpus.generate` (None when the sample falls in the other split)."""
-    drawn = en_fr.draw_source(rng, split)
+    drawn = en_fr.draw_source(rng, split, extended=True)
     if drawn is None:
         return None
     tokens, sentence = drawn

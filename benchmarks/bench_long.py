@@ -75,6 +75,20 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
 
 
+def shown_widgets(app) -> tuple[Any, Any]:
+    """The window's heatmap (1000 × 800) and all-heads overview (600 × 500), shown offscreen, as both tables time them."""
+    from viz_app.widgets import AttentionHeatmap, HeadMosaic
+
+    heat = AttentionHeatmap()
+    heat.resize(1000, 800)
+    heat.show()
+    mosaic = HeadMosaic()
+    mosaic.resize(600, 500)
+    mosaic.show()
+    app.processEvents()
+    return heat, mosaic
+
+
 def bench_long_sentence(model: Seq2SeqTransformer, n: int, seed: int, repeats: int, eager_max: int) -> dict[str, Any]:
     """One long sentence through the window's path (lazy trace, windowed heatmap, pooled overview) against
     materialising every map and against matplotlib drawing the same window."""
@@ -82,7 +96,6 @@ def bench_long_sentence(model: Seq2SeqTransformer, n: int, seed: int, repeats: i
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     from model_core.lazy_trace import lazy_trace
-    from viz_app.widgets import AttentionHeatmap, HeadMosaic
     from viz_app.widgets.map_view import ViewSpec, apply_view, heatmap_view
     from viz_app.widgets.minimap import map_window
     from viz_app.window.bindings import overview_tiles
@@ -96,13 +109,7 @@ def bench_long_sentence(model: Seq2SeqTransformer, n: int, seed: int, repeats: i
     trace = lazy_trace(model, src, out)
     figures: dict[str, Any] = {"n": n, "lazy_trace_ms": (time.perf_counter() - start) * 1000.0}
     maps = trace.encoder_self.maps
-    heat = AttentionHeatmap()
-    heat.resize(1000, 800)
-    heat.show()
-    mosaic = HeadMosaic()
-    mosaic.resize(600, 500)
-    mosaic.show()
-    app.processEvents()
+    heat, mosaic = shown_widgets(app)
     t = trace.n_steps
     layers, heads = c.n_encoder_layers, c.n_heads
 
@@ -195,16 +202,10 @@ def bench_clicks(trace, repeats: int) -> dict[str, float]:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
-    from viz_app.widgets import AttentionHeatmap, HeadMosaic
+    from viz_app.widgets import HeadMosaic
     from viz_app.widgets.map_view import ViewSpec, apply_view, heatmap_view
 
-    heat = AttentionHeatmap()
-    heat.resize(1000, 800)
-    heat.show()
-    mosaic = HeadMosaic()
-    mosaic.resize(600, 500)
-    mosaic.show()
-    app.processEvents()
+    heat, mosaic = shown_widgets(app)
     n = trace.n_steps
     kinds = ("cross", "decoder_self", "encoder_self")
 

@@ -262,7 +262,6 @@ def build_report(
     running = {kind: _Running.empty([m for m in SENTENCE_METRICS if kind == "cross" or m not in CROSS_ONLY]
                                     + ["ablation_dlogp"], n_layers[kind], c.n_heads) for kind in KINDS}
     notes: list[str] = []
-    can_ablate = ablation  # every model the app opens can switch a head off (Hugging Face's through hooks, importers/hf.py)
     reader = AlignmentReader(bundle) if gold is not None else None
     gold_iter = iter(gold) if gold is not None else None
     aer = [[AERCounts() for _ in range(c.n_heads)] for _ in range(c.n_decoder_layers)]
@@ -283,7 +282,7 @@ def build_report(
                 for layer in range(c.n_decoder_layers):
                     for head in range(c.n_heads):
                         aer[layer][head].add(pair.links[layer][head], truth)
-        if can_ablate:
+        if ablation:  # every model the app opens can switch a head off (Hugging Face's through hooks, importers/hf.py)
             _ablation_deltas(bundle, batch, running, n_layers, c.n_heads)
         del batch, stats
         n += len(chunk)
@@ -299,11 +298,11 @@ def build_report(
             for head in range(c.n_heads):
                 metrics = {m: float(means[m][layer, head]) if m in means else math.nan for m in SENTENCE_METRICS}
                 metrics["aer"] = aer[layer][head].aer if kind == "cross" and gold is not None else math.nan
-                metrics["ablation_dlogp"] = float(means["ablation_dlogp"][layer, head]) if can_ablate else math.nan
+                metrics["ablation_dlogp"] = float(means["ablation_dlogp"][layer, head]) if ablation else math.nan
                 report = HeadReport(kind, layer, head, int(r.counts["entropy"][layer, head]), metrics)
                 report.unusual = _most_unusual(r, layer, head, metrics["entropy"], keep)
                 heads.append(report)
-    return CorpusReport(bundle.name, n, n_layers, c.n_heads, heads, gold is not None, can_ablate, notes)
+    return CorpusReport(bundle.name, n, n_layers, c.n_heads, heads, gold is not None, ablation, notes)
 
 
 def _most_unusual(r: _Running, layer: int, head: int, mean: float, keep: int) -> list[Unusual]:

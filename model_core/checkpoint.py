@@ -50,6 +50,9 @@ class SourceInput:
     tokens: list[str]
     truncated: bool = False
     original_length: int = 0
+    #: the typed text of each token ("" for specials and padding), when the tokenizer can say it: an unknown word's
+    #: chip shows what was typed rather than only ``<unk>``
+    surfaces: list[str] | None = None
 
 
 @dataclass
@@ -77,10 +80,13 @@ class ModelBundle:
         truncated = cut or len(ids) > room
         original = len(ids)
         ids = ids[:room]
-        ids = ([c.bos_id] if c.src_add_bos else []) + ids + ([c.eos_id] if c.src_add_eos else [])
+        typed = _surfaces(self.src_tokenizer, text, len(ids))
+        head, tail = [c.bos_id] if c.src_add_bos else [], [c.eos_id] if c.src_add_eos else []
+        ids = head + ids + tail
         if pad_to > len(ids):
             ids = ids + [c.pad_id] * min(pad_to - len(ids), c.max_len - len(ids))
-        return SourceInput(ids, [self.src_tokenizer.id_to_token(i) for i in ids], truncated, original)
+        surfaces = None if typed is None else [""] * len(head) + typed + [""] * (len(ids) - len(head) - len(typed))
+        return SourceInput(ids, [self.src_tokenizer.id_to_token(i) for i in ids], truncated, original, surfaces)
 
     def encode_target(self, text: str) -> SourceInput:
         """Target ids for teacher forcing: the typed tokens then ``<eos>``, cut to ``max_len``."""
@@ -120,6 +126,15 @@ class ModelBundle:
         request = RunRequest(src_text, tgt_text, pad_src=src_pad_to, pad_tgt=tgt_pad_to, ablation=ablation,
                              capture_scores=capture_scores)
         return run(self, request).trace
+
+
+def _surfaces(tokenizer: object, text: str, count: int) -> list[str] | None:
+    """The first ``count`` tokens' typed text, or None when the tokenizer cannot say (or says something else)."""
+    surfaces = getattr(tokenizer, "surfaces", None)
+    if surfaces is None:
+        return None
+    found = surfaces(text)[:count]
+    return found if len(found) == count else None
 
 
 #: characters read per token a model can take: a text longer than (room × this) is cut before it is tokenised, so a

@@ -167,6 +167,8 @@ def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
         intact_trace = teacher_forced_trace(bundle.model, src.ids, list(trace.output_ids), src_tokens=src.tokens,
                                             tgt_vocab=vocab.vocab)
         baseline = intact_trace.logprobs[: trace.n_steps]
+    if src.surfaces is not None and len(src.surfaces) == len(trace.src_tokens):
+        trace = replace(trace, src_surfaces=src.surfaces)
     elapsed = (time.perf_counter() - start) * 1000.0
     return RunResult(request, trace, history, elapsed, tuple(notices), baseline, baseline_output)
 

@@ -11,6 +11,7 @@ Both serialise to JSON, which the native checkpoint stores in its metadata.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -39,6 +40,30 @@ ROLE_NAMES: dict[str, tuple[str, ...]] = {
     "eos": (EOS, "</s>", "[SEP]", "<EOS>", "[EOS]", "<end>"),
     "unk": (UNK, "[UNK]", "<UNK>", "<Unk>", "<oov>"),
 }
+
+
+#: English contractions as people type them, spelled out for the app's word tokenizers (the toy grammars have
+#: "do not", "cannot", "i am"): ``(pattern, replacement)``, applied in order to the lower-cased text. Only the
+#: pronoun forms of 's (he's, it's) are a verb; "the cat's" stays a possessive
+_CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), r) for p, r in (
+    (r"\bcan't\b", "cannot"), (r"\bwon't\b", "will not"), (r"\bshan't\b", "shall not"),
+    (r"\b(\w+)n't\b", r"\1 not"), (r"\bi'm\b", "i am"), (r"\b(you|we|they)'re\b", r"\1 are"),
+    (r"\b(he|she|it|that|what|who)'s\b", r"\1 is"), (r"\b(i|you|we|they)'ve\b", r"\1 have"),
+))
+#: apostrophes as phones and word processors type them (’ ‘ ʼ ′): read as the ASCII one
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
+
+
+def spell_out(text: str) -> str:
+    """Typed English as the word tokenizers read it: curly apostrophes made straight, contractions spelled out
+    ("The cats don't eat!" → "The cats do not eat!"; "I’m" → "i am"). Offsets of the result are what
+    :meth:`Tokenizer.surfaces` quotes."""
+    text = text.translate(_APOSTROPHES)
+    if "'" not in text:
+        return text
+    for pattern, replacement in _CONTRACTIONS:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 #: how many special-looking tokens a question about a role offers (a vocabulary can hold thousands of ``<...>`` entries)
@@ -239,9 +264,19 @@ class Tokenizer:
     def unk_id(self) -> int:
         return self._index[self.specials["unk"]]
 
+    def _readable(self, text: str) -> str:
+        """What the backend reads: the app's word tokenizers take typed English (:func:`spell_out`)."""
+        return spell_out(text) if self.kind == "word" else text
+
     def encode(self, text: str) -> list[int]:
         """Ids of ``text`` without specials; unknown pieces map to ``<unk>``."""
-        return self.backend.encode(text, add_special_tokens=False).ids
+        return self.backend.encode(self._readable(text), add_special_tokens=False).ids
+
+    def surfaces(self, text: str) -> list[str]:
+        """The text each token of :meth:`encode` came from, as typed (capitals kept), so an ``<unk>`` can say which
+        word it stands for; a spelled-out contraction gives its parts ("do", "not")."""
+        readable = self._readable(text)
+        return [readable[a:b] for a, b in self.backend.encode(readable, add_special_tokens=False).offsets]
 
     def tokenize(self, text: str) -> list[str]:
         return [self.id_to_token(i) for i in self.encode(text)]

@@ -77,6 +77,9 @@ class Trace:
     value_norms: dict[str, np.ndarray] = field(default_factory=dict)
     #: on request (``RunRequest.value_zeroing``): per kind, Mohebbi et al.'s value zeroing [L, Q, K], rows summing to 1
     value_zeroing: dict[str, np.ndarray] = field(default_factory=dict)
+    #: the typed text of each source token ("" for specials and padding; None when the tokenizer cannot say): what
+    #: an ``<unk>`` chip shows
+    src_surfaces: list[str] | None = None
 
     @property
     def n_src(self) -> int:

@@ -25,7 +25,7 @@ WORD_CLASSES: tuple[str, ...] = (
 class Example:
     """A source sentence that shows ``phenomenon`` and the translation the task's grammar gives it."""
 
-    phenomenon: str  # a key: adjective_order, negation, plural_agreement, contraction, object_pronoun, de, …
+    phenomenon: str  # a key: adjective_order, negation, plural_agreement, to_be, question, de, resultative, …
     source: str
     target: str
 
@@ -55,12 +55,25 @@ _EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("plural_agreement", "three white horses eat some apples"),
         ("object_pronoun", "the teacher sees him"),
         ("contraction", "the dog of the baker sleeps"),
+        ("to_be", "I am happy."),
+        ("to_be", "She is happy."),
+        ("to_be", "The cat is on the table."),
+        ("question", "Do you see the cat?"),
+        ("question", "Is the cat very happy?"),
+        ("question", "Can the dog see the cat?"),
     ),
     "en-zh": (
         ("de", "the dog of the teacher sleeps"),
         ("de", "my cat sees the black dog"),
         ("measure_word", "two cats see three dogs"),
         ("measure_word", "a girl reads a book"),
+        ("resultative", "The cat does not see the dog."),
+        ("resultative", "The small dog cannot see the black cat."),
+        ("to_be", "I am happy."),
+        ("to_be", "The cat is black."),
+        ("to_be", "The car is broken."),
+        ("question", "Do you see the cat?"),
+        ("question", "Is the cat happy?"),
         ("locative", "the cat sleeps on the table"),
         ("motion", "the girl returns to the village"),
     ),

@@ -72,7 +72,10 @@ def test_typing_is_debounced_then_produces_chips_and_a_trace(window, qtbot):
 def test_unknown_words_become_unk_chips_with_a_notice(window, qtbot):
     type_and_wait(qtbot, window, window.inputs.source, "w1 bonjour w2")
     chips = window.inputs.source_chips
-    assert chips.chip_texts()[1] == "<unk>" and chips.chip_kinds()[1] == "unk"
+    # the chip says which typed word the model could not read, and that it sees <unk> there
+    assert chips.chip_texts()[1] == "bonjour→<unk>" and chips.chip_kinds()[1] == "unk"
+    assert chips.chip_texts()[0] == "w1"  # known words show their token only
+    assert "bonjour" in chips.chip_widget(1).toolTip()
     assert window.notice_banner.isVisible() and "<unk>" in window.notice_banner.text()
 
 

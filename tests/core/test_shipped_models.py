@@ -61,3 +61,25 @@ def test_shipped_model_has_its_evaluation_report(name):
     report = (assets_dir() / "models" / f"{name}.eval.txt").read_text(encoding="utf-8")
     seconds, _, text = report.partition("\n")
     assert float(seconds) > 0 and f"task: {DEMOS[name].task}" in text and "exact match" in text
+
+
+#: the issue-18 sentences, typed as people type them: capitals, punctuation, contractions, curly apostrophes
+TYPED = {
+    "en-fr": [("The black cat sees the small dog.", "le chat noir voit le petit chien."),
+              ("The cats do not eat!", "les chats ne mangent pas !"),
+              ("The cats don't eat!", "les chats ne mangent pas !"),
+              ("The cats don’t eat!", "les chats ne mangent pas !"),
+              ("I'm happy.", "je suis heureux.")],
+    "en-zh": [("The black cat sees the small dog.", "黑猫看见了小狗。"),
+              ("The cats do not eat!", "猫不吃东西！"),
+              ("The cats don't eat!", "猫不吃东西！"),
+              ("The small dog can't see the black cat.", "小狗看不见黑猫。"),
+              ("I’m happy.", "我很开心。")],
+}
+
+
+@pytest.mark.parametrize(("name", "english", "expected"), [(n, e, x) for n, cases in TYPED.items() for e, x in cases])
+def test_shipped_model_translates_what_a_teacher_types(name, english, expected):
+    bundle = load_model(name, device="cpu")
+    assert "<unk>" not in bundle.encode_source(english).tokens
+    assert bundle.translate(english) == expected

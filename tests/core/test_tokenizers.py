@@ -62,3 +62,25 @@ def test_any_text_gives_tokens_not_exceptions(text):
     ids = tok.encode(text)
     assert all(0 <= i < len(tok) for i in ids)
     assert len(tok.tokenize(text)) == len(ids)
+
+
+def test_word_tokenizers_read_contractions_and_curly_apostrophes_as_spelled_out():
+    tok = Tokenizer.word_level(["the", "cats", "do", "does", "not", "cannot", "i", "am", "he", "is", "eat", "cat",
+                                "'", "s", "ball", "!", "."])
+    assert tok.tokenize("The cats don't eat!") == tok.tokenize("The cats do not eat!")
+    assert tok.tokenize("The cats DON’T eat!") == tok.tokenize("the cats do not eat!")
+    assert tok.tokenize("I can't") == ["i", "cannot"] and tok.tokenize("I’m") == ["i", "am"]
+    assert tok.tokenize("He's") == ["he", "is"]
+    assert tok.tokenize("the cat's ball") == ["the", "cat", "'", "s", "ball"]  # a possessive is not "is"
+    assert tok.tokenize("does'nt") != tok.tokenize("does not")  # only real contractions
+
+
+def test_surfaces_quote_what_was_typed_for_each_token():
+    tok = Tokenizer.word_level(["the", "cat", "do", "not", "eat", "!"])
+    assert tok.tokenize("Bonjour, the Cat don't eat!") == ["<unk>", "<unk>", "the", "cat", "do", "not", "eat", "!"]
+    assert tok.surfaces("Bonjour, the Cat don't eat!") == ["Bonjour", ",", "the", "Cat", "do", "not", "eat", "!"]
+
+
+def test_subword_tokenizers_read_text_as_it_is():
+    tok = Tokenizer.train_bpe(["don't stop", "do not stop"] * 50, vocab_size=60, min_frequency=1)
+    assert tok.tokenize("don't") != tok.tokenize("do not")

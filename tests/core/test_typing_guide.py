@@ -32,8 +32,8 @@ def test_every_offered_example_is_translated_correctly_by_the_shipped_model(name
 def test_the_phenomena_a_teacher_asks_for_are_offered():
     fr = {e.phenomenon for e in examples_for("en-fr")}
     zh = {e.phenomenon for e in examples_for("en-zh")}
-    assert {"adjective_order", "negation", "plural_agreement"} <= fr
-    assert {"de", "measure_word"} <= zh
+    assert {"adjective_order", "negation", "plural_agreement", "to_be", "question"} <= fr
+    assert {"de", "measure_word", "resultative", "to_be", "question"} <= zh
     assert gold_translation("en-fr", "the cat does not see the dog") == "le chat ne voit pas le chien"
 
 

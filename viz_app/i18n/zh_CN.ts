@@ -2216,117 +2216,117 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="377" />
+            <location filename="../../viz_app/window/bindings.py" line="379" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="284" />
+            <location filename="../../viz_app/window/bindings.py" line="286" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="368" />
+            <location filename="../../viz_app/window/bindings.py" line="370" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="370" />
+            <location filename="../../viz_app/window/bindings.py" line="372" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="372" />
+            <location filename="../../viz_app/window/bindings.py" line="374" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="374" />
+            <location filename="../../viz_app/window/bindings.py" line="376" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="444" />
+            <location filename="../../viz_app/window/bindings.py" line="446" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="233" />
+            <location filename="../../viz_app/window/bindings.py" line="235" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="469" />
+            <location filename="../../viz_app/window/bindings.py" line="471" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="473" />
+            <location filename="../../viz_app/window/bindings.py" line="475" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="490" />
+            <location filename="../../viz_app/window/bindings.py" line="492" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="494" />
+            <location filename="../../viz_app/window/bindings.py" line="496" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="530" />
+            <location filename="../../viz_app/window/bindings.py" line="532" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="533" />
+            <location filename="../../viz_app/window/bindings.py" line="535" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="281" />
+            <location filename="../../viz_app/window/bindings.py" line="283" />
             <source>Computing the attribution…</source>
             <translation>正在计算归因…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="282" />
+            <location filename="../../viz_app/window/bindings.py" line="284" />
             <source>Computing the contributions…</source>
             <translation>正在计算贡献…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="283" />
+            <location filename="../../viz_app/window/bindings.py" line="285" />
             <source>Computing value zeroing…</source>
             <translation>正在计算值置零…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="287" />
+            <location filename="../../viz_app/window/bindings.py" line="289" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="376" />
+            <location filename="../../viz_app/window/bindings.py" line="378" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="615" />
+            <location filename="../../viz_app/window/bindings.py" line="617" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="399" />
+            <location filename="../../viz_app/window/bindings.py" line="401" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="625" />
+            <location filename="../../viz_app/window/bindings.py" line="627" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="396" />
+            <location filename="../../viz_app/window/bindings.py" line="398" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -3424,24 +3424,29 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="346" />
+            <location filename="../../viz_app/widgets/chips.py" line="359" />
             <source>token {index}: {token} ({kind})</source>
             <translation>词元 {index}：{token}（{kind}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="349" />
+            <location filename="../../viz_app/widgets/chips.py" line="364" />
             <source>A word the model does not know: it sees only this unknown token here, so the translation may turn to nonsense. Model ▸ What can I type? (F2) lists the words it knows.</source>
             <translation>模型不认识这个词：它在这里只看到一个“未知”词元，译文可能因此乱套。“模型 ▸ 可以输入什么？”（F2）列出了它认识的词。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="359" />
+            <location filename="../../viz_app/widgets/chips.py" line="374" />
             <source>value</source>
             <translation>数值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="360" />
+            <location filename="../../viz_app/widgets/chips.py" line="375" />
             <source>{label}: {value}</source>
             <translation>{label}：{value}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/chips.py" line="363" />
+            <source>You typed “{word}”.</source>
+            <translation>你输入的是“{word}”。</translation>
         </message>
     </context>
     <context>
@@ -3909,86 +3914,101 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
         <message>
             <location filename="../../viz_app/widgets/typing_guide.py" line="43" />
+            <source>To be: am, is, are</source>
+            <translation>be 动词：am、is、are</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="44" />
+            <source>Questions</source>
+            <translation>疑问句</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="45" />
+            <source>Did not / cannot see: 没看见, 看不见</source>
+            <translation>没看见 / 看不见：结果补语的否定</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="46" />
             <source>Symbols</source>
             <translation>符号</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="47" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="50" />
             <source>Nouns</source>
             <translation>名词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="48" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="51" />
             <source>Adjectives</source>
             <translation>形容词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="49" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="52" />
             <source>Verbs</source>
             <translation>动词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="50" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="53" />
             <source>Pronouns</source>
             <translation>代词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="51" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="54" />
             <source>Determiners</source>
             <translation>限定词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="52" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="55" />
             <source>Prepositions</source>
             <translation>介词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="53" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="56" />
             <source>Function words</source>
             <translation>虚词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="55" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="58" />
             <source>Other words</source>
             <translation>其他词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="75" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="78" />
             <source>&lt;b&gt;Try a sentence&lt;/b&gt; (click it: it goes to the source box)</source>
             <translation>&lt;b&gt;试试这些句子&lt;/b&gt;（点一下，句子就会填进源句框）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="81" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="84" />
             <source>&lt;b&gt;Words the model knows&lt;/b&gt; (double-click one to add it)</source>
             <translation>&lt;b&gt;模型认识的词&lt;/b&gt;（双击可把词加进源句）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="84" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="87" />
             <source>filter the words…</source>
             <translation>筛选词语…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="109" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="112" />
             <source>No model is loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="114" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="117" />
             <source>This model's source vocabulary ({count} entries), alphabetically. A word it lacks is cut into pieces or becomes an unknown token.</source>
             <translation>这个模型的源语言词表（共 {count} 项），按字母顺序排列。词表里没有的词会被切成小片段，或者变成未知词元。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="118" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="121" />
             <source>This demo model learned a small grammar: it knows these {count} words and nothing else; any other word becomes &lt;unk&gt;, and the translation turns to nonsense.</source>
             <translation>这个演示模型只学过一套小语法：它只认识下面这 {count} 个词，别的词都会变成 &lt;unk&gt;，译文也就乱了套。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="126" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="129" />
             <source>The model translates it as: {target}</source>
             <translation>模型的译文：{target}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="180" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="183" />
             <source>… {count} more: type in the filter to narrow the list</source>
             <translation>……还有 {count} 个：在筛选框里输入文字可缩小范围</translation>
         </message>

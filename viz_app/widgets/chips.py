@@ -199,6 +199,7 @@ class TokenChips(QWidget):
         super().__init__(parent)
         self._chips: list[_Chip] = []  # pool: reused across set_tokens calls, extra ones hidden
         self._tokens: list[str] = []
+        self._surfaces: list[str] | None = None
         self._kinds: list[str] = []
         self._current: int | None = None
         self._bar_values: list[float] | None = None
@@ -212,9 +213,14 @@ class TokenChips(QWidget):
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
 
-    def set_tokens(self, tokens: Sequence[str], *, current: int | None = None, kinds: Sequence[str] | None = None) -> None:
-        """Show ``tokens``; ``kinds`` defaults to :func:`chip_kind` of each token; ``current`` is emphasised."""
+    def set_tokens(self, tokens: Sequence[str], *, current: int | None = None, kinds: Sequence[str] | None = None,
+                   surfaces: Sequence[str] | None = None) -> None:
+        """Show ``tokens``; ``kinds`` defaults to :func:`chip_kind` of each token; ``current`` is emphasised.
+
+        ``surfaces`` (optional, one per token): what was typed for each token; an unknown token's chip shows it
+        ("Bonjour→<unk>"), since ``<unk>`` alone does not say which word the model could not read."""
         tokens = [str(t) for t in tokens]
+        self._surfaces = [str(t) for t in surfaces] if surfaces is not None and len(surfaces) == len(tokens) else None
         kinds = [chip_kind(t) for t in tokens] if kinds is None else [str(k) for k in kinds]
         if len(kinds) != len(tokens):
             raise ValueError(f"{len(kinds)} kinds for {len(tokens)} tokens")
@@ -237,7 +243,8 @@ class TokenChips(QWidget):
                 chip.hide()
                 continue
             chip.index = i
-            chip.setText(chip_text(tokens[i]))
+            typed = self._typed(i)
+            chip.setText(f"{chip_text(typed)}→{chip_text(tokens[i])}" if typed else chip_text(tokens[i]))
             self._apply_bar(i)
             chip.setStyleSheet(self._style(kinds[i], i == self._current))
             chip.show()
@@ -292,7 +299,7 @@ class TokenChips(QWidget):
 
     def set_current(self, current: int | None) -> None:
         """Move the emphasis without rebuilding the chips."""
-        self.set_tokens(self._tokens, current=current, kinds=self._kinds)
+        self.set_tokens(self._tokens, current=current, kinds=self._kinds, surfaces=self._surfaces)
 
     def set_font_point_size(self, pt: float) -> None:
         """Grow the chips (presenter mode)."""
@@ -327,6 +334,12 @@ class TokenChips(QWidget):
             return None
         return [chip.bar_fraction or 0.0 for chip in self._chips[: len(self._tokens)]]
 
+    def _typed(self, i: int) -> str:
+        """What was typed for an unknown token ``i`` ("" when not known or not unknown)."""
+        if self._surfaces is None or self._kinds[i] != "unk":
+            return ""
+        return self._surfaces[i].strip()
+
     def chip_texts(self) -> list[str]:
         """The displayed text of each visible chip."""
         return [chip.text() for chip in self._chips[: len(self._tokens)]]
@@ -346,6 +359,8 @@ class TokenChips(QWidget):
         tip = tr("TokenChips", "token {index}: {token} ({kind})").format(
             index=i, token=repr(self._tokens[i]), kind=tr_marked(CHIP_KIND_LABELS[self._kinds[i]]))
         if self._kinds[i] == "unk":  # the surprise of a lesson: say what happened and where to look
+            if self._typed(i):
+                tip += "\n" + tr("TokenChips", "You typed “{word}”.").format(word=self._typed(i))
             tip += "\n" + tr("TokenChips", "A word the model does not know: it sees only this unknown token here, so "
                                            "the translation may turn to nonsense. Model ▸ What can I type? (F2) lists "
                                            "the words it knows.")

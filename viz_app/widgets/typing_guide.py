@@ -40,6 +40,9 @@ PHENOMENON_LABELS: dict[str, tuple[str, str]] = {
     "measure_word": N_("TypingGuide", "Measure words"),
     "locative": N_("TypingGuide", "Place before the verb: 在…上"),
     "motion": N_("TypingGuide", "Motion verb + 到"),
+    "to_be": N_("TypingGuide", "To be: am, is, are"),
+    "question": N_("TypingGuide", "Questions"),
+    "resultative": N_("TypingGuide", "Did not / cannot see: 没看见, 看不见"),
     "symbols": N_("TypingGuide", "Symbols"),
 }
 #: word-class key → marked display name (the keys are model_core.typing_guide.WORD_CLASSES)

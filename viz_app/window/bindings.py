@@ -194,7 +194,9 @@ class ChipsBinding(QObject):
         trace = self.state.trace
         tokens = list(trace.src_tokens) if trace is not None else []
         specials = self.state.model.src_specials if self.state.model is not None else None  # the vocabulary's own names
-        self.inputs.source_chips.set_tokens(tokens, kinds=[chip_kind(t, specials or None) for t in tokens])
+        surfaces = trace.src_surfaces if trace is not None else None
+        self.inputs.source_chips.set_tokens(tokens, kinds=[chip_kind(t, specials or None) for t in tokens],
+                                            surfaces=surfaces)
         self.refresh_step()
 
     @Slot()

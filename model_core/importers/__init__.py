@@ -128,11 +128,12 @@ def open_model(
     path = resolve_model_path(name_or_path)
     fmt = detect_format(path)
     if fmt == "native":
-        return load_model(path, device=device, dtype=dtype)
+        return _note_unused(load_model(path, device=device, dtype=dtype), options, "native")
     if fmt in ("hf-folder", "hf-file"):
         from .hf import load_hf_folder
 
-        return load_hf_folder(path if fmt == "hf-folder" else path.parent, device=device, dtype=dtype)
+        bundle = load_hf_folder(path if fmt == "hf-folder" else path.parent, device=device, dtype=dtype)
+        return _note_unused(bundle, options, "Hugging Face")
     if fmt == "safetensors-state-dict":
         tensors, rest = _read_tensors(path), {}  # header checked against the file's bytes before any weight is read
         if not tensors:
@@ -155,6 +156,24 @@ def open_model(
     if options.norm_position is None and "norm_position" in saved:
         options.norm_position = saved["norm_position"]
     return _convert_state_dict(tensors, path, options, device, dtype, rest)
+
+
+#: the answers an importer of bare weights may need, as the command line spells them (common.ImportOptions)
+ANSWER_FLAGS: dict[str, str] = {
+    "src_vocab": "--src-vocab", "tgt_vocab": "--tgt-vocab", "heads": "--heads", "norm_position": "--norm-position",
+    "bos": "--bos", "eos": "--eos", "pad": "--pad", "unk": "--unk", "tokenization": "--tokenization",
+}
+
+
+def _note_unused(bundle: ModelBundle, options: ImportOptions, fmt: str) -> ModelBundle:
+    """``bundle`` with an ``options_unused`` notice when answers were given that its format never reads (a native or
+    Hugging Face model names its own specials and tokenizer): said, not silently dropped."""
+    given = [flag for name, flag in ANSWER_FLAGS.items() if getattr(options, name) is not None]
+    if given:
+        notices = list(bundle.metadata.get("notices") or ())
+        notices.append({"code": "options_unused", "params": {"options": ", ".join(given), "format": fmt}})
+        bundle.metadata["notices"] = notices
+    return bundle
 
 
 #: prefixes that wrappers put before every key: nn.DataParallel/DDP, Lightning, torch.compile

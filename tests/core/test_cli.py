@@ -33,6 +33,16 @@ def test_export_with_target_writes_every_key(tiny_checkpoint, tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
 
 
+def test_answers_a_native_model_has_no_use_for_are_said_not_dropped(tiny_checkpoint, tmp_path, capsys):
+    out = tmp_path / "trace.npz"
+    assert main(["export", "--model", str(tiny_checkpoint), "--src", "w1 w2", "--bos", "<nope>", "--tokenization",
+                 "whitespace", "--device", "cpu", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "note: --bos, --tokenization not used: a native model carries its own" in err
+    assert main(["info", "--model", str(tiny_checkpoint), "--device", "cpu"]) == 0
+    assert "not used" not in capsys.readouterr().err  # nothing given, nothing said
+
+
 def test_export_without_target_uses_greedy_translation(tiny_checkpoint, tmp_path):
     out = tmp_path / "g.npz"
     assert main(["export", "--model", str(tiny_checkpoint), "--src", "w1 w2", "--out", str(out)]) == 0

@@ -4312,6 +4312,11 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>这么长的句子不计算归因、贡献度和值归零</translation>
         </message>
         <message>
+            <location filename="../../viz_app/scope/notices.py" line="37" />
+            <source>{options} not used: a {format} model carries its own vocabulary, special tokens, tokenizer and head count</source>
+            <translation>未使用 {options}：{format} 模型自带词表、特殊词元、分词器和头数</translation>
+        </message>
+        <message>
             <location filename="../../viz_app/workers/model_worker.py" line="67" />
             <source>the source sentence is empty</source>
             <translation>源句为空</translation>

@@ -58,7 +58,9 @@ PANEL_MS = 1000.0
 JSON_BYTES_PER_WEIGHT = 858e6 / (12 * 12 * 3 * 512 * 512)
 
 
-def build_model(seed: int, large: bool = False) -> Seq2SeqTransformer:
+def build_model(seed: int, large: bool = False, dtype: torch.dtype = torch.float32) -> Seq2SeqTransformer:
+    """The base or large layout with random weights, its parameters created in ``dtype`` (never a float32 copy
+    first: a bfloat16 large model must not pass through its 2.8 GB of float32 on the way)."""
     torch.manual_seed(seed)
     if large:  # the issue's 24 + 24 × 16 heads layout at d_model 1,024 (t5-large's size)
         config = ModelConfig(src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, d_model=1024, n_heads=16, n_encoder_layers=24,
@@ -66,7 +68,12 @@ def build_model(seed: int, large: bool = False) -> Seq2SeqTransformer:
     else:
         config = ModelConfig(src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, d_model=512, n_heads=8, n_encoder_layers=6,
                              n_decoder_layers=6, d_ff=2048, dropout=0.0, max_len=MAX_LEN)
-    return Seq2SeqTransformer(config).eval()
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        return Seq2SeqTransformer(config).eval()
+    finally:
+        torch.set_default_dtype(previous)
 
 
 def peak_rss_mb() -> float:
@@ -287,6 +294,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--long-lengths", type=int, nargs="+", help="source tokens of the long-sentence table")
     parser.add_argument("--eager-max", type=int, default=2048, help="materialise every map up to this length")
     parser.add_argument("--large", action="store_true", help="also the 24 + 24 × 16-head d_model 1,024 layout")
+    parser.add_argument("--large-only", action="store_true",
+                        help="only the large layout's long-sentence table (its own process: peak memory is its own)")
+    parser.add_argument("--large-dtype", choices=["float32", "bfloat16"], default="float32",
+                        help="the large layout's parameters (float32 weights alone are 2.8 GB)")
     parser.add_argument("--threads", type=int, help="torch threads (1 gives steadier figures on a shared machine)")
     args = parser.parse_args(argv)
     if args.threads:
@@ -295,8 +306,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     info = machine_info()
     print_machine(info)
     torch.set_grad_enabled(False)
-    model = build_model(args.seed)
-    teacher_forced_trace(model, [5, 6, 7], [8, 9])  # warm-up: the first call pays for lazy initialisation
+    if args.large_only:
+        args.large, lengths = True, []
+    model = None if args.large_only else build_model(args.seed)
+    if model is not None:
+        teacher_forced_trace(model, [5, 6, 7], [8, 9])  # warm-up: the first call pays for lazy initialisation
     rows, result = [], {"machine": info, "rows": []}
     for n in lengths:
         figures, trace = bench_model(model, n, args.seed)
@@ -323,10 +337,11 @@ def main(argv: Sequence[str] | None = None) -> int:
           "measured at 512 tokens); clicks in ms, targets: click <= 100 ms, panel <= 1,000 ms")
     long_lengths = args.long_lengths or ([1024] if args.quick else [1024, 2048, 4096])
     long_table = []
-    for name, large in (("base", False), ("24+24 x 16", True)):
-        if large and not args.large:
+    large_name = "24+24 x 16" + (" bf16" if args.large_dtype == "bfloat16" else "")
+    for name, large in (("base", False), (large_name, True)):
+        if (large and not args.large) or (not large and args.large_only):
             continue
-        long_model = model if not large else build_model(args.seed, large=True)
+        long_model = model if not large else build_model(args.seed, large=True, dtype=getattr(torch, args.large_dtype))
         figures = [bench_long_sentence(long_model, n, args.seed, args.repeats, args.eager_max) for n in long_lengths]
         result.setdefault("long", []).extend({"model": name, **f} for f in figures)
         long_table += long_rows(name, figures)

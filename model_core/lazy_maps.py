@@ -194,6 +194,10 @@ def lazy_forward(
     inputs = [c.bos_id, *output_ids[:-1]] if len(output_ids) else []
     if any(m.training for m in model.modules()):
         model.eval()
+    queries_keys = getattr(model, "queries_keys", None)  # a Hugging Face model (importers/hf.py) keeps them by hooks
+    if queries_keys is not None:
+        kept, found = queries_keys(list(src_ids), inputs, ablation)
+        return LazyForward(LazyMaps(kept, cache_bytes), found.numpy(), tuple(src_ids), tuple(inputs))
     dev = model.device
     with torch.inference_mode():
         src = torch.tensor([list(src_ids)], device=dev)

@@ -12,6 +12,7 @@ with parameters, so a front end translates them and the core never knows about U
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -181,15 +182,23 @@ def _run_long(bundle: ModelBundle, request: RunRequest, src, notices: list[Notic
     contributions and value zeroing are skipped, each with one notice (they would hold maps of every kind).
     """
     from . import budgets
-    from .lazy_maps import full_maps_bytes, needs_lazy_maps
-    from .lazy_trace import greedy_ids, lazy_trace
+    from .lazy_maps import needs_lazy_maps
 
-    if str(getattr(bundle, "format", "native")).startswith("hf"):  # its attention runs in Hugging Face's code
+    model = bundle.model
+    if not getattr(model, "supports_lazy_maps", True):  # T5 and FSMT (importers/hf.py): their own attention arithmetic
         return None
-    c, model, vocab, ablation = bundle.config, bundle.model, bundle.tgt_tokenizer, request.ablation
     tgt = bundle.encode_target(request.tgt) if request.tgt is not None else None
     if not needs_lazy_maps(model, len(src.ids), len(tgt.ids) if tgt is not None else 1, budgets.EAGER_MAPS_BYTES):
         return None
+    with getattr(model, "fused_attention", contextlib.nullcontext)():  # Hugging Face: no layer's maps held at once
+        return _lazy_result(bundle, request, src, tgt, notices, start)
+
+
+def _lazy_result(bundle: ModelBundle, request: RunRequest, src, tgt, notices: list[Notice], start: float) -> RunResult:
+    from .lazy_maps import full_maps_bytes
+    from .lazy_trace import greedy_ids, lazy_trace
+
+    c, model, vocab, ablation = bundle.config, bundle.model, bundle.tgt_tokenizer, request.ablation
     if tgt is not None:
         if tgt.truncated:
             notices.append(Notice.make("target_truncated", room=c.max_len - 1, length=tgt.original_length))

@@ -65,6 +65,7 @@ from ..hf_cache import repo_id_of
 from ..hf_families import FAMILIES, REFUSED_MODEL_TYPES
 from ..model import NO_ABLATION, Ablation, DecoderOutput, EncoderOutput
 from ..paths import OverBudget, file_kind, human_bytes, open_regular, parse_json, read_regular_file
+from ..probe import QueriesKeys
 
 __all__ = ["SUPPORTED_MODEL_TYPES", "HFDecoderCache", "HFSeq2SeqAdapter", "HFTokenizer", "load_hf_folder"]
 
@@ -451,6 +452,89 @@ class HFSeq2SeqAdapter(nn.Module):
         finally:
             for handle in handles:
                 handle.remove()
+
+    # ----------------------------------------------------------------- maps on demand (long sentences)
+    @property
+    def supports_lazy_maps(self) -> bool:
+        """Whether a long sentence's maps can be recomputed from this model's queries and keys: the BART-like layers
+        (Marian, BART, mBART, Pegasus, BlenderbotSmall, M2M100) compute softmax(q·kᵀ·d_head^-½ + mask), exactly
+        :class:`~model_core.lazy_maps.LazyMaps`' arithmetic; T5's unscaled scores with a relative bias and FSMT's
+        own masks stay on the eager path."""
+        return FAMILIES[self.model_type].layout == "bart"
+
+    @contextlib.contextmanager
+    def fused_attention(self) -> Iterator[None]:
+        """While inside: attention runs through PyTorch's fused kernel (``sdpa``), which never holds a layer's
+        ``H × Tq × Tk`` weights (1 GB per layer at 4,096 tokens and 16 heads in float32); the eager path is restored
+        after, since the maps of a short sentence come from it."""
+        model = self.hf_model
+        before = model.config._attn_implementation
+        if before == "sdpa":
+            yield
+            return
+        model.set_attn_implementation("sdpa")
+        try:
+            yield
+        finally:
+            model.set_attn_implementation(before)
+
+    def _attention_modules(self, kind: str) -> list[nn.Module]:
+        stack = self.hf_model.get_encoder() if kind == "encoder_self" else self.hf_model.get_decoder()
+        return [layer.encoder_attn if kind == "cross" else layer.self_attn for layer in stack.layers]
+
+    def queries_keys(
+        self, src_ids: list[int], decoder_inputs: list[int], ablation: Ablation = NO_ABLATION,
+    ) -> tuple[dict[str, list[QueriesKeys]], torch.Tensor]:
+        """The teacher-forced forward with the fused kernel, keeping what each attention's map is computed from.
+
+        Forward hooks keep the outputs of every attention module's ``q_proj`` and ``k_proj`` (the very tensors Hugging
+        Face's attention then scales and multiplies), split into heads; the masks are the ones the forward used (source
+        padding as keys; causal and target padding after position 0 in the decoder). Returns those per kind and layer
+        with the log-probabilities ``[T, V]`` (float32).
+        """
+        if not self.supports_lazy_maps:
+            raise ValueError(f"{self.model_type} maps cannot be computed on demand")
+        c = self.config
+        kept: dict[str, list[dict[str, torch.Tensor]]] = {}
+        handles = []
+
+        def keep(slot: dict[str, torch.Tensor], name: str):
+            def hook(_module: nn.Module, _args: tuple, output: torch.Tensor) -> None:
+                slot[name] = output.detach()
+            return hook
+
+        for kind in ("encoder_self", "decoder_self", "cross"):
+            kept[kind] = []
+            for module in self._attention_modules(kind):
+                slot: dict[str, torch.Tensor] = {}
+                kept[kind].append(slot)
+                handles += [module.q_proj.register_forward_hook(keep(slot, "q")),
+                            module.k_proj.register_forward_hook(keep(slot, "k"))]
+        dev = self.device
+        try:
+            with torch.inference_mode(), self.fused_attention():
+                src = torch.tensor([src_ids], device=dev)
+                encoded = self.encode(src, ablation=ablation)
+                tgt = torch.tensor([decoder_inputs], device=dev)
+                decoded = self.decode(tgt, encoded, ablation=ablation) if decoder_inputs else None
+        finally:
+            for handle in handles:
+                handle.remove()
+        source_keys = (~encoded.src_is_pad)[:, None, None, :]  # [1, 1, 1, S]
+        tgt_is_pad = masks.padding(tgt, c.pad_id)
+        tgt_is_pad[:, 0] = False  # decoding starts from <pad> in Marian: position 0 is never padding
+        decoder_keys = masks.causal_allowed(len(decoder_inputs), dev)[None, None] & (~tgt_is_pad)[:, None, None, :]
+        mask_of = {"encoder_self": source_keys, "decoder_self": decoder_keys, "cross": source_keys}
+        heads = c.n_heads
+
+        def split(x: torch.Tensor) -> torch.Tensor:  # [1, T, H·d] → [1, H, T, d]
+            return x.view(x.shape[0], x.shape[1], heads, x.shape[2] // heads).transpose(1, 2)
+
+        inputs = {kind: [QueriesKeys(split(slot["q"]), split(slot["k"]), mask_of[kind], None)
+                         for slot in slots if "q" in slot] for kind, slots in kept.items()}
+        logprobs = (torch.log_softmax(decoded.logits[0].float(), -1).cpu() if decoded is not None
+                    else torch.zeros(0, c.tgt_vocab_size))
+        return inputs, logprobs
 
     # ----------------------------------------------------------------- protocol
 

@@ -304,57 +304,62 @@
     <context>
         <name>AlignmentTools</name>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="241" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="249" />
             <source>Gold alignments (Pharaoh)</source>
             <translation>标准对齐（Pharaoh 格式）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="242" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="250" />
             <source>Alignments (*.txt *.align *.talp *.wa);;All files (*)</source>
             <translation>对齐文件 (*.txt *.align *.talp *.wa);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="176" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="184" />
             <source>Open a report folder</source>
             <translation>打开报告文件夹</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="142" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="150" />
             <source>the head mean</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="152" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="160" />
             <source>The target was generated: gold links belong to a typed target</source>
             <translation>目标句是模型生成的；标准对齐针对的是输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="117" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="128" />
+            <source>This sentence is too long to align every head at once</source>
+            <translation>句子太长，无法一次对齐所有注意力头</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="118" />
             <source>Run a sentence pair to compare its attention with the gold links</source>
             <translation>运行一对句子，就能把它的注意力和标准对齐作比较</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="143" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="151" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="144" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="152" />
             <source>Best: layer {layer}, {head}, AER {value:.0f} %</source>
             <translation>最佳：第 {layer} 层，{head}，AER {value:.0f}%</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="149" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="157" />
             <source>Links past the sentence ({source} source and {target} target words): {links}</source>
             <translation>超出句子范围的对齐（源句 {source} 个词，目标句 {target} 个词）：{links}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="189" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="197" />
             <source>Cannot open the report: {error}</source>
             <translation>无法打开报告：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="82" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="83" />
             <source>more than {count:,} lines</source>
             <translation>超过 {count:,} 行</translation>
         </message>
@@ -1366,57 +1371,57 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Heatmap</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="455" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="457" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="456" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="458" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="478" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="480" />
             <source>not computed yet</source>
             <translation>尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="709" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="723" />
             <source>−∞ (blocked)</source>
             <translation>−∞（已屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="731" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="745" />
             <source>query {query} → key {key}: {weight}</source>
             <translation>查询 {query} → 键 {key}：{weight}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="721" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="735" />
             <source>query {query} → key {key}: not computed yet</source>
             <translation>查询 {query} → 键 {key}：尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="726" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="740" />
             <source>query {query} → key {key}: score {score} (before the softmax)</source>
             <translation>查询 {query} → 键 {key}：分数 {score}（softmax 之前）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="895" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="909" />
             <source>{title} · scores before the softmax</source>
             <translation>{title} · softmax 之前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="725" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="739" />
             <source>query {query} → key {key}: −∞ (blocked by the mask)</source>
             <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="897" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="911" />
             <source>{title} (log colour scale)</source>
             <translation>{title}（对数色标）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="882" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="896" />
             <source>blocked by the mask:</source>
             <translation>被掩码屏蔽：</translation>
         </message>
@@ -1716,127 +1721,127 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="175" />
+            <location filename="../../viz_app/widgets/map_view.py" line="178" />
             <source>query: decoder input → token it predicts</source>
             <translation>查询：解码器输入 → 它预测的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="125" />
+            <location filename="../../viz_app/widgets/map_view.py" line="128" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="174" />
+            <location filename="../../viz_app/widgets/map_view.py" line="177" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="330" />
+            <location filename="../../viz_app/widgets/map_view.py" line="335" />
             <source>Integrated gradients</source>
             <translation>积分梯度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="331" />
+            <location filename="../../viz_app/widgets/map_view.py" line="336" />
             <source>Gradient × input</source>
             <translation>梯度 × 输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="333" />
+            <location filename="../../viz_app/widgets/map_view.py" line="338" />
             <source>{method} over the target prefix · step {step} / {total}</source>
             <translation>{method}：目标前缀 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="335" />
+            <location filename="../../viz_app/widgets/map_view.py" line="340" />
             <source>{method} over the source · step {step} / {total}</source>
             <translation>{method}：源句 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="346" />
+            <location filename="../../viz_app/widgets/map_view.py" line="351" />
             <source>earlier target token (decoder input)</source>
             <translation>之前的目标词元（解码器输入）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="346" />
+            <location filename="../../viz_app/widgets/map_view.py" line="351" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="126" />
+            <location filename="../../viz_app/widgets/map_view.py" line="129" />
             <source>{kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>{kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="232" />
+            <location filename="../../viz_app/widgets/map_view.py" line="235" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="232" />
+            <location filename="../../viz_app/widgets/map_view.py" line="235" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="239" />
+            <location filename="../../viz_app/widgets/map_view.py" line="242" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="399" />
+            <location filename="../../viz_app/widgets/map_view.py" line="404" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="125" />
+            <location filename="../../viz_app/widgets/map_view.py" line="128" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="243" />
+            <location filename="../../viz_app/widgets/map_view.py" line="246" />
             <source>{title} · switched OFF (adds nothing to the layer)</source>
             <translation>{title} · 已关闭（对该层输出没有贡献）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="247" />
+            <location filename="../../viz_app/widgets/map_view.py" line="250" />
             <source>Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}</source>
             <translation>值置零 · {kind} · 第 {layer} 层，全部头 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="251" />
+            <location filename="../../viz_app/widgets/map_view.py" line="254" />
             <source>‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="269" />
+            <location filename="../../viz_app/widgets/map_view.py" line="272" />
             <source>{title} · rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{title} · 第 {r0}–{r1} 行（共 {rows} 行），第 {c0}–{c1} 列（共 {cols} 列）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="245" />
+            <location filename="../../viz_app/widgets/map_view.py" line="248" />
             <source>{title} · {n} of {total} heads OFF</source>
             <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="341" />
+            <location filename="../../viz_app/widgets/map_view.py" line="346" />
             <source>L{layer} H{head}</source>
             <translation>L{layer} H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="342" />
+            <location filename="../../viz_app/widgets/map_view.py" line="347" />
             <source>L{layer} mean</source>
             <translation>L{layer} 各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="344" />
+            <location filename="../../viz_app/widgets/map_view.py" line="349" />
             <source>{title} · agreement with {which}: ρ = {rho}</source>
             <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="353" />
+            <location filename="../../viz_app/widgets/map_view.py" line="358" />
             <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="256" />
+            <location filename="../../viz_app/widgets/map_view.py" line="259" />
             <source>{title} · {share} % from the source</source>
             <translation>{title} · {share}% 来自源句</translation>
         </message>
@@ -2171,22 +2176,22 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>显示交叉注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="216" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="224" />
             <source>Alignment</source>
             <translation>对齐</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="221" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="229" />
             <source>&amp;Alignment with gold links</source>
             <translation>与标准对齐比较(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="226" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="234" />
             <source>Open &amp;report…</source>
             <translation>打开报告(&amp;R)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="227" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="235" />
             <source>A folder written by: attention-scope report</source>
             <translation>由 attention-scope report 生成的文件夹</translation>
         </message>
@@ -2216,7 +2221,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="379" />
+            <location filename="../../viz_app/window/bindings.py" line="378" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
@@ -2226,27 +2231,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="370" />
+            <location filename="../../viz_app/window/bindings.py" line="369" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="372" />
+            <location filename="../../viz_app/window/bindings.py" line="371" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="374" />
+            <location filename="../../viz_app/window/bindings.py" line="373" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="376" />
+            <location filename="../../viz_app/window/bindings.py" line="375" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="446" />
+            <location filename="../../viz_app/window/bindings.py" line="445" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
@@ -2256,32 +2261,32 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="471" />
+            <location filename="../../viz_app/window/bindings.py" line="470" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="475" />
+            <location filename="../../viz_app/window/bindings.py" line="474" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="492" />
+            <location filename="../../viz_app/window/bindings.py" line="491" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="496" />
+            <location filename="../../viz_app/window/bindings.py" line="495" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="532" />
+            <location filename="../../viz_app/window/bindings.py" line="531" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="535" />
+            <location filename="../../viz_app/window/bindings.py" line="534" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
@@ -2306,27 +2311,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="378" />
+            <location filename="../../viz_app/window/bindings.py" line="377" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="617" />
+            <location filename="../../viz_app/window/bindings.py" line="616" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="401" />
+            <location filename="../../viz_app/window/bindings.py" line="400" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="627" />
+            <location filename="../../viz_app/window/bindings.py" line="626" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="398" />
+            <location filename="../../viz_app/window/bindings.py" line="397" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>

@@ -4,6 +4,9 @@ smaller circle on each possible one.
 Why outlines and not colour: the cell's colour is the attention weight; the gold must sit on top without
 hiding it, so a class sees at once where the head looks and where it should. Each marker is drawn twice
 (a dark pen under a light one), so it reads on every colour map, at both ends of it.
+
+Cells are the map's own (row, column): when the heatmap shows a window of a long map, each marker is moved by
+the window's origin and one outside the window is not drawn, redrawn whenever the heatmap's matrix changes.
 """
 
 from __future__ import annotations
@@ -34,12 +37,25 @@ class GoldLinks:
             self._items.append(item)
         self._sure: list[Cell] = []
         self._possible: list[Cell] = []
+        heatmap.matrixChanged.connect(self._draw)  # a long map's window moved: the same cells, elsewhere in the image
 
     def set_cells(self, sure: Iterable[Cell], possible: Iterable[Cell]) -> None:
-        """Mark ``sure`` cells with squares and ``possible`` (not sure) cells with circles."""
+        """Mark ``sure`` cells with squares and ``possible`` (not sure) cells with circles (the map's cells)."""
         self._sure = sorted(set(sure))
         self._possible = sorted(set(possible) - set(self._sure))
-        for index, cells in enumerate((self._sure, self._sure, self._possible, self._possible)):
+        self._draw()
+
+    def drawn_cells(self) -> tuple[list[Cell], list[Cell]]:
+        """The image cells the sure and the possible markers sit on now (those inside the heatmap's window)."""
+        return self._in_image(self._sure), self._in_image(self._possible)
+
+    def _in_image(self, cells: list[Cell]) -> list[Cell]:
+        shown = (self.heatmap.map_cell_to_image(r, c) for r, c in cells)
+        return [cell for cell in shown if cell is not None]
+
+    def _draw(self) -> None:
+        sure, possible = self.drawn_cells()
+        for index, cells in enumerate((sure, sure, possible, possible)):
             self._items[index].setData(x=[c + 0.5 for _, c in cells], y=[r + 0.5 for r, _ in cells])
             self._items[index].setVisible(bool(cells))
 

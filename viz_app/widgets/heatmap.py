@@ -413,11 +413,13 @@ class AttentionHeatmap(QWidget):
 
     cellHovered = Signal(int, int, float)
     cellClicked = Signal(int, int)
+    #: a new matrix (or a long map's window moved): markers kept in the map's own cells redraw through ``origin``
+    matrixChanged = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        #: the map's (row, column) at the image's top-left: (0, 0) unless a long map's window is shown (its binding
-        #: sets it). Cell signals and ``tooltip_for`` count image cells; add this for the map's own indices
+        #: the map's (row, column) at the image's top-left: (0, 0) unless a long map's window is shown (given with
+        #: the matrix). Cell signals and ``tooltip_for`` count image cells; add this for the map's own indices
         self.origin: tuple[int, int] = (0, 0)
         self._colormap = "viridis"
         self._log = False
@@ -518,8 +520,11 @@ class AttentionHeatmap(QWidget):
     # ------------------------------------------------------------------ data
     def set_matrix(self, matrix: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequence[str], *, title: str = "",
                    query_label: str | None = None, key_label: str | None = None, current_row: int | None = None,
-                   visible_rows: int | None = None) -> None:
+                   visible_rows: int | None = None, origin: tuple[int, int] = (0, 0)) -> None:
         """Show ``matrix`` ([Q, K], rows = queries) with its tokens.
+
+        ``origin``: the map's (row, column) of ``matrix[0, 0]`` when it is a window of a longer map (see
+        :attr:`origin`; :meth:`map_cell_to_image` places markers given in the map's cells).
 
         ``title``, ``query_label`` and ``key_label`` are display text, already translated by the caller
         (the axis labels default to "query" and "key" in the UI language).
@@ -539,6 +544,7 @@ class AttentionHeatmap(QWidget):
             current_row = None
         shape_changed = self._raw is None or self._raw.shape != m.shape
         self._raw = m
+        self.origin = (int(origin[0]), int(origin[1]))
         self._visible_rows = visible_rows
         self._current_row = current_row
         self._hover = None
@@ -560,6 +566,14 @@ class AttentionHeatmap(QWidget):
             self._vb.setRange(xRange=(0, k), yRange=(0, q), padding=0)
         self._update_row_items()
         self._update_overlay()
+        self.matrixChanged.emit()
+
+    def map_cell_to_image(self, row: int, col: int) -> tuple[int, int] | None:
+        """The image cell showing the map's cell (``row``, ``col``), or None when the shown window leaves it out."""
+        if self._raw is None:
+            return None
+        r, c = row - self.origin[0], col - self.origin[1]
+        return (r, c) if 0 <= r < self._raw.shape[0] and 0 <= c < self._raw.shape[1] else None
 
     def add_side_widget(self, widget: QWidget) -> None:
         """Put ``widget`` to the right of the map, at the top (it shows and hides itself; the map takes the rest)."""

@@ -99,6 +99,9 @@ class HeatmapView:
     mode: str = "weights"
     #: fixed colour levels (contributions: 0 to the largest of the layer, so heads compare); None: the mode's own
     levels: tuple[float, float] | None = None
+    #: the map's (row, column) of the matrix's first cell: a long map's window starts there, (0, 0) for a whole map
+    #: (what the heatmap adds to a cell for clicks and overlays given in the map's own cells, e.g. gold links)
+    origin: tuple[int, int] = (0, 0)
 
     def computed(self) -> tuple[np.ndarray, list[str], list[str]]:
         """The part of the map that exists at this step, with its real tokens: ``trace.at_step(step)``'s matrix.
@@ -268,8 +271,10 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         visible_rows = None if visible_rows is None else max(0, min(visible_rows - r0, r1 - r0))
         title = tr("MainWindow", "{title} · rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}").format(
             title=title, r0=r0, r1=r1 - 1, rows=int(maps.shape[2]), c0=c0, c1=c1 - 1, cols=int(maps.shape[3]))
+    origin = (0, 0) if spec.window is None else (spec.window[0], spec.window[2])
     return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title, q_label, k_label,
-                       current_row, visible_rows, spec.colormap, spec.log_scale, enabled, spec.font_pt, spec.mode, levels)
+                       current_row, visible_rows, spec.colormap, spec.log_scale, enabled, spec.font_pt, spec.mode, levels,
+                       origin)
 
 
 def _rows(layer, head: int | None, start: int, stop: int) -> np.ndarray:
@@ -413,5 +418,6 @@ def apply_view(widget: AttentionHeatmap, view: HeatmapView) -> None:
     if view.font_pt is not None:
         widget.set_font_point_size(view.font_pt)
     widget.set_matrix(view.matrix, view.query_tokens, view.key_tokens, title=view.title, query_label=view.query_label,
-                      key_label=view.key_label, current_row=view.current_row, visible_rows=view.visible_rows)
+                      key_label=view.key_label, current_row=view.current_row, visible_rows=view.visible_rows,
+                      origin=view.origin)
     widget.set_overlays(view.overlays)

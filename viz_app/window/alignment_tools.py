@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from model_core.alignment import GoldAlignment, TraceAlignment, parse_pharaoh, trace_alignment
 from model_core.batched import text_lines
+from model_core.lazy_trace import MapsOnDemand
 from viz_app.i18n import tr
 from viz_app.scope.state import AppState
 from viz_app.widgets.aer_map import MEAN
@@ -118,7 +119,14 @@ class AlignmentBinding(QObject):
                                                                            "attention with the gold links")
                                                       if trace is None and self.gold is not None else ""))
             return
-        self.alignment = trace_alignment(trace.cross, trace.src_tokens, trace.output_tokens, shift=self.shift)
+        try:
+            self.alignment = trace_alignment(trace.cross, trace.src_tokens, trace.output_tokens, shift=self.shift)
+        except MapsOnDemand:  # a long sentence whose every cross-attention map at once would not fit
+            self.alignment = None
+            self.panel.aer_map.set_aer(None)
+            self.markers.clear()
+            self.panel.summary.setText(tr("AlignmentTools", "This sentence is too long to align every head at once"))
+            return
         grid = self.alignment.aer(self.gold)
         self.panel.aer_map.set_aer(grid)
         self.panel.aer_map.set_selected(self.state.layer if self.state.kind == "cross" else None, self.state.head)

@@ -295,8 +295,7 @@ class MapBinding(QObject):
         self._window = map_window(int(full[2]), int(full[3]), *self._origin) if spec.mode != "rollout" else None
         if self._window is not None:
             spec = replace(spec, window=self._window.bounds)
-        self.heatmap.origin = (0, 0) if self._window is None else (self._window.row0, self._window.col0)
-        view = heatmap_view(trace, spec)
+        view = heatmap_view(trace, spec)  # its origin (the window's top-left) goes to the heatmap with the matrix
         apply_view(self.heatmap, view)
         self._show_minimap(trace, spec)
         overlays = view.overlays if self._window is None else {

@@ -76,6 +76,32 @@ def build_model(seed: int, large: bool = False, dtype: torch.dtype = torch.float
         torch.set_default_dtype(previous)
 
 
+def build_hf_large(seed: int, dtype: torch.dtype = torch.float32):
+    """The same 24 + 24 × 16-head d_model 1,024 layout as a Hugging Face BART built from a config (random weights,
+    parameters created in ``dtype``), wrapped as the app opens an imported model: its maps come from
+    Hugging Face's own forward (importers/hf.py)."""
+    from types import SimpleNamespace
+
+    from transformers import BartConfig, BartForConditionalGeneration
+
+    from model_core.importers.hf import HFSeq2SeqAdapter, model_config_from_hf
+
+    torch.manual_seed(seed)
+    hc = BartConfig(vocab_size=VOCAB, d_model=1024, encoder_layers=24, decoder_layers=24, encoder_attention_heads=16,
+                    decoder_attention_heads=16, encoder_ffn_dim=4096, decoder_ffn_dim=4096, max_position_embeddings=MAX_LEN,
+                    dropout=0.0, attention_dropout=0.0, activation_dropout=0.0, pad_token_id=1, bos_token_id=0,
+                    eos_token_id=2, decoder_start_token_id=2)
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        hf_model = BartForConditionalGeneration(hc).eval()
+    finally:
+        torch.set_default_dtype(previous)
+    hf_model.set_attn_implementation("eager")  # as the app opens it: maps of short sentences from the eager path
+    specials = SimpleNamespace(bos_id=0, pad_id=1, eos_id=2, unk_id=3, adds_eos=True)  # the tokenizer's ids
+    return HFSeq2SeqAdapter(hf_model, model_config_from_hf(hf_model, specials, "bart-24x16"))
+
+
 def peak_rss_mb() -> float:
     import resource
 
@@ -298,6 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="only the large layout's long-sentence table (its own process: peak memory is its own)")
     parser.add_argument("--large-dtype", choices=["float32", "bfloat16"], default="float32",
                         help="the large layout's parameters (float32 weights alone are 2.8 GB)")
+    parser.add_argument("--large-hf", action="store_true",
+                        help="the large layout as a Hugging Face BART built from a config (an imported model)")
     parser.add_argument("--threads", type=int, help="torch threads (1 gives steadier figures on a shared machine)")
     args = parser.parse_args(argv)
     if args.threads:
@@ -337,11 +365,13 @@ def main(argv: Sequence[str] | None = None) -> int:
           "measured at 512 tokens); clicks in ms, targets: click <= 100 ms, panel <= 1,000 ms")
     long_lengths = args.long_lengths or ([1024] if args.quick else [1024, 2048, 4096])
     long_table = []
-    large_name = "24+24 x 16" + (" bf16" if args.large_dtype == "bfloat16" else "")
+    large_name = ("HF BART " if args.large_hf else "") + "24+24 x 16" + (" bf16" if args.large_dtype == "bfloat16" else "")
     for name, large in (("base", False), (large_name, True)):
         if (large and not args.large) or (not large and args.large_only):
             continue
-        long_model = model if not large else build_model(args.seed, large=True, dtype=getattr(torch, args.large_dtype))
+        dtype = getattr(torch, args.large_dtype)
+        long_model = model if not large else (build_hf_large(args.seed, dtype) if args.large_hf
+                                              else build_model(args.seed, large=True, dtype=dtype))
         figures = [bench_long_sentence(long_model, n, args.seed, args.repeats, args.eager_max) for n in long_lengths]
         result.setdefault("long", []).extend({"model": name, **f} for f in figures)
         long_table += long_rows(name, figures)

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from . import masks
+from .config import ModelConfig
 from .decoding_settings import DecodingSettings as DecodingSettings  # torch-free home, re-exported
 from .decoding_settings import Hypothesis as Hypothesis
 from .decoding_settings import Method as Method
@@ -399,6 +400,14 @@ def build_trace(
     )
 
 
+def teacher_forced_ids(c: ModelConfig, output_ids: Sequence[int], tgt_pad_to: int = 0) -> tuple[list[int], list[int]]:
+    """The decoder inputs ``<bos> + output_ids[:-1]`` of a teacher-forced pass and the outputs, both with ``<pad>``
+    appended up to ``tgt_pad_to`` (at most ``max_len``): one definition for the eager trace and the maps on demand."""
+    inputs = [c.bos_id, *output_ids[:-1]] if len(output_ids) else []
+    extra = max(0, min(tgt_pad_to, c.max_len) - len(inputs))
+    return inputs + [c.pad_id] * extra, list(output_ids) + [c.pad_id] * extra
+
+
 def teacher_forced_trace(
     model: Seq2SeqTransformer, src_ids: Sequence[int], output_ids: Sequence[int], *,
     src_tokens: Sequence[str] | None = None, tgt_vocab: Sequence[str] | None = None,
@@ -410,10 +419,7 @@ def teacher_forced_trace(
     mask at work (a single sentence has no padding of its own).
     """
     c = model.config
-    inputs = [c.bos_id, *output_ids[:-1]] if len(output_ids) else []
-    extra = max(0, min(tgt_pad_to, c.max_len) - len(inputs))
-    inputs = inputs + [c.pad_id] * extra
-    output_ids = list(output_ids) + [c.pad_id] * extra
+    inputs, output_ids = teacher_forced_ids(c, output_ids, tgt_pad_to)
     if any(m.training for m in model.modules()):  # eval() walks and re-sets every module: 3 ms a trace
         model.eval()
     with torch.inference_mode():

@@ -183,15 +183,18 @@ class LazyForward:
 
 def lazy_forward(
     model: Seq2SeqTransformer, src_ids: Sequence[int], output_ids: Sequence[int], *, ablation: Ablation = NO_ABLATION,
-    cache_bytes: int = DEFAULT_CACHE_BYTES,
+    cache_bytes: int = DEFAULT_CACHE_BYTES, tgt_pad_to: int = 0,
 ) -> LazyForward:
     """The forward of :func:`~model_core.decoding.teacher_forced_trace` with the fused kernel, keeping queries and keys.
 
-    The decoder reads ``<bos> + output_ids[:-1]``; its log-probabilities are computed in full (the next-token
-    view needs every row), the maps are not.
+    The decoder reads ``<bos> + output_ids[:-1]`` (with ``<pad>`` up to ``tgt_pad_to``: the model's masks then
+    block the padded keys, and the probe keeps those masks); its log-probabilities are computed in full (the
+    next-token view needs every row), the maps are not.
     """
+    from .decoding import teacher_forced_ids
+
     c = model.config
-    inputs = [c.bos_id, *output_ids[:-1]] if len(output_ids) else []
+    inputs, _ = teacher_forced_ids(c, output_ids, tgt_pad_to)
     if any(m.training for m in model.modules()):
         model.eval()
     queries_keys = getattr(model, "queries_keys", None)  # a Hugging Face model (importers/hf.py) keeps them by hooks

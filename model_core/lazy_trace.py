@@ -159,16 +159,19 @@ def is_lazy(maps: object) -> bool:
 def lazy_trace(
     model: Seq2SeqTransformer, src_ids: Sequence[int], output_ids: Sequence[int], *,
     src_tokens: Sequence[str] | None = None, tgt_vocab: Sequence[str] | None = None, ablation: Ablation = NO_ABLATION,
+    tgt_pad_to: int = 0,
 ) -> Trace:
-    """:func:`~model_core.decoding.teacher_forced_trace` with every map a :class:`LazyStack` (the fused forward).
+    """:func:`~model_core.decoding.teacher_forced_trace` with every map a :class:`LazyStack` (the fused forward),
+    ``tgt_pad_to`` included (padded decoder rows, their keys blocked, as the eager trace has them).
 
     The overview's pooled tiles of every kind are computed here (in the caller's thread: the model's worker), so
     the window's first overview reads them from the cache.
     """
-    from .decoding import build_trace
+    from .decoding import build_trace, teacher_forced_ids
     from .lazy_maps import lazy_forward
 
-    forward = lazy_forward(model, src_ids, output_ids, ablation=ablation)
+    forward = lazy_forward(model, src_ids, output_ids, ablation=ablation, tgt_pad_to=tgt_pad_to)
+    _, output_ids = teacher_forced_ids(model.config, output_ids, tgt_pad_to)
     stacks = [LazyStack(forward.maps, kind) for kind in ("encoder_self", "decoder_self", "cross")]
     for stack in stacks:
         if stack.size:

@@ -188,7 +188,8 @@ def _run_long(bundle: ModelBundle, request: RunRequest, src, notices: list[Notic
     if not getattr(model, "supports_lazy_maps", True):  # T5 and FSMT (importers/hf.py): their own attention arithmetic
         return None
     tgt = bundle.encode_target(request.tgt) if request.tgt is not None else None
-    if not needs_lazy_maps(model, len(src.ids), len(tgt.ids) if tgt is not None else 1, budgets.EAGER_MAPS_BYTES):
+    tgt_len = max(len(tgt.ids) if tgt is not None else 1, min(request.pad_tgt, bundle.config.max_len))
+    if not needs_lazy_maps(model, len(src.ids), tgt_len, budgets.EAGER_MAPS_BYTES):
         return None
     with getattr(model, "fused_attention", contextlib.nullcontext)():  # Hugging Face: no layer's maps held at once
         return _lazy_result(bundle, request, src, tgt, notices, start)
@@ -217,14 +218,18 @@ def _lazy_result(bundle: ModelBundle, request: RunRequest, src, tgt, notices: li
         notices.append(Notice.make("long_no_scores"))
     if request.attribution or request.contributions or request.value_zeroing:
         notices.append(Notice.make("long_no_analysis"))
-    size = full_maps_bytes(c.n_encoder_layers, c.n_decoder_layers, c.n_heads, len(src.ids), len(output_ids))
+    pad_tgt = request.pad_tgt  # padded rows exist in the teacher-forced pass, generated or typed (as in run)
+    size = full_maps_bytes(c.n_encoder_layers, c.n_decoder_layers, c.n_heads, len(src.ids),
+                           max(len(output_ids), min(pad_tgt, c.max_len)))
     notices.append(Notice.make("maps_on_demand", size=f"{size / 1e9:.1f}"))
-    trace = lazy_trace(model, src.ids, output_ids, src_tokens=src.tokens, tgt_vocab=vocab.vocab, ablation=ablation)
+    trace = lazy_trace(model, src.ids, output_ids, src_tokens=src.tokens, tgt_vocab=vocab.vocab, ablation=ablation,
+                       tgt_pad_to=pad_tgt)
     baseline = baseline_output = None
     if ablation.active and trace.n_steps:
         from .lazy_maps import lazy_forward
 
-        baseline = lazy_forward(model, src.ids, output_ids).logprobs  # the intact model on the same decoder inputs
+        # the intact model on the same decoder inputs
+        baseline = lazy_forward(model, src.ids, output_ids, tgt_pad_to=pad_tgt).logprobs
         if tgt is None:
             baseline_output = vocab.decode(greedy_ids(model, src.ids, min(max(2 * len(src.ids) + 16, 32), c.max_len)))
     elapsed = (time.perf_counter() - start) * 1000.0

@@ -77,11 +77,9 @@ def _subset(args: argparse.Namespace) -> MapSubset:
 def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argparse.Namespace, out: Path) -> bool:
     """Write a long sentence's chosen maps to ``out`` and return True; False (nothing done) for a sentence whose
     maps fit the budget, after refusing subset flags for it. Every refusal is one :class:`CliError` line."""
-    import numpy as np
-
-    from model_core.atomic import atomic_file
     from model_core.budgets import EAGER_MAPS_BYTES
-    from model_core.lazy_maps import full_maps_bytes, lazy_forward, subset_arrays, subset_bytes, too_big_line
+    from model_core.lazy_export import save_map_subset
+    from model_core.lazy_maps import full_maps_bytes, lazy_forward, too_big_line
 
     chosen = [flag for flag, dest in SUBSET_FLAGS.items() if getattr(args, dest, None) is not None]
     c = bundle.config
@@ -110,15 +108,11 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
         raise CliError(too_big_line(size, EAGER_MAPS_BYTES))
     lazy = lazy_forward(bundle.model, src.ids, out_ids, ablation=request.ablation)
     try:
-        wanted = subset_bytes(lazy.maps, subset)
-        arrays = subset_arrays(lazy.maps, subset)
+        wanted = save_map_subset(out, lazy.maps, subset, src_ids=src.ids, output_ids=out_ids,
+                                 decoder_inputs=lazy.decoder_inputs, logprobs=lazy.logprobs, src_tokens=src.tokens,
+                                 overwrite=args.force, budget=EAGER_MAPS_BYTES)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    arrays.update(src_ids=np.array(src.ids, np.int64), output_ids=np.array(out_ids, np.int64),
-                  decoder_inputs=np.array(lazy.decoder_inputs, np.int64), logprobs=lazy.logprobs,
-                  src_tokens=np.array(src.tokens), lazy_subset=np.array(True))
-    with atomic_file(out, overwrite=args.force) as fh:
-        np.savez(fh, **arrays)
     print(f"wrote {printable(out)}: {len(src.ids):,} source tokens, {n_out:,} target positions; "
           f"{wanted / 1e6:.0f} MB of the {size / 1e9:.1f} GB of maps ({', '.join(subset.kinds)})", file=sys.stdout)
     return True

@@ -13,6 +13,7 @@ exactly once, also when the extension was added here), writes atomically through
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -22,6 +23,7 @@ from PySide6.QtGui import QAction, QImage, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox, QWidget
 
 from model_core.trace import Trace
+from model_core.vocab import KINDS
 from viz_app.export import images as ex
 from viz_app.i18n import tr
 from viz_app.widgets.heatmap import AttentionHeatmap
@@ -179,32 +181,80 @@ class ExportActions(QObject):
 
     # ------------------------------------------------------------------ writers: (trace, spec, path, overwrite)
     def _image(self, trace: Trace, spec: ex.ViewSpec) -> QImage:
-        widget = self._host.heatmap_widget()
-        if widget is not None and widget.isVisible():
+        view = ex.heatmap_view(trace, spec)
+        widget = self._shown_widget(view)
+        if widget is not None:
             return ex.render_widget_image(widget, ex.DEFAULT_SCALE)
         width, height = self._frame_size()
-        return ex.render_heatmap_image(ex.heatmap_view(trace, spec), width, height, scale=ex.DEFAULT_SCALE)
+        return ex.render_heatmap_image(view, width, height, scale=ex.DEFAULT_SCALE)
 
-    def _write_png(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> None:
-        ex.save_png(self._image(trace, spec), path, overwrite=overwrite)
-
-    def _write_svg(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> None:
+    def _shown_widget(self, view: ex.HeatmapView) -> AttentionHeatmap | None:
+        """The live heatmap when it shows exactly ``view``'s cells (its look kept), else None: drawn off screen (a long
+        map's window on screen while a map under ``EXPORT_WHOLE_TOKENS`` a side is exported whole)."""
         widget = self._host.heatmap_widget()
-        if widget is not None and widget.isVisible():
+        if widget is None or not widget.isVisible():
+            return None
+        shown = widget.displayed_matrix()
+        same = shown is not None and shown.shape == view.matrix.shape and tuple(widget.origin) == view.origin
+        return widget if same else None
+
+    def _write_png(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> str | None:
+        ex.save_png(self._image(trace, spec), path, overwrite=overwrite)
+        return self._window_note(spec)
+
+    def _write_svg(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> str | None:
+        view = ex.heatmap_view(trace, spec)
+        widget = self._shown_widget(view)
+        if widget is not None:
             ex.save_svg(ex.svg_bytes_of(widget), path, overwrite=overwrite)
         else:
             width, height = self._frame_size()
-            ex.export_view(ex.heatmap_view(trace, spec), path, width=width, height=height, overwrite=overwrite)
+            ex.export_view(view, path, width=width, height=height, overwrite=overwrite)
+        return self._window_note(spec)
 
-    def _write_animation(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> None:
+    def _write_animation(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> str | None:
         width, height = self._frame_size()
         ex.export_animation(ex.animation_views(trace, spec), path, width=width, height=height, overwrite=overwrite)
+        return self._window_note(spec)
 
-    def _write_csv(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> None:
+    def _write_csv(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> str | None:
         ex.save_csv(*ex.heatmap_view(trace, spec).computed(), path, overwrite=overwrite)
+        return self._window_note(spec)
 
-    def _write_npz(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> None:
-        ex.save_trace(trace, path, overwrite=overwrite)
+    def _write_npz(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> str | None:
+        """The whole trace; for a long sentence (maps on demand) the shown kind and layer, every head and row."""
+        from model_core.lazy_export import maps_of
+
+        maps = maps_of(trace)
+        if maps is None:
+            ex.save_trace(trace, path, overwrite=overwrite)
+            return None
+        from model_core import budgets
+        from model_core.lazy_export import save_trace_subset
+        from model_core.lazy_maps import MapSubset, subset_bytes
+
+        subset = MapSubset(kinds=(spec.kind,), layers=(spec.layer,))
+        _, n_heads, n_rows, n_keys = maps.shape(spec.kind)
+        size, limit = subset_bytes(maps, subset), budgets.EAGER_MAPS_BYTES
+        if size > limit:
+            raise ValueError(tr("ExportActions", "layer {layer}'s {heads} maps would take {size} GB (the limit is {limit} "
+                                                 "GB); the command line's export chooses fewer heads or rows").format(
+                layer=spec.layer, heads=n_heads, size=f"{size / 1e9:.1f}", limit=f"{limit / 1e9:.1f}"))
+        save_trace_subset(trace, subset, path, overwrite=overwrite, budget=limit)
+        total = sum(4 * math.prod(maps.shape(kind)) for kind in KINDS)
+        return tr("ExportActions", "layer {layer}, all {heads} heads, {rows} × {keys} each: {size} MB of this sentence's "
+                                   "{total} GB of maps").format(layer=spec.layer, heads=n_heads, rows=f"{n_rows:,}",
+                                                                 keys=f"{n_keys:,}", size=f"{size / 1e6:,.0f}",
+                                                                 total=f"{total / 1e9:.1f}")
+
+    @staticmethod
+    def _window_note(spec: ex.ViewSpec) -> str | None:
+        """For a long map exported as its window: which rows and columns (the file holds only those)."""
+        if spec.window is None:
+            return None
+        r0, r1, c0, c1 = spec.window
+        return tr("ExportActions", "rows {r0}–{r1}, columns {c0}–{c1}: the window on screen").format(
+            r0=r0, r1=r1 - 1, c0=c0, c1=c1 - 1)
 
     # ------------------------------------------------------------------ internals
     def _action(self, text: str, tip: str, slot: Callable[[], object]) -> QAction:
@@ -248,7 +298,7 @@ class ExportActions(QObject):
         return answer == QMessageBox.StandardButton.Yes
 
     def _export(self, suffix: str, caption: str, name_filter: str,
-                write: Callable[[Trace, ex.ViewSpec, Path, bool], None], *, animation: bool = False,
+                write: Callable[[Trace, ex.ViewSpec, Path, bool], str | None], *, animation: bool = False,
                 default_name: str | None = None) -> Path | None:
         inputs = self._inputs()
         if inputs is None:
@@ -269,12 +319,13 @@ class ExportActions(QObject):
             overwrite = True
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            write(trace, spec, path, overwrite)
+            note = write(trace, spec, path, overwrite)  # what a long sentence's file holds, when not everything
         except (OSError, ValueError, RuntimeError) as exc:  # ExportError is a RuntimeError
             self._host.show_error(tr("ExportActions", "Could not export {name}: {error}").format(name=path.name, error=str(exc)))
             return None
         finally:
             QApplication.restoreOverrideCursor()
         self._directory = path.parent
-        self._host.show_status(tr("ExportActions", "Exported {path}").format(path=str(path)))
+        done = tr("ExportActions", "Exported {path}").format(path=str(path))
+        self._host.show_status(done if note is None else tr("ExportActions", "{done} ({what})").format(done=done, what=note))
         return path

@@ -971,177 +971,197 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>ExportActions</name>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="68" />
+            <location filename="../../viz_app/export/menu.py" line="70" />
             <source>Export image (PNG)…</source>
             <translation>导出图片（PNG）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="69" />
+            <location filename="../../viz_app/export/menu.py" line="71" />
             <source>Save the heatmap as a PNG image at twice the screen resolution</source>
             <translation>将热力图保存为两倍屏幕分辨率的 PNG 图片</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="71" />
+            <location filename="../../viz_app/export/menu.py" line="73" />
             <source>Export SVG…</source>
             <translation>导出 SVG…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="72" />
+            <location filename="../../viz_app/export/menu.py" line="74" />
             <source>Save the heatmap as a scalable vector drawing (SVG)</source>
             <translation>将热力图保存为可缩放矢量图（SVG）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="73" />
+            <location filename="../../viz_app/export/menu.py" line="75" />
             <source>Export animation (GIF)…</source>
             <translation>导出动画（GIF）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="74" />
+            <location filename="../../viz_app/export/menu.py" line="76" />
             <source>Save every decoding step of this map as an animated GIF</source>
             <translation>将这张图的每一个解码步保存为 GIF 动画</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="75" />
+            <location filename="../../viz_app/export/menu.py" line="77" />
             <source>Export video (MP4)…</source>
             <translation>导出视频（MP4）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="76" />
+            <location filename="../../viz_app/export/menu.py" line="78" />
             <source>Save every decoding step of this map as an H.264 video</source>
             <translation>将这张图的每一个解码步保存为 H.264 视频</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="77" />
+            <location filename="../../viz_app/export/menu.py" line="79" />
             <source>Export matrix (CSV)…</source>
             <translation>导出矩阵（CSV）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="78" />
+            <location filename="../../viz_app/export/menu.py" line="80" />
             <source>Save the numbers of this map at this step, with the tokens as headers</source>
             <translation>保存这张图在当前步的数值，以词元作为表头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="80" />
+            <location filename="../../viz_app/export/menu.py" line="82" />
             <source>Export trace (NPZ)…</source>
             <translation>导出注意力轨迹（NPZ）…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="81" />
+            <location filename="../../viz_app/export/menu.py" line="83" />
             <source>Save every attention map of this sentence (numpy .npz)</source>
             <translation>保存这个句子的全部注意力图（numpy .npz）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="82" />
+            <location filename="../../viz_app/export/menu.py" line="84" />
             <source>Copy image</source>
             <translation>复制图片</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="83" />
+            <location filename="../../viz_app/export/menu.py" line="85" />
             <source>Copy the heatmap to the clipboard as an image</source>
             <translation>将热力图作为图片复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="139" />
+            <location filename="../../viz_app/export/menu.py" line="141" />
             <source>Export image (PNG)</source>
             <translation>导出图片（PNG）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="139" />
+            <location filename="../../viz_app/export/menu.py" line="141" />
             <source>PNG images (*.png)</source>
             <translation>PNG 图片 (*.png)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="143" />
+            <location filename="../../viz_app/export/menu.py" line="145" />
             <source>Export SVG</source>
             <translation>导出 SVG</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="143" />
+            <location filename="../../viz_app/export/menu.py" line="145" />
             <source>SVG drawings (*.svg)</source>
             <translation>SVG 矢量图 (*.svg)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="146" />
+            <location filename="../../viz_app/export/menu.py" line="148" />
             <source>Export animation (GIF)</source>
             <translation>导出动画（GIF）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="146" />
+            <location filename="../../viz_app/export/menu.py" line="148" />
             <source>GIF animations (*.gif)</source>
             <translation>GIF 动画 (*.gif)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="154" />
+            <location filename="../../viz_app/export/menu.py" line="156" />
             <source>Export video (MP4)</source>
             <translation>导出视频（MP4）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="154" />
+            <location filename="../../viz_app/export/menu.py" line="156" />
             <source>MP4 videos (*.mp4)</source>
             <translation>MP4 视频 (*.mp4)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="158" />
+            <location filename="../../viz_app/export/menu.py" line="160" />
             <source>Export matrix (CSV)</source>
             <translation>导出矩阵（CSV）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="158" />
+            <location filename="../../viz_app/export/menu.py" line="160" />
             <source>CSV tables (*.csv)</source>
             <translation>CSV 表格 (*.csv)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="162" />
+            <location filename="../../viz_app/export/menu.py" line="164" />
             <source>Export trace (NPZ)</source>
             <translation>导出注意力轨迹（NPZ）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="162" />
+            <location filename="../../viz_app/export/menu.py" line="164" />
             <source>Attention traces (*.npz)</source>
             <translation>注意力轨迹 (*.npz)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="177" />
+            <location filename="../../viz_app/export/menu.py" line="179" />
             <source>Image copied to the clipboard</source>
             <translation>图片已复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="245" />
+            <location filename="../../viz_app/export/menu.py" line="295" />
             <source>Replace file?</source>
             <translation>替换文件？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="220" />
+            <location filename="../../viz_app/export/menu.py" line="245" />
+            <source>layer {layer}, all {heads} heads, {rows} × {keys} each: {size} MB of this sentence's {total} GB of maps</source>
+            <translation>第 {layer} 层，全部 {heads} 个头，每个 {rows} × {keys}：共 {size} MB（整句的注意力图有 {total} GB）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="256" />
+            <source>rows {r0}–{r1}, columns {c0}–{c1}: the window on screen</source>
+            <translation>第 {r0}–{r1} 行、第 {c0}–{c1} 列：即屏幕上显示的窗口</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="270" />
             <source>Nothing to export yet: type a sentence first.</source>
             <translation>还没有可导出的内容：请先输入一个句子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="246" />
-            <source>{name} already exists in {folder}. Replace it?</source>
-            <translation>{folder} 中已存在 {name}。要替换它吗？</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/export/menu.py" line="279" />
+            <location filename="../../viz_app/export/menu.py" line="329" />
             <source>Exported {path}</source>
             <translation>已导出 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="263" />
+            <location filename="../../viz_app/export/menu.py" line="296" />
+            <source>{name} already exists in {folder}. Replace it?</source>
+            <translation>{folder} 中已存在 {name}。要替换它吗？</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="240" />
+            <source>layer {layer}'s {heads} maps would take {size} GB (the limit is {limit} GB); the command line's export chooses fewer heads or rows</source>
+            <translation>第 {layer} 层的 {heads} 张注意力图需要 {size} GB（上限为 {limit} GB）；可用命令行的 export 选择更少的头或行</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="313" />
             <source>Could not export: {path} is a folder</source>
             <translation>无法导出：{path} 是一个文件夹</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="175" />
+            <location filename="../../viz_app/export/menu.py" line="330" />
+            <source>{done} ({what})</source>
+            <translation>{done}（{what}）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="177" />
             <source>Could not copy the image: {error}</source>
             <translation>无法复制图片：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="267" />
+            <location filename="../../viz_app/export/menu.py" line="317" />
             <source>Not exported: {name} was kept</source>
             <translation>未导出：已保留原有的 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="274" />
+            <location filename="../../viz_app/export/menu.py" line="324" />
             <source>Could not export {name}: {error}</source>
             <translation>无法导出 {name}：{error}</translation>
         </message>
@@ -2221,117 +2241,117 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="378" />
+            <location filename="../../viz_app/window/bindings.py" line="396" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="286" />
+            <location filename="../../viz_app/window/bindings.py" line="304" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="369" />
+            <location filename="../../viz_app/window/bindings.py" line="387" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="371" />
+            <location filename="../../viz_app/window/bindings.py" line="389" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="373" />
+            <location filename="../../viz_app/window/bindings.py" line="391" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="375" />
+            <location filename="../../viz_app/window/bindings.py" line="393" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="445" />
+            <location filename="../../viz_app/window/bindings.py" line="463" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="235" />
+            <location filename="../../viz_app/window/bindings.py" line="253" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="470" />
+            <location filename="../../viz_app/window/bindings.py" line="488" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="474" />
+            <location filename="../../viz_app/window/bindings.py" line="492" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="491" />
+            <location filename="../../viz_app/window/bindings.py" line="509" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="495" />
+            <location filename="../../viz_app/window/bindings.py" line="513" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="531" />
+            <location filename="../../viz_app/window/bindings.py" line="549" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="534" />
+            <location filename="../../viz_app/window/bindings.py" line="552" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="283" />
+            <location filename="../../viz_app/window/bindings.py" line="301" />
             <source>Computing the attribution…</source>
             <translation>正在计算归因…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="284" />
+            <location filename="../../viz_app/window/bindings.py" line="302" />
             <source>Computing the contributions…</source>
             <translation>正在计算贡献…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="285" />
+            <location filename="../../viz_app/window/bindings.py" line="303" />
             <source>Computing value zeroing…</source>
             <translation>正在计算值置零…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="289" />
+            <location filename="../../viz_app/window/bindings.py" line="307" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="377" />
+            <location filename="../../viz_app/window/bindings.py" line="395" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="616" />
+            <location filename="../../viz_app/window/bindings.py" line="634" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="400" />
+            <location filename="../../viz_app/window/bindings.py" line="418" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="626" />
+            <location filename="../../viz_app/window/bindings.py" line="644" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="397" />
+            <location filename="../../viz_app/window/bindings.py" line="415" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>

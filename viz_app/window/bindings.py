@@ -62,6 +62,24 @@ def view_spec(state: AppState) -> ViewSpec:
                     row_labels=s.row_labels, ablated_heads=s.ablated_heads)
 
 
+#: a map with both sides at most this long is exported whole (image, SVG, CSV, animation); a longer one as the window
+#: the heatmap shows: drawing or writing 16 M cells of a 4,096-token map helps no one and takes every head's map
+EXPORT_WHOLE_TOKENS = 1024
+
+
+def export_spec(state: AppState, shown: MapWindow | None) -> ViewSpec | None:
+    """What the window's exports draw or write: the shown selection, through ``shown`` (the heatmap's window, else
+    the map's first) when the map has a side over :data:`EXPORT_WHOLE_TOKENS`; None when there is no map."""
+    if state.trace is None or not state.has_matrix():
+        return None
+    spec = view_spec(state)
+    rows, cols = (int(n) for n in state.trace.attention(state.kind).shape[2:])
+    if spec.mode == "rollout" or max(rows, cols) <= EXPORT_WHOLE_TOKENS:
+        return spec
+    window = shown if shown is not None and (shown.rows, shown.cols) == (rows, cols) else map_window(rows, cols, 0, 0)
+    return spec if window is None else replace(spec, window=window.bounds)
+
+
 class InputsBinding(QObject):
     """The sentence panel ⇄ the state: edits reach the state after a pause in typing; the state's values are shown."""
 

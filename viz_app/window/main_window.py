@@ -325,10 +325,8 @@ class MainWindow(QMainWindow):
 
     def current_view(self) -> ViewSpec | None:
         """What the main heatmap shows, for the exporters (None when it shows no attention weights)."""
-        s = self.state
-        if s.trace is None or s.matrix() is None:
-            return None
-        return replace(self.view_spec(), font_pt=self._font_pt)
+        spec = b.export_spec(self.state, self.map_binding.map_window())  # a long map: the window on screen
+        return None if spec is None else replace(spec, font_pt=self._font_pt)
 
     def heatmap_widget(self) -> AttentionHeatmap:
         return self.heatmap

@@ -10,16 +10,14 @@ family, Marian and T5 (whose output projection is ``o``).
 from __future__ import annotations
 
 import copy
-import shutil
 import warnings
 
 import numpy as np
 import pytest
 import torch
-from test_import_hf import ATOL, BUILDERS, SRC, TGT, hf_reference
+from test_import_hf import ATOL, SRC, TGT, hf_reference, saved_case
 
 from model_core import Ablation, DecodeSession, DecodingSettings
-from model_core.importers import open_model
 from model_core.run import RunRequest, run
 
 OFF = [("encoder_self", 0, 1), ("decoder_self", 1, 0), ("cross", 1, 2), ("cross", 1, 3)]
@@ -27,18 +25,7 @@ OFF = [("encoder_self", 0, 1), ("decoder_self", 1, 0), ("cross", 1, 2), ("cross"
 
 @pytest.fixture(scope="module", params=["marian", "bart", "t5"])
 def hf(request, tmp_path_factory):
-    family = request.param
-    work = tmp_path_factory.mktemp(f"{family}-build")
-    torch.manual_seed(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # MarianTokenizer's note that sacremoses is optional
-        model, tok = BUILDERS[family](work)
-        folder = tmp_path_factory.mktemp(family) / f"tiny-{family}"
-        model.eval().save_pretrained(folder)
-        tok.save_pretrained(folder)
-    shutil.rmtree(work)
-    model.set_attn_implementation("eager")
-    return family, model, folder, open_model(folder, device="cpu")
+    return saved_case(request.param, tmp_path_factory)
 
 
 def without_heads(model, bundle, heads):

@@ -8,16 +8,12 @@ sentence takes the long-sentence path; the reference is the same model's eager f
 
 from __future__ import annotations
 
-import shutil
-import warnings
-
 import numpy as np
 import pytest
 import torch
-from test_import_hf import ATOL, BUILDERS, SRC, TGT, hf_reference
+from test_import_hf import ATOL, SRC, TGT, hf_reference, saved_case
 
 from model_core import Ablation, budgets
-from model_core.importers import open_model
 from model_core.lazy_trace import is_lazy
 from model_core.run import RunRequest, run
 
@@ -28,18 +24,7 @@ KINDS = ("encoder_self", "decoder_self", "cross")
 
 @pytest.fixture(scope="module", params=["marian", "bart", "t5"])
 def hf(request, tmp_path_factory):
-    family = request.param
-    work = tmp_path_factory.mktemp(f"{family}-build")
-    torch.manual_seed(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # MarianTokenizer's note that sacremoses is optional
-        model, tok = BUILDERS[family](work)
-        folder = tmp_path_factory.mktemp(family) / f"tiny-{family}"
-        model.eval().save_pretrained(folder)
-        tok.save_pretrained(folder)
-    shutil.rmtree(work)
-    model.set_attn_implementation("eager")
-    return family, model, folder, open_model(folder, device="cpu")
+    return saved_case(request.param, tmp_path_factory)
 
 
 @pytest.fixture(autouse=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -112,21 +113,26 @@ def build_t5(work: Path):
 BUILDERS = {"marian": build_marian, "bart": build_bart, "mbart": build_mbart, "t5": build_t5}
 
 
-@pytest.fixture(scope="module", params=FAMILIES)
-def hf_case(request, tmp_path_factory):
-    """(family, the original model in eager mode, its saved folder, the bundle opened from the folder)."""
-    family = request.param
+def saved_case(family: str, tmp_path_factory) -> tuple[str, object, Path, object]:
+    """(family, the original model in eager mode, its saved folder, the bundle opened from the folder): what the
+    Hugging Face test modules compare (here, test_hf_ablation.py, test_hf_lazy.py)."""
     work = tmp_path_factory.mktemp(f"{family}-build")
     torch.manual_seed(0)
-    model, tok = BUILDERS[family](work)
-    model.eval()
-    folder = tmp_path_factory.mktemp(family) / f"tiny-{family}"
-    model.save_pretrained(folder)
-    tok.save_pretrained(folder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # MarianTokenizer's note that sacremoses is optional
+        model, tok = BUILDERS[family](work)
+        model.eval()
+        folder = tmp_path_factory.mktemp(family) / f"tiny-{family}"
+        model.save_pretrained(folder)
+        tok.save_pretrained(folder)
     shutil.rmtree(work)  # nothing outside the folder may be needed
     model.set_attn_implementation("eager")  # sdpa returns no attention weights
-    bundle = open_model(folder, device="cpu")
-    return family, model, folder, bundle
+    return family, model, folder, open_model(folder, device="cpu")
+
+
+@pytest.fixture(scope="module", params=FAMILIES)
+def hf_case(request, tmp_path_factory):
+    return saved_case(request.param, tmp_path_factory)
 
 
 def hf_reference(model, folder: Path, src: str, tgt: str) -> dict[str, np.ndarray]:

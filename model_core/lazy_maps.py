@@ -117,6 +117,11 @@ class LazyMaps:
         self._pooled[key] = pooled
         return pooled
 
+    def has_pooled(self, kind: str, layer: int, head: int, factor: int) -> bool:
+        """Whether :meth:`pooled_max` has this tile already (the window reads tiles the worker has pooled, and waits
+        for the others rather than computing them in the GUI thread)."""
+        return (kind, layer, head, factor) in self._pooled
+
     def _cached(self, kind: str, layer: int, head: int | None, rows: tuple[int, int] | None) -> np.ndarray:
         _, heads, n_rows, _ = self.shape(kind)
         start, stop = rows if rows is not None else (0, n_rows)

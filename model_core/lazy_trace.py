@@ -140,20 +140,50 @@ class LazyStack:
         """The overview's pooling factor for these maps (``ceil(longest side / tile_pixels)``)."""
         return max(1, -(-max(self.shape[2], self.shape[3]) // tile_pixels))
 
+    def pooled_ready(self, layer: int, factor: int | None = None) -> bool:
+        """Whether every head of ``layer`` is pooled already (by :func:`pool_overview`, in the model's worker)."""
+        factor = self.pooling_factor() if factor is None else factor
+        return all(self.maps.has_pooled(self.kind, layer, head, factor) for head in range(self.shape[1]))
+
+    def pooled_layer(self, layer: int, factor: int | None = None) -> np.ndarray:
+        """Every head of ``layer`` max-pooled, ``[H, ceil(Q/f), ceil(K/f)]`` (computed here unless already pooled)."""
+        factor = self.pooling_factor() if factor is None else factor
+        return np.stack([self.maps.pooled_max(self.kind, layer, head, factor) for head in range(self.shape[1])])
+
     def pooled(self, factor: int) -> np.ndarray:
         """Every head max-pooled over ``factor`` × ``factor`` blocks, ``[L, H, ceil(Q/f), ceil(K/f)]`` (whole maps
         only: an earlier step's prefix of a long map is not pooled here)."""
         full = self.maps.shape(self.kind)
         if self.shape != full:
             raise MapsOnDemand("the overview pools a long sentence's whole maps only")
-        n_layers, n_heads, _, _ = self.shape
-        return np.stack([np.stack([self.maps.pooled_max(self.kind, layer, head, factor) for head in range(n_heads)])
-                         for layer in range(n_layers)])
+        return np.stack([self.pooled_layer(layer, factor) for layer in range(self.shape[0])])
 
 
 def is_lazy(maps: object) -> bool:
     """Whether a trace's map stack is computed on demand (a long sentence) rather than held."""
     return isinstance(maps, LazyStack)
+
+
+def pooled_overview(maps: object) -> bool:
+    """Whether the overview shows ``maps`` as pooled tiles (a lazy stack too big to become one array) rather than
+    the stack itself (held maps, or a lazy stack small enough, like a short output's cross-attention)."""
+    return is_lazy(maps) and maps.nbytes > MATERIALISE_BYTES
+
+
+def overview_jobs(trace: Trace) -> list[tuple[str, int]]:
+    """The (kind, layer) tiles of ``trace``'s overview still to pool, the quick ones first (a short output's decoder
+    and cross-attention before the encoder's long maps): what the model's worker computes after the result."""
+    jobs = []
+    for kind in ("cross", "decoder_self", "encoder_self"):
+        maps = trace.attention(kind)
+        if pooled_overview(maps) and maps.size:
+            jobs += [(kind, layer) for layer in range(maps.shape[0]) if not maps.pooled_ready(layer)]
+    return jobs
+
+
+def pool_overview(trace: Trace, kind: str, layer: int) -> None:
+    """Pool every head of ``layer`` of ``kind`` for the overview (kept by the lazy maps for the trace's life)."""
+    trace.attention(kind).pooled_layer(layer)
 
 
 def lazy_trace(
@@ -164,8 +194,9 @@ def lazy_trace(
     """:func:`~model_core.decoding.teacher_forced_trace` with every map a :class:`LazyStack` (the fused forward),
     ``tgt_pad_to`` included (padded decoder rows, their keys blocked, as the eager trace has them).
 
-    The overview's pooled tiles of every kind are computed here (in the caller's thread: the model's worker), so
-    the window's first overview reads them from the cache.
+    Nothing but the forward runs here, so the window is interactive as soon as it returns: the overview's pooled
+    tiles are computed afterwards, one (kind, layer) at a time (:func:`overview_jobs`, :func:`pool_overview`; the
+    window's model worker does it and says when each is ready).
     """
     from .decoding import build_trace, teacher_forced_ids
     from .lazy_maps import lazy_forward
@@ -173,9 +204,6 @@ def lazy_trace(
     forward = lazy_forward(model, src_ids, output_ids, ablation=ablation, tgt_pad_to=tgt_pad_to)
     _, output_ids = teacher_forced_ids(model.config, output_ids, tgt_pad_to)
     stacks = [LazyStack(forward.maps, kind) for kind in ("encoder_self", "decoder_self", "cross")]
-    for stack in stacks:
-        if stack.size:
-            stack.pooled(stack.pooling_factor())
     return build_trace(model, src_ids, list(forward.decoder_inputs), output_ids, *stacks, forward.logprobs,
                        src_tokens=src_tokens, tgt_vocab=tgt_vocab, ablation=ablation)
 

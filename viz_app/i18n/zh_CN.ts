@@ -1636,102 +1636,102 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>MainWindow</name>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="73" />
+            <location filename="../../viz_app/scope/controller.py" line="75" />
             <source>by the app's splitter</source>
             <translation>按本应用的规则</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="74" />
+            <location filename="../../viz_app/scope/controller.py" line="76" />
             <source>at spaces only</source>
             <translation>只按空格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="75" />
+            <location filename="../../viz_app/scope/controller.py" line="77" />
             <source>by its tokenizer.json</source>
             <translation>按它的 tokenizer.json</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="87" />
+            <location filename="../../viz_app/scope/controller.py" line="89" />
             <source>Loaded {name}</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="368" />
+            <location filename="../../viz_app/scope/controller.py" line="370" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="84" />
+            <location filename="../../viz_app/scope/controller.py" line="86" />
             <source>Loaded {name}; source text is cut {source}, target text {target}</source>
             <translation>已加载 {name}；源文本{source}切分，目标文本{target}切分</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="186" />
+            <location filename="../../viz_app/scope/controller.py" line="188" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="199" />
+            <location filename="../../viz_app/scope/controller.py" line="201" />
             <source>Stopped opening {name}</source>
             <translation>已停止打开 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="225" />
+            <location filename="../../viz_app/scope/controller.py" line="227" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="355" />
+            <location filename="../../viz_app/scope/controller.py" line="357" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="357" />
+            <location filename="../../viz_app/scope/controller.py" line="359" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="211" />
+            <location filename="../../viz_app/scope/controller.py" line="213" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="235" />
+            <location filename="../../viz_app/scope/controller.py" line="237" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="323" />
+            <location filename="../../viz_app/scope/controller.py" line="325" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="339" />
+            <location filename="../../viz_app/scope/controller.py" line="341" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="414" />
+            <location filename="../../viz_app/scope/controller.py" line="416" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="166" />
+            <location filename="../../viz_app/scope/controller.py" line="168" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="335" />
+            <location filename="../../viz_app/scope/controller.py" line="337" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="336" />
+            <location filename="../../viz_app/scope/controller.py" line="338" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="349" />
+            <location filename="../../viz_app/scope/controller.py" line="351" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
@@ -2241,7 +2241,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="396" />
+            <location filename="../../viz_app/window/bindings.py" line="343" />
+            <source>computing…</source>
+            <translation>计算中…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/bindings.py" line="417" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
@@ -2251,27 +2256,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="387" />
+            <location filename="../../viz_app/window/bindings.py" line="408" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="389" />
+            <location filename="../../viz_app/window/bindings.py" line="410" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="391" />
+            <location filename="../../viz_app/window/bindings.py" line="412" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="393" />
+            <location filename="../../viz_app/window/bindings.py" line="414" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="463" />
+            <location filename="../../viz_app/window/bindings.py" line="493" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
@@ -2281,32 +2286,32 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="488" />
+            <location filename="../../viz_app/window/bindings.py" line="518" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="492" />
+            <location filename="../../viz_app/window/bindings.py" line="522" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="509" />
+            <location filename="../../viz_app/window/bindings.py" line="539" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="513" />
+            <location filename="../../viz_app/window/bindings.py" line="543" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="549" />
+            <location filename="../../viz_app/window/bindings.py" line="579" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="552" />
+            <location filename="../../viz_app/window/bindings.py" line="582" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
@@ -2331,27 +2336,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="395" />
+            <location filename="../../viz_app/window/bindings.py" line="416" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="634" />
+            <location filename="../../viz_app/window/bindings.py" line="664" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="418" />
+            <location filename="../../viz_app/window/bindings.py" line="439" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="644" />
+            <location filename="../../viz_app/window/bindings.py" line="674" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="415" />
+            <location filename="../../viz_app/window/bindings.py" line="436" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -4342,17 +4347,17 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>未使用 {options}：{format} 模型自带词表、特殊词元、分词器和头数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="67" />
+            <location filename="../../viz_app/workers/model_worker.py" line="68" />
             <source>the source sentence is empty</source>
             <translation>源句为空</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="64" />
+            <location filename="../../viz_app/workers/model_worker.py" line="65" />
             <source>the GPU ran out of memory: try a shorter sentence or run on the CPU (start with {setting})</source>
             <translation>GPU 显存不足：请尝试更短的句子，或在 CPU 上运行（启动时设置 {setting}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="191" />
+            <location filename="../../viz_app/workers/model_worker.py" line="193" />
             <source>no model is loaded: open one with File ▸ Open model…</source>
             <translation>尚未加载模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>

@@ -45,14 +45,16 @@ def sharpest_cross_layer(trace) -> int | None:
     Why: the first layer of a translation model is often diffuse (most weight on ``<eos>``), while a later
     one shows the word alignment a lesson is about; which layer depends on the model, so it is measured.
     """
-    cross = np.asarray(trace.cross, dtype=np.float64)
+    cross = trace.cross
     if cross.ndim != 4 or cross.shape[0] == 0 or cross.shape[2] == 0 or cross.shape[3] == 0:
         return None
     rows = ~np.asarray(trace.tgt_is_pad, dtype=bool)
     cols = ~np.asarray(trace.src_is_pad, dtype=bool)
     if not rows.any() or not cols.any():
         return None
-    mean = cross.mean(axis=1)[:, rows][:, :, cols]  # [L, T', S']
+    # one layer's head mean at a time: a long sentence's maps are computed on demand, never all at once
+    mean = np.stack([np.asarray(cross[layer].mean(axis=0), np.float64) for layer in range(cross.shape[0])])
+    mean = mean[:, rows][:, :, cols]  # [L, T', S']
     p = mean / np.maximum(mean.sum(axis=-1, keepdims=True), 1e-12)
     entropy = -(p * np.log(np.maximum(p, 1e-12))).sum(axis=-1).mean(axis=-1)  # [L]
     return int(np.argmin(entropy))

@@ -84,6 +84,7 @@ class Minimap(QWidget):
                                       "the part shown: click or drag to move it, scroll for rows (Shift: columns)."))
         self._image: QImage | None = None
         self._window: MapWindow | None = None
+        self._pending = ""  # shown instead of the picture while the whole map is still being pooled
         self.hide()
 
     def set_map(self, pooled: np.ndarray, window: MapWindow, colormap: str, levels: tuple[float, float] = (0.0, 1.0)) -> None:
@@ -93,12 +94,22 @@ class Minimap(QWidget):
         rgb = np.ascontiguousarray(lookup_table(colormap)[np.rint(scaled * 255).astype(np.uint8)])
         h, w = rgb.shape[:2]
         self._image = QImage(rgb.data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
-        self._window = window
+        self._window, self._pending = window, ""
         self.show()
         self.update()
 
+    def set_pending(self, window: MapWindow, message: str) -> None:
+        """The picture is not pooled yet (a long sentence's worker is on it): ``message`` (display text) in its place,
+        with the window's rectangle, so the window can be moved already."""
+        self._image, self._window, self._pending = None, window, message
+        self.show()
+        self.update()
+
+    def pending_text(self) -> str:
+        return self._pending
+
     def clear(self) -> None:
-        self._image, self._window = None, None
+        self._image, self._window, self._pending = None, None, ""
         self.hide()
 
     def image_rect(self) -> QRectF:
@@ -119,11 +130,16 @@ class Minimap(QWidget):
 
     # ------------------------------------------------------------------ drawing and placing
     def paintEvent(self, event: QPaintEvent) -> None:
-        if self._image is None:
+        if self._image is None and not self._pending:
             return
         painter = QPainter(self)
         box = self.image_rect()
-        painter.drawImage(box, self._image)
+        if self._image is not None:
+            painter.drawImage(box, self._image)
+        else:
+            painter.fillRect(box, QColor(128, 128, 128, 60))
+            painter.setPen(self.palette().color(self.foregroundRole()))
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._pending)
         painter.setPen(QPen(QColor(128, 128, 128), 1))
         painter.drawRect(box.adjusted(-0.5, -0.5, 0.5, 0.5))
         painter.setClipRect(box)

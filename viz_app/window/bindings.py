@@ -19,12 +19,12 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 
 from model_core.analysis import all_head_stats, verify_trace
-from model_core.lazy_trace import MATERIALISE_BYTES, is_lazy
+from model_core.lazy_trace import MATERIALISE_BYTES, is_lazy, pooled_overview
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.state import AppState, kind_title, view_needs_run
 from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
 from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
-from viz_app.widgets.colormaps import DIVERGING_NAME
+from viz_app.widgets.colormaps import DIVERGING_NAME, GUTTER_VALUE
 from viz_app.widgets.controls import InputPanel, SelectorBar, StepBar
 from viz_app.widgets.head_stats import HeadStatsPanel
 from viz_app.widgets.map_view import ViewSpec, agreement_of, apply_view, contributions_of, heatmap_view, rollout_of, score_tiles
@@ -324,8 +324,9 @@ class MapBinding(QObject):
             for mask in overlays.values():
                 blocked |= ~mask
         maps = trace.attention(s.kind)
-        if is_lazy(maps) and maps.nbytes > MATERIALISE_BYTES:  # a long sentence: tiles pooled by the worker
-            maps, blocked = overview_tiles(maps, blocked)
+        pending: list[int] = []
+        if pooled_overview(maps):  # a long sentence: tiles pooled by the worker after the result, layer by layer
+            maps, blocked, pending = overview_tiles(maps, blocked)
         if view.mode == "scores":  # the tiles show what the map shows, with the same diverging colours
             maps = score_tiles(trace.scores[s.kind])
         elif view.mode == "contributions":  # one range for every tile, so heads compare
@@ -337,10 +338,27 @@ class MapBinding(QObject):
                              current_row=view.current_row, visible_rows=view.visible_rows)
         self.mosaic.set_off((la, h) for k, la, h in s.ablated_heads if k == s.kind)
         rho = agreement_of(trace, s.kind) if view.mode == "attribution" else None  # each head's agreement, in its tile
-        self.mosaic.set_notes({} if rho is None else {(la, h): f"ρ {rho[la, h]:+.2f}" for la in range(rho.shape[0])
-                                                     for h in range(rho.shape[1]) if np.isfinite(rho[la, h])})
+        notes = {} if rho is None else {(la, h): f"ρ {rho[la, h]:+.2f}" for la in range(rho.shape[0])
+                                        for h in range(rho.shape[1]) if np.isfinite(rho[la, h])}
+        computing = tr("MainWindow", "computing…")
+        notes.update({(la, h): computing for la in pending for h in range(maps.shape[1])})
+        self.mosaic.set_notes(notes)
         self._refresh_hover()
         self.refresh_hint()
+
+    @Slot(int, str, int)
+    def tiles_arrived(self, _run_id: int, kind: str, _layer: int) -> None:
+        """The worker pooled a layer of a long sentence's overview: shown at once when it is of the shown kind."""
+        if self.state.trace is not None and kind == self.state.kind:
+            self.refresh()
+
+    def overview_pending(self) -> list[int]:
+        """The layers of the shown kind whose overview tiles the worker has not pooled yet (a long sentence)."""
+        trace = self.state.trace
+        maps = None if trace is None else trace.attention(self.state.kind)
+        if maps is None or not pooled_overview(maps):
+            return []
+        return [layer for layer in range(maps.shape[0]) if not maps.pooled_ready(layer)]
 
     @Slot(int, int)
     def move_window(self, row0: int, col0: int) -> None:
@@ -371,8 +389,11 @@ class MapBinding(QObject):
             return
         maps = trace.attention(spec.kind)
         factor = max(1, -(-max(maps.shape[2], maps.shape[3]) // MAX_TILE_PIXELS))
-        if is_lazy(maps) and maps.nbytes > MATERIALISE_BYTES:
-            pooled = maps.pooled(factor)[spec.layer]  # the worker pooled every head after the forward
+        if pooled_overview(maps):
+            if not maps.pooled_ready(spec.layer, factor):  # the worker pools it after the result: never here
+                self.minimap.set_pending(self._window, tr("MainWindow", "computing…"))
+                return
+            pooled = maps.pooled_layer(spec.layer, factor)
             # the mean of the heads: the mean of their block maxima, a guide to where to look (the window has the values)
             picture = pooled.mean(axis=0) if spec.head is None else pooled[spec.head]
         else:
@@ -438,13 +459,22 @@ class MapBinding(QObject):
             self._clear_status()
 
 
-def overview_tiles(maps, blocked: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
-    """A long sentence's overview: every head's map max-pooled as the mosaic pools a long map (the worker computed
-    them after the forward), and the shading pooled alike (a pooled cell is shaded when its whole block is)."""
+def overview_tiles(maps, blocked: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None, list[int]]:
+    """A long sentence's overview: every head's map max-pooled as the mosaic pools a long map, and the shading pooled
+    alike (a pooled cell is shaded when its whole block is). Only layers the worker has pooled are read (pooling here
+    would freeze the window for seconds); the others are left blank and returned as pending."""
     factor = maps.pooling_factor()
     if blocked is not None:
         blocked = ~pool_max((~blocked).astype(np.uint8), factor).astype(bool)
-    return maps.pooled(factor), blocked
+    n_layers, n_heads, rows, cols = maps.shape
+    tiles = np.full((n_layers, n_heads, -(-rows // factor), -(-cols // factor)), GUTTER_VALUE, np.float32)
+    pending = []
+    for layer in range(n_layers):
+        if maps.pooled_ready(layer, factor):
+            tiles[layer] = maps.pooled_layer(layer, factor)
+        else:
+            pending.append(layer)
+    return tiles, blocked, pending
 
 
 def lazy_too_big(trace) -> bool:

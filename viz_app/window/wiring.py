@@ -36,6 +36,7 @@ def connect_window(w: MainWindow) -> None:
     w.hint_cancel.clicked.connect(c.cancel_load)
     w.persistence.problem.connect(lambda text: w.settings_banner.show_message(text, "notice"))
     w.host.busyChanged.connect(w.status.on_busy)
+    w.host.tilesReady.connect(w.map_binding.tiles_arrived)  # a long sentence's overview, layer by layer
     s.modelChanged.connect(w.status.on_model_changed)
 
     # controls → state

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
+from model_core.lazy_trace import overview_jobs, pool_overview
 from model_core.paths import CheckpointError
 from model_core.run import EmptySourceError, RunRequest, run
 from model_core.vocab import ModelInfo
@@ -121,6 +122,7 @@ class ModelWorker(QObject):
     inspected = Signal(int, object)  # request id, (ArchitectureSummary, ParameterDistributions)
     compared = Signal(int, object)  # request id, ComparisonResult
     sentencesCompared = Signal(int, object)  # request id, model_core.compare.Comparison
+    tilesReady = Signal(int, str, int)  # run id, kind, layer: a long sentence's overview tiles of that layer are pooled
 
     def __init__(self, device: str | None = None, latest: _Latest | None = None, latest_load: _Latest | None = None) -> None:
         super().__init__()
@@ -260,6 +262,32 @@ class ModelWorker(QObject):
             self._report(request_id, exc)
             return
         self.resultReady.emit(request_id, result)
+        self.pool_tiles(request_id, result.trace)  # a long sentence: its overview after the result, not before
+
+    @Slot(int, object)
+    def pool_tiles(self, request_id: int, trace: object) -> None:
+        """Pool a long sentence's overview tiles, one (kind, layer) per turn of this thread's event loop, each
+        announced by ``tilesReady``; a newer run stops it, and queued requests are served between layers.
+
+        Why after the result: pooling every head of a 4,096-token encoder takes seconds (about 17 s on the base
+        model), while the heatmap only needs the forward; the window shows each layer's tiles as they come.
+        """
+        jobs = overview_jobs(trace)
+        if jobs:
+            self._pool_next(request_id, trace, jobs)
+
+    def _pool_next(self, request_id: int, trace: object, jobs: list[tuple[str, int]]) -> None:
+        if request_id < self._latest.get():
+            return  # a newer sentence: its own tiles follow its own result
+        kind, layer = jobs[0]
+        try:
+            pool_overview(trace, kind, layer)
+        except BaseException as exc:
+            self._report(request_id, exc)
+            return
+        self.tilesReady.emit(request_id, kind, layer)
+        if len(jobs) > 1:
+            QTimer.singleShot(0, lambda: self._pool_next(request_id, trace, jobs[1:]))
 
 
 @dataclass(frozen=True)
@@ -300,6 +328,7 @@ class WorkerHost(QObject):
     inspected = Signal(int, object)
     compared = Signal(int, object)
     sentencesCompared = Signal(int, object)
+    tilesReady = Signal(int, str, int)  # run id, kind, layer (the current run's only)
     busyChanged = Signal(bool)
 
     _loadRequested = Signal(int, str, object)
@@ -309,6 +338,7 @@ class WorkerHost(QObject):
     _warmRequested = Signal()
     _compareRequested = Signal(int, str, object, str, object)
     _compareSentencesRequested = Signal(int, object, object)
+    _poolRequested = Signal(int, object)
 
     def __init__(self, parent: QObject | None = None, *, device: str | None = None, held: bool = False) -> None:
         """``held``: the thread does not start until :meth:`release`; requests made meanwhile wait in its queue.
@@ -346,6 +376,8 @@ class WorkerHost(QObject):
         self._warmRequested.connect(self.worker.warm_up)
         self._compareRequested.connect(self.worker.compare)
         self._compareSentencesRequested.connect(self.worker.compare_sentences)
+        self._poolRequested.connect(self.worker.pool_tiles)
+        self.worker.tilesReady.connect(self._on_tiles)
         self.worker.sentencesCompared.connect(self._on_sentences_compared)
         self.worker.inspected.connect(self._on_inspected)
         self.worker.compared.connect(self._on_compared)
@@ -440,6 +472,7 @@ class WorkerHost(QObject):
         if handed_over and last is not None and getattr(last, "request", None) == request:
             self.reused_answers += 1  # the same model, the same request: the same numbers (see hand_over)
             QTimer.singleShot(0, lambda: self._on_result(request_id, last))
+            self._poolRequested.emit(request_id, last.trace)  # tiles the old window's run had not pooled yet
             return request_id
         self._runRequested.emit(request_id, request)
         return request_id
@@ -519,6 +552,11 @@ class WorkerHost(QObject):
         if current:
             self._last_result = result
             self.resultReady.emit(request_id, result)
+
+    @Slot(int, str, int)
+    def _on_tiles(self, request_id: int, kind: str, layer: int) -> None:
+        if request_id == self._latest_run:
+            self.tilesReady.emit(request_id, kind, layer)
 
     @Slot(int, str)
     def _on_failed(self, request_id: int, message: str) -> None:

@@ -1,0 +1,105 @@
+"""A long sentence's result comes back as soon as its forward is done; the overview's pooled tiles follow from the
+model's worker, layer by layer, and the overview and minimap say "computing…" for what has not arrived (issue 20).
+
+The worker's pooling is held at a gate so the test sees the window between the result and the tiles, whatever the
+machine's speed: the heatmap is already drawn from the maps on demand while no tile exists.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from model_core import budgets, lazy_trace, save_model
+from model_core.decoding import teacher_forced_trace
+from model_core.lazy_trace import overview_jobs, pool_overview
+from model_core.run import RunRequest, run
+from tests.app.conftest import RESULT_TIMEOUT_MS, tiny_bundle
+from viz_app.scope.settings import AppSettings
+from viz_app.widgets import mosaic
+from viz_app.workers import model_worker
+
+N_SRC = 600
+SOURCE = " ".join(f"w{i % 19}" for i in range(N_SRC - 1))  # + <eos>
+TARGET = "t1 t2 t3"
+
+
+@pytest.fixture
+def lazy_everywhere(monkeypatch):
+    """Every sentence through the maps on demand, and no stack of them may become one array (a 4,096-token case)."""
+    monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 0)
+    monkeypatch.setattr(lazy_trace, "MATERIALISE_BYTES", 0)
+
+
+def test_the_result_holds_no_tile_and_each_pooled_layer_is_the_mosaic_s_pooling(lazy_everywhere):
+    bundle = tiny_bundle(max_len=N_SRC + 16)
+    trace = run(bundle, RunRequest(SOURCE, TARGET)).trace
+    jobs = overview_jobs(trace)
+    # quick kinds first; every layer of every kind still to pool: run() computed nothing but the forward
+    assert jobs == [("cross", 0), ("cross", 1), ("decoder_self", 0), ("decoder_self", 1),
+                    ("encoder_self", 0), ("encoder_self", 1)]
+    reference = teacher_forced_trace(bundle.model, list(trace.src_ids), list(trace.output_ids))
+    factor = trace.encoder_self.pooling_factor()
+    for kind, layer in jobs:
+        pool_overview(trace, kind, layer)
+        assert trace.attention(kind).pooled_ready(layer)
+    assert overview_jobs(trace) == []
+    np.testing.assert_allclose(trace.encoder_self.pooled(factor), mosaic.pool_max(reference.encoder_self, factor), atol=1e-5)
+
+
+def test_the_window_is_interactive_before_the_tiles_and_fills_the_overview_as_they_arrive(
+        lazy_everywhere, tmp_path, qtbot, settings_path, monkeypatch):
+    from viz_app.window.main_window import MainWindow
+
+    bundle = tiny_bundle(max_len=N_SRC + 16)
+    path = tmp_path / "long.safetensors"
+    save_model(path, bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer, name="long")
+    gate, pooled_at_result = threading.Event(), []
+    real_pool = model_worker.pool_overview
+
+    def gated(trace, kind: str, layer: int) -> None:
+        if trace.n_src == N_SRC:  # the long sentence's tiles wait (not those of a sentence the window runs at start)
+            gate.wait(30)
+        real_pool(trace, kind, layer)
+
+    monkeypatch.setattr(model_worker, "pool_overview", gated)
+    window = MainWindow(AppSettings(settings_path), model=str(path))
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        qtbot.waitUntil(lambda: window.state.model is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
+        window.host.worker.resultReady.connect(  # in the worker's thread, as the result leaves it
+            lambda _id, result: pooled_at_result.append(overview_jobs(result.trace)), Qt.ConnectionType.DirectConnection)
+        arrived: list[tuple[str, int]] = []
+        window.host.tilesReady.connect(lambda _id, kind, layer: arrived.append((kind, layer)))
+        window.state.set_inputs(SOURCE, TARGET)
+        window.request_run()
+        qtbot.waitUntil(lambda: window.state.trace is not None and window.state.trace.n_src == N_SRC
+                        and not window.host.busy, timeout=4 * RESULT_TIMEOUT_MS)
+        assert pooled_at_result and len(pooled_at_result[0]) == 6  # nothing pooled when the result left the worker
+        state, binding = window.state, window.map_binding
+        reference = teacher_forced_trace(bundle.model, list(state.trace.src_ids), list(state.trace.output_ids))
+        state.select(kind="encoder_self", layer=1, head=2)
+        # interactive: the heatmap is the map's window, computed on demand, while no tile is pooled
+        np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.encoder_self[1, 2, :40, :40], atol=1e-5)
+        assert binding.overview_pending() == [0, 1] and arrived == []
+        assert set(window.mosaic.notes().values()) == {"computing…"} and len(window.mosaic.notes()) == 8
+        assert binding.minimap.pending_text() == "computing…"
+
+        gate.set()
+        qtbot.waitUntil(lambda: len(arrived) == 6, timeout=RESULT_TIMEOUT_MS)
+        assert arrived == [("cross", 0), ("cross", 1), ("decoder_self", 0), ("decoder_self", 1),
+                           ("encoder_self", 0), ("encoder_self", 1)]
+        qtbot.waitUntil(lambda: binding.overview_pending() == [] and window.mosaic.notes() == {},
+                        timeout=RESULT_TIMEOUT_MS)
+        assert binding.minimap.pending_text() == ""
+        factor = state.trace.encoder_self.pooling_factor()
+        shown = window.mosaic.mosaic_image()
+        tile = mosaic.pool_max(reference.encoder_self[1, 2], factor)
+        assert shown is not None and np.isclose(shown, tile.max(), atol=1e-5).any()
+    finally:
+        gate.set()
+        window.shutdown()

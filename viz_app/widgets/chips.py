@@ -233,21 +233,27 @@ class TokenChips(QWidget):
         if self._badges is not None and len(self._badges) != len(tokens):
             self._badges, self._badge_tips = None, []
         self._current = current if current is not None and 0 <= current < len(tokens) else None
-        while len(self._chips) < len(tokens):
-            chip = _Chip(self)
-            chip.clicked.connect(self.chipClicked)
-            self._layout.addWidget(chip)
-            self._chips.append(chip)
-        for i, chip in enumerate(self._chips):
-            if i >= len(tokens):
-                chip.hide()
-                continue
-            chip.index = i
-            typed = self._typed(i)
-            chip.setText(f"{chip_text(typed)}→{chip_text(tokens[i])}" if typed else chip_text(tokens[i]))
-            self._apply_bar(i)
-            chip.setStyleSheet(self._style(kinds[i], i == self._current))
-            chip.show()
+        # the layout is laid out once, after every chip: each chip shown into an active layout lays out all of them
+        # again (a 4,096-token source took minutes, quadratic in the tokens)
+        self._layout.setEnabled(False)
+        try:
+            while len(self._chips) < len(tokens):
+                chip = _Chip(self)
+                chip.clicked.connect(self.chipClicked)
+                self._layout.addWidget(chip)
+                self._chips.append(chip)
+            for i, chip in enumerate(self._chips):
+                if i >= len(tokens):
+                    chip.hide()
+                    continue
+                chip.index = i
+                typed = self._typed(i)
+                chip.setText(f"{chip_text(typed)}→{chip_text(tokens[i])}" if typed else chip_text(tokens[i]))
+                self._apply_bar(i)
+                chip.setStyleSheet(self._style(kinds[i], i == self._current))
+                chip.show()
+        finally:
+            self._layout.setEnabled(True)
         self._layout.invalidate()
         self.updateGeometry()
 

@@ -78,6 +78,7 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
     """Write a long sentence's chosen maps to ``out`` and return True; False (nothing done) for a sentence whose
     maps fit the budget, after refusing subset flags for it. Every refusal is one :class:`CliError` line."""
     from model_core.budgets import EAGER_MAPS_BYTES
+    from model_core.decoding import teacher_forced_ids
     from model_core.lazy_export import save_map_subset
     from model_core.lazy_maps import full_maps_bytes, lazy_forward, too_big_line
 
@@ -85,7 +86,7 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
     c = bundle.config
     src = bundle.encode_source(request.src, request.pad_src)
     out_ids = bundle.encode_target(request.tgt).ids if request.tgt is not None else None
-    n_out = len(out_ids) if out_ids is not None else 0
+    n_out = max(len(out_ids), min(request.pad_tgt, c.max_len)) if out_ids is not None else 0  # padded rows are maps
     size = full_maps_bytes(c.n_encoder_layers, c.n_decoder_layers, c.n_heads, len(src.ids), n_out)
     if size <= EAGER_MAPS_BYTES:
         if chosen:
@@ -99,14 +100,15 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
         raise CliError(f"a source of {len(src.ids):,} tokens: give the target with --tgt (translating it would keep "
                        f"every encoder map, {4 * c.n_encoder_layers * c.n_heads * len(src.ids) ** 2 / 1e9:.1f} GB)")
     extras = [flag for flag, on in (("--scores", args.scores), ("--attribution", args.attribution),
-                                    ("--contributions", args.contributions), ("--value-zeroing", args.value_zeroing),
-                                    ("--pad-tgt", request.pad_tgt)) if on]
+                                    ("--contributions", args.contributions), ("--value-zeroing", args.value_zeroing))
+              if on]
     if extras:
         raise CliError(f"{', '.join(extras)} need every map; a long sentence exports attention weights only")
     subset = _subset(args)
     if subset.everything:
         raise CliError(too_big_line(size, EAGER_MAPS_BYTES))
-    lazy = lazy_forward(bundle.model, src.ids, out_ids, ablation=request.ablation)
+    lazy = lazy_forward(bundle.model, src.ids, out_ids, ablation=request.ablation, tgt_pad_to=request.pad_tgt)
+    _, out_ids = teacher_forced_ids(c, out_ids, request.pad_tgt)  # the padded rows' outputs are <pad>, as in a trace
     try:
         wanted = save_map_subset(out, lazy.maps, subset, src_ids=src.ids, output_ids=out_ids,
                                  decoder_inputs=lazy.decoder_inputs, logprobs=lazy.logprobs, src_tokens=src.tokens,

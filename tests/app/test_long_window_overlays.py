@@ -110,3 +110,40 @@ def test_gold_for_a_sentence_too_long_to_align_at_once_is_one_line_not_an_except
     binding.set_gold_text(GOLD)
     assert binding.alignment is None and binding.markers.drawn_cells() == ([], [])
     assert panel.summary.text() == "This sentence is too long to align every head at once"
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["held", "on-demand"])
+def test_the_overview_beside_a_window_blanks_the_map_s_future_rows_not_the_window_s(qtbot, monkeypatch, lazy):
+    from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
+
+    from model_core import budgets, lazy_trace
+    from viz_app.widgets.colormaps import GUTTER_VALUE
+    from viz_app.widgets.mosaic import HeadMosaic
+    from viz_app.window.bindings import MapBinding
+
+    if lazy:  # the overview reads pooled tiles (ceil(300 / 256) = 2, as the mosaic pools): rows in pooled units
+        monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 0)
+        monkeypatch.setattr(lazy_trace, "MATERIALISE_BYTES", 0)
+    bundle = tiny_bundle(max_len=400)
+    n_tgt = 300  # decoder self-attention over 256 tokens: a window of rows as well as columns
+    trace = run(bundle, RunRequest("w1 w2 w3", " ".join(f"t{i % 19}" for i in range(n_tgt - 1)))).trace
+    assert lazy_trace.is_lazy(trace.decoder_self) == lazy
+    for kind, layer in lazy_trace.overview_jobs(trace):
+        lazy_trace.pool_overview(trace, kind, layer)
+    state = AppState()
+    state.set_result(trace, forced=True)
+    heatmap, mosaic_, stack, hint = AttentionHeatmap(), HeadMosaic(), QStackedWidget(), QLabel()
+    stack.addWidget(hint)
+    stack.addWidget(heatmap)
+    for widget in (stack, mosaic_):
+        qtbot.addWidget(widget)
+        widget.show()
+    binding = MapBinding(state, heatmap, mosaic_, stack, hint, QPushButton(), busy=lambda: False,
+                         show_status=lambda _text: None, status_text=lambda: "", clear_status=lambda: None)
+    state.select(kind="decoder_self", layer=0, head=1)
+    state.set_step(120)
+    binding.move_window(100, 90)
+    assert binding.map_window().bounds == (100, 140, 90, 130) and heatmap.origin == (100, 90)
+    f = -(-n_tgt // 256)  # the mosaic pools a 300-token map by 2
+    first_tile = mosaic_.mosaic_image()[: -(-n_tgt // f), 0]
+    assert int((first_tile != GUTTER_VALUE).sum()) == -(-120 // f)  # rows of steps 1..120, not of 100..120

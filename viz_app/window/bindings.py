@@ -325,17 +325,26 @@ class MapBinding(QObject):
                 blocked |= ~mask
         maps = trace.attention(s.kind)
         pending: list[int] = []
-        if pooled_overview(maps):  # a long sentence: tiles pooled by the worker after the result, layer by layer
+        factor = maps.pooling_factor() if pooled_overview(maps) else 0
+        if factor:  # a long sentence: tiles pooled by the worker after the result, layer by layer
             maps, blocked, pending = overview_tiles(maps, blocked)
         if view.mode == "scores":  # the tiles show what the map shows, with the same diverging colours
             maps = score_tiles(trace.scores[s.kind])
         elif view.mode == "contributions":  # one range for every tile, so heads compare
             maps = contributions_of(trace, s.kind)
             maps = maps / max(float(maps.max()), 1e-12) if maps.size else maps
+        # the overview is of whole maps: its current and future rows are the map's, not the window's (in pooled rows
+        # for a long sentence's tiles, a partly shown block shown)
+        current_row, visible_rows = view.current_row, view.visible_rows
+        if visible_rows is not None and (self._window is not None or factor):
+            visible_rows, current_row = view.step, view.step - 1 if view.step > 0 else None
+            if factor:
+                visible_rows = -(-visible_rows // factor)
+                current_row = None if current_row is None else current_row // factor
         self.mosaic.set_maps(maps, row_labels=[f"L{i}" for i in range(maps.shape[0])],  # i18n: not user text
                              col_labels=[f"H{h}" for h in range(maps.shape[1])],
                              selected=(s.layer, s.head) if s.head is not None else None, blocked=blocked,
-                             current_row=view.current_row, visible_rows=view.visible_rows)
+                             current_row=current_row, visible_rows=visible_rows)
         self.mosaic.set_off((la, h) for k, la, h in s.ablated_heads if k == s.kind)
         rho = agreement_of(trace, s.kind) if view.mode == "attribution" else None  # each head's agreement, in its tile
         notes = {} if rho is None else {(la, h): f"ρ {rho[la, h]:+.2f}" for la in range(rho.shape[0])

@@ -19,7 +19,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 
 from model_core.analysis import all_head_stats, verify_trace
-from model_core.lazy_trace import MATERIALISE_BYTES, is_lazy, pooled_overview
+from model_core.lazy_trace import pooled_overview
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.state import AppState, kind_title, view_needs_run
 from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
@@ -488,8 +488,7 @@ def overview_tiles(maps, blocked: np.ndarray | None) -> tuple[np.ndarray, np.nda
 
 def lazy_too_big(trace) -> bool:
     """Whether a trace holds maps computed on demand too big to exist at once (a long sentence's encoder)."""
-    return any(is_lazy(trace.attention(k)) and trace.attention(k).nbytes > MATERIALISE_BYTES
-               for k in ("encoder_self", "decoder_self", "cross"))
+    return any(pooled_overview(trace.attention(k)) for k in ("encoder_self", "decoder_self", "cross"))
 
 
 def is_padding_row(trace, row: int) -> bool:

@@ -33,3 +33,22 @@ def test_a_lazy_sentence_keeps_its_target_padding_as_the_eager_trace_does(monkey
     decoder = np.asarray(lazy.decoder_self)
     assert np.all(decoder[..., lazy.tgt_is_pad] == 0) and np.allclose(decoder[:, :, lazy.tgt_is_pad].sum(-1), 1, atol=1e-5)
     np.testing.assert_allclose(lazy.logprobs, eager.logprobs, atol=1e-5)
+
+
+@pytest.mark.filterwarnings("ignore:Recommended. pip install sacremoses")
+@pytest.mark.parametrize("family", ["marian", "bart"])
+def test_a_hugging_face_model_s_lazy_padded_rows_are_its_eager_padded_rows(family, tmp_path_factory, monkeypatch,
+                                                                          one_torch_thread):
+    from test_import_hf import ATOL, SRC, TGT, saved_case
+
+    _, _, _, bundle = saved_case(family, tmp_path_factory)
+    request = RunRequest(SRC, TGT, pad_tgt=24)
+    eager = run(bundle, request).trace
+    monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 1)
+    lazy = run(bundle, request).trace
+    assert isinstance(lazy.decoder_self, LazyStack) and len(lazy.tgt_tokens) == 24 and lazy.tgt_is_pad.any()
+    np.testing.assert_array_equal(lazy.tgt_is_pad, eager.tgt_is_pad)
+    for kind in KINDS:
+        stack = lazy.attention(kind)
+        got = np.stack([np.stack([stack[la][h] for h in range(stack.shape[1])]) for la in range(stack.shape[0])])
+        np.testing.assert_allclose(got, eager.attention(kind), atol=ATOL, err_msg=kind)

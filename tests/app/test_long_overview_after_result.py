@@ -103,3 +103,36 @@ def test_the_window_is_interactive_before_the_tiles_and_fills_the_overview_as_th
     finally:
         gate.set()
         window.shutdown()
+
+
+def test_an_overview_that_cannot_be_pooled_is_one_line_and_the_heatmap_still_works(
+        lazy_everywhere, tmp_path, qtbot, settings_path, monkeypatch):
+    from viz_app.window.main_window import MainWindow
+
+    bundle = tiny_bundle(max_len=N_SRC + 16)
+    path = tmp_path / "long.safetensors"
+    save_model(path, bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer, name="long")
+    real_pool = model_worker.pool_overview
+
+    def failing(trace, kind: str, layer: int) -> None:
+        if trace.n_src == N_SRC:
+            raise RuntimeError("no room for the tiles")
+        real_pool(trace, kind, layer)
+
+    monkeypatch.setattr(model_worker, "pool_overview", failing)
+    window = MainWindow(AppSettings(settings_path), model=str(path))
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        qtbot.waitUntil(lambda: window.state.model is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
+        window.state.set_inputs(SOURCE, TARGET)
+        window.request_run()
+        qtbot.waitUntil(lambda: "no room for the tiles" in window.error_banner.text(), timeout=RESULT_TIMEOUT_MS)
+        assert window.error_banner.text() == ("The overview of every head could not be computed: "
+                                              "RuntimeError: no room for the tiles")
+        window.state.select(kind="encoder_self", layer=0, head=0)
+        reference = teacher_forced_trace(bundle.model, list(window.state.trace.src_ids),
+                                         list(window.state.trace.output_ids))
+        np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.encoder_self[0, 0, :40, :40], atol=1e-5)
+    finally:
+        window.shutdown()

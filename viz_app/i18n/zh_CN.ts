@@ -2241,12 +2241,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="343" />
+            <location filename="../../viz_app/window/bindings.py" line="352" />
             <source>computing…</source>
             <translation>计算中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="417" />
+            <location filename="../../viz_app/window/bindings.py" line="426" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
@@ -2256,27 +2256,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="408" />
+            <location filename="../../viz_app/window/bindings.py" line="417" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="410" />
+            <location filename="../../viz_app/window/bindings.py" line="419" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="412" />
+            <location filename="../../viz_app/window/bindings.py" line="421" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="414" />
+            <location filename="../../viz_app/window/bindings.py" line="423" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="493" />
+            <location filename="../../viz_app/window/bindings.py" line="501" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
@@ -2286,32 +2286,32 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="518" />
+            <location filename="../../viz_app/window/bindings.py" line="526" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="522" />
+            <location filename="../../viz_app/window/bindings.py" line="530" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="539" />
+            <location filename="../../viz_app/window/bindings.py" line="547" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="543" />
+            <location filename="../../viz_app/window/bindings.py" line="551" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="579" />
+            <location filename="../../viz_app/window/bindings.py" line="587" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="582" />
+            <location filename="../../viz_app/window/bindings.py" line="590" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
@@ -2336,27 +2336,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="416" />
+            <location filename="../../viz_app/window/bindings.py" line="425" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="664" />
+            <location filename="../../viz_app/window/bindings.py" line="672" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="439" />
+            <location filename="../../viz_app/window/bindings.py" line="448" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="674" />
+            <location filename="../../viz_app/window/bindings.py" line="682" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="436" />
+            <location filename="../../viz_app/window/bindings.py" line="445" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -2619,6 +2619,11 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <location filename="../../viz_app/window/wiring.py" line="32" />
             <source>Continue on the CPU</source>
             <translation>改在 CPU 上继续</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/wiring.py" line="41" />
+            <source>The overview of every head could not be computed: {error}</source>
+            <translation>无法计算所有注意力头的总览：{error}</translation>
         </message>
         <message>
             <source>Hugging Face models run their own code: heads cannot be switched off here</source>
@@ -3454,27 +3459,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="359" />
+            <location filename="../../viz_app/widgets/chips.py" line="365" />
             <source>token {index}: {token} ({kind})</source>
             <translation>词元 {index}：{token}（{kind}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="364" />
+            <location filename="../../viz_app/widgets/chips.py" line="370" />
             <source>A word the model does not know: it sees only this unknown token here, so the translation may turn to nonsense. Model ▸ What can I type? (F2) lists the words it knows.</source>
             <translation>模型不认识这个词：它在这里只看到一个“未知”词元，译文可能因此乱套。“模型 ▸ 可以输入什么？”（F2）列出了它认识的词。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="374" />
+            <location filename="../../viz_app/widgets/chips.py" line="380" />
             <source>value</source>
             <translation>数值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="375" />
+            <location filename="../../viz_app/widgets/chips.py" line="381" />
             <source>{label}: {value}</source>
             <translation>{label}：{value}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="363" />
+            <location filename="../../viz_app/widgets/chips.py" line="369" />
             <source>You typed “{word}”.</source>
             <translation>你输入的是“{word}”。</translation>
         </message>
@@ -4357,7 +4362,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>GPU 显存不足：请尝试更短的句子，或在 CPU 上运行（启动时设置 {setting}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="193" />
+            <location filename="../../viz_app/workers/model_worker.py" line="194" />
             <source>no model is loaded: open one with File ▸ Open model…</source>
             <translation>尚未加载模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>

@@ -123,6 +123,7 @@ class ModelWorker(QObject):
     compared = Signal(int, object)  # request id, ComparisonResult
     sentencesCompared = Signal(int, object)  # request id, model_core.compare.Comparison
     tilesReady = Signal(int, str, int)  # run id, kind, layer: a long sentence's overview tiles of that layer are pooled
+    tilesFailed = Signal(int, str)  # run id, one-line message: the overview could not be pooled (the heatmap still works)
 
     def __init__(self, device: str | None = None, latest: _Latest | None = None, latest_load: _Latest | None = None) -> None:
         super().__init__()
@@ -283,7 +284,9 @@ class ModelWorker(QObject):
         try:
             pool_overview(trace, kind, layer)
         except BaseException as exc:
-            self._report(request_id, exc)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            self.tilesFailed.emit(request_id, one_line(exc))  # the run itself answered: not a failed run
             return
         self.tilesReady.emit(request_id, kind, layer)
         if len(jobs) > 1:
@@ -329,6 +332,7 @@ class WorkerHost(QObject):
     compared = Signal(int, object)
     sentencesCompared = Signal(int, object)
     tilesReady = Signal(int, str, int)  # run id, kind, layer (the current run's only)
+    tilesFailed = Signal(int, str)  # run id, message (the current run's only)
     busyChanged = Signal(bool)
 
     _loadRequested = Signal(int, str, object)
@@ -378,6 +382,7 @@ class WorkerHost(QObject):
         self._compareSentencesRequested.connect(self.worker.compare_sentences)
         self._poolRequested.connect(self.worker.pool_tiles)
         self.worker.tilesReady.connect(self._on_tiles)
+        self.worker.tilesFailed.connect(self._on_tiles_failed)
         self.worker.sentencesCompared.connect(self._on_sentences_compared)
         self.worker.inspected.connect(self._on_inspected)
         self.worker.compared.connect(self._on_compared)
@@ -557,6 +562,11 @@ class WorkerHost(QObject):
     def _on_tiles(self, request_id: int, kind: str, layer: int) -> None:
         if request_id == self._latest_run:
             self.tilesReady.emit(request_id, kind, layer)
+
+    @Slot(int, str)
+    def _on_tiles_failed(self, request_id: int, message: str) -> None:
+        if request_id == self._latest_run:
+            self.tilesFailed.emit(request_id, message)
 
     @Slot(int, str)
     def _on_failed(self, request_id: int, message: str) -> None:

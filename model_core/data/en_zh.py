@@ -15,7 +15,7 @@ would write the sentence, see ``tests/core/test_grammar_zh.py``):
   一 + measure word / 一些 (他没有猫, 不跟鸽子说话, 猫不在桌子上);
 * one-syllable adjectives sit right before the noun (小狗, 黑猫, 大房子); longer ones take 的, aligned
   to nothing, and come first (开心的小猫, 漂亮的黑猫); before a noun that begins with 老, "old" and "long"
-  take 的 (年老的老师, 长长的老虎, never 老老师 or 长老虎), and an old woman is 老妇人;
+  take 的 (年老的老师, 长长的老虎, never 老老师 or 长老虎);
 * possessives are pronoun + 的 (my → 我的, both aligned to "my"), without 的 before a family word
   (我妈妈) or before a 的-adjective (我漂亮的猫: one 的 is enough); "X of Y" → Y 的 X, with that 的 aligned
   to "of" (the house of the dog → 狗的房子);
@@ -163,8 +163,6 @@ KIN: frozenset[str] = frozenset({"mother", "father", "brother", "sister"})
 #: adjectives that would fuse with a noun beginning with 老 into another word or a stammer (老老师, 老老鼠; 长老虎
 #: reads 长老 "elder"): before such a noun they take 的 in a longer form (年老的老师, 长长的老虎)
 BEFORE_LAO: dict[str, str] = {"old": "年老", "long": "长长"}
-#: "old" + a noun that has its own respectful word for an old person: 老妇人, not 老女人 (which is rude)
-OLD_NOUN: dict[str, str] = {"woman": "妇人"}
 #: where the place word after the noun is not the preposition's usual one: one lies 在床上 (not 床里) and walks
 #: 在花园里 (not 花园上); the rest keep 在…里 for "in" and 在…上 for "on"
 PLACE_WORD: dict[tuple[str, str], str] = {
@@ -212,8 +210,6 @@ def _zh_np(np: NP, negated: bool = False) -> list[Token]:
         out += _zh_np(np.of) + _chars("的", (np.of_i,))
     word, classifier = NOUNS_ZH[np.noun]
     named = [(a, i) for a, i in ((np.pre, np.pre_i), (np.post, np.post_i)) if a is not None]
-    if "old" in (a for a, _ in named) and np.noun in OLD_NOUN:
-        word = OLD_NOUN[np.noun]
     adjectives = [(_adjective(a, word), i) for a, i in named]
     if negated and np.det in ("a", "some"):
         pass

@@ -98,8 +98,9 @@ class DemoSpec:
 
 # the `small` preset: d_model 128, 4 heads, 3 + 3 layers, d_ff 512 (about 6 MB as float32). 12 epochs on 12,000
 # sentences left en-fr at 84 % exact match with repetition loops on long sentences; 30 epochs on 24,000 pass the floors
+# (en-fr takes 36: at 30 its exact match was 95.2 %, too close to the 95 % floor)
 DEMOS: dict[str, DemoSpec] = {
-    "en-fr": DemoSpec("en-fr", epochs=30, n_train=24000),
+    "en-fr": DemoSpec("en-fr", epochs=36, n_train=24000),
     "en-zh": DemoSpec("en-zh", epochs=30, n_train=24000),
     # 2 + 2 layers and 8 epochs on 8,000 sequences reached 81 %, the small preset 30 epochs on 12,000 97.8 %: the errors
     # are runs of a repeated symbol counted wrong, which more sequences (and no dropout: nothing to regularise) fix

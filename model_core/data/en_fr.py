@@ -28,7 +28,9 @@ French phenomena (all deterministic):
   "you" is always tu/te/ton, "they" always ils (English does not mark either distinction);
 * negation is discontinuous: "does not see" → "ne voit pas", ne and pas both aligned to
   "not"; the conjugated verb is aligned to both "does" and "see", because "does" is where
-  English marks the person and number that the French ending shows;
+  English marks the person and number that the French ending shows; a negated "and" of objects is
+  ni…ni in place of pas (il n'a ni chat ni chien; ni le livre ni la porte), "a"/"some" without an
+  article there, the first ni aligned to "not" and the second to "and";
 * object pronouns move before the verb: "the cat sees him" → "le chat le voit";
 * contractions two-to-one: of the → du/des, to the → au/aux, near the → près du
   (the merged word aligned to the preposition and the article); "de la", "à la" stay apart;
@@ -1136,11 +1138,15 @@ _PREP_FR = {"in": "dans", "on": "sur", "under": "sous", "behind": "derrière", "
 _CONTRACT = {("de", "le"): "du", ("de", "les"): "des", ("à", "le"): "au", ("à", "les"): "aux"}
 
 
-def _fr_np(np: NP, *, prep: str | None = None, prep_i: int = -1, negated_object: bool = False) -> list[Token]:
-    """French for an NP; ``prep`` is a preceding "de"/"à" that may contract with the article."""
+def _fr_np(np: NP, *, prep: str | None = None, prep_i: int = -1, negated_object: bool = False,
+           after_ni: bool = False) -> list[Token]:
+    """French for an NP; ``prep`` is a preceding "de"/"à" that may contract with the article; ``after_ni``: one
+    side of ni…ni, where "a" and "some" have no article (ni chien ni chat)."""
     noun = NOUNS[np.noun]
     slot = 2 if np.plural else (0 if noun.gender == "m" else 1)
-    if np.det == "the":
+    if after_ni and np.det in ("a", "some"):
+        article = None
+    elif np.det == "the":
         article = ("le", "la", "les")[slot]
     elif np.det == "a":
         article = "de" if negated_object else ("un", "une")[slot]
@@ -1151,7 +1157,9 @@ def _fr_np(np: NP, *, prep: str | None = None, prep_i: int = -1, negated_object:
     else:
         article = _POSS_FR[np.det][slot]
     out: list[Token] = []
-    if prep is None:
+    if article is None:
+        pass
+    elif prep is None:
         out.append((article, (np.det_i,)))
     elif (prep, article) in _CONTRACT:
         out.append((_CONTRACT[prep, article], (prep_i, np.det_i)))
@@ -1222,11 +1230,13 @@ def _fr_clause(clause: Clause) -> list[Token]:
     if clause.verb == BE:
         return _fr_be(clause)
     out = _fr_part(clause.subj)
+    # a negated "and" of objects is ni…ni, which takes the place of pas: il ne voit ni le chat ni le chien
+    neither = clause.obj if clause.neg and isinstance(clause.obj, Coord) else None
     if clause.neg:
         out.append(("ne", (clause.not_i,)))
     if clause.modal:  # (ne) pouvoir (pas) + (pronoun) infinitive: le chat ne peut pas le voir
         out.append((_POUVOIR[person(clause.subj)], (clause.modal_i,)))
-        if clause.neg:
+        if clause.neg and neither is None:
             out.append(("pas", (clause.not_i,)))
     if isinstance(clause.obj, Pronoun):
         out.append((_OBJ_FR[clause.obj.word], (clause.obj.i,)))
@@ -1235,9 +1245,12 @@ def _fr_clause(clause: Clause) -> list[Token]:
     else:
         form = VERBS[clause.verb].fr[person(clause.subj)]
         out.append((form, (clause.aux_i, clause.verb_i) if clause.aux_i >= 0 else (clause.verb_i,)))
-    if clause.neg and not clause.modal:
+    if clause.neg and not clause.modal and neither is None:
         out.append(("pas", (clause.not_i,)))
-    if clause.obj is not None and not isinstance(clause.obj, Pronoun):
+    if neither is not None:
+        out += [("ni", (clause.not_i,)), *_fr_np(neither.left, after_ni=True),
+                ("ni", (neither.and_i,)), *_fr_np(neither.right, after_ni=True)]
+    elif clause.obj is not None and not isinstance(clause.obj, Pronoun):
         out += _fr_part(clause.obj, negated_object=clause.neg)
     if clause.comp is not None:
         out += _fr_np(clause.comp.obj, prep="à", prep_i=clause.comp.prep_i)

@@ -11,22 +11,26 @@ would write the sentence, see ``tests/core/test_grammar_zh.py``):
 
 * no articles: "the" is left unaligned on the source side; a → 一 + measure word, two..five →
   两/三/四/五 + measure word, some → 一些; the measure word is fixed per noun (只 本 个 张 辆 条 把 …)
-  and is aligned, like the numeral, to the English determiner; the object of a negated verb takes no
-  一 + measure word (他没有猫);
+  and is aligned, like the numeral, to the English determiner; in a negated clause "a" and "some" take no
+  一 + measure word / 一些 (他没有猫, 不跟鸽子说话, 猫不在桌子上);
 * one-syllable adjectives sit right before the noun (小狗, 黑猫, 大房子); longer ones take 的, aligned
-  to nothing, and come first (开心的小猫, 漂亮的黑猫);
+  to nothing, and come first (开心的小猫, 漂亮的黑猫); before a noun that begins with 老, "old" and "long"
+  take 的 (年老的老师, 长长的老虎, never 老老师 or 长老虎);
 * possessives are pronoun + 的 (my → 我的, both aligned to "my"), without 的 before a family word
-  (我妈妈); "X of Y" → Y 的 X, with that 的 aligned to "of" (the house of the dog → 狗的房子);
+  (我妈妈) or before a 的-adjective (我漂亮的猫: one 的 is enough); "X of Y" → Y 的 X, with that 的 aligned
+  to "of" (the house of the dog → 狗的房子);
 * adverbial phrases move before the verb, as locative frames: on the table → 在桌子上,
   in the house → 在房子里, under → 在…下面, near → 在…附近, behind → 在…后面 (在 and the
-  postposition both aligned to the English preposition); with X → 跟X一起; for X → 给X;
+  postposition both aligned to the English preposition), with the place word Chinese uses for the noun
+  (在床上, 在船上, 在花园里, 在公园里); with X → 跟X一起; for X → 给X;
 * negation: 不 before the verb phrase (不在床上睡觉), but 没 for a resultative verb (没看见, 没找到)
   and for 有 (没有); "cannot" + a resultative verb is the potential form (看不见, 找不到), otherwise 不能;
   an affirmative resultative verb takes 了 (看见了); "do/does" stay unaligned;
 * "to be": 很 + adjective (猫很小; 非常小, 不小, 不太小), 是…的 for colours and states (猫是黑色的,
-  瓶子是空的), 了 for a change of state (车坏了, 猫病了; 没病), 在 + place (猫在桌子上);
+  瓶子是空的; "very brown / grey" → 是深棕色的 / 是深灰色的, since 非常棕 is not said), 了 for a change of
+  state (车坏了, 猫病了; 没病), 在 + place (猫在桌子上);
 * questions end in 吗 (你看见猫了吗？, 猫开心吗？), aligned to do/does/is/can;
-* motion verbs: come to X → 来X, run to X → 跑去X, return to X → 回到X (去/到 aligned to "to"; 不回X);
+* motion verbs: come to X → 来X, run to X → 跑去X, return to X → 回到X (去/到 aligned to "to"; 不跑去X, but 不回X);
   speak to X → 跟X说话 (跟 aligned to "to"); eat/drink/read/draw/cook without an object take their usual
   one (吃东西, 看书, 做饭);
 * 和 joins noun phrases, a comma joins clauses (，但是 for "but"); . , ! ? → 。，！？; pronouns are
@@ -156,6 +160,19 @@ RESULTATIVE: dict[str, int] = {"see": 1, "find": 1, "meet": 1, "break": 1, "wake
 MOTION_TO: dict[str, str] = {"come": "", "run": "去", "return": "到"}
 #: family words take a pronoun without 的 (我妈妈), as Chinese speakers say them
 KIN: frozenset[str] = frozenset({"mother", "father", "brother", "sister"})
+#: adjectives that would fuse with a noun beginning with 老 into another word or a stammer (老老师, 老老鼠; 长老虎
+#: reads 长老 "elder"): before such a noun they take 的 in a longer form (年老的老师, 长长的老虎)
+BEFORE_LAO: dict[str, str] = {"old": "年老", "long": "长长"}
+#: where the place word after the noun is not the preposition's usual one: one lies 在床上 (not 床里) and walks
+#: 在花园里 (not 花园上); the rest keep 在…里 for "in" and 在…上 for "on"
+PLACE_WORD: dict[tuple[str, str], str] = {
+    **{("in", noun): "上" for noun in ("bed", "boat", "train", "road", "newspaper", "beach", "map", "chair",
+                                         "bicycle", "bridge")},
+    **{("on", noun): "里" for noun in ("garden", "park", "forest", "city", "village", "kitchen", "room", "shop",
+                                         "bank", "station")},
+}
+#: colours with no one-character adjective for "very" (非常棕 and 非常灰 are not said): "very" makes them dark
+DARK_FOR_VERY: frozenset[str] = frozenset({"brown", "grey"})
 
 PRONOUNS_ZH: dict[str, str] = {
     "i": "我", "me": "我", "you": "你", "he": "他", "him": "他", "she": "她", "her": "她",
@@ -175,16 +192,26 @@ def _chars(word: str, links: tuple[int, ...]) -> list[Token]:
     return [(ch, links, i == 0) for i, ch in enumerate(word)]
 
 
+def _adjective(english: str, word: str) -> AdjectiveZh:
+    """The adjective as it stands before ``word``: 年老的 / 长长的 before a noun that begins with 老."""
+    adj = ADJECTIVES_ZH[english]
+    if word.startswith("老") and english in BEFORE_LAO:
+        return AdjectiveZh(BEFORE_LAO[english], True, adj.predicative, adj.kind)
+    return adj
+
+
 def _zh_np(np: NP, negated: bool = False) -> list[Token]:
     """Y的 (of), the numeral + measure word / 一些 / possessive, the 的-adjectives, the bare ones, the noun.
 
-    ``negated``: the object of a negated verb, where "a" is no 一 + measure word (他没有猫, not 他没有一只猫)."""
+    ``negated``: an NP inside a negated clause (its object, or the place or company of the verb), where "a"
+    and "some" take no 一 + measure word / 一些 (他没有猫, 不跟鸽子说话, 猫不在桌子上)."""
     out: list[Token] = []
     if np.of is not None:
         out += _zh_np(np.of) + _chars("的", (np.of_i,))
     word, classifier = NOUNS_ZH[np.noun]
-    adjectives = [(ADJECTIVES_ZH[a], i) for a, i in ((np.pre, np.pre_i), (np.post, np.post_i)) if a is not None]
-    if negated and np.det == "a":
+    named = [(a, i) for a, i in ((np.pre, np.pre_i), (np.post, np.post_i)) if a is not None]
+    adjectives = [(_adjective(a, word), i) for a, i in named]
+    if negated and np.det in ("a", "some"):
         pass
     elif np.det in _NUM_ZH:
         out += _chars(_NUM_ZH[np.det] + (classifier or ""), (np.det_i,))
@@ -192,7 +219,9 @@ def _zh_np(np: NP, negated: bool = False) -> list[Token]:
         out += _chars("一些", (np.det_i,))
     elif np.det in _POSS_ZH:
         owner = _POSS_ZH[np.det]
-        out += _chars(owner[:-1] if np.noun in KIN and not adjectives else owner, (np.det_i,))
+        # 我妈妈 (family), 我漂亮的猫 (one 的 is enough before a 的-adjective), otherwise 我的猫
+        bare = (np.noun in KIN and not adjectives) or any(adj.de for adj, _ in adjectives)
+        out += _chars(owner[:-1] if bare else owner, (np.det_i,))
     for adj, i in adjectives:
         if adj.de:
             out += _chars(adj.attributive, (i,)) + _chars("的", ())
@@ -210,11 +239,13 @@ def _zh_part(part: Pronoun | NP | Coord, negated: bool = False) -> list[Token]:
     return _zh_np(part, negated)
 
 
-def _zh_frame(pp: en_fr.PP, also: tuple[int, ...] = ()) -> list[Token]:
-    """在桌子上, 跟狗一起, 给妈妈: a place or company before the verb; ``also`` aligns 在 to "is" as well."""
+def _zh_frame(pp: en_fr.PP, also: tuple[int, ...] = (), negated: bool = False) -> list[Token]:
+    """在桌子上, 在床上, 在花园里, 跟狗一起, 给妈妈: a place or company before the verb; ``also`` aligns 在 to
+    "is" as well."""
     before, after = _FRAMES_ZH[pp.prep]
+    after = PLACE_WORD.get((pp.prep, pp.obj.noun), after)
     link = (pp.prep_i,)
-    return _chars(before, (*also, *link)) + _zh_np(pp.obj) + _chars(after, link)
+    return _chars(before, (*also, *link)) + _zh_np(pp.obj, negated) + _chars(after, link)
 
 
 def _zh_be(clause: Clause, question: bool) -> list[Token]:
@@ -222,7 +253,7 @@ def _zh_be(clause: Clause, question: bool) -> list[Token]:
     out = _zh_part(clause.subj)
     is_, not_, very = (clause.verb_i,), (clause.not_i,), (clause.very_i,)
     if clause.adv is not None:  # a place: 在 is the verb
-        return out + (_chars("不", not_) if clause.neg else []) + _zh_frame(clause.adv, is_)
+        return out + (_chars("不", not_) if clause.neg else []) + _zh_frame(clause.adv, is_, clause.neg)
     adj = ADJECTIVES_ZH[clause.pred or ""]
     pred = adj.predicative
     if adj.kind == "change":  # 病了 / 没病 / 病得很厉害 / 病得不厉害
@@ -233,8 +264,11 @@ def _zh_be(clause: Clause, question: bool) -> list[Token]:
         if clause.neg:
             return out + _chars("没", not_) + _chars(pred, (clause.pred_i,))
         return out + _chars(pred, (clause.pred_i,)) + _chars("了", is_)
+    if clause.very and clause.pred in DARK_FOR_VERY:  # 是深棕色的 / 不是深灰色的
+        return out + (_chars("不", not_) if clause.neg else []) + _chars("是", is_) + _chars("深", very) \
+            + _chars(pred, (clause.pred_i,)) + _chars("的", is_)
     if clause.very:  # 非常小 / 不太小 (a colour by its one character: 非常黑)
-        word = pred[0] if adj.kind == "colour" and pred != "棕色" else pred  # 非常黑, but 非常棕色 (棕 alone is no adjective)
+        word = pred[0] if adj.kind == "colour" else pred
         degree = _chars("不", not_) + _chars("太", very) if clause.neg else _chars("非常", very)
         return out + degree + _chars(word, (clause.pred_i,))
     if adj.kind == "plain":  # 很小 / 不小 / (question) 小吗
@@ -258,7 +292,7 @@ def _zh_clause(clause: Clause, question: bool) -> list[Token]:
     elif clause.neg and not clause.modal:
         out += _chars("没" if split is not None or verb == "have" else "不", not_)
     if clause.adv is not None:
-        out += _zh_frame(clause.adv)
+        out += _zh_frame(clause.adv, negated=clause.neg)
     word = VERBS_ZH[verb] if clause.obj is not None or verb not in NO_OBJECT_ZH else NO_OBJECT_ZH[verb]
     link = (clause.verb_i,)
     if potential:
@@ -269,10 +303,11 @@ def _zh_clause(clause: Clause, question: bool) -> list[Token]:
             verb_tokens += _chars("了", ())  # a completed result: 看见了
     kind = en_fr.VERBS[verb].kind
     if kind == "speak" and clause.comp is not None:
-        return out + _chars("跟", (clause.comp.prep_i,)) + _zh_np(clause.comp.obj) + verb_tokens
+        return out + _chars("跟", (clause.comp.prep_i,)) + _zh_np(clause.comp.obj, clause.neg) + verb_tokens
     if kind == "motion" and clause.comp is not None:
-        to = "" if clause.neg else MOTION_TO[verb]
-        return out + verb_tokens + (_chars(to, (clause.comp.prep_i,)) if to else []) + _zh_np(clause.comp.obj)
+        to = "" if clause.neg and verb == "return" else MOTION_TO[verb]  # 不回村子, but 不跑去公园
+        return out + verb_tokens + (_chars(to, (clause.comp.prep_i,)) if to else []) \
+            + _zh_np(clause.comp.obj, clause.neg)
     out += verb_tokens
     if clause.obj is not None:
         out += _zh_part(clause.obj, negated=clause.neg)

@@ -60,6 +60,10 @@ EXTENDED_CASES = [
     # clauses joined by "but", and a comma
     ("The cat sleeps, but the dog eats.", "le chat dort, mais le chien mange."),
     ("The cat sleeps, and the dog sings!", "le chat dort, et le chien chante !"),
+    # a negated "and" of objects is ni…ni (no pas; "a" has no article there)
+    ("He does not have a cat and a dog.", "il n'a ni chat ni chien."),
+    ("The cat does not see the dog and the mouse", "le chat ne voit ni le chien ni la souris"),
+    ("The cat cannot see the dog and a cow", "le chat ne peut voir ni le chien ni vache"),
 ]
 
 
@@ -128,9 +132,11 @@ def test_generated_french_follows_the_rules(examples) -> None:
         for word, following in pairwise(tgt):
             # elision: no "je ai", "ne est", "que il", "le aime"
             assert not (word in ("je", "me", "te", "le", "la", "ne", "que", "de") and following.startswith(vowels)), ex.tgt_text
-        # one "pas" per negation, "ne" or "n'" before it
+        # one "pas" (or one ni…ni, for a negated "and" of objects) per negation, "ne" or "n'" before it
         negations = sum(c.neg for c in sentence.clauses)
-        assert tgt.count("pas") == negations and tgt.count("ne") + tgt.count("n") == negations, ex.tgt_text
+        neither = sum(c.neg and isinstance(c.obj, en_fr.Coord) for c in sentence.clauses)
+        assert tgt.count("ni") == 2 * neither, ex.tgt_text
+        assert tgt.count("pas") == negations - neither and tgt.count("ne") + tgt.count("n") == negations, ex.tgt_text
         # the same final mark and commas on both sides; est-ce que exactly for questions
         assert (tgt[-1] in en_fr.PUNCTUATION) == (ex.src[-1] in en_fr.PUNCTUATION)
         if ex.src[-1] in en_fr.PUNCTUATION:

@@ -68,7 +68,21 @@ CASES = [
     # motion and company
     ("The boy runs to the park", "男孩跑去公园"),
     ("The boy does not return to the village", "男孩不回村子"),
+    ("The boy does not run to the park.", "男孩不跑去公园。"),
     ("He speaks to my sister.", "他跟我姐姐说话。"),
+    # a native speaker's corrections: no 一 + measure word anywhere in a negated clause, 老-nouns, place words, 深
+    ("The boy does not speak to a pigeon.", "男孩不跟鸽子说话。"),
+    ("The cat is not on a table", "猫不在桌子上"),
+    ("The dog does not sleep with a cat", "狗不跟猫一起睡觉"),
+    ("The old teacher sees the old mouse.", "年老的老师看见了年老的老鼠。"),
+    ("The long tiger sleeps", "长长的老虎睡觉"),
+    ("The old dog sleeps in the garden", "老狗在花园里睡觉"),
+    ("The old dog sleeps on the garden", "老狗在花园里睡觉"),
+    ("The cat sleeps in the bed.", "猫在床上睡觉。"),
+    ("The cat is very brown.", "猫是深棕色的。"),
+    ("The cat is not very grey", "猫不是深灰色的"),
+    ("The cat is very black", "猫非常黑"),
+    ("My beautiful cat is happy.", "我漂亮的猫很开心。"),
 ]
 
 
@@ -91,7 +105,7 @@ def test_generated_chinese_follows_the_rules(examples) -> None:
             assert "不" + word not in text, text
         assert "不有" not in text, text
         # no 的 between a one-syllable adjective and its noun: 小的/黑的 only end a predicate (瓶子是空的)
-        for match in re.finditer("|".join(f"{a}的" for a in MONO), text):
+        for match in re.finditer("|".join(f"(?<![年长]){a}的" for a in MONO), text):
             after = text[match.end():match.end() + 1]
             assert after in ("", "，", "。", "！", "？", "吗"), text
         # a measure word after every numeral (两本书, 三只猫); 一 also begins 一些 and 一起
@@ -100,6 +114,13 @@ def test_generated_chinese_follows_the_rules(examples) -> None:
             assert numbers[match.end():match.end() + 1] in CLASSIFIERS, text
         for match in re.finditer("一", numbers):
             assert numbers[match.end():match.end() + 1] in CLASSIFIERS | {"些", "起"}, text
+        # what a native speaker corrected: 老老师 / 长老虎 (read 长老, "elder"), 非常棕, 一 + measure word after a
+        # negation (不跟一只鸽子说话), 床里 / 花园上
+        for wrong in ("老老", "长老", "非常棕", "非常灰", "太棕", "太灰", "床里", "花园上", "公园上"):
+            assert wrong not in text, text
+        for match in re.finditer("[不没]", text):
+            clause = re.split("[，。！？]", text[match.end():])[0]
+            assert not re.search("一[^些起]", clause) and "一些" not in clause, text
         # 很 only before a plain adjective (猫很小), never in a question
         for match in re.finditer("很", text):
             assert any(text.startswith(p, match.end()) for p in PLAIN) or text.startswith("厉害", match.end()), text

@@ -50,6 +50,7 @@ _EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("negation", "The cats do not eat!"),
         ("negation", "the cat does not see the dog"),
         ("negation", "The cat is not black."),
+        ("negation", "He does not have a cat and a dog."),
         ("plural_agreement", "the small black cats see the big dogs"),
         ("plural_agreement", "The cows are white."),
         ("plural_agreement", "three white horses eat some apples"),

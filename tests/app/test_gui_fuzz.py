@@ -13,7 +13,7 @@ until no model call is pending and checks that:
 * every model call answered within :data:`ANSWER_TIMEOUT_MS`;
 * what is shown is what the state holds: the heatmap's image is ``state.matrix()`` (log-scaled
   when asked, rows after the current step blank), the step label and slider say ``state.step``,
-  the source chips are ``trace.src_tokens``, the target chips the tokens produced so far, the
+  the source chips are ``trace.src_tokens`` (an ``<unk>`` with the word typed), the target chips the tokens produced so far, the
   selectors and input boxes mirror the state, and the trace belongs to the current model and
   sentence (no stale result is ever shown).
 
@@ -281,7 +281,11 @@ class WindowMachine(RuleBasedStateMachine):
             return
         assert trace is not None, "a sentence and a model, but no result"
         self._check_trace_matches_inputs(trace)
-        assert w.inputs.source_chips.chip_texts() == list(trace.src_tokens)
+        # an unknown word's chip also shows what was typed there (Bonjour→<unk>)
+        typed = trace.src_surfaces or [""] * len(trace.src_tokens)
+        expected = [f"{typed[i].strip()}→{tok}" if kind == "unk" and typed[i].strip() else tok
+                    for i, (tok, kind) in enumerate(zip(trace.src_tokens, w.inputs.source_chips.chip_kinds(), strict=True))]
+        assert w.inputs.source_chips.chip_texts() == expected
         produced = list(trace.output_tokens) if s.forced else list(trace.output_tokens[: s.step])
         assert w.inputs.target_chips.chip_texts() == produced
 

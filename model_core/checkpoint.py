@@ -76,11 +76,11 @@ class ModelBundle:
         c = self.config
         room = c.max_len - int(c.src_add_bos) - int(c.src_add_eos)
         text, cut = cut_text(text, room)
-        ids = self.src_tokenizer.encode(text)
+        encode_typed = getattr(self.src_tokenizer, "encode_typed", None)  # the app's tokenizers; not Hugging Face's
+        ids, typed = encode_typed(text) if encode_typed is not None else (self.src_tokenizer.encode(text), None)
         truncated = cut or len(ids) > room
         original = len(ids)
-        ids = ids[:room]
-        typed = _surfaces(self.src_tokenizer, text, len(ids))
+        ids, typed = ids[:room], None if typed is None else typed[:room]
         head, tail = [c.bos_id] if c.src_add_bos else [], [c.eos_id] if c.src_add_eos else []
         ids = head + ids + tail
         if pad_to > len(ids):
@@ -126,15 +126,6 @@ class ModelBundle:
         request = RunRequest(src_text, tgt_text, pad_src=src_pad_to, pad_tgt=tgt_pad_to, ablation=ablation,
                              capture_scores=capture_scores)
         return run(self, request).trace
-
-
-def _surfaces(tokenizer: object, text: str, count: int) -> list[str] | None:
-    """The first ``count`` tokens' typed text, or None when the tokenizer cannot say (or says something else)."""
-    surfaces = getattr(tokenizer, "surfaces", None)
-    if surfaces is None:
-        return None
-    found = surfaces(text)[:count]
-    return found if len(found) == count else None
 
 
 #: characters read per token a model can take: a text longer than (room × this) is cut before it is tokenised, so a

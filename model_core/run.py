@@ -114,7 +114,7 @@ def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
     notices = model_notices(bundle) + _source_notices(bundle, request, src.truncated, src.original_length, src.ids)
     long = _run_long(bundle, request, src, notices, start)
     if long is not None:
-        return long
+        return replace(long, trace=_with_surfaces(long.trace, src.surfaces))
     history: tuple[tuple[Beam, ...], ...] = ()
     baseline_output: str | None = None
     scores = request.capture_scores
@@ -168,10 +168,16 @@ def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
         intact_trace = teacher_forced_trace(bundle.model, src.ids, list(trace.output_ids), src_tokens=src.tokens,
                                             tgt_vocab=vocab.vocab)
         baseline = intact_trace.logprobs[: trace.n_steps]
-    if src.surfaces is not None and len(src.surfaces) == len(trace.src_tokens):
-        trace = replace(trace, src_surfaces=src.surfaces)
+    trace = _with_surfaces(trace, src.surfaces)
     elapsed = (time.perf_counter() - start) * 1000.0
     return RunResult(request, trace, history, elapsed, tuple(notices), baseline, baseline_output)
+
+
+def _with_surfaces(trace: Trace, surfaces: list[str] | None) -> Trace:
+    """``trace`` carrying the typed text of its source tokens (what an ``<unk>`` chip shows), when the tokenizer said."""
+    if surfaces is None or len(surfaces) != len(trace.src_tokens):
+        return trace
+    return replace(trace, src_surfaces=surfaces)
 
 
 def _run_long(bundle: ModelBundle, request: RunRequest, src, notices: list[Notice], start: float) -> RunResult | None:

@@ -272,11 +272,16 @@ class Tokenizer:
         """Ids of ``text`` without specials; unknown pieces map to ``<unk>``."""
         return self.backend.encode(self._readable(text), add_special_tokens=False).ids
 
-    def surfaces(self, text: str) -> list[str]:
-        """The text each token of :meth:`encode` came from, as typed (capitals kept), so an ``<unk>`` can say which
-        word it stands for; a spelled-out contraction gives its parts ("do", "not")."""
+    def encode_typed(self, text: str) -> tuple[list[int], list[str]]:
+        """:meth:`encode`'s ids and the text each token came from, as typed (capitals kept), in one pass: an
+        ``<unk>`` can then say which word it stands for; a spelled-out contraction gives its parts ("do", "not")."""
         readable = self._readable(text)
-        return [readable[a:b] for a, b in self.backend.encode(readable, add_special_tokens=False).offsets]
+        encoding = self.backend.encode(readable, add_special_tokens=False)
+        return encoding.ids, [readable[a:b] for a, b in encoding.offsets]
+
+    def surfaces(self, text: str) -> list[str]:
+        """The typed text of each token of :meth:`encode` (:meth:`encode_typed`'s second half)."""
+        return self.encode_typed(text)[1]
 
     def tokenize(self, text: str) -> list[str]:
         return [self.id_to_token(i) for i in self.encode(text)]

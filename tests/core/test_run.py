@@ -85,9 +85,25 @@ def test_an_ablated_head_the_model_does_not_have_is_one_clear_error(bundle):
 def test_a_huge_source_is_cut_before_it_is_tokenised(bundle, monkeypatch):
     """A 5 MB sentence must not be tokenised whole (issue 16: 100 MB cost 7 GB): the tokenizer sees a slice."""
     seen = []
-    original = bundle.src_tokenizer.encode
-    monkeypatch.setattr(bundle.src_tokenizer, "encode", lambda text: seen.append(len(text)) or original(text))
+    for entry in ("encode", "encode_typed"):  # every way the tokenizer is handed text
+        original = getattr(bundle.src_tokenizer, entry)
+        monkeypatch.setattr(bundle.src_tokenizer, entry,
+                            lambda text, original=original: seen.append(len(text)) or original(text))
     result = run(bundle, RunRequest("w1 " * 2_000_000))
     assert max(seen) <= bundle.config.max_len * 64
     assert "source_truncated" in [n.code for n in result.notices]
     assert result.trace.n_src == bundle.config.max_len
+
+
+@pytest.mark.parametrize("long", [False, True])
+def test_the_trace_carries_what_was_typed_for_each_source_token(monkeypatch, long):
+    """An unknown word's chip says what was typed: short sentences and those whose maps come on demand alike."""
+    from model_core import budgets
+    from model_core.lazy_trace import is_lazy
+
+    if long:
+        monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 0)
+    trace = run(tiny_bundle(), RunRequest("w1 Bonjour w2", "t1 t2")).trace
+    assert is_lazy(trace.cross) == long
+    assert trace.src_tokens == ["w1", "<unk>", "w2", "<eos>"]
+    assert trace.src_surfaces == ["w1", "Bonjour", "w2", ""]

@@ -30,12 +30,13 @@ same labelled window. ``--large`` adds the 24 + 24-layer × 16-head d_model 1,02
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,18 @@ PANEL_MS = 1000.0
 JSON_BYTES_PER_WEIGHT = 858e6 / (12 * 12 * 3 * 512 * 512)
 
 
+@contextlib.contextmanager
+def created_in(dtype: torch.dtype) -> Iterator[None]:
+    """Parameters created inside are ``dtype`` from the start (a bfloat16 large model never passes through its
+    2.8 GB of float32)."""
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(previous)
+
+
 def build_model(seed: int, large: bool = False, dtype: torch.dtype = torch.float32) -> Seq2SeqTransformer:
     """The base or large layout with random weights, its parameters created in ``dtype`` (never a float32 copy
     first: a bfloat16 large model must not pass through its 2.8 GB of float32 on the way)."""
@@ -68,12 +81,8 @@ def build_model(seed: int, large: bool = False, dtype: torch.dtype = torch.float
     else:
         config = ModelConfig(src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, d_model=512, n_heads=8, n_encoder_layers=6,
                              n_decoder_layers=6, d_ff=2048, dropout=0.0, max_len=MAX_LEN)
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(dtype)
-    try:
+    with created_in(dtype):
         return Seq2SeqTransformer(config).eval()
-    finally:
-        torch.set_default_dtype(previous)
 
 
 def build_hf_large(seed: int, dtype: torch.dtype = torch.float32):
@@ -91,12 +100,8 @@ def build_hf_large(seed: int, dtype: torch.dtype = torch.float32):
                     decoder_attention_heads=16, encoder_ffn_dim=4096, decoder_ffn_dim=4096, max_position_embeddings=MAX_LEN,
                     dropout=0.0, attention_dropout=0.0, activation_dropout=0.0, pad_token_id=1, bos_token_id=0,
                     eos_token_id=2, decoder_start_token_id=2)
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(dtype)
-    try:
+    with created_in(dtype):
         hf_model = BartForConditionalGeneration(hc).eval()
-    finally:
-        torch.set_default_dtype(previous)
     hf_model.set_attn_implementation("eager")  # as the app opens it: maps of short sentences from the eager path
     specials = SimpleNamespace(bos_id=0, pad_id=1, eos_id=2, unk_id=3, adds_eos=True)  # the tokenizer's ids
     return HFSeq2SeqAdapter(hf_model, model_config_from_hf(hf_model, specials, "bart-24x16"))

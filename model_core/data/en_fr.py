@@ -966,24 +966,38 @@ def _sample_clause(rng: random.Random, *, last: bool, force: _Force | None) -> C
     kind = "trans" if r < 0.62 else "intr" if r < 0.8 else "motion" if r < 0.9 else "speak"
     verb = VERBS[rng.choice(_BY_KIND[kind])]
     obj: Pronoun | NP | Coord | None = None
-    comp = adv = None
     if kind == "trans":
         pronouns = [p for p in OBJECT_PRONOUNS if not (isinstance(subj, Pronoun) and (subj.word, p) in _REFLEXIVE)]
         if verb.objects & ANIMATE and rng.random() < 0.2:
             obj = Pronoun(rng.choice(pronouns))
         else:
-            obj = _sample_np(rng, verb.objects, allow_of=True, no_some=neg, force=force)
-            if last and rng.random() < 0.1:
-                obj = Coord(obj, _sample_np(rng, verb.objects, no_some=neg, force=force))
-    elif kind == "motion":
+            obj = _sample_object(rng, verb, neg=neg, last=last, force=force)
+    comp, adv = _sample_complements(rng, kind, force, adverbial_chance=0.3)
+    return Clause(subj, verb.en, neg, obj, comp, adv)
+
+
+def _sample_object(rng: random.Random, verb: Verb, *, neg: bool, last: bool, force: _Force | None) -> NP | Coord:
+    """A noun-phrase object of ``verb`` (no "some" when negated), in the last clause sometimes two joined by "and"."""
+    obj: NP | Coord = _sample_np(rng, verb.objects, allow_of=True, no_some=neg, force=force)
+    if last and rng.random() < 0.1:
+        obj = Coord(obj, _sample_np(rng, verb.objects, no_some=neg, force=force))
+    return obj
+
+
+def _sample_complements(rng: random.Random, kind: str, force: _Force | None, *,
+                        adverbial_chance: float) -> tuple[PP | None, PP | None]:
+    """The "to" phrase of a motion or speech verb, and sometimes an adverbial phrase (a place, or with/for a
+    person unless the verb is one of speech), in that order of random draws (the corpora depend on it)."""
+    comp = adv = None
+    if kind == "motion":
         comp = PP("to", _sample_np(rng, PLACES, allow_of=True, force=force))
     elif kind == "speak":
         comp = PP("to", _sample_np(rng, ANIMATE, allow_of=True, force=force))
-    if kind != "motion" and rng.random() < 0.3:
+    if kind != "motion" and rng.random() < adverbial_chance:
         prep = rng.choice(LOCATIVE_PREPOSITIONS if kind == "speak" else ADVERBIAL_PREPOSITIONS)
         kinds = LOCATIONS if prep in LOCATIVE_PREPOSITIONS else ANIMATE
         adv = PP(prep, _sample_np(rng, kinds, allow_of=True, restricted=prep == "near", force=force))
-    return Clause(subj, verb.en, neg, obj, comp, adv)
+    return comp, adv
 
 
 _ALL_KINDS = _OBJECT_CLASSES["any"]
@@ -1025,7 +1039,6 @@ def _sample_clause_extended(rng: random.Random, *, last: bool, force: _Force | N
     kind = "trans" if r < 0.66 else "intr" if r < 0.82 else "motion" if r < 0.91 else "speak"
     verb = VERBS[rng.choice(_BY_KIND_EXTENDED[kind])]
     obj: Pronoun | NP | Coord | None = None
-    comp = adv = None
     if kind == "trans":
         pronouns = [p for p in OBJECT_PRONOUNS if not (isinstance(subj, Pronoun) and (subj.word, p) in _REFLEXIVE)]
         if verb.en in OPTIONAL_OBJECT and rng.random() < 0.25:
@@ -1033,17 +1046,8 @@ def _sample_clause_extended(rng: random.Random, *, last: bool, force: _Force | N
         elif "person" in verb.objects and rng.random() < 0.2:
             obj = Pronoun(rng.choice(pronouns))
         else:
-            obj = _sample_np(rng, verb.objects, allow_of=True, no_some=neg, force=force)
-            if last and rng.random() < 0.1:
-                obj = Coord(obj, _sample_np(rng, verb.objects, no_some=neg, force=force))
-    elif kind == "motion":
-        comp = PP("to", _sample_np(rng, PLACES, allow_of=True, force=force))
-    elif kind == "speak":
-        comp = PP("to", _sample_np(rng, ANIMATE, allow_of=True, force=force))
-    if kind != "motion" and rng.random() < 0.25:
-        prep = rng.choice(LOCATIVE_PREPOSITIONS if kind == "speak" else ADVERBIAL_PREPOSITIONS)
-        kinds = LOCATIONS if prep in LOCATIVE_PREPOSITIONS else ANIMATE
-        adv = PP(prep, _sample_np(rng, kinds, allow_of=True, restricted=prep == "near", force=force))
+            obj = _sample_object(rng, verb, neg=neg, last=last, force=force)
+    comp, adv = _sample_complements(rng, kind, force, adverbial_chance=0.25)
     return Clause(subj, verb.en, neg, obj, comp, adv, modal=modal)
 
 

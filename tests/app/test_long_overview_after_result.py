@@ -7,7 +7,9 @@ machine's speed: the heatmap is already drawn from the maps on demand while no t
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -34,6 +36,36 @@ def lazy_everywhere(monkeypatch):
     monkeypatch.setattr(lazy_trace, "MATERIALISE_BYTES", 0)
 
 
+@contextlib.contextmanager
+def long_window(tmp_path, qtbot, settings_path, monkeypatch, before_long_pool: Callable[[], None],
+                release: Callable[[], None] = lambda: None):
+    """The window on a saved tiny model (room for N_SRC tokens), loaded and idle, whose worker calls
+    ``before_long_pool`` before pooling each layer of the long sentence (not of a sentence run at start); yields
+    (window, bundle), then calls ``release`` (a held worker lets go) and shuts the window down, also on failure."""
+    from viz_app.window.main_window import MainWindow
+
+    bundle = tiny_bundle(max_len=N_SRC + 16)
+    path = tmp_path / "long.safetensors"
+    save_model(path, bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer, name="long")
+    real_pool = model_worker.pool_overview
+
+    def pool(trace, kind: str, layer: int) -> None:
+        if trace.n_src == N_SRC:
+            before_long_pool()
+        real_pool(trace, kind, layer)
+
+    monkeypatch.setattr(model_worker, "pool_overview", pool)
+    window = MainWindow(AppSettings(settings_path), model=str(path))
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        qtbot.waitUntil(lambda: window.state.model is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
+        yield window, bundle
+    finally:
+        release()
+        window.shutdown()
+
+
 def test_the_result_holds_no_tile_and_each_pooled_layer_is_the_mosaic_s_pooling(lazy_everywhere):
     bundle = tiny_bundle(max_len=N_SRC + 16)
     trace = run(bundle, RunRequest(SOURCE, TARGET)).trace
@@ -52,25 +84,12 @@ def test_the_result_holds_no_tile_and_each_pooled_layer_is_the_mosaic_s_pooling(
 
 def test_the_window_is_interactive_before_the_tiles_and_fills_the_overview_as_they_arrive(
         lazy_everywhere, tmp_path, qtbot, settings_path, monkeypatch):
-    from viz_app.window.main_window import MainWindow
-
-    bundle = tiny_bundle(max_len=N_SRC + 16)
-    path = tmp_path / "long.safetensors"
-    save_model(path, bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer, name="long")
     gate, pooled_at_result = threading.Event(), []
-    real_pool = model_worker.pool_overview
 
-    def gated(trace, kind: str, layer: int) -> None:
-        if trace.n_src == N_SRC:  # the long sentence's tiles wait (not those of a sentence the window runs at start)
-            gate.wait(30)
-        real_pool(trace, kind, layer)
+    def before_long_pool() -> None:  # the long sentence's tiles wait at the gate
+        gate.wait(30)
 
-    monkeypatch.setattr(model_worker, "pool_overview", gated)
-    window = MainWindow(AppSettings(settings_path), model=str(path))
-    qtbot.addWidget(window)
-    window.show()
-    try:
-        qtbot.waitUntil(lambda: window.state.model is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
+    with long_window(tmp_path, qtbot, settings_path, monkeypatch, before_long_pool, release=gate.set) as (window, bundle):
         window.host.worker.resultReady.connect(  # in the worker's thread, as the result leaves it
             lambda _id, result: pooled_at_result.append(overview_jobs(result.trace)), Qt.ConnectionType.DirectConnection)
         arrived: list[tuple[str, int]] = []
@@ -100,31 +119,14 @@ def test_the_window_is_interactive_before_the_tiles_and_fills_the_overview_as_th
         shown = window.mosaic.mosaic_image()
         tile = mosaic.pool_max(reference.encoder_self[1, 2], factor)
         assert shown is not None and np.isclose(shown, tile.max(), atol=1e-5).any()
-    finally:
-        gate.set()
-        window.shutdown()
 
 
 def test_an_overview_that_cannot_be_pooled_is_one_line_and_the_heatmap_still_works(
         lazy_everywhere, tmp_path, qtbot, settings_path, monkeypatch):
-    from viz_app.window.main_window import MainWindow
+    def failing() -> None:
+        raise RuntimeError("no room for the tiles")
 
-    bundle = tiny_bundle(max_len=N_SRC + 16)
-    path = tmp_path / "long.safetensors"
-    save_model(path, bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer, name="long")
-    real_pool = model_worker.pool_overview
-
-    def failing(trace, kind: str, layer: int) -> None:
-        if trace.n_src == N_SRC:
-            raise RuntimeError("no room for the tiles")
-        real_pool(trace, kind, layer)
-
-    monkeypatch.setattr(model_worker, "pool_overview", failing)
-    window = MainWindow(AppSettings(settings_path), model=str(path))
-    qtbot.addWidget(window)
-    window.show()
-    try:
-        qtbot.waitUntil(lambda: window.state.model is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
+    with long_window(tmp_path, qtbot, settings_path, monkeypatch, failing) as (window, bundle):
         window.state.set_inputs(SOURCE, TARGET)
         window.request_run()
         qtbot.waitUntil(lambda: "no room for the tiles" in window.error_banner.text(), timeout=RESULT_TIMEOUT_MS)
@@ -134,5 +136,3 @@ def test_an_overview_that_cannot_be_pooled_is_one_line_and_the_heatmap_still_wor
         reference = teacher_forced_trace(bundle.model, list(window.state.trace.src_ids),
                                          list(window.state.trace.output_ids))
         np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.encoder_self[0, 0, :40, :40], atol=1e-5)
-    finally:
-        window.shutdown()

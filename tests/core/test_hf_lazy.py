@@ -83,3 +83,26 @@ def test_lazy_equals_the_eager_trace_of_the_same_request(hf, monkeypatch, reques
         assert pad.any() and np.abs(maps(lazy.trace, "cross")[..., pad]).max() == 0.0
     if request_kind == "ablated":
         np.testing.assert_allclose(lazy.baseline_logprobs, eager.baseline_logprobs, atol=1e-5)
+
+
+def test_export_writes_a_long_sentences_chosen_maps_from_a_hugging_face_model(hf, monkeypatch, tmp_path, capsys):
+    """``export --kinds --layers`` on an imported model: the maps written are Hugging Face's own (T5: refused in one
+    line, its maps come only whole)."""
+    from viz_app.cli import main
+
+    # over this, every map (the encoder's alone: 2 layers x 4 heads x 15 x 15 floats); under it, one cross layer
+    monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 4096)
+
+    family, model, folder, _bundle = hf
+    out = tmp_path / "long.npz"
+    argv = ["export", "--model", str(folder), "--src", SRC, "--tgt", TGT, "--kinds", "cross", "--layers", "1",
+            "--device", "cpu", "--out", str(out)]
+    if family == "t5":
+        assert main(argv) == 2 and not out.exists()
+        assert "BART-like" in capsys.readouterr().err
+        return
+    assert main(argv) == 0
+    data = np.load(out)
+    ref = hf_reference(model, folder, SRC, TGT)
+    t = data["cross"].shape[2]
+    np.testing.assert_allclose(data["cross"][0], ref["cross"][1, :, :t], atol=ATOL)

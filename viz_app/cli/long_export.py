@@ -93,9 +93,9 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
             raise CliError(f"{', '.join(chosen)} choose maps of a long sentence (over {EAGER_MAPS_BYTES / 1e9:.1f} GB "
                            f"of maps); this one's take {size / 1e6:.0f} MB and are written whole: leave them out")
         return False
-    if str(getattr(bundle, "format", "native")).startswith("hf"):
-        raise CliError("maps on demand for a long sentence need a model this app computes itself, not one run "
-                       "through Hugging Face's code")
+    if not getattr(bundle.model, "supports_lazy_maps", True):  # T5, FSMT (importers/hf.py): only whole maps
+        raise CliError("maps on demand for a long sentence need the app's own model or a BART-like Hugging Face one "
+                       "(Marian, BART, mBART, Pegasus, M2M100); this model's attention gives every map at once")
     if out_ids is None:
         raise CliError(f"a source of {len(src.ids):,} tokens: give the target with --tgt (translating it would keep "
                        f"every encoder map, {4 * c.n_encoder_layers * c.n_heads * len(src.ids) ** 2 / 1e9:.1f} GB)")

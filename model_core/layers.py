@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .config import ModelConfig
+from .packed_linear import PackedLinear
 from .probe import NO_PROBE, AttentionProbe
 from .vocab import check_kind
 
@@ -87,10 +88,10 @@ class MultiHeadAttention(nn.Module):
         self.d_model, self.n_heads, self.n_kv_heads = d_model, n_heads, n_kv_heads
         self.d_head = d_model // n_heads
         self.kind, self.layer = check_kind(kind), layer
-        self.q_proj = nn.Linear(d_model, d_model, bias=bias)
-        self.k_proj = nn.Linear(d_model, n_kv_heads * self.d_head, bias=bias)
-        self.v_proj = nn.Linear(d_model, n_kv_heads * self.d_head, bias=bias)
-        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.q_proj = PackedLinear(d_model, d_model, bias=bias)
+        self.k_proj = PackedLinear(d_model, n_kv_heads * self.d_head, bias=bias)
+        self.v_proj = PackedLinear(d_model, n_kv_heads * self.d_head, bias=bias)
+        self.out_proj = PackedLinear(d_model, d_model, bias=bias)
         self.dropout = dropout
 
     def _split(self, x: torch.Tensor, heads: int) -> torch.Tensor:
@@ -245,8 +246,8 @@ class FeedForward(nn.Module):
 
     def __init__(self, d_model: int, d_ff: int, activation: str = "relu", dropout: float = 0.0) -> None:
         super().__init__()
-        self.linear1 = nn.Linear(d_model, d_ff)
-        self.linear2 = nn.Linear(d_ff, d_model)
+        self.linear1 = PackedLinear(d_model, d_ff)
+        self.linear2 = PackedLinear(d_ff, d_model)
         self.activation = nn.GELU() if activation == "gelu" else nn.ReLU()
         self.dropout = nn.Dropout(dropout)
 

@@ -30,6 +30,7 @@ from .layers import (
     make_norm,
     sinusoidal_table,
 )
+from .packed_linear import PackedLinear, allow_packing
 from .probe import AttentionProbe
 from .probe import head_gate as head_gate  # its home was here; re-exported
 from .vocab import KINDS, NO_ABLATION, Ablation
@@ -101,12 +102,13 @@ class Seq2SeqTransformer(nn.Module):
         final = c.final_norm
         self.encoder_norm = make_norm(c.norm_type, c.d_model, c.norm_eps) if final else nn.Identity()
         self.decoder_norm = make_norm(c.norm_type, c.d_model, c.norm_eps) if final else nn.Identity()
-        self.output_projection = nn.Linear(c.d_model, c.tgt_vocab_size, bias=c.output_bias)
+        self.output_projection = PackedLinear(c.d_model, c.tgt_vocab_size, bias=c.output_bias)
         if c.tie_output:
             self.output_projection.weight = self.tgt_embedding.weight
         self.dropout = nn.Dropout(c.dropout)
         self.embed_scale = math.sqrt(c.d_model) if c.scale_embedding else 1.0
         self.reset_parameters()
+        allow_packing(self)
 
     def reset_parameters(self) -> None:
         """Xavier-uniform for every matrix, as the tutorials do; embeddings get N(0, d^-1/2)."""

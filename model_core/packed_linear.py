@@ -1,0 +1,139 @@
+"""Linear layers whose weights are packed once for oneDNN, for float32 inference on an x86-64 CPU.
+
+Why: on the CPU the linear layers are three quarters of a full trace (``benchmarks/README.md``, "Where
+the time goes"), and ``F.linear`` hands them to MKL's sgemm, which re-packs the weight matrix into its
+blocked layout on every call and, on the AMD EPYC (Zen 4) these figures come from, reaches 50–80
+GFLOP/s on one core. oneDNN's matmul on a weight reordered once (what ``torch.compile``'s CPU
+"weight prepacking" does) reaches ~100 GFLOP/s on the same shapes: 1.2–1.6× per product for 16–256
+rows of a base-size model, 1.3–3× for the LM head (measured per shape in ``benchmarks/README.md``).
+It is the same product in float32; only the order of the additions inside a dot product differs
+(relative differences ~1e-6, as between any two BLAS libraries).
+
+When it applies (every other call is plain ``F.linear``, so results with gradients, on a GPU, in
+bfloat16 or on another CPU are exactly what they were):
+
+- gradients are off (inference: traces, decoding, maps; never training or attribution),
+- input and weight are float32 on the CPU, and the module's owner allowed packing
+  (:func:`allow_packing`, with a bound on the extra memory: the packed copy is a second copy of the
+  weights, so a model whose linear weights exceed :data:`PACKED_WEIGHTS_BYTES` is not packed),
+- the product is big enough (:data:`MIN_OUTPUT_VALUES`): a 1 × 512 × 512 product is faster through MKL,
+  whose call costs less than oneDNN's,
+- the machine is x86-64, torch has the two oneDNN operators, and one check product at first use agreed
+  with ``F.linear`` (else packing is off for the process), and ``ATTENTION_SCOPE_PACKED_LINEAR`` is not ``0``.
+
+The packed copy is rebuilt when the weight changes: it is keyed on the weight's storage and version
+counter (``load_state_dict``, an in-place edit and ``.to()`` all change one of them).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import threading
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+#: The most bytes of float32 linear weights a model may have and still be packed (768 MiB): the packed copy is a
+#: second copy of them. The bundled and base-size models (under 200 MB) are packed; a 24 + 24-layer model with
+#: d_model 1,024 (2.8 GB of linear weights) is not, so issue 20's memory bound holds for it.
+PACKED_WEIGHTS_BYTES = 768 << 20
+
+#: The fewest output values (rows × out_features) a product must have to go through the packed weight: below it
+#: MKL's cheaper call wins (a one-row 512 × 512 projection of a decoding step: 0.6× packed).
+MIN_OUTPUT_VALUES = 4096
+
+#: The row count the weight layout is chosen for (oneDNN picks its blocking for it; other row counts still work).
+#: 256 measured best or equal across 1–256 rows on the shapes above.
+_LAYOUT_ROWS = 256
+
+_state_lock = threading.Lock()
+_available: bool | None = None
+
+
+def packing_available() -> bool:
+    """Whether packed products can run in this process (decided once: platform, operators, one check product)."""
+    global _available
+    if _available is None:
+        with _state_lock:
+            if _available is None:
+                _available = _probe()
+    return _available
+
+
+def _probe() -> bool:
+    if os.environ.get("ATTENTION_SCOPE_PACKED_LINEAR", "1") == "0":
+        return False
+    if platform.machine().lower() not in {"x86_64", "amd64"} or not torch.backends.mkldnn.is_available():
+        return False
+    ops = torch.ops.mkldnn
+    if not (hasattr(ops, "_reorder_linear_weight") and hasattr(ops, "_linear_pointwise")):
+        return False
+    try:
+        generator = torch.Generator().manual_seed(0)
+        weight = torch.randn(64, 48, generator=generator)
+        bias = torch.randn(64, generator=generator)
+        x = torch.randn(3, 5, 48, generator=generator)
+        with torch.no_grad():
+            packed = ops._reorder_linear_weight(weight, _LAYOUT_ROWS)
+            got = ops._linear_pointwise(x, packed, bias, "none", [], "")
+            want = F.linear(x, weight, bias)
+        return got.shape == want.shape and bool(torch.allclose(got, want, rtol=1e-5, atol=1e-5))
+    except (RuntimeError, TypeError, NotImplementedError):
+        return False
+
+
+class PackedLinear(nn.Linear):
+    """``nn.Linear`` that, for inference on an x86-64 CPU in float32, multiplies by a once-packed copy of its weight.
+
+    Same parameters, same state-dict keys and the same results up to float rounding as ``nn.Linear``; see the
+    module docstring for when the packed path is taken.
+    """
+
+    packing_allowed: bool = False
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        packed = self._packed_weight(x)
+        if packed is None:
+            return F.linear(x, self.weight, self.bias)
+        return torch.ops.mkldnn._linear_pointwise(x, packed, self.bias, "none", [], "")
+
+    def _packed_weight(self, x: torch.Tensor) -> torch.Tensor | None:
+        weight = self.weight
+        if not self.packing_allowed or torch.is_grad_enabled():
+            return None
+        if x.device.type != "cpu" or x.dtype != torch.float32 or weight.dtype != torch.float32:
+            return None
+        if x.dim() < 2 or weight.is_inference() or x.numel() // max(self.in_features, 1) * self.out_features < MIN_OUTPUT_VALUES:
+            return None
+        if not packing_available():
+            return None
+        key = (weight.data_ptr(), weight._version, tuple(weight.shape))
+        cached = self.__dict__.get("_packed")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        packed = torch.ops.mkldnn._reorder_linear_weight(weight.detach(), _LAYOUT_ROWS)
+        self.__dict__["_packed"] = (key, packed)
+        return packed
+
+    def __getstate__(self) -> dict:
+        """Copies and pickles leave the packed weight behind (it is rebuilt on first use; oneDNN tensors do not copy)."""
+        state = dict(super().__getstate__())
+        state.pop("_packed", None)
+        return state
+
+
+def allow_packing(model: nn.Module, budget_bytes: int = PACKED_WEIGHTS_BYTES) -> bool:
+    """Let ``model``'s :class:`PackedLinear` layers pack their weights when all of them together fit ``budget_bytes``.
+
+    Counted in float32 bytes, each shared weight once (a tied output matrix is the embedding). Returns whether
+    packing was allowed.
+    """
+    layers = [m for m in model.modules() if isinstance(m, PackedLinear)]
+    weights = {id(m.weight): m.weight.numel() for m in layers}
+    allowed = 4 * sum(weights.values()) <= budget_bytes
+    for layer in layers:
+        layer.packing_allowed = allowed
+        layer.__dict__.pop("_packed", None)
+    return allowed

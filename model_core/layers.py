@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from . import masks
 from .config import ModelConfig
 from .packed_linear import PackedLinear
 from .probe import NO_PROBE, AttentionProbe
@@ -175,7 +176,7 @@ class MultiHeadAttention(nn.Module):
             scores = scores + bias
         blocked_rows = None
         if mask is not None:
-            scores.masked_fill_(~mask, float("-inf"))  # the scores returned show blocked cells as -inf
+            masks.block_(scores, mask)  # the scores returned show blocked cells as -inf
             blocked_rows = ~mask.any(-1, keepdim=True)
         if weights_out is not None and not scores.requires_grad:
             weights = torch.softmax(scores, dim=-1, out=weights_out)

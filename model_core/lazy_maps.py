@@ -24,6 +24,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from . import masks
 from .budgets import EAGER_MAPS_BYTES
 from .model import Seq2SeqTransformer
 from .probe import AttentionProbe, QueriesKeys
@@ -168,7 +169,7 @@ class LazyMaps:
             if qk.mask is not None:
                 mask = qk.mask[0]  # [1 or H, Tq or 1, Tk]
                 mask = mask[:, start:stop] if mask.shape[1] == n_rows else mask
-                scores.masked_fill_(~mask, float("-inf"))
+                masks.block_(scores, mask)
                 blocked_rows = ~mask.any(-1, keepdim=True)
             weights = torch.softmax(scores, dim=-1)
             if blocked_rows is not None and bool(blocked_rows.any()):

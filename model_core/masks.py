@@ -58,3 +58,16 @@ def decoder_self_allowed(tgt_is_pad: torch.Tensor) -> torch.Tensor:
 def cross_allowed(tgt_is_pad: torch.Tensor, src_is_pad: torch.Tensor) -> torch.Tensor:
     """``[B, T, S]``: padded source keys are blocked (``tgt_is_pad`` gives the number of queries only)."""
     return key_padding_allowed(src_is_pad, tgt_is_pad.shape[1])
+
+
+def block_(scores: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
+    """Set the cells of ``scores`` that ``allowed`` blocks to -inf, in place, and return ``scores``.
+
+    By adding a 0 / -inf tensor of the mask's own (broadcast) shape rather than ``masked_fill_`` with the
+    boolean mask: the same values for every finite score (``s + 0 == s`` exactly, ``s + -inf == -inf``), and
+    one vectorised add over ``[B, H, Tq, Tk]`` instead of a broadcast boolean select, about 9× less time
+    for the causal mask of a 256-token decoder (benchmarks/README.md, "Full trace").
+    """
+    additive = torch.zeros(allowed.shape, dtype=scores.dtype, device=scores.device)
+    additive.masked_fill_(~allowed, float("-inf"))
+    return scores.add_(additive)

@@ -181,6 +181,23 @@ def overview_jobs(trace: Trace) -> list[tuple[str, int]]:
     return jobs
 
 
+def focused_first(jobs: Sequence[tuple[str, int]], focus: tuple[str, int] | None) -> list[tuple[str, int]]:
+    """``jobs`` (from :func:`overview_jobs`) reordered so that the shown ``focus`` (kind, layer) comes first, then the
+    other layers of that kind nearest to it, then the rest in their order: the tiles a user looks at are pooled
+    before those of kinds and layers not on screen."""
+    if focus is None:
+        return list(jobs)
+    kind, layer = focus
+
+    def priority(index_job: tuple[int, tuple[str, int]]) -> tuple[int, int, int]:
+        index, (job_kind, job_layer) = index_job
+        if job_kind == kind:
+            return (0, abs(job_layer - layer), job_layer)
+        return (1, index, 0)
+
+    return [job for _, job in sorted(enumerate(jobs), key=priority)]
+
+
 def pool_overview(trace: Trace, kind: str, layer: int) -> None:
     """Pool every head of ``layer`` of ``kind`` for the overview (kept by the lazy maps for the trace's life)."""
     trace.attention(kind).pooled_layer(layer)

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 
 from model_core import budgets, lazy_trace, save_model
 from model_core.decoding import teacher_forced_trace
-from model_core.lazy_trace import overview_jobs, pool_overview
+from model_core.lazy_trace import focused_first, overview_jobs, pool_overview
 from model_core.run import RunRequest, run
 from tests.app.conftest import RESULT_TIMEOUT_MS, tiny_bundle
 from viz_app.scope.settings import AppSettings
@@ -82,6 +82,16 @@ def test_the_result_holds_no_tile_and_each_pooled_layer_is_the_mosaic_s_pooling(
     np.testing.assert_allclose(trace.encoder_self.pooled(factor), mosaic.pool_max(reference.encoder_self, factor), atol=1e-5)
 
 
+def test_the_shown_kind_and_layer_are_pooled_first_then_its_nearest_layers_then_the_rest():
+    jobs = [("cross", 0), ("cross", 1), ("decoder_self", 0), ("decoder_self", 1)] + [("encoder_self", i) for i in range(4)]
+    assert focused_first(jobs, None) == jobs
+    assert focused_first(jobs, ("encoder_self", 2)) == [
+        ("encoder_self", 2), ("encoder_self", 1), ("encoder_self", 3), ("encoder_self", 0),
+        ("cross", 0), ("cross", 1), ("decoder_self", 0), ("decoder_self", 1)]
+    assert focused_first(jobs, ("decoder_self", 0))[:3] == [("decoder_self", 0), ("decoder_self", 1), ("cross", 0)]
+    assert focused_first(jobs[:2], ("encoder_self", 0)) == jobs[:2]  # a kind already pooled: the order is kept
+
+
 def test_the_window_is_interactive_before_the_tiles_and_fills_the_overview_as_they_arrive(
         lazy_everywhere, tmp_path, qtbot, settings_path, monkeypatch):
     gate, pooled_at_result = threading.Event(), []
@@ -100,6 +110,7 @@ def test_the_window_is_interactive_before_the_tiles_and_fills_the_overview_as_th
                         and not window.host.busy, timeout=4 * RESULT_TIMEOUT_MS)
         assert pooled_at_result and len(pooled_at_result[0]) == 6  # nothing pooled when the result left the worker
         state, binding = window.state, window.map_binding
+        opened_on = (state.kind, state.layer)
         reference = teacher_forced_trace(bundle.model, list(state.trace.src_ids), list(state.trace.output_ids))
         state.select(kind="encoder_self", layer=1, head=2)
         # interactive: the heatmap is the map's window, computed on demand, while no tile is pooled
@@ -110,8 +121,10 @@ def test_the_window_is_interactive_before_the_tiles_and_fills_the_overview_as_th
 
         gate.set()
         qtbot.waitUntil(lambda: len(arrived) == 6, timeout=RESULT_TIMEOUT_MS)
-        assert arrived == [("cross", 0), ("cross", 1), ("decoder_self", 0), ("decoder_self", 1),
-                           ("encoder_self", 0), ("encoder_self", 1)]
+        # the layer held at the gate was chosen before the click; after it, the shown layer, then its kind's others
+        assert opened_on == ("cross", 1) and arrived[0] == opened_on  # shown when the result came: pooled first
+        assert arrived[1:] == [("encoder_self", 1), ("encoder_self", 0), ("cross", 0), ("decoder_self", 0),
+                               ("decoder_self", 1)]
         qtbot.waitUntil(lambda: binding.overview_pending() == [] and window.mosaic.notes() == {},
                         timeout=RESULT_TIMEOUT_MS)
         assert binding.minimap.pending_text() == ""

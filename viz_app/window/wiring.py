@@ -37,6 +37,9 @@ def connect_window(w: MainWindow) -> None:
     w.persistence.problem.connect(lambda text: w.settings_banner.show_message(text, "notice"))
     w.host.busyChanged.connect(w.status.on_busy)
     w.host.tilesReady.connect(w.map_binding.tiles_arrived)  # a long sentence's overview, layer by layer
+    for changed in (s.selectionChanged, s.traceChanged):  # ... the shown layer's tiles first
+        changed.connect(lambda: w.host.focus_overview(s.kind, s.layer))
+    w.host.focus_overview(s.kind, s.layer)
     w.host.tilesFailed.connect(lambda _id, message: w.status.show_error(
         tr("MainWindow", "The overview of every head could not be computed: {error}").format(error=message)))
     s.modelChanged.connect(w.status.on_model_changed)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from model_core.lazy_trace import overview_jobs, pool_overview
+from model_core.lazy_trace import focused_first, overview_jobs, pool_overview
 from model_core.paths import CheckpointError
 from model_core.run import EmptySourceError, RunRequest, run
 from model_core.vocab import ModelInfo
@@ -95,18 +95,19 @@ def model_info(bundle: ModelBundle, key: str, options: dict[str, Any] | None = N
     )
 
 
-class _Latest:
-    """The newest run id, shared between threads so the worker can skip superseded requests."""
+class _Shared:
+    """A value shared between the GUI and the worker thread (a lock around get and set): the newest run or load id,
+    so the worker skips superseded requests, and what the window shows, so it pools that layer's overview first."""
 
-    def __init__(self) -> None:
+    def __init__(self, value: Any = 0) -> None:
         self._lock = threading.Lock()
-        self._value = 0
+        self._value = value
 
-    def set(self, value: int) -> None:
+    def set(self, value: Any) -> None:
         with self._lock:
             self._value = value
 
-    def get(self) -> int:
+    def get(self) -> Any:
         with self._lock:
             return self._value
 
@@ -125,11 +126,13 @@ class ModelWorker(QObject):
     tilesReady = Signal(int, str, int)  # run id, kind, layer: a long sentence's overview tiles of that layer are pooled
     tilesFailed = Signal(int, str)  # run id, one-line message: the overview could not be pooled (the heatmap still works)
 
-    def __init__(self, device: str | None = None, latest: _Latest | None = None, latest_load: _Latest | None = None) -> None:
+    def __init__(self, device: str | None = None, latest: _Shared | None = None, latest_load: _Shared | None = None,
+                 overview_focus: _Shared | None = None) -> None:
         super().__init__()
         self.device = device or os.environ.get(DEVICE_ENV, "auto")
-        self._latest = latest or _Latest()
-        self._latest_load = latest_load or _Latest()
+        self._latest = latest or _Shared()
+        self._latest_load = latest_load or _Shared()
+        self._overview_focus = overview_focus or _Shared(None)  # (kind, layer) shown: its overview tiles first
         self.bundle: ModelBundle | None = None
         self._key: str | None = None
         self._options: dict[str, Any] = {}
@@ -280,6 +283,7 @@ class ModelWorker(QObject):
     def _pool_next(self, request_id: int, trace: object, jobs: list[tuple[str, int]]) -> None:
         if request_id < self._latest.get():
             return  # a newer sentence: its own tiles follow its own result
+        jobs = focused_first(jobs, self._overview_focus.get())  # what the window shows now, then its neighbours
         kind, layer = jobs[0]
         try:
             pool_overview(trace, kind, layer)
@@ -355,8 +359,9 @@ class WorkerHost(QObject):
         self._next_id = 0
         self._latest_load = 0
         self._latest_run = 0
-        self._shared = _Latest()
-        self._shared_load = _Latest()
+        self._shared = _Shared()
+        self._shared_load = _Shared()
+        self._overview_focus = _Shared(None)
         self._acknowledged: object = None  # the ModelInfo the GUI was last told about
         self._worker_model: object = None  # the ModelInfo the worker actually holds
         self._pending: set[int] = set()
@@ -371,7 +376,7 @@ class WorkerHost(QObject):
         self._handed_over = False
         self.thread = QThread()
         self.thread.setObjectName("attention-scope-model")
-        self.worker = ModelWorker(device, self._shared, self._shared_load)
+        self.worker = ModelWorker(device, self._shared, self._shared_load, self._overview_focus)
         self.worker.moveToThread(self.thread)
         self._loadRequested.connect(self.worker.load)
         self._runRequested.connect(self.worker.run)
@@ -465,6 +470,14 @@ class WorkerHost(QObject):
         self._shared_load.set(request_id)
         self._moveRequested.emit(request_id, device)
         return request_id
+
+    def focus_overview(self, kind: str, layer: int) -> None:
+        """The window shows ``kind`` / ``layer``: a long sentence's overview tiles still to pool start there.
+
+        Thread-safe and immediate (no queued signal): the worker reads it before each layer it pools, so a click
+        to another layer while it pools is served next, not after every layer before it.
+        """
+        self._overview_focus.set((kind, layer))
 
     def run(self, request: RunRequest) -> int:
         request_id = self._new_id("run")

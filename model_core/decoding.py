@@ -397,6 +397,7 @@ def build_trace(
         output_ids=np.asarray(output_ids, np.int64), positional_kind=c.positional, relative_bias=rel,
         scores=scores or {},
         ablated_heads=ablated_head_rows(ablation.heads),
+        precision=str(model.dtype).removeprefix("torch."),
     )
 
 

@@ -80,6 +80,9 @@ class Trace:
     #: the typed text of each source token ("" for specials and padding; None when the tokenizer cannot say): what
     #: an ``<unk>`` chip shows
     src_surfaces: list[str] | None = None
+    #: the floating-point type the model computed in ("float32", "bfloat16", "float16"); the maps are stored as
+    #: float32 whatever it is, and the verifier's tolerance follows it (:data:`model_core.analysis.VERIFY_ATOL`)
+    precision: str = "float32"
 
     @property
     def n_src(self) -> int:
@@ -195,7 +198,7 @@ class Trace:
                 value = arrays[f.name]
                 if f.name.endswith("tokens"):
                     value = [str(s) for s in value.tolist()]
-                elif f.name in ("positional_kind", "attribution_method"):
+                elif f.name in ("positional_kind", "attribution_method", "precision"):
                     value = str(value)
                 kwargs[f.name] = value
         return cls(**kwargs)  # type: ignore[arg-type]

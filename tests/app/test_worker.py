@@ -10,6 +10,7 @@ import torch
 
 import viz_app.workers.model_worker as worker_module
 from model_core import DecodingSettings, load_model
+from model_core.analysis import verify_trace
 from model_core.run import RunRequest, RunResult
 from viz_app.workers.model_worker import WorkerHost, one_line
 
@@ -187,3 +188,33 @@ def test_superseded_queued_requests_are_skipped(loaded, qtbot, monkeypatch):
         release.set()
     assert blocker.args[1].request.src == "w3"
     assert seen == ["w1", "w3"]  # w2 was superseded before the worker reached it
+
+
+def test_a_host_asked_for_bfloat16_opens_every_model_in_it_and_runs_it(qtbot, tiny_checkpoint):
+    """``attention-scope --dtype bfloat16`` (issue 20: a 24 + 24-layer model under 3 GB): half the memory, the same
+    pipeline; the maps are the bfloat16 model's own (close to float32's, not equal)."""
+    host = WorkerHost(dtype="bfloat16")
+    try:
+        with qtbot.waitSignal(host.modelLoaded, timeout=TIMEOUT) as blocker:
+            host.load_model(str(tiny_checkpoint))
+        assert blocker.args[1].device.endswith("· bfloat16")
+        assert host.worker.bundle.model.dtype == torch.bfloat16
+        result = _run(qtbot, host, RunRequest("w1 w2 w3", "t1 t2"))
+        reference = load_model(tiny_checkpoint, device="cpu").trace("w1 w2 w3", "t1 t2")
+        assert result.trace.cross.dtype == np.float32  # the host arrays stay float32 whatever the model's precision
+        np.testing.assert_allclose(result.trace.cross, reference.cross, atol=3e-2)
+        assert np.abs(result.trace.cross - reference.cross).max() > 0  # really bfloat16's arithmetic
+        assert result.trace.precision == "bfloat16" and verify_trace(result.trace) == []  # no false "problems"
+    finally:
+        host.shutdown()
+
+
+def test_a_precision_the_device_cannot_run_is_one_line_and_no_model(qtbot, tiny_checkpoint):
+    host = WorkerHost(device="cpu", dtype="float16")
+    try:
+        with qtbot.waitSignal(host.failed, timeout=TIMEOUT) as blocker:
+            host.load_model(str(tiny_checkpoint))
+        assert blocker.args[1] == "load" and "float16 is not supported on the CPU" in blocker.args[2]
+        assert "\n" not in blocker.args[2] and host.worker.bundle is None
+    finally:
+        host.shutdown()

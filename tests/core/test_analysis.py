@@ -530,3 +530,21 @@ def test_a_layer_whose_cross_heads_are_all_off_sends_nothing_from_the_source():
     r = trace_rollout(trace)
     np.testing.assert_allclose(r.source, 0.0, atol=1e-7)  # no cross-attention reached the residual
     np.testing.assert_allclose(r.target.sum(-1), 1.0, atol=1e-5)  # everything stayed with the target tokens
+
+
+def test_a_bfloat16_model_s_trace_is_verified_at_bfloat16_s_tolerance_and_keeps_its_precision(tmp_path):
+    """A model opened with ``--dtype bfloat16`` rounds every weight to 8 bits of mantissa: its rows sum to 1 within
+    ~0.003, not float32's 1e-4. The verifier must not call that a broken model (28 "problems" on the bundled en-fr
+    model before), and must still see a real one."""
+    from model_core import load_model
+
+    bundle = load_model("en-fr", device="cpu", dtype="bfloat16")
+    trace = bundle.trace("the black cat does not see the small dog")
+    assert trace.precision == "bfloat16"
+    assert verify_trace(trace, atol=1e-4) != []  # float32's tolerance: bfloat16's rounding shows
+    assert verify_trace(trace) == []
+    broken = replace(trace, cross=trace.cross * 1.05)  # 5 % off: broken in any precision
+    assert {p.code for p in verify_trace(broken)} == {"row-sum"}
+    path = trace.save(tmp_path / "bf16.npz")
+    assert Trace.load(path).precision == "bfloat16"
+    assert load_model("en-fr", device="cpu").trace("the cat").precision == "float32"

@@ -217,6 +217,7 @@ def test_paths_and_gui_flags_open_the_window(gui_calls, tiny_checkpoint, tmp_pat
         ([str(tmp_path)], [str(tmp_path)]),  # a model folder (Hugging Face)
         (["--model", "en-fr"], ["en-fr"]),  # a bundled name needs --model: a bare word could be a mistyped command
         (["--device=cpu", "--model=en-fr"], ["en-fr", "--device", "cpu"]),
+        (["--model", "en-fr", "--dtype", "bfloat16"], ["en-fr", "--dtype", "bfloat16"]),
         (["-platform", "offscreen", "-reverse", str(tiny_checkpoint)], [str(tiny_checkpoint), "-platform", "offscreen", "-reverse"]),
     ]:
         gui_calls.clear()

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 #: the status of "no window can be opened here" (no display, missing system libraries): a usage error, as argparse's
 EXIT_NO_WINDOW = 2
 #: GUI options that take a value (both ``--device cpu`` and ``--device=cpu``)
-GUI_OPTIONS = ("--device", "--model")
+GUI_OPTIONS = ("--device", "--dtype", "--model")
 #: Qt's own command-line options without a value (QGuiApplication / QApplication); those with one are
 #: ``viz_app.shell.app._QT_OPTIONS_WITH_VALUE``
 QT_FLAGS = frozenset({"-reverse", "-nograb", "-dograb", "-sync", "-widgetcount", "-testability"})
@@ -50,7 +50,7 @@ def gui_arguments(argv: Sequence[str]) -> tuple[list[str] | None, str | None]:
             if name == "--model":
                 model = value
             else:
-                out += ["--device", value]
+                out += [name, value]
             i += 1 if eq else 2
             continue
         if arg in _QT_OPTIONS_WITH_VALUE and i + 1 < len(args):

@@ -84,13 +84,13 @@ class MainWindow(QMainWindow):
     languageChangeRequested = Signal(str)
 
     def __init__(self, settings: AppSettings | None = None, *, model: str | None = None, host: WorkerHost | None = None,
-                 autoload: bool = True, device: str | None = None) -> None:
+                 autoload: bool = True, device: str | None = None, dtype: str | None = None) -> None:
         super().__init__()
         self.setWindowTitle(tr("MainWindow", "Attention Scope"))
         self.setObjectName("AttentionScopeMainWindow")
         self.settings = settings or AppSettings()
         self.state = AppState(self)
-        self.host = host or WorkerHost(self, device=device, held=True)  # released once the window has painted
+        self.host = host or WorkerHost(self, device=device, dtype=dtype, held=True)  # released once the window has painted
         self._painted = False
         self._shut_down = False
 

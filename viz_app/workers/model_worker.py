@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from model_core.checkpoint import ModelBundle
 
 DEVICE_ENV = "ATTENTION_SCOPE_DEVICE"  # "cpu" forces the CPU; default "auto" (CUDA, then MPS, then CPU)
+DTYPE_ENV = "ATTENTION_SCOPE_DTYPE"  # "bfloat16": every model opened in bfloat16 (half the memory); default float32
 
 
 def is_device_error(exc: BaseException) -> bool:
@@ -127,9 +128,10 @@ class ModelWorker(QObject):
     tilesFailed = Signal(int, str)  # run id, one-line message: the overview could not be pooled (the heatmap still works)
 
     def __init__(self, device: str | None = None, latest: _Shared | None = None, latest_load: _Shared | None = None,
-                 overview_focus: _Shared | None = None) -> None:
+                 overview_focus: _Shared | None = None, dtype: str | None = None) -> None:
         super().__init__()
         self.device = device or os.environ.get(DEVICE_ENV, "auto")
+        self.dtype = dtype or os.environ.get(DTYPE_ENV) or None  # None: float32 (model_core.devices.resolve_dtype)
         self._latest = latest or _Shared()
         self._latest_load = latest_load or _Shared()
         self._overview_focus = overview_focus or _Shared(None)  # (kind, layer) shown: its overview tiles first
@@ -157,7 +159,7 @@ class ModelWorker(QObject):
             from model_core.importers import ImportOptions, NeedsHyperparameters, open_model
 
             try:
-                bundle = open_model(name_or_path, ImportOptions(**(options or {})), device=self.device)
+                bundle = open_model(name_or_path, ImportOptions(**(options or {})), device=self.device, dtype=self.dtype)
             except NeedsHyperparameters as need:
                 self.needsOptions.emit(request_id, OptionsNeeded(name_or_path, dict(options or {}), need.proposals,
                                                                  need.hints, str(need)))
@@ -348,8 +350,11 @@ class WorkerHost(QObject):
     _compareSentencesRequested = Signal(int, object, object)
     _poolRequested = Signal(int, object)
 
-    def __init__(self, parent: QObject | None = None, *, device: str | None = None, held: bool = False) -> None:
+    def __init__(self, parent: QObject | None = None, *, device: str | None = None, held: bool = False,
+                 dtype: str | None = None) -> None:
         """``held``: the thread does not start until :meth:`release`; requests made meanwhile wait in its queue.
+        ``device`` / ``dtype``: where and in what precision every model is opened (None: the environment, else auto
+        and float32).
 
         Why: the worker's first act is ``import torch`` (about a second of mostly Python work). Run while
         the window is being built and painted, it competes for the GIL and delays the window by as much;
@@ -376,7 +381,7 @@ class WorkerHost(QObject):
         self._handed_over = False
         self.thread = QThread()
         self.thread.setObjectName("attention-scope-model")
-        self.worker = ModelWorker(device, self._shared, self._shared_load, self._overview_focus)
+        self.worker = ModelWorker(device, self._shared, self._shared_load, self._overview_focus, dtype)
         self.worker.moveToThread(self.thread)
         self._loadRequested.connect(self.worker.load)
         self._runRequested.connect(self.worker.run)

@@ -26,6 +26,7 @@ import torch.nn.functional as F
 
 from . import masks
 from .budgets import EAGER_MAPS_BYTES
+from .decoding import log_probs_in_place
 from .model import Seq2SeqTransformer
 from .probe import AttentionProbe, QueriesKeys
 from .vocab import KINDS, NO_ABLATION, Ablation, check_kind
@@ -215,7 +216,7 @@ def lazy_forward(
         encoded = model.encode(src, probe=probe)
         if inputs:
             decoded = model.decode(torch.tensor([inputs], device=dev), encoded, probe=probe)
-            logprobs = torch.log_softmax(decoded.logits[0].float(), -1).cpu().numpy()
+            logprobs = log_probs_in_place(decoded.logits[0]).cpu().numpy()
         else:
             logprobs = np.zeros((0, c.tgt_vocab_size), np.float32)
     return LazyForward(LazyMaps(probe.queries_keys, cache_bytes), logprobs, tuple(src_ids), tuple(inputs))

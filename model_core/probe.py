@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import torch
 
+from .capture_pool import capture_buffer
 from .vocab import KINDS, NO_ABLATION, Ablation, check_kind
 
 
@@ -108,7 +109,7 @@ class AttentionProbe:
         check_kind(kind)
         if not self.capture_weights or torch.is_grad_enabled() or self.like is None:
             return None
-        buffer = self.like.new_empty((layers, batch, self.n_heads, queries, keys))
+        buffer = capture_buffer((layers, batch, self.n_heads, queries, keys), self.like)  # reused memory on the CPU
         self.buffers[kind] = buffer
         return buffer
 

@@ -121,7 +121,8 @@ class Notice:
     (:mod:`model_core.importers.head_check`): ``heads_unusual`` (heads, d_model, likely),
     ``attention_uniform`` (heads), ``heads_identical`` (heads, where); a sentence whose maps are computed on
     demand (:mod:`model_core.lazy_trace`): ``maps_on_demand`` (size), ``long_greedy_only``, ``long_no_scores``,
-    ``long_no_analysis``; import answers the model's format has no use for: ``options_unused`` (options, format).
+    ``long_no_analysis``; import answers the model's format has no use for: ``options_unused`` (an Attention Scope checkpoint) and
+    ``options_unused_hf`` (a Hugging Face model), with ``options``.
     """
 
     code: str
@@ -161,8 +162,10 @@ NOTICE_TEXTS: dict[str, str] = {
     "long_greedy_only": "a sentence this long is decoded greedily (beam search and sampling are not available)",
     "long_no_scores": "pre-softmax scores are not kept for a sentence this long: the weights are shown",
     "long_no_analysis": "attribution, contributions and value zeroing are not computed for a sentence this long",
-    "options_unused": "{options} not used: a {format} model carries its own vocabulary, special tokens, "
+    "options_unused": "{options} not used: an Attention Scope checkpoint carries its own vocabulary, special tokens, "
                       "tokenizer and head count",
+    "options_unused_hf": "{options} not used: a Hugging Face model carries its own vocabulary, special tokens, "
+                         "tokenizer and head count",
 }
 #: codes that say the model itself may be wrong (the command line prints them as warnings, not notes)
 WARNING_CODES: frozenset[str] = frozenset({"heads_unusual", "attention_uniform", "heads_identical"})

@@ -128,12 +128,12 @@ def open_model(
     path = resolve_model_path(name_or_path)
     fmt = detect_format(path)
     if fmt == "native":
-        return _note_unused(load_model(path, device=device, dtype=dtype), options, "native")
+        return _note_unused(load_model(path, device=device, dtype=dtype), options, "options_unused")
     if fmt in ("hf-folder", "hf-file"):
         from .hf import load_hf_folder
 
         bundle = load_hf_folder(path if fmt == "hf-folder" else path.parent, device=device, dtype=dtype)
-        return _note_unused(bundle, options, "Hugging Face")
+        return _note_unused(bundle, options, "options_unused_hf")
     if fmt == "safetensors-state-dict":
         tensors, rest = _read_tensors(path), {}  # header checked against the file's bytes before any weight is read
         if not tensors:
@@ -165,13 +165,13 @@ ANSWER_FLAGS: dict[str, str] = {
 }
 
 
-def _note_unused(bundle: ModelBundle, options: ImportOptions, fmt: str) -> ModelBundle:
+def _note_unused(bundle: ModelBundle, options: ImportOptions, code: str) -> ModelBundle:
     """``bundle`` with an ``options_unused`` notice when answers were given that its format never reads (a native or
     Hugging Face model names its own specials and tokenizer): said, not silently dropped."""
     given = [flag for name, flag in ANSWER_FLAGS.items() if getattr(options, name) is not None]
     if given:
         notices = list(bundle.metadata.get("notices") or ())
-        notices.append({"code": "options_unused", "params": {"options": ", ".join(given), "format": fmt}})
+        notices.append({"code": code, "params": {"options": ", ".join(given)}})  # one text per format: translated whole
         bundle.metadata["notices"] = notices
     return bundle
 

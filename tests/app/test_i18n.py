@@ -484,3 +484,22 @@ def test_state_and_worker_texts_are_translated(fake_translation, tiny_checkpoint
     with pytest.raises(ValueError) as empty:
         run(bundle, RunRequest("  "))
     assert is_translated(one_line(empty.value))
+
+
+def test_unused_import_answers_read_whole_in_chinese_for_either_format(qapp):
+    """The notice once put the format word ("native", "Hugging Face") into the Chinese line untranslated; each
+    format now has its own text, translated whole."""
+    from model_core.vocab import Notice
+    from viz_app.i18n import install
+    from viz_app.scope.notices import notice_text
+
+    native = Notice.make("options_unused", options="--bos")
+    hf = Notice.make("options_unused_hf", options="--heads")
+    assert native.english().startswith("--bos not used: an Attention Scope checkpoint carries its own vocabulary")
+    try:
+        assert install("zh_CN")
+        assert notice_text(native) == "未使用 --bos：Attention Scope 检查点自带词表、特殊词元、分词器和头数"
+        assert notice_text(hf) == "未使用 --heads：Hugging Face 模型自带词表、特殊词元、分词器和头数"
+    finally:
+        install("en")
+    assert notice_text(hf).startswith("--heads not used: a Hugging Face model")

@@ -38,7 +38,7 @@ def test_answers_a_native_model_has_no_use_for_are_said_not_dropped(tiny_checkpo
     assert main(["export", "--model", str(tiny_checkpoint), "--src", "w1 w2", "--bos", "<nope>", "--tokenization",
                  "whitespace", "--device", "cpu", "--out", str(out)]) == 0
     err = capsys.readouterr().err
-    assert "note: --bos, --tokenization not used: a native model carries its own" in err
+    assert "note: --bos, --tokenization not used: an Attention Scope checkpoint carries its own" in err
     assert main(["info", "--model", str(tiny_checkpoint), "--device", "cpu"]) == 0
     assert "not used" not in capsys.readouterr().err  # nothing given, nothing said
 

@@ -2621,7 +2621,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>改在 CPU 上继续</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="41" />
+            <location filename="../../viz_app/window/wiring.py" line="44" />
             <source>The overview of every head could not be computed: {error}</source>
             <translation>无法计算所有注意力头的总览：{error}</translation>
         </message>
@@ -4348,23 +4348,32 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
         <message>
             <location filename="../../viz_app/scope/notices.py" line="37" />
-            <source>{options} not used: a {format} model carries its own vocabulary, special tokens, tokenizer and head count</source>
-            <translation>未使用 {options}：{format} 模型自带词表、特殊词元、分词器和头数</translation>
+            <source>{options} not used: an Attention Scope checkpoint carries its own vocabulary, special tokens, tokenizer and head count</source>
+            <translation>未使用 {options}：Attention Scope 检查点自带词表、特殊词元、分词器和头数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="68" />
+            <location filename="../../viz_app/scope/notices.py" line="39" />
+            <source>{options} not used: a Hugging Face model carries its own vocabulary, special tokens, tokenizer and head count</source>
+            <translation>未使用 {options}：Hugging Face 模型自带词表、特殊词元、分词器和头数</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/workers/model_worker.py" line="69" />
             <source>the source sentence is empty</source>
             <translation>源句为空</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="65" />
+            <location filename="../../viz_app/workers/model_worker.py" line="66" />
             <source>the GPU ran out of memory: try a shorter sentence or run on the CPU (start with {setting})</source>
             <translation>GPU 显存不足：请尝试更短的句子，或在 CPU 上运行（启动时设置 {setting}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="194" />
+            <location filename="../../viz_app/workers/model_worker.py" line="199" />
             <source>no model is loaded: open one with File ▸ Open model…</source>
             <translation>尚未加载模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
+        </message>
+        <message>
+            <source>{options} not used: a {format} model carries its own vocabulary, special tokens, tokenizer and head count</source>
+            <translation type="vanished">未使用 {options}：{format} 模型自带词表、特殊词元、分词器和头数</translation>
         </message>
     </context>
 </TS>

@@ -34,8 +34,10 @@ _MARKED: dict[str, tuple[str, str]] = {
                                        "the weights are shown"),
     NOTICE_TEXTS["long_no_analysis"]: N_("Worker", "attribution, contributions and value zeroing are not computed "
                                          "for a sentence this long"),
-    NOTICE_TEXTS["options_unused"]: N_("Worker", "{options} not used: a {format} model carries its own vocabulary, "
-                                       "special tokens, tokenizer and head count"),
+    NOTICE_TEXTS["options_unused"]: N_("Worker", "{options} not used: an Attention Scope checkpoint carries its own "
+                                       "vocabulary, special tokens, tokenizer and head count"),
+    NOTICE_TEXTS["options_unused_hf"]: N_("Worker", "{options} not used: a Hugging Face model carries its own vocabulary, "
+                                          "special tokens, tokenizer and head count"),
 }
 
 

@@ -137,3 +137,18 @@ def allow_packing(model: nn.Module, budget_bytes: int = PACKED_WEIGHTS_BYTES) ->
         layer.packing_allowed = allowed
         layer.__dict__.pop("_packed", None)
     return allowed
+
+
+def adopt_packing(model: nn.Module, budget_bytes: int = PACKED_WEIGHTS_BYTES) -> bool:
+    """Make every plain ``nn.Linear`` of a model built elsewhere (a Hugging Face model) a :class:`PackedLinear`, then
+    :func:`allow_packing` it; returns whether packing was allowed.
+
+    Only the class of each module changes (``__class__``): the same object, parameters, hooks and state-dict keys,
+    and :class:`PackedLinear` adds no state of its own, so the model's own code and anything holding its modules see
+    the same ``nn.Linear`` (``isinstance`` holds). Subclasses of ``nn.Linear`` (quantised or LoRA layers) are left
+    alone: their forward is their own.
+    """
+    for module in model.modules():
+        if type(module) is nn.Linear:
+            module.__class__ = PackedLinear
+    return allow_packing(model, budget_bytes)

@@ -64,6 +64,7 @@ from ..devices import resolve_device, resolve_dtype
 from ..hf_cache import repo_id_of
 from ..hf_families import FAMILIES, REFUSED_MODEL_TYPES
 from ..model import NO_ABLATION, Ablation, DecoderOutput, EncoderOutput
+from ..packed_linear import adopt_packing
 from ..paths import OverBudget, file_kind, human_bytes, open_regular, parse_json, read_regular_file
 from ..probe import QueriesKeys
 
@@ -1196,6 +1197,7 @@ def load_hf_folder(
     if getattr(hf_tokenizer, "eos_token_id", None) is None and (model_type != "fsmt" or hf_tokenizer.sep_token_id is None):
         raise CheckpointError(f"{path.name}: the tokenizer has no </s> (eos) token")
     hf_model = hf_model.to(device=dev, dtype=want_dtype).eval()
+    adopt_packing(hf_model)  # its linear layers through packed oneDNN weights, as the app's own (packed_linear.py)
     src_rows = int(hf_model.get_encoder().embed_tokens.weight.shape[0])
     tgt_rows = int(hf_model.get_output_embeddings().weight.shape[0])
     try:

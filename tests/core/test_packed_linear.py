@@ -13,6 +13,7 @@ import platform
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -153,3 +154,29 @@ def test_the_bundled_model_packs_in_a_trace_and_its_maps_equal_the_unpacked_trac
         assert abs(getattr(fast, kind) - getattr(slow, kind)).max() < 1e-5
     assert abs(fast.logprobs - slow.logprobs).max() < 1e-4
     assert fast.output_tokens == slow.output_tokens
+
+
+@pytest.mark.skipif(not packing_available(), reason="needs x86-64 and oneDNN (true on CI)")
+@pytest.mark.parametrize("family", ["marian", "t5"])
+def test_a_hugging_face_model_opened_by_the_app_packs_and_still_equals_hugging_face_s_eager_forward(
+        family, tmp_path_factory, forced_packing):
+    """Its nn.Linear modules become PackedLinear (the same objects: class only); the trace stays Hugging Face's own
+    eager forward of the original, untouched model (test_import_hf.py's reference) to 1e-5."""
+    from test_import_hf import SRC as HF_SRC
+    from test_import_hf import TGT as HF_TGT
+    from test_import_hf import hf_reference, saved_case
+
+    _, original, folder, bundle = saved_case(family, tmp_path_factory)
+    hf_model = bundle.model.hf_model
+    linears = [m for m in hf_model.modules() if isinstance(m, torch.nn.Linear)]
+    assert linears and all(type(m) is PackedLinear and m.packing_allowed for m in linears)
+    assert not any(isinstance(m, PackedLinear) for m in original.modules())  # the reference is plain
+    trace = bundle.trace(HF_SRC, HF_TGT)
+    assert packed_layers(hf_model)
+    with torch.no_grad():
+        ref = hf_reference(original, folder, HF_SRC, HF_TGT)
+    t = trace.n_steps
+    np.testing.assert_allclose(trace.logprobs, ref["logprobs"][:t], atol=1e-5)
+    np.testing.assert_allclose(trace.encoder_self, ref["encoder_self"], atol=1e-5)
+    np.testing.assert_allclose(trace.decoder_self, ref["decoder_self"][:, :, :t, :t], atol=1e-5)
+    np.testing.assert_allclose(trace.cross, ref["cross"][:, :, :t], atol=1e-5)

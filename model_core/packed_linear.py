@@ -16,7 +16,7 @@ bfloat16 or on another CPU are exactly what they were):
 - input and weight are float32 on the CPU, and the module's owner allowed packing
   (:func:`allow_packing`, with a bound on the extra memory: the packed copy is a second copy of the
   weights, so a model whose linear weights exceed :data:`PACKED_WEIGHTS_BYTES` is not packed),
-- the product is big enough (:data:`MIN_OUTPUT_VALUES`): a 1 × 512 × 512 product is faster through MKL,
+- the product is big enough (:data:`MIN_MULTIPLY_ADDS`): a 1 × 512 × 512 product is faster through MKL,
   whose call costs less than oneDNN's,
 - the machine is x86-64, torch has the two oneDNN operators, and one check product at first use agreed
   with ``F.linear`` (else packing is off for the process), and ``ATTENTION_SCOPE_PACKED_LINEAR`` is not ``0``.
@@ -40,9 +40,11 @@ from torch import nn
 #: d_model 1,024 (2.8 GB of linear weights) is not, so issue 20's memory bound holds for it.
 PACKED_WEIGHTS_BYTES = 768 << 20
 
-#: The fewest output values (rows × out_features) a product must have to go through the packed weight: below it
-#: MKL's cheaper call wins (a one-row 512 × 512 projection of a decoding step: 0.6× packed).
-MIN_OUTPUT_VALUES = 4096
+#: The fewest multiply-adds (rows × in_features × out_features) a product must have to go through the packed weight
+#: (2¹⁹): below it MKL's cheaper call wins. Measured per shape (benchmarks/README.md): one row through a 512 × 512
+#: weight is 0.64× packed on one thread (0.95× on two); one row through 512 × 1,024 or larger, and two rows or more
+#: through 512 × 512, are 1–12× faster packed (a decoding step's feed-forward and LM head, a beam's projections).
+MIN_MULTIPLY_ADDS = 1 << 19
 
 #: The row count the weight layout is chosen for (oneDNN picks its blocking for it; other row counts still work).
 #: 256 measured best or equal across 1–256 rows on the shapes above.
@@ -105,7 +107,7 @@ class PackedLinear(nn.Linear):
             return None
         if x.device.type != "cpu" or x.dtype != torch.float32 or weight.dtype != torch.float32:
             return None
-        if x.dim() < 2 or weight.is_inference() or x.numel() // max(self.in_features, 1) * self.out_features < MIN_OUTPUT_VALUES:
+        if x.dim() < 2 or weight.is_inference() or x.numel() * self.out_features < MIN_MULTIPLY_ADDS:
             return None
         if not packing_available():
             return None

@@ -1,6 +1,6 @@
 """Linear layers through a once-packed oneDNN weight (model_core/packed_linear.py): same numbers, taken when meant.
 
-The tiny test models' products are under :data:`MIN_OUTPUT_VALUES`, so most of the suite runs plain ``F.linear``;
+The tiny test models' products are under :data:`MIN_MULTIPLY_ADDS`, so most of the suite runs plain ``F.linear``;
 here packing is forced (``forced_packing``) and the model is compared with itself unpacked, with
 ``nn.Transformer`` and with the eager trace of the bundled model.
 """
@@ -31,7 +31,7 @@ X86 = platform.machine().lower() in {"x86_64", "amd64"}
 @pytest.fixture
 def forced_packing(monkeypatch):
     """Every product of an allowed layer goes through the packed weight, however small."""
-    monkeypatch.setattr(packed_linear, "MIN_OUTPUT_VALUES", 1)
+    monkeypatch.setattr(packed_linear, "MIN_MULTIPLY_ADDS", 1)
 
 
 def packed_layers(model: torch.nn.Module) -> list[PackedLinear]:
@@ -94,7 +94,7 @@ def test_the_packed_weight_follows_every_change_of_the_weight(forced_packing):
 def test_small_products_bfloat16_and_disallowed_layers_stay_on_f_linear():
     lin = layer(512, 512)
     with torch.inference_mode():
-        one_row = torch.randn(1, 512)  # 512 output values < MIN_OUTPUT_VALUES: MKL's call is cheaper
+        one_row = torch.randn(1, 512)  # 1 x 512 x 512 < MIN_MULTIPLY_ADDS: MKL's call is cheaper
         assert torch.equal(lin(one_row), F.linear(one_row, lin.weight, lin.bias))
         assert "_packed" not in lin.__dict__
         rows = torch.randn(64, 512)

@@ -21,8 +21,9 @@ bfloat16 or on another CPU are exactly what they were):
 - the machine is x86-64, torch has the two oneDNN operators, and one check product at first use agreed
   with ``F.linear`` (else packing is off for the process), and ``ATTENTION_SCOPE_PACKED_LINEAR`` is not ``0``.
 
-The packed copy is rebuilt when the weight changes: it is keyed on the weight's storage and version
-counter (``load_state_dict``, an in-place edit and ``.to()`` all change one of them).
+The packed copy is rebuilt when the weight changes: it is keyed on the weight object, its storage and its
+version counter (``load_state_dict``, an in-place edit, ``.to()`` and a new parameter all change one of them,
+even when a new tensor lands at a freed one's address).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from __future__ import annotations
 import os
 import platform
 import threading
+import weakref
 
 import torch
 import torch.nn.functional as F
@@ -111,12 +113,14 @@ class PackedLinear(nn.Linear):
             return None
         if not packing_available():
             return None
-        key = (weight.data_ptr(), weight._version, tuple(weight.shape))
+        # the weight object itself (weakly: a replaced weight is not kept alive), its storage and its version
+        # counter: a new tensor at a freed one's address, an in-place edit or a `.data` swap each rebuild the copy
+        stamp = (weight.data_ptr(), weight._version)
         cached = self.__dict__.get("_packed")
-        if cached is not None and cached[0] == key:
-            return cached[1]
+        if cached is not None and cached[0]() is weight and cached[1] == stamp:
+            return cached[2]
         packed = torch.ops.mkldnn._reorder_linear_weight(weight.detach(), _LAYOUT_ROWS)
-        self.__dict__["_packed"] = (key, packed)
+        self.__dict__["_packed"] = (weakref.ref(weight), stamp, packed)
         return packed
 
     def __getstate__(self) -> dict:

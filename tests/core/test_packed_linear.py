@@ -92,23 +92,23 @@ def test_the_packed_weight_follows_every_change_of_the_weight(forced_packing):
 
 @pytest.mark.skipif(not packing_available(), reason="needs x86-64 and oneDNN (true on CI)")
 def test_a_new_weight_at_a_freed_weight_s_address_is_packed_anew(forced_packing):
-    """The C allocator hands a freed block to the next tensor of its size: same address, version 0, other values
-    (``model.half().float()`` does this). The copy is keyed on the weight object too, so it is never mistaken."""
+    """The C allocator often hands a freed block to the next tensor of its size: same address, version 0, other
+    values (``model.half().float()``, a new Parameter). Made certain here with one NumPy buffer under two
+    Parameters: the copy is keyed on the weight object too, so the second is never given the first's copy."""
     lin = layer()
     x = torch.randn(5, 48)
-    reused = 0
-    for _ in range(200):
-        with torch.no_grad():
-            lin(x)  # packs the current weight
-        address = lin.weight.data_ptr()
-        lin.weight = torch.nn.Parameter(torch.empty(0))  # the old weight is freed here
-        lin.weight = torch.nn.Parameter(torch.randn(96, 48))  # very often in the freed block
-        reused += lin.weight.data_ptr() == address
-        with torch.no_grad():
-            torch.testing.assert_close(lin(x), F.linear(x, lin.weight, lin.bias), atol=1e-5, rtol=1e-5)
-        if reused >= 3:
-            break
-    assert reused, "the allocator never reused the block: this test did not test the case"
+    buffer = np.random.default_rng(0).standard_normal((96, 48)).astype(np.float32)
+    lin.weight = torch.nn.Parameter(torch.from_numpy(buffer))
+    with torch.no_grad():
+        before = lin(x)  # packs the first weight
+    address, version = lin.weight.data_ptr(), lin.weight._version
+    buffer[:] = np.random.default_rng(1).standard_normal((96, 48))  # other values, behind torch's counters
+    lin.weight = torch.nn.Parameter(torch.from_numpy(buffer))
+    assert (lin.weight.data_ptr(), lin.weight._version) == (address, version)  # what the address key alone saw
+    with torch.no_grad():
+        after = lin(x)
+    torch.testing.assert_close(after, F.linear(x, lin.weight, lin.bias), atol=1e-5, rtol=1e-5)
+    assert not torch.allclose(before, after)
 
 
 @pytest.mark.skipif(not packing_available(), reason="needs x86-64 and oneDNN (true on CI)")

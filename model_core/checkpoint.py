@@ -25,7 +25,7 @@ from .atomic import write_bytes_atomic
 from .budgets import MAX_POSITIONS as MAX_POSITIONS
 from .config import ModelConfig
 from .decoding import DecodeSession, DecodingSettings
-from .devices import resolve_device, resolve_dtype
+from .devices import dtype_name, resolve_device, resolve_dtype
 from .model import NO_ABLATION, Ablation, Seq2SeqTransformer
 from .paths import CheckpointError as CheckpointError
 from .paths import OverBudget, human_bytes, open_regular, parse_json
@@ -612,6 +612,6 @@ def parameter_summary(model: Seq2SeqTransformer) -> str:
     width = max(len(k) for k in counts)
     lines = [f"  {k:<{width}}  {v:>12,}" for k, v in counts.items()]
     size = sum(p.numel() * p.element_size() for p in model.parameters())
-    lines.append(f"  {'size':<{width}}  {size / 2**20:>10.2f} MB ({str(model.dtype).removeprefix('torch.')})")
+    lines.append(f"  {'size':<{width}}  {size / 2**20:>10.2f} MB ({dtype_name(model.dtype)})")
     return "\n".join(lines)
 

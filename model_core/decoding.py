@@ -21,6 +21,7 @@ from .config import ModelConfig
 from .decoding_settings import DecodingSettings as DecodingSettings  # torch-free home, re-exported
 from .decoding_settings import Hypothesis as Hypothesis
 from .decoding_settings import Method as Method
+from .devices import dtype_name
 from .model import NO_ABLATION, Ablation, EncoderOutput, Seq2SeqTransformer
 from .trace import Trace, ablated_head_rows
 
@@ -405,7 +406,7 @@ def build_trace(
         output_ids=np.asarray(output_ids, np.int64), positional_kind=c.positional, relative_bias=rel,
         scores=scores or {},
         ablated_heads=ablated_head_rows(ablation.heads),
-        precision=str(model.dtype).removeprefix("torch."),
+        precision=dtype_name(model.dtype),
     )
 
 

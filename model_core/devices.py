@@ -43,10 +43,15 @@ def resolve_dtype(name: str | torch.dtype | None, device: torch.device) -> torch
     return dtype
 
 
+def dtype_name(dtype: torch.dtype) -> str:
+    """``torch.bfloat16`` → ``"bfloat16"``: the name the command line, the inspector and ``Trace.precision`` use."""
+    return str(dtype).removeprefix("torch.")
+
+
 def describe(device: torch.device, dtype: torch.dtype) -> str:
     """'CUDA (NVIDIA H100) · float32' style text for the status bar and `info`."""
     if device.type == "cuda":
         label = f"CUDA ({torch.cuda.get_device_name(device)})"
     else:
         label = {"mps": "Apple MPS", "cpu": "CPU"}.get(device.type, device.type)
-    return f"{label} · {str(dtype).removeprefix('torch.')}"
+    return f"{label} · {dtype_name(dtype)}"

@@ -23,7 +23,7 @@ from torch import nn
 from .checkpoint import CheckpointError, ModelBundle
 from .config import ModelConfig
 from .decoding import teacher_forced_trace
-from .devices import describe
+from .devices import describe, dtype_name
 from .trace import KIND_LABELS, Trace
 
 __all__ = [
@@ -149,7 +149,7 @@ def architecture_summary(bundle: ModelBundle) -> ArchitectureSummary:
     for name, p in _unique_parameters(model):
         group = parameter_group(name)
         counts[group] = counts.get(group, 0) + p.numel()
-        dtype = str(p.dtype).removeprefix("torch.")
+        dtype = dtype_name(p.dtype)
         by_dtype[dtype] = by_dtype.get(dtype, 0) + p.numel() * p.element_size()
     buffers = sum(b.numel() * b.element_size() for b in model.buffers())
     groups = sorted(counts.items(), key=lambda kv: _group_key(kv[0]))

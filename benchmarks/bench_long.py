@@ -338,6 +338,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the large layout as a Hugging Face BART built from a config (an imported model)")
     parser.add_argument("--threads", type=int, help="torch threads (1 gives steadier figures on a shared machine)")
     args = parser.parse_args(argv)
+    if any(not 1 <= n < MAX_LEN for n in (args.lengths or []) + (args.long_lengths or [])) or args.repeats < 1:
+        parser.error(f"lengths must be in 1..{MAX_LEN - 1} and repeats >= 1")
     if args.threads:
         torch.set_num_threads(args.threads)
     lengths = args.lengths or ([128, 256] if args.quick else [256, 512, 1024])

@@ -21,7 +21,7 @@ from .config import ModelConfig
 from .decoding_settings import DecodingSettings as DecodingSettings  # torch-free home, re-exported
 from .decoding_settings import Hypothesis as Hypothesis
 from .decoding_settings import Method as Method
-from .devices import dtype_name
+from .devices import dtype_name, host_float32
 from .model import NO_ABLATION, Ablation, EncoderOutput, Seq2SeqTransformer
 from .trace import Trace, ablated_head_rows
 
@@ -62,17 +62,12 @@ def _all_on_cpu(tensors: Sequence[torch.Tensor]) -> bool:
 
 
 def _host(*tensors: torch.Tensor) -> list[np.ndarray]:
-    """Several tensors as float32 numpy arrays: on a GPU in ONE transfer (one flat buffer, one sync); on the
-    CPU without a copy (numpy shares the tensors' memory; concatenating would copy every map once more)."""
+    """Several tensors as float32 numpy arrays: from a GPU in ONE host buffer and one wait (pinned on CUDA,
+    :func:`devices.host_float32`); on the CPU without a copy (numpy shares the tensors' memory; concatenating
+    would copy every map once more)."""
     if _all_on_cpu(tensors):
         return [t.detach().float().contiguous().numpy() for t in tensors]
-    flat = torch.cat([t.reshape(-1).float() for t in tensors]).cpu().numpy()
-    out, offset = [], 0
-    for t in tensors:
-        n = t.numel()
-        out.append(flat[offset : offset + n].reshape(tuple(t.shape)))
-        offset += n
-    return out
+    return host_float32(tensors)
 
 
 class SessionFull(ValueError):

@@ -27,6 +27,7 @@ import torch.nn.functional as F
 from . import masks
 from .budgets import EAGER_MAPS_BYTES
 from .decoding import log_probs_in_place
+from .devices import numpy_float32
 from .model import Seq2SeqTransformer
 from .probe import AttentionProbe, QueriesKeys
 from .vocab import KINDS, NO_ABLATION, Ablation, check_kind
@@ -111,11 +112,11 @@ class LazyMaps:
         _, _, n_rows, _ = self.shape(kind)
         block = factor * max(1, POOL_ROW_BLOCK // factor)  # whole pooling blocks per row block
         parts = []
-        with torch.inference_mode():
+        with torch.inference_mode():  # pooled where the maps are computed: only the tiles cross to the host
             for start in range(0, n_rows, block):
-                rows = self._weights(kind, layer, [head], (start, min(n_rows, start + block)))
+                rows = self._weights(kind, layer, [head], (start, min(n_rows, start + block))).float()
                 parts.append(F.max_pool2d(rows, factor, ceil_mode=True)[0] if factor > 1 else rows[0])
-            pooled = torch.cat(parts).numpy() if parts else np.zeros((0, 0), np.float32)
+            pooled = numpy_float32(torch.cat(parts)) if parts else np.zeros((0, 0), np.float32)
         self._pooled[key] = pooled
         return pooled
 
@@ -132,11 +133,13 @@ class LazyMaps:
         if found is not None:
             self._cache.move_to_end(key)
             return found
-        if head is None:  # one head at a time: all of them at once would be H maps in memory
-            result = self._compute(kind, layer, [0], (start, stop))[0]
-            for h in range(1, heads):
-                result += self._compute(kind, layer, [h], (start, stop))[0]
-            result /= heads
+        if head is None:  # one head at a time (all of them at once would be H maps), summed where they are computed
+            with torch.inference_mode():
+                total = self._weights(kind, layer, [0], (start, stop)).float()
+                for h in range(1, heads):
+                    total += self._weights(kind, layer, [h], (start, stop))
+                total /= heads
+            result = numpy_float32(total[0])
         else:
             result = self._compute(kind, layer, [head], (start, stop))[0]
         self._cache[key] = result
@@ -145,10 +148,11 @@ class LazyMaps:
         return result
 
     def _compute(self, kind: str, layer: int, heads: Sequence[int], rows: tuple[int, int] | None) -> np.ndarray:
-        return self._weights(kind, layer, heads, rows).numpy()
+        return numpy_float32(self._weights(kind, layer, heads, rows))
 
     def _weights(self, kind: str, layer: int, heads: Sequence[int], rows: tuple[int, int] | None) -> torch.Tensor:
-        """softmax(q·kᵀ/√d + bias) for ``heads`` and query rows ``rows``, as the explicit attention path writes it."""
+        """softmax(q·kᵀ/√d + bias) for ``heads`` and query rows ``rows``, as the explicit attention path writes it,
+        on the device (and in the precision) of the kept queries and keys."""
         layers = self._inputs[check_kind(kind)]
         if not 0 <= layer < len(layers):
             raise IndexError(f"{kind} has {len(layers)} layers, not {layer + 1}")
@@ -175,7 +179,7 @@ class LazyMaps:
             weights = torch.softmax(scores, dim=-1)
             if blocked_rows is not None and bool(blocked_rows.any()):
                 weights.masked_fill_(blocked_rows, 0.0)
-            return weights.float().cpu()
+            return weights
 
 
 @dataclass(frozen=True)
@@ -216,7 +220,7 @@ def lazy_forward(
         encoded = model.encode(src, probe=probe)
         if inputs:
             decoded = model.decode(torch.tensor([inputs], device=dev), encoded, probe=probe)
-            logprobs = log_probs_in_place(decoded.logits[0]).cpu().numpy()
+            logprobs = numpy_float32(log_probs_in_place(decoded.logits[0]))
         else:
             logprobs = np.zeros((0, c.tgt_vocab_size), np.float32)
     return LazyForward(LazyMaps(probe.queries_keys, cache_bytes), logprobs, tuple(src_ids), tuple(inputs))

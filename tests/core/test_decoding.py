@@ -156,29 +156,58 @@ def test_limits_and_bad_tokens():
 
 
 def test_attention_is_copied_to_host_once_per_step_from_a_gpu(monkeypatch):
-    """Off the CPU every step moves its maps and log-probabilities in ONE transfer (one sync). No GPU here:
+    """Off the CPU every step moves its maps and log-probabilities into ONE host buffer with one wait. No GPU here:
     the device test is made to answer "not the CPU", so the transfer path runs on CPU tensors."""
     import model_core.decoding as decoding
+    from model_core.devices import host_float32
 
     calls = []
-    original = torch.Tensor.cpu
 
-    def counting_cpu(self, *args, **kwargs):
-        calls.append(tuple(self.shape))
-        return original(self, *args, **kwargs)
+    def counting(tensors):
+        calls.append(len(tensors))
+        return host_float32(tensors)
 
     session = DecodeSession(tiny_model(), SRC)
     reference = DecodeSession(tiny_model(), SRC)
     reference.force([10, 11, 12])
     monkeypatch.setattr(decoding, "_all_on_cpu", lambda tensors: False)
-    monkeypatch.setattr(torch.Tensor, "cpu", counting_cpu)
+    monkeypatch.setattr(decoding, "host_float32", counting)
     session.force([10, 11, 12])
-    assert len(calls) == 3
+    assert len(calls) == 3 and min(calls) >= 3  # one call per step, each with the maps and the log-probabilities
     monkeypatch.undo()
     a, b = session.trace(), reference.trace()
     np.testing.assert_array_equal(a.cross, b.cross)
     np.testing.assert_array_equal(a.decoder_self, b.decoder_self)
     np.testing.assert_array_equal(a.logprobs, b.logprobs)
+
+
+def test_host_float32_puts_every_tensor_in_one_float32_buffer():
+    from model_core.devices import host_float32
+
+    tensors = [torch.randn(2, 3, 4), torch.randn(5).to(torch.bfloat16), torch.randn(3, 7)[:, ::2]]  # one not contiguous
+    arrays = host_float32(tensors)
+    for array, tensor in zip(arrays, tensors, strict=True):
+        assert array.dtype == np.float32 and array.shape == tuple(tensor.shape)
+        np.testing.assert_array_equal(array, tensor.float().numpy())
+    owners = {id(array.base) for array in arrays}
+    assert len(owners) == 1  # views of one buffer: one allocation, one wait
+    assert host_float32([]) == []
+
+
+def test_a_host_buffer_that_cannot_be_pinned_is_pageable(monkeypatch):
+    """Page-locked memory can be refused (memlock limit, none left): the copy then goes to pageable memory."""
+    from model_core import devices
+
+    real_empty = torch.empty
+
+    def refusing(*args, pin_memory=False, **kwargs):
+        if pin_memory:
+            raise RuntimeError("CUDA error: out of memory (pinned)")
+        return real_empty(*args, **kwargs)
+
+    monkeypatch.setattr(devices.torch, "empty", refusing)
+    buffer, pinned = devices._host_buffer(10, pinned=True)
+    assert buffer.shape == (10,) and buffer.dtype == torch.float32 and not pinned
 
 
 def test_on_the_cpu_the_maps_reach_numpy_without_a_copy(monkeypatch):

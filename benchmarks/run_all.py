@@ -8,7 +8,9 @@ Exits 1 when any benchmark fails (non-zero exit status or time-out), after runni
 The benchmarks (see benchmarks/README.md for their figures): ``bench_model`` (traces and cached
 steps against Hugging Face Marian), ``bench_render`` (the window's drawing against matplotlib),
 ``bench_long`` (sequences up to 1,024 tokens; long ones to 4,096 through the window's path),
-``bench_lazy`` (maps on demand up to 4,096 tokens, base and a 24 + 24-layer model), ``bench_startup`` (start-up against ``import torch``),
+``bench_lazy`` (maps on demand up to 4,096 tokens, base and a 24 + 24-layer model), ``bench_gpu`` (the full
+trace, the step and 4,096 tokens on a GPU against Hugging Face eager; on a machine without one a CPU try-out),
+``bench_startup`` (start-up against ``import torch``),
 ``bench_soak`` (memory over 2,000 steps and 200 model switches), ``bench_report`` (the corpus report
 card's sentences per second against Hugging Face eager batched forwards) and ``bench_hostile`` (each hostile
 file of issue 16 refused within 3 GB and 10 s; run with ``--strict`` by this script, so a bound that

@@ -205,6 +205,18 @@ def test_an_unknown_option_goes_to_the_parser_not_the_window(gui_calls, capsys, 
     assert gui_calls == [] and capsys.readouterr().err.startswith("attention-scope: error: ")
 
 
+@pytest.mark.parametrize(("argv", "option"), [(["--model", "en-fr", "--dtype"], "--dtype"), (["--device"], "--device"),
+                                              (["--device", "--model", "en-fr"], "--device"), (["--model"], "--model")])
+def test_a_window_option_without_its_value_is_named(gui_calls, capsys, argv, option):
+    """Not "invalid choice: 'en-fr'" from the subcommand parser: the option whose value is missing, and what it takes."""
+    from viz_app.shell.launcher import main as launch
+
+    assert launch(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert gui_calls == [] and len(err.splitlines()) == 1
+    assert err.startswith(f"attention-scope: error: {option} needs a value: ") and "e.g." in err
+
+
 def test_paths_and_gui_flags_open_the_window(gui_calls, tiny_checkpoint, tmp_path):
     from viz_app.shell.launcher import main as launch
 

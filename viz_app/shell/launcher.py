@@ -26,6 +26,10 @@ from collections.abc import Sequence
 EXIT_NO_WINDOW = 2
 #: GUI options that take a value (both ``--device cpu`` and ``--device=cpu``)
 GUI_OPTIONS = ("--device", "--dtype", "--model")
+#: what each window option takes and an example, for the line that says one was given without its value
+GUI_OPTION_VALUES = {"--device": ("auto, cpu, cuda or mps", "--device cpu"),
+                     "--dtype": ("float32, bfloat16 or float16", "--dtype bfloat16"),
+                     "--model": ("a bundled model's name or a path", "--model en-fr")}
 #: Qt's own command-line options without a value (QGuiApplication / QApplication); those with one are
 #: ``viz_app.shell.app._QT_OPTIONS_WITH_VALUE``
 QT_FLAGS = frozenset({"-reverse", "-nograb", "-dograb", "-sync", "-widgetcount", "-testability"})
@@ -33,7 +37,7 @@ QT_FLAGS = frozenset({"-reverse", "-nograb", "-dograb", "-sync", "-widgetcount",
 
 def gui_arguments(argv: Sequence[str]) -> tuple[list[str] | None, str | None]:
     """(``argv`` as :func:`viz_app.shell.app.run` takes it, None) when it asks for the window, else (None, the first
-    argument that is not for the window)."""
+    argument that is not for the window; a window option itself when its value is missing)."""
     from viz_app.shell.app import _QT_OPTIONS_WITH_VALUE
 
     args = list(argv)
@@ -43,7 +47,9 @@ def gui_arguments(argv: Sequence[str]) -> tuple[list[str] | None, str | None]:
     while i < len(args):
         arg = args[i]
         name, eq, value = arg.partition("=")
-        if name in GUI_OPTIONS and (eq or i + 1 < len(args)):
+        if name in GUI_OPTIONS and not eq and (i + 1 == len(args) or args[i + 1].startswith("--")):
+            return None, name  # "--dtype" last, or followed by another option: its value is missing
+        if name in GUI_OPTIONS:
             value = value if eq else args[i + 1]
             if name == "--model" and model is not None:
                 return None, arg  # a second model
@@ -96,6 +102,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from viz_app.shell.app import run
 
             return run(gui, import_options=answers) if answers else run(gui)
+        if offending in GUI_OPTION_VALUES:
+            from viz_app.cli.parser import usage_error
+
+            what, example = GUI_OPTION_VALUES[offending]
+            return usage_error(f"{offending} needs a value: {what} (e.g. {example})")
         if offending is not None and not offending.startswith("-"):
             from viz_app.cli.parser import usage_error
 

@@ -35,10 +35,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import bench_model
 import numpy as np
 import torch
 from _common import interleaved_timings, machine_info, median_ms, print_machine, print_table, write_json
-from bench_model import BASE_CONFIG, TRACE_MIN_RATIO, random_ids
+from bench_model import BASE_CONFIG, TRACE_MIN_RATIO, marian_trace, random_ids
 
 from model_core import DecodeSession, ModelConfig, Seq2SeqTransformer, teacher_forced_trace
 from model_core.analysis import VERIFY_ATOL
@@ -96,35 +97,12 @@ def build_ours(seed: int, device: torch.device, dtype: torch.dtype, large: bool 
 
 
 def build_marian(seed: int, device: torch.device, dtype: torch.dtype, large: bool = False) -> Any:
-    """Hugging Face ``MarianMTModel`` (BART's layers: the same code as the large layout's BART) of the same shape,
-    eager attention, ReLU feed-forward, no dropout."""
-    import transformers
-    from transformers import MarianConfig, MarianMTModel
-
-    transformers.logging.set_verbosity_error()
-    c = config(large)
-    hc = MarianConfig(
-        vocab_size=VOCAB, d_model=c.d_model, encoder_layers=c.n_encoder_layers, decoder_layers=c.n_decoder_layers,
-        encoder_attention_heads=c.n_heads, decoder_attention_heads=c.n_heads, encoder_ffn_dim=c.d_ff,
-        decoder_ffn_dim=c.d_ff, max_position_embeddings=MAX_LEN, activation_function=c.activation, dropout=0.0,
-        attention_dropout=0.0, activation_dropout=0.0, pad_token_id=c.pad_id, bos_token_id=c.bos_id,
-        eos_token_id=c.eos_id, decoder_start_token_id=c.bos_id, attn_implementation="eager",
-    )
-    torch.manual_seed(seed)
-    with torch.device(device if large else "cpu"):
-        model = MarianMTModel(hc).eval()
-    model = model.to(device=device, dtype=dtype)
-    if model.config._attn_implementation != "eager":
-        raise RuntimeError(f"Marian runs {model.config._attn_implementation!r} attention, not eager")
+    """Hugging Face ``MarianMTModel`` (BART's layers) of the same shape (``bench_model.build_marian``); this script
+    compares against it, so transformers must be installed."""
+    model = bench_model.build_marian(seed, config(large), device, dtype, draw_on_device=large)
+    if model is None:
+        raise SystemExit("bench_gpu.py compares against Hugging Face: pip install -e '.[hf]'")
     return model
-
-
-def marian_trace(model: Any, src: torch.Tensor, dec_in: torch.Tensor) -> list[np.ndarray]:
-    """One forward with every attention, each map and the logits as host float32 numpy."""
-    with torch.inference_mode():
-        out = model(input_ids=src, decoder_input_ids=dec_in, output_attentions=True)
-        maps = (*out.encoder_attentions, *out.decoder_attentions, *out.cross_attentions)
-        return [a.float().cpu().numpy() for a in maps] + [out.logits.float().cpu().numpy()]
 
 
 def timed_ms(fn: Callable[[int], object], device: torch.device, repeats: int, warmup: int = 1) -> float:

@@ -61,8 +61,11 @@ def build_ours(seed: int) -> Seq2SeqTransformer:
     return Seq2SeqTransformer(BASE_CONFIG).eval()
 
 
-def build_marian(seed: int) -> Any | None:
-    """A randomly initialised ``MarianMTModel`` shaped like :data:`BASE_CONFIG`, or None without transformers.
+def build_marian(seed: int, shape: ModelConfig = BASE_CONFIG, device: torch.device | str = "cpu",
+                 dtype: torch.dtype = torch.float32, draw_on_device: bool = False) -> Any | None:
+    """A randomly initialised ``MarianMTModel`` shaped like ``shape`` (its ``max_len`` positions), on ``device`` in
+    ``dtype``, or None without transformers. The weights are drawn on the CPU unless ``draw_on_device`` (a large
+    layout's are slow to draw there).
 
     Eager attention (the only kind that returns weights), ReLU feed-forward like ours, no dropout.
     """
@@ -73,28 +76,31 @@ def build_marian(seed: int) -> Any | None:
         print(f"SKIP Marian comparison: transformers is not installed ({exc}); pip install -e '.[hf]' to enable it")
         return None
     transformers.logging.set_verbosity_error()
-    c = BASE_CONFIG
+    c = shape
     config = MarianConfig(
-        vocab_size=VOCAB, d_model=c.d_model, encoder_layers=c.n_encoder_layers, decoder_layers=c.n_decoder_layers,
-        encoder_attention_heads=c.n_heads, decoder_attention_heads=c.n_heads, encoder_ffn_dim=c.d_ff,
-        decoder_ffn_dim=c.d_ff, max_position_embeddings=MAX_LEN, activation_function=c.activation,
-        dropout=0.0, attention_dropout=0.0, activation_dropout=0.0, pad_token_id=c.pad_id,
-        bos_token_id=c.bos_id, eos_token_id=c.eos_id, decoder_start_token_id=c.bos_id,
+        vocab_size=c.tgt_vocab_size, d_model=c.d_model, encoder_layers=c.n_encoder_layers,
+        decoder_layers=c.n_decoder_layers, encoder_attention_heads=c.n_heads, decoder_attention_heads=c.n_heads,
+        encoder_ffn_dim=c.d_ff, decoder_ffn_dim=c.d_ff, max_position_embeddings=c.max_len,
+        activation_function=c.activation, dropout=0.0, attention_dropout=0.0, activation_dropout=0.0,
+        pad_token_id=c.pad_id, bos_token_id=c.bos_id, eos_token_id=c.eos_id, decoder_start_token_id=c.bos_id,
         attn_implementation="eager",
     )
     torch.manual_seed(seed)
-    model = MarianMTModel(config).eval()
+    with torch.device(device if draw_on_device else "cpu"):
+        model = MarianMTModel(config).eval()
+    model = model.to(device=device, dtype=dtype)
     if model.config._attn_implementation != "eager":
         raise RuntimeError(f"Marian runs {model.config._attn_implementation!r} attention, not eager")
     return model
 
 
 def marian_trace(model: Any, src: torch.Tensor, dec_in: torch.Tensor) -> list[np.ndarray]:
-    """Marian's equivalent of a trace: one forward with every attention, all of them as host numpy."""
+    """Marian's equivalent of a trace: one forward with every attention, each map and the logits as host float32
+    numpy (numpy has no bfloat16)."""
     with torch.inference_mode():
         out = model(input_ids=src, decoder_input_ids=dec_in, output_attentions=True)
         maps = (*out.encoder_attentions, *out.decoder_attentions, *out.cross_attentions)
-        return [a.detach().cpu().numpy() for a in maps] + [out.logits.detach().cpu().numpy()]
+        return [a.float().cpu().numpy() for a in maps] + [out.logits.float().cpu().numpy()]
 
 
 def bench_trace(

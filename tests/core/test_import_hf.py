@@ -115,7 +115,11 @@ BUILDERS = {"marian": build_marian, "bart": build_bart, "mbart": build_mbart, "t
 
 def saved_case(family: str, tmp_path_factory) -> tuple[str, object, Path, object]:
     """(family, the original model in eager mode, its saved folder, the bundle opened from the folder): what the
-    Hugging Face test modules compare (here, test_hf_ablation.py, test_hf_lazy.py)."""
+    Hugging Face test modules compare (here, test_hf_ablation.py, test_hf_lazy.py).
+
+    The reference model is the saved folder loaded by Hugging Face itself with eager attention: on transformers
+    5.17, ``set_attn_implementation("eager")`` on an already built T5 left its layers on sdpa (no weights returned).
+    """
     work = tmp_path_factory.mktemp(f"{family}-build")
     torch.manual_seed(0)
     with warnings.catch_warnings():
@@ -126,7 +130,12 @@ def saved_case(family: str, tmp_path_factory) -> tuple[str, object, Path, object
         model.save_pretrained(folder)
         tok.save_pretrained(folder)
     shutil.rmtree(work)  # nothing outside the folder may be needed
-    model.set_attn_implementation("eager")  # sdpa returns no attention weights
+    from transformers import AutoModelForSeq2SeqLM
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = AutoModelForSeq2SeqLM.from_pretrained(folder, attn_implementation="eager", local_files_only=True).eval()
+    assert model.config._attn_implementation == "eager"  # sdpa returns no attention weights
     return family, model, folder, open_model(folder, device="cpu")
 
 

@@ -50,6 +50,8 @@ class SourceInput:
     tokens: list[str]
     truncated: bool = False
     original_length: int = 0
+    #: the text was cut before it was tokenised (``cut_text``): it has at least ``original_length`` tokens
+    length_is_lower_bound: bool = False
     #: the typed text of each token ("" for specials and padding), when the tokenizer can say it: an unknown word's
     #: chip shows what was typed rather than only ``<unk>``
     surfaces: list[str] | None = None
@@ -86,7 +88,7 @@ class ModelBundle:
         if pad_to > len(ids):
             ids = ids + [c.pad_id] * min(pad_to - len(ids), c.max_len - len(ids))
         surfaces = None if typed is None else [""] * len(head) + typed + [""] * (len(ids) - len(head) - len(typed))
-        return SourceInput(ids, [self.src_tokenizer.id_to_token(i) for i in ids], truncated, original, surfaces)
+        return SourceInput(ids, [self.src_tokenizer.id_to_token(i) for i in ids], truncated, original, cut, surfaces)
 
     def encode_target(self, text: str) -> SourceInput:
         """Target ids for teacher forcing: the typed tokens then ``<eos>``, cut to ``max_len``."""
@@ -96,7 +98,7 @@ class ModelBundle:
         truncated = cut or len(ids) + 1 > c.max_len
         original = len(ids)
         ids = [*ids[:c.max_len - 1], c.eos_id]
-        return SourceInput(ids, [self.tgt_tokenizer.id_to_token(i) for i in ids], truncated, original)
+        return SourceInput(ids, [self.tgt_tokenizer.id_to_token(i) for i in ids], truncated, original, cut)
 
     def session(
         self, text: str, settings: DecodingSettings = DecodingSettings(), *, pad_to: int = 0,

@@ -24,7 +24,7 @@ from .trace import Trace
 from .vocab import NO_ABLATION, Ablation, Beam, Notice
 
 if TYPE_CHECKING:
-    from .checkpoint import ModelBundle
+    from .checkpoint import ModelBundle, SourceInput
 
 
 class EmptySourceError(ValueError):
@@ -111,7 +111,7 @@ def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
                              f"of {c.n_heads} heads there")
     vocab = bundle.tgt_tokenizer
     src = bundle.encode_source(request.src, request.pad_src)
-    notices = model_notices(bundle) + _source_notices(bundle, request, src.truncated, src.original_length, src.ids)
+    notices = model_notices(bundle) + _source_notices(bundle, request, src)
     long = _run_long(bundle, request, src, notices, start)
     if long is not None:
         return replace(long, trace=_with_surfaces(long.trace, src.surfaces))
@@ -120,11 +120,7 @@ def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
     scores = request.capture_scores
     if request.tgt is not None:
         tgt = bundle.encode_target(request.tgt)
-        if tgt.truncated:
-            notices.append(Notice.make("target_truncated", room=c.max_len - 1, length=tgt.original_length))
-        unknown = sum(i == vocab.unk_id for i in tgt.ids)
-        if unknown:
-            notices.append(Notice.make("target_unknown", count=unknown))
+        notices += target_notices(bundle, tgt)
         trace = teacher_forced_trace(bundle.model, src.ids, tgt.ids, src_tokens=src.tokens, tgt_vocab=vocab.vocab,
                                      tgt_pad_to=request.pad_tgt, ablation=ablation, capture_scores=scores)
     else:
@@ -207,11 +203,7 @@ def _lazy_result(bundle: ModelBundle, request: RunRequest, src, tgt, notices: li
 
     c, model, vocab, ablation = bundle.config, bundle.model, bundle.tgt_tokenizer, request.ablation
     if tgt is not None:
-        if tgt.truncated:
-            notices.append(Notice.make("target_truncated", room=c.max_len - 1, length=tgt.original_length))
-        unknown = sum(i == vocab.unk_id for i in tgt.ids)
-        if unknown:
-            notices.append(Notice.make("target_unknown", count=unknown))
+        notices += target_notices(bundle, tgt)
         output_ids = list(tgt.ids)
     else:
         if request.settings.method != "greedy":
@@ -248,16 +240,37 @@ def model_notices(bundle: ModelBundle) -> list[Notice]:
     return [Notice.make(r["code"], **r.get("params", {})) for r in records if isinstance(r, dict) and "code" in r]
 
 
-def _source_notices(bundle: ModelBundle, request: RunRequest, truncated: bool, original: int, ids: list[int]) -> list[Notice]:
+def input_notices(bundle: ModelBundle, request: RunRequest, src: SourceInput, tgt: SourceInput | None) -> list[Notice]:
+    """Everything the model and the typed sentences call for before anything runs (a cut source or target, words
+    the vocabulary lacks, padding past ``max_len``, a doubtful head count): what ``run`` reports, and what
+    ``export`` of a long sentence (viz_app/cli/long_export.py), which does not go through ``run``, prints too."""
+    notices = model_notices(bundle) + _source_notices(bundle, request, src)
+    return notices + (target_notices(bundle, tgt) if tgt is not None else [])
+
+
+def _source_notices(bundle: ModelBundle, request: RunRequest, src: SourceInput) -> list[Notice]:
     c = bundle.config
     notices = []
-    if truncated:
+    if src.truncated:
         room = c.max_len - int(c.src_add_bos) - int(c.src_add_eos)
-        notices.append(Notice.make("source_truncated", room=room, max_len=c.max_len, length=original))
+        code = "source_truncated_at_least" if src.length_is_lower_bound else "source_truncated"
+        notices.append(Notice.make(code, room=room, max_len=c.max_len, length=src.original_length))
     if request.pad_src > c.max_len or request.pad_tgt > c.max_len:
         notices.append(Notice.make("padding_limited", max_len=c.max_len))
     unk = bundle.src_tokenizer.unk_id
-    unknown = sum(i == unk for i in ids)
+    unknown = sum(i == unk for i in src.ids)
     if unknown:
         notices.append(Notice.make("source_unknown", count=unknown))
+    return notices
+
+
+def target_notices(bundle: ModelBundle, tgt: SourceInput) -> list[Notice]:
+    """A teacher-forced target's notices: cut at ``max_len``, words the target vocabulary lacks."""
+    notices = []
+    if tgt.truncated:
+        code = "target_truncated_at_least" if tgt.length_is_lower_bound else "target_truncated"
+        notices.append(Notice.make(code, room=bundle.config.max_len - 1, length=tgt.original_length))
+    unknown = sum(i == bundle.tgt_tokenizer.unk_id for i in tgt.ids)
+    if unknown:
+        notices.append(Notice.make("target_unknown", count=unknown))
     return notices

@@ -64,3 +64,14 @@ def test_a_long_source_without_a_target_asks_for_one(tiny_checkpoint, tmp_path, 
     assert main(["export", "--model", str(tiny_checkpoint), "--src", "w1 w2", "--map-heads", "0",
                  "--out", str(tmp_path / "x.npz")]) == 2
     assert "give the target with --tgt" in capsys.readouterr().err
+
+
+def test_a_long_export_says_what_run_would_say_about_the_input(tiny_checkpoint, tmp_path, monkeypatch, capsys):
+    """The long path does not go through run(): its notes (here a word the vocabulary lacks) reach stderr all the same."""
+    monkeypatch.setattr("model_core.budgets.EAGER_MAPS_BYTES", 1000)
+    out = tmp_path / "part.npz"
+    argv = ["export", "--model", str(tiny_checkpoint), "--src", "w1 w2 qqqq w4", "--tgt", "t1 zzzz", "--device", "cpu",
+            "--out", str(out), "--kinds", "cross"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "note: 1 source word not in the vocabulary" in err and "note: 1 target word not in the vocabulary" in err

@@ -91,8 +91,17 @@ def test_a_huge_source_is_cut_before_it_is_tokenised(bundle, monkeypatch):
                             lambda text, original=original: seen.append(len(text)) or original(text))
     result = run(bundle, RunRequest("w1 " * 2_000_000))
     assert max(seen) <= bundle.config.max_len * 64
-    assert "source_truncated" in [n.code for n in result.notices]
+    cut = [n for n in result.notices if n.code.startswith("source_truncated")]
+    # only a slice was read, so its token count is a lower bound, and the note says so (not "it has 968")
+    assert [n.code for n in cut] == ["source_truncated_at_least"] and "it has at least" in cut[0].english()
     assert result.trace.n_src == bundle.config.max_len
+
+
+def test_a_source_cut_after_tokenising_says_how_long_it_was(bundle):
+    words = bundle.config.max_len + 5  # over max_len, yet far under the characters the tokenizer is given
+    result = run(bundle, RunRequest("w1 " * words))
+    cut = [n for n in result.notices if n.code.startswith("source_truncated")]
+    assert [n.code for n in cut] == ["source_truncated"] and cut[0].values["length"] == words
 
 
 @pytest.mark.parametrize("long", [False, True])

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_core.vocab import KINDS
-from viz_app.cli.common import CliError, printable
+from viz_app.cli.common import CliError, notice_line, printable
 
 if TYPE_CHECKING:
     from model_core.checkpoint import ModelBundle
@@ -81,11 +81,13 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
     from model_core.decoding import teacher_forced_ids
     from model_core.lazy_export import save_map_subset
     from model_core.lazy_maps import full_maps_bytes, lazy_forward, too_big_line
+    from model_core.run import input_notices
 
     chosen = [flag for flag, dest in SUBSET_FLAGS.items() if getattr(args, dest, None) is not None]
     c = bundle.config
     src = bundle.encode_source(request.src, request.pad_src)
-    out_ids = bundle.encode_target(request.tgt).ids if request.tgt is not None else None
+    tgt = bundle.encode_target(request.tgt) if request.tgt is not None else None
+    out_ids = tgt.ids if tgt is not None else None
     n_out = max(len(out_ids), min(request.pad_tgt, c.max_len)) if out_ids is not None else 0  # padded rows are maps
     size = full_maps_bytes(c.n_encoder_layers, c.n_decoder_layers, c.n_heads, len(src.ids), n_out)
     if size <= EAGER_MAPS_BYTES:
@@ -107,6 +109,8 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
     subset = _subset(args)
     if subset.everything:
         raise CliError(too_big_line(size, EAGER_MAPS_BYTES))
+    for notice in input_notices(bundle, request, src, tgt):  # a cut source, unknown words: as run() reports them
+        print(notice_line(args.prog_name, notice), file=sys.stderr)
     lazy = lazy_forward(bundle.model, src.ids, out_ids, ablation=request.ablation, tgt_pad_to=request.pad_tgt)
     _, out_ids = teacher_forced_ids(c, out_ids, request.pad_tgt)  # the padded rows' outputs are <pad>, as in a trace
     try:

@@ -4278,81 +4278,91 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
         <message>
             <location filename="../../viz_app/scope/notices.py" line="16" />
+            <source>source truncated to {room} tokens (max_len {max_len}; it has at least {length})</source>
+            <translation>源句被截断为 {room} 个词元（max_len 为 {max_len}；原有至少 {length} 个）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="18" />
             <source>target truncated to {room} tokens (it has {length})</source>
             <translation>目标句被截断为 {room} 个词元（原有 {length} 个）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="17" />
+            <location filename="../../viz_app/scope/notices.py" line="19" />
+            <source>target truncated to {room} tokens (it has at least {length})</source>
+            <translation>目标句被截断为 {room} 个词元（原有至少 {length} 个）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="20" />
             <source>padding limited to the model's max_len of {max_len}</source>
             <translation>填充长度受限于模型的 max_len（{max_len}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="18" />
+            <location filename="../../viz_app/scope/notices.py" line="21" />
             <source>{count} source words not in the vocabulary, shown as &lt;unk&gt;</source>
             <translation>有 {count} 个源词不在词表中，显示为 &lt;unk&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="19" />
+            <location filename="../../viz_app/scope/notices.py" line="22" />
             <source>1 source word not in the vocabulary, shown as &lt;unk&gt;</source>
             <translation>有 1 个源词不在词表中，显示为 &lt;unk&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="20" />
+            <location filename="../../viz_app/scope/notices.py" line="23" />
             <source>{count} target words not in the vocabulary, shown as &lt;unk&gt;</source>
             <translation>有 {count} 个目标词不在词表中，显示为 &lt;unk&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="21" />
+            <location filename="../../viz_app/scope/notices.py" line="24" />
             <source>1 target word not in the vocabulary, shown as &lt;unk&gt;</source>
             <translation>有 1 个目标词不在词表中，显示为 &lt;unk&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="22" />
+            <location filename="../../viz_app/scope/notices.py" line="25" />
             <source>generation stopped after {count} tokens without producing &lt;eos&gt;</source>
             <translation>已生成 {count} 个词元仍未产生 &lt;eos&gt;，生成已停止</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="23" />
+            <location filename="../../viz_app/scope/notices.py" line="26" />
             <source>{heads} heads is not a usual split of width {d_model} (usual: {likely}); if the maps look wrong, open the model again with another head count</source>
             <translation>把宽度 {d_model} 分成 {heads} 个头并不常见（常见的是 {likely}）；如果注意力图看起来不对，请换一个头数重新打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="25" />
+            <location filename="../../viz_app/scope/notices.py" line="28" />
             <source>every head attends evenly to every token of a test sentence: the head count ({heads}) or the weights may be wrong</source>
             <translation>在测试句上，每个头对所有词元的注意力都是均匀的：头数（{heads}）或权重可能有误</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="27" />
+            <location filename="../../viz_app/scope/notices.py" line="30" />
             <source>all heads attend alike on a test sentence ({where}): the head count ({heads}) may be wrong</source>
             <translation>在测试句上，所有头的注意力都一模一样（{where}）：头数（{heads}）可能有误</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="29" />
+            <location filename="../../viz_app/scope/notices.py" line="32" />
             <source>every map of this sentence would take {size} GB: each map is computed when it is shown</source>
             <translation>这个句子的全部注意力图需要 {size} GB，因此每张图在显示时才计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="31" />
+            <location filename="../../viz_app/scope/notices.py" line="34" />
             <source>a sentence this long is decoded greedily (beam search and sampling are not available)</source>
             <translation>这么长的句子只用贪心解码（无法使用束搜索和采样）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="33" />
+            <location filename="../../viz_app/scope/notices.py" line="36" />
             <source>pre-softmax scores are not kept for a sentence this long: the weights are shown</source>
             <translation>这么长的句子不保留 softmax 之前的分数，显示的是注意力权重</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="35" />
+            <location filename="../../viz_app/scope/notices.py" line="38" />
             <source>attribution, contributions and value zeroing are not computed for a sentence this long</source>
             <translation>这么长的句子不计算归因、贡献度和值归零</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="37" />
+            <location filename="../../viz_app/scope/notices.py" line="40" />
             <source>{options} not used: an Attention Scope checkpoint carries its own vocabulary, special tokens, tokenizer and head count</source>
             <translation>未使用 {options}：Attention Scope 检查点自带词表、特殊词元、分词器和头数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="39" />
+            <location filename="../../viz_app/scope/notices.py" line="42" />
             <source>{options} not used: a Hugging Face model carries its own vocabulary, special tokens, tokenizer and head count</source>
             <translation>未使用 {options}：Hugging Face 模型自带词表、特殊词元、分词器和头数</translation>
         </message>

@@ -36,6 +36,7 @@ def resolve_dtype(name: str | torch.dtype | None, device: torch.device) -> torch
     """``float32`` unless asked otherwise; half precision on the CPU is refused (slow, lossy)."""
     if isinstance(name, torch.dtype):
         return name
+    name = name.lower() if isinstance(name, str) else name  # "BFloat16" as typed on a command line
     if name in (None, "", "auto"):
         return torch.float32
     if name not in DTYPES:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from model_core.trace import NPZ_KEYS
 from viz_app.cli import main
@@ -217,6 +218,33 @@ def test_a_window_option_without_its_value_is_named(gui_calls, capsys, argv, opt
     assert err.startswith(f"attention-scope: error: {option} needs a value: ") and "e.g." in err
 
 
+NEEDS_NO_GPU = pytest.mark.skipif(torch.cuda.is_available(), reason="a CUDA GPU is here: cuda and float16 are usable")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--model", "en-fr", "--dtype", "float8"], "--dtype 'float8': choose float32, bfloat16, float16"),
+    (["--device", "tpu"], "--device 'tpu': choose auto, cpu, cuda"),
+    (["--device=cuda:1x", "--model", "en-fr"], "--device 'cuda:1x'"),
+    pytest.param(["--device", "cuda"], "no CUDA GPU", marks=NEEDS_NO_GPU),
+    pytest.param(["--dtype", "float16"], "float16 is not supported on the CPU", marks=NEEDS_NO_GPU),
+])
+def test_a_window_option_that_cannot_be_used_is_refused_before_any_window(gui_calls, capsys, argv, message):
+    """Not an empty window saying "Could not open …": one line and status 2, as export says it."""
+    from viz_app.shell.launcher import main as launch
+
+    assert launch(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert gui_calls == [] and len(err.splitlines()) == 1 and message in err, err
+
+
+def test_the_launchers_dtype_names_are_the_models():
+    from model_core.devices import DTYPES, resolve_dtype
+    from viz_app.shell.launcher import DTYPE_NAMES
+
+    assert set(DTYPE_NAMES) == {"auto", *DTYPES}
+    assert resolve_dtype("BFloat16", torch.device("cpu")) == torch.bfloat16
+
+
 def test_paths_and_gui_flags_open_the_window(gui_calls, tiny_checkpoint, tmp_path):
     from viz_app.shell.launcher import main as launch
 
@@ -230,6 +258,7 @@ def test_paths_and_gui_flags_open_the_window(gui_calls, tiny_checkpoint, tmp_pat
         (["--model", "en-fr"], ["en-fr"]),  # a bundled name needs --model: a bare word could be a mistyped command
         (["--device=cpu", "--model=en-fr"], ["en-fr", "--device", "cpu"]),
         (["--model", "en-fr", "--dtype", "bfloat16"], ["en-fr", "--dtype", "bfloat16"]),
+        (["--model", "en-fr", "--dtype", "BFloat16", "--device", "CPU"], ["en-fr", "--dtype", "BFloat16", "--device", "CPU"]),
         (["-platform", "offscreen", "-reverse", str(tiny_checkpoint)], [str(tiny_checkpoint), "-platform", "offscreen", "-reverse"]),
     ]:
         gui_calls.clear()

@@ -2,7 +2,8 @@
 
 - no arguments, GUI flags only, or the path of an existing file or folder (a checkpoint, a
   ``.scope.json`` session): the window. GUI flags: ``--model NAME|PATH`` (a bundled model's name
-  works here), ``--device cpu|cuda|mps``, what the weights cannot tell (``--heads``, ``--src-vocab``,
+  works here), ``--device cpu|cuda|mps``, ``--dtype float32|bfloat16|float16`` (values that cannot be used are a
+  usage error before any window), what the weights cannot tell (``--heads``, ``--src-vocab``,
   ``--bos``…, ``--tokenization``: remembered for that model as the dialog's answers are), and Qt's own
   options (``-platform offscreen``, ``-style X``…);
 - a subcommand (``export``, ``render``, ``info``…), ``-h``/``--help``, ``--version`` or any other
@@ -19,6 +20,7 @@ Kept free of Qt imports at module level so terminal subcommands start fast and r
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -33,6 +35,10 @@ GUI_OPTION_VALUES = {"--device": ("auto, cpu, cuda or mps", "--device cpu"),
 #: Qt's own command-line options without a value (QGuiApplication / QApplication); those with one are
 #: ``viz_app.shell.app._QT_OPTIONS_WITH_VALUE``
 QT_FLAGS = frozenset({"-reverse", "-nograb", "-dograb", "-sync", "-widgetcount", "-testability"})
+#: ``--dtype`` values (``model_core.devices.DTYPES`` and "auto", held equal by a test: that module imports torch)
+DTYPE_NAMES = ("auto", "float32", "bfloat16", "float16")
+#: ``--device`` values, checked before torch is imported; cuda:N names one GPU of several
+DEVICE_PATTERN = re.compile(r"(auto|cpu|mps|cuda(:\d+)?)", re.IGNORECASE)
 
 
 def gui_arguments(argv: Sequence[str]) -> tuple[list[str] | None, str | None]:
@@ -73,6 +79,28 @@ def gui_arguments(argv: Sequence[str]) -> tuple[list[str] | None, str | None]:
     return ([model] if model is not None else []) + out, None
 
 
+def window_option_problem(gui: Sequence[str]) -> str | None:
+    """Why the window's ``--device`` / ``--dtype`` cannot be used (one line), or None: said on the command line, with
+    status 2, rather than by a window that opens on nothing. Names are checked without torch; a GPU or float16
+    that is asked for is looked for (that imports torch, which the window would import next anyway)."""
+    values = {name: gui[i + 1] for i, name in enumerate(gui[:-1]) if name in ("--device", "--dtype")}
+    device, dtype = values.get("--device"), values.get("--dtype")
+    if device is not None and not DEVICE_PATTERN.fullmatch(device):
+        return f"--device {device!r}: choose auto, cpu, cuda (or cuda:N) or mps"
+    if dtype is not None and dtype.lower() not in DTYPE_NAMES:
+        return f"--dtype {dtype!r}: choose {', '.join(DTYPE_NAMES[1:])} (or auto)"
+    needs_torch = (device or "auto").lower() not in ("auto", "cpu") or (dtype or "").lower() == "float16"
+    if not needs_torch:
+        return None
+    from model_core.devices import resolve_device, resolve_dtype
+
+    try:
+        resolve_dtype((dtype or "auto").lower(), resolve_device(device or "auto"))
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     from viz_app.cli.parser import COMMANDS
@@ -92,6 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             flag = "--" + next(iter(answers)).replace("_", "-")
             return usage_error(f"{flag} answers a question about a model: give the model too (PATH or --model PATH)")
+        if gui is not None and (problem := window_option_problem(gui)) is not None:
+            from viz_app.cli.parser import usage_error
+
+            return usage_error(problem)
         if gui is not None:
             from viz_app.shell.display_check import display_problem
 

@@ -177,6 +177,26 @@ def test_a_remembered_model_that_is_gone_falls_back_with_a_message(open_window, 
     assert not window.error_banner.isVisible()
 
 
+def test_a_model_asked_for_at_start_that_cannot_be_opened_stays_said_after_the_fallback(
+        open_window, qtbot, monkeypatch, settings_file, model_file, tmp_path):
+    """``attention-scope --model nosuch``: the window opens the default model, and the banner keeps saying why (the
+    fallback's load and first result used to clear it, leaving a class on another model with no sign of the typo)."""
+    assets = tmp_path / "assets"
+    (assets / "models").mkdir(parents=True)
+    shutil.copy(model_file, assets / "models" / "fallback.safetensors")
+    monkeypatch.setattr("model_core.paths.assets_dir", lambda: assets)
+    window = open_window(settings_file, "nosuch-model", wait=True)
+    assert window.state.model.key == "fallback" and window.state.trace is not None
+    text = window.error_banner.text()
+    assert window.error_banner.isVisible() and "nosuch-model" in text and "opened fallback instead" in text
+    type_text(qtbot, window, source="w4 w5")  # later results keep it too, until another model is opened
+    assert window.error_banner.isVisible()
+    with qtbot.waitSignal(window.state.modelChanged, timeout=TIMEOUT):
+        window.open_model(str(model_file))
+    wait_for_result(qtbot, window)
+    assert not window.error_banner.isVisible()
+
+
 # ---------------------------------------------------------------------- settings that cannot be read
 DAMAGED_FILES = {
     "random-bytes": (np.random.default_rng(8).bytes(3000), "viridis"),

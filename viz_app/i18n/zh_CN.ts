@@ -1656,7 +1656,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="370" />
+            <location filename="../../viz_app/scope/controller.py" line="381" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
@@ -1666,74 +1666,79 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}；源文本{source}切分，目标文本{target}切分</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="188" />
+            <location filename="../../viz_app/scope/controller.py" line="192" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="201" />
+            <location filename="../../viz_app/scope/controller.py" line="205" />
             <source>Stopped opening {name}</source>
             <translation>已停止打开 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="227" />
+            <location filename="../../viz_app/scope/controller.py" line="231" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="357" />
+            <location filename="../../viz_app/scope/controller.py" line="368" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="359" />
+            <location filename="../../viz_app/scope/controller.py" line="370" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="213" />
+            <location filename="../../viz_app/scope/controller.py" line="217" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="237" />
+            <location filename="../../viz_app/scope/controller.py" line="241" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="325" />
+            <location filename="../../viz_app/scope/controller.py" line="331" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="341" />
+            <location filename="../../viz_app/scope/controller.py" line="348" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="416" />
+            <location filename="../../viz_app/scope/controller.py" line="358" />
+            <source>Could not open {name}: {reason}</source>
+            <translation>无法打开 {name}：{reason}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="427" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="168" />
+            <location filename="../../viz_app/scope/controller.py" line="171" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="337" />
+            <location filename="../../viz_app/scope/controller.py" line="344" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="338" />
+            <location filename="../../viz_app/scope/controller.py" line="345" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="351" />
-            <source>Could not open {name}: {reason}</source>
-            <translation>无法打开 {name}：{reason}</translation>
+            <location filename="../../viz_app/scope/controller.py" line="361" />
+            <source>{error}; opened {fallback} instead</source>
+            <translation>{error}；已改为打开 {fallback}</translation>
         </message>
         <message>
             <location filename="../../viz_app/scope/persistence.py" line="74" />

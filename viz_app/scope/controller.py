@@ -132,6 +132,9 @@ class ScopeController(QObject):
         self.pending_session: Session | None = None  # a session being opened: applied when its model has loaded
         self._texts_at_load: tuple[str, str] | None = None  # the state's sentences when a load was asked for
         self._gpu_failure = False
+        #: the error banner says why another model was opened at start (a mistyped --model): the fallback's load and
+        #: results must not hide it; the next model the user opens, or a new failure, ends that
+        self._error_stays = False
         self._last_request: RunRequest | None = None
         self._rerun_after_move = False
 
@@ -178,6 +181,7 @@ class ScopeController(QObject):
         answers given for this file before are used, so a tutorial checkpoint asks only once.
         """
         key = model_key(name_or_path)  # a bundled model opened by its path is listed once, by its name
+        self._error_stays = False
         if options is None:
             options = self.persistence.remembered_options(key)
         self._flush_inputs()
@@ -241,7 +245,8 @@ class ScopeController(QObject):
         self.default_view_pending = False
         self.loading_key = None
         self.startup_model = None
-        self.errorCleared.emit()
+        if not self._error_stays:
+            self.errorCleared.emit()
         self._flush_inputs()  # a sentence, decoding or padding change made during the load is not dropped
         typed = (s.src_text, s.tgt_text)
         typed_during_load = self._texts_at_load is not None and typed != self._texts_at_load
@@ -318,7 +323,8 @@ class ScopeController(QObject):
             if layer is not None:
                 selection = {"kind": "cross", "layer": layer, "head": None}
         notices = tuple(notice_text(n) for n in result.notices)
-        self.errorCleared.emit()
+        if not self._error_stays:
+            self.errorCleared.emit()
         self.state.set_result(result.trace, result.history, forced=result.forced, notices=notices,
                               baseline_logprobs=result.baseline_logprobs, baseline_output=result.baseline_output,
                               elapsed_ms=result.elapsed_ms, step=step, selection=selection)
@@ -333,6 +339,7 @@ class ScopeController(QObject):
     @Slot(int, str, str)
     def _on_failed(self, _request_id: int, kind: str, message: str) -> None:
         gpu, self._gpu_failure = self._gpu_failure, False
+        self._error_stays = False  # this failure's line replaces the one kept
         if kind in ("inspect", "compare"):
             self.errorRaised.emit(tr("MainWindow", "Could not compare: {reason}").format(reason=message) if kind == "compare"
                                   else tr("MainWindow", "Could not inspect the model: {reason}").format(reason=message))
@@ -348,10 +355,14 @@ class ScopeController(QObject):
             name = Path(key).name
             # a CheckpointError already starts with the file's name ("bogus.pt: not a readable …"): say it once
             reason = message[len(name) + 1:].lstrip() if name and message.startswith(f"{name}:") else message
-            self.errorRaised.emit(tr("MainWindow", "Could not open {name}: {reason}").format(name=name, reason=reason))
+            line = tr("MainWindow", "Could not open {name}: {reason}").format(name=name, reason=reason)
             fallback = self._startup_fallback(key)
             if fallback:
+                line = tr("MainWindow", "{error}; opened {fallback} instead").format(error=line, fallback=fallback)
+            self.errorRaised.emit(line)
+            if fallback:
                 self.open_model(fallback)
+                self._error_stays = True  # a typo in --model must stay visible once the other model shows
         else:
             if self.state.trace is not None:
                 text = tr("MainWindow", "The model could not run: {reason} (the previous result is still shown)")

@@ -251,10 +251,17 @@ def _selection(maps: LazyMaps, subset: MapSubset, kind: str) -> tuple[list[int],
     bad_head = next((x for x in heads if not 0 <= x < n_heads), None)
     if bad_head is not None:
         raise ValueError(f"{kind} has heads 0..{n_heads - 1}, not {bad_head}")
+    for what, chosen in (("layer", layers), ("head", heads)):
+        twice = next((x for i, x in enumerate(chosen) if x in chosen[:i]), None)
+        if twice is not None:  # the file would hold the same maps twice, under one index list that repeats
+            raise ValueError(f"{what} {twice} is named more than once")
     start, stop = subset.rows if subset.rows is not None else (0, n_rows)
-    start, stop = min(start, n_rows), min(stop, n_rows)  # a row range past a short kind's end keeps what exists
     if start > stop:
         raise ValueError(f"rows {start}:{stop} run backwards")
+    if subset.rows is not None and start >= n_rows > 0:  # nothing of this kind would be written, silently
+        raise ValueError(f"rows {start}:{stop} are past the {n_rows} query rows of {kind}: ask for rows below "
+                         f"{n_rows}, or leave {kind} out")
+    start, stop = min(start, n_rows), min(stop, n_rows)  # a range that runs past a short kind's end keeps what exists
     return layers, heads, (start, stop)
 
 

@@ -45,8 +45,12 @@ def test_a_chosen_subset_equals_the_same_maps_of_the_ordinary_export(tiny_checkp
         (1000, ["--rows", "5:2"], r"--rows: .*0 <= A < B"),
         (1000, ["--kinds", "sideways"], r"unknown kind 'sideways'"),
         (1000, ["--map-heads", "1", "--scores"], r"--scores need every map"),
+        (1000, ["--kinds", "cross,encoder_self", "--rows", "4:6"], r"rows 4:6 are past the 4 query rows of cross"),
+        (1000, ["--layers", "0,1,0"], r"layer 0 is named more than once"),
+        (1000, ["--map-heads", "2,2"], r"head 2 is named more than once"),
     ],
-    ids=["everything", "short-sentence", "bad-head", "backwards-rows", "bad-kind", "scores"],
+    ids=["everything", "short-sentence", "bad-head", "backwards-rows", "bad-kind", "scores", "rows-past-a-kind",
+         "layer-twice", "head-twice"],
 )
 def test_what_cannot_be_done_is_one_line(tiny_checkpoint, tmp_path, monkeypatch, capsys, budget, extra, message):
     if budget is not None:

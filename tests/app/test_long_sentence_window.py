@@ -46,6 +46,8 @@ def test_the_window_shows_a_4096_token_sentence_from_maps_computed_on_demand(lon
     window.show()
     try:
         qtbot.waitUntil(lambda: window.state.model is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
+        window.state.set_view_mode("rollout")  # chosen on a short sentence; a long one cannot show it
+        qtbot.waitUntil(lambda: not window.host.busy, timeout=RESULT_TIMEOUT_MS)
         window.state.set_inputs(LONG_SOURCE, TARGET)
         window.request_run()
         qtbot.waitUntil(lambda: window.state.trace is not None and window.state.trace.n_src == N_SRC
@@ -53,6 +55,13 @@ def test_the_window_shows_a_4096_token_sentence_from_maps_computed_on_demand(lon
         state = window.state
         trace = state.trace
         assert isinstance(trace.encoder_self, LazyStack) and trace.encoder_self.shape == (2, 4, N_SRC, N_SRC)
+        # weights only, and the selector says so: not "rollout" (or "scores", after a 4 s re-run) over the weights
+        modes = window.selectors.mode
+        assert state.view_mode == "weights" and modes.currentData() == "weights"
+        state.set_view_mode("scores")
+        assert state.view_mode == "weights" and not window.host.busy and modes.currentData() == "weights"
+        offered = {modes.itemData(i): modes.model().item(i).isEnabled() for i in range(modes.count())}
+        assert offered == {mode: mode == "weights" for mode in offered}
         with pytest.raises(MapsOnDemand):  # 0.5 GB of maps never exist at once
             np.asarray(trace.encoder_self)
         # the reference: the same sentence's eager maps, head by head (the model computed with every map kept)

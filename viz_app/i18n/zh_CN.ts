@@ -637,7 +637,7 @@
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="467" />
+            <location filename="../../viz_app/widgets/controls.py" line="477" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
@@ -751,6 +751,11 @@
             <location filename="../../viz_app/widgets/controls.py" line="92" />
             <source>(no model)</source>
             <translation>（无模型）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/controls.py" line="441" />
+            <source>Not for a sentence this long: its maps are computed one at a time when shown</source>
+            <translation>句子这么长时不提供：它的注意力图要到显示时才逐张计算</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/controls.py" line="425" />
@@ -2246,122 +2251,122 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="352" />
+            <location filename="../../viz_app/window/bindings.py" line="354" />
             <source>computing…</source>
             <translation>计算中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="426" />
+            <location filename="../../viz_app/window/bindings.py" line="428" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="304" />
+            <location filename="../../viz_app/window/bindings.py" line="306" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="417" />
+            <location filename="../../viz_app/window/bindings.py" line="419" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="419" />
+            <location filename="../../viz_app/window/bindings.py" line="421" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="421" />
+            <location filename="../../viz_app/window/bindings.py" line="423" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="423" />
+            <location filename="../../viz_app/window/bindings.py" line="425" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="501" />
+            <location filename="../../viz_app/window/bindings.py" line="503" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="253" />
+            <location filename="../../viz_app/window/bindings.py" line="255" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="526" />
+            <location filename="../../viz_app/window/bindings.py" line="528" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="530" />
+            <location filename="../../viz_app/window/bindings.py" line="532" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="547" />
+            <location filename="../../viz_app/window/bindings.py" line="549" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="551" />
+            <location filename="../../viz_app/window/bindings.py" line="553" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="587" />
+            <location filename="../../viz_app/window/bindings.py" line="589" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="590" />
+            <location filename="../../viz_app/window/bindings.py" line="592" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="301" />
+            <location filename="../../viz_app/window/bindings.py" line="303" />
             <source>Computing the attribution…</source>
             <translation>正在计算归因…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="302" />
+            <location filename="../../viz_app/window/bindings.py" line="304" />
             <source>Computing the contributions…</source>
             <translation>正在计算贡献…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="303" />
+            <location filename="../../viz_app/window/bindings.py" line="305" />
             <source>Computing value zeroing…</source>
             <translation>正在计算值置零…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="307" />
+            <location filename="../../viz_app/window/bindings.py" line="309" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="425" />
+            <location filename="../../viz_app/window/bindings.py" line="427" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="672" />
+            <location filename="../../viz_app/window/bindings.py" line="674" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="448" />
+            <location filename="../../viz_app/window/bindings.py" line="450" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="682" />
+            <location filename="../../viz_app/window/bindings.py" line="684" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="445" />
+            <location filename="../../viz_app/window/bindings.py" line="447" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -3398,27 +3403,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>State</name>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="27" />
+            <location filename="../../viz_app/scope/state.py" line="28" />
             <source>Encoder self-attention</source>
             <translation>编码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="28" />
+            <location filename="../../viz_app/scope/state.py" line="29" />
             <source>Decoder self-attention (masked)</source>
             <translation>解码器自注意力（带掩码）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="29" />
+            <location filename="../../viz_app/scope/state.py" line="30" />
             <source>Cross-attention (decoder → encoder)</source>
             <translation>交叉注意力（解码器 → 编码器）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="34" />
+            <location filename="../../viz_app/scope/state.py" line="35" />
             <source>Decoder self-attention</source>
             <translation>解码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="35" />
+            <location filename="../../viz_app/scope/state.py" line="36" />
             <source>Cross-attention</source>
             <translation>交叉注意力</translation>
         </message>

@@ -15,6 +15,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from model_core import DecodingSettings, Trace
+from model_core.lazy_trace import is_lazy
 from model_core.run import RunRequest
 from model_core.sessions import MAX_INDEX, ScopeState, Selection, model_ref
 from model_core.vocab import KINDS, OVERLAYS, VIEW_MODES, Beam, ModelInfo
@@ -50,6 +51,16 @@ def kind_title(kind: str) -> str:
 def kind_short_title(kind: str) -> str:
     """The short display name of an attention kind, in the UI language (e.g. "Cross-attention")."""
     return tr_marked(KIND_SHORT_TITLES[kind])
+
+
+#: what a long sentence's heatmap can show: its maps are computed when shown, and the scores, the rollout, the
+#: attribution, the contributions and value zeroing would each need every map at once (README, "Long documents")
+LONG_SENTENCE_MODES = ("weights",)
+
+
+def long_sentence(trace: Trace | None) -> bool:
+    """Whether ``trace``'s maps are computed on demand (a sentence past ``budgets.EAGER_MAPS_BYTES``)."""
+    return trace is not None and is_lazy(trace.encoder_self)
 
 
 def view_needs_run(trace: Trace | None, mode: str, kind: str) -> bool:
@@ -288,8 +299,12 @@ class AppState(QObject):
             kind = selection.get("kind", sel.kind)
             sel = Selection(kind if kind in KINDS else sel.kind, max(0, int(selection.get("layer", sel.layer))),
                             None if head is None else max(0, int(head)))
-        self._put(step=max(0, min(int(step), self.n_steps)), selection=self._clamped(sel))
+        weights_only = long_sentence(trace) and self.view_mode not in LONG_SENTENCE_MODES
+        view = {**self._scope.view, "view_mode": "weights"} if weights_only else self._scope.view
+        self._put(step=max(0, min(int(step), self.n_steps)), selection=self._clamped(sel), view=view)
         self.traceChanged.emit()
+        if weights_only:  # a long sentence shows weights only: the label says so, not "scores" over weights
+            self.displayChanged.emit()
 
     def clear_trace(self) -> None:
         if self.trace is None and not self.history:
@@ -379,6 +394,9 @@ class AppState(QObject):
     def set_view_mode(self, mode: str) -> None:
         if mode not in VIEW_MODES:
             raise ValueError(f"unknown view mode {mode!r}; choose from {', '.join(VIEW_MODES)}")
+        if mode not in LONG_SENTENCE_MODES and long_sentence(self.trace):
+            self.displayChanged.emit()  # not offered for this sentence: the selector shows the mode in force again
+            return
         if mode != self.view_mode:
             needs_run = view_needs_run(self.trace, mode, self.kind)
             self._put(view={**self._scope.view, "view_mode": mode})

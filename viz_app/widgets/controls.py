@@ -429,8 +429,18 @@ class SelectorBar(QWidget):
             box.setEnabled(name in applicable)
         del blockers
 
-    def show_display(self, colormap: str, log_scale: bool, overlays: dict[str, bool], mode: str = "weights") -> None:
+    def show_display(self, colormap: str, log_scale: bool, overlays: dict[str, bool], mode: str = "weights",
+                     modes: Sequence[str] | None = None) -> None:
+        """``modes``: the view modes offered now (None: all); the others stay listed, greyed, with a tool tip saying
+        why (a long sentence's maps are computed when shown)."""
         blockers = _blocked(self.colormap, self.log_scale, self.mode, *self.overlays.values())
+        items = self.mode.model()
+        for index in range(self.mode.count()):
+            offered = modes is None or self.mode.itemData(index) in modes
+            items.item(index).setEnabled(offered)
+            self.mode.setItemData(index, None if offered else tr(
+                "Controls", "Not for a sentence this long: its maps are computed one at a time when shown"),
+                Qt.ItemDataRole.ToolTipRole)
         self.mode.setCurrentIndex(max(self.mode.findData(mode), 0))
         for widget in (self.kind, self.layer, self.head):  # the rollout combines every layer and head
             widget.setEnabled(mode != "rollout" and (widget is not self.layer or self.layer.maximum() > 0)

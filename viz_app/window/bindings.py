@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 from model_core.analysis import all_head_stats, verify_trace
 from model_core.lazy_trace import pooled_overview
 from viz_app.i18n import N_, tr, tr_marked
-from viz_app.scope.state import AppState, kind_title, view_needs_run
+from viz_app.scope.state import LONG_SENTENCE_MODES, AppState, kind_title, long_sentence, view_needs_run
 from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
 from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
 from viz_app.widgets.colormaps import DIVERGING_NAME, GUTTER_VALUE
@@ -182,6 +182,7 @@ class SelectorBinding(QObject):
         for signal in (state.traceChanged, state.selectionChanged, state.modelChanged):
             signal.connect(self.show_selection)
         state.displayChanged.connect(self.show_display)
+        state.traceChanged.connect(self.show_display)  # a long sentence offers fewer view modes
         self.show_selection()
         self.show_display()
 
@@ -193,7 +194,8 @@ class SelectorBinding(QObject):
     @Slot()
     def show_display(self) -> None:
         s = self.state
-        self.selectors.show_display(s.colormap, s.log_scale, s.overlays, s.view_mode)
+        self.selectors.show_display(s.colormap, s.log_scale, s.overlays, s.view_mode,
+                                    LONG_SENTENCE_MODES if long_sentence(s.trace) else None)
 
 
 class ChipsBinding(QObject):

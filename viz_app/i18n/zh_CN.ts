@@ -223,17 +223,17 @@
     <context>
         <name>AlignmentLines</name>
         <message>
-            <location filename="../../viz_app/widgets/alignment_lines.py" line="135" />
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="136" />
             <source>Line width and darkness = attention weight · source on top, target below</source>
             <translation>线越粗、颜色越深，注意力权重越大 · 上排是源句，下排是译文</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/alignment_lines.py" line="154" />
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="155" />
             <source>source</source>
             <translation>源句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/alignment_lines.py" line="156" />
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="157" />
             <source>target</source>
             <translation>译文</translation>
         </message>
@@ -1766,32 +1766,32 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="335" />
+            <location filename="../../viz_app/widgets/map_view.py" line="336" />
             <source>Integrated gradients</source>
             <translation>积分梯度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="336" />
+            <location filename="../../viz_app/widgets/map_view.py" line="337" />
             <source>Gradient × input</source>
             <translation>梯度 × 输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="338" />
+            <location filename="../../viz_app/widgets/map_view.py" line="339" />
             <source>{method} over the target prefix · step {step} / {total}</source>
             <translation>{method}：目标前缀 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="340" />
+            <location filename="../../viz_app/widgets/map_view.py" line="341" />
             <source>{method} over the source · step {step} / {total}</source>
             <translation>{method}：源句 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="351" />
+            <location filename="../../viz_app/widgets/map_view.py" line="352" />
             <source>earlier target token (decoder input)</source>
             <translation>之前的目标词元（解码器输入）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="351" />
+            <location filename="../../viz_app/widgets/map_view.py" line="352" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
@@ -1816,7 +1816,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="404" />
+            <location filename="../../viz_app/widgets/map_view.py" line="405" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
@@ -1841,9 +1841,11 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="272" />
-            <source>{title} · rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
-            <translation>{title} · 第 {r0}–{r1} 行（共 {rows} 行），第 {c0}–{c1} 列（共 {cols} 列）</translation>
+            <location filename="../../viz_app/widgets/map_view.py" line="273" />
+            <source>{title}
+rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
+            <translation>{title}
+第 {r0}–{r1} 行（共 {rows} 行），第 {c0}–{c1} 列（共 {cols} 列）</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/map_view.py" line="248" />
@@ -1851,22 +1853,22 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="346" />
+            <location filename="../../viz_app/widgets/map_view.py" line="347" />
             <source>L{layer} H{head}</source>
             <translation>L{layer} H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="347" />
+            <location filename="../../viz_app/widgets/map_view.py" line="348" />
             <source>L{layer} mean</source>
             <translation>L{layer} 各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="349" />
+            <location filename="../../viz_app/widgets/map_view.py" line="350" />
             <source>{title} · agreement with {which}: ρ = {rho}</source>
             <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="358" />
+            <location filename="../../viz_app/widgets/map_view.py" line="359" />
             <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
         </message>
@@ -2634,6 +2636,10 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <location filename="../../viz_app/window/wiring.py" line="44" />
             <source>The overview of every head could not be computed: {error}</source>
             <translation>无法计算所有注意力头的总览：{error}</translation>
+        </message>
+        <message>
+            <source>{title} · rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
+            <translation type="vanished">{title} · 第 {r0}–{r1} 行（共 {rows} 行），第 {c0}–{c1} 列（共 {cols} 列）</translation>
         </message>
         <message>
             <source>Hugging Face models run their own code: heads cannot be switched off here</source>

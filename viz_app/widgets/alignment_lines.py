@@ -127,7 +127,8 @@ def paint_alignment(painter: QPainter, rect: QRectF, view: AlignmentView | None,
         return []
     title_rect = QRectF(rect.left() + pad, rect.top() + pad * 0.5, rect.width() - 2 * pad, pad * 1.4)
     painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                     QFontMetricsF(title_font).elidedText(view.title, Qt.TextElideMode.ElideRight, title_rect.width()))
+                     QFontMetricsF(title_font).elidedText(view.title.replace("\n", " · "), Qt.TextElideMode.ElideRight,
+                                                          title_rect.width()))
     small = QFont(font)
     small.setPointSizeF(max(MIN_FONT_PT, font.pointSizeF() * 0.85))
     painter.setFont(small)

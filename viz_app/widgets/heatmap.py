@@ -923,8 +923,10 @@ class AttentionHeatmap(QWidget):
         if full:
             font = QFont()
             font.setPointSizeF(self._font_pt + 1)
-            shown = QFontMetricsF(font).elidedText(full, Qt.TextElideMode.ElideRight, width)
-            self._plot.setTitle(html.escape(shown), size=f"{self._font_pt + 1:g}pt")
+            metrics = QFontMetricsF(font)
+            lines = [metrics.elidedText(line, Qt.TextElideMode.ElideRight, width) for line in full.split("\n")]
+            shown = "\n".join(lines)  # each line cut on its own (a long sentence's window is the second line)
+            self._plot.setTitle("<br>".join(html.escape(line) for line in lines), size=f"{self._font_pt + 1:g}pt")
             self._plot.titleLabel.setMinimumWidth(0)
             self._plot.titleLabel.setToolTip(full if shown != full else "")
             # while the text was set the label's minimum was its width, which can stretch the layout past the view;

@@ -269,7 +269,8 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         enabled = {name: mask[r0:r1, c0:c1] for name, mask in enabled.items()}
         current_row = current_row - r0 if current_row is not None and r0 <= current_row < r1 else None
         visible_rows = None if visible_rows is None else max(0, min(visible_rows - r0, r1 - r0))
-        title = tr("MainWindow", "{title} · rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}").format(
+        # a second line: on one, the plot's width cut the columns off ("columns 1480–151…", a new-user trial)
+        title = tr("MainWindow", "{title}\nrows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}").format(
             title=title, r0=r0, r1=r1 - 1, rows=int(maps.shape[2]), c0=c0, c1=c1 - 1, cols=int(maps.shape[3]))
     origin = (0, 0) if spec.window is None else (spec.window[0], spec.window[2])
     return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title, q_label, k_label,

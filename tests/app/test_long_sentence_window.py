@@ -80,6 +80,9 @@ def test_the_window_shows_a_4096_token_sentence_from_maps_computed_on_demand(lon
         window.map_binding.move_window(3000, 1000)  # a drag on the minimap: only these rows are computed
         np.testing.assert_allclose(window.heatmap.displayed_matrix(),
                                    reference.encoder_self[1, 3, 3000:3000 + W, 1000:1000 + W], atol=1e-5)
+        drawn = [text.split(" ", 1) for text in window.heatmap.drawn_query_labels()]  # thinned: not a sentence
+        assert drawn[0][0] == "3000" and all(3000 <= int(n) < 3000 + W and tok == trace.src_tokens[int(n)]
+                                             for n, tok in drawn)
         state.select(head=None)
         np.testing.assert_allclose(window.heatmap.displayed_matrix(),
                                    reference.encoder_self[1, :, 3000:3000 + W, 1000:1000 + W].mean(0), atol=1e-5)

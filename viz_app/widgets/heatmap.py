@@ -24,6 +24,9 @@ from viz_app.widgets.colormaps import DIVERGING_NAME, get_colormap, lookup_table
 
 #: Above this many tokens an axis shows only every n-th label (n = ceil(tokens / MAX_LABELS)).
 MAX_LABELS = 60
+#: An axis of more tokens than this numbers its labels with their positions (from 0, as the title's "rows a–b"):
+#: a long map shows every other label or fewer, and unnumbered they read like a sentence that is not there
+NUMBERED_LABELS_FROM = 32
 #: Longer tokens are cut (with an ellipsis) so one long BPE piece cannot eat the plot.
 MAX_LABEL_CHARS = 16
 #: Query (row) labels may be longer: a decoder row reads "input → predicted" (see viz_app.widgets.map_view).
@@ -236,6 +239,7 @@ class TokenAxis(pg.AxisItem):
         self._rotate = rotate and orientation in ("top", "bottom")
         self._draw_ticks = ticks
         self._labels: list[tuple[float, str]] = []
+        self._first: int | None = None  # the position of the first cell when the labels are numbered
         self._font = QFont()
         self._title = ""
         self._title_pt = self._font.pointSizeF()
@@ -254,6 +258,16 @@ class TokenAxis(pg.AxisItem):
 
     def labels(self) -> list[tuple[float, str]]:
         return list(self._labels)
+
+    def set_numbering(self, first: int | None) -> None:
+        """Draw each label after its position, counted from ``first`` (None: the tokens alone)."""
+        if first != self._first:
+            self._first = first
+            self._fit()
+
+    def shown_text(self, value: float, text: str) -> str:
+        """A label as drawn: the token, after its position when the axis is numbered."""
+        return text if self._first is None else f"{self._first + int(value)} {text}"
 
     def set_title(self, text: str) -> None:
         """Set the axis title (plain text; escaped here because pyqtgraph renders it as HTML)."""
@@ -308,7 +322,7 @@ class TokenAxis(pg.AxisItem):
 
     def _fit(self) -> None:
         fm = QFontMetricsF(self._font)
-        longest = max((fm.horizontalAdvance(text) for _, text in self._labels), default=0.0)
+        longest = max((fm.horizontalAdvance(self.shown_text(v, text)) for v, text in self._labels), default=0.0)
         if not self.label.isVisible():
             title = 0.0
         elif self._upright_title():
@@ -350,7 +364,8 @@ class TokenAxis(pg.AxisItem):
             offset = lo * scale
             length = bounds.width()
         fm = QFontMetricsF(self._font)
-        along = fm.height() if (vertical or self._rotate) else max(fm.horizontalAdvance(t) for _, t in self._labels) + 4
+        along = (fm.height() if (vertical or self._rotate)
+                 else max(fm.horizontalAdvance(self.shown_text(v, t)) for v, t in self._labels) + 4)
         if len(self._labels) > 1:
             gap = min(abs(b[0] - a[0]) for a, b in zip(self._labels, self._labels[1:], strict=False)) or 1.0
         else:
@@ -358,7 +373,8 @@ class TokenAxis(pg.AxisItem):
         stride = max(1, math.ceil(along * 1.05 / max(1e-9, abs(gap * scale))))
         pad = max(0, self.style["tickLength"]) + self.style["tickTextOffset"][0 if vertical else 1]
         specs: list[tuple[QRectF, int, str]] = []
-        for value, text in self._labels[::stride]:
+        for value, label in self._labels[::stride]:
+            text = self.shown_text(value, label)
             x = value * scale - offset
             if x < -0.5 or x > length + 0.5:
                 continue
@@ -556,6 +572,8 @@ class AttentionHeatmap(QWidget):
         if key_tokens != self._key_tokens:
             self._key_tokens = key_tokens
             self._bottom.set_labels(thinned_labels(key_tokens))
+        self._left.set_numbering(self.origin[0] if len(query_tokens) > NUMBERED_LABELS_FROM else None)
+        self._bottom.set_numbering(self.origin[1] if len(key_tokens) > NUMBERED_LABELS_FROM else None)
         self._left.set_title(tr("Heatmap", "query") if query_label is None else query_label)
         self._bottom.set_title(tr("Heatmap", "key") if key_label is None else key_label)
         self._set_title(title)
@@ -713,6 +731,10 @@ class AttentionHeatmap(QWidget):
 
     def key_tick_labels(self) -> list[tuple[float, str]]:
         return self._bottom.labels()
+
+    def drawn_query_labels(self) -> list[str]:
+        """The row labels as drawn at the current size (thinned to fit; numbered on a long axis)."""
+        return [text for _, _, text in self._left._text_specs()]
 
     def legend_text(self) -> str:
         """Plain text of the legend's names (overlays, then the −∞ hatch), in the UI language ("" when hidden)."""

@@ -352,7 +352,8 @@ class MapBinding(QObject):
         notes = {} if rho is None else {(la, h): f"ρ {rho[la, h]:+.2f}" for la in range(rho.shape[0])
                                         for h in range(rho.shape[1]) if np.isfinite(rho[la, h])}
         computing = tr("MainWindow", "computing…")
-        notes.update({(la, h): computing for la in pending for h in range(maps.shape[1])})
+        # once per layer, at its first head: the note runs on over the row (one per tile was cut to "computin")
+        notes.update({(la, 0): computing for la in pending})
         self.mosaic.set_notes(notes)
         self._refresh_hover()
         self.refresh_hint()

@@ -258,3 +258,28 @@ def test_a_handed_over_host_reuses_only_an_exact_match(qtbot, tiny_checkpoint):
         assert answer(host.resultReady, lambda: host.run(RunRequest("w4 w5"))) is not other  # the flag is spent
     finally:
         host.shutdown()
+
+
+def test_a_rank_badge_is_never_cut_by_a_narrow_chip(qtbot):
+    """'#309' under 'le' and '#4542' under '.' were drawn as wide as the chip ('309', '454'): the chip widens instead."""
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    from viz_app.widgets.chips import BADGE_SCALE, TokenChips
+
+    chips = TokenChips()
+    qtbot.addWidget(chips)
+    chips.resize(600, 120)
+    chips.show()
+    chips.set_tokens(["le", ".", "chien"])
+    chips.set_badges([("#309", "#c62828", "#ffffff"), ("#4542", "#c62828", "#ffffff"), ("", "#000000", "#ffffff")])
+    qtbot.wait(10)
+    for index, text in ((0, "#309"), (1, "#4542")):
+        chip = chips.chip_widget(index)
+        font = QFont(chip.font())
+        font.setPointSizeF(max(6.0, chip.font().pointSizeF() * BADGE_SCALE))
+        font.setBold(True)
+        metrics = QFontMetrics(font)
+        assert chip.width() >= metrics.horizontalAdvance(text) + metrics.height() + 2, text  # the badge's own width
+    assert chips.chip_widget(2).minimumWidth() == 0  # no badge, no widening
+    chips.set_badges(None)
+    assert all(chips.chip_widget(i).minimumWidth() == 0 for i in range(3))

@@ -380,14 +380,25 @@ class TokenChips(QWidget):
             label = self._bar_label or tr("TokenChips", "value")
             tip += "\n" + tr("TokenChips", "{label}: {value}").format(label=label, value=f"{value:.3f}")
         chip.badge = None
+        chip.setMinimumWidth(0)  # chips are reused: a badge's width from an earlier sentence must not stay
         if self._badges is not None:
             text, background, colour = self._badges[i]
             chip.badge = (text, background, colour) if text else None
             chip.badge_height = self._badge_space()
+            if text:  # a chip narrower than its badge ("le" over "#309") is widened: the badge is never cut
+                chip.setMinimumWidth(self._badge_width(text))
             if self._badge_tips and self._badge_tips[i]:
                 tip += "\n" + self._badge_tips[i]
         chip.setToolTip(tip)
         chip.update()
+
+    def _badge_width(self, text: str) -> int:
+        """The pixels a badge reading ``text`` needs (``_Chip._paint_badge``: the text plus rounded ends)."""
+        font = QFont(self.font())
+        font.setPointSizeF(max(6.0, self._font_pt * BADGE_SCALE))
+        font.setBold(True)
+        metrics = QFontMetrics(font)
+        return math.ceil(metrics.horizontalAdvance(text) + metrics.height() + 2 + 2)  # badge height + 2 px to spare
 
     def _badge_space(self) -> int:
         """Pixels reserved under a chip for its badge: one line of the badge's font, and a gap."""

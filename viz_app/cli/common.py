@@ -162,10 +162,11 @@ def add_import_flags(g: argparse._ActionsContainer) -> None:
     g.add_argument("--tgt-vocab", default=None, help="target vocabulary file (tutorial checkpoints)")
     g.add_argument("--heads", type=int_in(1), default=None, help="number of attention heads, when the weights cannot tell")
     g.add_argument("--norm-position", default=None, choices=["pre", "post"], help="seed-tutorial checkpoints: pre (default) or post")
-    roles = (("bos", "starts a sentence"), ("eos", "ends a sentence"), ("pad", "is padding"), ("unk", "stands for unknown words"))
-    for role, what in roles:
+    roles = (("bos", "starts a sentence", "<s>"), ("eos", "ends a sentence", "</s>"), ("pad", "is padding", "<blank>"),
+             ("unk", "stands for unknown words", "<unk>"))
+    for role, what, example in roles:
         g.add_argument(f"--{role}", default=None, metavar="TOKEN", type=token,
-                       help=f"the vocabulary's token that {what}, when its names do not tell (e.g. '<s>')")
+                       help=f"the vocabulary's token that {what}, when its names do not tell (e.g. '{example}')")
     g.add_argument("--tokenization", default=None, metavar="app|whitespace|FILE.json", type=tokenization,
                    help="how text is cut before the vocabulary looks it up (vocabulary-file checkpoints): the app's splitter, "
                         "whitespace only (spaCy-style entries such as n't, E-Mail), or a tokenizer.json; "

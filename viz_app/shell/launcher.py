@@ -139,6 +139,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             what, example = GUI_OPTION_VALUES[offending]
             return usage_error(f"{offending} needs a value: {what} (e.g. {example})")
+        if offending is not None and offending.startswith("-") and offending.split("=")[0] not in ("-h", "--help", "--version"):
+            from viz_app.cli.parser import usage_error
+
+            return usage_error(f"unknown option {offending!r}: the window takes --model, --device, --dtype and the "
+                               f"import answers (--heads, --bos…); commands: {', '.join(COMMANDS)}")
         if offending is not None and not offending.startswith("-"):
             from viz_app.cli.parser import usage_error
 

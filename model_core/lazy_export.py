@@ -27,8 +27,13 @@ if TYPE_CHECKING:
 
 def save_map_subset(path: str | os.PathLike, maps: LazyMaps, subset: MapSubset, *, src_ids: Sequence[int],
                     output_ids: Sequence[int], decoder_inputs: Sequence[int], logprobs: np.ndarray,
-                    src_tokens: Sequence[str], overwrite: bool = False, budget: int | None = None) -> int:
+                    src_tokens: Sequence[str], overwrite: bool = False, budget: int | None = None,
+                    decoder_tokens: Sequence[str] | None = None, output_tokens: Sequence[str] | None = None,
+                    precision: str = "float32") -> int:
     """Write the maps ``subset`` names (and what they belong to) to ``path``; returns the bytes of maps written.
+
+    With the ids go the token strings (``src_tokens``, and ``tgt_tokens`` / ``output_tokens`` when given, as a
+    whole trace's NPZ names them) and the model's ``precision`` (a bfloat16 model's maps are float32 in the file).
 
     A subset over ``budget`` (default :data:`~model_core.budgets.EAGER_MAPS_BYTES`, read when called) or naming a
     layer, head or row the sentence lacks is refused before anything is written, as one ``ValueError`` line
@@ -40,7 +45,11 @@ def save_map_subset(path: str | os.PathLike, maps: LazyMaps, subset: MapSubset, 
     arrays = subset_arrays(maps, subset, budgets.EAGER_MAPS_BYTES if budget is None else budget)
     arrays.update(src_ids=np.asarray(src_ids, np.int64), output_ids=np.asarray(output_ids, np.int64),
                   decoder_inputs=np.asarray(decoder_inputs, np.int64), logprobs=np.asarray(logprobs, np.float32),
-                  src_tokens=np.array(list(src_tokens)), lazy_subset=np.array(True))
+                  src_tokens=np.array(list(src_tokens)), lazy_subset=np.array(True), precision=np.array(precision))
+    if decoder_tokens is not None:
+        arrays["tgt_tokens"] = np.array(list(decoder_tokens))
+    if output_tokens is not None:
+        arrays["output_tokens"] = np.array(list(output_tokens))
     with atomic_file(path, overwrite=overwrite) as fh:
         np.savez(fh, **arrays)
     return wanted
@@ -62,4 +71,5 @@ def save_trace_subset(trace: Trace, subset: MapSubset, path: str | os.PathLike, 
         raise ValueError("this sentence's maps are all held: save the whole trace")
     return save_map_subset(path, maps, subset, src_ids=trace.src_ids, output_ids=trace.output_ids,
                            decoder_inputs=trace.tgt_ids, logprobs=trace.logprobs, src_tokens=trace.src_tokens,
-                           overwrite=overwrite, budget=budget)
+                           overwrite=overwrite, budget=budget, decoder_tokens=trace.tgt_tokens,
+                           output_tokens=trace.output_tokens, precision=trace.precision)

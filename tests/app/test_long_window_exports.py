@@ -67,7 +67,8 @@ def test_the_npz_of_a_long_sentence_holds_the_shown_kind_and_layer_every_head_an
     assert actions.export_npz() == tmp_path / "long.npz" and host.errors == []
     with np.load(tmp_path / "long.npz") as data:
         assert set(data.files) == {"encoder_self", "encoder_self_layers", "encoder_self_heads", "encoder_self_rows",
-                                   "src_ids", "output_ids", "decoder_inputs", "logprobs", "src_tokens", "lazy_subset"}
+                                   "src_ids", "output_ids", "decoder_inputs", "logprobs", "src_tokens", "lazy_subset",
+                                   "tgt_tokens", "output_tokens", "precision"}
         assert data["encoder_self"].shape == (1, 4, N_SRC, N_SRC) and data["encoder_self_layers"].tolist() == [1]
         np.testing.assert_allclose(data["encoder_self"][0], reference.encoder_self[1], atol=1e-5)
         np.testing.assert_array_equal(data["decoder_inputs"], reference.tgt_ids)

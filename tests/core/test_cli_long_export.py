@@ -34,6 +34,9 @@ def test_a_chosen_subset_equals_the_same_maps_of_the_ordinary_export(tiny_checkp
         assert chosen[f"{kind}_heads"].tolist() == [0, 3] and chosen[f"{kind}_rows"].tolist() == [1, 3]
     assert "decoder_self" not in chosen.files
     np.testing.assert_allclose(chosen["logprobs"], full["logprobs"], atol=1e-5)
+    for key in ("src_tokens", "tgt_tokens", "output_tokens"):  # the token strings, as the whole trace's file has them
+        assert chosen[key].tolist() == full[key].tolist(), key
+    assert str(chosen["precision"]) == "float32"
 
 
 @pytest.mark.parametrize(

@@ -79,6 +79,7 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
     maps fit the budget, after refusing subset flags for it. Every refusal is one :class:`CliError` line."""
     from model_core.budgets import EAGER_MAPS_BYTES
     from model_core.decoding import teacher_forced_ids
+    from model_core.devices import dtype_name
     from model_core.lazy_export import save_map_subset
     from model_core.lazy_maps import full_maps_bytes, lazy_forward, too_big_line
     from model_core.run import input_notices
@@ -112,11 +113,15 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
     for notice in input_notices(bundle, request, src, tgt):  # a cut source, unknown words: as run() reports them
         print(notice_line(args.prog_name, notice), file=sys.stderr)
     lazy = lazy_forward(bundle.model, src.ids, out_ids, ablation=request.ablation, tgt_pad_to=request.pad_tgt)
+    vocab = bundle.tgt_tokenizer
     _, out_ids = teacher_forced_ids(c, out_ids, request.pad_tgt)  # the padded rows' outputs are <pad>, as in a trace
     try:
         wanted = save_map_subset(out, lazy.maps, subset, src_ids=src.ids, output_ids=out_ids,
                                  decoder_inputs=lazy.decoder_inputs, logprobs=lazy.logprobs, src_tokens=src.tokens,
-                                 overwrite=args.force, budget=EAGER_MAPS_BYTES)
+                                 overwrite=args.force, budget=EAGER_MAPS_BYTES,
+                                 decoder_tokens=[vocab.id_to_token(i) for i in lazy.decoder_inputs],
+                                 output_tokens=[vocab.id_to_token(i) for i in out_ids],
+                                 precision=dtype_name(bundle.model.dtype))
     except ValueError as exc:
         raise CliError(str(exc)) from None
     print(f"wrote {printable(out)}: {len(src.ids):,} source tokens, {n_out:,} target positions; "

@@ -379,6 +379,8 @@ class TokenAxis(pg.AxisItem):
             if x < -0.5 or x > length + 0.5:
                 continue
             w, h = fm.horizontalAdvance(text) + 2, fm.height()
+            if self._rotate:  # a turned label is h wide, centred on x: the first and last stay inside the axis
+                x = min(max(x, h / 2), max(h / 2, length - h / 2))
             if self.orientation == "left":
                 rect = QRectF(bounds.right() - pad - w, x - h / 2, w, h)
                 flags = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter

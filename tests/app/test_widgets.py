@@ -438,3 +438,21 @@ def test_long_maps_are_max_pooled_in_the_overview_and_keep_their_geometry(qtbot)
     full = pool_max(maps, f)
     image = mosaic.mosaic_image()
     assert np.array_equal(image[y0 // f : y0 // f + full.shape[2], x0 // f : x0 // f + full.shape[3]], full[1, 2])
+
+
+def test_a_wide_maps_tiles_are_not_slivers_between_gutters(qtbot):
+    """A long source's cross-attention (10 rows × 3,001 keys): each gutter is a tenth of its own side, so a layer's
+    row is mostly tile (the gutter from the longer side made tiles 1/30 of their row: a new-user trial)."""
+    from viz_app.widgets import HeadMosaic
+
+    mosaic = HeadMosaic()
+    qtbot.addWidget(mosaic)
+    maps = np.random.default_rng(0).random((3, 2, 10, 3001)).astype(np.float32)
+    mosaic.set_maps(maps)
+    layer_pitch = mosaic.tile_origin(1, 0)[1]  # tile height + gutter, in rows
+    assert layer_pitch <= 3 * 10
+    assert mosaic.tile_at(5, layer_pitch + 5) == (1, 0) and mosaic.tile_at(5, layer_pitch - 0.5) is None
+    square = HeadMosaic()
+    qtbot.addWidget(square)
+    square.set_maps(np.random.default_rng(1).random((2, 2, 40, 40)).astype(np.float32))
+    assert square.tile_origin(1, 1) == (44, 44)  # a square map's gutters are as before: a tenth of the side

@@ -81,7 +81,7 @@ class HeadMosaic(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._maps_shape: tuple[int, int, int, int] | None = None
-        self._gutter = 1
+        self._gutters = (1, 1)  # (between layer rows, between head columns) in token units
         self._factor = 1  # tokens per image pixel along each side (1 unless the maps are long: MAX_TILE_PIXELS)
         self._tile = (0, 0)  # tile extent in token units (q, k rounded up to whole pooled pixels)
         # (maps, their pooling) of the last few arrays shown, matched by identity: one per attention kind
@@ -171,20 +171,22 @@ class HeadMosaic(QWidget):
         n_layers, n_heads, q, k = arr.shape
         self._stack.setCurrentWidget(self._glw)
         f = max(1, -(-max(q, k) // MAX_TILE_PIXELS))
-        gutter_px = max(1, round(0.1 * max(q, k) / f))
-        gutter = gutter_px * f
+        # each gutter a tenth of its own side: one from the longer side made a long source's 10-row cross-attention
+        # tiles a sliver between gutters 30 times their height (a new-user trial)
+        gr_px, gc_px = max(1, round(0.1 * q / f)), max(1, round(0.1 * k / f))
+        gr, gc = gr_px * f, gc_px * f
         qb, kb = -(-q // f), -(-k // f)  # pooled tile size in pixels
         shape_changed = self._maps_shape != arr.shape
         self._maps_shape = (n_layers, n_heads, q, k)
-        self._gutter, self._factor, self._tile = gutter, f, (qb * f, kb * f)
+        self._gutters, self._factor, self._tile = (gr, gc), f, (qb * f, kb * f)
 
         # tile with gutters by padding then reshaping: one vectorised copy, result C-contiguous
         visible = q if visible_rows is None else max(0, min(int(visible_rows), q))
-        padded = np.full((n_layers, qb + gutter_px, n_heads, kb + gutter_px), GUTTER_VALUE, dtype=np.float32)
+        padded = np.full((n_layers, qb + gr_px, n_heads, kb + gc_px), GUTTER_VALUE, dtype=np.float32)
         if visible:  # future rows never enter the pooling: their values are not computed yet at this step
             pooled = self._pooled_rows(arr, f, visible)
             padded[:, : pooled.shape[2], :, :kb] = pooled.transpose(0, 2, 1, 3)
-        mosaic = padded.reshape(n_layers * (qb + gutter_px), n_heads * (kb + gutter_px))
+        mosaic = padded.reshape(n_layers * (qb + gr_px), n_heads * (kb + gc_px))
         self._mosaic = mosaic
         self._image.setImage(mosaic, autoLevels=False, levels=GUTTER_LEVELS)
         self._image.setRect(QRectF(0, 0, mosaic.shape[1] * f, mosaic.shape[0] * f))  # image pixels → token units
@@ -202,10 +204,10 @@ class HeadMosaic(QWidget):
         tq, tk = self._tile
         if rows != self._row_labels or shape_changed:
             self._row_labels = rows
-            self._left.set_labels([(i * (tq + gutter) + q / 2, t) for i, t in enumerate(rows)])
+            self._left.set_labels([(i * (tq + gr) + q / 2, t) for i, t in enumerate(rows)])
         if cols != self._col_labels or shape_changed:
             self._col_labels = cols
-            self._top.set_labels([(j * (tk + gutter) + k / 2, t) for j, t in enumerate(cols)])
+            self._top.set_labels([(j * (tk + gc) + k / 2, t) for j, t in enumerate(cols)])
 
         self._set_blocked(blocked, shape_changed)
         self._set_row_paths(current_row, visible_rows)
@@ -214,7 +216,7 @@ class HeadMosaic(QWidget):
         if shape_changed:
             self._draw_notes()
             height, width = mosaic.shape[0] * f, mosaic.shape[1] * f
-            self._vb.setRange(xRange=(0, width - gutter), yRange=(0, height - gutter), padding=0.01)
+            self._vb.setRange(xRange=(0, width - gc), yRange=(0, height - gr), padding=0.01)
 
     def clear(self, message: str = "") -> None:
         """Show no tiles (no trace): a cleared source must not leave the previous sentence's heads on screen.
@@ -287,13 +289,13 @@ class HeadMosaic(QWidget):
         path = QPainterPath()
         if self._maps_shape is not None:
             _n_layers, _n_heads, q, k = self._maps_shape
-            g = self._gutter
+            gr, gc = self._gutters
             tq, tk = self._tile
             font = QFont()
             font.setPointSizeF(self._font_pt)
             font.setBold(True)
             for layer, head in sorted(self.off_tiles()):
-                x0, y0 = head * (tk + g), layer * (tq + g)
+                x0, y0 = head * (tk + gc), layer * (tq + gr)
                 path.moveTo(x0, y0)
                 path.lineTo(x0 + k, y0 + q)
                 path.moveTo(x0 + k, y0)
@@ -347,10 +349,9 @@ class HeadMosaic(QWidget):
             self._selection.hide()
             self._selection_dark.hide()
             return
-        g = self._gutter
+        gr, gc = self._gutters
         tq, tk = self._tile
-        half = g / 2
-        rect = QRectF(head * (tk + g) - half, layer * (tq + g) - half, tk + g, tq + g)
+        rect = QRectF(head * (tk + gc) - gc / 2, layer * (tq + gr) - gr / 2, tk + gc, tq + gr)
         for item in (self._selection_dark, self._selection):
             item.setRect(rect)
             item.show()
@@ -404,19 +405,20 @@ class HeadMosaic(QWidget):
         if self._maps_shape is None:
             raise RuntimeError("no maps set")
         tq, tk = self._tile
-        return head * (tk + self._gutter), layer * (tq + self._gutter)
+        gr, gc = self._gutters
+        return head * (tk + gc), layer * (tq + gr)
 
     def tile_at(self, x: float, y: float) -> tuple[int, int] | None:
         """(layer, head) of the tile containing image point (x, y); None in a gutter or outside."""
         if self._maps_shape is None:
             return None
         n_layers, n_heads, q, k = self._maps_shape
-        g = self._gutter
+        gr, gc = self._gutters
         tq, tk = self._tile
         if x < 0 or y < 0:
             return None
-        head, dx = divmod(x, tk + g)
-        layer, dy = divmod(y, tq + g)
+        head, dx = divmod(x, tk + gc)
+        layer, dy = divmod(y, tq + gr)
         if dx >= k or dy >= q or head >= n_heads or layer >= n_layers:
             return None
         return int(layer), int(head)
@@ -455,12 +457,12 @@ class HeadMosaic(QWidget):
             return  # same mask as before: the tiled overlay is still right, skip the rebuild
         self._blocked = b.copy()
         f = self._factor
-        g_px = self._gutter // f
+        gr_px, gc_px = self._gutters[0] // f, self._gutters[1] // f
         if f > 1:  # a pooled pixel is shaded when every cell in its block is blocked
             b = ~pool_max((~b).astype(np.uint8), f).astype(bool)
         bq, bk = b.shape
         tq, tk = self._tile[0] // f, self._tile[1] // f
-        tile = np.zeros((tq + g_px, tk + g_px, 4), dtype=np.uint8)
+        tile = np.zeros((tq + gr_px, tk + gc_px, 4), dtype=np.uint8)
         tile[:bq, :bk][b] = BLOCKED_RGBA
         rgba = np.ascontiguousarray(np.tile(tile, (n_layers, n_heads, 1)))
         self._blocked_rgba = rgba
@@ -471,13 +473,13 @@ class HeadMosaic(QWidget):
     def _set_row_paths(self, current_row: int | None, visible_rows: int | None) -> None:
         assert self._maps_shape is not None
         n_layers, n_heads, q, k = self._maps_shape
-        g = self._gutter
+        gr, gc = self._gutters
         tq, tk = self._tile
         rows = QPainterPath()
         future = QPainterPath()
         for layer in range(n_layers):
             for head in range(n_heads):
-                x0, y0 = head * (tk + g), layer * (tq + g)
+                x0, y0 = head * (tk + gc), layer * (tq + gr)
                 if current_row is not None and 0 <= current_row < q:
                     rows.addRect(QRectF(x0, y0 + current_row, k, 1))
                 if visible_rows is not None and 0 <= visible_rows < q:

@@ -755,7 +755,7 @@
         <message>
             <location filename="../../viz_app/widgets/controls.py" line="441" />
             <source>Not for a sentence this long: its maps are computed one at a time when shown</source>
-            <translation>句子这么长时不提供：它的注意力图要到显示时才逐张计算</translation>
+            <translation>句子过长时不可用：其注意力图只在显示时逐张计算</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/controls.py" line="425" />
@@ -1217,24 +1217,24 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="434" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="436" />
             <source>{tile} — click to inspect this head</source>
             <translation>{tile} — 点击查看这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="301" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="303" />
             <source>OFF</source>
             <comment>a switched-off head</comment>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="195" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="197" />
             <source>L{layer}</source>
             <comment>short for layer N</comment>
             <translation>L{layer}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="199" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="201" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>H{head}</translation>
@@ -1396,57 +1396,57 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Heatmap</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="457" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="475" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="458" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="476" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="480" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="498" />
             <source>not computed yet</source>
             <translation>尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="723" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="747" />
             <source>−∞ (blocked)</source>
             <translation>−∞（已屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="745" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="769" />
             <source>query {query} → key {key}: {weight}</source>
             <translation>查询 {query} → 键 {key}：{weight}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="735" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="759" />
             <source>query {query} → key {key}: not computed yet</source>
             <translation>查询 {query} → 键 {key}：尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="740" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="764" />
             <source>query {query} → key {key}: score {score} (before the softmax)</source>
             <translation>查询 {query} → 键 {key}：分数 {score}（softmax 之前）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="909" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="933" />
             <source>{title} · scores before the softmax</source>
             <translation>{title} · softmax 之前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="739" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="763" />
             <source>query {query} → key {key}: −∞ (blocked by the mask)</source>
             <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="911" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="935" />
             <source>{title} (log colour scale)</source>
             <translation>{title}（对数色标）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="896" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="920" />
             <source>blocked by the mask:</source>
             <translation>被掩码屏蔽：</translation>
         </message>
@@ -2258,7 +2258,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>计算中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="428" />
+            <location filename="../../viz_app/window/bindings.py" line="429" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
@@ -2268,27 +2268,27 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="419" />
+            <location filename="../../viz_app/window/bindings.py" line="420" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="421" />
+            <location filename="../../viz_app/window/bindings.py" line="422" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="423" />
+            <location filename="../../viz_app/window/bindings.py" line="424" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="425" />
+            <location filename="../../viz_app/window/bindings.py" line="426" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="503" />
+            <location filename="../../viz_app/window/bindings.py" line="504" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
@@ -2298,32 +2298,32 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="528" />
+            <location filename="../../viz_app/window/bindings.py" line="529" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="532" />
+            <location filename="../../viz_app/window/bindings.py" line="533" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="549" />
+            <location filename="../../viz_app/window/bindings.py" line="550" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="553" />
+            <location filename="../../viz_app/window/bindings.py" line="554" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="589" />
+            <location filename="../../viz_app/window/bindings.py" line="590" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="592" />
+            <location filename="../../viz_app/window/bindings.py" line="593" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
@@ -2348,27 +2348,27 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="427" />
+            <location filename="../../viz_app/window/bindings.py" line="428" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="674" />
+            <location filename="../../viz_app/window/bindings.py" line="675" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="450" />
+            <location filename="../../viz_app/window/bindings.py" line="451" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="684" />
+            <location filename="../../viz_app/window/bindings.py" line="685" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="447" />
+            <location filename="../../viz_app/window/bindings.py" line="448" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -3007,22 +3007,22 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>Overlays</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="54" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="57" />
             <source>source padding</source>
             <translation>源端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="55" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="58" />
             <source>target padding</source>
             <translation>目标端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="56" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="59" />
             <source>causal</source>
             <translation>因果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="57" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="60" />
             <source>combined</source>
             <translation>合并</translation>
         </message>

@@ -21,7 +21,7 @@ from .config import ModelConfig
 from .decoding_settings import DecodingSettings as DecodingSettings  # torch-free home, re-exported
 from .decoding_settings import Hypothesis as Hypothesis
 from .decoding_settings import Method as Method
-from .devices import dtype_name, host_float32
+from .devices import dtype_name, host_float32, numpy_float32
 from .model import NO_ABLATION, Ablation, EncoderOutput, Seq2SeqTransformer
 from .trace import Trace, ablated_head_rows
 
@@ -66,7 +66,7 @@ def _host(*tensors: torch.Tensor) -> list[np.ndarray]:
     :func:`devices.host_float32`); on the CPU without a copy (numpy shares the tensors' memory; concatenating
     would copy every map once more)."""
     if _all_on_cpu(tensors):
-        return [t.detach().float().contiguous().numpy() for t in tensors]
+        return [numpy_float32(t) for t in tensors]
     return host_float32(tensors)
 
 

@@ -83,8 +83,9 @@ def window_option_problem(gui: Sequence[str]) -> str | None:
     """Why the window's ``--device`` / ``--dtype`` cannot be used (one line), or None: said on the command line, with
     status 2, rather than by a window that opens on nothing. Names are checked without torch; a GPU or float16
     that is asked for is looked for (that imports torch, which the window would import next anyway)."""
-    values = {name: gui[i + 1] for i, name in enumerate(gui[:-1]) if name in ("--device", "--dtype")}
-    device, dtype = values.get("--device"), values.get("--dtype")
+    from viz_app.shell.app import parse_args  # the window's own reading of ``gui`` (Qt-free at import)
+
+    _, device, dtype, _ = parse_args(gui)
     if device is not None and not DEVICE_PATTERN.fullmatch(device):
         return f"--device {device!r}: choose auto, cpu, cuda (or cuda:N) or mps"
     if dtype is not None and dtype.lower() not in DTYPE_NAMES:

@@ -134,6 +134,15 @@ class FlowLayout(QLayout):
         return y + line_height - rect.y() + m.bottom()
 
 
+def badge_font(base: QFont, chip_pt: float) -> QFont:
+    """The font of a badge under a chip of ``chip_pt`` points: smaller (:data:`BADGE_SCALE`) and bold. One definition
+    for the badge's painting, its height and its width, which must agree or the badge is cut."""
+    font = QFont(base)
+    font.setPointSizeF(max(6.0, chip_pt * BADGE_SCALE))
+    font.setBold(True)
+    return font
+
+
 class _Chip(QLabel):
     clicked = Signal(int)
 
@@ -169,10 +178,7 @@ class _Chip(QLabel):
         """A rounded label centred under the chip, in its own colours (readable on light and dark themes)."""
         assert self.badge is not None
         text, background, colour = self.badge
-        font = QFont(self.font())
-        font.setPointSizeF(max(6.0, self.font().pointSizeF() * BADGE_SCALE))
-        font.setBold(True)
-        painter.setFont(font)
+        painter.setFont(badge_font(self.font(), self.font().pointSizeF()))
         metrics = painter.fontMetrics()
         height = self.badge_height - BADGE_GAP
         width = min(self.width(), metrics.horizontalAdvance(text) + height)
@@ -394,18 +400,12 @@ class TokenChips(QWidget):
 
     def _badge_width(self, text: str) -> int:
         """The pixels a badge reading ``text`` needs (``_Chip._paint_badge``: the text plus rounded ends)."""
-        font = QFont(self.font())
-        font.setPointSizeF(max(6.0, self._font_pt * BADGE_SCALE))
-        font.setBold(True)
-        metrics = QFontMetrics(font)
+        metrics = QFontMetrics(badge_font(self.font(), self._font_pt))
         return math.ceil(metrics.horizontalAdvance(text) + metrics.height() + 2 + 2)  # badge height + 2 px to spare
 
     def _badge_space(self) -> int:
         """Pixels reserved under a chip for its badge: one line of the badge's font, and a gap."""
-        font = QFont(self.font())
-        font.setPointSizeF(max(6.0, self._font_pt * BADGE_SCALE))
-        font.setBold(True)
-        return QFontMetrics(font).height() + 2 + BADGE_GAP
+        return QFontMetrics(badge_font(self.font(), self._font_pt)).height() + 2 + BADGE_GAP
 
     def _style(self, kind: str, current: bool) -> str:
         radius = max(6, round(self._font_pt * 0.9))

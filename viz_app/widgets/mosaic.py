@@ -289,13 +289,11 @@ class HeadMosaic(QWidget):
         path = QPainterPath()
         if self._maps_shape is not None:
             _n_layers, _n_heads, q, k = self._maps_shape
-            gr, gc = self._gutters
-            tq, tk = self._tile
             font = QFont()
             font.setPointSizeF(self._font_pt)
             font.setBold(True)
             for layer, head in sorted(self.off_tiles()):
-                x0, y0 = head * (tk + gc), layer * (tq + gr)
+                x0, y0 = self.tile_origin(layer, head)
                 path.moveTo(x0, y0)
                 path.lineTo(x0 + k, y0 + q)
                 path.moveTo(x0 + k, y0)
@@ -473,13 +471,11 @@ class HeadMosaic(QWidget):
     def _set_row_paths(self, current_row: int | None, visible_rows: int | None) -> None:
         assert self._maps_shape is not None
         n_layers, n_heads, q, k = self._maps_shape
-        gr, gc = self._gutters
-        tq, tk = self._tile
         rows = QPainterPath()
         future = QPainterPath()
         for layer in range(n_layers):
             for head in range(n_heads):
-                x0, y0 = head * (tk + gc), layer * (tq + gr)
+                x0, y0 = self.tile_origin(layer, head)
                 if current_row is not None and 0 <= current_row < q:
                     rows.addRect(QRectF(x0, y0 + current_row, k, 1))
                 if visible_rows is not None and 0 <= visible_rows < q:

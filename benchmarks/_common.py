@@ -102,6 +102,24 @@ def interleaved_timings(
     return times
 
 
+def call_median_ms(fn: Callable[[int], object], repeats: int, warmup: int = 1,
+                   sync: Callable[[], None] | None = None) -> float:
+    """Median milliseconds of ``fn(i)`` over ``repeats`` calls after ``warmup`` untimed ones, ``i`` fresh each call (so
+    a cache cannot answer a repeat); ``sync`` ends each call (a GPU's synchronisation, before the clock is read)."""
+    for i in range(warmup):
+        fn(i)
+    if sync is not None:
+        sync()
+    samples = []
+    for i in range(repeats):
+        start = time.perf_counter()
+        fn(warmup + i)
+        if sync is not None:
+            sync()
+        samples.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(samples)
+
+
 def median_ms(samples: Sequence[float]) -> float:
     """Median of samples given in seconds, in milliseconds."""
     return statistics.median(samples) * 1e3

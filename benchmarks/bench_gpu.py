@@ -25,6 +25,7 @@ window on top (painting, in Qt, on the CPU) is ``bench_long.py``'s: it does not 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import statistics
 import sys
@@ -38,8 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bench_model
 import numpy as np
 import torch
-from _common import interleaved_timings, machine_info, median_ms, print_machine, print_table, write_json
-from bench_model import BASE_CONFIG, TRACE_MIN_RATIO, marian_trace, random_ids
+from _common import call_median_ms, interleaved_timings, machine_info, median_ms, print_machine, print_table, write_json
+from bench_model import BASE_CONFIG, TRACE_MIN_RATIO, layout_config, marian_trace, random_ids
 
 from model_core import DecodeSession, ModelConfig, Seq2SeqTransformer, teacher_forced_trace
 from model_core.analysis import VERIFY_ATOL
@@ -80,11 +81,7 @@ def peak_gb(device: torch.device) -> float | None:
 
 
 def config(large: bool) -> ModelConfig:
-    if large:  # the issue's 24 + 24 x 16 heads layout at d_model 1,024 (BART-large's size)
-        return ModelConfig(src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, d_model=1024, n_heads=16, n_encoder_layers=24,
-                           n_decoder_layers=24, d_ff=4096, dropout=0.0, max_len=MAX_LEN)
-    return ModelConfig(src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, d_model=512, n_heads=8, n_encoder_layers=6,
-                       n_decoder_layers=6, d_ff=2048, dropout=0.0, max_len=MAX_LEN)
+    return layout_config("large" if large else "base", MAX_LEN)
 
 
 def build_ours(seed: int, device: torch.device, dtype: torch.dtype, large: bool = False) -> Seq2SeqTransformer:
@@ -103,20 +100,6 @@ def build_marian(seed: int, device: torch.device, dtype: torch.dtype, large: boo
     if model is None:
         raise SystemExit("bench_gpu.py compares against Hugging Face: pip install -e '.[hf]'")
     return model
-
-
-def timed_ms(fn: Callable[[int], object], device: torch.device, repeats: int, warmup: int = 1) -> float:
-    """Median milliseconds of ``fn(i)`` (a fresh ``i`` each call, so that no cache answers), synchronised."""
-    for i in range(warmup):
-        fn(i)
-    synchronize(device)
-    samples = []
-    for i in range(repeats):
-        start = time.perf_counter()
-        fn(warmup + i)
-        synchronize(device)
-        samples.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(samples)
 
 
 # ---------------------------------------------------------------- 1. checks
@@ -223,6 +206,7 @@ def bench_long(model: Seq2SeqTransformer, marian: Any | None, device: torch.devi
     from model_core.lazy_trace import lazy_trace, overview_jobs, pool_overview
 
     c = model.config
+    sync = functools.partial(synchronize, device)  # every timed call waits for the device's work
     rng = np.random.default_rng(seed)
     src, out = rng.integers(4, VOCAB, n).tolist(), rng.integers(4, VOCAB, LONG_TARGET).tolist()
     layers, heads = c.n_encoder_layers, c.n_heads
@@ -246,11 +230,12 @@ def bench_long(model: Seq2SeqTransformer, marian: Any | None, device: torch.devi
     figures["tiles_ms"] = (time.perf_counter() - start) * 1e3
     maps = trace.encoder_self
     # every click asks for something not computed yet (the maps' cache would answer a repeat at once)
-    figures["window_ms"] = timed_ms(lambda i: maps[i % layers].rows((i * 3 + 1) % heads, (97 * i) % (n - WINDOW),
-                                                                    (97 * i) % (n - WINDOW) + WINDOW), device, repeats)
-    figures["mean_window_ms"] = timed_ms(lambda i: maps[i % layers].rows(None, (101 * i) % (n - WINDOW),
-                                                                         (101 * i) % (n - WINDOW) + WINDOW), device, repeats)
-    figures["head_ms"] = timed_ms(lambda i: maps[i % layers][(i * 5 + 2) % heads], device, max(3, repeats // 2))
+    figures["window_ms"] = call_median_ms(lambda i: maps[i % layers].rows((i * 3 + 1) % heads, (97 * i) % (n - WINDOW),
+                                                                          (97 * i) % (n - WINDOW) + WINDOW), repeats, sync=sync)
+    figures["mean_window_ms"] = call_median_ms(lambda i: maps[i % layers].rows(None, (101 * i) % (n - WINDOW),
+                                                                               (101 * i) % (n - WINDOW) + WINDOW), repeats,
+                                               sync=sync)
+    figures["head_ms"] = call_median_ms(lambda i: maps[i % layers][(i * 5 + 2) % heads], max(3, repeats // 2), sync=sync)
     figures["kept_mb"] = trace.encoder_self.maps.kept_bytes() / 1e6
     figures["maps_mb"] = 4 * heads * (c.n_encoder_layers * n * n + c.n_decoder_layers * (len(out) ** 2 + len(out) * n)) / 1e6
     trace = maps = None
@@ -260,7 +245,7 @@ def bench_long(model: Seq2SeqTransformer, marian: Any | None, device: torch.devi
     figures["eager_ms"] = figures["eager_peak_gb"] = figures["marian_ms"] = figures["marian_peak_gb"] = None
     if eager:
         peak_reset(device)
-        figures["eager_ms"] = timed_ms(lambda _i: teacher_forced_trace(model, src, out), device, repeats=3)
+        figures["eager_ms"] = call_median_ms(lambda _i: teacher_forced_trace(model, src, out), 3, sync=sync)
         figures["eager_peak_gb"] = peak_gb(device)
         gc.collect()
         if marian is not None:
@@ -269,7 +254,7 @@ def bench_long(model: Seq2SeqTransformer, marian: Any | None, device: torch.devi
             src_t = torch.tensor([src], device=device)
             dec_t = torch.tensor([[c.bos_id, *out[:-1]]], device=device)
             peak_reset(device)
-            figures["marian_ms"] = timed_ms(lambda _i: marian_trace(marian, src_t, dec_t), device, repeats=2)
+            figures["marian_ms"] = call_median_ms(lambda _i: marian_trace(marian, src_t, dec_t), 2, sync=sync)
             figures["marian_peak_gb"] = peak_gb(device)
             gc.collect()
     if device.type == "cuda":

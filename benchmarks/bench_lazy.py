@@ -26,21 +26,15 @@ from typing import Any
 
 import torch
 from _common import machine_info, print_machine, print_table, write_json
+from bench_model import LAYOUTS, VOCAB, layout_config
 
-from model_core import ModelConfig, Seq2SeqTransformer, teacher_forced_trace
+from model_core import Seq2SeqTransformer, teacher_forced_trace
 from model_core.lazy_maps import full_maps_bytes, lazy_forward
-
-VOCAB = 8000
-LAYOUTS = {
-    "base": dict(d_model=512, n_heads=8, n_encoder_layers=6, n_decoder_layers=6, d_ff=2048),
-    "large": dict(d_model=1024, n_heads=16, n_encoder_layers=24, n_decoder_layers=24, d_ff=4096),
-}
 
 
 def build(layout: str, max_len: int, seed: int) -> Seq2SeqTransformer:
     torch.manual_seed(seed)
-    config = ModelConfig(src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, dropout=0.0, max_len=max_len, **LAYOUTS[layout])
-    return Seq2SeqTransformer(config).eval()
+    return Seq2SeqTransformer(layout_config(layout, max_len)).eval()
 
 
 def timed_ms(fn: Callable[[], object], repeats: int) -> float:

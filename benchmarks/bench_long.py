@@ -33,10 +33,9 @@ import argparse
 import contextlib
 import gc
 import os
-import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +44,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 import torch
-from _common import machine_info, print_machine, print_table, write_json
+from _common import call_median_ms, machine_info, print_machine, print_table, write_json
+from bench_model import layout_config
 
-from model_core import DecodeSession, ModelConfig, Seq2SeqTransformer, teacher_forced_trace
+from model_core import DecodeSession, Seq2SeqTransformer, teacher_forced_trace
 from viz_app.widgets.minimap import WINDOW_TOKENS
 
 VOCAB = 8000
@@ -75,12 +75,7 @@ def build_model(seed: int, large: bool = False, dtype: torch.dtype = torch.float
     """The base or large layout with random weights, its parameters created in ``dtype`` (never a float32 copy
     first: a bfloat16 large model must not pass through its 2.8 GB of float32 on the way)."""
     torch.manual_seed(seed)
-    if large:  # the issue's 24 + 24 × 16 heads layout at d_model 1,024 (t5-large's size)
-        config = ModelConfig(src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, d_model=1024, n_heads=16, n_encoder_layers=24,
-                             n_decoder_layers=24, d_ff=4096, dropout=0.0, max_len=MAX_LEN)
-    else:
-        config = ModelConfig(src_vocab_size=VOCAB, tgt_vocab_size=VOCAB, d_model=512, n_heads=8, n_encoder_layers=6,
-                             n_decoder_layers=6, d_ff=2048, dropout=0.0, max_len=MAX_LEN)
+    config = layout_config("large" if large else "base", MAX_LEN)  # large: the issue's 24 + 24 × 16 heads layout
     with created_in(dtype):
         return Seq2SeqTransformer(config).eval()
 
@@ -164,10 +159,10 @@ def bench_long_sentence(model: Seq2SeqTransformer, n: int, seed: int, repeats: i
         app.processEvents()
 
     # every click asks for something not computed yet (the cache would answer a repeat in microseconds)
-    figures["head"] = median_ms(lambda i: show("encoder_self", i % layers, (i * 3 + 1) % heads, 97 * i, 53 * i), repeats)
-    figures["mean"] = median_ms(lambda i: show("encoder_self", i % layers, None, 101 * i + 7, 61 * i), repeats)
-    figures["kind"] = median_ms(lambda i: show(("cross", "decoder_self", "encoder_self")[i % 3], 1, 1, 0, 89 * i), repeats)
-    figures["scroll"] = median_ms(lambda i: show("encoder_self", 2, 2, 2000 % n + 20 * i, 1000 % n), repeats)
+    figures["head"] = call_median_ms(lambda i: show("encoder_self", i % layers, (i * 3 + 1) % heads, 97 * i, 53 * i), repeats)
+    figures["mean"] = call_median_ms(lambda i: show("encoder_self", i % layers, None, 101 * i + 7, 61 * i), repeats)
+    figures["kind"] = call_median_ms(lambda i: show(("cross", "decoder_self", "encoder_self")[i % 3], 1, 1, 0, 89 * i), repeats)
+    figures["scroll"] = call_median_ms(lambda i: show("encoder_self", 2, 2, 2000 % n + 20 * i, 1000 % n), repeats)
 
     def overview(kind: str) -> None:
         tiles, _, _ = overview_tiles(trace.attention(kind), None)
@@ -175,7 +170,7 @@ def bench_long_sentence(model: Seq2SeqTransformer, n: int, seed: int, repeats: i
         mosaic.repaint()
         app.processEvents()
 
-    figures["overview"] = median_ms(lambda i: overview(("encoder_self", "cross")[i % 2]), repeats)
+    figures["overview"] = call_median_ms(lambda i: overview(("encoder_self", "cross")[i % 2]), repeats)
     figures["kept_mb"] = maps.kept_bytes() / 1e6
     figures["cache_mb"] = maps.cached_bytes() / 1e6
     window = map_window(n, n, 2000 % n, 1000 % n)
@@ -213,17 +208,6 @@ def long_rows(model_name: str, figures: list[dict[str, Any]]) -> list[list[str]]
     return rows
 
 
-def median_ms(fn: Callable[[int], object], repeats: int, warmup: int = 1) -> float:
-    for i in range(warmup):
-        fn(i)
-    samples = []
-    for i in range(repeats):
-        start = time.perf_counter()
-        fn(warmup + i)
-        samples.append((time.perf_counter() - start) * 1000.0)
-    return statistics.median(samples)
-
-
 def bench_model(model: Seq2SeqTransformer, n: int, seed: int) -> tuple[dict[str, Any], Any]:
     rng = np.random.default_rng(seed)
     src = rng.integers(4, VOCAB, n).tolist()
@@ -234,7 +218,7 @@ def bench_model(model: Seq2SeqTransformer, n: int, seed: int) -> tuple[dict[str,
     trace_ms = (time.perf_counter() - start) * 1000.0
     session = DecodeSession(model, src, max_steps=n + 1)
     session.force(out[: n - 1])
-    step_ms = median_ms(lambda _i: (session.step(out[n - 1]), session.back()), repeats=3)
+    step_ms = call_median_ms(lambda _i: (session.step(out[n - 1]), session.back()), repeats=3)
     attention_bytes = sum(trace.attention(k).nbytes for k in ("encoder_self", "decoder_self", "cross"))
     weights = sum(trace.attention(k).size for k in ("encoder_self", "decoder_self", "cross"))
     return {"trace_ms": trace_ms, "step_ms": step_ms, "trace_mb": attention_bytes / 1e6,
@@ -263,13 +247,13 @@ def bench_clicks(trace, repeats: int) -> dict[str, float]:
         app.processEvents()
 
     out = {
-        "step": median_ms(lambda i: show(ViewSpec("cross", 2, 3, step=n - 1 - (i % 8) * 7)), repeats),
-        "head": median_ms(lambda i: show(ViewSpec("cross", i % 6, (i * 3) % 8, step=n)), repeats),
-        "mean_of_heads": median_ms(lambda i: show(ViewSpec("decoder_self", i % 6, None, step=n)), repeats),
-        "kind": median_ms(lambda i: show(ViewSpec(kinds[i % 3], 1, 1, step=n)), repeats),
+        "step": call_median_ms(lambda i: show(ViewSpec("cross", 2, 3, step=n - 1 - (i % 8) * 7)), repeats),
+        "head": call_median_ms(lambda i: show(ViewSpec("cross", i % 6, (i * 3) % 8, step=n)), repeats),
+        "mean_of_heads": call_median_ms(lambda i: show(ViewSpec("decoder_self", i % 6, None, step=n)), repeats),
+        "kind": call_median_ms(lambda i: show(ViewSpec(kinds[i % 3], 1, 1, step=n)), repeats),
     }
     overview("cross", n)  # the first view of a kind pools it once (timed separately below)
-    out["overview_step"] = median_ms(lambda i: overview("cross", n - 1 - (i % 8) * 7), repeats)
+    out["overview_step"] = call_median_ms(lambda i: overview("cross", n - 1 - (i % 8) * 7), repeats)
     mosaic2 = HeadMosaic()
     mosaic2.resize(600, 500)
     mosaic2.show()
@@ -304,7 +288,7 @@ def bench_matplotlib(matrix: np.ndarray, tokens: list[str], repeats: int) -> flo
         image.set_data(np.roll(matrix, i, axis=0))
         fig.canvas.draw()
 
-    ms = median_ms(redraw, repeats)
+    ms = call_median_ms(redraw, repeats)
     plt.close(fig)
     return ms
 
@@ -314,9 +298,9 @@ def bench_analysis(trace) -> dict[str, float]:
 
     n = trace.n_steps
     return {
-        "head_stats": median_ms(lambda _i: all_head_stats(trace, n), 1, warmup=0),
-        "rollout": median_ms(lambda _i: trace_rollout(trace), 1, warmup=0),
-        "verifier": median_ms(lambda _i: verify_trace(trace), 1, warmup=0),
+        "head_stats": call_median_ms(lambda _i: all_head_stats(trace, n), 1, warmup=0),
+        "rollout": call_median_ms(lambda _i: trace_rollout(trace), 1, warmup=0),
+        "verifier": call_median_ms(lambda _i: verify_trace(trace), 1, warmup=0),
     }
 
 

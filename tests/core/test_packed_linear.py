@@ -76,6 +76,37 @@ def test_a_packed_product_equals_f_linear_and_is_taken_only_for_inference(forced
 
 
 @pytest.mark.skipif(not packing_available(), reason="needs x86-64 and oneDNN (true on CI)")
+def test_the_relu_fused_into_a_packed_product_is_exactly_relu_of_that_product(forced_packing):
+    lin = layer()
+    x = torch.randn(3, 5, 48)
+    with torch.inference_mode():
+        fused, product = lin.forward_relu(x), lin(x)
+    assert "_packed" in lin.__dict__ and (product < 0).any()
+    assert torch.equal(fused, F.relu(product))
+    plain = layer()
+    plain.packing_allowed = False
+    assert torch.equal(plain.forward_relu(x), F.relu(F.linear(x, plain.weight, plain.bias)))
+
+
+@pytest.mark.skipif(not packing_available(), reason="needs x86-64 and oneDNN (true on CI)")
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+def test_the_feed_forward_equals_its_written_out_formula_packed(activation, forced_packing):
+    from model_core.layers import FeedForward
+
+    torch.manual_seed(1)
+    ff = FeedForward(16, 40, activation).eval()
+    for lin in (ff.linear1, ff.linear2):
+        lin.packing_allowed = True
+    x = torch.randn(2, 6, 16)
+    with torch.inference_mode():
+        got = ff(x)
+        act = F.relu if activation == "relu" else F.gelu
+        want = ff.linear2(act(ff.linear1(x)))
+    assert "_packed" in ff.linear1.__dict__
+    assert torch.equal(got, want)
+
+
+@pytest.mark.skipif(not packing_available(), reason="needs x86-64 and oneDNN (true on CI)")
 def test_the_packed_weight_follows_every_change_of_the_weight(forced_packing):
     lin = layer()
     x = torch.randn(5, 48)

@@ -176,3 +176,25 @@ def test_attention_modules_know_their_map():
             assert (att.kind, att.layer) == (kind, layer)
     with pytest.raises(ValueError, match="unknown attention kind"):
         MultiHeadAttention(16, 2, kind="decoder")
+
+
+@pytest.mark.parametrize("variant", ["post-relu-mha", "relative-bias", "gqa"])
+def test_weights_computed_in_their_own_buffer_equal_those_next_to_kept_scores(variant):
+    """Without scores the product is written into the weights' buffer and the softmax overwrites it there; with
+    scores kept it is a fresh tensor. The weights must be the same bits either way (padding, causal mask and a
+    relative bias included), and the kept scores must not be the weights."""
+    from conftest import VARIANTS
+
+    model = tiny_model(seed=6, **VARIANTS[variant])
+    with torch.inference_mode():
+        only = model.encode(SRC, capture=True)
+        both = model.encode(SRC, capture=True, capture_scores=True)
+        only_dec = model.decode(TGT, only, capture=True)
+        both_dec = model.decode(TGT, both, capture=True, capture_scores=True)
+    assert only.attention_stack is not None and only_dec.self_stack is not None
+    for got, want in ((only.attention_stack, both.attention_stack), (only_dec.self_stack, both_dec.self_stack),
+                      (only_dec.cross_stack, both_dec.cross_stack)):
+        assert torch.equal(got, want)
+    for weights, scores in zip(both.attentions, both.scores, strict=True):
+        assert scores.data_ptr() != weights.data_ptr()
+        assert torch.equal(torch.softmax(scores[0, :, :-1], -1), weights[0, :, :-1])  # the real queries' rows

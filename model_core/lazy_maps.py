@@ -29,6 +29,7 @@ from .budgets import EAGER_MAPS_BYTES
 from .decoding import log_probs_in_place
 from .devices import numpy_float32
 from .model import Seq2SeqTransformer
+from .pooling import pool_factors
 from .probe import AttentionProbe, QueriesKeys
 from .vocab import KINDS, NO_ABLATION, Ablation, check_kind
 
@@ -61,7 +62,7 @@ class LazyMaps:
         self._inputs = {kind: list(inputs.get(kind, ())) for kind in KINDS}
         self._cache: OrderedDict[tuple[str, int, int | None, int, int], np.ndarray] = OrderedDict()
         self._cache_bytes = cache_bytes
-        self._pooled: dict[tuple[str, int, int, int], np.ndarray] = {}  # small: kept for the trace's life
+        self._pooled: dict[tuple[str, int, int, int, int], np.ndarray] = {}  # small: kept for the trace's life
 
     def shape(self, kind: str) -> tuple[int, int, int, int]:
         """``(layers, heads, queries, keys)`` of ``kind``'s maps, as the eager trace's array would be."""
@@ -97,33 +98,33 @@ class LazyMaps:
         _, heads, _, _ = self.shape(kind)
         return np.stack([self._compute(kind, layer, [h], rows)[0] for h in range(heads)])
 
-    def pooled_max(self, kind: str, layer: int, head: int, factor: int) -> np.ndarray:
-        """Head ``head``'s map max-pooled over ``factor`` × ``factor`` blocks (a ragged last block over what it has).
+    def pooled_max(self, kind: str, layer: int, head: int, factors: int | tuple[int, int]) -> np.ndarray:
+        """Head ``head``'s map max-pooled over blocks of ``factors`` = (rows, columns) cells (one int: square blocks;
+        a ragged last block over what it has).
 
         What the all-heads overview draws for a long map (``widgets/mosaic.pool_max`` of the eager map, the
         same numbers), computed ``POOL_ROW_BLOCK`` rows at a time so the whole map never exists at once.
         """
-        if factor < 1:
-            raise ValueError(f"a pooling factor is at least 1, not {factor}")
-        key = (kind, layer, head, factor)
+        fr, fc = pool_factors(factors)
+        key = (kind, layer, head, fr, fc)
         found = self._pooled.get(key)
         if found is not None:
             return found
         _, _, n_rows, _ = self.shape(kind)
-        block = factor * max(1, POOL_ROW_BLOCK // factor)  # whole pooling blocks per row block
+        block = fr * max(1, POOL_ROW_BLOCK // fr)  # whole pooling blocks per row block
         parts = []
         with torch.inference_mode():  # pooled where the maps are computed: only the tiles cross to the host
             for start in range(0, n_rows, block):
                 rows = self._weights(kind, layer, [head], (start, min(n_rows, start + block))).float()
-                parts.append(F.max_pool2d(rows, factor, ceil_mode=True)[0] if factor > 1 else rows[0])
+                parts.append(F.max_pool2d(rows, (fr, fc), ceil_mode=True)[0] if (fr, fc) != (1, 1) else rows[0])
             pooled = numpy_float32(torch.cat(parts)) if parts else np.zeros((0, 0), np.float32)
         self._pooled[key] = pooled
         return pooled
 
-    def has_pooled(self, kind: str, layer: int, head: int, factor: int) -> bool:
+    def has_pooled(self, kind: str, layer: int, head: int, factors: int | tuple[int, int]) -> bool:
         """Whether :meth:`pooled_max` has this tile already (the window reads tiles the worker has pooled, and waits
         for the others rather than computing them in the GUI thread)."""
-        return (kind, layer, head, factor) in self._pooled
+        return (kind, layer, head, *pool_factors(factors)) in self._pooled
 
     def _cached(self, kind: str, layer: int, head: int | None, rows: tuple[int, int] | None) -> np.ndarray:
         _, heads, n_rows, _ = self.shape(kind)

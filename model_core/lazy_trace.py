@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .pooling import TILE_PIXELS, tile_factors
 from .vocab import NO_ABLATION, Ablation
 
 if TYPE_CHECKING:  # torch is imported by the functions that run the model: the window imports this module
@@ -25,9 +26,6 @@ if TYPE_CHECKING:  # torch is imported by the functions that run the model: the 
 
 #: a stack of lazy maps at most this big may become one array (views that need every head at once)
 MATERIALISE_BYTES = 256 << 20
-#: the all-heads overview's longest tile side in pixels (``viz_app.widgets.mosaic.MAX_TILE_PIXELS``, held equal by
-#: a test): the pooling factor the worker computes the overview's tiles with
-OVERVIEW_TILE_PIXELS = 256
 
 
 class MapsOnDemand(ValueError):
@@ -136,27 +134,27 @@ class LazyStack:
                                     for layer in range(self.shape[0])]) if self.size else np.zeros(self.shape, np.float32)
         return self._array if dtype is None or np.dtype(dtype) == self._array.dtype else self._array.astype(dtype)
 
-    def pooling_factor(self, tile_pixels: int = OVERVIEW_TILE_PIXELS) -> int:
-        """The overview's pooling factor for these maps (``ceil(longest side / tile_pixels)``)."""
-        return max(1, -(-max(self.shape[2], self.shape[3]) // tile_pixels))
+    def pooling_factors(self, tile_pixels: int = TILE_PIXELS) -> tuple[int, int]:
+        """The overview's pooling block for these maps, (rows, columns): ``pooling.tile_factors`` of their sides."""
+        return tile_factors(self.shape[2], self.shape[3], tile_pixels)
 
-    def pooled_ready(self, layer: int, factor: int | None = None) -> bool:
+    def pooled_ready(self, layer: int, factors: int | tuple[int, int] | None = None) -> bool:
         """Whether every head of ``layer`` is pooled already (by :func:`pool_overview`, in the model's worker)."""
-        factor = self.pooling_factor() if factor is None else factor
-        return all(self.maps.has_pooled(self.kind, layer, head, factor) for head in range(self.shape[1]))
+        factors = self.pooling_factors() if factors is None else factors
+        return all(self.maps.has_pooled(self.kind, layer, head, factors) for head in range(self.shape[1]))
 
-    def pooled_layer(self, layer: int, factor: int | None = None) -> np.ndarray:
-        """Every head of ``layer`` max-pooled, ``[H, ceil(Q/f), ceil(K/f)]`` (computed here unless already pooled)."""
-        factor = self.pooling_factor() if factor is None else factor
-        return np.stack([self.maps.pooled_max(self.kind, layer, head, factor) for head in range(self.shape[1])])
+    def pooled_layer(self, layer: int, factors: int | tuple[int, int] | None = None) -> np.ndarray:
+        """Every head of ``layer`` max-pooled, ``[H, ceil(Q/fr), ceil(K/fc)]`` (computed here unless already pooled)."""
+        factors = self.pooling_factors() if factors is None else factors
+        return np.stack([self.maps.pooled_max(self.kind, layer, head, factors) for head in range(self.shape[1])])
 
-    def pooled(self, factor: int) -> np.ndarray:
-        """Every head max-pooled over ``factor`` × ``factor`` blocks, ``[L, H, ceil(Q/f), ceil(K/f)]`` (whole maps
-        only: an earlier step's prefix of a long map is not pooled here)."""
+    def pooled(self, factors: int | tuple[int, int]) -> np.ndarray:
+        """Every head max-pooled over blocks of ``factors`` (rows, columns), ``[L, H, ceil(Q/fr), ceil(K/fc)]``
+        (whole maps only: an earlier step's prefix of a long map is not pooled here)."""
         full = self.maps.shape(self.kind)
         if self.shape != full:
             raise MapsOnDemand("the overview pools a long sentence's whole maps only")
-        return np.stack([self.pooled_layer(layer, factor) for layer in range(self.shape[0])])
+        return np.stack([self.pooled_layer(layer, factors) for layer in range(self.shape[0])])
 
 
 def is_lazy(maps: object) -> bool:

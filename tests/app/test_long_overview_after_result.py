@@ -74,7 +74,7 @@ def test_the_result_holds_no_tile_and_each_pooled_layer_is_the_mosaic_s_pooling(
     assert jobs == [("cross", 0), ("cross", 1), ("decoder_self", 0), ("decoder_self", 1),
                     ("encoder_self", 0), ("encoder_self", 1)]
     reference = teacher_forced_trace(bundle.model, list(trace.src_ids), list(trace.output_ids))
-    factor = trace.encoder_self.pooling_factor()
+    factor = trace.encoder_self.pooling_factors()
     for kind, layer in jobs:
         pool_overview(trace, kind, layer)
         assert trace.attention(kind).pooled_ready(layer)
@@ -128,7 +128,7 @@ def test_the_window_is_interactive_before_the_tiles_and_fills_the_overview_as_th
         qtbot.waitUntil(lambda: binding.overview_pending() == [] and window.mosaic.notes() == {},
                         timeout=RESULT_TIMEOUT_MS)
         assert binding.minimap.pending_text() == ""
-        factor = state.trace.encoder_self.pooling_factor()
+        factor = state.trace.encoder_self.pooling_factors()
         shown = window.mosaic.mosaic_image()
         tile = mosaic.pool_max(reference.encoder_self[1, 2], factor)
         assert shown is not None and np.isclose(shown, tile.max(), atol=1e-5).any()

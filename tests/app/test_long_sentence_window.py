@@ -12,7 +12,7 @@ import pytest
 
 from model_core import budgets, save_model
 from model_core.decoding import teacher_forced_trace
-from model_core.lazy_trace import OVERVIEW_TILE_PIXELS, LazyStack, MapsOnDemand
+from model_core.lazy_trace import LazyStack, MapsOnDemand
 from model_core.run import RunRequest, run
 from tests.app.conftest import RESULT_TIMEOUT_MS, tiny_bundle
 from viz_app.scope.settings import AppSettings
@@ -31,10 +31,6 @@ def long_model(tmp_path, monkeypatch):
     path = tmp_path / "long.safetensors"
     save_model(path, bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer, name="long")
     return bundle, path
-
-
-def test_the_overview_pools_as_the_mosaic_does():
-    assert OVERVIEW_TILE_PIXELS == mosaic.MAX_TILE_PIXELS
 
 
 def test_the_window_shows_a_4096_token_sentence_from_maps_computed_on_demand(long_model, qtbot, settings_path):
@@ -96,11 +92,16 @@ def test_the_window_shows_a_4096_token_sentence_from_maps_computed_on_demand(lon
         assert window.mosaic.mosaic_image() is not None
         pooled = trace.encoder_self.pooled(factor)
         np.testing.assert_allclose(pooled, mosaic.pool_max(reference.encoder_self, factor), atol=1e-5)
-        # cross-attention: 4 rows (whole) × 4,096 keys (a window of them)
+        # cross-attention: 5 rows (whole) × 4,096 keys (a window of them)
         state.select(kind="cross", layer=0, head=None)
         assert window.map_binding.map_window().bounds[:2] == (0, trace.n_steps)
         c0, c1 = window.map_binding.map_window().bounds[2:]
         np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.cross[0].mean(0)[:, c0:c1], atol=1e-5)
+        # its overview tiles keep every row and pool only the keys (16 to a pixel)
+        assert window.mosaic.pooling_factors() == (1, 16)
+        x0, y0 = window.mosaic.tile_origin(1, 2)
+        shown = window.mosaic.mosaic_image()[y0 : y0 + trace.n_steps, x0 // 16 : x0 // 16 + 256]
+        np.testing.assert_allclose(shown, mosaic.pool_max(reference.cross[1, 2], (1, 16)), atol=1e-5)
         assert not window.verifier_badge.isVisible()  # never checked: a long sentence's maps are never all at hand
     finally:
         window.shutdown()

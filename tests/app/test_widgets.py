@@ -423,8 +423,8 @@ def test_long_maps_are_max_pooled_in_the_overview_and_keep_their_geometry(qtbot)
     rng = np.random.default_rng(0)
     maps = rng.random((2, 3, n, n), dtype=np.float32)
     mosaic.set_maps(maps, visible_rows=n - 5)
-    f = mosaic.pooling_factor()
-    assert f == 3
+    assert mosaic.pooling_factors() == (3, 3)
+    f = 3
     ref = np.maximum.reduceat(np.maximum.reduceat(maps[:, :, : n - 5], np.arange(0, n - 5, f), axis=2),
                               np.arange(0, n, f), axis=3)
     assert np.array_equal(pool_max(maps[:, :, : n - 5], f), ref)
@@ -456,3 +456,28 @@ def test_a_wide_maps_tiles_are_not_slivers_between_gutters(qtbot):
     qtbot.addWidget(square)
     square.set_maps(np.random.default_rng(1).random((2, 2, 40, 40)).astype(np.float32))
     assert square.tile_origin(1, 1) == (44, 44)  # a square map's gutters are as before: a tenth of the side
+
+
+def test_a_wide_map_keeps_every_row_in_the_overview_pooling_only_its_columns(qtbot):
+    """10 rows × 3,001 keys: the columns are pooled 12 to a pixel, the rows not at all (one factor from the longer side
+    pooled the ten rows into one, and the tile showed each column's maximum over every step)."""
+    from model_core.pooling import pool_max
+    from viz_app.widgets import HeadMosaic
+
+    mosaic = HeadMosaic()
+    qtbot.addWidget(mosaic)
+    maps = np.random.default_rng(2).random((2, 3, 10, 3001)).astype(np.float32)
+    blocked = np.zeros((10, 3001), bool)
+    blocked[4] = True  # one whole row blocked: shaded in the pooled tiles too
+    mosaic.set_maps(maps, blocked=blocked, visible_rows=7)
+    assert mosaic.pooling_factors() == (1, 12)
+    image = mosaic.mosaic_image()
+    x0, y0 = mosaic.tile_origin(1, 2)
+    tile = image[y0 : y0 + 10, x0 // 12 : x0 // 12 + 251]
+    want = pool_max(maps[1, 2], (1, 12))
+    assert want.shape == (10, 251)
+    np.testing.assert_array_equal(tile[:7], want[:7])  # ten rows, each its own
+    assert (tile[7:] < 0).all()  # future rows stay blank (the gutter value)
+    shade = mosaic.blocked_rgba()
+    assert shade is not None and shade[y0 + 4, x0 // 12 + 5, 3] == 255 and shade[y0 + 3, x0 // 12 + 5, 3] == 0
+    assert mosaic.tile_at(x0 + 3000, y0 + 9.5) == (1, 2)

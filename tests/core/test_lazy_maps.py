@@ -19,6 +19,7 @@ from model_core.lazy_maps import (
     subset_arrays,
     subset_bytes,
 )
+from model_core.pooling import pool_max, tile_factors
 from model_core.probe import AttentionProbe
 from model_core.vocab import Ablation
 
@@ -118,28 +119,41 @@ def test_a_query_that_may_attend_to_nothing_gets_the_zero_row_the_module_gives_i
     assert not maps.head("cross", 0, 0)[1].any()
 
 
-def _pool_max_reference(arr: np.ndarray, f: int) -> np.ndarray:
-    """Max over f × f blocks, a ragged last block over what it has (-inf padding never wins)."""
-    rows, cols = -(-arr.shape[0] // f) * f, -(-arr.shape[1] // f) * f
+def _pool_max_reference(arr: np.ndarray, fr: int, fc: int) -> np.ndarray:
+    """Max over fr × fc blocks, a ragged last block over what it has (-inf padding never wins)."""
+    rows, cols = -(-arr.shape[0] // fr) * fr, -(-arr.shape[1] // fc) * fc
     padded = np.full((rows, cols), -np.inf, np.float32)
     padded[: arr.shape[0], : arr.shape[1]] = arr
-    return padded.reshape(rows // f, f, cols // f, f).max(axis=(1, 3))
+    return padded.reshape(rows // fr, fr, cols // fc, fc).max(axis=(1, 3))
 
 
-@pytest.mark.parametrize("factor", [1, 2, 3, 7])
-def test_pooled_tiles_equal_the_pooling_of_the_eager_map_computed_in_row_blocks(monkeypatch, factor):
+@pytest.mark.parametrize("factors", [1, 2, 3, 7, (1, 5), (6, 1), (4, 3)])
+def test_pooled_tiles_equal_the_pooling_of_the_eager_map_computed_in_row_blocks(monkeypatch, factors):
     monkeypatch.setattr(lazy_maps, "POOL_ROW_BLOCK", 4)  # several row blocks, some not a multiple of the factor
     model = tiny_model(max_len=80)
     src = [4 + i % 19 for i in range(40)] + [2]
     out = [4 + i % 25 for i in range(22)] + [2]
     eager = teacher_forced_trace(model, src, out)
     lazy = lazy_forward(model, src, out)
+    fr, fc = (factors, factors) if isinstance(factors, int) else factors
     for kind, array in (("encoder_self", eager.encoder_self), ("decoder_self", eager.decoder_self),
                         ("cross", eager.cross)):
-        pooled = lazy.maps.pooled_max(kind, 1, 2, factor)
-        np.testing.assert_allclose(pooled, _pool_max_reference(array[1, 2], factor), atol=1e-6)
-    with pytest.raises(ValueError, match="at least 1"):
-        lazy.maps.pooled_max("cross", 0, 0, 0)
+        want = _pool_max_reference(array[1, 2], fr, fc)
+        np.testing.assert_allclose(lazy.maps.pooled_max(kind, 1, 2, factors), want, atol=1e-6)
+        np.testing.assert_allclose(pool_max(array[1, 2], factors), want, atol=0)  # the overview's numpy pooling
+        assert lazy.maps.has_pooled(kind, 1, 2, (fr, fc))
+    for wrong in (0, (1, 0), (0, 2)):
+        with pytest.raises(ValueError, match="at least 1"):
+            lazy.maps.pooled_max("cross", 0, 0, wrong)
+
+
+def test_each_axis_of_a_wide_map_gets_its_own_tile_factor():
+    """A summary's cross-attention, 60 rows by 4,096 keys, keeps its 60 rows in the overview (one factor from the
+    longer side pooled them to 4)."""
+    assert tile_factors(60, 4096) == (1, 16)
+    assert tile_factors(4096, 4096) == (16, 16)
+    assert tile_factors(257, 256) == (2, 1)
+    assert tile_factors(0, 0) == (1, 1)
 
 
 def test_a_chosen_subset_is_written_as_the_eager_maps_and_everything_too_big_is_refused_in_one_line():

@@ -18,36 +18,18 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QPainterPath
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QLabel, QStackedLayout, QWidget
 
+from model_core.pooling import TILE_PIXELS, pool_max, pooled_length, tile_factors
 from viz_app.i18n import tr
 from viz_app.widgets.colormaps import GUTTER_LEVELS, GUTTER_VALUE, gutter_lookup_table
 from viz_app.widgets.heatmap import TokenAxis
 
 #: Shade of the cells a mask blocks, drawn over every tile.
 BLOCKED_RGBA = (255, 0, 255, 255)  # the heatmap's "combined" overlay colour, opaque: outside every colour map
-#: Longest tile side in image pixels. Longer maps are max-pooled in blocks of f × f tokens (f = ceil(side / this)):
-#: 48 tiles of 1,024² cells would be a 50-megapixel image taking seconds per update, while the overview shows
-#: each tile at a few hundred screen pixels at most. Max (not mean) so a sharp alignment stays visible.
-MAX_TILE_PIXELS = 256
+#: Longest tile side in image pixels (``model_core.pooling.TILE_PIXELS``). Longer maps are max-pooled in blocks of
+#: fr × fc tokens, one factor per axis (``pooling.tile_factors``).
+MAX_TILE_PIXELS = TILE_PIXELS
 #: Poolings kept (the three attention kinds of one trace: switching kind stays instant).
 POOL_CACHE = 3
-
-
-def _pool_last_axis(arr: np.ndarray, f: int) -> np.ndarray:
-    out = np.array(arr[..., 0::f], copy=True)  # the first of every block; the others are folded in below
-    for j in range(1, f):
-        part = arr[..., j::f]  # a ragged last block has fewer members: only its own columns are folded
-        np.maximum(out[..., : part.shape[-1]], part, out=out[..., : part.shape[-1]])
-    return out
-
-
-def pool_max(arr: np.ndarray, f: int) -> np.ndarray:
-    """Max over f × f blocks of the last two axes (a ragged last block is pooled over what it has).
-
-    Strided element-wise maxima rather than ``np.maximum.reduceat``: the same result about 20x faster.
-    """
-    if f == 1:
-        return arr
-    return _pool_last_axis(_pool_last_axis(arr, f).swapaxes(-1, -2), f).swapaxes(-1, -2)
 
 
 def _cosmetic_pen(color, width: float):
@@ -82,7 +64,7 @@ class HeadMosaic(QWidget):
         super().__init__(parent)
         self._maps_shape: tuple[int, int, int, int] | None = None
         self._gutters = (1, 1)  # (between layer rows, between head columns) in token units
-        self._factor = 1  # tokens per image pixel along each side (1 unless the maps are long: MAX_TILE_PIXELS)
+        self._factors = (1, 1)  # tokens per image pixel along (rows, columns): 1 unless a side is long (MAX_TILE_PIXELS)
         self._tile = (0, 0)  # tile extent in token units (q, k rounded up to whole pooled pixels)
         # (maps, their pooling) of the last few arrays shown, matched by identity: one per attention kind
         self._pool_cache: list[tuple[np.ndarray, np.ndarray]] = []
@@ -170,26 +152,26 @@ class HeadMosaic(QWidget):
             raise ValueError(f"maps must be 4-D [L, H, Q, K], got shape {arr.shape}")
         n_layers, n_heads, q, k = arr.shape
         self._stack.setCurrentWidget(self._glw)
-        f = max(1, -(-max(q, k) // MAX_TILE_PIXELS))
+        fr, fc = tile_factors(q, k, MAX_TILE_PIXELS)
         # each gutter a tenth of its own side: one from the longer side made a long source's 10-row cross-attention
         # tiles a sliver between gutters 30 times their height (a new-user trial)
-        gr_px, gc_px = max(1, round(0.1 * q / f)), max(1, round(0.1 * k / f))
-        gr, gc = gr_px * f, gc_px * f
-        qb, kb = -(-q // f), -(-k // f)  # pooled tile size in pixels
+        gr_px, gc_px = max(1, round(0.1 * q / fr)), max(1, round(0.1 * k / fc))
+        gr, gc = gr_px * fr, gc_px * fc
+        qb, kb = pooled_length(q, fr), pooled_length(k, fc)  # pooled tile size in pixels
         shape_changed = self._maps_shape != arr.shape
         self._maps_shape = (n_layers, n_heads, q, k)
-        self._gutters, self._factor, self._tile = (gr, gc), f, (qb * f, kb * f)
+        self._gutters, self._factors, self._tile = (gr, gc), (fr, fc), (qb * fr, kb * fc)
 
         # tile with gutters by padding then reshaping: one vectorised copy, result C-contiguous
         visible = q if visible_rows is None else max(0, min(int(visible_rows), q))
         padded = np.full((n_layers, qb + gr_px, n_heads, kb + gc_px), GUTTER_VALUE, dtype=np.float32)
         if visible:  # future rows never enter the pooling: their values are not computed yet at this step
-            pooled = self._pooled_rows(arr, f, visible)
+            pooled = self._pooled_rows(arr, (fr, fc), visible)
             padded[:, : pooled.shape[2], :, :kb] = pooled.transpose(0, 2, 1, 3)
         mosaic = padded.reshape(n_layers * (qb + gr_px), n_heads * (kb + gc_px))
         self._mosaic = mosaic
         self._image.setImage(mosaic, autoLevels=False, levels=GUTTER_LEVELS)
-        self._image.setRect(QRectF(0, 0, mosaic.shape[1] * f, mosaic.shape[0] * f))  # image pixels → token units
+        self._image.setRect(QRectF(0, 0, mosaic.shape[1] * fc, mosaic.shape[0] * fr))  # image pixels → token units
 
         if row_labels is not None:
             rows = [str(x) for x in row_labels]
@@ -215,7 +197,7 @@ class HeadMosaic(QWidget):
         self._draw_off()
         if shape_changed:
             self._draw_notes()
-            height, width = mosaic.shape[0] * f, mosaic.shape[1] * f
+            height, width = mosaic.shape[0] * fr, mosaic.shape[1] * fc
             self._vb.setRange(xRange=(0, width - gc), yRange=(0, height - gr), padding=0.01)
 
     def clear(self, message: str = "") -> None:
@@ -315,22 +297,23 @@ class HeadMosaic(QWidget):
         """Whether tiles are shown."""
         return self._mosaic is not None
 
-    def _pooled_rows(self, arr: np.ndarray, f: int, visible: int) -> np.ndarray:
+    def _pooled_rows(self, arr: np.ndarray, factors: tuple[int, int], visible: int) -> np.ndarray:
         """The pooled tiles of the first ``visible`` rows, reusing the pooling of the whole trace.
 
         Stepping or selecting another head shows the same maps again: the full pooling is cached per
         array, and only the block that straddles the current step is pooled anew (from its visible rows).
         """
-        if f == 1:
+        if factors == (1, 1):
             return arr[:, :, :visible]
         cached = next((full for source, full in self._pool_cache if source is arr), None)
         if cached is None:
-            cached = pool_max(arr, f)
+            cached = pool_max(arr, factors)
             self._pool_cache = [*self._pool_cache[-(POOL_CACHE - 1):], (arr, cached)]
-        full_blocks, rest = divmod(visible, f)
+        fr = factors[0]
+        full_blocks, rest = divmod(visible, fr)
         pooled = cached[:, :, :full_blocks]
         if rest:
-            edge = pool_max(arr[:, :, full_blocks * f : visible], f)
+            edge = pool_max(arr[:, :, full_blocks * fr : visible], factors)
             pooled = np.concatenate([pooled, edge], axis=2)
         return pooled
 
@@ -378,14 +361,14 @@ class HeadMosaic(QWidget):
     def mosaic_image(self) -> np.ndarray | None:
         """The float32 image the ImageItem holds: tiles, with :data:`GUTTER_VALUE` in gutters and future rows.
 
-        One pixel per cell, unless the maps are longer than :data:`MAX_TILE_PIXELS`: then one pixel per
-        ``pooling_factor()``² block (its maximum).
+        One pixel per cell, unless a side of the maps is longer than :data:`MAX_TILE_PIXELS`: then one pixel per
+        block of ``pooling_factors()`` cells (its maximum).
         """
         return self._mosaic
 
-    def pooling_factor(self) -> int:
-        """Tokens per image pixel along each side (1 for maps up to MAX_TILE_PIXELS tokens)."""
-        return self._factor
+    def pooling_factors(self) -> tuple[int, int]:
+        """Tokens per image pixel along (rows, columns): 1 along a side of up to MAX_TILE_PIXELS tokens."""
+        return self._factors
 
     def blocked_rgba(self) -> np.ndarray | None:
         """The tiled RGBA shading of blocked cells, or None."""
@@ -454,18 +437,18 @@ class HeadMosaic(QWidget):
         if not shape_changed and self._blocked is not None and np.array_equal(b, self._blocked):
             return  # same mask as before: the tiled overlay is still right, skip the rebuild
         self._blocked = b.copy()
-        f = self._factor
-        gr_px, gc_px = self._gutters[0] // f, self._gutters[1] // f
-        if f > 1:  # a pooled pixel is shaded when every cell in its block is blocked
-            b = ~pool_max((~b).astype(np.uint8), f).astype(bool)
+        fr, fc = self._factors
+        gr_px, gc_px = self._gutters[0] // fr, self._gutters[1] // fc
+        if (fr, fc) != (1, 1):  # a pooled pixel is shaded when every cell in its block is blocked
+            b = ~pool_max((~b).astype(np.uint8), (fr, fc)).astype(bool)
         bq, bk = b.shape
-        tq, tk = self._tile[0] // f, self._tile[1] // f
+        tq, tk = self._tile[0] // fr, self._tile[1] // fc
         tile = np.zeros((tq + gr_px, tk + gc_px, 4), dtype=np.uint8)
         tile[:bq, :bk][b] = BLOCKED_RGBA
         rgba = np.ascontiguousarray(np.tile(tile, (n_layers, n_heads, 1)))
         self._blocked_rgba = rgba
         self._overlay.setImage(rgba, autoLevels=False, levels=None)
-        self._overlay.setRect(QRectF(0, 0, rgba.shape[1] * f, rgba.shape[0] * f))
+        self._overlay.setRect(QRectF(0, 0, rgba.shape[1] * fc, rgba.shape[0] * fr))
         self._overlay.show()
 
     def _set_row_paths(self, current_row: int | None, visible_rows: int | None) -> None:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 
 from model_core.analysis import all_head_stats, verify_trace
 from model_core.lazy_trace import pooled_overview
+from model_core.pooling import pool_max, pooled_length, tile_factors
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.state import LONG_SENTENCE_MODES, AppState, kind_title, long_sentence, view_needs_run
 from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
@@ -29,7 +30,7 @@ from viz_app.widgets.controls import InputPanel, SelectorBar, StepBar
 from viz_app.widgets.head_stats import HeadStatsPanel
 from viz_app.widgets.map_view import ViewSpec, agreement_of, apply_view, contributions_of, heatmap_view, rollout_of, score_tiles
 from viz_app.widgets.minimap import MapWindow, Minimap, map_window
-from viz_app.widgets.mosaic import MAX_TILE_PIXELS, pool_max
+from viz_app.widgets.mosaic import MAX_TILE_PIXELS
 from viz_app.widgets.ranks import rank_badge, rank_colours, rank_tooltip
 from viz_app.widgets.typing_guide import TypingGuidePanel
 from viz_app.widgets.verifier_badge import VerifierBadge
@@ -327,8 +328,9 @@ class MapBinding(QObject):
                 blocked |= ~mask
         maps = trace.attention(s.kind)
         pending: list[int] = []
-        factor = maps.pooling_factor() if pooled_overview(maps) else 0
-        if factor:  # a long sentence: tiles pooled by the worker after the result, layer by layer
+        pooled = pooled_overview(maps)
+        row_factor = maps.pooling_factors()[0] if pooled else 1
+        if pooled:  # a long sentence: tiles pooled by the worker after the result, layer by layer
             maps, blocked, pending = overview_tiles(maps, blocked)
         if view.mode == "scores":  # the tiles show what the map shows, with the same diverging colours
             maps = score_tiles(trace.scores[s.kind])
@@ -338,11 +340,11 @@ class MapBinding(QObject):
         # the overview is of whole maps: its current and future rows are the map's, not the window's (in pooled rows
         # for a long sentence's tiles, a partly shown block shown)
         current_row, visible_rows = view.current_row, view.visible_rows
-        if visible_rows is not None and (self._window is not None or factor):
+        if visible_rows is not None and (self._window is not None or pooled):
             visible_rows, current_row = view.step, view.step - 1 if view.step > 0 else None
-            if factor:
-                visible_rows = -(-visible_rows // factor)
-                current_row = None if current_row is None else current_row // factor
+            if pooled:
+                visible_rows = pooled_length(visible_rows, row_factor)
+                current_row = None if current_row is None else current_row // row_factor
         self.mosaic.set_maps(maps, row_labels=[f"L{i}" for i in range(maps.shape[0])],  # i18n: not user text
                              col_labels=[f"H{h}" for h in range(maps.shape[1])],
                              selected=(s.layer, s.head) if s.head is not None else None, blocked=blocked,
@@ -400,17 +402,17 @@ class MapBinding(QObject):
             self.minimap.clear()
             return
         maps = trace.attention(spec.kind)
-        factor = max(1, -(-max(maps.shape[2], maps.shape[3]) // MAX_TILE_PIXELS))
+        factors = tile_factors(maps.shape[2], maps.shape[3], MAX_TILE_PIXELS)
         if pooled_overview(maps):
-            if not maps.pooled_ready(spec.layer, factor):  # the worker pools it after the result: never here
+            if not maps.pooled_ready(spec.layer, factors):  # the worker pools it after the result: never here
                 self.minimap.set_pending(self._window, tr("MainWindow", "computing…"))
                 return
-            pooled = maps.pooled_layer(spec.layer, factor)
+            pooled = maps.pooled_layer(spec.layer, factors)
             # the mean of the heads: the mean of their block maxima, a guide to where to look (the window has the values)
             picture = pooled.mean(axis=0) if spec.head is None else pooled[spec.head]
         else:
             layer = np.asarray(maps[spec.layer])
-            picture = pool_max(layer.mean(axis=0) if spec.head is None else layer[spec.head], factor)
+            picture = pool_max(layer.mean(axis=0) if spec.head is None else layer[spec.head], factors)
         self.minimap.set_map(picture, self._window, self.state.colormap)  # weights, in the chosen colours
 
     def _mosaic_placeholder(self) -> str:
@@ -475,15 +477,15 @@ def overview_tiles(maps, blocked: np.ndarray | None) -> tuple[np.ndarray, np.nda
     """A long sentence's overview: every head's map max-pooled as the mosaic pools a long map, and the shading pooled
     alike (a pooled cell is shaded when its whole block is). Only layers the worker has pooled are read (pooling here
     would freeze the window for seconds); the others are left blank and returned as pending."""
-    factor = maps.pooling_factor()
+    fr, fc = maps.pooling_factors()
     if blocked is not None:
-        blocked = ~pool_max((~blocked).astype(np.uint8), factor).astype(bool)
+        blocked = ~pool_max((~blocked).astype(np.uint8), (fr, fc)).astype(bool)
     n_layers, n_heads, rows, cols = maps.shape
-    tiles = np.full((n_layers, n_heads, -(-rows // factor), -(-cols // factor)), GUTTER_VALUE, np.float32)
+    tiles = np.full((n_layers, n_heads, pooled_length(rows, fr), pooled_length(cols, fc)), GUTTER_VALUE, np.float32)
     pending = []
     for layer in range(n_layers):
-        if maps.pooled_ready(layer, factor):
-            tiles[layer] = maps.pooled_layer(layer, factor)
+        if maps.pooled_ready(layer, (fr, fc)):
+            tiles[layer] = maps.pooled_layer(layer, (fr, fc))
         else:
             pending.append(layer)
     return tiles, blocked, pending

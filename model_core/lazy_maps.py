@@ -301,5 +301,5 @@ def subset_arrays(maps: LazyMaps, subset: MapSubset, budget: int = EAGER_MAPS_BY
 
 def too_big_line(size: int, budget: int) -> str:
     """The one line that refuses writing ``size`` bytes of maps: how big, the limit, and the flags that choose less."""
-    return (f"these attention maps would take {size / 1e9:.1f} GB (the limit is {budget / 1e9:.1f} GB); choose fewer "
+    return (f"these attention maps would take {size / 1e9:.1f} GB (the limit is {budget / 1e9:.2f} GB); choose fewer "
             f"with --kinds, --layers, --map-heads and --rows A:B")

@@ -11,7 +11,7 @@ cross-attention of a short output), else one clear :class:`MapsOnDemand` line. S
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,6 +30,15 @@ MATERIALISE_BYTES = 256 << 20
 
 class MapsOnDemand(ValueError):
     """A whole stack of a long sentence's maps was asked for as one array: too big to exist at once."""
+
+
+class Superseded(Exception):
+    """A newer request replaced this run while it decoded (the caller's ``stop`` said so): nothing to report."""
+
+
+#: how often (in decoding steps) a long greedy decode asks whether it is still wanted: a step of a 4,096-token source
+#: takes milliseconds, so a newer sentence is served within a fraction of a second instead of after thousands of steps
+STOP_CHECK_STEPS = 16
 
 
 def _prefix(index: object, length: int) -> int:
@@ -223,9 +232,14 @@ def lazy_trace(
                        src_tokens=src_tokens, tgt_vocab=tgt_vocab, ablation=ablation)
 
 
-def greedy_ids(model: Seq2SeqTransformer, src_ids: Sequence[int], max_steps: int, ablation: Ablation = NO_ABLATION) -> list[int]:
+def greedy_ids(model: Seq2SeqTransformer, src_ids: Sequence[int], max_steps: int, ablation: Ablation = NO_ABLATION,
+               stop: Callable[[], bool] | None = None) -> list[int]:
     """Greedy output ids with the fused kernel and the key/value cache, no map captured (``DecodeSession``'s choice:
-    ``<pad>`` and ``<bos>`` never chosen unless ``<bos>`` is also ``<eos>``)."""
+    ``<pad>`` and ``<bos>`` never chosen unless ``<bos>`` is also ``<eos>``).
+
+    ``stop`` is asked every :data:`STOP_CHECK_STEPS` steps; when it says True, :class:`Superseded` is raised (the
+    window's worker passes "a newer run was asked for": an untrained model never says ``<eos>``, and thousands of
+    steps over a long document would keep the worker from the sentence the user typed since)."""
     import torch
 
     c = model.config
@@ -236,7 +250,9 @@ def greedy_ids(model: Seq2SeqTransformer, src_ids: Sequence[int], max_steps: int
         encoded = model.encode(torch.tensor([list(src_ids)], device=dev), ablation=ablation)
         cache = model.init_cache(encoded, max_steps)
         token = c.bos_id
-        for _ in range(max_steps):
+        for step in range(max_steps):
+            if stop is not None and step % STOP_CHECK_STEPS == 0 and stop():
+                raise Superseded()
             logits = model.decode_step(torch.tensor([[token]], device=dev), cache, ablation=ablation).logits[0, -1].float()
             logits[banned] = float("-inf")
             token = int(torch.argmax(logits))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -90,12 +91,15 @@ class RunResult:
         return self.request.forced
 
 
-def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
+def run(bundle: ModelBundle, request: RunRequest, *, stop: Callable[[], bool] | None = None) -> RunResult:
     """Run the model for ``request``: the trace, beam history, notices and, with an ablation, the intact baseline.
 
     Generation decodes step by step with the key/value cache (the trace's rows are the stepped rows);
     target padding only exists in a teacher-forced pass, so with ``pad_tgt`` the generated output is
     run again teacher-forced with padding. Raises :class:`EmptySourceError` for an empty source.
+    ``stop`` (the window's worker: "a newer run was asked for") is asked between steps of a long sentence's
+    greedy decoding, which can run to thousands of steps; when it says True the run raises
+    :class:`~model_core.lazy_trace.Superseded`.
     """
     from .decoding import teacher_forced_trace
 
@@ -112,7 +116,7 @@ def run(bundle: ModelBundle, request: RunRequest) -> RunResult:
     vocab = bundle.tgt_tokenizer
     src = bundle.encode_source(request.src, request.pad_src)
     notices = model_notices(bundle) + _source_notices(bundle, request, src)
-    long = _run_long(bundle, request, src, notices, start)
+    long = _run_long(bundle, request, src, notices, start, stop)
     if long is not None:
         return replace(long, trace=_with_surfaces(long.trace, src.surfaces))
     history: tuple[tuple[Beam, ...], ...] = ()
@@ -176,7 +180,8 @@ def _with_surfaces(trace: Trace, surfaces: list[str] | None) -> Trace:
     return replace(trace, src_surfaces=surfaces)
 
 
-def _run_long(bundle: ModelBundle, request: RunRequest, src, notices: list[Notice], start: float) -> RunResult | None:
+def _run_long(bundle: ModelBundle, request: RunRequest, src, notices: list[Notice], start: float,
+              stop: Callable[[], bool] | None = None) -> RunResult | None:
     """A sentence whose maps would exceed ``budgets.EAGER_MAPS_BYTES``: a trace whose maps are computed when shown
     (:mod:`model_core.lazy_trace`); None below the budget (the ordinary trace, unchanged).
 
@@ -194,10 +199,11 @@ def _run_long(bundle: ModelBundle, request: RunRequest, src, notices: list[Notic
     if not needs_lazy_maps(model, len(src.ids), tgt_len, budgets.EAGER_MAPS_BYTES):
         return None
     with getattr(model, "fused_attention", contextlib.nullcontext)():  # Hugging Face: no layer's maps held at once
-        return _lazy_result(bundle, request, src, tgt, notices, start)
+        return _lazy_result(bundle, request, src, tgt, notices, start, stop)
 
 
-def _lazy_result(bundle: ModelBundle, request: RunRequest, src, tgt, notices: list[Notice], start: float) -> RunResult:
+def _lazy_result(bundle: ModelBundle, request: RunRequest, src, tgt, notices: list[Notice], start: float,
+                 stop: Callable[[], bool] | None = None) -> RunResult:
     from .lazy_maps import full_maps_bytes
     from .lazy_trace import greedy_ids, lazy_trace
 
@@ -209,7 +215,7 @@ def _lazy_result(bundle: ModelBundle, request: RunRequest, src, tgt, notices: li
         if request.settings.method != "greedy":
             notices.append(Notice.make("long_greedy_only"))
         max_steps = min(max(2 * len(src.ids) + 16, 32), c.max_len)  # DecodeSession's default
-        output_ids = greedy_ids(model, src.ids, max_steps, ablation)
+        output_ids = greedy_ids(model, src.ids, max_steps, ablation, stop)
         if output_ids and output_ids[-1] != c.eos_id:
             notices.append(Notice.make("no_eos", count=max_steps))
     if request.capture_scores:
@@ -229,7 +235,8 @@ def _lazy_result(bundle: ModelBundle, request: RunRequest, src, tgt, notices: li
         # the intact model on the same decoder inputs
         baseline = lazy_forward(model, src.ids, output_ids, tgt_pad_to=pad_tgt).logprobs
         if tgt is None:
-            baseline_output = vocab.decode(greedy_ids(model, src.ids, min(max(2 * len(src.ids) + 16, 32), c.max_len)))
+            baseline_output = vocab.decode(greedy_ids(model, src.ids, min(max(2 * len(src.ids) + 16, 32), c.max_len),
+                                                      stop=stop))
     elapsed = (time.perf_counter() - start) * 1000.0
     return RunResult(request, trace, (), elapsed, tuple(notices), baseline, baseline_output)
 

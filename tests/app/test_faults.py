@@ -23,11 +23,11 @@ def test_gpu_out_of_memory_offers_the_cpu_and_keeps_the_inputs(window, qtbot, mo
     real_compute = worker_module.run
     calls = {"n": 0}
 
-    def out_of_memory_once(bundle, request):
+    def out_of_memory_once(bundle, request, **kwargs):
         calls["n"] += 1
         if calls["n"] == 1:
             raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
-        return real_compute(bundle, request)
+        return real_compute(bundle, request, **kwargs)
 
     monkeypatch.setattr(worker_module, "run", out_of_memory_once)
     window.inputs.source.setText("w3 w4 w5 w6")
@@ -46,7 +46,7 @@ def test_gpu_out_of_memory_offers_the_cpu_and_keeps_the_inputs(window, qtbot, mo
 
 
 def test_an_ordinary_error_offers_no_cpu_switch(window, qtbot, monkeypatch):
-    def broken(bundle, request):
+    def broken(bundle, request, **kwargs):
         raise RuntimeError("shape mismatch in a custom layer")
 
     monkeypatch.setattr(worker_module, "run", broken)

@@ -85,7 +85,7 @@ def test_an_npz_over_the_budget_is_refused_in_one_line_and_nothing_is_written(ex
     dialogs.paths.append(str(tmp_path / "big.npz"))
     assert actions.export_npz() is None and not (tmp_path / "big.npz").exists()
     assert len(host.errors) == 1 and "\n" not in host.errors[0]
-    assert "layer 1's 4 maps would take 0.0 GB (the limit is 0.0 GB)" in host.errors[0]
+    assert "layer 1's 4 maps would take 0.0 GB (the limit is 0.00 GB)" in host.errors[0]
 
 
 def test_csv_and_png_of_a_long_map_are_the_window_on_screen_and_compute_only_its_rows(exporting, tmp_path, monkeypatch):

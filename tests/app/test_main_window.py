@@ -344,7 +344,7 @@ def test_a_failing_model_call_shows_an_error_and_keeps_the_trace(window, qtbot, 
     s = window.state
     old_trace = s.trace
 
-    def boom(bundle, request):
+    def boom(bundle, request, **kwargs):
         raise RuntimeError("injected failure")
 
     monkeypatch.setattr(worker_module, "run", boom)

@@ -128,7 +128,7 @@ def test_run_without_model_fails(host, qtbot):
 def test_exceptions_become_one_line_messages(loaded, qtbot, monkeypatch):
     host, _ = loaded
 
-    def boom(bundle, request):
+    def boom(bundle, request, **kwargs):
         raise RuntimeError("kaboom\nwith a traceback-ish second line")
 
     monkeypatch.setattr(worker_module, "run", boom)
@@ -148,11 +148,11 @@ def test_stale_result_is_dropped(loaded, qtbot, monkeypatch):
     started, release = threading.Event(), threading.Event()
     original = worker_module.run
 
-    def gated(bundle, request):
+    def gated(bundle, request, **kwargs):
         if request.src == "w1":
             started.set()
             release.wait(10)
-        return original(bundle, request)
+        return original(bundle, request, **kwargs)
 
     monkeypatch.setattr(worker_module, "run", gated)
     results = []
@@ -172,12 +172,12 @@ def test_superseded_queued_requests_are_skipped(loaded, qtbot, monkeypatch):
     seen: list[str] = []
     original = worker_module.run
 
-    def gated(bundle, request):
+    def gated(bundle, request, **kwargs):
         seen.append(request.src)
         if request.src == "w1":
             started.set()
             release.wait(10)
-        return original(bundle, request)
+        return original(bundle, request, **kwargs)
 
     monkeypatch.setattr(worker_module, "run", gated)
     host.run(RunRequest("w1"))
@@ -218,3 +218,37 @@ def test_a_precision_the_device_cannot_run_is_one_line_and_no_model(qtbot, tiny_
         assert "\n" not in blocker.args[2] and host.worker.bundle is None
     finally:
         host.shutdown()
+
+
+def test_a_long_greedy_decode_stops_when_a_newer_run_is_asked_for(qapp, monkeypatch):
+    """An untrained model never says <eos>: a long source's greedy decode would run hundreds of steps (thousands at
+    4,096 tokens) before the worker could serve the sentence typed since. It asks between steps and stops quietly."""
+    from model_core import budgets
+    from tests.app.conftest import tiny_bundle
+    from viz_app.workers.model_worker import ModelWorker, _Shared
+
+    monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 1)  # every sentence is long: the lazy path with greedy_ids
+    latest = _Shared(1)
+    worker = ModelWorker(device="cpu", latest=latest)
+    worker.bundle = tiny_bundle(max_len=400)
+    steps = []
+    decode_step = worker.bundle.model.decode_step
+
+    def counted(*args, **kwargs):
+        steps.append(1)
+        if len(steps) == 20:
+            latest.set(2)  # the user typed another sentence while this one decodes
+        return decode_step(*args, **kwargs)
+
+    monkeypatch.setattr(worker.bundle.model, "decode_step", counted)
+    answers: list[object] = []
+    worker.resultReady.connect(lambda _i, result: answers.append(result))
+    worker.failed.connect(lambda _i, text: answers.append(text))
+    source = " ".join(f"w{i % 19}" for i in range(150))  # up to 316 greedy steps
+    worker.run(1, RunRequest(source))
+    assert answers == [] and len(steps) <= 20 + 16  # stopped at the next check, said nothing
+    latest.set(3)
+    steps.clear()
+    monkeypatch.setattr(worker.bundle.model, "decode_step", decode_step)
+    worker.run(3, RunRequest(source))  # not superseded: decodes to the end
+    assert len(answers) == 1 and answers[0].trace.n_steps > 36

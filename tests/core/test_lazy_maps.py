@@ -177,3 +177,25 @@ def test_a_chosen_subset_is_written_as_the_eager_maps_and_everything_too_big_is_
         subset_arrays(lazy.maps, MapSubset(kinds=("cross",), heads=(4,)))
     with pytest.raises(ValueError, match="unknown attention kind 'sideways'"):
         subset_bytes(lazy.maps, MapSubset(kinds=("sideways",)))
+
+
+def test_greedy_decoding_asks_whether_it_is_still_wanted_and_stops_with_superseded(monkeypatch):
+    from model_core.lazy_trace import STOP_CHECK_STEPS, Superseded, greedy_ids
+
+    model = tiny_model(max_len=200)
+    src = [4 + i % 19 for i in range(40)] + [2]
+    whole = greedy_ids(model, src, 100)
+    asked: list[int] = []
+
+    def still_wanted() -> bool:
+        asked.append(1)
+        return False
+
+    assert greedy_ids(model, src, 100, stop=still_wanted) == whole  # asked, never stopped: the same output
+    assert len(asked) == -(-len(whole) // STOP_CHECK_STEPS)
+    steps: list[int] = []
+    decode_step = model.decode_step
+    monkeypatch.setattr(model, "decode_step", lambda *a, **k: steps.append(1) or decode_step(*a, **k))
+    with pytest.raises(Superseded):
+        greedy_ids(model, src, 100, stop=lambda: len(steps) >= 2 * STOP_CHECK_STEPS)
+    assert len(steps) == 2 * STOP_CHECK_STEPS  # stopped at the first check after the newer request

@@ -59,8 +59,10 @@ def _row_range(text: str) -> tuple[int, int]:
 
 def add_subset_args(parser: argparse.ArgumentParser) -> None:
     """The flags that choose the maps of a long sentence (used only above the memory budget)."""
-    g = parser.add_argument_group(
-        "long sentences (more than 1 GiB of maps: only the chosen maps are computed and written)")
+    from model_core.budgets import EAGER_MAPS_BYTES
+
+    g = parser.add_argument_group(f"long sentences (more than {EAGER_MAPS_BYTES / 1e9:.2f} GB of maps: only the chosen "
+                                  "maps are computed and written)")
     g.add_argument("--kinds", type=_kind_list, default=None, metavar="K1,K2",
                    help=f"attention kinds, comma-separated: {', '.join(KINDS)} (default: all)")
     g.add_argument("--layers", type=_index_list, default=None, metavar="0,3", help="layers, from 0 (default: all)")
@@ -93,7 +95,7 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
     size = full_maps_bytes(c.n_encoder_layers, c.n_decoder_layers, c.n_heads, len(src.ids), n_out)
     if size <= EAGER_MAPS_BYTES:
         if chosen:
-            raise CliError(f"{', '.join(chosen)} choose maps of a long sentence (over {EAGER_MAPS_BYTES / 1e9:.1f} GB "
+            raise CliError(f"{', '.join(chosen)} choose maps of a long sentence (over {EAGER_MAPS_BYTES / 1e9:.2f} GB "
                            f"of maps); this one's take {size / 1e6:.0f} MB and are written whole: leave them out")
         return False
     if not getattr(bundle.model, "supports_lazy_maps", True):  # T5, FSMT (importers/hf.py): only whole maps

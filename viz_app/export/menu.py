@@ -239,7 +239,7 @@ class ExportActions(QObject):
         if size > limit:
             raise ValueError(tr("ExportActions", "layer {layer}'s {heads} maps would take {size} GB (the limit is {limit} "
                                                  "GB); the command line's export chooses fewer heads or rows").format(
-                layer=spec.layer, heads=n_heads, size=f"{size / 1e9:.1f}", limit=f"{limit / 1e9:.1f}"))
+                layer=spec.layer, heads=n_heads, size=f"{size / 1e9:.1f}", limit=f"{limit / 1e9:.2f}"))
         save_trace_subset(trace, subset, path, overwrite=overwrite, budget=limit)
         total = sum(4 * math.prod(maps.shape(kind)) for kind in KINDS)
         return tr("ExportActions", "layer {layer}, all {heads} heads, {rows} × {keys} each: {size} MB of this sentence's "

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from model_core.lazy_trace import focused_first, overview_jobs, pool_overview
+from model_core.lazy_trace import Superseded, focused_first, overview_jobs, pool_overview
 from model_core.paths import CheckpointError
 from model_core.run import EmptySourceError, RunRequest, run
 from model_core.vocab import ModelInfo
@@ -263,7 +263,10 @@ class ModelWorker(QObject):
             self.failed.emit(request_id, tr("Worker", "no model is loaded: open one with File ▸ Open model…"))
             return
         try:
-            result = run(self.bundle, request)
+            # a long sentence's greedy decoding asks between steps whether a newer run was asked for
+            result = run(self.bundle, request, stop=lambda: request_id < self._latest.get())
+        except Superseded:
+            return  # the window stopped waiting for it when it asked for the newer run
         except BaseException as exc:
             self._report(request_id, exc)
             return

@@ -81,11 +81,15 @@ class CapturePool:
     def _let_go_of_extra_free(self) -> None:
         free = self._free()
         excess = sum(a.nbytes for a in free) - self.max_free_bytes
+        let_go: set[int] = set()
         for array in free:  # oldest first: the list is in allocation order
             if excess <= 0:
                 break
             excess -= array.nbytes
-            self._arrays.remove(array)
+            let_go.add(id(array))
+        # by identity: list.remove compares with ==, which for NumPy arrays is elementwise (an array in use before
+        # the one let go made it raise "operands could not be broadcast" or "truth value ... is ambiguous")
+        self._arrays = [a for a in self._arrays if id(a) not in let_go]
 
 
 #: The process's pool (the probe's CPU float32 buffers).

@@ -381,6 +381,16 @@ def score_tiles(scores: np.ndarray) -> np.ndarray:
 _SCORE_TILES: list[tuple[weakref.ref, np.ndarray]] = []
 
 
+def shown_shape(trace: Trace, spec: ViewSpec) -> tuple[int, int]:
+    """(rows, columns) of the whole map ``spec`` shows: the rollout's decoder positions × source tokens, else the
+    selected kind's map (what a long map's window is laid over)."""
+    if spec.mode == "rollout":
+        rows, cols = rollout_of(trace).source.shape
+        return int(rows), int(cols)
+    _, _, rows, cols = trace.attention(spec.kind).shape
+    return int(rows), int(cols)
+
+
 def rollout_of(trace: Trace) -> Rollout:
     """The trace's encoder-decoder rollout, computed once per trace (it multiplies L full matrices)."""
     for ref, value in _ROLLOUTS:
@@ -400,13 +410,25 @@ def _rollout_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
     t = total if spec.step is None else int(spec.step)
     if not 0 <= t <= total:
         raise ValueError(f"step {t} is out of range: this decoding has steps 0..{total}")
-    matrix = np.ascontiguousarray(rollout_of(trace).source, dtype=np.float32)
+    whole = rollout_of(trace).source
     queries = decoder_row_labels(trace, t, spec.forced, spec.row_labels)
+    keys = list(trace.src_tokens)
     title = tr("MainWindow", "Attention rollout: source tokens reaching each decoder position · step {step} / {total}").format(
         step=t, total=total)
-    return HeatmapView("cross", 0, None, t, total, matrix, queries, list(trace.src_tokens), title,
-                       query_axis_label(spec.row_labels), tr("MainWindow", "source token"), t - 1 if t > 0 else None, t,
-                       spec.colormap, spec.log_scale, {}, spec.font_pt, "rollout")
+    current_row, visible_rows, origin = (t - 1 if t > 0 else None), t, (0, 0)
+    if spec.window is None:
+        matrix = np.ascontiguousarray(whole, dtype=np.float32)
+    else:  # a long source: the window's part, as for a long map (a rollout over 3,000 columns was one dark band)
+        r0, r1, c0, c1 = spec.window
+        matrix = np.ascontiguousarray(whole[r0:r1, c0:c1], dtype=np.float32)
+        queries, keys, origin = queries[r0:r1], keys[c0:c1], (r0, c0)
+        current_row = current_row - r0 if current_row is not None and r0 <= current_row < r1 else None
+        visible_rows = max(0, min(visible_rows - r0, r1 - r0))
+        title = tr("MainWindow", "{title}\nrows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}").format(
+            title=title, r0=r0, r1=r1 - 1, rows=int(whole.shape[0]), c0=c0, c1=c1 - 1, cols=int(whole.shape[1]))
+    return HeatmapView("cross", 0, None, t, total, matrix, queries, keys, title,
+                       query_axis_label(spec.row_labels), tr("MainWindow", "source token"), current_row, visible_rows,
+                       spec.colormap, spec.log_scale, {}, spec.font_pt, "rollout", None, origin)
 
 
 def apply_view(widget: AttentionHeatmap, view: HeatmapView) -> None:

@@ -28,7 +28,16 @@ from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars, ablation_su
 from viz_app.widgets.colormaps import DIVERGING_NAME, GUTTER_VALUE
 from viz_app.widgets.controls import InputPanel, SelectorBar, StepBar
 from viz_app.widgets.head_stats import HeadStatsPanel
-from viz_app.widgets.map_view import ViewSpec, agreement_of, apply_view, contributions_of, heatmap_view, rollout_of, score_tiles
+from viz_app.widgets.map_view import (
+    ViewSpec,
+    agreement_of,
+    apply_view,
+    contributions_of,
+    heatmap_view,
+    rollout_of,
+    score_tiles,
+    shown_shape,
+)
 from viz_app.widgets.minimap import MapWindow, Minimap, map_window
 from viz_app.widgets.mosaic import MAX_TILE_PIXELS
 from viz_app.widgets.ranks import rank_badge, rank_colours, rank_tooltip
@@ -74,8 +83,8 @@ def export_spec(state: AppState, shown: MapWindow | None) -> ViewSpec | None:
     if state.trace is None or not state.has_matrix():
         return None
     spec = view_spec(state)
-    rows, cols = (int(n) for n in state.trace.attention(state.kind).shape[2:])
-    if spec.mode == "rollout" or max(rows, cols) <= EXPORT_WHOLE_TOKENS:
+    rows, cols = shown_shape(state.trace, spec)
+    if max(rows, cols) <= EXPORT_WHOLE_TOKENS:
         return spec
     window = shown if shown is not None and (shown.rows, shown.cols) == (rows, cols) else map_window(rows, cols, 0, 0)
     return spec if window is None else replace(spec, window=window.bounds)
@@ -313,7 +322,7 @@ class MapBinding(QObject):
         elif self._status_text() == computing:
             self._clear_status()
         full = trace.attention(s.kind).shape
-        self._window = map_window(int(full[2]), int(full[3]), *self._origin) if spec.mode != "rollout" else None
+        self._window = map_window(*shown_shape(trace, spec), *self._origin)
         if self._window is not None:
             spec = replace(spec, window=self._window.bounds)
         view = heatmap_view(trace, spec)  # its origin (the window's top-left) goes to the heatmap with the matrix
@@ -400,6 +409,11 @@ class MapBinding(QObject):
         """The whole selected map, pooled as the overview pools it, with the window's rectangle; hidden otherwise."""
         if self._window is None:
             self.minimap.clear()
+            return
+        if spec.mode == "rollout":  # decoder positions × source tokens, as the heatmap shows it
+            whole = rollout_of(trace).source
+            self.minimap.set_map(pool_max(whole, tile_factors(*whole.shape, MAX_TILE_PIXELS)), self._window,
+                                 self.state.colormap)
             return
         maps = trace.attention(spec.kind)
         factors = tile_factors(maps.shape[2], maps.shape[3], MAX_TILE_PIXELS)

@@ -21,6 +21,7 @@ from .config import ModelConfig
 from .decoding_settings import DecodingSettings as DecodingSettings  # torch-free home, re-exported
 from .decoding_settings import Hypothesis as Hypothesis
 from .decoding_settings import Method as Method
+from .decoding_settings import default_max_steps
 from .devices import dtype_name, host_float32, numpy_float32
 from .model import NO_ABLATION, Ablation, EncoderOutput, Seq2SeqTransformer
 from .trace import Trace, ablated_head_rows
@@ -102,7 +103,7 @@ class DecodeSession:
         self.settings = settings
         # generation stops at <eos> or here; the default (twice the source plus a margin) keeps the
         # preallocated key/value cache small for models whose max_len is in the thousands
-        self.max_steps = min(max_steps or max(2 * len(self.src_ids) + 16, 32), c.max_len)
+        self.max_steps = min(max_steps, c.max_len) if max_steps else default_max_steps(len(self.src_ids), c.max_len)
         self.capture_scores = capture_scores
         self.ablation = ablation
         self._generator = torch.Generator(device="cpu").manual_seed(settings.seed)

@@ -84,3 +84,10 @@ class Hypothesis:
 
     def ranking_score(self, length_penalty: float) -> float:
         return self.score / (max(len(self.ids), 1) ** length_penalty)
+
+
+def default_max_steps(n_src: int, max_len: int) -> int:
+    """How many tokens generation may write for a source of ``n_src`` tokens: twice the source plus a margin (at
+    least 32), at most ``max_len``. ``DecodeSession``'s default; also the length a generated output's maps are
+    budgeted for before the run (``run``, ``export``), since a model that never says ``<eos>`` writes this many."""
+    return min(max(2 * n_src + 16, 32), max_len)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .decoding_settings import DecodingSettings
+from .decoding_settings import DecodingSettings, default_max_steps
 from .trace import Trace
 from .vocab import NO_ABLATION, Ablation, Beam, Notice
 
@@ -91,6 +91,10 @@ class RunResult:
         return self.request.forced
 
 
+#: why a request for pre-softmax scores is refused for a model that runs through Hugging Face's own code
+NO_SCORES = "this model cannot give its pre-softmax scores (Hugging Face returns attention weights only)"
+
+
 def run(bundle: ModelBundle, request: RunRequest, *, stop: Callable[[], bool] | None = None) -> RunResult:
     """Run the model for ``request``: the trace, beam history, notices and, with an ablation, the intact baseline.
 
@@ -105,6 +109,8 @@ def run(bundle: ModelBundle, request: RunRequest, *, stop: Callable[[], bool] | 
 
     if not request.src.strip():
         raise EmptySourceError()
+    if request.capture_scores and not getattr(bundle.model, "gives_scores", True):
+        raise ValueError(NO_SCORES)
     start = time.perf_counter()
     c = bundle.config
     ablation = request.ablation
@@ -195,7 +201,9 @@ def _run_long(bundle: ModelBundle, request: RunRequest, src, notices: list[Notic
     if not getattr(model, "supports_lazy_maps", True):  # T5 and FSMT (importers/hf.py): their own attention arithmetic
         return None
     tgt = bundle.encode_target(request.tgt) if request.tgt is not None else None
-    tgt_len = max(len(tgt.ids) if tgt is not None else 1, min(request.pad_tgt, bundle.config.max_len))
+    # generated: as long as the model may write (one that never says <eos> writes that many; budgeted before the run)
+    out_len = len(tgt.ids) if tgt is not None else default_max_steps(len(src.ids), bundle.config.max_len)
+    tgt_len = max(out_len, min(request.pad_tgt, bundle.config.max_len))
     if not needs_lazy_maps(model, len(src.ids), tgt_len, budgets.EAGER_MAPS_BYTES):
         return None
     with getattr(model, "fused_attention", contextlib.nullcontext)():  # Hugging Face: no layer's maps held at once
@@ -214,7 +222,7 @@ def _lazy_result(bundle: ModelBundle, request: RunRequest, src, tgt, notices: li
     else:
         if request.settings.method != "greedy":
             notices.append(Notice.make("long_greedy_only"))
-        max_steps = min(max(2 * len(src.ids) + 16, 32), c.max_len)  # DecodeSession's default
+        max_steps = default_max_steps(len(src.ids), c.max_len)  # DecodeSession's default
         output_ids = greedy_ids(model, src.ids, max_steps, ablation, stop)
         if output_ids and output_ids[-1] != c.eos_id:
             notices.append(Notice.make("no_eos", count=max_steps))
@@ -235,8 +243,7 @@ def _lazy_result(bundle: ModelBundle, request: RunRequest, src, tgt, notices: li
         # the intact model on the same decoder inputs
         baseline = lazy_forward(model, src.ids, output_ids, tgt_pad_to=pad_tgt).logprobs
         if tgt is None:
-            baseline_output = vocab.decode(greedy_ids(model, src.ids, min(max(2 * len(src.ids) + 16, 32), c.max_len),
-                                                      stop=stop))
+            baseline_output = vocab.decode(greedy_ids(model, src.ids, default_max_steps(len(src.ids), c.max_len), stop=stop))
     elapsed = (time.perf_counter() - start) * 1000.0
     return RunResult(request, trace, (), elapsed, tuple(notices), baseline, baseline_output)
 

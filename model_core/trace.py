@@ -160,9 +160,8 @@ class Trace:
             if f.name in ("scores", "value_norms", "value_zeroing"):
                 for kind, arr in value.items():
                     arrays[f"{f.name}_{kind}"] = arr
-            elif f.name in ("relative_bias", "attribution_src", "attribution_tgt", "attribution_change"):
-                if value is not None:
-                    arrays[f.name] = value
+            elif value is None:  # an optional field left out (np.savez would pickle None as an object array, which
+                continue         # np.load refuses with its default allow_pickle=False)
             elif f.name == "attribution_method":
                 if value:
                     arrays[f.name] = np.array(value)
@@ -196,7 +195,7 @@ class Trace:
                                   if k.startswith(prefix) and k[len(prefix):] in KIND_LABELS}
             elif f.name in arrays:
                 value = arrays[f.name]
-                if f.name.endswith("tokens"):
+                if f.name.endswith("tokens") or f.name == "src_surfaces":
                     value = [str(s) for s in value.tolist()]
                 elif f.name in ("positional_kind", "attribution_method", "precision"):
                     value = str(value)

@@ -33,6 +33,7 @@ imported only here.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
 import json
 import math
@@ -182,7 +183,9 @@ class HFTokenizer:
     def _call(self, text: str, add_special_tokens: bool) -> list[int]:
         kw = {"text_target": text} if self.side == "target" else {"text": text}
         with _quiet_benign_warnings():
-            return list(self.hf(**kw, add_special_tokens=add_special_tokens)["input_ids"])
+            # verbose=False: no "Token indices sequence length is longer than ... will result in indexing errors"
+            # for a long document (the app cuts the ids to the model's positions itself, with its own notice)
+            return list(self.hf(**kw, add_special_tokens=add_special_tokens, verbose=False)["input_ids"])
 
     def _probe_specials(self) -> tuple[list[int], list[int], bool]:
         """Which special ids the tokenizer puts before and after a text, found by asking it.
@@ -355,8 +358,12 @@ def _cache_argument(forward: Any) -> str:
 
 
 def _returned_cache(out: Any) -> Any:
-    """The cache a forward returned, under either name (see :func:`_cache_argument`)."""
-    return out["cache"] if "cache" in out else out.get("past_key_values")
+    """The cache a forward returned, under either name (see :func:`_cache_argument`). An output class that has a
+    ``cache`` field is read by that name only: asking it for ``past_key_values`` logs a deprecation warning."""
+    names = {f.name for f in dataclasses.fields(out)} if dataclasses.is_dataclass(out) else set(out.keys())
+    if "cache" in names:
+        return getattr(out, "cache", None)
+    return out.get("past_key_values")
 
 
 class HFSeq2SeqAdapter(nn.Module):
@@ -453,6 +460,10 @@ class HFSeq2SeqAdapter(nn.Module):
         finally:
             for handle in handles:
                 handle.remove()
+
+    #: Hugging Face's eager attention returns the post-softmax weights only: no pre-softmax scores to capture
+    #: (``run`` refuses a request for them in one line; the window shows the weights and says why)
+    gives_scores = False
 
     # ----------------------------------------------------------------- maps on demand (long sentences)
     @property

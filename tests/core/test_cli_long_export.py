@@ -51,9 +51,10 @@ def test_a_chosen_subset_equals_the_same_maps_of_the_ordinary_export(tiny_checkp
         (1000, ["--kinds", "cross,encoder_self", "--rows", "4:6"], r"rows 4:6 are past the 4 query rows of cross"),
         (1000, ["--layers", "0,1,0"], r"layer 0 is named more than once"),
         (1000, ["--map-heads", "2,2"], r"head 2 is named more than once"),
+        (1000, ["--kinds", "cross,cross"], r"kind 'cross' is named more than once"),
     ],
     ids=["everything", "short-sentence", "bad-head", "backwards-rows", "bad-kind", "scores", "rows-past-a-kind",
-         "layer-twice", "head-twice"],
+         "layer-twice", "head-twice", "kind-twice"],
 )
 def test_what_cannot_be_done_is_one_line(tiny_checkpoint, tmp_path, monkeypatch, capsys, budget, extra, message):
     if budget is not None:
@@ -82,3 +83,23 @@ def test_a_long_export_says_what_run_would_say_about_the_input(tiny_checkpoint, 
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert "note: 1 source word not in the vocabulary" in err and "note: 1 target word not in the vocabulary" in err
+
+
+def test_a_translation_is_budgeted_as_long_as_the_model_may_write(tiny_checkpoint, tmp_path, monkeypatch, capsys):
+    """Without --tgt the output's length is unknown before the run: a model that never says <eos> writes
+    default_max_steps tokens (2·5 + 16 here = 26 for 6 source tokens: 32), so the maps are budgeted for that many.
+    Budgeted for one token, such a translation wrote 1.3 GB of maps past a 1.07 GB limit (a new-user trial)."""
+    from model_core import load_model
+    from model_core.decoding_settings import default_max_steps
+    from model_core.lazy_maps import full_maps_bytes
+
+    c = load_model(tiny_checkpoint, device="cpu").config
+    steps = default_max_steps(6, c.max_len)
+    worst = full_maps_bytes(c.n_encoder_layers, c.n_decoder_layers, c.n_heads, 6, steps)
+    monkeypatch.setattr("model_core.budgets.EAGER_MAPS_BYTES", worst - 1)  # a one-token output would fit easily
+    out = tmp_path / "x.npz"
+    assert main(["export", "--model", str(tiny_checkpoint), "--src", "w1 w2 w3 w4 w5", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "give the target with --tgt" in err and f"may run to {steps:,} tokens" in err and not out.exists()
+    monkeypatch.setattr("model_core.budgets.EAGER_MAPS_BYTES", worst)  # the worst case fits: written whole
+    assert main(["export", "--model", str(tiny_checkpoint), "--src", "w1 w2 w3 w4 w5", "--out", str(out)]) == 0

@@ -83,3 +83,35 @@ def test_the_positional_encoding_of_a_hugging_face_model_cannot_be_switched_off(
     _family, _model, _folder, bundle = hf
     with pytest.raises(ValueError, match="positional encoding is not supported for Hugging Face"):
         run(bundle, RunRequest(SRC, TGT, ablation=Ablation.of(positional=True)))
+
+
+def test_scores_of_a_hugging_face_model_are_refused_in_one_line_before_the_run(tmp_path_factory, tmp_path, capsys):
+    """Hugging Face's eager attention returns weights only: run() says so, and export --scores / render --view scores
+    say so before running (they failed with "stack expects a non-empty TensorList" after the run)."""
+    from model_core.run import NO_SCORES
+    from viz_app.cli import main
+
+    _, _, folder, bundle = saved_case("marian", tmp_path_factory)
+    with pytest.raises(ValueError, match="cannot give its pre-softmax scores"):
+        run(bundle, RunRequest("hello world", "bonjour", capture_scores=True))
+    out = tmp_path / "s.npz"
+    capsys.readouterr()  # what building the folder printed
+    assert main(["export", "--model", str(folder), "--src", "hello world", "--tgt", "bonjour", "--scores",
+                 "--device", "cpu", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert NO_SCORES in err and "--scores" in err and err.count("\n") == 1 and not out.exists()
+
+
+def test_a_long_document_through_a_hugging_face_model_prints_no_library_warning(tmp_path_factory, capfd, monkeypatch):
+    """transformers warned "Token indices sequence length is longer than ... indexing errors" (the app cuts the ids
+    itself, with its own notice) and "`past_key_values` ... deprecated" (asked of its output by the old name)."""
+    from model_core import budgets
+
+    _, _, _, bundle = saved_case("bart", tmp_path_factory)
+    capfd.readouterr()
+    monkeypatch.setattr(bundle.src_tokenizer.hf, "model_max_length", 64)  # what a checkpoint's tokenizer says
+    monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 1)  # maps on demand: the lazy path's cache reads too
+    run(bundle, RunRequest(" ".join(["hello world"] * 100), "bonjour"))
+    run(bundle, RunRequest("hello world", "bonjour"))
+    err = capfd.readouterr().err
+    assert "indexing errors" not in err and "deprecated" not in err, err

@@ -199,3 +199,25 @@ def test_greedy_decoding_asks_whether_it_is_still_wanted_and_stops_with_supersed
     with pytest.raises(Superseded):
         greedy_ids(model, src, 100, stop=lambda: len(steps) >= 2 * STOP_CHECK_STEPS)
     assert len(steps) == 2 * STOP_CHECK_STEPS  # stopped at the first check after the newer request
+
+
+def test_a_generated_output_is_budgeted_as_long_as_the_model_may_write(monkeypatch):
+    """run() decides maps on demand before it knows how long the translation is: for the longest it may be
+    (default_max_steps), so a model that never says <eos> cannot make a held trace of gigabytes."""
+    from conftest import tiny_bundle
+
+    from model_core import budgets
+    from model_core.decoding_settings import default_max_steps
+    from model_core.lazy_maps import full_maps_bytes
+    from model_core.lazy_trace import is_lazy
+    from model_core.run import RunRequest, run
+
+    bundle = tiny_bundle(max_len=200)
+    c = bundle.config
+    source = " ".join(f"w{i % 19}" for i in range(29))  # + <eos>: 30 tokens, up to 76 generated
+    worst = full_maps_bytes(c.n_encoder_layers, c.n_decoder_layers, c.n_heads, 30, default_max_steps(30, c.max_len))
+    monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", worst - 1)
+    result = run(bundle, RunRequest(source))
+    assert is_lazy(result.trace.encoder_self) and "maps_on_demand" in [n.code for n in result.notices]
+    monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", worst)
+    assert not is_lazy(run(bundle, RunRequest(source)).trace.encoder_self)

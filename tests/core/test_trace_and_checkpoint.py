@@ -30,6 +30,21 @@ def test_trace_npz_round_trip(tmp_path):
     assert set(loaded.scores) == {"encoder_self", "decoder_self", "cross"}
 
 
+@pytest.mark.parametrize("surfaces", [None, ["The", "cat,", "sees", ""]])
+def test_every_array_of_a_saved_trace_loads_with_numpy_s_defaults(tmp_path, surfaces):
+    """No field is pickled: a Hugging Face model's trace has no source surfaces (None), and np.savez wrote that as an
+    object array that np.load refuses without allow_pickle (a new-user trial)."""
+    from dataclasses import replace
+
+    trace = replace(tiny_bundle().trace("w1 w2 w3", "t1 t2"), src_surfaces=surfaces)
+    path = trace.save(tmp_path / "t.npz")
+    with np.load(path) as data:  # allow_pickle=False, numpy's default
+        arrays = {k: data[k] for k in data.files}
+    assert all(a.dtype != object for a in arrays.values())
+    assert ("src_surfaces" in arrays) == (surfaces is not None)
+    assert Trace.load(path).src_surfaces == surfaces
+
+
 def test_trace_at_step_truncates_decoder_rows_only():
     trace = tiny_bundle().trace("w1 w2", "t1 t2 t3")
     early = trace.at_step(2)

@@ -222,7 +222,12 @@ def plan_run(args: argparse.Namespace, session: Session | None, *, capture_score
 
 
 def check_ablation(bundle: ModelBundle, request: RunRequest) -> None:
-    """Every ablated head exists in this model (the model would fail on a head it does not have)."""
+    """Every ablated head exists in this model (the model would fail on a head it does not have), and scores are
+    asked only of a model that can give them (before the run, which takes seconds for a long sentence)."""
+    from model_core.run import NO_SCORES
+
+    if request.capture_scores and not getattr(bundle.model, "gives_scores", True):
+        raise CliError(f"{NO_SCORES}: leave out --scores / --view scores")
     ablation = request.ablation
     if not ablation.active:
         return

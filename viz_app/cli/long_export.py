@@ -43,6 +43,9 @@ def _kind_list(text: str) -> tuple[str, ...]:
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:
         raise argparse.ArgumentTypeError(f"unknown kind {unknown[0]!r}; choose from {', '.join(KINDS)}")
+    repeated = sorted({k for k in kinds if kinds.count(k) > 1})
+    if repeated:  # as a repeated layer or head: refused, not written once and counted twice
+        raise argparse.ArgumentTypeError(f"kind {repeated[0]!r} is named more than once in {text!r}")
     return kinds
 
 
@@ -81,6 +84,7 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
     maps fit the budget, after refusing subset flags for it. Every refusal is one :class:`CliError` line."""
     from model_core.budgets import EAGER_MAPS_BYTES
     from model_core.decoding import teacher_forced_ids
+    from model_core.decoding_settings import default_max_steps
     from model_core.devices import dtype_name
     from model_core.lazy_export import save_map_subset
     from model_core.lazy_maps import full_maps_bytes, lazy_forward, too_big_line
@@ -91,7 +95,9 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
     src = bundle.encode_source(request.src, request.pad_src)
     tgt = bundle.encode_target(request.tgt) if request.tgt is not None else None
     out_ids = tgt.ids if tgt is not None else None
-    n_out = max(len(out_ids), min(request.pad_tgt, c.max_len)) if out_ids is not None else 0  # padded rows are maps
+    # padded rows are maps; a generated output is budgeted as long as the model may write (it may never say <eos>)
+    generated = default_max_steps(len(src.ids), c.max_len)
+    n_out = max(len(out_ids) if out_ids is not None else generated, min(request.pad_tgt, c.max_len))
     size = full_maps_bytes(c.n_encoder_layers, c.n_decoder_layers, c.n_heads, len(src.ids), n_out)
     if size <= EAGER_MAPS_BYTES:
         if chosen:
@@ -102,8 +108,8 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
         raise CliError("maps on demand for a long sentence need the app's own model or a BART-like Hugging Face one "
                        "(Marian, BART, mBART, Pegasus, M2M100); this model's attention gives every map at once")
     if out_ids is None:
-        raise CliError(f"a source of {len(src.ids):,} tokens: give the target with --tgt (translating it would keep "
-                       f"every encoder map, {4 * c.n_encoder_layers * c.n_heads * len(src.ids) ** 2 / 1e9:.1f} GB)")
+        raise CliError(f"a source of {len(src.ids):,} tokens: give the target with --tgt (a translation may run to "
+                       f"{generated:,} tokens, {size / 1e9:.1f} GB of maps)")
     extras = [flag for flag, on in (("--scores", args.scores), ("--attribution", args.attribution),
                                     ("--contributions", args.contributions), ("--value-zeroing", args.value_zeroing))
               if on]

@@ -63,6 +63,24 @@ def test_png_and_csv(qapp, tiny_checkpoint, tmp_path, capsys):
     np.testing.assert_allclose(np.array([[float(v) for v in r[1:]] for r in rows[1:]]), expected.cross[1, 2], atol=1e-6)
 
 
+def test_a_rendered_map_is_drawn_in_the_light_theme_and_the_plot_colours_are_put_back(qapp, tiny_checkpoint, tmp_path):
+    """For a slide or a printout, as the window exports in its default theme: white around the map, dark labels, and
+    the "not computed yet" note over future rows readable (pyqtgraph's default drew white on black)."""
+    import pyqtgraph as pg
+
+    from viz_app.widgets.theme_colors import LIGHT
+
+    before = (pg.getConfigOption("background"), pg.getConfigOption("foreground"))
+    png = tmp_path / "light.png"
+    assert main(render(tiny_checkpoint, png, "--step", "1", "--scale", "1", kind="decoder_self")) == 0
+    rgb = np.asarray(Image.open(png).convert("RGB")).astype(int)
+    assert tuple(rgb[2, 2]) == (255, 255, 255)  # the margin: the light theme's background
+    dark = (rgb.sum(axis=2) < 3 * 90).sum()
+    assert dark > 200  # labels and title in the dark foreground
+    assert (pg.getConfigOption("background"), pg.getConfigOption("foreground")) == before
+    assert LIGHT.background == "#ffffff"
+
+
 def test_svg_and_animations(qapp, tiny_checkpoint, tmp_path):
     svg = tmp_path / "dec.svg"
     assert main(render(tiny_checkpoint, svg, kind="decoder_self", layer="0", head="1")) == 0

@@ -17,8 +17,10 @@ files, an empty sentence, bad view flags) run before the model is loaded; files 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -413,9 +415,26 @@ def cmd_render(args: argparse.Namespace) -> int:
     from viz_app.export import images as ex
 
     try:
-        return _render(args)
+        with light_plots():
+            return _render(args)
     except ex.ExportError as exc:
         raise CliError(str(exc)) from exc
+
+
+@contextlib.contextmanager
+def light_plots() -> Iterator[None]:
+    """pyqtgraph's colours set to the window's light theme while rendering, then put back: a picture for a slide or a
+    printout, as the window exports it in its default theme (pyqtgraph's own default is white on black)."""
+    import pyqtgraph as pg
+
+    from viz_app.widgets.theme_colors import LIGHT
+
+    before = {name: pg.getConfigOption(name) for name in ("background", "foreground")}
+    pg.setConfigOptions(background=LIGHT.background, foreground=LIGHT.foreground)
+    try:
+        yield
+    finally:
+        pg.setConfigOptions(**before)
 
 
 def _render(args: argparse.Namespace) -> int:

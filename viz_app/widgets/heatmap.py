@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QHBoxLayout,
 
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.widgets.colormaps import DIVERGING_NAME, get_colormap, lookup_table
+from viz_app.widgets.theme_colors import muted_for
 
 #: Above this many tokens an axis shows only every n-th label (n = ceil(tokens / MAX_LABELS)).
 MAX_LABELS = 60
@@ -495,7 +496,8 @@ class AttentionHeatmap(QWidget):
         self._future.setZValue(2)
         self._future.hide()
         self._plot.addItem(self._future, ignoreBounds=True)
-        self._future_text = pg.TextItem(tr("Heatmap", "not computed yet"), color=(200, 200, 200), anchor=(0.5, 0.5))
+        self._future_text = pg.TextItem(tr("Heatmap", "not computed yet"), color=muted_for(pg.getConfigOption("background")),
+                                        anchor=(0.5, 0.5))
         self._future_text.setZValue(2)
         self._future_text.theme_muted_text = True  # viz_app.window.theme recolours it: readable on light and dark shading
         self._future_text.hide()

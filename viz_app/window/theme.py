@@ -10,14 +10,13 @@ when the system has no preference.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
 from viz_app.i18n import N_
+from viz_app.widgets.theme_colors import DARK, LIGHT, Theme
 
 THEME_CHOICES: dict[str, tuple[str, str]] = {
     "system": N_("Theme", "Follow the system"),
@@ -25,23 +24,6 @@ THEME_CHOICES: dict[str, tuple[str, str]] = {
     "dark": N_("Theme", "Dark"),
 }
 
-
-@dataclass(frozen=True)
-class Theme:
-    name: str
-    background: str  # plot background
-    foreground: str  # axis lines, tick labels, titles
-    window: str  # Qt palette: window and base colours
-    base: str
-    text: str
-    highlight: str
-    muted: str  # secondary text drawn on the plots (e.g. "not computed yet" over the shaded future rows)
-
-
-LIGHT = Theme("light", background="#ffffff", foreground="#202020", window="#f3f3f3", base="#ffffff", text="#1e1e1e",
-              highlight="#2f6fb2", muted="#4d4d4d")
-DARK = Theme("dark", background="#121212", foreground="#d8d8d8", window="#2b2b2b", base="#1e1e1e", text="#e8e8e8",
-             highlight="#4a8fd6", muted="#c8c8c8")
 
 #: set this attribute to True on a pyqtgraph TextItem to have it drawn in the theme's muted colour
 MUTED_TEXT = "theme_muted_text"

@@ -293,3 +293,25 @@ def test_the_views_computed_on_request_are_computed_for_render(qapp, tiny_checkp
     expected = {"attribution_src": trace.attribution_src, "value_zeroing": trace.value_zeroing["cross"][1],
                 "value_norms": (trace.cross[1] * trace.value_norms["cross"][1][:, None, :]).mean(0)}[field]
     np.testing.assert_allclose(values, expected[:3], atol=1e-4)
+
+
+@pytest.mark.parametrize("view", ["rollout", "scores", "contributions", "attribution"])
+def test_a_view_a_long_sentence_cannot_show_is_one_line_that_says_so(qapp, tiny_checkpoint, tmp_path, capsys,
+                                                                      monkeypatch, view):
+    """A sentence past the maps budget shows weights only, in the window and here: its refusal named another kind's
+    maps ("every decoder_self map ... 0.3 GB") or advised to compute what cannot be computed (a new-user trial)."""
+    monkeypatch.setattr("model_core.budgets.EAGER_MAPS_BYTES", 10)
+    out = tmp_path / "long.png"
+    assert main(render(tiny_checkpoint, out, "--view", view)) == 2
+    line = one_error_line_after_notes(capsys)
+    assert f"--view {view} is not available for a sentence this long" in line and "--view weights" in line
+    assert not out.exists()
+    assert main(render(tiny_checkpoint, out)) == 0  # weights: drawn
+
+
+def one_error_line_after_notes(capsys) -> str:
+    """The last line of stderr (the run's notes come first), the only one that says error."""
+    lines = capsys.readouterr().err.strip().splitlines()
+    errors = [line for line in lines if ": error: " in line]
+    assert len(errors) == 1 and errors[0] == lines[-1], lines
+    return errors[0]

@@ -103,3 +103,16 @@ def test_a_translation_is_budgeted_as_long_as_the_model_may_write(tiny_checkpoin
     assert "give the target with --tgt" in err and f"may run to {steps:,} tokens" in err and not out.exists()
     monkeypatch.setattr("model_core.budgets.EAGER_MAPS_BYTES", worst)  # the worst case fits: written whole
     assert main(["export", "--model", str(tiny_checkpoint), "--src", "w1 w2 w3 w4 w5", "--out", str(out)]) == 0
+
+
+def test_a_row_range_past_a_shorter_kind_s_end_is_cut_for_it_with_a_note(tiny_checkpoint, tmp_path, monkeypatch,
+                                                                          capsys):
+    """--rows 2:5 over the encoder (6 rows) and the cross-attention (4 rows): the encoder's three rows, the
+    cross-attention's two, and a note that says so (it was silent: a new-user trial)."""
+    monkeypatch.setattr("model_core.budgets.EAGER_MAPS_BYTES", 1000)
+    part = tmp_path / "part.npz"
+    assert _export(tiny_checkpoint, part, "--kinds", "cross,encoder_self", "--rows", "2:5") == 0
+    err = capsys.readouterr().err
+    assert "note: --rows 2:5 cut to 2:4 for cross (it has 4 query rows)" in err and "encoder_self (it" not in err
+    chosen = np.load(part)
+    assert chosen["cross_rows"].tolist() == [2, 4] and chosen["encoder_self_rows"].tolist() == [2, 5]

@@ -439,6 +439,7 @@ def light_plots() -> Iterator[None]:
 
 def _render(args: argparse.Namespace) -> int:
     from viz_app.export import images as ex
+    from viz_app.scope.state import LONG_SENTENCE_MODES, long_sentence
 
     out = _check_render_output(args)  # before the session, the model or Qt
     session = load_session(args)
@@ -452,6 +453,9 @@ def _render(args: argparse.Namespace) -> int:
     ensure_qapplication()
     _bundle, result = run_plan(plan, args)
     trace = result.trace
+    if long_sentence(trace) and mode not in (*LONG_SENTENCE_MODES, LINES_VIEW):  # as the window offers: weights only
+        raise CliError(f"--view {mode} is not available for a sentence this long (its maps are computed one head at a "
+                       f"time); use --view weights or --view lines")
     width, height = _size(args)
     sizes = {"width": width, "height": height}
     spec = ex.ViewSpec(kind=view_args.kind, layer=view_args.layer, head=view_args.head, step=view_args.step,

@@ -132,6 +132,12 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
                                  precision=dtype_name(bundle.model.dtype))
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    if subset.rows is not None:  # a range past a shorter kind's end keeps what exists: said, not silent
+        for kind in subset.kinds:
+            n_rows = lazy.maps.shape(kind)[2]
+            if subset.rows[1] > n_rows:
+                print(f"{args.prog_name}: note: --rows {subset.rows[0]}:{subset.rows[1]} cut to "
+                      f"{subset.rows[0]}:{n_rows} for {kind} (it has {n_rows:,} query rows)", file=sys.stderr)
     print(f"wrote {printable(out)}: {len(src.ids):,} source tokens, {n_out:,} target positions; "
           f"{wanted / 1e6:.0f} MB of the {size / 1e9:.1f} GB of maps ({', '.join(subset.kinds)})", file=sys.stdout)
     return True

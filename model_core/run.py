@@ -91,7 +91,7 @@ class RunResult:
         return self.request.forced
 
 
-#: why a request for pre-softmax scores is refused for a model that runs through Hugging Face's own code
+#: why ``export --scores`` / ``render --view scores`` are refused for a model that runs through Hugging Face's own code
 NO_SCORES = "this model cannot give its pre-softmax scores (Hugging Face returns attention weights only)"
 
 
@@ -110,7 +110,9 @@ def run(bundle: ModelBundle, request: RunRequest, *, stop: Callable[[], bool] | 
     if not request.src.strip():
         raise EmptySourceError()
     if request.capture_scores and not getattr(bundle.model, "gives_scores", True):
-        raise ValueError(NO_SCORES)
+        # the weights without scores (asking Hugging Face's code for them failed deep inside the run): the window
+        # says why in its status bar, and the command line refuses --scores before it runs (NO_SCORES)
+        request = replace(request, capture_scores=False)
     start = time.perf_counter()
     c = bundle.config
     ablation = request.ablation

@@ -86,14 +86,14 @@ def test_the_positional_encoding_of_a_hugging_face_model_cannot_be_switched_off(
 
 
 def test_scores_of_a_hugging_face_model_are_refused_in_one_line_before_the_run(tmp_path_factory, tmp_path, capsys):
-    """Hugging Face's eager attention returns weights only: run() says so, and export --scores / render --view scores
-    say so before running (they failed with "stack expects a non-empty TensorList" after the run)."""
+    """Hugging Face's eager attention returns weights only: run() gives the weights, and export --scores / render
+    --view scores say so before running (they failed with "stack expects a non-empty TensorList" after the run)."""
     from model_core.run import NO_SCORES
     from viz_app.cli import main
 
     _, _, folder, bundle = saved_case("marian", tmp_path_factory)
-    with pytest.raises(ValueError, match="cannot give its pre-softmax scores"):
-        run(bundle, RunRequest("hello world", "bonjour", capture_scores=True))
+    asked = run(bundle, RunRequest("hello world", "bonjour", capture_scores=True))  # the window in scores mode
+    assert asked.trace.scores == {} and asked.trace.cross.size  # the weights, as the window then shows
     out = tmp_path / "s.npz"
     capsys.readouterr()  # what building the folder printed
     assert main(["export", "--model", str(folder), "--src", "hello world", "--tgt", "bonjour", "--scores",

@@ -286,9 +286,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     bundle, result = run_plan(plan, args, bundle)
     trace = result.trace
     written = save_trace(trace, out, overwrite=args.force)  # exclusive temporary file, renamed; removed on any error
-    print(f"wrote {printable(written)}: {trace.n_src} source tokens, {trace.n_steps} target positions")
+    positions = "target position" if trace.n_steps == 1 else "target positions"
+    print(f"wrote {printable(written)}: {trace.n_src:,} source tokens, {trace.n_steps:,} {positions}")
     if not result.forced:  # the model's tokens: printable
-        print(f"translation: {printable(bundle.tgt_tokenizer.decode(int(i) for i in trace.output_ids))}")
+        text = bundle.tgt_tokenizer.decode(int(i) for i in trace.output_ids)
+        print(f"translation: {printable(text)}" if text.strip() else "translation: (empty: the model ended at once)")
     return 0
 
 

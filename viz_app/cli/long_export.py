@@ -138,6 +138,7 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
             if subset.rows[1] > n_rows:
                 print(f"{args.prog_name}: note: --rows {subset.rows[0]}:{subset.rows[1]} cut to "
                       f"{subset.rows[0]}:{n_rows} for {kind} (it has {n_rows:,} query rows)", file=sys.stderr)
-    print(f"wrote {printable(out)}: {len(src.ids):,} source tokens, {n_out:,} target positions; "
+    positions = "target position" if n_out == 1 else "target positions"
+    print(f"wrote {printable(out)}: {len(src.ids):,} source tokens, {n_out:,} {positions}; "
           f"{wanted / 1e6:.0f} MB of the {size / 1e9:.1f} GB of maps ({', '.join(subset.kinds)})", file=sys.stdout)
     return True

@@ -115,3 +115,24 @@ def test_a_long_document_through_a_hugging_face_model_prints_no_library_warning(
     run(bundle, RunRequest("hello world", "bonjour"))
     err = capfd.readouterr().err
     assert "indexing errors" not in err and "deprecated" not in err, err
+
+
+def test_the_command_line_switches_a_hugging_face_model_s_heads_off_as_run_does(tmp_path_factory, tmp_path, capsys):
+    """export --ablate-head on a Hugging Face folder writes run()'s ablated trace (it was refused: "ablation needs a
+    model this app computes itself"); --ablate-positional is one line that says what works."""
+    from viz_app.cli import main
+
+    _, _, folder, bundle = saved_case("marian", tmp_path_factory)
+    capsys.readouterr()
+    out = tmp_path / "off.npz"
+    assert main(["export", "--model", str(folder), "--src", SRC, "--tgt", TGT, "--ablate-head", "cross:1:2",
+                 "--device", "cpu", "--out", str(out)]) == 0
+    want = run(bundle, RunRequest(SRC, TGT, ablation=Ablation.of([("cross", 1, 2)]))).trace
+    intact = run(bundle, RunRequest(SRC, TGT)).trace
+    got = np.load(out)
+    np.testing.assert_allclose(got["logprobs"], want.logprobs, atol=1e-5)
+    assert not np.allclose(got["logprobs"], intact.logprobs, atol=1e-5)
+    capsys.readouterr()
+    assert main(["export", "--model", str(folder), "--src", SRC, "--tgt", TGT, "--ablate-positional",
+                 "--device", "cpu", "--out", str(tmp_path / "pos.npz"), "--force"]) == 2
+    assert "--ablate-head works" in capsys.readouterr().err

@@ -57,3 +57,9 @@ def pool_max(arr: np.ndarray, factors: int | tuple[int, int]) -> np.ndarray:
     if (fr, fc) == (1, 1):
         return arr
     return _pool_last_axis(_pool_last_axis(arr, fc).swapaxes(-1, -2), fr).swapaxes(-1, -2)
+
+
+def pool_blocked(blocked: np.ndarray, factors: int | tuple[int, int]) -> np.ndarray:
+    """A boolean mask (True = blocked) pooled over blocks of ``factors``: a pooled cell is blocked when every cell of
+    its block is (a block with one cell a query may attend to is not shaded)."""
+    return ~pool_max((~np.asarray(blocked, dtype=bool)).astype(np.uint8), factors).astype(bool)

@@ -218,13 +218,13 @@ def _lazy_result(bundle: ModelBundle, request: RunRequest, src, tgt, notices: li
     from .lazy_trace import greedy_ids, lazy_trace
 
     c, model, vocab, ablation = bundle.config, bundle.model, bundle.tgt_tokenizer, request.ablation
+    max_steps = default_max_steps(len(src.ids), c.max_len)  # DecodeSession's default, when the model translates
     if tgt is not None:
         notices += target_notices(bundle, tgt)
         output_ids = list(tgt.ids)
     else:
         if request.settings.method != "greedy":
             notices.append(Notice.make("long_greedy_only"))
-        max_steps = default_max_steps(len(src.ids), c.max_len)  # DecodeSession's default
         output_ids = greedy_ids(model, src.ids, max_steps, ablation, stop)
         if output_ids and output_ids[-1] != c.eos_id:
             notices.append(Notice.make("no_eos", count=max_steps))
@@ -245,7 +245,7 @@ def _lazy_result(bundle: ModelBundle, request: RunRequest, src, tgt, notices: li
         # the intact model on the same decoder inputs
         baseline = lazy_forward(model, src.ids, output_ids, tgt_pad_to=pad_tgt).logprobs
         if tgt is None:
-            baseline_output = vocab.decode(greedy_ids(model, src.ids, default_max_steps(len(src.ids), c.max_len), stop=stop))
+            baseline_output = vocab.decode(greedy_ids(model, src.ids, max_steps, stop=stop))
     elapsed = (time.perf_counter() - start) * 1000.0
     return RunResult(request, trace, (), elapsed, tuple(notices), baseline, baseline_output)
 

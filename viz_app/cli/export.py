@@ -223,7 +223,7 @@ def plan_run(args: argparse.Namespace, session: Session | None, *, capture_score
     return Plan(location, options, request, session)
 
 
-def check_ablation(bundle: ModelBundle, request: RunRequest) -> None:
+def check_request(bundle: ModelBundle, request: RunRequest) -> None:
     """Every ablated head exists in this model (the model would fail on a head it does not have), and scores are
     asked only of a model that can give them (before the run, which takes seconds for a long sentence)."""
     from model_core.run import NO_SCORES
@@ -252,7 +252,7 @@ def run_plan(plan: Plan, args: argparse.Namespace, bundle: ModelBundle | None = 
 
     if bundle is None:
         bundle = open_bundle(plan.location, plan.options, args)
-        check_ablation(bundle, plan.request)
+        check_request(bundle, plan.request)
     result = run(bundle, plan.request)
     for notice in result.notices:
         print(notice_line(args.prog_name, notice), file=sys.stderr)
@@ -281,7 +281,7 @@ def cmd_export(args: argparse.Namespace) -> int:
                                          attribution_steps=args.attribution_steps, contributions=args.contributions,
                                          value_zeroing=args.value_zeroing))
     bundle = open_bundle(plan.location, plan.options, args)
-    check_ablation(bundle, plan.request)
+    check_request(bundle, plan.request)
     if export_long_sentence(bundle, plan.request, args, out):  # over the memory budget: the chosen maps only
         return 0
     bundle, result = run_plan(plan, args, bundle)

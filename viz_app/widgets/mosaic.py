@@ -18,7 +18,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QPainterPath
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QLabel, QStackedLayout, QWidget
 
-from model_core.pooling import TILE_PIXELS, pool_max, pooled_length, tile_factors
+from model_core.pooling import TILE_PIXELS, pool_blocked, pool_max, pooled_length, tile_factors
 from viz_app.i18n import tr
 from viz_app.widgets.colormaps import GUTTER_LEVELS, GUTTER_VALUE, gutter_lookup_table
 from viz_app.widgets.heatmap import TokenAxis
@@ -440,7 +440,7 @@ class HeadMosaic(QWidget):
         fr, fc = self._factors
         gr_px, gc_px = self._gutters[0] // fr, self._gutters[1] // fc
         if (fr, fc) != (1, 1):  # a pooled pixel is shaded when every cell in its block is blocked
-            b = ~pool_max((~b).astype(np.uint8), (fr, fc)).astype(bool)
+            b = pool_blocked(b, (fr, fc))
         bq, bk = b.shape
         tq, tk = self._tile[0] // fr, self._tile[1] // fc
         tile = np.zeros((tq + gr_px, tk + gc_px, 4), dtype=np.uint8)

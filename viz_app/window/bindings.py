@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 
 from model_core.analysis import all_head_stats, verify_trace
 from model_core.lazy_trace import pooled_overview
-from model_core.pooling import pool_max, pooled_length, tile_factors
+from model_core.pooling import pool_blocked, pool_max, pooled_length, tile_factors
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.state import LONG_SENTENCE_MODES, AppState, kind_title, long_sentence, view_needs_run
 from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
@@ -493,7 +493,7 @@ def overview_tiles(maps, blocked: np.ndarray | None) -> tuple[np.ndarray, np.nda
     would freeze the window for seconds); the others are left blank and returned as pending."""
     fr, fc = maps.pooling_factors()
     if blocked is not None:
-        blocked = ~pool_max((~blocked).astype(np.uint8), (fr, fc)).astype(bool)
+        blocked = pool_blocked(blocked, (fr, fc))
     n_layers, n_heads, rows, cols = maps.shape
     tiles = np.full((n_layers, n_heads, pooled_length(rows, fr), pooled_length(cols, fc)), GUTTER_VALUE, np.float32)
     pending = []

@@ -113,3 +113,41 @@ def test_the_binding_follows_the_heatmaps_selection(window, qtbot):
     assert view.target_tokens == state.trace.output_tokens[:2]
     state.select(layer=0, head=None)
     np.testing.assert_allclose(lines.view().weights, state.trace.cross[0, :, :2].mean(axis=0), atol=1e-6)
+
+
+def test_an_export_in_slide_size_type_keeps_that_size_and_grows(qapp, trace, tmp_path, monkeypatch):
+    """At 28 pt every token keeps 28 pt (the picture grows to fit them) and the title is not cut.
+
+    Two faults this catches: the image's 192 dpi taken by QPainter for its fonts (every point size drawn twice as
+    large as measured, so the tokens shrank to fit), and a 900-pixel canvas too narrow for the tokens."""
+    from dataclasses import replace
+
+    from PIL import Image
+
+    from viz_app.widgets import alignment_lines as al
+
+    fitted: list[float] = []
+    real_fitted = al._fitted_font
+
+    def spy(base, tokens, room):
+        font = real_fitted(base, tokens, room)
+        fitted.append(font.pointSizeF())
+        return font
+
+    monkeypatch.setattr(al, "_fitted_font", spy)
+    wrapped: list[list[str]] = []
+    real_wrap = al.wrap_at_separators
+    monkeypatch.setattr(al, "wrap_at_separators", lambda *a, **k: wrapped.append(real_wrap(*a, **k)) or wrapped[-1])
+    view = replace(alignment_view(trace, ViewSpec(kind="cross", layer=1, head=None, step=3, forced=True)), font_pt=28,
+                   source_tokens=["Transformers", "attend", "everywhere", "simultaneously"])
+    view = replace(view, weights=np.full((len(view.target_tokens), 4), 0.25, dtype=np.float32))
+    need_w, need_h = al.minimum_size(view)
+    assert need_w > 900  # four long words at 28 pt do not fit the default canvas
+    export_alignment(view, tmp_path / "big.png")
+    assert fitted and set(fitted) == {28.0}
+    title_lines = wrapped[-1]  # as painted: whole, on at most MAX_TITLE_LINES lines
+    assert len(title_lines) <= al.MAX_TITLE_LINES and " · ".join(title_lines) == view.title.replace("\n", " · ")
+    with Image.open(tmp_path / "big.png") as image:
+        assert image.size == (2 * need_w, 2 * max(700, need_h))
+        dpi = image.info.get("dpi")
+    assert dpi is not None and round(dpi[0]) == 192  # still placed at its logical size on a slide

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import html
 import itertools
 import os
 import re
@@ -199,6 +200,65 @@ def test_renderer_grows_instead_of_clipping(qapp, trace):
         need = widget.graphics_widget().ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
         assert widget.width() >= need.width() and widget.height() >= need.height()
         assert (image.width(), image.height()) == (round(widget.width() * 1.5), round(widget.height() * 1.5))
+
+
+def _inside_view(widget, item) -> bool:
+    """Whether a graphics item's box lies within the heatmap's visible area (nothing cut off by the edge)."""
+    glw = widget.graphics_widget()
+    box = glw.mapFromScene(item.mapRectToScene(item.boundingRect())).boundingRect()
+    return glw.viewport().rect().adjusted(-1, -1, 1, 1).contains(box)
+
+
+def test_renderer_with_slide_size_type_draws_every_title_whole(qapp, trace):
+    """At 30 pt the plot title is broken at its " · " instead of cut, and the query axis title, longer than the
+    map is tall, makes the image taller instead of running off its top edge."""
+    view = replace(ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=0, head=None)), font_pt=30)
+    with ex.HeatmapRenderer(900, 700) as renderer:
+        widget = renderer.show(view)
+        title = widget.title_text()
+        assert "…" not in title and title.count("<br>") >= 1
+        assert title.replace("<br>", " · ") == html.escape(view.title)
+        left = widget._left
+        assert left.shown_title() == view.query_label
+        assert left.title_length() > 0 and left.title_room() >= left.title_length()
+        assert _inside_view(widget, left.label)
+        label = widget._plot.titleLabel.item  # its text: above the map, not over it
+        assert label.mapRectToScene(label.boundingRect()).bottom() <= widget._vb.sceneBoundingRect().top() + 1
+
+
+def test_window_heatmap_cuts_an_axis_title_longer_than_its_room(qapp, trace):
+    """In the window the query title is cut with "…" (whole in its tooltip) rather than drawn past the widget."""
+    view = replace(ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=0, head=None)), font_pt=22)
+    widget = AttentionHeatmap()
+    widget.resize(700, 330)
+    widget.show()
+    try:
+        ex.apply_view(widget, view)
+        qapp.processEvents()
+        left = widget._left
+        shown = left.shown_title()
+        assert shown != view.query_label and shown.endswith("…")
+        assert left.label.toolTip() == view.query_label
+        assert _inside_view(widget, left.label)
+        widget.resize(700, 1400)  # room again: the whole title comes back
+        qapp.processEvents()
+        assert left.shown_title() == view.query_label and left.label.toolTip() == ""
+    finally:
+        widget.close()
+
+
+def test_titles_wrap_at_their_separators():
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    from viz_app.widgets.heatmap import wrap_at_separators
+
+    metrics = QFontMetricsF(QFont())
+    line = "Cross-attention · layer 0 · mean of heads · step 3 / 7"
+    assert wrap_at_separators(line, metrics, 10_000) == [line]
+    narrow = wrap_at_separators(line, metrics, metrics.horizontalAdvance("mean of heads · step 3 / 7") + 1)
+    assert narrow == ["Cross-attention · layer 0", "mean of heads · step 3 / 7"]
+    assert " · ".join(narrow) == line
+    assert wrap_at_separators(line, metrics, 1) == line.split(" · ")  # a part wider alone stays whole
 
 
 def test_renderer_rejects_absurd_sizes(qapp):

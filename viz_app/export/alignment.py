@@ -21,12 +21,13 @@ from viz_app.export.images import (
     DEFAULT_SCALE,
     DEFAULT_WIDTH,
     IMAGE_SUFFIXES,
+    MAX_SIDE,
     check_size,
     save_csv,
     save_png,
     save_svg,
 )
-from viz_app.widgets.alignment_lines import AlignmentView, paint_alignment
+from viz_app.widgets.alignment_lines import AlignmentView, minimum_size, paint_alignment
 
 
 def _need_app() -> None:
@@ -41,14 +42,17 @@ def render_alignment_image(view: AlignmentView, width: int = DEFAULT_WIDTH, heig
     _need_app()
     image = QImage(round(width * scale), round(height * scale), QImage.Format.Format_RGB32)
     image.setDevicePixelRatio(scale)
-    dots_per_meter = round(96 / 0.0254 * scale)
-    image.setDotsPerMeterX(dots_per_meter)
-    image.setDotsPerMeterY(dots_per_meter)
     painter = QPainter(image)
     try:
         paint_alignment(painter, QRectF(0, 0, width, height), view)
     finally:
         painter.end()
+    # the pixel density (scale × 96 dpi, so that slides place a 2x image at its logical size) is set only now:
+    # set before painting, QPainter took the image's 192 dpi for its fonts and drew every point size twice as
+    # large as the window and the heatmap's export do, past the boxes measured at the screen's 96 dpi
+    dots_per_meter = round(96 / 0.0254 * scale)
+    image.setDotsPerMeterX(dots_per_meter)
+    image.setDotsPerMeterY(dots_per_meter)
     return image
 
 
@@ -82,6 +86,11 @@ def export_alignment(view: AlignmentView, path: str | os.PathLike, *, width: int
         return save_csv(view.weights, view.target_tokens, view.source_tokens, target, overwrite=overwrite)
     if suffix not in IMAGE_SUFFIXES:
         raise ValueError(f"cannot write {suffix or 'a file without a suffix'} for alignment lines: use .png, .svg or .csv")
+    # grow (never shrink) to what the view's type size needs, as the heatmap's renderer does
+    need_w, need_h = minimum_size(view)
+    width, height = min(MAX_SIDE, max(width, need_w)), min(MAX_SIDE, max(height, need_h))
+    if round(width * scale) > 4 * MAX_SIDE or round(height * scale) > 4 * MAX_SIDE:
+        scale = 4 * MAX_SIDE / max(width, height)
     if suffix == ".svg":
         return save_svg(alignment_svg(view, width, height), target, overwrite=overwrite)
     return save_png(render_alignment_image(view, width, height, scale=scale), target, overwrite=overwrite)

@@ -193,6 +193,7 @@ class HeatmapRenderer:
         self.scale = float(scale)
         self._widget: AttentionHeatmap | None = AttentionHeatmap()
         self._widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        self._widget.set_title_wrapping(True)  # an image has no tooltip for a title cut with "…"
         self._widget.resize(int(width), int(height))
         self._widget.show()
         QApplication.processEvents()
@@ -223,6 +224,12 @@ class HeatmapRenderer:
         h = max(widget.height(), math.ceil(need.height()))
         if (w, h) != (widget.width(), widget.height()):
             widget.resize(w, h)
+            QApplication.processEvents()
+        # an axis title longer than its axis (the query axis's, with slide-size fonts) would be cut with "…":
+        # grow by what it lacks (the plot takes all of a change in the widget's size)
+        wide, tall = widget.axis_title_shortfall()
+        if wide or tall:
+            widget.resize(widget.width() + wide, widget.height() + tall)
             QApplication.processEvents()
 
     def render(self, view: HeatmapView) -> QImage:

@@ -11,6 +11,7 @@ SVG exports alike).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from model_core.trace import Trace
 from viz_app.i18n import tr
+from viz_app.widgets.heatmap import wrap_at_separators
 from viz_app.widgets.map_view import ViewSpec, heatmap_view
 
 LINE_COLOUR = "#2f5f8f"
@@ -33,6 +35,8 @@ MIN_WEIGHT = 0.01
 #: The widest line, in units of the label font's height, at weight 1.
 MAX_WIDTH_EM = 0.55
 MIN_FONT_PT = 7.0
+#: A title that does not fit the panel's width takes at most this many lines (the last one cut with "…").
+MAX_TITLE_LINES = 3
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,38 @@ def layout_lines(view: AlignmentView, line_unit: float) -> list[Line]:
     return sorted(lines, key=lambda line: line.weight)
 
 
+def minimum_size(view: AlignmentView, base_font: QFont | None = None) -> tuple[int, int]:
+    """The smallest picture (logical pixels) in which ``view`` keeps its own type size: every token whole in its
+    box, the title on at most :data:`MAX_TITLE_LINES` lines, the legend on one, room for the lines between.
+
+    An export grows to this (a slide-size ``font_pt`` on a 900-pixel canvas shrank the tokens to 7 pt under a
+    huge title); the window does not, where the tokens shrink to fit the panel instead.
+    """
+    font = QFont(base_font or QFont())
+    if view.font_pt:
+        font.setPointSizeF(view.font_pt)
+    metrics = QFontMetricsF(font)
+    pad = metrics.height()
+    title_font = QFont(font)
+    title_font.setBold(True)
+    title_metrics = QFontMetricsF(title_font)
+    small = QFont(font)
+    small.setPointSizeF(max(MIN_FONT_PT, font.pointSizeF() * 0.85))
+    small_metrics = QFontMetricsF(small)
+    captions = (tr("AlignmentLines", "source"), tr("AlignmentLines", "target"))
+    caption_w = max(small_metrics.horizontalAdvance(word) for word in captions) + pad
+    places = max(len(view.source_tokens), view.slots, len(view.target_tokens), 1)
+    widest = max((metrics.horizontalAdvance(t) for t in [*view.source_tokens, *view.target_tokens]), default=0.0)
+    parts = view.title.replace("\n", " · ").split(" · ")
+    legend = tr("AlignmentLines", "Line width and darkness = attention weight · source on top, target below")
+    width = max(2 * pad + caption_w + places * (widest + 6), 2 * pad + small_metrics.horizontalAdvance(legend),
+                2 * pad + max(title_metrics.horizontalAdvance(part) for part in parts))
+    title_lines = min(MAX_TITLE_LINES, len(wrap_at_separators(" · ".join(parts), title_metrics, width - 2 * pad)))
+    box_h = max(metrics.height() * 1.5, small_metrics.height())
+    height = pad * 0.9 + title_metrics.lineSpacing() * title_lines + pad * 3.0 + 2 * box_h + 6 * pad + pad
+    return math.ceil(width), math.ceil(height)
+
+
 def paint_alignment(painter: QPainter, rect: QRectF, view: AlignmentView | None, message: str = "",
                     base_font: QFont | None = None) -> list[Line]:
     """Draw ``view`` (or ``message`` when there is none) in ``rect``; returns the lines drawn."""
@@ -125,10 +161,14 @@ def paint_alignment(painter: QPainter, rect: QRectF, view: AlignmentView | None,
                          message or tr("AlignmentLines", "No cross-attention to show yet: type a sentence."))
         painter.restore()
         return []
-    title_rect = QRectF(rect.left() + pad, rect.top() + pad * 0.5, rect.width() - 2 * pad, pad * 1.4)
-    painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                     QFontMetricsF(title_font).elidedText(view.title.replace("\n", " · "), Qt.TextElideMode.ElideRight,
-                                                          title_rect.width()))
+    # a title wider than the panel goes on to a second (and third) line at its " · " rather than being cut
+    title_metrics = QFontMetricsF(title_font)
+    room = rect.width() - 2 * pad
+    title_lines = [title_metrics.elidedText(line, Qt.TextElideMode.ElideRight, room) for line in
+                   wrap_at_separators(view.title.replace("\n", " · "), title_metrics, room)[:MAX_TITLE_LINES]]
+    title_rect = QRectF(rect.left() + pad, rect.top() + pad * 0.5, room,
+                        pad * 0.4 + title_metrics.lineSpacing() * len(title_lines))
+    painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, "\n".join(title_lines))
     small = QFont(font)
     small.setPointSizeF(max(MIN_FONT_PT, font.pointSizeF() * 0.85))
     painter.setFont(small)
@@ -151,10 +191,11 @@ def paint_alignment(painter: QPainter, rect: QRectF, view: AlignmentView | None,
     src_x = _centres(len(view.source_tokens), left, width)
     tgt_x = _centres(n_targets, left, width)[: len(view.target_tokens)]
 
-    painter.drawText(QRectF(rect.left() + pad * 0.5, src_top, caption_w, box_h), Qt.AlignmentFlag.AlignVCenter,
-                     tr("AlignmentLines", "source"))
-    painter.drawText(QRectF(rect.left() + pad * 0.5, tgt_top, caption_w, box_h), Qt.AlignmentFlag.AlignVCenter,
-                     tr("AlignmentLines", "target"))
+    # the captions are in the legend's type, which may be taller than the (fitted) token boxes: centre them on the box
+    caption_h = max(box_h, QFontMetricsF(small).height())
+    for top, word in ((src_top, tr("AlignmentLines", "source")), (tgt_top, tr("AlignmentLines", "target"))):
+        painter.drawText(QRectF(rect.left() + pad * 0.5, top + (box_h - caption_h) / 2, caption_w, caption_h),
+                         Qt.AlignmentFlag.AlignVCenter, word)
 
     lines = layout_lines(view, pad)
     for line in lines:

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPixmap
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPixmap, QTextDocument
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QHBoxLayout, QToolTip, QVBoxLayout, QWidget
 
 from viz_app.i18n import N_, tr, tr_marked
@@ -34,6 +34,8 @@ MAX_LABEL_CHARS = 16
 MAX_ROW_LABEL_CHARS = 26
 #: Floor of the log scale: log10(max(w, LOG_FLOOR)), displayed with levels [-4, 0].
 LOG_FLOOR = 1e-4
+#: Pixels kept free at each end of an axis title: a longer title is cut with "…" to the axis length less these.
+TITLE_SPILL_MARGIN = 4
 #: A vertical axis title of at most this many CJK characters stands upright (层, 头); longer ones turn on their side.
 MAX_UPRIGHT_TITLE = 4
 
@@ -227,6 +229,19 @@ def thinned_labels(tokens: Sequence[str], max_labels: int = MAX_LABELS, limit: i
     return [(i + 0.5, display_token(tokens[i], limit)) for i in range(0, n, step)]
 
 
+def wrap_at_separators(line: str, metrics: QFontMetricsF, width: float, separator: str = " · ") -> list[str]:
+    """``line`` broken into lines no wider than ``width`` at its separators (a part wider alone stays whole)."""
+    parts = line.split(separator)
+    lines: list[str] = []
+    for part in parts:
+        joined = f"{lines[-1]}{separator}{part}" if lines else part
+        if lines and metrics.horizontalAdvance(joined) <= width:
+            lines[-1] = joined
+        else:
+            lines.append(part)
+    return lines
+
+
 class TokenAxis(pg.AxisItem):
     """An axis showing fixed token labels, optionally rotated 90° (for keys along a horizontal axis).
 
@@ -243,6 +258,7 @@ class TokenAxis(pg.AxisItem):
         self._first: int | None = None  # the position of the first cell when the labels are numbered
         self._font = QFont()
         self._title = ""
+        self._shown_title = ""
         self._title_pt = self._font.pointSizeF()
         self.setStyle(tickFont=self._font, autoExpandTextSpace=False)
         self._fit()
@@ -297,13 +313,68 @@ class TokenAxis(pg.AxisItem):
             upright = self._upright_title()
             # a short CJK title on a vertical axis stands upright, one character under the other, as Chinese is
             # written in a column; turned on its side (pyqtgraph's way for every vertical title) "层" reads wrong
-            text = "<br>".join(html.escape(ch) for ch in self._title) if upright else html.escape(self._title)
+            self._shown_title = self._title if upright else self._elided_title()
+            text = "<br>".join(html.escape(ch) for ch in self._title) if upright else html.escape(self._shown_title)
             self.setLabel(text, **style)
+            self.label.setToolTip(self._title if self._shown_title != self._title else "")
             self.label.setRotation(0 if upright else (-90 if self.orientation in ("left", "right") else 0))
         else:
             self.showLabel(False)
         self._fit()
         self.resizeEvent()
+
+    def title_length(self) -> float:
+        """The whole title's length along the axis in pixels (0 without one), as drawn before any "…"."""
+        if not self._title:
+            return 0.0
+        if self._upright_title():
+            return self.label.boundingRect().height()
+        # measured as pyqtgraph draws it (rich text with the document's margins, and the space that
+        # AxisItem.labelString puts before the units, none here), not by font metrics alone
+        document = QTextDocument()
+        document.setDefaultFont(self.label.font())
+        document.setHtml(f"<span style='font-size: {self._title_pt:g}pt'>{html.escape(self._title)} </span>")
+        return document.size().width()
+
+    def shown_title(self) -> str:
+        """The title as drawn: cut with "…" when the axis is shorter than it."""
+        return self._shown_title if self._title else ""
+
+    def _title_metrics(self) -> QFontMetricsF:
+        font = QFont(self._font)
+        font.setPointSizeF(self._title_pt)
+        return QFontMetricsF(font)
+
+    def title_room(self) -> float:
+        """The longest title drawn whole, in pixels: the axis length, plus what is free past both of its ends.
+
+        pyqtgraph centres the title on the axis, so a longer one spills equally past both ends: over the
+        empty corner beside the plot title and below the map, which is fine, but not past the widget's edge
+        (the top of a rotated query title was cut off there, with presenter-size type). 0 before layout.
+        """
+        size = self.size()
+        vertical = self.orientation in ("left", "right")
+        length = size.height() if vertical else size.width()
+        widget = self.getViewWidget()
+        if length <= 0 or widget is None:
+            return 0.0
+        box = widget.mapFromScene(self.mapRectToScene(self.boundingRect())).boundingRect()
+        view = widget.viewport().rect()
+        if vertical:
+            spare = min(box.top() - view.top(), view.bottom() - box.bottom())
+        else:
+            spare = min(box.left() - view.left(), view.right() - box.right())
+        return length + 2 * max(0.0, spare) - 2 * TITLE_SPILL_MARGIN
+
+    def _elided_title(self) -> str:
+        """The title cut with "…" to :meth:`title_room` (whole until the axis is laid out)."""
+        room = self.title_room()
+        whole = self.title_length()
+        if room <= 0 or whole <= room:
+            return self._title
+        metrics = self._title_metrics()  # the drawn length is the metrics' plus the document's margins
+        return metrics.elidedText(self._title, Qt.TextElideMode.ElideRight,
+                                  room - (whole - metrics.horizontalAdvance(self._title)))
 
     def _upright_title(self) -> bool:
         """Whether the title is a short run of CJK characters on a vertical axis (drawn upright, stacked)."""
@@ -315,8 +386,12 @@ class TokenAxis(pg.AxisItem):
         return bool(self._title) and self.label.rotation() == 0 and self.orientation in ("left", "right")
 
     def resizeEvent(self, ev=None) -> None:  # Qt's name
+        title = getattr(self, "_title", "")  # (called during __init__)
+        if self.label is not None and title and not self._upright_title() and self._elided_title() != self._shown_title:
+            self._apply_title()  # a new length: cut the title again (this calls resizeEvent once more, unchanged)
+            return
         super().resizeEvent(ev)
-        if self.label is not None and getattr(self, "_title", "") and self._upright_title():  # (called during __init__)
+        if self.label is not None and title and self._upright_title():
             br = self.label.boundingRect()  # unrotated: its width is the column's, its height the stacked text's
             x = 0.0 if self.orientation == "left" else self.size().width() - br.width()
             self.label.setPos(QPointF(x, max(0.0, (self.size().height() - br.height()) / 2)))
@@ -329,7 +404,7 @@ class TokenAxis(pg.AxisItem):
         elif self._upright_title():
             title = self.label.boundingRect().width()  # the upright column's width
         else:
-            title = self.label.boundingRect().height() * 0.8
+            title = self.label.boundingRect().height()  # its whole line: at 0.8 the ticks touched a large title
         tick = max(0, self.style["tickLength"])
         if self.orientation in ("left", "right"):
             size = longest + tick + self.style["tickTextOffset"][0] + title + 6
@@ -451,6 +526,7 @@ class AttentionHeatmap(QWidget):
         self._current_row: int | None = None
         self._title = ""
         self._title_key: tuple[str, float] | None = None
+        self._wrap_title = False
         self._overlays: dict[str, np.ndarray] = {}
         self._overlay_rgba: np.ndarray | None = None
         self._hover: tuple[int, int] | None = None
@@ -777,6 +853,23 @@ class AttentionHeatmap(QWidget):
     def graphics_widget(self) -> pg.GraphicsLayoutWidget:
         return self._glw
 
+    def set_title_wrapping(self, wrap: bool) -> None:
+        """Break a title too wide for the plot at its " · " separators instead of cutting it with "…".
+
+        For exported images (slides), where the whole title must be read and nobody can hover for the
+        tooltip; the window keeps one line per title line so that the map does not jump on a step.
+        """
+        if wrap != self._wrap_title:
+            self._wrap_title = wrap
+            self._title_key = None
+            self._set_title(self._title)
+
+    def axis_title_shortfall(self) -> tuple[int, int]:
+        """How many pixels wider and taller the plot must be for both axis titles to be drawn whole."""
+        wide = self._bottom.title_length() - self._bottom.title_room()
+        tall = self._left.title_length() - self._left.title_room()
+        return max(0, math.ceil(wide)), max(0, math.ceil(tall))
+
     def cell_at_scene_pos(self, pos: QPointF) -> tuple[int, int] | None:
         """(row, col) under a scene position, or None outside the matrix."""
         if self._raw is None or not self._vb.sceneBoundingRect().contains(pos):
@@ -942,7 +1035,7 @@ class AttentionHeatmap(QWidget):
         # the title sits over the image column only: the query axis and the colour bar take the rest of the row
         # (with presenter-size labels those are a quarter of the width; a title elided to the whole width overflowed)
         width = max(80, self._glw.width() - 24 - round(self._left.width()) - round(self._colorbar.boundingRect().width()))
-        key = (full, self._font_pt, width)
+        key = (full, self._font_pt, width, self._wrap_title)
         if key == self._title_key:
             return  # unchanged: skip the HTML relayout on a plain head switch
         self._title_key = key
@@ -950,10 +1043,18 @@ class AttentionHeatmap(QWidget):
             font = QFont()
             font.setPointSizeF(self._font_pt + 1)
             metrics = QFontMetricsF(font)
-            lines = [metrics.elidedText(line, Qt.TextElideMode.ElideRight, width) for line in full.split("\n")]
+            given = full.split("\n")
+            if self._wrap_title:
+                given = [part for line in given for part in wrap_at_separators(line, metrics, width)]
+            lines = [metrics.elidedText(line, Qt.TextElideMode.ElideRight, width) for line in given]
             shown = "\n".join(lines)  # each line cut on its own (a long sentence's window is the second line)
             self._plot.setTitle("<br>".join(html.escape(line) for line in lines), size=f"{self._font_pt + 1:g}pt")
             self._plot.titleLabel.setMinimumWidth(0)
+            # pyqtgraph gives the title row a fixed 30 px: too low for two lines, or one in presenter-size type,
+            # which then overlapped the top of the map
+            row = math.ceil(max(30.0, self._plot.titleLabel.item.boundingRect().height() + 2))
+            self._plot.titleLabel.setMaximumHeight(row)
+            self._plot.layout.setRowFixedHeight(0, row)
             self._plot.titleLabel.setToolTip(full if shown != full else "")
             # while the text was set the label's minimum was its width, which can stretch the layout past the view;
             # the view only fits it again on its next resize, so fit it now (else the colour bar stays off screen)

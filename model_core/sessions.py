@@ -17,7 +17,8 @@ Layout (``version`` 1)::
 
     {"format": "attention-scope-session", "version": 1,
      "model": {"name": "en-fr"} | {"path": "models/x.pt", "src_vocab": ..., "tgt_vocab": ..., "heads": 8,
-                                    "norm_position": "pre", "bos": "<s>", "tokenization": "whitespace"},
+                                    "norm_position": "pre", "activation": "gelu", "bos": "<s>",
+                                    "tokenization": "whitespace"},
      "source": "...", "target": "...",
      "decoding": {"method": "greedy", "temperature": 1.0, "top_k": 0, "top_p": 1.0, "beam_width": 4,
                   "length_penalty": 1.0, "seed": 0},
@@ -72,6 +73,7 @@ class ModelRef:
     tgt_vocab: str | tuple[str, ...] | None = None
     heads: int | None = None
     norm_position: str | None = None
+    activation: str | None = None  # a PyTorch-tutorial checkpoint's feed-forward: relu or gelu
     # the vocabulary's special tokens where its names do not tell, and how text is cut (app, whitespace, a tokenizer.json)
     bos: str | None = None
     eos: str | None = None
@@ -88,6 +90,8 @@ class ModelRef:
             raise SessionError(f"model.heads must be positive, not {self.heads}")
         if self.norm_position not in (None, "pre", "post"):
             raise SessionError(f"model.norm_position must be 'pre' or 'post', not {self.norm_position!r}")
+        if self.activation not in (None, "relu", "gelu"):
+            raise SessionError(f"model.activation must be 'relu' or 'gelu', not {self.activation!r}")
 
     @property
     def location(self) -> str:
@@ -101,8 +105,8 @@ class ModelRef:
             return list(v) if isinstance(v, tuple) else v
 
         return ImportOptions(src_vocab=vocab(self.src_vocab), tgt_vocab=vocab(self.tgt_vocab), heads=self.heads,
-                             norm_position=self.norm_position, bos=self.bos, eos=self.eos, pad=self.pad, unk=self.unk,
-                             tokenization=self.tokenization)
+                             norm_position=self.norm_position, activation=self.activation, bos=self.bos, eos=self.eos,
+                             pad=self.pad, unk=self.unk, tokenization=self.tokenization)
 
     def options(self) -> dict[str, Any]:
         """The import options as the window's worker takes them (the inverse of :func:`model_ref`)."""
@@ -144,8 +148,8 @@ def model_ref(key: str, options: dict[str, Any] | None = None) -> ModelRef:
     return ModelRef(path=key, heads=options.get("heads"), norm_position=options.get("norm_position"), **vocab, **choices)
 
 
-#: import answers that are plain strings: special tokens and the tokenization
-_CHOICE_FIELDS = ("bos", "eos", "pad", "unk", "tokenization")
+#: import answers that are plain strings: special tokens, the tokenization and the activation
+_CHOICE_FIELDS = ("bos", "eos", "pad", "unk", "tokenization", "activation")
 #: tokenizations that are names, not a tokenizer.json path (paths move with the session file)
 _SPLITTER_NAMES = ("app", "whitespace", "auto")
 

@@ -123,7 +123,9 @@ class Notice:
     ``attention_uniform`` (heads), ``heads_identical`` (heads, where); a sentence whose maps are computed on
     demand (:mod:`model_core.lazy_trace`): ``maps_on_demand`` (size), ``long_greedy_only``, ``long_no_scores``,
     ``long_no_analysis``; import answers the model's format has no use for: ``options_unused`` (an Attention Scope checkpoint) and
-    ``options_unused_hf`` (a Hugging Face model), with ``options``.
+    ``options_unused_hf`` (a Hugging Face model), with ``options``; a PyTorch-tutorial checkpoint read with
+    ``nn.Transformer``'s defaults that nobody confirmed: ``tutorial_defaults`` (norm position and activation),
+    ``tutorial_default_norm``, ``tutorial_default_activation``.
     """
 
     code: str
@@ -169,6 +171,12 @@ NOTICE_TEXTS: dict[str, str] = {
                       "tokenizer and head count",
     "options_unused_hf": "{options} not used: a Hugging Face model carries its own vocabulary, special tokens, "
                          "tokenizer and head count",
+    "tutorial_defaults": "read with nn.Transformer's default post-norm and ReLU, which its weights cannot confirm: a model "
+                         "built with norm_first=True or activation=\"gelu\" needs --norm-position pre or --activation gelu",
+    "tutorial_default_norm": "read with nn.Transformer's default post-norm, which its weights cannot confirm: a model built "
+                             "with norm_first=True needs --norm-position pre",
+    "tutorial_default_activation": "read with nn.Transformer's default ReLU, which its weights cannot confirm: a model built "
+                                   "with activation=\"gelu\" needs --activation gelu",
 }
 #: codes that say the model itself may be wrong (the command line prints them as warnings, not notes)
 WARNING_CODES: frozenset[str] = frozenset({"heads_unusual", "attention_uniform", "heads_identical"})

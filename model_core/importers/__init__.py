@@ -155,12 +155,15 @@ def open_model(
         options.extra["heads_from_file"] = True  # read, not typed: no "unusual head count" notice
     if options.norm_position is None and "norm_position" in saved:
         options.norm_position = saved["norm_position"]
+    if options.activation is None and "activation" in saved:
+        options.activation = saved["activation"]
     return _convert_state_dict(tensors, path, options, device, dtype, rest)
 
 
 #: the answers an importer of bare weights may need, as the command line spells them (common.ImportOptions)
 ANSWER_FLAGS: dict[str, str] = {
     "src_vocab": "--src-vocab", "tgt_vocab": "--tgt-vocab", "heads": "--heads", "norm_position": "--norm-position",
+    "activation": "--activation",
     "bos": "--bos", "eos": "--eos", "pad": "--pad", "unk": "--unk", "tokenization": "--tokenization",
 }
 

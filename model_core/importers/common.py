@@ -38,6 +38,7 @@ from .head_check import head_notices
 HINTS: dict[str, str] = {
     "heads": "number of attention heads",
     "norm_position": "'pre' or 'post' norm",
+    "activation": "'relu' or 'gelu'",
     "src_vocab": "source vocabulary file",
     "tgt_vocab": "target vocabulary file",
     "bos": "the vocabulary's token that starts a sentence",
@@ -60,14 +61,15 @@ class NeedsHyperparameters(CheckpointError):
     ``proposals`` maps each missing option to its likely values, most likely first (an empty list
     for a vocabulary file, which only the user can point to), so a dialog can offer them as
     choices; ``missing`` maps each required option to the first proposal (None for a file): the
-    :data:`OPTIONAL_OPTIONS` (the tokenization) are offered, never required. The message is
+    :data:`OPTIONAL_OPTIONS` (the tokenization) and the ``offered`` ones are offered, never required. The message is
     one line that also reads as CLI advice (``--heads 8``).
     """
 
-    def __init__(self, path: Path, proposals: Mapping[str, Sequence[Any]], hints: Mapping[str, str] | None = None) -> None:
+    def __init__(self, path: Path, proposals: Mapping[str, Sequence[Any]], hints: Mapping[str, str] | None = None,
+                 offered: Sequence[str] = ()) -> None:
         self.path = path
         self.proposals: dict[str, list[Any]] = {k: list(v) for k, v in proposals.items()}
-        required = [k for k in self.proposals if k not in OPTIONAL_OPTIONS]
+        required = [k for k in self.proposals if k not in OPTIONAL_OPTIONS and k not in offered]
         self.missing: dict[str, Any] = {k: (self.proposals[k][0] if self.proposals[k] else None) for k in required}
         self.hints: dict[str, str] = {k: (hints or HINTS).get(k, HINTS.get(k, "")) for k in self.proposals}
         names = ", ".join(f"{k} ({self.hints[k]})" if self.hints[k] else k for k in required)
@@ -124,6 +126,9 @@ def hyperparameters_from_extras(rest: Mapping[str, Any]) -> dict[str, Any]:
         for key in ("norm_first", "pre_norm"):
             if isinstance(scope.get(key), bool):
                 found.setdefault("norm_position", "pre" if scope[key] else "post")
+        activation = scope.get("activation")
+        if isinstance(activation, str) and activation.lower() in ("relu", "gelu"):
+            found.setdefault("activation", activation.lower())
     return found
 
 
@@ -134,7 +139,8 @@ class ImportOptions:
     src_vocab: str | list[str] | None = None  # a file, or the tokens themselves
     tgt_vocab: str | list[str] | None = None
     heads: int | None = None
-    norm_position: str | None = None  # seed tutorial: 'pre' (default) or 'post'
+    norm_position: str | None = None  # seed tutorial: 'pre' (default) or 'post'; PyTorch tutorial: 'post' (default) or 'pre'
+    activation: str | None = None  # PyTorch tutorial (nn.Transformer): 'relu' (default) or 'gelu'
     # the vocabulary's own token for each special role, where its names do not tell (both vocabularies)
     bos: str | None = None
     eos: str | None = None
@@ -147,11 +153,14 @@ class ImportOptions:
         return {k: v for k, v in self.__dict__.items() if v not in (None, {})}
 
 
-def ask_unanswered(path: Path, options: ImportOptions, heads: list[int], norm_position: list[str] | None = None) -> None:
+def ask_unanswered(path: Path, options: ImportOptions, heads: list[int], norm_position: list[str] | None = None,
+                   offered: Mapping[str, list[str]] | None = None) -> None:
     """Raise :class:`NeedsHyperparameters` for every answer a state_dict format cannot give and ``options`` lacks.
 
     ``heads``: proposals for the head count, most likely first (the projections are [d, d] whatever the split);
     ``norm_position``: proposals when the same parameters serve pre- and post-norm (None: the layout tells);
+    ``offered``: options with a usual default that the weights cannot confirm (an ``nn.Transformer``'s norm position
+    and activation), offered with their proposals whenever something is asked, never required;
     the vocabularies are never in such a file (an empty proposal list: only the user can point to a file).
     Once both vocabularies are known, the special-token roles their names leave open are asked in the same
     question (:func:`open_roles`). Whenever something is asked, the tokenization is offered too (optional,
@@ -168,10 +177,12 @@ def ask_unanswered(path: Path, options: ImportOptions, heads: list[int], norm_po
         missing["tgt_vocab"] = []
     if options.src_vocab is not None and options.tgt_vocab is not None:
         missing.update(open_roles(path, options))
+    offers = {k: v for k, v in (offered or {}).items() if getattr(options, k) is None} if missing else {}
+    missing.update(offers)
     if missing and options.tokenization is None:
         missing["tokenization"] = tokenization_proposals(path, options)
     if missing:
-        raise NeedsHyperparameters(path, missing)
+        raise NeedsHyperparameters(path, missing, offered=tuple(offers))
 
 
 _SIDES = (("tgt_vocab", "target"), ("src_vocab", "source"))

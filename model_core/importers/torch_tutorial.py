@@ -1,10 +1,16 @@
 """The PyTorch translation tutorial's ``Seq2SeqTransformer`` (``torch.nn.Transformer`` inside).
 
-Its state_dict has ``transformer.*`` (post-norm, ReLU, final encoder/decoder norms),
+Its state_dict has ``transformer.*`` (``nn.Transformer``: final encoder/decoder norms),
 ``generator`` (the output Linear), ``src_tok_emb.embedding`` / ``tgt_tok_emb.embedding`` (scaled by
 sqrt(d_model)) and ``positional_encoding.pos_embedding`` ([maxlen, 1, d_model], sinusoidal). The
 number of heads is not in the weights; the vocabularies live outside them. Both sequences are
 wrapped in ``<bos> … <eos>`` as in the tutorial.
+
+Nor do the weights tell ``nn.Transformer(norm_first=True)`` or ``activation="gelu"`` from its defaults
+(post-norm, ReLU): the parameters have the same names and shapes. So both are offered (defaults first)
+whenever something else is asked, and read from a training script's saved hyperparameters
+(``norm_first``, ``activation``); when nobody said, the defaults are used with a ``tutorial_defaults``
+notice, because a wrong guess changes every map without any error.
 """
 
 from __future__ import annotations
@@ -52,7 +58,13 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     src_emb = require(tensors, "src_tok_emb.embedding.weight", where)
     tgt_emb = require(tensors, "tgt_tok_emb.embedding.weight", where)
     d_model = src_emb.shape[1]
-    ask_unanswered(path, options, propose_heads(d_model))  # nn.MultiheadAttention's packed in_proj does not record the split
+    # nn.MultiheadAttention's packed in_proj does not record the split; offered with it, the two choices that leave no trace
+    ask_unanswered(path, options, propose_heads(d_model), offered={"norm_position": ["post", "pre"], "activation": ["relu", "gelu"]})
+    norm_position, activation = options.norm_position or "post", options.activation or "relu"
+    if norm_position not in ("pre", "post"):
+        raise CheckpointError(f"{where}: norm position must be 'pre' or 'post', not {norm_position!r}")
+    if activation not in ("relu", "gelu"):
+        raise CheckpointError(f"{where}: activation must be 'relu' or 'gelu', not {activation!r}")
     keys = list(tensors)
     n_enc = count_layers(keys, "transformer.encoder.layers.")
     n_dec = count_layers(keys, "transformer.decoder.layers.")
@@ -78,8 +90,8 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
         raise CheckpointError(f"{where}: the source and target vocabularies put <pad>/<bos>/<eos>/<unk> at different ids")
     config = ModelConfig(
         src_vocab_size=src_emb.shape[0], tgt_vocab_size=tgt_emb.shape[0], d_model=d_model, n_heads=heads,
-        n_encoder_layers=n_enc, n_decoder_layers=n_dec, d_ff=d_ff, activation="relu", dropout=0.0,
-        norm_position="post", norm_type="layernorm", norm_eps=1e-5, final_norm=True, positional="sinusoidal",
+        n_encoder_layers=n_enc, n_decoder_layers=n_dec, d_ff=d_ff, activation=activation, dropout=0.0,
+        norm_position=norm_position, norm_type="layernorm", norm_eps=1e-5, final_norm=True, positional="sinusoidal",
         max_len=max_len, scale_embedding=True, output_bias=True, src_add_bos=True, src_add_eos=True, **specials,
     )
     out: dict[str, torch.Tensor] = {"src_embedding.weight": src_emb, "tgt_embedding.weight": tgt_emb,
@@ -99,4 +111,9 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
                     out[f"{dst}.norm{k}.{p}"] = require(tensors, f"{src}.norm{k}.{p}", where)
         for p in ("weight", "bias"):
             out[f"{side}_norm.{p}"] = require(tensors, f"transformer.{side}.norm.{p}", where)
-    return build_bundle(config, out, src_tok, tgt_tok, path, "pytorch-tutorial", device, dtype, options, pe_table=pe)
+    bundle = build_bundle(config, out, src_tok, tgt_tok, path, "pytorch-tutorial", device, dtype, options, pe_table=pe)
+    code = {(True, True): "tutorial_defaults", (True, False): "tutorial_default_norm",
+            (False, True): "tutorial_default_activation"}.get((options.norm_position is None, options.activation is None))
+    if code is not None:
+        bundle.metadata["notices"] = [*(bundle.metadata.get("notices") or ()), {"code": code, "params": {}}]
+    return bundle

@@ -360,7 +360,7 @@ def test_heatmap_texts_are_translated(qtbot, fake_translation):
     assert w.plot_item().titleLabel.text.startswith("⟦⟦a title from the window⟧")
     assert w.legend_text() == "⟦combined⟧, ⟦causal⟧"  # drawn in this order: the specific mask over "combined"
     assert is_translated(w.tooltip_for(0, 1)) and is_translated(w.tooltip_for(3, 1))
-    assert w.tooltip_for(3, 1).startswith("⟦query '<pad>' → key 'le': not computed yet")
+    assert w.tooltip_for(3, 1).startswith("⟦query ⟦'<pad>'⟧ → key ⟦'le'⟧: not computed yet")  # the quotes too
 
 
 def test_mosaic_texts_are_translated(qtbot, fake_translation):
@@ -386,7 +386,7 @@ def test_chips_texts_are_translated(qtbot, fake_translation):
     assert w.chip_texts() == tokens  # tokens are never translated
     assert_all_translated(w, ignore=tokens)
     first, *rest = w.chip_widget(3).toolTip().split("\n")
-    assert first == "⟦token 3: '<unk>' (⟦unknown⟧)⟧"
+    assert first == "⟦token 3: ⟦'<unk>'⟧ (⟦unknown⟧)⟧"  # the quotation marks are the language's too
     assert rest and all(line.startswith("⟦") and line.endswith("⟧") for line in rest)  # the unknown word's explanation
 
 

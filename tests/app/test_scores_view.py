@@ -227,7 +227,7 @@ def test_chip_bar_tooltip_is_translated(qtbot):
     w = show(qtbot, TokenChips(), 400, 100)
     w.set_tokens(["le", "chat"])
     w.set_bar_values([0.25, 0.75])
-    assert w.chip_widget(1).toolTip() == "⟦token 1: 'chat' (⟦normal⟧)⟧\n⟦⟦value⟧: 0.750⟧"
+    assert w.chip_widget(1).toolTip() == "⟦token 1: ⟦'chat'⟧ (⟦normal⟧)⟧\n⟦⟦value⟧: 0.750⟧"
     assert_all_translated(w, ignore=["le", "chat"])
 
 

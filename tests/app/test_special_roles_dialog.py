@@ -33,7 +33,9 @@ def test_a_row_per_open_role_and_the_tokenization_proposed_first(qtbot, asked):
     bos = dialog.field("bos")
     assert isinstance(bos, QComboBox) and bos.isEditable()
     assert [bos.itemText(i) for i in range(bos.count())] == ["<s>", "<sos>", "<mask>"]  # the known names first
-    assert set(dialog.answers()) == {"bos", "tokenization"}  # [UNK], <blank>, </s> are clear by their names
+    # [UNK], <blank>, </s> are clear by their names; what nn.Transformer's weights cannot tell is offered alongside
+    assert set(dialog.answers()) == {"bos", "tokenization", "norm_position", "activation"}
+    assert (dialog.answers()["norm_position"], dialog.answers()["activation"]) == ("post", "relu")  # its defaults first
     assert dialog.answers()["tokenization"] == "whitespace"  # n't, 's, E-Mail survive only whitespace splitting
     assert dialog.findChild(QPushButton, "browse_tokenization") is not None  # or the user's tokenizer.json
 
@@ -46,9 +48,11 @@ def test_a_row_per_open_role_and_the_tokenization_proposed_first(qtbot, asked):
     options = dialog.options()
     assert (options.bos, options.tokenization) == ("<sos>", "whitespace")
     answers = answers_for(needs.proposals, options)
-    assert answers == {"bos": "<sos>", "tokenization": "whitespace"}  # what the window remembers for this file
+    # what the window remembers for this file
+    assert answers == {"bos": "<sos>", "tokenization": "whitespace", "norm_position": "post", "activation": "relu"}
     bundle = open_model(needs.path, ImportOptions(**{**given.to_dict(), **answers}), device="cpu")
     assert bundle.tgt_tokenizer.specials["bos"] == "<sos>" and bundle.src_tokenizer.tokenize("do n't") == ["do", "n't"]
+    assert not [n for n in bundle.metadata.get("notices") or () if n["code"].startswith("tutorial_default")]  # answered
 
 
 def test_auto_leaves_the_tokenization_to_the_proposal(qtbot, asked):

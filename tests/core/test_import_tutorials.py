@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -55,10 +56,10 @@ class TutorialTokenEmbedding(nn.Module):
 
 
 class TutorialSeq2Seq(nn.Module):
-    def __init__(self, n_enc, n_dec, emb, nhead, src_vocab, tgt_vocab, ff=64, dropout=0.0):
+    def __init__(self, n_enc, n_dec, emb, nhead, src_vocab, tgt_vocab, ff=64, dropout=0.0, **transformer_kwargs):
         super().__init__()
         self.transformer = nn.Transformer(d_model=emb, nhead=nhead, num_encoder_layers=n_enc, num_decoder_layers=n_dec,
-                                          dim_feedforward=ff, dropout=dropout)
+                                          dim_feedforward=ff, dropout=dropout, **transformer_kwargs)
         self.generator = nn.Linear(emb, tgt_vocab)
         self.src_tok_emb = TutorialTokenEmbedding(src_vocab, emb)
         self.tgt_tok_emb = TutorialTokenEmbedding(tgt_vocab, emb)
@@ -88,6 +89,29 @@ def tutorial_attention(model: TutorialSeq2Seq, src, trg, tgt_mask):
         dec_self.append(sa_w[0])
         y = layer(y, memory, tgt_mask=tgt_mask)
     return [torch.stack(a).numpy() for a in (enc, dec_self, cross)]
+
+
+def hooked_attention(model: TutorialSeq2Seq, src, trg, tgt_mask):
+    """Every nn.MultiheadAttention's weights, whatever the layers' norm placement: the inputs each attention
+    module really received in the model's own forward, given to that module again with need_weights=True."""
+    calls: list[tuple[nn.MultiheadAttention, tuple, dict]] = []
+    handles = [m.register_forward_pre_hook(lambda mod, args, kwargs: calls.append((mod, args, dict(kwargs))), with_kwargs=True)
+               for m in model.modules() if isinstance(m, nn.MultiheadAttention)]
+    try:
+        model(src, trg, tgt_mask)
+    finally:
+        for handle in handles:
+            handle.remove()
+    t = model.transformer
+    weights = {id(m): [] for m in model.modules() if isinstance(m, nn.MultiheadAttention)}
+    for module, args, kwargs in calls:
+        kwargs.update(need_weights=True, average_attn_weights=False)
+        kwargs.pop("is_causal", None)
+        weights[id(module)].append(module(*args, **kwargs)[1][0])
+    enc = [weights[id(layer.self_attn)][0] for layer in t.encoder.layers]
+    dec = [weights[id(layer.self_attn)][0] for layer in t.decoder.layers]
+    cross = [weights[id(layer.multihead_attn)][0] for layer in t.decoder.layers]
+    return [torch.stack(a).numpy() for a in (enc, dec, cross)]
 
 
 def tutorial_vocab(n: int, prefix: str) -> list[str]:
@@ -127,6 +151,64 @@ def test_pytorch_tutorial_model_imports_exactly(tutorial_checkpoint):
     assert bundle.encode_source("de3 de4").tokens == ["<bos>", "de3", "de4", "<eos>"]
 
 
+def _compare_with_tutorial(bundle, reference) -> None:
+    src_ids, out_ids = [2, 10, 11, 12, 13, 3], [20, 21, 22, 3]
+    trace = teacher_forced_trace(bundle.model, src_ids, out_ids)
+    src, trg = torch.tensor(src_ids)[:, None], torch.tensor([2, *out_ids[:-1]])[:, None]
+    mask = nn.Transformer.generate_square_subsequent_mask(len(out_ids))
+    logits = reference(src, trg, mask)[:, 0]
+    np.testing.assert_allclose(trace.logprobs, torch.log_softmax(logits, -1).numpy(), atol=ATOL)
+    for mine, theirs in zip((trace.encoder_self, trace.decoder_self, trace.cross), hooked_attention(reference, src, trg, mask),
+                            strict=True):
+        np.testing.assert_allclose(mine, theirs, atol=ATOL)
+
+
+def _notice_codes(bundle) -> list[str]:
+    return [n["code"] for n in bundle.metadata.get("notices") or () if n["code"].startswith("tutorial_default")]
+
+
+@pytest.mark.parametrize(("norm_first", "activation"), [(True, "relu"), (False, "gelu"), (True, "gelu")])
+def test_pytorch_tutorial_pre_norm_and_gelu_import_exactly_when_said(tutorial_checkpoint, tmp_path, norm_first, activation):
+    """nn.Transformer(norm_first=True) and activation="gelu" leave the same parameters as its defaults: read with
+    what the user says (or the training script saved), the maps are the model's own; read with the defaults they
+    are wrong, and a notice says which defaults were taken."""
+    _, _, options = tutorial_checkpoint
+    torch.manual_seed(3)
+    reference = TutorialSeq2Seq(2, 2, 32, 4, 30, 40, norm_first=norm_first, activation=activation).eval()
+    path = tmp_path / "variant.pt"
+    torch.save(reference.state_dict(), path)
+    said = ImportOptions(**{**options.to_dict(), "norm_position": "pre" if norm_first else "post", "activation": activation})
+    bundle = open_model(path, said, device="cpu")
+    assert (bundle.config.norm_position, bundle.config.activation) == (said.norm_position, activation)
+    _compare_with_tutorial(bundle, reference)
+    assert _notice_codes(bundle) == []
+
+    guessed = open_model(path, options, device="cpu")  # heads only: nn.Transformer's defaults, said in a notice
+    assert _notice_codes(guessed) == ["tutorial_defaults"]
+    with pytest.raises(AssertionError):
+        _compare_with_tutorial(guessed, reference)
+
+    # a Lightning-style checkpoint whose hyperparameters were saved beside the weights needs nobody to say
+    saved = tmp_path / "lightning.ckpt"
+    torch.save({"state_dict": {f"model.{k}": v for k, v in reference.state_dict().items()},
+                "hyper_parameters": {"nhead": 4, "norm_first": norm_first, "activation": activation}}, saved)
+    bundle = open_model(saved, ImportOptions(src_vocab=options.src_vocab, tgt_vocab=options.tgt_vocab), device="cpu")
+    _compare_with_tutorial(bundle, reference)
+    assert _notice_codes(bundle) == []
+
+
+def test_tutorial_defaults_notice_names_only_what_was_assumed(tutorial_checkpoint):
+    from model_core.vocab import Notice
+
+    _, path, options = tutorial_checkpoint
+    for said, code, flag in (({"norm_position": "post"}, "tutorial_default_activation", "--activation gelu"),
+                             ({"activation": "relu"}, "tutorial_default_norm", "--norm-position pre")):
+        (notice,) = [n for n in open_model(path, replace(options, **said), device="cpu").metadata["notices"]
+                     if n["code"].startswith("tutorial_default")]
+        assert notice["code"] == code and flag in Notice.make(code).english()
+    assert _notice_codes(open_model(path, replace(options, norm_position="post", activation="relu"), device="cpu")) == []
+
+
 def test_missing_heads_and_vocabularies_are_named(tutorial_checkpoint):
     _, path, options = tutorial_checkpoint
     with pytest.raises(NeedsHyperparameters, match="heads") as info:
@@ -135,6 +217,9 @@ def test_missing_heads_and_vocabularies_are_named(tutorial_checkpoint):
     # proposals for a dialog: 8 (the tutorial's default) first, then head sizes 32 (the others do not divide 32)
     assert info.value.proposals["heads"][:2] == [8, 1]
     assert sorted(info.value.proposals["heads"]) == [h for h in range(1, 33) if 32 % h == 0]
+    # offered with the heads, not required: what nn.Transformer's weights cannot tell, its defaults first
+    assert info.value.proposals["norm_position"] == ["post", "pre"] and info.value.proposals["activation"] == ["relu", "gelu"]
+    assert "--activation" not in str(info.value) and "--norm-position" not in str(info.value)
     with pytest.raises(NeedsHyperparameters, match="tgt_vocab"):
         open_model(path, ImportOptions(heads=4, src_vocab=options.src_vocab), device="cpu")
 
@@ -447,6 +532,10 @@ def test_cli_reads_tutorial_checkpoints_and_names_missing_options(tutorial_check
     assert main(["export", *base, "--heads", "4", "--src", "de1 de2", "--tgt", "en1 en2", "--out", str(out)]) == 0
     data = np.load(out)
     assert data["src_tokens"].tolist() == ["<bos>", "de1", "de2", "<eos>"] and data["cross"].shape == (2, 4, 3, 4)
+    assert "nn.Transformer's default post-norm and ReLU" in capsys.readouterr().err  # said, as a note
+    assert main(["export", *base, "--heads", "4", "--norm-position", "pre", "--activation", "gelu", "--src", "de1 de2",
+                 "--tgt", "en1 en2", "--out", str(out), "--force"]) == 0
+    assert "nn.Transformer's default" not in capsys.readouterr().err
     assert main(["info", *base]) == 2
     err = capsys.readouterr().err
     assert "heads" in err and "--heads 8" in err and len(err.strip().splitlines()) == 1

@@ -28,7 +28,7 @@ def full_session(model_path: str = "/models/x.safetensors") -> Session:
     """A session where nothing is at its default, so a field that is not saved shows."""
     return Session(
         model=ModelRef(path=model_path, src_vocab="/vocab/src.txt", tgt_vocab=("<pad>", "<bos>", "<eos>", "<unk>", "le"),
-                       heads=8, norm_position="pre"),
+                       heads=8, norm_position="pre", activation="gelu"),
         source="the cat sat", target="le chat",
         settings=DecodingSettings("beam", temperature=0.7, top_k=5, top_p=0.9, beam_width=3, length_penalty=0.6, seed=42),
         pad_src=12, pad_tgt=9, step=3, selection=Selection("decoder_self", 1, 2),
@@ -74,7 +74,7 @@ def test_import_options_carry_the_model_reference():
     opts = full_session().model.import_options()
     assert isinstance(opts, ImportOptions)
     assert opts.src_vocab == "/vocab/src.txt" and opts.tgt_vocab == ["<pad>", "<bos>", "<eos>", "<unk>", "le"]
-    assert opts.heads == 8 and opts.norm_position == "pre"
+    assert opts.heads == 8 and opts.norm_position == "pre" and opts.activation == "gelu"
     assert ModelRef(name="en-fr").location == "en-fr"
 
 
@@ -143,6 +143,7 @@ MALFORMED = [
     ("model.heads", 0, "model.heads must be positive"),
     ("model.heads", 2.5, "model.heads must be an integer or null, not a number"),
     ("model.norm_position", "middle", "model.norm_position"),
+    ("model.activation", "swish", "model.activation must be 'relu' or 'gelu'"),
     ("model.src_vocab", 5, "model.src_vocab must be a file path or a list of tokens"),
     ("model.weights", "x", "unknown field model.weights"),
     ("step", "3", "step must be an integer, not a string"),

@@ -289,4 +289,5 @@ def test_the_probe_fits_a_short_model_and_never_stops_a_load(tmp_path, monkeypat
 
     monkeypatch.setattr(head_check, "_probe_maps", broken)
     sixteen = open_model(path, replace_heads(vocab_options(tmp_path), 16), device="cpu")
-    assert [n["code"] for n in sixteen.metadata["notices"]] == ["heads_unusual"]  # loaded, the probe left out
+    codes = [n["code"] for n in sixteen.metadata["notices"]]
+    assert codes == ["heads_unusual", "tutorial_defaults"]  # loaded, the probe left out (and nn.Transformer's defaults said)

@@ -161,7 +161,11 @@ def add_import_flags(g: argparse._ActionsContainer) -> None:
     g.add_argument("--src-vocab", default=None, help="source vocabulary file (tutorial checkpoints): one token per line or JSON")
     g.add_argument("--tgt-vocab", default=None, help="target vocabulary file (tutorial checkpoints)")
     g.add_argument("--heads", type=int_in(1), default=None, help="number of attention heads, when the weights cannot tell")
-    g.add_argument("--norm-position", default=None, choices=["pre", "post"], help="seed-tutorial checkpoints: pre (default) or post")
+    g.add_argument("--norm-position", default=None, choices=["pre", "post"],
+                   help="seed-tutorial checkpoints: pre (default) or post; PyTorch-tutorial (nn.Transformer) checkpoints: "
+                        "post (default) or pre (norm_first=True)")
+    g.add_argument("--activation", default=None, choices=["relu", "gelu"],
+                   help="PyTorch-tutorial (nn.Transformer) checkpoints: the feed-forward's activation, relu (default) or gelu")
     roles = (("bos", "starts a sentence", "<s>"), ("eos", "ends a sentence", "</s>"), ("pad", "is padding", "<blank>"),
              ("unk", "stands for unknown words", "<unk>"))
     for role, what, example in roles:
@@ -173,7 +177,7 @@ def add_import_flags(g: argparse._ActionsContainer) -> None:
                         "default: the one with the fewest unknown words on the vocabulary itself")
 
 
-IMPORT_FLAGS = ("src_vocab", "tgt_vocab", "heads", "norm_position", "bos", "eos", "pad", "unk", "tokenization")
+IMPORT_FLAGS = ("src_vocab", "tgt_vocab", "heads", "norm_position", "activation", "bos", "eos", "pad", "unk", "tokenization")
 
 
 def split_import_flags(argv: list[str], prog: str = "attention-scope") -> tuple[dict[str, object], list[str]]:

@@ -41,6 +41,7 @@ from viz_app.i18n import N_, tr, tr_marked
 
 VOCAB_OPTIONS = ("src_vocab", "tgt_vocab")
 NORM_POSITIONS = ("pre", "post")
+ACTIVATIONS = ("relu", "gelu")
 ROLE_OPTIONS = ("bos", "eos", "pad", "unk")
 #: options that may stay empty (then the importer uses its proposal)
 OPTIONAL = ("tokenization",)
@@ -64,6 +65,7 @@ class MissingOptions(Protocol):
 LABELS: dict[str, tuple[str, str]] = {
     "heads": N_("HyperparametersDialog", "Attention heads"),
     "norm_position": N_("HyperparametersDialog", "Norm position"),
+    "activation": N_("HyperparametersDialog", "Feed-forward activation"),
     "src_vocab": N_("HyperparametersDialog", "Source vocabulary"),
     "tgt_vocab": N_("HyperparametersDialog", "Target vocabulary"),
     "bos": N_("HyperparametersDialog", "Start token"),
@@ -76,8 +78,10 @@ LABELS: dict[str, tuple[str, str]] = {
 HELP: dict[str, tuple[str, str]] = {
     "heads": N_("HyperparametersDialog", "How the attention is split into heads; the model width must be divisible by it. "
                 "The most likely value comes first."),
-    "norm_position": N_("HyperparametersDialog", "pre: x + f(norm(x)), the tutorial's default; post: norm(x + f(x)). "
-                        "Both have the same weights, so only you can tell."),
+    "norm_position": N_("HyperparametersDialog", "pre: x + f(norm(x)); post: norm(x + f(x)), nn.Transformer's default "
+                        "(norm_first=False). Both have the same weights, so only you can tell; the likelier comes first."),
+    "activation": N_("HyperparametersDialog", "The function between the feed-forward's two layers: relu, nn.Transformer's "
+                     "default, or gelu. The weights are the same either way, so only you can tell."),
     "src_vocab": N_("HyperparametersDialog", "The source vocabulary the model was trained with: one token per line, "
                     "or a JSON list; the line number is the id."),
     "tgt_vocab": N_("HyperparametersDialog", "The target vocabulary the model was trained with: one token per line, "
@@ -125,6 +129,10 @@ def options_from_answers(missing: Iterable[str], answers: Mapping[str, str], bas
             if text.lower() not in NORM_POSITIONS:
                 raise ValueError(tr("HyperparametersDialog", "{option}: choose pre or post, not {value}").format(option=label, value=text))
             options.norm_position = text.lower()
+        elif key == "activation":
+            if text.lower() not in ACTIVATIONS:
+                raise ValueError(tr("HyperparametersDialog", "{option}: choose relu or gelu, not {value}").format(option=label, value=text))
+            options.activation = text.lower()
         elif key in ROLE_OPTIONS:
             setattr(options, key, text)  # whether the vocabulary holds it is the importer's to say
         elif key == "tokenization":

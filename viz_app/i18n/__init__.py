@@ -33,6 +33,12 @@ def tr(context: str, text: str, disambiguation: str | None = None, n: int = -1) 
     return QCoreApplication.translate(context, text, disambiguation, n)
 
 
+def quoted(text: str) -> str:
+    """``text`` between the UI language's quotation marks ('voit' in English, “了” in Chinese), with ``repr``'s
+    escapes for what cannot be shown (a tab, a newline), so a blank or odd token stays visible."""
+    return tr("Quote", "'{text}'").format(text=repr(str(text))[1:-1])
+
+
 def N_(context: str, text: str) -> tuple[str, str]:
     """Mark a string for extraction without translating it yet; returns ``(context, text)``."""
     return (context, text)

@@ -228,17 +228,17 @@
             <translation>线越粗、颜色越深，注意力权重越大 · 上排是源句，下排是译文</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/alignment_lines.py" line="155" />
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="131" />
             <source>source</source>
             <translation>源句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/alignment_lines.py" line="157" />
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="131" />
             <source>target</source>
             <translation>译文</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/alignment_lines.py" line="125" />
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="161" />
             <source>No cross-attention to show yet: type a sentence.</source>
             <translation>还没有交叉注意力可以显示：请先输入一个句子。</translation>
         </message>
@@ -423,8 +423,8 @@
         </message>
         <message>
             <location filename="../../viz_app/window/compare_sentences.py" line="81" />
-            <source>Compare &amp;two sentences…</source>
-            <translation>比较两个句子(&amp;T)…</translation>
+            <source>Compare t&amp;wo sentences…</source>
+            <translation>比较两个句子(&amp;W)…</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/compare_sentences.py" line="83" />
@@ -435,6 +435,10 @@
             <location filename="../../viz_app/window/compare_sentences.py" line="45" />
             <source>Compare two sentences</source>
             <translation>比较两个句子</translation>
+        </message>
+        <message>
+            <source>Compare &amp;two sentences…</source>
+            <translation type="vanished">比较两个句子(&amp;T)…</translation>
         </message>
     </context>
     <context>
@@ -963,12 +967,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Export</name>
         <message>
-            <location filename="../../viz_app/export/images.py" line="356" />
+            <location filename="../../viz_app/export/images.py" line="363" />
             <source>MP4 export needs ffmpeg: install the 'video' extra (pip install "attention-scope[video]") or put ffmpeg on the PATH</source>
             <translation>导出 MP4 需要 ffmpeg：请安装 'video' 可选依赖（pip install "attention-scope[video]"），或把 ffmpeg 加入 PATH</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/images.py" line="359" />
+            <location filename="../../viz_app/export/images.py" line="366" />
             <source>MP4 export needs an H.264 encoder (libx264 or libopenh264); the ffmpeg at {path} has none</source>
             <translation>导出 MP4 需要 H.264 编码器（libx264 或 libopenh264）；位于 {path} 的 ffmpeg 两者都没有</translation>
         </message>
@@ -1202,39 +1206,39 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>HeadMosaic</name>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="99" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="81" />
             <source>layer</source>
             <translation>层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="100" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="82" />
             <source>head</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="147" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="129" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="436" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="417" />
             <source>{tile} — click to inspect this head</source>
             <translation>{tile} — 点击查看这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="303" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="283" />
             <source>OFF</source>
             <comment>a switched-off head</comment>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="197" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="179" />
             <source>L{layer}</source>
             <comment>short for layer N</comment>
             <translation>L{layer}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="201" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="183" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>H{head}</translation>
@@ -1396,57 +1400,57 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Heatmap</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="475" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="552" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="476" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="553" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="498" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="575" />
             <source>not computed yet</source>
             <translation>尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="747" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="825" />
             <source>−∞ (blocked)</source>
             <translation>−∞（已屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="769" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="847" />
             <source>query {query} → key {key}: {weight}</source>
             <translation>查询 {query} → 键 {key}：{weight}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="759" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="837" />
             <source>query {query} → key {key}: not computed yet</source>
             <translation>查询 {query} → 键 {key}：尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="764" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="842" />
             <source>query {query} → key {key}: score {score} (before the softmax)</source>
             <translation>查询 {query} → 键 {key}：分数 {score}（softmax 之前）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="933" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1028" />
             <source>{title} · scores before the softmax</source>
             <translation>{title} · softmax 之前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="763" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="841" />
             <source>query {query} → key {key}: −∞ (blocked by the mask)</source>
             <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="935" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1030" />
             <source>{title} (log colour scale)</source>
             <translation>{title}（对数色标）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="920" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1015" />
             <source>blocked by the mask:</source>
             <translation>被掩码屏蔽：</translation>
         </message>
@@ -1475,159 +1479,178 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>HyperparametersDialog</name>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="65" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="66" />
             <source>Attention heads</source>
             <translation>注意力头数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="66" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="67" />
             <source>Norm position</source>
             <translation>归一化位置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="67" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="68" />
+            <source>Feed-forward activation</source>
+            <translation>前馈层激活函数</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="69" />
             <source>Source vocabulary</source>
             <translation>源词表</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="68" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="70" />
             <source>Target vocabulary</source>
             <translation>目标词表</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="69" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="71" />
             <source>Start token</source>
             <translation>起始符</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="70" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="72" />
             <source>End token</source>
             <translation>结束符</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="71" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="73" />
             <source>Padding token</source>
             <translation>填充符</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="72" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="74" />
             <source>Unknown-word token</source>
             <translation>未登录词符</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="73" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="75" />
             <source>Tokenization</source>
             <translation>分词方式</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="77" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="79" />
             <source>How the attention is split into heads; the model width must be divisible by it. The most likely value comes first.</source>
             <translation>注意力分成几个头；模型宽度必须能被它整除。最可能的取值排在最前面。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="79" />
-            <source>pre: x + f(norm(x)), the tutorial's default; post: norm(x + f(x)). Both have the same weights, so only you can tell.</source>
-            <translation>pre：x + f(norm(x))，即教程的默认做法；post：norm(x + f(x))。两者的权重完全相同，无法从文件中分辨，只有你知道是哪一种。</translation>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="81" />
+            <source>pre: x + f(norm(x)); post: norm(x + f(x)), nn.Transformer's default (norm_first=False). Both have the same weights, so only you can tell; the likelier comes first.</source>
+            <translation>pre：x + f(norm(x))；post：norm(x + f(x))，即 nn.Transformer 的默认做法（不开启 norm_first）。两者的权重完全相同，无法从文件中分辨，只有你知道是哪一种；可能性较大的排在前面。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="81" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="83" />
+            <source>The function between the feed-forward's two layers: relu, nn.Transformer's default, or gelu. The weights are the same either way, so only you can tell.</source>
+            <translation>前馈层两个线性层之间的激活函数：relu（nn.Transformer 的默认值）或 gelu。两种情况下权重完全相同，只有你知道是哪一种。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="85" />
             <source>The source vocabulary the model was trained with: one token per line, or a JSON list; the line number is the id.</source>
             <translation>训练该模型时使用的源词表：每行一个词元，或一个 JSON 列表；行号即为 id。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="83" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="87" />
             <source>The target vocabulary the model was trained with: one token per line, or a JSON list; the line number is the id.</source>
             <translation>训练该模型时使用的目标词表：每行一个词元，或一个 JSON 列表；行号即为 id。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="85" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="89" />
             <source>The vocabulary's token that starts a sentence (often &lt;s&gt;, &lt;sos&gt; or [CLS]). Its names leave it open, so only you can tell; it is shown under its own name.</source>
             <translation>词表中表示句子开头的词元（常见的有 &lt;s&gt;、&lt;sos&gt; 或 [CLS]）。单凭名称无法断定是哪一个，只能由你来指定；界面上会按它在词表里的原名显示。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="87" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="91" />
             <source>The vocabulary's token that ends a sentence (often &lt;/s&gt;, &lt;eos&gt; or [SEP]).</source>
             <translation>词表中表示句子结尾的词元（常见的有 &lt;/s&gt;、&lt;eos&gt; 或 [SEP]）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="88" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="92" />
             <source>The vocabulary's padding token (often &lt;pad&gt;, &lt;blank&gt; or [PAD]).</source>
             <translation>词表中用于填充的词元（常见的有 &lt;pad&gt;、&lt;blank&gt; 或 [PAD]）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="89" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="93" />
             <source>The token for words the vocabulary lacks (often &lt;unk&gt; or [UNK]).</source>
             <translation>词表中代替未收录词的词元（常见的有 &lt;unk&gt; 或 [UNK]）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="90" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="94" />
             <source>How text is cut before each piece is looked up: app (words and punctuation apart), whitespace (only at spaces: for vocabularies with entries like n't or E-Mail) or a tokenizer.json. The one with the fewest unknown words comes first.</source>
             <translation>文本在查词表之前如何切分：app（把词和标点分开）、whitespace（只按空格切分，适合含有 n't、E-Mail 这类词条的词表），或者一个 tokenizer.json。产生未登录词最少的方式排在最前面。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="168" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="176" />
             <source>Settings the checkpoint does not record</source>
             <translation>检查点中未记录的设置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="230" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="238" />
             <source>Browse…</source>
             <translation>浏览…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="244" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="252" />
             <source>Choose the tokenizer.json</source>
             <translation>选择 tokenizer.json</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="245" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="253" />
             <source>Tokenizers (*.json);;All files (*)</source>
             <translation>分词器 (*.json);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="247" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="255" />
             <source>Choose the vocabulary file</source>
             <translation>选择词表文件</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="248" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="256" />
             <source>Vocabularies (*.txt *.json *.vocab);;All files (*)</source>
             <translation>词表 (*.txt *.json *.vocab);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="205" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="213" />
             <source>vocabulary file (.txt or .json)</source>
             <translation>词表文件（.txt 或 .json）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="176" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="184" />
             <source>{file} holds the weights but not everything needed to rebuild the model. Please complete:</source>
             <translation>{file} 包含了权重，但缺少重建模型所需的部分信息。请补全：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="118" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="122" />
             <source>{option}: please give a value</source>
             <translation>{option}：请填写一个值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="121" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="125" />
             <source>{option}: {value} is not a positive whole number</source>
             <translation>{option}：{value} 不是正整数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="126" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="130" />
             <source>{option}: choose pre or post, not {value}</source>
             <translation>{option}：请选择 pre 或 post，而不是 {value}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="132" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="134" />
+            <source>{option}: choose relu or gelu, not {value}</source>
+            <translation>{option}：请选择 relu 或 gelu，而不是 {value}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="140" />
             <source>{option}: choose app or whitespace, or give a tokenizer.json file; {value} is neither</source>
             <translation>{option}：请选择 app 或 whitespace，或者指定一个 tokenizer.json 文件；{value} 都不是</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/hyperparameters.py" line="138" />
+            <location filename="../../viz_app/dialogs/hyperparameters.py" line="146" />
             <source>{option}: {path} is not a file</source>
             <translation>{option}：{path} 不是文件</translation>
+        </message>
+        <message>
+            <source>pre: x + f(norm(x)), the tutorial's default; post: norm(x + f(x)). Both have the same weights, so only you can tell.</source>
+            <translation type="vanished">pre：x + f(norm(x))，即教程的默认做法；post：norm(x + f(x))。两者的权重完全相同，无法从文件中分辨，只有你知道是哪一种。</translation>
         </message>
     </context>
     <context>
@@ -1816,7 +1839,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="405" />
+            <location filename="../../viz_app/widgets/map_view.py" line="416" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
@@ -2214,8 +2237,8 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
         </message>
         <message>
             <location filename="../../viz_app/window/alignment_tools.py" line="229" />
-            <source>&amp;Alignment with gold links</source>
-            <translation>与标准对齐比较(&amp;A)</translation>
+            <source>Alignment with &amp;gold links</source>
+            <translation>与标准对齐比较(&amp;G)</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/alignment_tools.py" line="234" />
@@ -2233,142 +2256,142 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>界面语言将在下次启动时更改。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="39" />
+            <location filename="../../viz_app/window/bindings.py" line="49" />
             <source>&lt;h3&gt;No model loaded&lt;/h3&gt;&lt;p&gt;Open a checkpoint (&lt;tt&gt;.safetensors&lt;/tt&gt;, a PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict or a Hugging Face folder) with &lt;b&gt;File ▸ Open model…&lt;/b&gt; (Ctrl+O), the &lt;b&gt;Model&lt;/b&gt; list above, or drop it on the window.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;未加载模型&lt;/h3&gt;&lt;p&gt;打开一个检查点（&lt;tt&gt;.safetensors&lt;/tt&gt;、PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict 或 Hugging Face 文件夹）：使用&lt;b&gt;文件 ▸ 打开模型…&lt;/b&gt;（Ctrl+O）、上方的&lt;b&gt;模型&lt;/b&gt;列表，或直接把它拖到窗口上。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="42" />
+            <location filename="../../viz_app/window/bindings.py" line="52" />
             <source>&lt;h3&gt;Type a sentence&lt;/h3&gt;&lt;p&gt;Write a sentence in the &lt;b&gt;Source&lt;/b&gt; box above: the model translates it and you can step through every attention map it computed.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;输入一个句子&lt;/h3&gt;&lt;p&gt;在上方的&lt;b&gt;源句&lt;/b&gt;框中写一个句子：模型会翻译它，你可以逐步查看它计算出的每一张注意力图。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="44" />
+            <location filename="../../viz_app/window/bindings.py" line="54" />
             <source>&lt;h3&gt;Loading the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在加载模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="45" />
+            <location filename="../../viz_app/window/bindings.py" line="55" />
             <source>&lt;h3&gt;Running the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="354" />
+            <location filename="../../viz_app/window/bindings.py" line="365" />
             <source>computing…</source>
             <translation>计算中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="429" />
+            <location filename="../../viz_app/window/bindings.py" line="445" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="306" />
+            <location filename="../../viz_app/window/bindings.py" line="316" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="420" />
+            <location filename="../../viz_app/window/bindings.py" line="436" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="422" />
+            <location filename="../../viz_app/window/bindings.py" line="438" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="424" />
+            <location filename="../../viz_app/window/bindings.py" line="440" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="426" />
+            <location filename="../../viz_app/window/bindings.py" line="442" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="504" />
+            <location filename="../../viz_app/window/bindings.py" line="520" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="255" />
+            <location filename="../../viz_app/window/bindings.py" line="265" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="529" />
+            <location filename="../../viz_app/window/bindings.py" line="545" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="533" />
+            <location filename="../../viz_app/window/bindings.py" line="549" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="550" />
+            <location filename="../../viz_app/window/bindings.py" line="566" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="554" />
+            <location filename="../../viz_app/window/bindings.py" line="570" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="590" />
+            <location filename="../../viz_app/window/bindings.py" line="606" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="593" />
+            <location filename="../../viz_app/window/bindings.py" line="609" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="303" />
+            <location filename="../../viz_app/window/bindings.py" line="313" />
             <source>Computing the attribution…</source>
             <translation>正在计算归因…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="304" />
+            <location filename="../../viz_app/window/bindings.py" line="314" />
             <source>Computing the contributions…</source>
             <translation>正在计算贡献…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="305" />
+            <location filename="../../viz_app/window/bindings.py" line="315" />
             <source>Computing value zeroing…</source>
             <translation>正在计算值置零…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="309" />
+            <location filename="../../viz_app/window/bindings.py" line="319" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="428" />
+            <location filename="../../viz_app/window/bindings.py" line="444" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="675" />
+            <location filename="../../viz_app/window/bindings.py" line="691" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="451" />
+            <location filename="../../viz_app/window/bindings.py" line="467" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="685" />
+            <location filename="../../viz_app/window/bindings.py" line="701" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="448" />
+            <location filename="../../viz_app/window/bindings.py" line="464" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -2636,6 +2659,10 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <location filename="../../viz_app/window/wiring.py" line="44" />
             <source>The overview of every head could not be computed: {error}</source>
             <translation>无法计算所有注意力头的总览：{error}</translation>
+        </message>
+        <message>
+            <source>&amp;Alignment with gold links</source>
+            <translation type="vanished">与标准对齐比较(&amp;A)</translation>
         </message>
         <message>
             <source>{title} · rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
@@ -3007,24 +3034,24 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>Overlays</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="57" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="60" />
             <source>source padding</source>
             <translation>源端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="58" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="61" />
             <source>target padding</source>
             <translation>目标端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="59" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="62" />
             <source>causal</source>
             <translation>因果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="60" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="63" />
             <source>combined</source>
-            <translation>合并</translation>
+            <translation>组合</translation>
         </message>
     </context>
     <context>
@@ -3188,6 +3215,14 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <location filename="../../viz_app/widgets/positional.py" line="317" />
             <source>{stack}: bias per head</source>
             <translation>{stack}：各头的偏置</translation>
+        </message>
+    </context>
+    <context>
+        <name>Quote</name>
+        <message>
+            <location filename="../../viz_app/i18n/__init__.py" line="39" />
+            <source>'{text}'</source>
+            <translation>“{text}”</translation>
         </message>
     </context>
     <context>
@@ -3437,17 +3472,17 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>Theme</name>
         <message>
-            <location filename="../../viz_app/window/theme.py" line="23" />
+            <location filename="../../viz_app/window/theme.py" line="22" />
             <source>Follow the system</source>
             <translation>跟随系统</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/theme.py" line="24" />
+            <location filename="../../viz_app/window/theme.py" line="23" />
             <source>Light</source>
             <translation>浅色</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/theme.py" line="25" />
+            <location filename="../../viz_app/window/theme.py" line="24" />
             <source>Dark</source>
             <translation>深色</translation>
         </message>
@@ -3475,27 +3510,27 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="365" />
+            <location filename="../../viz_app/widgets/chips.py" line="371" />
             <source>token {index}: {token} ({kind})</source>
             <translation>词元 {index}：{token}（{kind}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="370" />
+            <location filename="../../viz_app/widgets/chips.py" line="376" />
             <source>A word the model does not know: it sees only this unknown token here, so the translation may turn to nonsense. Model ▸ What can I type? (F2) lists the words it knows.</source>
             <translation>模型不认识这个词：它在这里只看到一个“未知”词元，译文可能因此乱套。“模型 ▸ 可以输入什么？”（F2）列出了它认识的词。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="380" />
+            <location filename="../../viz_app/widgets/chips.py" line="386" />
             <source>value</source>
             <translation>数值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="381" />
+            <location filename="../../viz_app/widgets/chips.py" line="387" />
             <source>{label}: {value}</source>
             <translation>{label}：{value}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/chips.py" line="369" />
+            <location filename="../../viz_app/widgets/chips.py" line="375" />
             <source>You typed “{word}”.</source>
             <translation>你输入的是“{word}”。</translation>
         </message>
@@ -4370,7 +4405,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
         <message>
             <location filename="../../viz_app/scope/notices.py" line="38" />
             <source>attribution, contributions and value zeroing are not computed for a sentence this long</source>
-            <translation>这么长的句子不计算归因、贡献度和值归零</translation>
+            <translation>这么长的句子不计算归因、贡献和值置零</translation>
         </message>
         <message>
             <location filename="../../viz_app/scope/notices.py" line="40" />
@@ -4381,6 +4416,21 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <location filename="../../viz_app/scope/notices.py" line="42" />
             <source>{options} not used: a Hugging Face model carries its own vocabulary, special tokens, tokenizer and head count</source>
             <translation>未使用 {options}：Hugging Face 模型自带词表、特殊词元、分词器和头数</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="44" />
+            <source>read with nn.Transformer's default post-norm and ReLU, which its weights cannot confirm: a model built with norm_first=True or activation="gelu" needs --norm-position pre or --activation gelu</source>
+            <translation>已按 nn.Transformer 的默认设置读取（后置层归一化、ReLU 激活），但权重本身无法证实：若模型构建时开启了 norm_first，或把激活函数设成了 gelu，请加上 --norm-position pre 或 --activation gelu</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="47" />
+            <source>read with nn.Transformer's default post-norm, which its weights cannot confirm: a model built with norm_first=True needs --norm-position pre</source>
+            <translation>已按 nn.Transformer 的默认设置读取（后置层归一化），但权重本身无法证实：若模型构建时开启了 norm_first，请加上 --norm-position pre</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="49" />
+            <source>read with nn.Transformer's default ReLU, which its weights cannot confirm: a model built with activation="gelu" needs --activation gelu</source>
+            <translation>已按 nn.Transformer 的默认设置读取（ReLU 激活），但权重本身无法证实：若模型构建时把激活函数设成了 gelu，请加上 --activation gelu</translation>
         </message>
         <message>
             <location filename="../../viz_app/workers/model_worker.py" line="69" />

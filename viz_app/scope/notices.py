@@ -41,6 +41,14 @@ _MARKED: dict[str, tuple[str, str]] = {
                                        "vocabulary, special tokens, tokenizer and head count"),
     NOTICE_TEXTS["options_unused_hf"]: N_("Worker", "{options} not used: a Hugging Face model carries its own vocabulary, "
                                           "special tokens, tokenizer and head count"),
+    NOTICE_TEXTS["tutorial_defaults"]: N_("Worker", "read with nn.Transformer's default post-norm and ReLU, which its "
+                                          "weights cannot confirm: a model built with norm_first=True or "
+                                          "activation=\"gelu\" needs --norm-position pre or --activation gelu"),
+    NOTICE_TEXTS["tutorial_default_norm"]: N_("Worker", "read with nn.Transformer's default post-norm, which its weights "
+                                              "cannot confirm: a model built with norm_first=True needs --norm-position pre"),
+    NOTICE_TEXTS["tutorial_default_activation"]: N_("Worker", "read with nn.Transformer's default ReLU, which its weights "
+                                                    "cannot confirm: a model built with activation=\"gelu\" needs "
+                                                    "--activation gelu"),
 }
 
 

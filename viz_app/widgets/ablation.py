@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from viz_app.i18n import N_, tr, tr_marked
+from viz_app.i18n import N_, quoted, tr, tr_marked
 from viz_app.scope.state import KINDS, kind_short_title
 from viz_app.widgets.heatmap import display_token
 from viz_app.widgets.next_token import empty_bars, format_prob, probability_plot
@@ -375,7 +375,7 @@ class BeforeAfterBars(QWidget):
         changes = [abs(a - b) for a, b in zip(self._after, self._before, strict=True)]
         j = int(np.argmax(changes))
         self._caption.setText(tr("Ablation", "Largest change: {token} {before} → {after}").format(
-            token=repr(self._tokens[j]), before=format_prob(self._before[j]), after=format_prob(self._after[j])))
+            token=quoted(self._tokens[j]), before=format_prob(self._before[j]), after=format_prob(self._after[j])))
         self._legend.show()
 
     def clear(self, message: str = "") -> None:

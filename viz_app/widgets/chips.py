@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QP
 from PySide6.QtWidgets import QLabel, QLayout, QLayoutItem, QSizePolicy, QWidget
 
 from model_core.vocab import APP_SPECIALS, token_role
-from viz_app.i18n import N_, tr, tr_marked
+from viz_app.i18n import N_, quoted, tr, tr_marked
 
 #: (border, background, text) per kind; explicit colours so chips read the same on light and dark themes.
 _KIND_STYLE: dict[str, str] = {
@@ -369,7 +369,7 @@ class TokenChips(QWidget):
         """Chip ``i``'s bar length and tooltip (the token line, plus the value when bars are shown)."""
         chip = self._chips[i]
         tip = tr("TokenChips", "token {index}: {token} ({kind})").format(
-            index=i, token=repr(self._tokens[i]), kind=tr_marked(CHIP_KIND_LABELS[self._kinds[i]]))
+            index=i, token=quoted(self._tokens[i]), kind=tr_marked(CHIP_KIND_LABELS[self._kinds[i]]))
         if self._kinds[i] == "unk":  # the surprise of a lesson: say what happened and where to look
             if self._typed(i):
                 tip += "\n" + tr("TokenChips", "You typed “{word}”.").format(word=self._typed(i))

@@ -19,7 +19,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPixmap, QTextDocument
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QHBoxLayout, QToolTip, QVBoxLayout, QWidget
 
-from viz_app.i18n import N_, tr, tr_marked
+from viz_app.i18n import N_, quoted, tr, tr_marked
 from viz_app.widgets.colormaps import DIVERGING_NAME, get_colormap, lookup_table
 from viz_app.widgets.theme_colors import muted_for
 
@@ -832,7 +832,7 @@ class AttentionHeatmap(QWidget):
         """Hover text for a cell, e.g. ``query 'chat' → key 'cat': 0.732``."""
         if self._raw is None or not (0 <= row < self._raw.shape[0] and 0 <= col < self._raw.shape[1]):
             return ""
-        query, key = repr(self._query_tokens[row]), repr(self._key_tokens[col])
+        query, key = quoted(self._query_tokens[row]), quoted(self._key_tokens[col])
         if self._visible_rows is not None and row >= self._visible_rows:
             return tr("Heatmap", "query {query} → key {key}: not computed yet").format(query=query, key=key)
         value = float(self._raw[row, col])

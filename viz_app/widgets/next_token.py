@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from viz_app.i18n import tr
+from viz_app.i18n import quoted, tr
 from viz_app.widgets.heatmap import TokenAxis, display_token
 from viz_app.widgets.ranks import rank_colour
 
@@ -159,14 +159,14 @@ class NextTokenPanel(QWidget):
             template = tr("NextToken", "typed target token {token}: p = {p}, rank {rank} of {total}")
         else:
             template = tr("NextToken", "chosen token {token}: p = {p}, rank {rank} of {total}")
-        name = repr(token(chosen))
+        name = quoted(token(chosen))
         values = dict(p=format_prob(float(p[chosen])), rank=chosen_rank, total=total_txt)
         # the rich caption formats the same (escaped) template, with the token in bold
         plain = template.format(token=name, **values)
         rich = html.escape(template).format(token=f"<b>{html.escape(name)}</b>", **values)
         if forced and chosen_rank != 1:
             preferred = tr("NextToken", "{caption} — the model preferred {token} ({p})")
-            best = dict(token=repr(bars[0][0]), p=format_prob(bars[0][1]))
+            best = dict(token=quoted(bars[0][0]), p=format_prob(bars[0][1]))
             plain = preferred.format(caption=plain, **best)
             rich = html.escape(preferred).format(caption=rich, token=html.escape(best["token"]), p=best["p"])
         self._set_caption(plain, f"<span style='color:{highlight}'>■</span> {rich}")

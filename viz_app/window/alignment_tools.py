@@ -226,7 +226,7 @@ def install_alignment_tools(w: MainWindow) -> None:
     w.dock_alignment.hide()  # opened from the Model menu
     w.alignment_binding = AlignmentBinding(w.state, w.alignment_panel, w.heatmap, w)
     w.alignment_panel.fileRequested.connect(lambda: _choose_gold_file(w))
-    w.act_alignment = QAction(tr("MainWindow", "&Alignment with gold links"), w)
+    w.act_alignment = QAction(tr("MainWindow", "Alignment with &gold links"), w)
     w.act_alignment.triggered.connect(lambda: w.panels.reveal(w.dock_alignment))
     w.model_menu.addAction(w.act_alignment)
     w.panels_menu.addAction(w.dock_alignment.toggleViewAction())

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 from model_core.analysis import all_head_stats, verify_trace
 from model_core.lazy_trace import pooled_overview
 from model_core.pooling import pool_blocked, pool_max, pooled_length, tile_factors
-from viz_app.i18n import N_, tr, tr_marked
+from viz_app.i18n import N_, quoted, tr, tr_marked
 from viz_app.scope.state import LONG_SENTENCE_MODES, AppState, kind_title, long_sentence, view_needs_run
 from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
 from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
@@ -251,7 +251,7 @@ class ChipsBinding(QObject):
         ranks = trace.output_ranks()[: len(tokens)]
         total = int(trace.logprobs.shape[1]) if np.ndim(trace.logprobs) == 2 else 0
         badges = [(rank_badge(int(r)), *rank_colours(int(r))) for r in ranks]
-        tips = [rank_tooltip(repr(tok), int(r), total) for tok, r in zip(tokens, ranks, strict=True)]
+        tips = [rank_tooltip(quoted(tok), int(r), total) for tok, r in zip(tokens, ranks, strict=True)]
         self.inputs.target_chips.set_badges(badges, tips)
 
     @Slot()

@@ -709,3 +709,24 @@ def test_without_a_visible_widget_the_view_is_rendered_offscreen(trace, tmp_path
     assert acts.export_png() == tmp_path / "e.png"
     image = QImage(str(tmp_path / "e.png"))
     assert (image.width(), image.height()) == (2 * ex.DEFAULT_WIDTH, 2 * ex.DEFAULT_HEIGHT)
+
+
+def test_the_map_follows_its_widget_when_it_narrows_with_a_long_title(qapp, trace):
+    """Presenter-size type, a title cut for a wide view, then a narrower widget (presenter mode on a 1,366-pixel
+    screen): pyqtgraph's title label kept its old text's width as its minimum, and the whole plot, colour bar
+    included, stayed that wide, drawn past the widget's right edge."""
+    view = replace(ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=0, head=None)), font_pt=22)
+    widget = AttentionHeatmap()
+    widget.resize(1300, 600)
+    widget.show()
+    try:
+        ex.apply_view(widget, view)
+        qapp.processEvents()
+        glw = widget.graphics_widget()
+        for width in (840, 600, 1100, 700):
+            widget.resize(width, 600)
+            qapp.processEvents()
+            assert glw.ci.geometry().width() <= glw.width() + 1, width
+            assert _inside_view(widget, widget._colorbar)
+    finally:
+        widget.close()

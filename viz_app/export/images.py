@@ -225,9 +225,10 @@ class HeatmapRenderer:
         if (w, h) != (widget.width(), widget.height()):
             widget.resize(w, h)
             QApplication.processEvents()
-        # an axis title longer than its axis (the query axis's, with slide-size fonts) would be cut with "…":
-        # grow by what it lacks (the plot takes all of a change in the widget's size)
+        # a title wider than the image column, or an axis title longer than its axis (the query axis's, with
+        # slide-size fonts), would be cut with "…": grow by what they lack (the plot takes all of a change in size)
         wide, tall = widget.axis_title_shortfall()
+        wide = max(wide, widget.title_shortfall())
         if wide or tall:
             widget.resize(widget.width() + wide, widget.height() + tall)
             QApplication.processEvents()

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPixmap, QTextDocument
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QHBoxLayout, QToolTip, QVBoxLayout, QWidget
 
@@ -227,6 +227,25 @@ def thinned_labels(tokens: Sequence[str], max_labels: int = MAX_LABELS, limit: i
     n = len(tokens)
     step = 1 if n <= max_labels else math.ceil(n / max_labels)
     return [(i + 0.5, display_token(tokens[i], limit)) for i in range(0, n, step)]
+
+
+def _never_wider_than_its_room(label: pg.LabelItem) -> None:
+    """Keep a plot title's minimum width at 0 for good.
+
+    pyqtgraph's ``LabelItem`` sets its minimum width to its text's width on every resize (``updateMin``), so a
+    title cut for a wider view held the whole layout at that width when the view shrank (presenter mode on a
+    1,366-pixel screen: the colour bar and the last columns were drawn off the widget). The heatmap cuts the
+    text to the room itself; the label must never ask for more.
+    """
+    update_min = label.updateMin
+
+    def update_min_but_width() -> None:
+        update_min()
+        label.setMinimumWidth(0)
+        label._sizeHint[Qt.SizeHint.MinimumSize] = (0.0, label._sizeHint[Qt.SizeHint.MinimumSize][1])
+
+    label.updateMin = update_min_but_width
+    update_min_but_width()
 
 
 def wrap_at_separators(line: str, metrics: QFontMetricsF, width: float, separator: str = " · ") -> list[str]:
@@ -546,6 +565,10 @@ class AttentionHeatmap(QWidget):
         self._plot.hideButtons()
         self._plot.setMenuEnabled(False)
         self._plot.setTitle(None)
+        _never_wider_than_its_room(self._plot.titleLabel)
+        # the title is cut to the view's width when the view itself is resized (a resize of this widget can come
+        # first, while the view still has its old width: then nothing cut it again)
+        self._glw.installEventFilter(self)
         self._vb: pg.ViewBox = self._plot.getViewBox()
         self._vb.invertY(True)
         self._vb.setDefaultPadding(0.0)
@@ -1022,27 +1045,47 @@ class AttentionHeatmap(QWidget):
         self._legend.setText("&nbsp;&nbsp;&nbsp;&nbsp;".join(sections), size=f"{self._font_pt:g}pt")
         self._legend.setVisible(True)
 
+    def _full_title(self) -> str:
+        """The title with what the mode adds to it (scores, log scale), before any cut or line break."""
+        title = self._title
+        if self._mode == "scores" and title:
+            return tr("Heatmap", "{title} · scores before the softmax").format(title=title)
+        if self._log and title:
+            return tr("Heatmap", "{title} (log colour scale)").format(title=title)
+        return title
+
+    def _title_room(self) -> int:
+        """The title's width in pixels: over the image column only (the query axis and the colour bar take the rest
+        of the row; with presenter-size labels those are a quarter of the width)."""
+        return max(80, self._glw.width() - 24 - round(self._left.width()) - round(self._colorbar.boundingRect().width()))
+
+    def _title_metrics(self) -> QFontMetricsF:
+        font = QFont()
+        font.setPointSizeF(self._font_pt + 1)
+        return QFontMetricsF(font)
+
+    def title_shortfall(self) -> int:
+        """How many pixels wider the widget must be for the title to be drawn without "…": its widest line, or
+        when wrapping (:meth:`set_title_wrapping`) its widest part between " · " separators."""
+        full = self._full_title()
+        if not full:
+            return 0
+        metrics = self._title_metrics()
+        pieces = [part for line in full.split("\n") for part in (line.split(" · ") if self._wrap_title else [line])]
+        return max(0, math.ceil(max(metrics.horizontalAdvance(piece) for piece in pieces) + 2 - self._title_room()))
+
     def _set_title(self, title: str) -> None:
         self._title = title
-        if self._mode == "scores" and title:
-            full = tr("Heatmap", "{title} · scores before the softmax").format(title=title)
-        elif self._log and title:
-            full = tr("Heatmap", "{title} (log colour scale)").format(title=title)
-        else:
-            full = title
+        full = self._full_title()
         # a title wider than the plot is cut with "…" rather than widening the layout (which would push the
         # colour bar and the right-hand columns out of the widget, e.g. with presenter-size fonts)
-        # the title sits over the image column only: the query axis and the colour bar take the rest of the row
-        # (with presenter-size labels those are a quarter of the width; a title elided to the whole width overflowed)
-        width = max(80, self._glw.width() - 24 - round(self._left.width()) - round(self._colorbar.boundingRect().width()))
+        width = self._title_room()
         key = (full, self._font_pt, width, self._wrap_title)
         if key == self._title_key:
             return  # unchanged: skip the HTML relayout on a plain head switch
         self._title_key = key
         if full:
-            font = QFont()
-            font.setPointSizeF(self._font_pt + 1)
-            metrics = QFontMetricsF(font)
+            metrics = self._title_metrics()
             given = full.split("\n")
             if self._wrap_title:
                 given = [part for line in given for part in wrap_at_separators(line, metrics, width)]
@@ -1068,6 +1111,11 @@ class AttentionHeatmap(QWidget):
         super().resizeEvent(event)
         if self._title:
             self._set_title(self._title)
+
+    def eventFilter(self, watched, event) -> bool:  # Qt's name
+        if watched is self._glw and event.type() == QEvent.Type.Resize and self._title:
+            self._set_title(self._title)
+        return False
 
     def colormap_name(self) -> str:
         """The colour map drawn now (the diverging one in scores mode)."""

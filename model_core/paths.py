@@ -12,6 +12,7 @@ and JSON never nested deeper than one; each refusal is one :class:`CheckpointErr
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import stat
@@ -86,7 +87,11 @@ def resolve_model_path(name_or_path: str | os.PathLike) -> Path:
     path = Path(name_or_path).expanduser()
     try:
         mode = os.stat(path).st_mode
-    except (OSError, ValueError):  # missing, unreadable, or a name with a NUL: maybe a bundled model's name
+    except OSError as exc:  # missing or unreadable: maybe a bundled model's name
+        if exc.errno == errno.ELOOP:  # a symbolic link that leads back to itself is there, just never ends
+            raise CheckpointError(f"{path.name or path}: a symbolic link that loops (it leads back to itself)") from exc
+        mode = None
+    except ValueError:  # a name with a NUL
         mode = None
     if mode is not None:
         if stat.S_ISREG(mode) or stat.S_ISDIR(mode):

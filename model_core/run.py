@@ -123,6 +123,7 @@ def run(bundle: ModelBundle, request: RunRequest, *, stop: Callable[[], bool] | 
                              f"of {c.n_heads} heads there")
     vocab = bundle.tgt_tokenizer
     src = bundle.encode_source(request.src, request.pad_src)
+    _check_tokens(request.src, src.ids, "source")
     notices = model_notices(bundle) + _source_notices(bundle, request, src)
     long = _run_long(bundle, request, src, notices, start, stop)
     if long is not None:
@@ -179,6 +180,19 @@ def run(bundle: ModelBundle, request: RunRequest, *, stop: Callable[[], bool] | 
     trace = _with_surfaces(trace, src.surfaces)
     elapsed = (time.perf_counter() - start) * 1000.0
     return RunResult(request, trace, history, elapsed, tuple(notices), baseline, baseline_output)
+
+
+def _check_tokens(text: str, ids: list[int], side: str) -> None:
+    """Refuse, in one line, a text the tokenizer turned into nothing at all (not even the sentence's end).
+
+    Only a tokenizer that does not belong to the model does that (a Hugging Face folder whose tokenizer files
+    came from elsewhere); without this the empty ids reached the embedding as a float tensor and the run
+    failed deep inside torch.
+    """
+    if ids or not text.strip():
+        return
+    raise ValueError(f"the model's tokenizer made no tokens of this {side}, not even the end of the sentence: "
+                     f"it is probably not the tokenizer this model was trained with")
 
 
 def _with_surfaces(trace: Trace, surfaces: list[str] | None) -> Trace:

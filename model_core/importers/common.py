@@ -378,6 +378,9 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
         except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, AttributeError, KeyError, IndexError,
                 TypeError, UnicodeDecodeError, OverflowError, struct.error, MemoryError) as exc:  # torch's unpickler on garbage
             text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            if isinstance(exc, EOFError) or "unexpected EOF" in text:  # a legacy pickle stream or its storages cut short
+                raise CheckpointError(f"{path.name}: the file is truncated or damaged (it ends in the middle of its "
+                                      f"data); copy or download it again") from exc
             raise CheckpointError(f"{path.name}: not a readable PyTorch file ({text[:160]})") from exc
     check_tensors(obj, path.name)
     return obj
@@ -413,6 +416,10 @@ def check_zip_budget(fh: BinaryIO, size: int, label: str) -> bool:
     tail = fh.read(tail_size)
     at = tail.rfind(b"PK\x05\x06")
     if at < 0 or len(tail) - at < _EOCD.size:
+        fh.seek(0)
+        if fh.read(4) == b"PK\x03\x04":  # begins as a zip (torch.save's) yet has no directory at its end: cut short
+            raise CheckpointError(f"{label}: the file is truncated or damaged (a zip without the directory at its "
+                                  f"end); copy or download it again")
         return False  # not a zip (a legacy pickle, or garbage that torch will refuse)
     _, _, _, _, members, directory_size, _, _ = _EOCD.unpack_from(tail, at)
     locator = at - _ZIP64_LOCATOR.size

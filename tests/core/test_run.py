@@ -116,3 +116,17 @@ def test_the_trace_carries_what_was_typed_for_each_source_token(monkeypatch, lon
     assert is_lazy(trace.cross) == long
     assert trace.src_tokens == ["w1", "<unk>", "w2", "<eos>"]
     assert trace.src_surfaces == ["w1", "Bonjour", "w2", ""]
+
+
+def test_a_tokenizer_that_makes_nothing_of_the_text_is_one_clear_line(bundle, monkeypatch):
+    """A Hugging Face folder whose tokenizer files came from another model made no ids at all, not even the end of
+    the sentence: the empty ids reached the embedding as a float tensor ("Expected tensor for argument #1
+    'indices'…"), or, translating, the run said the source was empty although it was not."""
+    from model_core.checkpoint import SourceInput
+
+    monkeypatch.setattr(bundle, "encode_source", lambda text, pad_to=0: SourceInput([], []))
+    for request in (RunRequest("the black cat"), RunRequest("the black cat", tgt="le chat")):
+        with pytest.raises(ValueError, match="made no tokens of this source, not even the end of the sentence"):
+            run(bundle, request)
+    with pytest.raises(EmptySourceError):  # typed nothing: said as before
+        run(bundle, RunRequest("   "))

@@ -481,3 +481,30 @@ def test_a_wide_map_keeps_every_row_in_the_overview_pooling_only_its_columns(qtb
     shade = mosaic.blocked_rgba()
     assert shade is not None and shade[y0 + 4, x0 // 12 + 5, 3] == 255 and shade[y0 + 3, x0 // 12 + 5, 3] == 0
     assert mosaic.tile_at(x0 + 3000, y0 + 9.5) == (1, 2)
+
+
+def test_chinese_key_labels_stand_upright_and_latin_ones_turn(qtbot):
+    """A turned 猫 reads as a foreign glyph to a Chinese class: one to three CJK characters (or CJK punctuation)
+    stand upright on the key axis, centred on their column; <bos> and Latin words stay turned."""
+    from viz_app.widgets.heatmap import reads_upright
+
+    assert reads_upright("猫") and reads_upright("桌子") and reads_upright("，") and reads_upright("。")
+    assert not reads_upright("cat") and not reads_upright("<bos>") and not reads_upright("") and not reads_upright("一二三四")
+    keys = ["<bos>", "小", "猫", "在"]
+    w = AttentionHeatmap()
+    qtbot.addWidget(w)
+    w.resize(700, 500)
+    w.show()
+    w.set_matrix(np.full((4, 4), 0.25, dtype=np.float32), keys, keys)
+    qtbot.wait(10)
+    axis = w._bottom
+    specs = {text: rect for rect, _flags, text in axis._text_specs()}
+    assert set(specs) == set(keys)
+    cell = axis.size().width() / 4
+    for index, key in enumerate(keys[1:], start=1):  # upright: the box is the text's own, centred on its column
+        assert specs[key].center().x() == pytest.approx((index + 0.5) * cell, abs=1.5)
+        assert specs[key].width() < 3 * specs[key].height()
+    assert specs["<bos>"].x() == pytest.approx(0.5 * cell, abs=1.5)  # turned: the rect's corner is the anchor
+    tall = axis.fixedHeight
+    w.set_matrix(np.full((4, 4), 0.25, dtype=np.float32), keys, ["小", "猫", "在", "上"])
+    assert axis.fixedHeight < tall  # all upright: the axis needs a line's height, not the longest label's length

@@ -44,6 +44,19 @@ def is_cjk(char: str) -> bool:
     """Whether one character is a CJK ideograph or kana/hangul (a script written upright in a column)."""
     return unicodedata.name(char, "").startswith(("CJK", "HIRAGANA", "KATAKANA", "HANGUL"))
 
+def reads_upright(text: str) -> bool:
+    """Whether a key label is drawn upright on the turned key axis: one to three CJK characters or CJK punctuation.
+
+    Chinese is written upright, also down a column: a turned 猫 reads as a foreign glyph to a Chinese class,
+    while Latin words stay turned (they would not fit their column upright).
+    """
+    return 0 < len(text) <= MAX_UPRIGHT_KEY and all(
+        is_cjk(ch) or unicodedata.name(ch, "").startswith(("IDEOGRAPHIC", "FULLWIDTH", "CJK")) for ch in text)
+
+
+#: The longest key label drawn upright (reads_upright), in characters.
+MAX_UPRIGHT_KEY = 3
+
 #: Overlay name -> RGB, drawn opaque. Each colour is far (≥ OVERLAY_MIN_DISTANCE in RGB) from every entry of every
 #: colour map the heatmap can use (the diverging one of the scores view included), so a blocked cell never reads as
 #: an attention value: grey, white and teal, inside cividis, Blues and viridis, are not used
@@ -429,7 +442,11 @@ class TokenAxis(pg.AxisItem):
             size = longest + tick + self.style["tickTextOffset"][0] + title + 6
             self.setWidth(math.ceil(size))
         else:
-            extent = longest if self._rotate else fm.height()
+            if self._rotate:  # turned labels reach out by their length; upright ones (reads_upright) by a line
+                extent = max((fm.height() if reads_upright(self.shown_text(v, t)) else fm.horizontalAdvance(self.shown_text(v, t))
+                              for v, t in self._labels), default=0.0)
+            else:
+                extent = fm.height()
             size = extent + tick + self.style["tickTextOffset"][1] + title + 6
             self.setHeight(math.ceil(size))
         self.picture = None
@@ -459,8 +476,13 @@ class TokenAxis(pg.AxisItem):
             offset = lo * scale
             length = bounds.width()
         fm = QFontMetricsF(self._font)
-        along = (fm.height() if (vertical or self._rotate)
-                 else max(fm.horizontalAdvance(self.shown_text(v, t)) for v, t in self._labels) + 4)
+        if vertical:
+            along = fm.height()
+        elif self._rotate:  # a turned label takes a line's height along the axis, an upright one its width
+            along = max([fm.height()] + [fm.horizontalAdvance(text) + 4 for v, t in self._labels
+                                         if reads_upright(text := self.shown_text(v, t))])
+        else:
+            along = max(fm.horizontalAdvance(self.shown_text(v, t)) for v, t in self._labels) + 4
         if len(self._labels) > 1:
             gap = min(abs(b[0] - a[0]) for a, b in zip(self._labels, self._labels[1:], strict=False)) or 1.0
         else:
@@ -474,7 +496,8 @@ class TokenAxis(pg.AxisItem):
             if x < -0.5 or x > length + 0.5:
                 continue
             w, h = fm.horizontalAdvance(text) + 2, fm.height()
-            if self._rotate:  # a turned label is h wide, centred on x: the first and last stay inside the axis
+            turned = self._rotate and not reads_upright(text)
+            if turned:  # a turned label is h wide, centred on x: the first and last stay inside the axis
                 x = min(max(x, h / 2), max(h / 2, length - h / 2))
             if self.orientation == "left":
                 rect = QRectF(bounds.right() - pad - w, x - h / 2, w, h)
@@ -484,10 +507,10 @@ class TokenAxis(pg.AxisItem):
                 flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
             elif self.orientation == "bottom":
                 # for rotated text the rect is interpreted by drawPicture as (anchor x, anchor y, w, h)
-                rect = QRectF(x, bounds.top() + pad, w, h) if self._rotate else QRectF(x - w / 2, bounds.top() + pad, w, h)
+                rect = QRectF(x, bounds.top() + pad, w, h) if turned else QRectF(x - w / 2, bounds.top() + pad, w, h)
                 flags = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
             else:
-                rect = QRectF(x, bounds.bottom() - pad, w, h) if self._rotate else QRectF(x - w / 2, bounds.bottom() - pad - h, w, h)
+                rect = QRectF(x, bounds.bottom() - pad, w, h) if turned else QRectF(x - w / 2, bounds.bottom() - pad - h, w, h)
                 flags = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom
             specs.append((rect, int(flags | Qt.TextFlag.TextDontClip), text))
         return specs
@@ -499,7 +522,10 @@ class TokenAxis(pg.AxisItem):
         super().drawPicture(p, axisSpec, tickSpecs, [])
         p.setFont(self._font)
         p.setPen(self.textPen())
-        for rect, _flags, text in textSpecs:
+        for rect, flags, text in textSpecs:
+            if reads_upright(text):  # its rect is already where it stands (see _text_specs)
+                p.drawText(rect, flags, text)
+                continue
             w, h = rect.width(), rect.height()
             p.save()
             p.translate(QPointF(rect.x(), rect.y()))

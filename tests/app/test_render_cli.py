@@ -315,3 +315,21 @@ def one_error_line_after_notes(capsys) -> str:
     errors = [line for line in lines if ": error: " in line]
     assert len(errors) == 1 and errors[0] == lines[-1], lines
     return errors[0]
+
+
+def test_render_in_chinese_draws_the_windows_chinese_titles_and_puts_english_back(qapp, tiny_checkpoint, tmp_path):
+    """A teacher scripting slides for a Chinese class gets the window's Chinese titles and axis names; the language the
+    process had before comes back afterwards."""
+    from viz_app.cli import main
+    from viz_app.i18n import current_language
+
+    out = tmp_path / "zh.svg"
+    assert main(["render", "--model", str(tiny_checkpoint), "--src", "w1 w2", "--kind", "cross", "--language", "zh_CN",
+                 "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "交叉注意力" in text and "Cross-attention" not in text
+    assert current_language() == "en"
+    lines = tmp_path / "lines.svg"
+    assert main(["render", "--model", str(tiny_checkpoint), "--src", "w1 w2", "--view", "lines", "--language", "zh_CN",
+                 "--out", str(lines)]) == 0
+    assert "交叉注意力" in lines.read_text(encoding="utf-8") and current_language() == "en"

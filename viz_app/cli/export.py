@@ -159,6 +159,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--scale", type=float, default=None, help="device pixels per logical pixel (default: 2; 1 for GIF)")
     g.add_argument("--font-size", type=float, default=None, help="label size in points (default: Qt's)")
     g.add_argument("--frame-ms", type=int, default=None, help="milliseconds per step in a GIF or MP4 (default 700)")
+    g.add_argument("--language", default="en", choices=["en", "zh_CN"],
+                   help="language of the titles, axis names and legend: en (default) or zh_CN (简体中文), as in the window")
     p.set_defaults(handler=cmd_render)
 
 
@@ -442,7 +444,6 @@ def light_plots() -> Iterator[None]:
 
 def _render(args: argparse.Namespace) -> int:
     from viz_app.export import images as ex
-    from viz_app.scope.state import LONG_SENTENCE_MODES, long_sentence
 
     out = _check_render_output(args)  # before the session, the model or Qt
     session = load_session(args)
@@ -454,6 +455,22 @@ def _render(args: argparse.Namespace) -> int:
     plan = replace(plan, request=replace(plan.request, attribution="integrated-gradients" if mode == "attribution" else None,
                                          contributions=mode == "contributions", value_zeroing=mode == "value-zeroing"))
     ensure_qapplication()
+    from viz_app.i18n import current_language, install
+
+    before = current_language()
+    install(args.language)  # the window's own translation: its titles and axis names, word for word
+    try:
+        return _render_run(args, plan, view_args, out, suffix, animated)
+    finally:
+        install(before)  # as it was (the command line may run inside another program's QApplication)
+
+
+def _render_run(args: argparse.Namespace, plan: Plan, view_args: _View, out: Path, suffix: str, animated: bool) -> int:
+    """The run and the drawing of ``render``, in the language already installed."""
+    from viz_app.export import images as ex
+    from viz_app.scope.state import LONG_SENTENCE_MODES, long_sentence
+
+    mode = view_args.mode
     _bundle, result = run_plan(plan, args)
     trace = result.trace
     if long_sentence(trace) and mode not in (*LONG_SENTENCE_MODES, LINES_VIEW):  # as the window offers: weights only

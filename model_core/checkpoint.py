@@ -94,11 +94,13 @@ class ModelBundle:
         """Target ids for teacher forcing: the typed tokens then ``<eos>``, cut to ``max_len``."""
         c = self.config
         text, cut = cut_text(text, c.max_len - 1)
-        ids = self.tgt_tokenizer.encode(text)
+        encode_typed = getattr(self.tgt_tokenizer, "encode_typed", None)  # the app's tokenizers; not Hugging Face's
+        ids, typed = encode_typed(text) if encode_typed is not None else (self.tgt_tokenizer.encode(text), None)
         truncated = cut or len(ids) + 1 > c.max_len
         original = len(ids)
         ids = [*ids[:c.max_len - 1], c.eos_id]
-        return SourceInput(ids, [self.tgt_tokenizer.id_to_token(i) for i in ids], truncated, original, cut)
+        surfaces = None if typed is None else [*typed[:c.max_len - 1], ""]
+        return SourceInput(ids, [self.tgt_tokenizer.id_to_token(i) for i in ids], truncated, original, cut, surfaces)
 
     def session(
         self, text: str, settings: DecodingSettings = DecodingSettings(), *, pad_to: int = 0,

@@ -127,7 +127,8 @@ def run(bundle: ModelBundle, request: RunRequest, *, stop: Callable[[], bool] | 
     notices = model_notices(bundle) + _source_notices(bundle, request, src)
     long = _run_long(bundle, request, src, notices, start, stop)
     if long is not None:
-        return replace(long, trace=_with_surfaces(long.trace, src.surfaces))
+        typed = bundle.encode_target(request.tgt).surfaces if request.tgt is not None else None
+        return replace(long, trace=_with_surfaces(long.trace, src.surfaces, typed))
     history: tuple[tuple[Beam, ...], ...] = ()
     baseline_output: str | None = None
     scores = request.capture_scores
@@ -177,7 +178,7 @@ def run(bundle: ModelBundle, request: RunRequest, *, stop: Callable[[], bool] | 
         intact_trace = teacher_forced_trace(bundle.model, src.ids, list(trace.output_ids), src_tokens=src.tokens,
                                             tgt_vocab=vocab.vocab)
         baseline = intact_trace.logprobs[: trace.n_steps]
-    trace = _with_surfaces(trace, src.surfaces)
+    trace = _with_surfaces(trace, src.surfaces, tgt.surfaces if request.tgt is not None else None)
     elapsed = (time.perf_counter() - start) * 1000.0
     return RunResult(request, trace, history, elapsed, tuple(notices), baseline, baseline_output)
 
@@ -195,11 +196,14 @@ def _check_tokens(text: str, ids: list[int], side: str) -> None:
                      f"it is probably not the tokenizer this model was trained with")
 
 
-def _with_surfaces(trace: Trace, surfaces: list[str] | None) -> Trace:
-    """``trace`` carrying the typed text of its source tokens (what an ``<unk>`` chip shows), when the tokenizer said."""
-    if surfaces is None or len(surfaces) != len(trace.src_tokens):
-        return trace
-    return replace(trace, src_surfaces=surfaces)
+def _with_surfaces(trace: Trace, src: list[str] | None, tgt: list[str] | None = None) -> Trace:
+    """``trace`` carrying the typed text of its source tokens and of a typed target's (what an ``<unk>`` chip shows),
+    when the tokenizer said; padding rows of the target have none."""
+    if src is not None and len(src) == len(trace.src_tokens):
+        trace = replace(trace, src_surfaces=src)
+    if tgt is not None and len(tgt) <= len(trace.output_tokens):
+        trace = replace(trace, tgt_surfaces=[*tgt, *[""] * (len(trace.output_tokens) - len(tgt))])
+    return trace
 
 
 def _run_long(bundle: ModelBundle, request: RunRequest, src, notices: list[Notice], start: float,

@@ -80,6 +80,8 @@ class Trace:
     #: the typed text of each source token ("" for specials and padding; None when the tokenizer cannot say): what
     #: an ``<unk>`` chip shows
     src_surfaces: list[str] | None = None
+    #: the same for a typed (teacher-forced) target, one per ``output_tokens`` entry ("" for ``<eos>``)
+    tgt_surfaces: list[str] | None = None
     #: the floating-point type the model computed in ("float32", "bfloat16", "float16"); the maps are stored as
     #: float32 whatever it is, and the verifier's tolerance follows it (:data:`model_core.analysis.VERIFY_ATOL`)
     precision: str = "float32"
@@ -141,7 +143,7 @@ class Trace:
             decoder_self=self.decoder_self[:, :, :t, :t], cross=self.cross[:, :, :t],
             allowed_decoder_self=self.allowed_decoder_self[:t, :t], allowed_cross=self.allowed_cross[:t],
             tgt_is_pad=self.tgt_is_pad[:t], logprobs=self.logprobs[:t], tgt_ids=self.tgt_ids[:t],
-            output_ids=self.output_ids[:t],
+            output_ids=self.output_ids[:t], tgt_surfaces=None if self.tgt_surfaces is None else self.tgt_surfaces[:t],
             attribution_src=None if self.attribution_src is None else self.attribution_src[:t],
             attribution_tgt=None if self.attribution_tgt is None else self.attribution_tgt[:t, :t],
             attribution_change=None if self.attribution_change is None else self.attribution_change[:t],
@@ -195,7 +197,7 @@ class Trace:
                                   if k.startswith(prefix) and k[len(prefix):] in KIND_LABELS}
             elif f.name in arrays:
                 value = arrays[f.name]
-                if f.name.endswith("tokens") or f.name == "src_surfaces":
+                if f.name.endswith("tokens") or f.name.endswith("_surfaces"):
                     value = [str(s) for s in value.tolist()]
                 elif f.name in ("positional_kind", "attribution_method", "precision"):
                     value = str(value)

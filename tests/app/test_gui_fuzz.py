@@ -287,6 +287,9 @@ class WindowMachine(RuleBasedStateMachine):
                     for i, (tok, kind) in enumerate(zip(trace.src_tokens, w.inputs.source_chips.chip_kinds(), strict=True))]
         assert w.inputs.source_chips.chip_texts() == expected
         produced = list(trace.output_tokens) if s.forced else list(trace.output_tokens[: s.step])
+        typed = (trace.tgt_surfaces or []) if s.forced else []
+        produced = [f"{typed[i].strip()}→{tok}" if i < len(typed) and typed[i].strip() and kind == "unk" else tok
+                    for i, (tok, kind) in enumerate(zip(produced, w.inputs.target_chips.chip_kinds(), strict=True))]
         assert w.inputs.target_chips.chip_texts() == produced
 
         matrix = s.matrix()

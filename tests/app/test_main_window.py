@@ -77,6 +77,10 @@ def test_unknown_words_become_unk_chips_with_a_notice(window, qtbot):
     assert chips.chip_texts()[0] == "w1"  # known words show their token only
     assert "bonjour" in chips.chip_widget(1).toolTip()
     assert window.notice_banner.isVisible() and "<unk>" in window.notice_banner.text()
+    # a typed target's unknown word says what was typed too (its chip read only "<unk>")
+    type_and_wait(qtbot, window, window.inputs.target, "t1 salut t2")
+    target = window.inputs.target_chips
+    assert target.chip_texts()[:3] == ["t1", "salut→<unk>", "t2"] and target.chip_kinds()[1] == "unk"
 
 
 def test_long_input_is_truncated_with_a_visible_notice(window, qtbot):

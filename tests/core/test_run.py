@@ -112,10 +112,17 @@ def test_the_trace_carries_what_was_typed_for_each_source_token(monkeypatch, lon
 
     if long:
         monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 0)
-    trace = run(tiny_bundle(), RunRequest("w1 Bonjour w2", "t1 t2")).trace
+    trace = run(tiny_bundle(), RunRequest("w1 Bonjour w2", "t1 Salut t2")).trace
     assert is_lazy(trace.cross) == long
     assert trace.src_tokens == ["w1", "<unk>", "w2", "<eos>"]
     assert trace.src_surfaces == ["w1", "Bonjour", "w2", ""]
+    # a typed target's unknown word too (its chip read only "<unk>"), "" for <eos> and for padding rows
+    assert trace.output_tokens == ["t1", "<unk>", "t2", "<eos>"]
+    assert trace.tgt_surfaces == ["t1", "Salut", "t2", ""]
+    padded = run(tiny_bundle(), RunRequest("w1 w2", "t1 Salut", pad_tgt=6)).trace
+    assert padded.tgt_surfaces == ["t1", "Salut", ""] + [""] * (len(padded.output_tokens) - 3)
+    assert padded.at_step(2).tgt_surfaces == ["t1", "Salut"]
+    assert run(tiny_bundle(), RunRequest("w1 w2")).trace.tgt_surfaces is None  # generated: nothing was typed
 
 
 def test_a_tokenizer_that_makes_nothing_of_the_text_is_one_clear_line(bundle, monkeypatch):

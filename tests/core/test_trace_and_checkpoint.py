@@ -36,13 +36,16 @@ def test_every_array_of_a_saved_trace_loads_with_numpy_s_defaults(tmp_path, surf
     object array that np.load refuses without allow_pickle (a new-user trial)."""
     from dataclasses import replace
 
-    trace = replace(tiny_bundle().trace("w1 w2 w3", "t1 t2"), src_surfaces=surfaces)
+    base = tiny_bundle().trace("w1 w2 w3", "t1 t2")
+    typed = None if surfaces is None else ["Le", "chat", ""][: len(base.output_tokens)]
+    trace = replace(base, src_surfaces=surfaces, tgt_surfaces=typed)
     path = trace.save(tmp_path / "t.npz")
     with np.load(path) as data:  # allow_pickle=False, numpy's default
         arrays = {k: data[k] for k in data.files}
     assert all(a.dtype != object for a in arrays.values())
-    assert ("src_surfaces" in arrays) == (surfaces is not None)
-    assert Trace.load(path).src_surfaces == surfaces
+    assert ("src_surfaces" in arrays) == ("tgt_surfaces" in arrays) == (surfaces is not None)
+    loaded = Trace.load(path)
+    assert (loaded.src_surfaces, loaded.tgt_surfaces) == (surfaces, typed)
 
 
 def test_trace_at_step_truncates_decoder_rows_only():

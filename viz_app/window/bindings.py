@@ -238,8 +238,9 @@ class ChipsBinding(QObject):
         else:  # a typed target is known in full; generated tokens exist only up to the current step
             tokens = list(trace.output_tokens) if s.forced else list(trace.output_tokens[: s.step])
             specials = s.model.tgt_specials if s.model is not None else None
+            typed = trace.tgt_surfaces[: len(tokens)] if s.forced and trace.tgt_surfaces is not None else None
             self.inputs.target_chips.set_tokens(tokens, current=s.step - 1 if s.step > 0 else None,
-                                                kinds=[chip_kind(t, specials or None) for t in tokens])
+                                                kinds=[chip_kind(t, specials or None) for t in tokens], surfaces=typed)
             self._show_ranks(trace, tokens)
         self.refresh_rollout()
 

@@ -97,6 +97,10 @@ def test_render_view_lines(qapp, tiny_checkpoint, tmp_path, capsys):
     assert main([*args[:-4], "--out", str(tmp_path / "lines.gif"), "--device", "cpu"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--view lines draws one step" in err[0]
+    assert main([*args, "--kind", "encoder_self", "--force"]) == 2  # it drew cross-attention without a word
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--view lines draws cross-attention" in err[0] and "encoder_self" in err[0]
+    assert main([*args, "--kind", "cross", "--force"]) == 0
 
 
 def test_the_binding_follows_the_heatmaps_selection(window, qtbot):

@@ -339,6 +339,9 @@ def _render_view(args: argparse.Namespace, session: Session | None, animated: bo
         raise CliError(f"argument --view: invalid choice: {mode!r} (choose from {', '.join((*VIEW_MODES, LINES_VIEW))})")
     if mode == LINES_VIEW and animated:
         raise CliError("--view lines draws one step: write .png, .svg or .csv")
+    if mode == LINES_VIEW and args.kind not in (None, "cross"):  # it used to draw cross-attention without a word
+        raise CliError(f"--view lines draws cross-attention (source words above, target words below), not "
+                       f"{args.kind}: leave out --kind, or give --kind cross")
     if colormap not in COLORMAP_NAMES:
         raise CliError(f"argument --colormap: invalid choice: {colormap!r} (choose from {', '.join(COLORMAP_NAMES)})")
     for name in overlays:

@@ -496,3 +496,16 @@ def test_panels_most_sessions_never_open_are_built_on_first_use(window):
     assert window.dock_training.widget().widget() is window.training_view
     window.show_inspector()
     assert window._inspector is not None and window.dock_inspector.widget().widget() is window.inspector
+
+
+def test_positional_panel_drops_the_sentence_when_the_source_is_cleared(window, qtbot):
+    """Cleared, the source has no tokens: the panel said "current sentence (10 tokens)" still."""
+    window.dock_positional.raise_()
+    qtbot.waitUntil(lambda: window.positional.sentence_region() is not None, timeout=2000)
+    edit = window.inputs.source
+    edit.setFocus()
+    qtbot.keyClick(edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(edit, Qt.Key.Key_Backspace)  # as a user clears it
+    qtbot.waitUntil(lambda: window.state.trace is None, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: window.positional.sentence_region() is None, timeout=2000)
+    assert window.positional.table_image() is not None  # the model's own table stays

@@ -644,7 +644,7 @@ class PositionalBinding(QObject):
 
     @Slot()
     def refresh(self) -> None:
-        if self.state.trace is None:
+        if self.state.trace is None and self.state.model is None:
             return
         if self._on_screen():
             self.draw()
@@ -658,7 +658,10 @@ class PositionalBinding(QObject):
     def draw(self) -> None:
         self.stale = False
         trace, model = self.state.trace, self.state.model
-        if trace is None:
+        if trace is None:  # no sentence (the source was cleared): the model's own table, without a sentence on it
+            table = model.positional_table if model is not None else None
+            if model is not None and table is not None and model.positional in ("sinusoidal", "learned") and table.size:
+                self.panel.set_encoding(model.positional, table[: min(len(table), POSITIONAL_POSITIONS)], n_tokens=0)
             return
         n_tokens = max(trace.n_src, trace.n_steps)
         kind = trace.positional_kind

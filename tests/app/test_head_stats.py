@@ -253,18 +253,3 @@ def test_a_kind_without_layers_is_disabled(qtbot):
     assert w.shown_kind() == "decoder_self"  # the first kind that has heads
     with pytest.raises(ValueError):
         w.set_stats({"bogus": stats["cross"]})
-
-
-def test_a_short_dock_keeps_a_row_of_the_table(qtbot):
-    """On a 1,366 × 768 screen the dock squeezed the table to its header: no statistics at all were shown."""
-    from viz_app.widgets.head_stats import MIN_TABLE_ROWS
-
-    panel = HeadStatsPanel()
-    qtbot.addWidget(panel)
-    table = panel.table
-    for pt in (None, 20.0):  # presenter-size type too
-        if pt is not None:
-            panel.set_font_point_size(pt)
-        header = table.horizontalHeader().sizeHint().height()
-        row = table.verticalHeader().defaultSectionSize()
-        assert table.minimumHeight() >= header + MIN_TABLE_ROWS * row

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QStandardItemModel
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -73,10 +73,6 @@ METRIC_HELP: dict[str, tuple[str, str]] = {
 SIGNED_METRICS = frozenset({"monotonicity"})
 #: how a missing value (NaN: no visible row yet) is written in cells and table
 MISSING_TEXT = "–"
-#: The head statistics table never gets shorter than its header and this many rows (and its scroll bar).
-MIN_TABLE_ROWS = 1
-#: Nor is the grid of heads squeezed below this many pixels (a few layers of cells stay readable).
-MIN_GRID_HEIGHT = 40
 
 
 def metric_title(metric: str) -> str:
@@ -349,10 +345,8 @@ class HeadStatsPanel(QWidget):
         self._splitter.addWidget(self.table)
         self._splitter.setStretchFactor(0, 3)
         self._splitter.setStretchFactor(1, 2)
-        # a short dock squeezes them rather than growing the window, but the table keeps a few rows: squeezed to its
-        # header (a 1,366 × 768 screen), it showed no statistics at all
-        self._glw.setMinimumHeight(MIN_GRID_HEIGHT)
-        self._fit_table_minimum()
+        for part in (self._glw, self.table):  # a short dock squeezes them rather than growing the window
+            part.setMinimumHeight(40)
         self._message_label = QLabel()
         self._message_label.setWordWrap(True)
         self._message_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -448,15 +442,7 @@ class HeadStatsPanel(QWidget):
         font.setPointSizeF(pt)
         self._values.set_font(font)
         self.table.setFont(font)
-        self._fit_table_minimum()
         self._apply_colorbar_font()
-
-    def _fit_table_minimum(self) -> None:
-        """The table's minimum height: its header, :data:`MIN_TABLE_ROWS` rows and a scroll bar, at its font."""
-        rows = max(self.table.verticalHeader().defaultSectionSize(), QFontMetrics(self.table.font()).height() + 6)
-        header = QFontMetrics(self.table.horizontalHeader().font()).height() + 10
-        bar = self.table.horizontalScrollBar().sizeHint().height()
-        self.table.setMinimumHeight(header + MIN_TABLE_ROWS * rows + bar + 2 * self.table.frameWidth())
 
     # ------------------------------------------------------------------ inspection
     def shown_kind(self) -> str:

@@ -131,3 +131,27 @@ def test_presenter_mode_thickens_the_current_row(window):
     assert window.heatmap.row_outline_width() > normal
     window.act_presenter.trigger()
     assert window.heatmap.row_outline_width() == normal
+
+
+def test_wrapped_chips_are_all_seen_in_presenter_mode(window, qtbot):
+    """A 19-word sentence at presenter size wraps its chips to a second line; the Sentence dock kept its one-line
+    height and cut that line off, the orange chip of the unknown word with it (a teacher's trial at 1,280 × 720)."""
+    from test_main_window import type_and_wait
+
+    window.act_presenter.trigger()
+    window.showNormal()
+    window.resize(1280, 720)
+    qtbot.wait(50)
+    type_and_wait(qtbot, window, window.inputs.source,
+                  "w1 w2 w3 w4 w5 w6 w7 w8 w9 w1 w2 w3 w4 w5 w6 w7 w8 w9 bonjour w1 w2 w3 w4 w5 w6 w7 w8 w9")
+    chips = window.inputs.source_chips
+    last = chips.chip_widget(len(chips.chip_texts()) - 1)
+    assert last.geometry().top() > chips.chip_widget(0).geometry().bottom()  # it did wrap
+
+    def all_seen() -> bool:
+        panel = window.inputs
+        bottom = last.mapTo(panel, last.rect().bottomLeft()).y()
+        return bottom <= panel.height() and not last.visibleRegion().isEmpty()
+
+    qtbot.waitUntil(all_seen, timeout=2000)
+    window.act_presenter.trigger()

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
-from PySide6.QtCore import QSignalBlocker, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -64,6 +64,8 @@ OVERLAY_TIPS: dict[str, tuple[str, str]] = {
     "combined": N_("Controls", "Shade every blocked cell (all masks together)"),
 }
 OPEN_ITEM = "__open__"
+#: The sentence panel asks for the height its wrapped chips need, but never for more than this share of the window.
+MAX_INPUTS_SHARE = 0.45
 
 
 def _blocked(*widgets: QWidget) -> list[QSignalBlocker]:
@@ -131,6 +133,8 @@ class InputPanel(QWidget):
     """
 
     edited = Signal()
+    #: the height (pixels) the wrapped token chips need: more than the panel has now (the window's dock grows to it)
+    heightWanted = Signal(int)
 
     def __init__(self, chips_factory, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -224,6 +228,43 @@ class InputPanel(QWidget):
         self._update_visibility()
 
     # ------------------------------------------------------------------ values
+    # -- height: the chips' wrapped rows must be seen -----------------------------------------------------------
+    def resizeEvent(self, event) -> None:  # Qt's name
+        super().resizeEvent(event)
+        self._ask_for_height()
+
+    def event(self, event) -> bool:  # Qt's name
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest:  # new chips (a longer sentence, a step), a new font size
+            self._ask_for_height()
+        return handled
+
+    def wanted_height(self) -> int:
+        """The height the wrapped chips need at this width, at most :data:`MAX_INPUTS_SHARE` of the window's."""
+        layout = self.layout()
+        if layout is None or self.width() <= 0:
+            return 0
+        need = layout.heightForWidth(self.width()) if layout.hasHeightForWidth() else layout.minimumSize().height()
+        window = self.window()
+        if window is not None and window is not self and window.height() > 0:
+            need = min(need, int(window.height() * MAX_INPUTS_SHARE))
+        return need
+
+    def _ask_for_height(self) -> None:
+        """Say (``heightWanted``) when the wrapped chips need more height than the panel has.
+
+        A dock in QMainWindow's top area keeps the height it was given, whatever its content's height-for-width:
+        a sentence whose chips wrapped to a second line had that line cut off (the orange chip of an unknown
+        word among them), in presenter mode at 1,280 × 720 and at 1,366 × 768 in the normal layout. The window
+        gives its dock the height (``resizeDocks``); a minimum height would also have kept the window from
+        being made shorter.
+        """
+        if not self.isVisible():
+            return
+        need = self.wanted_height()
+        if need > self.height():
+            self.heightWanted.emit(need)
+
     def decoding_settings(self) -> DecodingSettings:
         return DecodingSettings(
             method=self.method.currentData(), temperature=self.temperature.value(), top_k=self.top_k.value(),

@@ -125,6 +125,11 @@ def build_docks(w: MainWindow) -> None:
     w.next_token = NextTokenPanel(w)
     w.positional = PositionalPanel(w)
     w.dock_inputs = add_dock(w, tr("MainWindow", "Sentence"), "dockInputs", w.inputs, Qt.DockWidgetArea.TopDockWidgetArea)
+    # the dock grows to show every wrapped line of chips (a dock keeps its height otherwise): queued, as the main
+    # window must not be resized from inside its own layout pass
+    w.inputs.heightWanted.connect(
+        lambda need: w.resizeDocks([w.dock_inputs], [need + w.dock_inputs.height() - w.inputs.height()], Qt.Orientation.Vertical),
+        Qt.ConnectionType.QueuedConnection)
     w.head_stats = HeadStatsPanel(w)
     # the overview and the statistics share one dock as tabs of their own: a second group of tabified docks
     # in one dock area makes Qt 6.10 paint a stray copy of its tab bar over the central view

@@ -495,7 +495,7 @@ def _mutations(tmp_path, good):
     text.write_text("hello")
     unknown = save({"foo.weight": torch.zeros(2, 2)}, "unknown.pt")
     return {
-        "truncated": (truncated, "not a readable PyTorch file"),
+        "truncated": (truncated, "the file is truncated or damaged"),
         "random-bytes": (garbage, "not a readable PyTorch file"),
         "wrong-format": (text, "not a checkpoint this app can read"),
         "unknown-architecture": (unknown, "architecture this app does not know"),

@@ -534,235 +534,235 @@
             <translation>8 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="156" />
+            <location filename="../../viz_app/widgets/controls.py" line="160" />
             <source>off</source>
             <comment>a spin box at its lowest value: the feature is disabled</comment>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="82" />
+            <location filename="../../viz_app/widgets/controls.py" line="84" />
             <source>Model: the bundled ones, or Open… a .safetensors checkpoint</source>
             <translation>模型：内置模型，或用“打开…”载入一个 .safetensors 检查点</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="141" />
+            <location filename="../../viz_app/widgets/controls.py" line="145" />
             <source>type a sentence in the source language</source>
             <translation>输入一个源语言句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="146" />
+            <location filename="../../viz_app/widgets/controls.py" line="150" />
             <source>leave empty to let the model translate</source>
             <translation>留空则由模型自行翻译</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="148" />
+            <location filename="../../viz_app/widgets/controls.py" line="152" />
             <source>Type a translation to teacher-force it; leave empty to let the model generate</source>
             <translation>输入译文即以教师强制方式送入解码器；留空则由模型自行生成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="155" />
+            <location filename="../../viz_app/widgets/controls.py" line="159" />
             <source>How the model chooses each next token when no target is typed</source>
             <translation>未输入目标句时，模型如何选择每一个下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="158" />
+            <location filename="../../viz_app/widgets/controls.py" line="162" />
             <source>Sampling temperature: below 1 sharper, above 1 flatter</source>
             <translation>采样温度：小于 1 分布更尖锐，大于 1 分布更平坦</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="161" />
+            <location filename="../../viz_app/widgets/controls.py" line="165" />
             <source>Sample only among the k most likely tokens (off = all)</source>
             <translation>只在概率最高的 k 个词元中采样（关闭 = 全部词元）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="163" />
+            <location filename="../../viz_app/widgets/controls.py" line="167" />
             <source>Nucleus sampling: the smallest set of tokens whose probability reaches p</source>
             <translation>核采样（nucleus sampling）：在累计概率达到 p 的最小词元集合中采样</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="165" />
+            <location filename="../../viz_app/widgets/controls.py" line="169" />
             <source>Random seed of the sampler: the same seed gives the same sample</source>
             <translation>采样器的随机种子：相同的种子得到相同的采样结果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="167" />
+            <location filename="../../viz_app/widgets/controls.py" line="171" />
             <source>Number of hypotheses kept at each step</source>
             <translation>每一步保留的候选序列数（束宽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="170" />
+            <location filename="../../viz_app/widgets/controls.py" line="174" />
             <source>Add &lt;pad&gt; tokens to the source up to N tokens, to see the source-padding mask at work</source>
             <translation>用 &lt;pad&gt; 词元把源句补足到 N 个词元，以观察源端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="173" />
+            <location filename="../../viz_app/widgets/controls.py" line="177" />
             <source>Add &lt;pad&gt; decoder inputs up to N, to see the target-padding mask at work</source>
             <translation>用 &lt;pad&gt; 把解码器输入补足到 N 个，以观察目标端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="295" />
+            <location filename="../../viz_app/widgets/controls.py" line="336" />
             <source>Decoding step: at step t the decoder has produced t tokens</source>
             <translation>解码步：第 t 步时，解码器已生成 t 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="306" />
+            <location filename="../../viz_app/widgets/controls.py" line="347" />
             <source>Playback speed</source>
             <translation>播放速度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="359" />
+            <location filename="../../viz_app/widgets/controls.py" line="400" />
             <source>What the heatmap shows: the attention weights, the scores before the softmax, the attention rollout from the source to each target position, how much each token moved the chosen token (attribution), or what each attended token actually added (weight × size of its transformed value)</source>
             <translation>热力图显示的内容：注意力权重、softmax 之前的分数、从源句到每个目标位置的注意力 rollout、每个词元对所选词元的推动有多大（归因），或每个被关注的词元实际加进去了多少（权重 × 其变换后值向量的大小）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="369" />
+            <location filename="../../viz_app/widgets/controls.py" line="410" />
             <source>L</source>
             <comment>prefix of a layer number: L0, L1…</comment>
             <translation>L</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="370" />
+            <location filename="../../viz_app/widgets/controls.py" line="411" />
             <source>Layer (0 = closest to the input)</source>
             <translation>层（0 = 最靠近输入的一层）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="373" />
+            <location filename="../../viz_app/widgets/controls.py" line="414" />
             <source>One head, or the mean of all heads of the layer</source>
             <translation>单个注意力头，或该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="377" />
+            <location filename="../../viz_app/widgets/controls.py" line="418" />
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="378" />
+            <location filename="../../viz_app/widgets/controls.py" line="419" />
             <source>Colour by log(weight): makes small weights visible</source>
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="477" />
+            <location filename="../../viz_app/widgets/controls.py" line="518" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="99" />
+            <location filename="../../viz_app/widgets/controls.py" line="101" />
             <source>Open…</source>
             <translation>打开…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="181" />
+            <location filename="../../viz_app/widgets/controls.py" line="185" />
             <source>&amp;Source</source>
             <translation>源句(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="184" />
+            <location filename="../../viz_app/widgets/controls.py" line="188" />
             <source>&amp;Target</source>
             <translation>目标句(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="194" />
+            <location filename="../../viz_app/widgets/controls.py" line="198" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="194" />
+            <location filename="../../viz_app/widgets/controls.py" line="198" />
             <source>&amp;Decoding</source>
             <translation>解码(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="195" />
+            <location filename="../../viz_app/widgets/controls.py" line="199" />
             <source>temp.</source>
             <comment>sampling temperature</comment>
             <translation>温度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="196" />
+            <location filename="../../viz_app/widgets/controls.py" line="200" />
             <source>top-k</source>
             <translation>top-k</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="196" />
+            <location filename="../../viz_app/widgets/controls.py" line="200" />
             <source>top-p</source>
             <translation>top-p</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="197" />
+            <location filename="../../viz_app/widgets/controls.py" line="201" />
             <source>seed</source>
             <translation>种子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="197" />
+            <location filename="../../viz_app/widgets/controls.py" line="201" />
             <source>beams</source>
             <translation>束宽</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="198" />
+            <location filename="../../viz_app/widgets/controls.py" line="202" />
             <source>pad source to</source>
             <translation>源端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="198" />
+            <location filename="../../viz_app/widgets/controls.py" line="202" />
             <source>pad target to</source>
             <translation>目标端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="268" />
+            <location filename="../../viz_app/widgets/controls.py" line="309" />
             <source>teacher forcing the typed target</source>
             <translation>教师强制：使用输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="338" />
+            <location filename="../../viz_app/widgets/controls.py" line="379" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="383" />
+            <location filename="../../viz_app/widgets/controls.py" line="424" />
             <source>Sho&amp;w</source>
             <translation>显示(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="383" />
+            <location filename="../../viz_app/widgets/controls.py" line="424" />
             <source>&amp;Attention</source>
             <translation>注意力(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="384" />
+            <location filename="../../viz_app/widgets/controls.py" line="425" />
             <source>La&amp;yer</source>
             <translation>层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="385" />
+            <location filename="../../viz_app/widgets/controls.py" line="426" />
             <source>&amp;Head</source>
             <translation>头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="385" />
+            <location filename="../../viz_app/widgets/controls.py" line="426" />
             <source>&amp;Colours</source>
             <translation>配色(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="388" />
+            <location filename="../../viz_app/widgets/controls.py" line="429" />
             <source>Masks:</source>
             <translation>掩码：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="423" />
+            <location filename="../../viz_app/widgets/controls.py" line="464" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="92" />
+            <location filename="../../viz_app/widgets/controls.py" line="94" />
             <source>(no model)</source>
             <translation>（无模型）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="441" />
+            <location filename="../../viz_app/widgets/controls.py" line="482" />
             <source>Not for a sentence this long: its maps are computed one at a time when shown</source>
             <translation>句子过长时不可用：其注意力图只在显示时逐张计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="425" />
+            <location filename="../../viz_app/widgets/controls.py" line="466" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>头 {head}</translation>
@@ -967,12 +967,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Export</name>
         <message>
-            <location filename="../../viz_app/export/images.py" line="363" />
+            <location filename="../../viz_app/export/images.py" line="364" />
             <source>MP4 export needs ffmpeg: install the 'video' extra (pip install "attention-scope[video]") or put ffmpeg on the PATH</source>
             <translation>导出 MP4 需要 ffmpeg：请安装 'video' 可选依赖（pip install "attention-scope[video]"），或把 ffmpeg 加入 PATH</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/images.py" line="366" />
+            <location filename="../../viz_app/export/images.py" line="367" />
             <source>MP4 export needs an H.264 encoder (libx264 or libopenh264); the ffmpeg at {path} has none</source>
             <translation>导出 MP4 需要 H.264 编码器（libx264 或 libopenh264）；位于 {path} 的 ffmpeg 两者都没有</translation>
         </message>
@@ -1378,8 +1378,8 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
         <message>
             <location filename="../../viz_app/widgets/head_stats.py" line="641" />
-            <source>{metric} of every head · {kind} · step {step} ({rows} query rows) · colours span the fixed range {low} … {high}</source>
-            <translation>各头的{metric} · {kind} · 第 {step} 步（{rows} 个查询行）· 颜色对应固定范围 {low} … {high}</translation>
+            <source>{metric} of every head · {kind} · step {step} ({rows} query rows) · colours span the fixed range {span}</source>
+            <translation>各头的{metric} · {kind} · 第 {step} 步（{rows} 个查询行）· 颜色对应固定范围 {span}</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/head_stats.py" line="592" />
@@ -1396,61 +1396,65 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <source>H{head}</source>
             <translation>H{head}</translation>
         </message>
+        <message>
+            <source>{metric} of every head · {kind} · step {step} ({rows} query rows) · colours span the fixed range {low} … {high}</source>
+            <translation type="vanished">各头的{metric} · {kind} · 第 {step} 步（{rows} 个查询行）· 颜色对应固定范围 {span}</translation>
+        </message>
     </context>
     <context>
         <name>Heatmap</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="552" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="601" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="553" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="602" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="575" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="624" />
             <source>not computed yet</source>
             <translation>尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="825" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="874" />
             <source>−∞ (blocked)</source>
             <translation>−∞（已屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="847" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="896" />
             <source>query {query} → key {key}: {weight}</source>
             <translation>查询 {query} → 键 {key}：{weight}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="837" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="886" />
             <source>query {query} → key {key}: not computed yet</source>
             <translation>查询 {query} → 键 {key}：尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="842" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="891" />
             <source>query {query} → key {key}: score {score} (before the softmax)</source>
             <translation>查询 {query} → 键 {key}：分数 {score}（softmax 之前）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1028" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1078" />
             <source>{title} · scores before the softmax</source>
             <translation>{title} · softmax 之前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="841" />
-            <source>query {query} → key {key}: −∞ (blocked by the mask)</source>
-            <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1030" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1080" />
             <source>{title} (log colour scale)</source>
             <translation>{title}（对数色标）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1015" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="890" />
+            <source>query {query} → key {key}: −∞ (blocked by the mask)</source>
+            <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/heatmap.py" line="1064" />
             <source>blocked by the mask:</source>
             <translation>被掩码屏蔽：</translation>
         </message>
@@ -2276,122 +2280,122 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="365" />
+            <location filename="../../viz_app/window/bindings.py" line="366" />
             <source>computing…</source>
             <translation>计算中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="445" />
+            <location filename="../../viz_app/window/bindings.py" line="446" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="316" />
+            <location filename="../../viz_app/window/bindings.py" line="317" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="436" />
+            <location filename="../../viz_app/window/bindings.py" line="437" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="438" />
+            <location filename="../../viz_app/window/bindings.py" line="439" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="440" />
+            <location filename="../../viz_app/window/bindings.py" line="441" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="442" />
+            <location filename="../../viz_app/window/bindings.py" line="443" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="520" />
+            <location filename="../../viz_app/window/bindings.py" line="521" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="265" />
+            <location filename="../../viz_app/window/bindings.py" line="266" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="545" />
+            <location filename="../../viz_app/window/bindings.py" line="546" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="549" />
+            <location filename="../../viz_app/window/bindings.py" line="550" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="566" />
+            <location filename="../../viz_app/window/bindings.py" line="567" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="570" />
+            <location filename="../../viz_app/window/bindings.py" line="571" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="606" />
+            <location filename="../../viz_app/window/bindings.py" line="607" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="609" />
+            <location filename="../../viz_app/window/bindings.py" line="610" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="313" />
+            <location filename="../../viz_app/window/bindings.py" line="314" />
             <source>Computing the attribution…</source>
             <translation>正在计算归因…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="314" />
+            <location filename="../../viz_app/window/bindings.py" line="315" />
             <source>Computing the contributions…</source>
             <translation>正在计算贡献…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="315" />
+            <location filename="../../viz_app/window/bindings.py" line="316" />
             <source>Computing value zeroing…</source>
             <translation>正在计算值置零…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="319" />
+            <location filename="../../viz_app/window/bindings.py" line="320" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="444" />
+            <location filename="../../viz_app/window/bindings.py" line="445" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="691" />
+            <location filename="../../viz_app/window/bindings.py" line="695" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="467" />
+            <location filename="../../viz_app/window/bindings.py" line="468" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="701" />
+            <location filename="../../viz_app/window/bindings.py" line="705" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="464" />
+            <location filename="../../viz_app/window/bindings.py" line="465" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -2411,77 +2415,77 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="133" />
+            <location filename="../../viz_app/window/layout.py" line="138" />
             <source>All heads</source>
             <translation>所有注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="134" />
+            <location filename="../../viz_app/window/layout.py" line="139" />
             <source>Head statistics</source>
             <translation>注意力头统计</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="135" />
+            <location filename="../../viz_app/window/layout.py" line="140" />
             <source>Heads</source>
             <translation>注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="136" />
+            <location filename="../../viz_app/window/layout.py" line="141" />
             <source>Next token</source>
             <translation>下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="137" />
+            <location filename="../../viz_app/window/layout.py" line="142" />
             <source>Positional encoding</source>
             <translation>位置编码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="139" />
+            <location filename="../../viz_app/window/layout.py" line="144" />
             <source>What can I type?</source>
             <translation>可以输入什么？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="150" />
+            <location filename="../../viz_app/window/layout.py" line="155" />
             <source>Ablation</source>
             <translation>消融</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="153" />
+            <location filename="../../viz_app/window/layout.py" line="158" />
             <source>Model inspector</source>
             <translation>模型检视器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="154" />
+            <location filename="../../viz_app/window/layout.py" line="159" />
             <source>Train</source>
             <translation>训练</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="165" />
+            <location filename="../../viz_app/window/layout.py" line="170" />
             <source>no model</source>
             <translation>无模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="171" />
+            <location filename="../../viz_app/window/layout.py" line="176" />
             <source>Heads or the positional encoding are switched off: the model is not intact</source>
             <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="176" />
+            <location filename="../../viz_app/window/layout.py" line="181" />
             <source>Model activity</source>
             <translation>模型运行状态</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="176" />
+            <location filename="../../viz_app/window/layout.py" line="181" />
             <source>Loaded model</source>
             <translation>已加载的模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="177" />
+            <location filename="../../viz_app/window/layout.py" line="182" />
             <source>Device and number format</source>
             <translation>设备与数值格式</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="178" />
+            <location filename="../../viz_app/window/layout.py" line="183" />
             <source>Duration of the last model call</source>
             <translation>上一次模型调用的耗时</translation>
         </message>
@@ -3034,22 +3038,22 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>Overlays</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="60" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="73" />
             <source>source padding</source>
             <translation>源端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="61" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="74" />
             <source>target padding</source>
             <translation>目标端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="62" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="75" />
             <source>causal</source>
             <translation>因果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="63" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="76" />
             <source>combined</source>
             <translation>组合</translation>
         </message>

@@ -639,9 +639,9 @@ class HeadStatsPanel(QWidget):
             self._vb.setRange(xRange=(0, n_heads), yRange=(0, n_layers), padding=0.02)
         lo_text, hi_text = (f"{v:.3g}".replace("-", "−") for v in (lo, hi))
         self._caption.setText(tr("HeadStats", "{metric} of every head · {kind} · step {step} ({rows} query rows) · "
-                                              "colours span the fixed range {low} … {high}").format(
+                                              "colours span the fixed range {span}").format(
             metric=metric_title(metric), kind=kind_short_title(self._kind), step=stats.step, rows=stats.n_rows,
-            low=lo_text, high=hi_text))
+            span=f"{lo_text}\u00a0…\u00a0{hi_text}"))  # never broken across lines ("2.3" stood alone on the next)
         self._caption.setToolTip(tr_marked(METRIC_HELP[metric]))
         self._update_selection()
 

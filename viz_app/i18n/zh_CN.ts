@@ -1398,7 +1398,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
         <message>
             <source>{metric} of every head · {kind} · step {step} ({rows} query rows) · colours span the fixed range {low} … {high}</source>
-            <translation type="vanished">各头的{metric} · {kind} · 第 {step} 步（{rows} 个查询行）· 颜色对应固定范围 {span}</translation>
+            <translation type="vanished">各头的{metric} · {kind} · 第 {step} 步（{rows} 个查询行）· 颜色对应固定范围 {low} … {high}</translation>
         </message>
     </context>
     <context>

@@ -130,6 +130,49 @@ class _quiet_loading:
 
 
 # ====================================================================== tokenizer adapter
+def _byte_decoder() -> dict[str, int]:
+    """GPT-2's byte-level alphabet, character → byte: printable bytes stand for themselves, the others (space,
+    control bytes, 0x7F–0xA0, 0xAD) for the characters from U+0100 on, in order ("Ġ" is the space, 0x20)."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    chars, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            chars[chr(byte)] = byte
+        else:
+            chars[chr(256 + extra)] = byte
+            extra += 1
+    return chars
+
+
+_BYTE_DECODER = _byte_decoder()
+
+
+def readable_byte_level(token: str) -> str:
+    """A byte-level BPE token as a person reads it: its bytes decoded, a leading space written "▁" (as SentencePiece
+    models' tokens show it, and as the word-start rule of :mod:`model_core.alignment` reads it).
+
+    A token that is not whole UTF-8 (a piece of a Chinese character) or holds a control character stays as stored.
+    """
+    try:
+        text = bytes(_BYTE_DECODER[ch] for ch in token).decode("utf-8")
+    except (KeyError, UnicodeDecodeError):
+        return token
+    word = text[1:] if text.startswith(" ") else text
+    if not word.isprintable():
+        return token
+    return f"▁{word}" if text.startswith(" ") else word
+
+
+def _is_byte_level(hf_tokenizer: Any) -> bool:
+    """Whether the tokenizer maps bytes to GPT-2's byte-level alphabet (its pre-tokenizer or decoder says so)."""
+    backend = getattr(hf_tokenizer, "backend_tokenizer", None)
+    for part in ("pre_tokenizer", "decoder"):
+        if "ByteLevel" in type(getattr(backend, part, None)).__name__:
+            return True
+    return type(hf_tokenizer).__name__.removesuffix("Fast") in ("GPT2Tokenizer", "RobertaTokenizer", "BartTokenizer",
+                                                               "LEDTokenizer", "BlenderbotTokenizer")
+
+
 class HFTokenizer:
     """One side (source or target) of a Hugging Face tokenizer, with the app's ``Tokenizer`` duck type.
 
@@ -165,6 +208,9 @@ class HFTokenizer:
         vocab = [f"<{i}>" for i in range(n)]  # ids the model has but the tokenizer never produces
         for token, i in index.items():
             vocab[i] = token
+        if _is_byte_level(hf_tokenizer):  # GPT-2/BART/RoBERTa: "Ġcat" shown as "▁cat", "Ã©t" as "ét"
+            specials = set(getattr(hf_tokenizer, "all_special_tokens", ()) or ())
+            vocab = [tok if tok in specials else readable_byte_level(tok) for tok in vocab]
         self.vocab: list[str] = vocab
         self._index = {tok: i for i, tok in enumerate(vocab)}
         for tok, i in index.items():  # the tokenizer's own mapping wins over duplicates

@@ -199,7 +199,12 @@ def test_the_folders_own_tokenizer_is_used(hf_case):
     for text in ("a dog ran", "cats and dogs play in the park"):
         source = bundle.encode_source(text)
         assert source.ids == tok(text).input_ids
-        assert source.tokens == tok.convert_ids_to_tokens(tok(text).input_ids)
+        stored = tok.convert_ids_to_tokens(tok(text).input_ids)
+        if family == "bart":  # byte-level BPE: shown as read ("Ġdog" → "▁dog"), the ids are the tokenizer's
+            assert source.tokens == [t if t in tok.all_special_tokens else t.replace("Ġ", "▁") for t in stored]
+            assert any(t.startswith("▁") for t in source.tokens) and not any("Ġ" in t for t in source.tokens)
+        else:
+            assert source.tokens == stored
     words = bundle.tgt_tokenizer.decode(bundle.tgt_tokenizer.encode("un chien court"))
     assert words == "un chien court"
 
@@ -261,3 +266,22 @@ def test_a_file_picked_inside_the_folder_opens_the_folder(hf_case):
         picked = open_model(folder / name, device="cpu")
         assert picked.format == "hf-folder" and picked.path == folder and picked.metadata["model_type"] == family
     np.testing.assert_array_equal(picked.trace(SRC, TGT).cross, bundle.trace(SRC, TGT).cross)
+
+
+def test_byte_level_tokens_are_shown_as_people_read_them():
+    """BART / RoBERTa / GPT-2 tokens are stored in a byte alphabet: "Ġcat" for " cat", "Ã©" for "é", and a Chinese
+    character as three such letters. Labels, chips and CSV headers showed them raw."""
+    from model_core.importers.hf import readable_byte_level
+
+    def stored(text: str) -> str:  # GPT-2's own byte-to-letter map, written out here independently
+        keep = [*range(33, 127), *range(161, 173), *range(174, 256)]
+        shifted = {b: chr(256 + i) for i, b in enumerate(b for b in range(256) if b not in keep)}
+        return "".join(chr(b) if b in keep else shifted[b] for b in text.encode("utf-8"))
+
+    assert stored(" cat") == "Ġcat" and stored("é") == "Ã©"
+    for text, shown in ((" cat", "▁cat"), ("cat", "cat"), (" été", "▁été"), ("猫", "猫"), (" 猫", "▁猫"), (" ", "▁")):
+        assert readable_byte_level(stored(text)) == shown
+    piece = stored("猫")[:2]  # two of the character's three bytes: not text, kept as stored
+    assert readable_byte_level(piece) == piece
+    assert readable_byte_level(stored("\n")) == stored("\n")  # a control character is not shown raw either
+    assert readable_byte_level("<s>") == "<s>"

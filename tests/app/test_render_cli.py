@@ -333,3 +333,22 @@ def test_render_in_chinese_draws_the_windows_chinese_titles_and_puts_english_bac
     assert main(["render", "--model", str(tiny_checkpoint), "--src", "w1 w2", "--view", "lines", "--language", "zh_CN",
                  "--out", str(lines)]) == 0
     assert "交叉注意力" in lines.read_text(encoding="utf-8") and current_language() == "en"
+
+
+@pytest.mark.parametrize(("flags", "words"), [(["--layer", "9"], "layer 9 is out of range: cross attention has 2 layers"),
+                                              (["--kind", "encoder_self", "--head", "7"], "head 7 is out of range"),
+                                              (["--view", "lines", "--layer", "5"], "layer 5 is out of range: cross")])
+def test_a_layer_or_head_the_model_lacks_is_refused_before_the_run(qapp, tiny_checkpoint, tmp_path, capsys, monkeypatch,
+                                                                   flags, words):
+    """On a long document the run takes seconds: a typo in --layer was only refused after it."""
+    import model_core.run as pipeline
+
+    from viz_app.cli import main
+
+    def no_run(*_args, **_kwargs):
+        raise AssertionError("the model ran before the layer and head were checked")
+
+    monkeypatch.setattr(pipeline, "run", no_run)
+    assert main(["render", "--model", str(tiny_checkpoint), "--src", "w1 w2", *flags, "--out", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0]

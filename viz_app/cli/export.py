@@ -261,6 +261,19 @@ def run_plan(plan: Plan, args: argparse.Namespace, bundle: ModelBundle | None = 
     return bundle, result
 
 
+def check_map_choice(bundle: ModelBundle, kind: str, layer: int, head: int | None) -> None:
+    """Refuse a layer or head the model does not have before the run (on a long document the run takes seconds),
+    in the words the drawing itself would use afterwards (:func:`viz_app.widgets.map_view.heatmap_view`)."""
+    c = bundle.config
+    n_layers = c.n_encoder_layers if kind == "encoder_self" else c.n_decoder_layers
+    if n_layers == 0:
+        raise CliError(f"layer {layer} is out of range: this model has no {kind} attention")
+    if not 0 <= layer < n_layers:
+        raise CliError(f"layer {layer} is out of range: {kind} attention has {n_layers} layers (0..{n_layers - 1})")
+    if head is not None and not 0 <= head < c.n_heads:
+        raise CliError(f"head {head} is out of range: {kind} attention has {c.n_heads} heads (0..{c.n_heads - 1})")
+
+
 # ---------------------------------------------------------------------------------------------- export
 def check_output(path: str, force: bool) -> Path:
     """The output, once it is known to be writable: refused in one line if it exists (without ``--force``; a
@@ -474,7 +487,10 @@ def _render_run(args: argparse.Namespace, plan: Plan, view_args: _View, out: Pat
     from viz_app.scope.state import LONG_SENTENCE_MODES, long_sentence
 
     mode = view_args.mode
-    _bundle, result = run_plan(plan, args)
+    bundle = open_bundle(plan.location, plan.options, args)
+    check_request(bundle, plan.request)
+    check_map_choice(bundle, "cross" if mode == LINES_VIEW else view_args.kind, view_args.layer, view_args.head)
+    _bundle, result = run_plan(plan, args, bundle)
     trace = result.trace
     if long_sentence(trace) and mode not in (*LONG_SENTENCE_MODES, LINES_VIEW):  # as the window offers: weights only
         raise CliError(f"--view {mode} is not available for a sentence this long (its maps are computed one head at a "

@@ -284,6 +284,19 @@ def test_svg_is_xml_with_the_tokens_as_text(qapp, trace, tmp_path):
     assert ET.parse(out).getroot().find("{http://www.w3.org/2000/svg}rect").get("width") == "700"  # not "100%"
 
 
+def test_a_gif_too_big_to_hold_is_refused_before_drawing(qapp, trace, tmp_path, monkeypatch):
+    """Pillow holds every frame of a GIF: a 1,633-step decoding drew for minutes and held 2.1 GB. Refused at once,
+    pointing at MP4 (streamed); nothing is drawn or written."""
+    views = ex.animation_views(trace, ex.ViewSpec(kind="cross", layer=0, head=None, forced=True))
+    monkeypatch.setattr(ex, "MAX_GIF_FRAME_BYTES", len(views) * 900 * 700 - 1)
+    drawn = []
+    monkeypatch.setattr(ex.HeatmapRenderer, "render", lambda self, view: drawn.append(view))
+    with pytest.raises(ex.ExportError, match=r"a GIF of 4 frames at 900×700 would hold .* write \.mp4"):
+        ex.export_animation(views, tmp_path / "steps.gif", width=900, height=700)
+    assert drawn == [] and not (tmp_path / "steps.gif").exists() and leftovers(tmp_path) == []
+    ex.check_gif_budget(len(views), 900, 699, 1.0)  # one row less: within
+
+
 def test_gif_has_one_frame_per_step(qapp, trace, tmp_path):
     views = ex.animation_views(trace, ex.ViewSpec(kind="cross", layer=0, head=None, forced=True))
     out = ex.export_animation(views, tmp_path / "steps.gif", width=SMALL[0], height=SMALL[1], frame_ms=250)

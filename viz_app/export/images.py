@@ -148,6 +148,9 @@ def portable_svg(data: bytes) -> bytes:
     return _sharpen_images(text).encode("utf-8")
 
 
+#: The frames a GIF may hold before it is written (Pillow keeps them all, a byte per pixel): 512 MiB.
+MAX_GIF_FRAME_BYTES = 512 * 1024 * 1024
+
 #: Embedded bitmaps are enlarged (nearest neighbour) up to this many pixels a side, by a whole factor of at most 16.
 SVG_BITMAP_SIDE = 2048
 _DATA_PNG = re.compile(r'(<image\b[^>]*?xlink:href=")data:image/png;base64,([A-Za-z0-9+/=\s]+)(")')
@@ -497,6 +500,19 @@ def export_view(view: HeatmapView, path: str | os.PathLike, *, width: int = DEFA
         return save_png(renderer.render(view), target, overwrite=overwrite)
 
 
+def check_gif_budget(n_frames: int, width: int, height: int, scale: float) -> None:
+    """Refuse, before drawing anything, a GIF whose frames would not fit :data:`MAX_GIF_FRAME_BYTES`.
+
+    Pillow writes a GIF from all of its frames at once, one byte per pixel each (:func:`save_gif`): a 1,633-step
+    decoding of a long document drew for minutes and held 2.1 GB. An MP4 is streamed to ffmpeg frame by frame.
+    """
+    need = n_frames * round(width * scale) * round(height * scale)
+    if need > MAX_GIF_FRAME_BYTES:
+        raise ExportError(f"a GIF of {n_frames:,} frames at {round(width * scale)}×{round(height * scale)} would hold "
+                          f"{need / 1e9:.2f} GB of frames (at most {MAX_GIF_FRAME_BYTES / 1e9:.2f} GB): write .mp4 "
+                          f"(streamed frame by frame), a smaller --width/--height, or one --step as .png")
+
+
 def export_animation(views: Sequence[HeatmapView], path: str | os.PathLike, *, width: int = DEFAULT_WIDTH,
                      height: int = DEFAULT_HEIGHT, scale: float | None = None, frame_ms: int = DEFAULT_FRAME_MS,
                      overwrite: bool = False, progress: Callable[[int, int], None] | None = None) -> Path:
@@ -511,6 +527,8 @@ def export_animation(views: Sequence[HeatmapView], path: str | os.PathLike, *, w
     if suffix == ".mp4" and video_encoder() is None:
         raise ExportError(video_unavailable_reason() or "no H.264 encoder")
     scale = (GIF_SCALE if suffix == ".gif" else DEFAULT_SCALE) if scale is None else scale
+    if suffix == ".gif":
+        check_gif_budget(len(views), width, height, scale)
     with HeatmapRenderer(width, height, scale=scale) as renderer:
         renderer.prepare(views)
 

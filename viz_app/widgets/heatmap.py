@@ -44,6 +44,11 @@ def is_cjk(char: str) -> bool:
     """Whether one character is a CJK ideograph or kana/hangul (a script written upright in a column)."""
     return unicodedata.name(char, "").startswith(("CJK", "HIRAGANA", "KATAKANA", "HANGUL"))
 
+
+#: The longest key label drawn upright (reads_upright), in characters.
+MAX_UPRIGHT_KEY = 3
+
+
 def reads_upright(text: str) -> bool:
     """Whether a key label is drawn upright on the turned key axis: one to three CJK characters or CJK punctuation.
 
@@ -53,9 +58,6 @@ def reads_upright(text: str) -> bool:
     return 0 < len(text) <= MAX_UPRIGHT_KEY and all(
         is_cjk(ch) or unicodedata.name(ch, "").startswith(("IDEOGRAPHIC", "FULLWIDTH", "CJK")) for ch in text)
 
-
-#: The longest key label drawn upright (reads_upright), in characters.
-MAX_UPRIGHT_KEY = 3
 
 #: Overlay name -> RGB, drawn opaque. Each colour is far (≥ OVERLAY_MIN_DISTANCE in RGB) from every entry of every
 #: colour map the heatmap can use (the diverging one of the scores view included), so a blocked cell never reads as

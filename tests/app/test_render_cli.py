@@ -342,7 +342,6 @@ def test_a_layer_or_head_the_model_lacks_is_refused_before_the_run(qapp, tiny_ch
                                                                    flags, words):
     """On a long document the run takes seconds: a typo in --layer was only refused after it."""
     import model_core.run as pipeline
-
     from viz_app.cli import main
 
     def no_run(*_args, **_kwargs):

@@ -50,7 +50,7 @@ class SourceInput:
     tokens: list[str]
     truncated: bool = False
     original_length: int = 0
-    #: the text was cut before it was tokenised (``cut_text``): it has at least ``original_length`` tokens
+    #: the text was cut before it was tokenised (``cut_text``): ``original_length`` is an estimate (``estimated_length``)
     length_is_lower_bound: bool = False
     #: the typed text of each token ("" for specials and padding), when the tokenizer can say it: an unknown word's
     #: chip shows what was typed rather than only ``<unk>``
@@ -77,11 +77,12 @@ class ModelBundle:
         """Source ids with the model's specials, cut to ``max_len`` (flagged), padded to ``pad_to``."""
         c = self.config
         room = c.max_len - int(c.src_add_bos) - int(c.src_add_eos)
+        whole = len(text)
         text, cut = cut_text(text, room)
         encode_typed = getattr(self.src_tokenizer, "encode_typed", None)  # the app's tokenizers; not Hugging Face's
         ids, typed = encode_typed(text) if encode_typed is not None else (self.src_tokenizer.encode(text), None)
         truncated = cut or len(ids) > room
-        original = len(ids)
+        original = estimated_length(len(ids), len(text), whole) if cut else len(ids)
         ids, typed = ids[:room], None if typed is None else typed[:room]
         head, tail = [c.bos_id] if c.src_add_bos else [], [c.eos_id] if c.src_add_eos else []
         ids = head + ids + tail
@@ -93,11 +94,12 @@ class ModelBundle:
     def encode_target(self, text: str) -> SourceInput:
         """Target ids for teacher forcing: the typed tokens then ``<eos>``, cut to ``max_len``."""
         c = self.config
+        whole = len(text)
         text, cut = cut_text(text, c.max_len - 1)
         encode_typed = getattr(self.tgt_tokenizer, "encode_typed", None)  # the app's tokenizers; not Hugging Face's
         ids, typed = encode_typed(text) if encode_typed is not None else (self.tgt_tokenizer.encode(text), None)
         truncated = cut or len(ids) + 1 > c.max_len
-        original = len(ids)
+        original = estimated_length(len(ids), len(text), whole) if cut else len(ids)
         ids = [*ids[:c.max_len - 1], c.eos_id]
         surfaces = None if typed is None else [*typed[:c.max_len - 1], ""]
         return SourceInput(ids, [self.tgt_tokenizer.id_to_token(i) for i in ids], truncated, original, cut, surfaces)
@@ -135,6 +137,15 @@ class ModelBundle:
 #: characters read per token a model can take: a text longer than (room × this) is cut before it is tokenised, so a
 #: 100 MB sentence costs a slice, not gigabytes of tokens (issue 16); no tokenizer makes one token of 64 characters
 CHARS_PER_TOKEN = 64
+
+
+def estimated_length(tokens: int, read: int, whole: int) -> int:
+    """A whole text's token count, from the ``tokens`` of its first ``read`` characters (of ``whole``), to two
+    significant figures: what a truncation notice says of a text too long to tokenise whole. "It has at least 999"
+    (what was read) told a teacher nothing about a 3,400-token paragraph."""
+    estimate = max(tokens, round(tokens * whole / max(1, read)))
+    digits = max(0, len(str(estimate)) - 2)
+    return max(tokens, round(estimate, -digits))
 
 
 def cut_text(text: str, room: int) -> tuple[str, bool]:

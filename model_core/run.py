@@ -287,7 +287,7 @@ def _source_notices(bundle: ModelBundle, request: RunRequest, src: SourceInput) 
     notices = []
     if src.truncated:
         room = c.max_len - int(c.src_add_bos) - int(c.src_add_eos)
-        code = "source_truncated_at_least" if src.length_is_lower_bound else "source_truncated"
+        code = "source_truncated_about" if src.length_is_lower_bound else "source_truncated"
         notices.append(Notice.make(code, room=room, max_len=c.max_len, length=src.original_length))
     if request.pad_src > c.max_len or request.pad_tgt > c.max_len:
         notices.append(Notice.make("padding_limited", max_len=c.max_len))
@@ -302,7 +302,7 @@ def target_notices(bundle: ModelBundle, tgt: SourceInput) -> list[Notice]:
     """A teacher-forced target's notices: cut at ``max_len``, words the target vocabulary lacks."""
     notices = []
     if tgt.truncated:
-        code = "target_truncated_at_least" if tgt.length_is_lower_bound else "target_truncated"
+        code = "target_truncated_about" if tgt.length_is_lower_bound else "target_truncated"
         notices.append(Notice.make(code, room=bundle.config.max_len - 1, length=tgt.original_length))
     unknown = sum(i == bundle.tgt_tokenizer.unk_id for i in tgt.ids)
     if unknown:

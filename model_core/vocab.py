@@ -116,7 +116,7 @@ class Notice:
     """Something a run wants the user to know, as a code with parameters (the UI translates it).
 
     Codes: ``source_truncated`` (room, max_len, length), ``target_truncated`` (room, length), each also
-    ``…_at_least`` (a text so long it was cut before it was tokenised: ``length`` counts only what was read),
+    ``…_about`` (a text so long it was cut before it was tokenised: ``length`` is estimated from what was read),
     ``padding_limited`` (max_len), ``source_unknown`` / ``target_unknown`` (count),
     ``no_eos`` (count); about the model itself, added to every run of an imported one
     (:mod:`model_core.importers.head_check`): ``heads_unusual`` (heads, d_model, likely),
@@ -149,9 +149,9 @@ class Notice:
 #: code -> English template; the window marks the same literals for translation (viz_app.scope.notices)
 NOTICE_TEXTS: dict[str, str] = {
     "source_truncated": "source truncated to {room} tokens (max_len {max_len}; it has {length})",
-    "source_truncated_at_least": "source truncated to {room} tokens (max_len {max_len}; it has at least {length})",
+    "source_truncated_about": "source truncated to {room} tokens (max_len {max_len}; it has about {length})",
     "target_truncated": "target truncated to {room} tokens (it has {length})",
-    "target_truncated_at_least": "target truncated to {room} tokens (it has at least {length})",
+    "target_truncated_about": "target truncated to {room} tokens (it has about {length})",
     "padding_limited": "padding limited to the model's max_len of {max_len}",
     "source_unknown": "{count} source words not in the vocabulary, shown as <unk>",
     "source_unknown_one": "1 source word not in the vocabulary, shown as <unk>",

@@ -967,12 +967,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Export</name>
         <message>
-            <location filename="../../viz_app/export/images.py" line="364" />
+            <location filename="../../viz_app/export/images.py" line="367" />
             <source>MP4 export needs ffmpeg: install the 'video' extra (pip install "attention-scope[video]") or put ffmpeg on the PATH</source>
             <translation>导出 MP4 需要 ffmpeg：请安装 'video' 可选依赖（pip install "attention-scope[video]"），或把 ffmpeg 加入 PATH</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/images.py" line="367" />
+            <location filename="../../viz_app/export/images.py" line="370" />
             <source>MP4 export needs an H.264 encoder (libx264 or libopenh264); the ffmpeg at {path} has none</source>
             <translation>导出 MP4 需要 H.264 编码器（libx264 或 libopenh264）；位于 {path} 的 ffmpeg 两者都没有</translation>
         </message>
@@ -1404,57 +1404,57 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Heatmap</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="601" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="603" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="602" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="604" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="624" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="626" />
             <source>not computed yet</source>
             <translation>尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="874" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="876" />
             <source>−∞ (blocked)</source>
             <translation>−∞（已屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="896" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="898" />
             <source>query {query} → key {key}: {weight}</source>
             <translation>查询 {query} → 键 {key}：{weight}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="886" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="888" />
             <source>query {query} → key {key}: not computed yet</source>
             <translation>查询 {query} → 键 {key}：尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="891" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="893" />
             <source>query {query} → key {key}: score {score} (before the softmax)</source>
             <translation>查询 {query} → 键 {key}：分数 {score}（softmax 之前）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1078" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1080" />
             <source>{title} · scores before the softmax</source>
             <translation>{title} · softmax 之前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1080" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1082" />
             <source>{title} (log colour scale)</source>
             <translation>{title}（对数色标）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="890" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="892" />
             <source>query {query} → key {key}: −∞ (blocked by the mask)</source>
             <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1064" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1066" />
             <source>blocked by the mask:</source>
             <translation>被掩码屏蔽：</translation>
         </message>
@@ -3038,22 +3038,22 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>Overlays</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="73" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="75" />
             <source>source padding</source>
             <translation>源端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="74" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="76" />
             <source>target padding</source>
             <translation>目标端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="75" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="77" />
             <source>causal</source>
             <translation>因果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="76" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="78" />
             <source>combined</source>
             <translation>组合</translation>
         </message>
@@ -4333,8 +4333,8 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
         </message>
         <message>
             <location filename="../../viz_app/scope/notices.py" line="16" />
-            <source>source truncated to {room} tokens (max_len {max_len}; it has at least {length})</source>
-            <translation>源句被截断为 {room} 个词元（max_len 为 {max_len}；原有至少 {length} 个）</translation>
+            <source>source truncated to {room} tokens (max_len {max_len}; it has about {length})</source>
+            <translation>源句被截断为 {room} 个词元（max_len 为 {max_len}；原文约 {length} 个）</translation>
         </message>
         <message>
             <location filename="../../viz_app/scope/notices.py" line="18" />
@@ -4343,8 +4343,8 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
         </message>
         <message>
             <location filename="../../viz_app/scope/notices.py" line="19" />
-            <source>target truncated to {room} tokens (it has at least {length})</source>
-            <translation>目标句被截断为 {room} 个词元（原有至少 {length} 个）</translation>
+            <source>target truncated to {room} tokens (it has about {length})</source>
+            <translation>目标句被截断为 {room} 个词元（原文约 {length} 个）</translation>
         </message>
         <message>
             <location filename="../../viz_app/scope/notices.py" line="20" />
@@ -4450,6 +4450,14 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <location filename="../../viz_app/workers/model_worker.py" line="199" />
             <source>no model is loaded: open one with File ▸ Open model…</source>
             <translation>尚未加载模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
+        </message>
+        <message>
+            <source>source truncated to {room} tokens (max_len {max_len}; it has at least {length})</source>
+            <translation type="vanished">源句被截断为 {room} 个词元（max_len 为 {max_len}；原有至少 {length} 个）</translation>
+        </message>
+        <message>
+            <source>target truncated to {room} tokens (it has at least {length})</source>
+            <translation type="vanished">目标句被截断为 {room} 个词元（原有至少 {length} 个）</translation>
         </message>
         <message>
             <source>{options} not used: a {format} model carries its own vocabulary, special tokens, tokenizer and head count</source>

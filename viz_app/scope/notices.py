@@ -13,10 +13,10 @@ from viz_app.i18n import N_, tr_marked
 #: English template (model_core.vocab.NOTICE_TEXTS) -> marked literal for translation
 _MARKED: dict[str, tuple[str, str]] = {
     NOTICE_TEXTS["source_truncated"]: N_("Worker", "source truncated to {room} tokens (max_len {max_len}; it has {length})"),
-    NOTICE_TEXTS["source_truncated_at_least"]: N_("Worker", "source truncated to {room} tokens "
-                                                  "(max_len {max_len}; it has at least {length})"),
+    NOTICE_TEXTS["source_truncated_about"]: N_("Worker", "source truncated to {room} tokens "
+                                               "(max_len {max_len}; it has about {length})"),
     NOTICE_TEXTS["target_truncated"]: N_("Worker", "target truncated to {room} tokens (it has {length})"),
-    NOTICE_TEXTS["target_truncated_at_least"]: N_("Worker", "target truncated to {room} tokens (it has at least {length})"),
+    NOTICE_TEXTS["target_truncated_about"]: N_("Worker", "target truncated to {room} tokens (it has about {length})"),
     NOTICE_TEXTS["padding_limited"]: N_("Worker", "padding limited to the model's max_len of {max_len}"),
     NOTICE_TEXTS["source_unknown"]: N_("Worker", "{count} source words not in the vocabulary, shown as <unk>"),
     NOTICE_TEXTS["source_unknown_one"]: N_("Worker", "1 source word not in the vocabulary, shown as <unk>"),

@@ -155,3 +155,20 @@ def test_wrapped_chips_are_all_seen_in_presenter_mode(window, qtbot):
 
     qtbot.waitUntil(all_seen, timeout=2000)
     window.act_presenter.trigger()
+
+
+def test_help_windows_after_one_was_closed_and_one_per_topic(window, qtbot):
+    """A closed help window is deleted: the next F1 or Shift+F1 raised "Internal C++ object (HelpWindow) already
+    deleted", and every press stacked another copy of the same explanation."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    sheet = window._show_shortcuts()
+    sheet.close()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # what the event loop does with a closed one
+    first = window.explain("attention")
+    again = window.explain("attention")
+    assert again is first and first.isVisible()
+    other = window._show_shortcuts()
+    assert other is not first and len(window._open_help()) == 2
+    for box in (first, other):
+        box.close()

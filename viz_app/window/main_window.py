@@ -21,10 +21,12 @@ hands the keys back to the view.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import shiboken6
 from PySide6.QtCore import QMimeData, QSignalBlocker, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QMainWindow
@@ -258,20 +260,34 @@ class MainWindow(QMainWindow):
     def shortcut_actions(self) -> list[QAction]:
         return self.window_actions.shortcut_sheet(self)
 
-    def _keep_help(self, box: HelpWindow) -> HelpWindow:
-        """Keep the help windows alive while open; they are as large as the labels while presenting."""
-        self._help_windows = [w for w in self._help_windows if w.isVisible()] + [box]
+    def _open_help(self) -> list[HelpWindow]:
+        """The help windows still open. A closed one is deleted (``WA_DeleteOnClose``): asking it anything then raised
+        "Internal C++ object (HelpWindow) already deleted" at every later F1."""
+        self._help_windows = [w for w in self._help_windows if shiboken6.isValid(w) and w.isVisible()]
+        return self._help_windows
+
+    def _keep_help(self, topic: str, make: Callable[[], HelpWindow]) -> HelpWindow:
+        """The help window on ``topic``: the open one brought to the front, else a new one (kept alive while open;
+        as large as the labels while presenting). One per topic: a second F1 no longer stacks a copy."""
+        for box in self._open_help():
+            if box.property("helpTopic") == topic:
+                box.raise_()
+                box.activateWindow()
+                return box
+        box = make()
+        box.setProperty("helpTopic", topic)
+        self._help_windows.append(box)
         return box
 
     def _help_point_size(self) -> float | None:
         return self._font_pt if self.presenter.active else None
 
     def _show_shortcuts(self) -> HelpWindow:
-        return self._keep_help(show_shortcuts(self, self.shortcut_actions(), self._help_point_size()))
+        return self._keep_help("shortcuts", lambda: show_shortcuts(self, self.shortcut_actions(), self._help_point_size()))
 
     def explain(self, panel: str) -> HelpWindow:
         """Open the explanation of ``panel`` (a key of ``viz_app.dialogs.explain.EXPLANATIONS``) beside the window."""
-        return self._keep_help(show_explanation(self, panel, self._help_point_size()))
+        return self._keep_help(f"explain:{panel}", lambda: show_explanation(self, panel, self._help_point_size()))
 
     def show_about(self) -> None:
         show_about(self, self.state.model.device if self.state.model else "")

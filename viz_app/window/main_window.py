@@ -269,13 +269,17 @@ class MainWindow(QMainWindow):
     def _keep_help(self, topic: str, make: Callable[[], HelpWindow]) -> HelpWindow:
         """The help window on ``topic``: the open one brought to the front, else a new one (kept alive while open;
         as large as the labels while presenting). One per topic: a second F1 no longer stacks a copy."""
+        size = self._help_point_size()
         for box in self._open_help():
             if box.property("helpTopic") == topic:
-                box.raise_()
-                box.activateWindow()
-                return box
+                if box.property("helpPointSize") == size:
+                    box.raise_()
+                    box.activateWindow()
+                    return box
+                box.close()  # opened before presenter mode began or ended: drawn again at today's size
         box = make()
         box.setProperty("helpTopic", topic)
+        box.setProperty("helpPointSize", size)
         self._help_windows.append(box)
         return box
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from model_core.sessions import load as load_session
 
 TIMEOUT = 20000
@@ -74,3 +76,26 @@ def test_a_broken_session_file_is_reported_and_changes_nothing(window, qtbot, tm
     assert not window.open_session(str(bad))
     assert window.error_banner.isVisible() and "session" in window.error_banner.text().lower()
     assert (window.state.model.key, window.state.src_text) == before
+
+
+@pytest.mark.parametrize("broken", ["step", "layer"])
+def test_a_broken_session_given_at_launch_says_so_once_a_model_shows(make_window, qtbot, tmp_path, broken):
+    """`attention-scope lecture.scope.json` with a bad step (refused on reading) or a layer its model lacks (refused
+    once the model has loaded): the window opened a model and the example sentence without a word, because that
+    model's load, or its first run, cleared the line. In class the saved lecture just did not appear."""
+    first = make_window()
+    _prepare(first, qtbot)
+    path = tmp_path / "lecture.scope.json"
+    assert first.save_session(str(path))
+    first.shutdown()
+    data = json.loads(path.read_text())
+    if broken == "step":
+        data["step"] = 999_999
+    else:
+        data["selection"]["layer"] = 7
+    path.write_text(json.dumps(data))
+    second = make_window(model=str(path), wait=False)
+    qtbot.waitUntil(lambda: second.state.trace is not None and not second.host.busy, timeout=TIMEOUT)
+    qtbot.wait(200)  # a later run would have cleared it
+    assert second.error_banner.isVisible(), "nothing said the lecture was not opened"
+    assert "Could not open the session" in second.error_banner.text()

@@ -153,10 +153,11 @@ class ScopeController(QObject):
         """At start: a session or model given on the command line, else the last model, else the default one."""
         bundled = bundled_models()
         last = self.persistence.last_model()
+        session_failed = False
         if requested and is_session(requested):
             if self.open_session(requested):
                 return
-            requested = None
+            requested, session_failed = None, True  # its one line was said: it must outlive the model loading now
         if last and not requested and last not in bundled and not Path(last).exists() and find_cached(last) is None:  # gone
             self.persistence.report_gone_model(last)
         if requested:
@@ -172,6 +173,8 @@ class ScopeController(QObject):
             return
         self.startup_model = key
         self.open_model(key)
+        if session_failed:  # else the next model's load cleared "Could not open the session: …" at once
+            self._error_stays = True
 
     @Slot(str)
     def open_model(self, name_or_path: str, options: dict | None = None) -> None:
@@ -258,6 +261,7 @@ class ScopeController(QObject):
         if session is not None and (session.model is None or session.model.location != info.key
                                     or not self.session_fits(session, info)):
             session = None
+            self._error_stays = True  # session_fits said why: the run that follows must not clear it at once
         if session is not None:
             src, tgt = session.source, session.target
             self.apply_session_inputs(session)

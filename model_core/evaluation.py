@@ -11,6 +11,7 @@ unaligned (a Chinese 的) has no source counterpart, so no attention row can be 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -125,6 +126,21 @@ def scored_positions(example: HeldOut) -> set[int]:
     return {t for t, (links, start) in enumerate(zip(example.alignment or (), starts, strict=True)) if links and start}
 
 
+_CHINESE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def bleu_tokenizer(refs: Sequence[str], tgt_joiner: str = " ") -> str:
+    """sacrebleu's tokenizer for these references: ``zh`` (each Chinese character a word, the rest as ``13a``) when
+    the target is Chinese, by its joiner or by its text, else ``13a``.
+
+    A TSV task with Chinese targets joins its tokens with a space, yet its references are unspaced Chinese: under
+    ``13a`` a whole line was one word, and 100 % exact match read as BLEU 0.00.
+    """
+    if tgt_joiner == "" or any(_CHINESE.search(r) for r in refs):
+        return "zh"
+    return "13a"
+
+
 def evaluate(bundle: ModelBundle, heldout: Sequence[HeldOut], task: str = "", batch_size: int = 64,
              tgt_joiner: str = " ") -> EvalReport:
     model, src_tok, tgt_tok = bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer
@@ -161,7 +177,7 @@ def evaluate(bundle: ModelBundle, heldout: Sequence[HeldOut], task: str = "", ba
                 scored.append(positions)
                 gold_links.append({(t, s) for t, srcs in enumerate(h.alignment or ()) for s in srcs if t in positions})
     exact = sum(h == r for h, r in zip(hyps, refs, strict=True)) / max(len(refs), 1)
-    bleu = sacrebleu.corpus_bleu(hyps, [refs], tokenize="zh" if tgt_joiner == "" else "13a").score if refs else 0.0
+    bleu = sacrebleu.corpus_bleu(hyps, [refs], tokenize=bleu_tokenizer(refs, tgt_joiner)).score if refs else 0.0
     report = EvalReport(task, len(refs), exact, bleu, failures=failures)
     if has_alignment and layer_links is not None and head_links is not None:
         def corpus_aer(per_sentence: list[set]) -> float:

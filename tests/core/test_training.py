@@ -129,3 +129,17 @@ def test_train_rejects_a_malformed_tsv_with_the_line(tmp_path, capsys, content, 
     assert main(["train", "--task", str(corpus), "--out", str(tmp_path / "m.safetensors"), "--config", "tiny"]) == 2
     err = capsys.readouterr().err
     assert __import__("re").search(message, err) and "Traceback" not in err
+
+
+def test_bleu_of_chinese_references_counts_characters():
+    """A TSV task with Chinese targets joins tokens with a space, but its references are unspaced Chinese: under
+    sacrebleu's 13a tokenizer a line was one word, and 100 % exact match read as BLEU 0.00."""
+    import sacrebleu
+
+    from model_core.evaluation import bleu_tokenizer
+
+    refs = ["安娜想要红色的车吗？", "小猫在桌子上"]
+    assert bleu_tokenizer(refs, " ") == bleu_tokenizer(refs, "") == "zh"
+    assert bleu_tokenizer(["le chat noir"], " ") == "13a"
+    assert sacrebleu.corpus_bleu(refs, [refs], tokenize=bleu_tokenizer(refs)).score == pytest.approx(100.0)
+    assert sacrebleu.corpus_bleu(refs, [refs], tokenize="13a").score == 0.0  # the old figure for the same lines

@@ -64,3 +64,17 @@ def test_the_answers_are_remembered_for_the_model_over_earlier_ones():
     damaged = FakeSettings({key: "{not json"})
     remember_import_options(damaged, "/m/model.pt", {"unk": "[UNK]"})
     assert json.loads(damaged.values[key]) == {"unk": "[UNK]"}
+
+
+def test_the_window_takes_session_as_export_and_render_do(window_calls, tmp_path, capsys):
+    """`attention-scope --session lecture.scope.json` was refused ("unknown option '--session'") while export and
+    render take that flag; the window tells a session from a model by the file itself."""
+    from viz_app.shell.launcher import main as launch
+
+    lecture = tmp_path / "lecture.scope.json"
+    lecture.write_text("{}")
+    assert launch(["--session", str(lecture)]) == 0
+    assert launch([f"--session={lecture}", "--device", "cpu"]) == 0
+    assert window_calls == [([str(lecture)], None), ([str(lecture), "--device", "cpu"], None)]
+    assert launch(["--session", str(lecture), "--model", "en-fr"]) == 2  # one thing to open
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

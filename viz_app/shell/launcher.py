@@ -27,11 +27,12 @@ from collections.abc import Sequence
 #: the status of "no window can be opened here" (no display, missing system libraries): a usage error, as argparse's
 EXIT_NO_WINDOW = 2
 #: GUI options that take a value (both ``--device cpu`` and ``--device=cpu``)
-GUI_OPTIONS = ("--device", "--dtype", "--model")
+GUI_OPTIONS = ("--device", "--dtype", "--model", "--session")  # --session FILE: as export and render take it
 #: what each window option takes and an example, for the line that says one was given without its value
 GUI_OPTION_VALUES = {"--device": ("auto, cpu, cuda or mps", "--device cpu"),
                      "--dtype": ("float32, bfloat16 or float16", "--dtype bfloat16"),
-                     "--model": ("a bundled model's name or a path", "--model en-fr")}
+                     "--model": ("a bundled model's name or a path", "--model en-fr"),
+                     "--session": ("a saved session", "--session lecture.scope.json")}
 #: Qt's own command-line options without a value (QGuiApplication / QApplication); those with one are
 #: ``viz_app.shell.app._QT_OPTIONS_WITH_VALUE``
 QT_FLAGS = frozenset({"-reverse", "-nograb", "-dograb", "-sync", "-widgetcount", "-testability"})
@@ -57,9 +58,9 @@ def gui_arguments(argv: Sequence[str]) -> tuple[list[str] | None, str | None]:
             return None, name  # "--dtype" last, or followed by another option: its value is missing
         if name in GUI_OPTIONS:
             value = value if eq else args[i + 1]
-            if name == "--model" and model is not None:
-                return None, arg  # a second model
-            if name == "--model":
+            if name in ("--model", "--session") and model is not None:
+                return None, arg  # a second model (or session)
+            if name in ("--model", "--session"):  # the window tells a session from a model by its content
                 model = value
             else:
                 out += [name, value]

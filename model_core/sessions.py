@@ -410,7 +410,7 @@ def load(path: str | os.PathLike) -> Session:
         if path.stat().st_size > MAX_SESSION_BYTES:
             raise SessionError(f"{path.name}: {path.stat().st_size:,} bytes is too large for a session file "
                                f"(at most {MAX_SESSION_BYTES // (1024 * 1024)} MiB)")
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows Notepad) is no mistake
     except UnicodeDecodeError as exc:
         raise SessionError(f"{path.name}: not a session file (not UTF-8 text)") from exc
     except OSError as exc:

@@ -389,3 +389,11 @@ def test_problems_for_a_model():
                     settings=DecodingSettings("sample", top_k=11))
     problems = wrong.problems_for(info)
     assert len(problems) == 4, problems
+
+
+def test_a_session_saved_by_windows_notepad_with_a_byte_order_mark_opens(tmp_path):
+    """Notepad writes UTF-8 with a BOM: it was refused with Python's hint "(decode using utf-8-sig)"."""
+    path = tmp_path / "lecture.scope.json"
+    full_session().save(path)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert load(path).source == full_session().source

@@ -414,7 +414,7 @@
         <message>
             <location filename="../../viz_app/widgets/compare_view.py" line="126" />
             <source>From step {step} on, A and B continue different prefixes: give both the same target to compare like for like.</source>
-            <translation>从第 {step} 步起，A 和 B 接着的是不同的前缀：给两者相同的目标，才能逐项对比。</translation>
+            <translation>从第 {step} 步起，A 和 B 的前缀已不相同：给两者相同的目标，才能逐项对比。</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/compare_view.py" line="90" />
@@ -1688,7 +1688,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="381" />
+            <location filename="../../viz_app/scope/controller.py" line="385" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
@@ -1698,77 +1698,77 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}；源文本{source}切分，目标文本{target}切分</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="192" />
+            <location filename="../../viz_app/scope/controller.py" line="195" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="205" />
+            <location filename="../../viz_app/scope/controller.py" line="208" />
             <source>Stopped opening {name}</source>
             <translation>已停止打开 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="231" />
+            <location filename="../../viz_app/scope/controller.py" line="234" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="368" />
+            <location filename="../../viz_app/scope/controller.py" line="372" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="370" />
+            <location filename="../../viz_app/scope/controller.py" line="374" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="217" />
+            <location filename="../../viz_app/scope/controller.py" line="220" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="241" />
+            <location filename="../../viz_app/scope/controller.py" line="244" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="331" />
+            <location filename="../../viz_app/scope/controller.py" line="335" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="348" />
+            <location filename="../../viz_app/scope/controller.py" line="352" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="358" />
+            <location filename="../../viz_app/scope/controller.py" line="362" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="427" />
+            <location filename="../../viz_app/scope/controller.py" line="431" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="171" />
+            <location filename="../../viz_app/scope/controller.py" line="172" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="344" />
+            <location filename="../../viz_app/scope/controller.py" line="348" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="345" />
+            <location filename="../../viz_app/scope/controller.py" line="349" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="361" />
+            <location filename="../../viz_app/scope/controller.py" line="365" />
             <source>{error}; opened {fallback} instead</source>
             <translation>{error}；已改为打开 {fallback}</translation>
         </message>
@@ -2187,7 +2187,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
         <message>
             <location filename="../../viz_app/window/actions.py" line="97" />
             <source>&amp;What can I type?</source>
-            <translation>可以输入什么(&amp;W)？</translation>
+            <translation>可以输入什么？(&amp;W)</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/actions.py" line="98" />
@@ -2500,17 +2500,17 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>对齐连线（源句 → 译文）(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="89" />
+            <location filename="../../viz_app/window/main_window.py" line="91" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="204" />
+            <location filename="../../viz_app/window/main_window.py" line="206" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="205" />
+            <location filename="../../viz_app/window/main_window.py" line="207" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
@@ -4093,12 +4093,17 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>这个演示模型只学过一套小语法：它只认识下面这 {count} 个词，别的词都会变成 &lt;unk&gt;，译文也就乱了套。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="129" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="128" />
+            <source>{phenomenon}:  {sentence}</source>
+            <translation>{phenomenon}：{sentence}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="131" />
             <source>The model translates it as: {target}</source>
             <translation>模型的译文：{target}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="183" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="185" />
             <source>… {count} more: type in the filter to narrow the list</source>
             <translation>……还有 {count} 个：在筛选框里输入文字可缩小范围</translation>
         </message>

@@ -124,7 +124,9 @@ class TypingGuidePanel(QWidget):
         for example in guide.examples:
             label = PHENOMENON_LABELS.get(example.phenomenon)
             name = tr_marked(label) if label else example.phenomenon
-            item = QListWidgetItem(f"{name}:  {example.source}")
+            # the language's own colon: "形容词的位置：…" in Chinese (an ASCII ": " read as a slip there)
+            item = QListWidgetItem(tr("TypingGuide", "{phenomenon}:  {sentence}").format(phenomenon=name,
+                                                                                        sentence=example.source))
             item.setData(_EXAMPLE_ROLE, example.source)
             item.setToolTip(tr("TypingGuide", "The model translates it as: {target}").format(target=example.target))
             self.examples.addItem(item)

@@ -108,8 +108,16 @@ class WindowActions:
     def shortcut_sheet(self, window: QMainWindow) -> list[QAction]:
         """The actions listed on the shortcut sheet (F1), in a teaching order; then any action of ``window``
         that a later feature marked with the ``extra_shortcut`` property."""
-        return [self.act_first, self.act_prev, self.act_next, self.act_last, self.act_play, *self.act_kinds.values(),
-                self.act_layer_down, self.act_layer_up, self.act_head_prev, self.act_head_next, self.act_head_mean,
-                self.act_focus_view, self.act_presenter, self.act_larger, self.act_smaller, self.act_reset_text,
-                self.act_explain, self.act_shortcuts, self.act_open, self.act_quit,
-                *[a for a in window.actions() if a.property("extra_shortcut")]]
+        listed = [self.act_first, self.act_prev, self.act_next, self.act_last, self.act_play, *self.act_kinds.values(),
+                  self.act_layer_down, self.act_layer_up, self.act_head_prev, self.act_head_next, self.act_head_mean,
+                  self.act_focus_view, self.act_presenter, self.act_larger, self.act_smaller, self.act_reset_text,
+                  self.act_explain, self.act_shortcuts, self.act_open, self.act_quit,
+                  *[a for a in window.actions() if a.property("extra_shortcut")]]
+        # then every other action with a key (save and open a session, inspect, ablate, train, compare…): the sheet
+        # left them out while the README named them
+        seen = {id(a) for a in listed}
+        for action in window.findChildren(QAction):
+            if not action.shortcut().isEmpty() and id(action) not in seen and action.text():
+                listed.append(action)
+                seen.add(id(action))
+        return listed

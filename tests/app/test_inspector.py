@@ -108,6 +108,9 @@ def test_compare_tab_shows_a_b_and_their_difference(inspector, comparison, qtbot
     with qtbot.waitSignal(inspector.selectionChanged, timeout=1000) as signal:
         inspector.set_comparison(comparison, "cross", 1, 2)
     assert signal.args == ["cross", 1, 2] and inspector.selection() == ("cross", 1, 2)
+    # the result shows at once (it opened behind the Summary tab), and its colours are said in words
+    assert inspector.tabs.currentIndex() == 2
+    assert "red: B attends more" in inspector.difference_map.title_text()
     a, b, diff = inspector.comparison_images()
     expected_a, expected_b = comparison.trace_a.cross[1, 2], comparison.trace_b.cross[1, 2]
     np.testing.assert_array_equal(a, expected_a)

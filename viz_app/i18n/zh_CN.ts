@@ -2862,12 +2862,12 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>尚未比较：可将此检查点与另一个同结构的检查点进行比较（例如两个不同的训练轮次，或两个不同的随机种子）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="553" />
+            <location filename="../../viz_app/widgets/inspector.py" line="556" />
             <source>both teacher-forced on the typed target</source>
             <translation>两者均以输入的目标句进行教师强制</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="554" />
+            <location filename="../../viz_app/widgets/inspector.py" line="557" />
             <source>both teacher-forced on A's greedy translation</source>
             <translation>两者均以 A 的贪心解码译文进行教师强制</translation>
         </message>
@@ -2912,19 +2912,19 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>没有可显示的权重矩阵。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="535" />
+            <location filename="../../viz_app/widgets/inspector.py" line="536" />
             <source>This model has no layers of this kind.</source>
             <translation>该模型没有这种类型的层。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="546" />
+            <location filename="../../viz_app/widgets/inspector.py" line="547" />
             <source>layer {layer}, head {head}</source>
             <translation>第 {layer} 层，头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="551" />
-            <source>B − A</source>
-            <translation>B − A</translation>
+            <location filename="../../viz_app/widgets/inspector.py" line="554" />
+            <source>B − A (red: B attends more, blue: A does)</source>
+            <translation>B − A（红：B 关注更多，蓝：A 关注更多）</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/inspector.py" line="86" />
@@ -2957,7 +2957,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{name} — {group}，共 {count:,} 个值：均值 {mean:.4g}，标准差 {std:.4g}，最小值 {min:.4g}，最大值 {max:.4g}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="555" />
+            <location filename="../../viz_app/widgets/inspector.py" line="558" />
             <source>largest change in this head: {value:.3g}; in all {kind} maps: {all:.3g} ({how})</source>
             <translation>该头的最大变化：{value:.3g}；所有{kind}图中的最大变化：{all:.3g}（{how}）</translation>
         </message>
@@ -2972,14 +2972,18 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>大小（{dtype}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="547" />
+            <location filename="../../viz_app/widgets/inspector.py" line="548" />
             <source>A: {name} ({where})</source>
             <translation>A：{name}（{where}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="549" />
+            <location filename="../../viz_app/widgets/inspector.py" line="550" />
             <source>B: {name} ({where})</source>
             <translation>B：{name}（{where}）</translation>
+        </message>
+        <message>
+            <source>B − A</source>
+            <translation type="vanished">B − A</translation>
         </message>
     </context>
     <context>

@@ -155,6 +155,7 @@ class DifferenceMap(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._image_data: np.ndarray | None = None
+        self._title = ""
         self._levels = (-MIN_DIFFERENCE_LEVEL, MIN_DIFFERENCE_LEVEL)
         self._glw = pg.GraphicsLayoutWidget()
         self._glw.ci.setContentsMargins(4, 4, 4, 4)
@@ -190,9 +191,14 @@ class DifferenceMap(QWidget):
         self._left.set_labels(thinned_labels(list(query_tokens)))
         self._bottom.set_labels(thinned_labels(list(key_tokens)))
         self._plot.setTitle(html.escape(title) if title else None)
+        self._title = title
         q, k = m.shape
         self._vb.setLimits(xMin=0, xMax=max(k, 1), yMin=0, yMax=max(q, 1))
         self._vb.setRange(xRange=(0, max(k, 1)), yRange=(0, max(q, 1)), padding=0)
+
+    def title_text(self) -> str:
+        """The title as given (plain text)."""
+        return self._title
 
     def image(self) -> np.ndarray | None:
         """The float32 array the ImageItem shows."""
@@ -348,7 +354,7 @@ class ModelInspector(QWidget):
         self._compare_stack.addWidget(self._placeholder)
         self._compare_stack.addWidget(maps)
 
-        page = QWidget()
+        page = self._compare_page = QWidget()
         layout = QVBoxLayout(page)
         layout.addLayout(bar)
         layout.addWidget(self._compare_stack, 1)
@@ -471,6 +477,7 @@ class ModelInspector(QWidget):
             return
         self._compare_stack.setCurrentIndex(1)
         self._set_compare_controls_enabled(True)
+        self.tabs.setCurrentWidget(self._compare_page)  # the result it was asked for, not the Summary tab
         self._select(kind or self._kind, self._layer if layer is None else layer, self._head if head is None else head)
 
     def set_kind(self, kind: str) -> None:
@@ -548,7 +555,9 @@ class ModelInspector(QWidget):
                                                                                                             where=where))
         self.heatmap_b.set_matrix(b, queries, keys, title=tr("ModelInspector", "B: {name} ({where})").format(name=result.name_b,
                                                                                                             where=where))
-        self.difference_map.set_matrix(diff, queries, keys, title=tr("ModelInspector", "B − A"))
+        # the colours said in words, as Compare two sentences says its own (A − B there: red is where A attends more)
+        self.difference_map.set_matrix(diff, queries, keys,
+                                       title=tr("ModelInspector", "B − A (red: B attends more, blue: A does)"))
         largest = float(np.abs(diff).max()) if diff.size else 0.0
         how = (tr("ModelInspector", "both teacher-forced on the typed target") if result.teacher_forced
                else tr("ModelInspector", "both teacher-forced on A's greedy translation"))

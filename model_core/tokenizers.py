@@ -222,8 +222,12 @@ class Tokenizer:
     @classmethod
     def train_bpe(cls, texts: Iterable[str], vocab_size: int = 4000, min_frequency: int = 2) -> Tokenizer:
         backend = _Backend(models.BPE(unk_token=UNK))
-        backend.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
-        backend.pre_tokenizer = pre_tokenizers.Metaspace()
+        # NFC, not NFKC: a Chinese ？ or ！ stays as typed (NFKC made it ASCII, and the model then wrote "吗?")
+        backend.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Lowercase()])
+        # words at spaces, then punctuation on its own: "car?" was one piece, and "红色的车吗？" with its "？"
+        # (no regular expression: a stored tokenizer with one is refused, see _check_backend_description)
+        backend.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Metaspace(),
+                                                         pre_tokenizers.Punctuation(behavior="isolated")])
         backend.decoder = decoders.Metaspace()
         trainer = trainers.BpeTrainer(
             vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=list(SPECIALS), show_progress=False

@@ -84,3 +84,15 @@ def test_surfaces_quote_what_was_typed_for_each_token():
 def test_subword_tokenizers_read_text_as_it_is():
     tok = Tokenizer.train_bpe(["don't stop", "do not stop"] * 50, vocab_size=60, min_frequency=1)
     assert tok.tokenize("don't") != tok.tokenize("do not")
+
+
+def test_bpe_keeps_punctuation_as_typed_and_apart():
+    """A TSV task's BPE glued punctuation to words ("▁car?") and NFKC turned a Chinese ？ into "?", so a model trained
+    on "吗？" wrote "吗?"."""
+    rows = ["Does Anna want the red car?", "Anna wants the red car.", "安娜想要红色的车吗？", "安娜想要红色的车。"] * 20
+    tok = Tokenizer.train_bpe(rows, vocab_size=120, min_frequency=1)
+    assert tok.tokenize("Does Anna want the red car?")[-2:] == ["▁car", "?"]
+    assert tok.tokenize("安娜想要红色的车吗？")[-1] == "？"
+    for text in ("does anna want the red car?", "安娜想要红色的车吗？"):
+        assert tok.decode(tok.encode(text)) == text
+    assert Tokenizer.from_json(tok.to_json()).tokenize("car?") == ["▁car", "?"]  # stored and read back the same

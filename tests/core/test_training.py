@@ -143,3 +143,26 @@ def test_bleu_of_chinese_references_counts_characters():
     assert bleu_tokenizer(["le chat noir"], " ") == "13a"
     assert sacrebleu.corpus_bleu(refs, [refs], tokenize=bleu_tokenizer(refs)).score == pytest.approx(100.0)
     assert sacrebleu.corpus_bleu(refs, [refs], tokenize="13a").score == 0.0  # the old figure for the same lines
+
+
+def test_eval_finds_the_recorded_tsv_beside_the_model_or_says_where_it_looked(tmp_path, capsys, monkeypatch):
+    """A TSV task is recorded by its file name only: `eval` run from another folder said "unknown task 'pairs.tsv':
+    choose from en-fr, …", as if the name were wrong."""
+    work = tmp_path / "work"
+    work.mkdir()
+    corpus = work / "pairs.tsv"
+    corpus.write_text("".join(f"the cat {i}\tle chat {i}\n" for i in range(60)), encoding="utf-8")
+    out = work / "m.safetensors"
+    monkeypatch.chdir(work)
+    assert main(["train", "--task", "pairs.tsv", "--config", "tiny", "--epochs", "1", "--device", "cpu",
+                 "--out", str(out)]) == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    capsys.readouterr()
+    assert main(["eval", "--model", str(out), "--n", "5", "--device", "cpu"]) == 0  # found beside the model
+    assert "exact match" in capsys.readouterr().out
+    corpus.rename(tmp_path / "moved.tsv")
+    assert main(["eval", "--model", str(out), "--n", "5", "--device", "cpu"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "trained on pairs.tsv" in err[0] and "--task" in err[0]

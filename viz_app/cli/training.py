@@ -67,6 +67,20 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _recorded_task(task: str, model: str) -> str:
+    """The task a checkpoint records, as a path that exists: a demo task's name, or its TSV (recorded by file name
+    only) in the current folder or beside the checkpoint; else one line saying where it was looked for."""
+    from model_core.tasks import TASKS
+
+    if task in TASKS or Path(task).exists():
+        return task
+    beside = Path(model).expanduser().parent / task
+    if Path(model).expanduser().exists() and beside.exists():
+        return str(beside)
+    raise CliError(f"this model was trained on {printable(task)}, which is neither in the current folder nor beside the "
+                   f"model: pass --task PATH/TO/{printable(task)}")
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from model_core.evaluation import evaluate
     from model_core.tasks import prepare_task
@@ -75,6 +89,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     task = args.task or bundle.metadata.get("task")
     if not task:
         raise CliError("this model does not record its task; pass --task")
+    if not args.task:
+        task = _recorded_task(str(task), args.model)
     data = prepare_task(task, n_train=1, n_valid=0, n_test=args.n, seed=bundle.metadata.get("seed", 0))
     report = evaluate(bundle, data.test, task=task, tgt_joiner=data.tgt_joiner)
     print(f"model: {printable(bundle.name)}")

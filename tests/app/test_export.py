@@ -7,6 +7,7 @@ ffmpeg, csv, Trace.load), never by trusting the writer's return value.
 from __future__ import annotations
 
 import base64
+import contextlib
 import csv
 import html
 import itertools
@@ -202,6 +203,21 @@ def test_renderer_grows_instead_of_clipping(qapp, trace):
         assert (image.width(), image.height()) == (round(widget.width() * 1.5), round(widget.height() * 1.5))
 
 
+@contextlib.contextmanager
+def window_heatmap(qapp, trace, width: int, height: int):
+    """A shown heatmap of ``width`` × ``height`` with the cross-attention in presenter-size type, and its view."""
+    view = replace(ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=0, head=None)), font_pt=22)
+    widget = AttentionHeatmap()
+    widget.resize(width, height)
+    widget.show()
+    try:
+        ex.apply_view(widget, view)
+        qapp.processEvents()
+        yield widget, view
+    finally:
+        widget.close()
+
+
 def _inside_view(widget, item) -> bool:
     """Whether a graphics item's box lies within the heatmap's visible area (nothing cut off by the edge)."""
     glw = widget.graphics_widget()
@@ -228,13 +244,7 @@ def test_renderer_with_slide_size_type_draws_every_title_whole(qapp, trace):
 
 def test_window_heatmap_cuts_an_axis_title_longer_than_its_room(qapp, trace):
     """In the window the query title is cut with "…" (whole in its tooltip) rather than drawn past the widget."""
-    view = replace(ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=0, head=None)), font_pt=22)
-    widget = AttentionHeatmap()
-    widget.resize(700, 330)
-    widget.show()
-    try:
-        ex.apply_view(widget, view)
-        qapp.processEvents()
+    with window_heatmap(qapp, trace, 700, 330) as (widget, view):
         left = widget._left
         shown = left.shown_title()
         assert shown != view.query_label and shown.endswith("…")
@@ -243,8 +253,6 @@ def test_window_heatmap_cuts_an_axis_title_longer_than_its_room(qapp, trace):
         widget.resize(700, 1400)  # room again: the whole title comes back
         qapp.processEvents()
         assert left.shown_title() == view.query_label and left.label.toolTip() == ""
-    finally:
-        widget.close()
 
 
 def test_titles_wrap_at_their_separators():
@@ -728,18 +736,10 @@ def test_the_map_follows_its_widget_when_it_narrows_with_a_long_title(qapp, trac
     """Presenter-size type, a title cut for a wide view, then a narrower widget (presenter mode on a 1,366-pixel
     screen): pyqtgraph's title label kept its old text's width as its minimum, and the whole plot, colour bar
     included, stayed that wide, drawn past the widget's right edge."""
-    view = replace(ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=0, head=None)), font_pt=22)
-    widget = AttentionHeatmap()
-    widget.resize(1300, 600)
-    widget.show()
-    try:
-        ex.apply_view(widget, view)
-        qapp.processEvents()
+    with window_heatmap(qapp, trace, 1300, 600) as (widget, _view):
         glw = widget.graphics_widget()
         for width in (840, 600, 1100, 700):
             widget.resize(width, 600)
             qapp.processEvents()
             assert glw.ci.geometry().width() <= glw.width() + 1, width
             assert _inside_view(widget, widget._colorbar)
-    finally:
-        widget.close()

@@ -99,3 +99,22 @@ def test_a_broken_session_given_at_launch_says_so_once_a_model_shows(make_window
     qtbot.wait(200)  # a later run would have cleared it
     assert second.error_banner.isVisible(), "nothing said the lecture was not opened"
     assert "Could not open the session" in second.error_banner.text()
+
+
+def test_a_session_step_past_its_sentence_is_said(make_window, qtbot, tmp_path):
+    """`step: 500` on an 11-step sentence: the window jumped to the last step without a word (`render --session`
+    refuses it)."""
+    first = make_window()
+    _prepare(first, qtbot)
+    path = tmp_path / "lecture.scope.json"
+    assert first.save_session(str(path))
+    first.shutdown()
+    data = json.loads(path.read_text())
+    data["step"] = 500
+    path.write_text(json.dumps(data))
+    second = make_window(model=str(path), wait=False)
+    qtbot.waitUntil(lambda: second.state.trace is not None and not second.host.busy, timeout=TIMEOUT)
+    steps = second.state.n_steps
+    assert second.state.step == steps
+    qtbot.waitUntil(lambda: "step 500" in second.notice_banner.text(), timeout=2000)
+    assert f"step {steps} is shown" in second.notice_banner.text()

@@ -1688,7 +1688,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="385" />
+            <location filename="../../viz_app/scope/controller.py" line="390" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
@@ -1713,12 +1713,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="372" />
+            <location filename="../../viz_app/scope/controller.py" line="377" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="374" />
+            <location filename="../../viz_app/scope/controller.py" line="379" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
@@ -1733,22 +1733,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="335" />
+            <location filename="../../viz_app/scope/controller.py" line="333" />
+            <source>the session's step {step} is past this sentence's last step: step {steps} is shown</source>
+            <translation>会话中的第 {step} 步超出了这个句子的最后一步：显示的是第 {steps} 步</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="340" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="352" />
+            <location filename="../../viz_app/scope/controller.py" line="357" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="362" />
+            <location filename="../../viz_app/scope/controller.py" line="367" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="431" />
+            <location filename="../../viz_app/scope/controller.py" line="436" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
@@ -1758,17 +1763,17 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="348" />
+            <location filename="../../viz_app/scope/controller.py" line="353" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="349" />
+            <location filename="../../viz_app/scope/controller.py" line="354" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="365" />
+            <location filename="../../viz_app/scope/controller.py" line="370" />
             <source>{error}; opened {fallback} instead</source>
             <translation>{error}；已改为打开 {fallback}</translation>
         </message>
@@ -2807,67 +2812,67 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>配置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="169" />
+            <location filename="../../viz_app/widgets/inspector.py" line="170" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="170" />
+            <location filename="../../viz_app/widgets/inspector.py" line="171" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="226" />
+            <location filename="../../viz_app/widgets/inspector.py" line="232" />
             <source>Summary</source>
             <translation>概要</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="228" />
+            <location filename="../../viz_app/widgets/inspector.py" line="234" />
             <source>Compare</source>
             <translation>比较</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="258" />
+            <location filename="../../viz_app/widgets/inspector.py" line="264" />
             <source>weight value</source>
             <translation>权重值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="259" />
+            <location filename="../../viz_app/widgets/inspector.py" line="265" />
             <source>count</source>
             <translation>个数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="270" />
+            <location filename="../../viz_app/widgets/inspector.py" line="276" />
             <source>mean per layer</source>
             <translation>各层均值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="270" />
+            <location filename="../../viz_app/widgets/inspector.py" line="276" />
             <source>standard deviation per layer</source>
             <translation>各层标准差</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="309" />
+            <location filename="../../viz_app/widgets/inspector.py" line="315" />
             <source>Compare with another checkpoint…</source>
             <translation>与另一个检查点比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="310" />
+            <location filename="../../viz_app/widgets/inspector.py" line="316" />
             <source>Open a second checkpoint of the same architecture and show how its attention differs for the current sentence</source>
             <translation>打开同一结构的第二个检查点，显示它对当前句子的注意力有何不同</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="343" />
+            <location filename="../../viz_app/widgets/inspector.py" line="349" />
             <source>No comparison yet: compare this checkpoint with another one of the same architecture (for example two epochs, or two random seeds).</source>
             <translation>尚未比较：可将此检查点与另一个同结构的检查点进行比较（例如两个不同的训练轮次，或两个不同的随机种子）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="556" />
+            <location filename="../../viz_app/widgets/inspector.py" line="562" />
             <source>both teacher-forced on the typed target</source>
             <translation>两者均以输入的目标句进行教师强制</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="557" />
+            <location filename="../../viz_app/widgets/inspector.py" line="563" />
             <source>both teacher-forced on A's greedy translation</source>
             <translation>两者均以 A 的贪心解码译文进行教师强制</translation>
         </message>
@@ -2882,47 +2887,47 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>共享同一张量</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="236" />
+            <location filename="../../viz_app/widgets/inspector.py" line="242" />
             <source>Property</source>
             <translation>属性</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="236" />
+            <location filename="../../viz_app/widgets/inspector.py" line="242" />
             <source>Value</source>
             <translation>值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="276" />
+            <location filename="../../viz_app/widgets/inspector.py" line="282" />
             <source>layer</source>
             <translation>层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="297" />
+            <location filename="../../viz_app/widgets/inspector.py" line="303" />
             <source>Each layer, over all its weight matrices:</source>
             <translation>每一层（统计该层全部权重矩阵）：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="332" />
+            <location filename="../../viz_app/widgets/inspector.py" line="338" />
             <source>head</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="438" />
+            <location filename="../../viz_app/widgets/inspector.py" line="444" />
             <source>No weight matrices to show.</source>
             <translation>没有可显示的权重矩阵。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="536" />
+            <location filename="../../viz_app/widgets/inspector.py" line="542" />
             <source>This model has no layers of this kind.</source>
             <translation>该模型没有这种类型的层。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="547" />
+            <location filename="../../viz_app/widgets/inspector.py" line="553" />
             <source>layer {layer}, head {head}</source>
             <translation>第 {layer} 层，头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="554" />
+            <location filename="../../viz_app/widgets/inspector.py" line="560" />
             <source>B − A (red: B attends more, blue: A does)</source>
             <translation>B − A（红：B 关注更多，蓝：A 关注更多）</translation>
         </message>
@@ -2942,22 +2947,22 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{heads} 个，每个 {size} 维</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="282" />
+            <location filename="../../viz_app/widgets/inspector.py" line="288" />
             <source>encoder</source>
             <translation>编码器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="282" />
+            <location filename="../../viz_app/widgets/inspector.py" line="288" />
             <source>decoder</source>
             <translation>解码器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="445" />
+            <location filename="../../viz_app/widgets/inspector.py" line="451" />
             <source>{name} — {group}, {count:,} values: mean {mean:.4g}, std {std:.4g}, min {min:.4g}, max {max:.4g}</source>
             <translation>{name} — {group}，共 {count:,} 个值：均值 {mean:.4g}，标准差 {std:.4g}，最小值 {min:.4g}，最大值 {max:.4g}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="558" />
+            <location filename="../../viz_app/widgets/inspector.py" line="564" />
             <source>largest change in this head: {value:.3g}; in all {kind} maps: {all:.3g} ({how})</source>
             <translation>该头的最大变化：{value:.3g}；所有{kind}图中的最大变化：{all:.3g}（{how}）</translation>
         </message>
@@ -2972,12 +2977,12 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>大小（{dtype}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="548" />
+            <location filename="../../viz_app/widgets/inspector.py" line="554" />
             <source>A: {name} ({where})</source>
             <translation>A：{name}（{where}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="550" />
+            <location filename="../../viz_app/widgets/inspector.py" line="556" />
             <source>B: {name} ({where})</source>
             <translation>B：{name}（{where}）</translation>
         </message>

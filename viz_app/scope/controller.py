@@ -327,6 +327,11 @@ class ScopeController(QObject):
             if layer is not None:
                 selection = {"kind": "cross", "layer": layer, "head": None}
         notices = tuple(notice_text(n) for n in result.notices)
+        steps = result.trace.n_steps if result.trace is not None else 0
+        if pending is not None and pending.get("from_session") and step is not None and step > steps:
+            # said, as `render --session` refuses it, rather than a silent jump to the last step
+            notices += (tr("MainWindow", "the session's step {step} is past this sentence's last step: "
+                                         "step {steps} is shown").format(step=step, steps=steps),)
         if not self._error_stays:
             self.errorCleared.emit()
         self.state.set_result(result.trace, result.history, forced=result.forced, notices=notices,
@@ -449,7 +454,8 @@ class ScopeController(QObject):
         s = self.state
         s.set_kind(session.selection.kind)
         s.set_ablation(frozenset(session.ablated_heads), session.ablate_positional)
-        self.pending_view = {"layer": session.selection.layer, "head": session.selection.head, "step": session.step}
+        self.pending_view = {"layer": session.selection.layer, "head": session.selection.head, "step": session.step,
+                             "from_session": True}
 
 
 __all__ = ["DEFAULT_MODEL", "ScopeController", "example_sentence"]

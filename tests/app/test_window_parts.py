@@ -6,6 +6,8 @@ must still come back at the next start, and play must still stop by itself at th
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
 from viz_app.window.layout import LAYOUT_SAVE_MS
 
 
@@ -88,3 +90,22 @@ def test_docks_of_later_features_are_restored_and_hidden_while_presenting(make_w
     assert not second.dock_alignment.isVisible()
     second.presenter.set_active(False)
     assert second.dock_alignment.isVisible()
+
+
+def test_tab_walks_the_window_as_it_reads(window, qtbot):
+    """Keyboard-only use: from the target box Tab reached every dock before the step slider and the map's selectors."""
+    window.show()
+    qtbot.waitExposed(window)
+    order = []
+    widget = window.inputs.source
+    for _ in range(40):
+        order.append(widget)
+        widget = widget.nextInFocusChain()
+        while not (widget.focusPolicy() & Qt.FocusPolicy.TabFocus) or not widget.isVisibleTo(window):
+            widget = widget.nextInFocusChain()
+    s = window.selectors
+    expected = [window.inputs.source, window.inputs.target, window.step_bar.slider, s.mode, s.kind, s.layer, s.head,
+                s.colormap, s.log_scale]
+    assert [w for w in order if w in expected][: len(expected)] == expected
+    assert order.index(window.view_stack) < min(order.index(w) for w in order if w is window.inputs.model_picker)
+    assert order.index(window.inputs.model_picker) < order.index(window.inputs.method) < order.index(window.inputs.pad_src)

@@ -11,6 +11,7 @@ floated, tabbed or closed. Panels opened on demand (inspector, training, ablatio
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Slot
@@ -162,6 +163,18 @@ def build_docks(w: MainWindow) -> None:
     w.dock_next.raise_()
     w.resizeDocks([w.dock_mosaic], [520], Qt.Orientation.Horizontal)
     w.resizeDocks([w.dock_mosaic, w.dock_next], [420, 360], Qt.Orientation.Vertical)
+
+
+def set_tab_order(w: MainWindow) -> None:
+    """Tab walks the window as it reads, top to bottom: the Sentence dock's choices and boxes, the step slider, the
+    map's selectors, the map itself, then the docks on the right (Qt's order of creation had put the step slider
+    and the selectors after every dock, and the model picker last)."""
+    i, s = w.inputs, w.selectors
+    chain = [i.model_picker, i.method, i.temperature, i.top_k, i.top_p, i.seed, i.beam_width, i.pad_src, i.pad_tgt,
+             i.source, i.target, w.step_bar.slider, s.mode, s.kind, s.layer, s.head, s.colormap, s.log_scale,
+             *s.overlays.values(), w.view_stack]
+    for first, second in itertools.pairwise(chain):
+        QWidget.setTabOrder(first, second)
 
 
 def build_status_bar(w: MainWindow) -> None:

@@ -47,7 +47,15 @@ from viz_app.widgets.map_view import ViewSpec, map_title
 from viz_app.window import bindings as b
 from viz_app.window.actions import WindowActions
 from viz_app.window.appearance import Appearance
-from viz_app.window.layout import LayoutKeeper, build_central, build_docks, build_status_bar, on_screen, window_docks
+from viz_app.window.layout import (
+    LayoutKeeper,
+    build_central,
+    build_docks,
+    build_status_bar,
+    on_screen,
+    set_tab_order,
+    window_docks,
+)
 from viz_app.window.lesson_tools import lesson_sized
 from viz_app.window.menus import build_menus
 from viz_app.window.model_panels import ModelPanels
@@ -102,6 +110,7 @@ class MainWindow(QMainWindow):
         build_central(self)
         build_docks(self)
         build_status_bar(self)
+        set_tab_order(self)
         self.resize(1440, 900)
         self.status = WindowStatus(self)
         self.exports = ExportActions(self, self)

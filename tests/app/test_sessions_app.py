@@ -78,24 +78,26 @@ def test_a_broken_session_file_is_reported_and_changes_nothing(window, qtbot, tm
     assert (window.state.model.key, window.state.src_text) == before
 
 
-@pytest.mark.parametrize("broken", ["step", "layer"])
-def test_a_broken_session_given_at_launch_says_so_once_a_model_shows(make_window, qtbot, tmp_path, broken):
-    """`attention-scope lecture.scope.json` with a bad step (refused on reading) or a layer its model lacks (refused
-    once the model has loaded): the window opened a model and the example sentence without a word, because that
-    model's load, or its first run, cleared the line. In class the saved lecture just did not appear."""
+def _launched_with_edited_session(make_window, qtbot, tmp_path, edit: dict):
+    """A window launched on a saved session after ``edit`` replaced some of its fields, once it has run."""
     first = make_window()
     _prepare(first, qtbot)
     path = tmp_path / "lecture.scope.json"
     assert first.save_session(str(path))
     first.shutdown()
-    data = json.loads(path.read_text())
-    if broken == "step":
-        data["step"] = 999_999
-    else:
-        data["selection"]["layer"] = 7
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps({**json.loads(path.read_text()), **edit}))
     second = make_window(model=str(path), wait=False)
     qtbot.waitUntil(lambda: second.state.trace is not None and not second.host.busy, timeout=TIMEOUT)
+    return second
+
+
+@pytest.mark.parametrize("broken", ["step", "layer"])
+def test_a_broken_session_given_at_launch_says_so_once_a_model_shows(make_window, qtbot, tmp_path, broken):
+    """`attention-scope lecture.scope.json` with a bad step (refused on reading) or a layer its model lacks (refused
+    once the model has loaded): the window opened a model and the example sentence without a word, because that
+    model's load, or its first run, cleared the line. In class the saved lecture just did not appear."""
+    edit = {"step": 999_999} if broken == "step" else {"selection": {"kind": "decoder_self", "layer": 7, "head": 2}}
+    second = _launched_with_edited_session(make_window, qtbot, tmp_path, edit)
     qtbot.wait(200)  # a later run would have cleared it
     assert second.error_banner.isVisible(), "nothing said the lecture was not opened"
     assert "Could not open the session" in second.error_banner.text()
@@ -104,16 +106,7 @@ def test_a_broken_session_given_at_launch_says_so_once_a_model_shows(make_window
 def test_a_session_step_past_its_sentence_is_said(make_window, qtbot, tmp_path):
     """`step: 500` on an 11-step sentence: the window jumped to the last step without a word (`render --session`
     refuses it)."""
-    first = make_window()
-    _prepare(first, qtbot)
-    path = tmp_path / "lecture.scope.json"
-    assert first.save_session(str(path))
-    first.shutdown()
-    data = json.loads(path.read_text())
-    data["step"] = 500
-    path.write_text(json.dumps(data))
-    second = make_window(model=str(path), wait=False)
-    qtbot.waitUntil(lambda: second.state.trace is not None and not second.host.busy, timeout=TIMEOUT)
+    second = _launched_with_edited_session(make_window, qtbot, tmp_path, {"step": 500})
     steps = second.state.n_steps
     assert second.state.step == steps
     qtbot.waitUntil(lambda: "step 500" in second.notice_banner.text(), timeout=2000)

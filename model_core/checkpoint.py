@@ -77,12 +77,8 @@ class ModelBundle:
         """Source ids with the model's specials, cut to ``max_len`` (flagged), padded to ``pad_to``."""
         c = self.config
         room = c.max_len - int(c.src_add_bos) - int(c.src_add_eos)
-        whole = len(text)
-        text, cut = cut_text(text, room)
-        encode_typed = getattr(self.src_tokenizer, "encode_typed", None)  # the app's tokenizers; not Hugging Face's
-        ids, typed = encode_typed(text) if encode_typed is not None else (self.src_tokenizer.encode(text), None)
+        ids, typed, cut, original = _encode_cut(self.src_tokenizer, text, room)
         truncated = cut or len(ids) > room
-        original = estimated_length(len(ids), len(text), whole) if cut else len(ids)
         ids, typed = ids[:room], None if typed is None else typed[:room]
         head, tail = [c.bos_id] if c.src_add_bos else [], [c.eos_id] if c.src_add_eos else []
         ids = head + ids + tail
@@ -94,12 +90,8 @@ class ModelBundle:
     def encode_target(self, text: str) -> SourceInput:
         """Target ids for teacher forcing: the typed tokens then ``<eos>``, cut to ``max_len``."""
         c = self.config
-        whole = len(text)
-        text, cut = cut_text(text, c.max_len - 1)
-        encode_typed = getattr(self.tgt_tokenizer, "encode_typed", None)  # the app's tokenizers; not Hugging Face's
-        ids, typed = encode_typed(text) if encode_typed is not None else (self.tgt_tokenizer.encode(text), None)
+        ids, typed, cut, original = _encode_cut(self.tgt_tokenizer, text, c.max_len - 1)
         truncated = cut or len(ids) + 1 > c.max_len
-        original = estimated_length(len(ids), len(text), whole) if cut else len(ids)
         ids = [*ids[:c.max_len - 1], c.eos_id]
         surfaces = None if typed is None else [*typed[:c.max_len - 1], ""]
         return SourceInput(ids, [self.tgt_tokenizer.id_to_token(i) for i in ids], truncated, original, cut, surfaces)
@@ -137,6 +129,17 @@ class ModelBundle:
 #: characters read per token a model can take: a text longer than (room × this) is cut before it is tokenised, so a
 #: 100 MB sentence costs a slice, not gigabytes of tokens (issue 16); no tokenizer makes one token of 64 characters
 CHARS_PER_TOKEN = 64
+
+
+def _encode_cut(tokenizer: Tokenizer, text: str, room: int) -> tuple[list[int], list[str] | None, bool, int]:
+    """``text`` cut to what ``room`` tokens can come from (:func:`cut_text`) and encoded: (ids, the typed text of each
+    token or None when the tokenizer cannot say, whether the text was cut, its whole length in tokens, estimated
+    when it was cut)."""
+    whole = len(text)
+    text, cut = cut_text(text, room)
+    encode_typed = getattr(tokenizer, "encode_typed", None)  # the app's tokenizers; not Hugging Face's
+    ids, typed = encode_typed(text) if encode_typed is not None else (tokenizer.encode(text), None)
+    return ids, typed, cut, estimated_length(len(ids), len(text), whole) if cut else len(ids)
 
 
 def estimated_length(tokens: int, read: int, whole: int) -> int:

@@ -127,8 +127,7 @@ def run(bundle: ModelBundle, request: RunRequest, *, stop: Callable[[], bool] | 
     notices = model_notices(bundle) + _source_notices(bundle, request, src)
     long = _run_long(bundle, request, src, notices, start, stop)
     if long is not None:
-        typed = bundle.encode_target(request.tgt).surfaces if request.tgt is not None else None
-        return replace(long, trace=_with_surfaces(long.trace, src.surfaces, typed))
+        return long
     history: tuple[tuple[Beam, ...], ...] = ()
     baseline_output: str | None = None
     scores = request.capture_scores
@@ -256,6 +255,7 @@ def _lazy_result(bundle: ModelBundle, request: RunRequest, src, tgt, notices: li
     notices.append(Notice.make("maps_on_demand", size=f"{size / 1e9:.1f}"))
     trace = lazy_trace(model, src.ids, output_ids, src_tokens=src.tokens, tgt_vocab=vocab.vocab, ablation=ablation,
                        tgt_pad_to=pad_tgt)
+    trace = _with_surfaces(trace, src.surfaces, tgt.surfaces if tgt is not None else None)
     baseline = baseline_output = None
     if ablation.active and trace.n_steps:
         from .lazy_maps import lazy_forward

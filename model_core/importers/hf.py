@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import inspect
 import json
 import math
@@ -130,21 +131,12 @@ class _quiet_loading:
 
 
 # ====================================================================== tokenizer adapter
+@functools.cache
 def _byte_decoder() -> dict[str, int]:
-    """GPT-2's byte-level alphabet, character → byte: printable bytes stand for themselves, the others (space,
-    control bytes, 0x7F–0xA0, 0xAD) for the characters from U+0100 on, in order ("Ġ" is the space, 0x20)."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    chars, extra = {}, 0
-    for byte in range(256):
-        if byte in printable:
-            chars[chr(byte)] = byte
-        else:
-            chars[chr(256 + extra)] = byte
-            extra += 1
-    return chars
+    """GPT-2's byte-level alphabet, character → byte ("Ġ" is the space), from transformers' own table."""
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
 
-
-_BYTE_DECODER = _byte_decoder()
+    return {char: byte for byte, char in bytes_to_unicode().items()}
 
 
 def readable_byte_level(token: str) -> str:
@@ -154,7 +146,7 @@ def readable_byte_level(token: str) -> str:
     A token that is not whole UTF-8 (a piece of a Chinese character) or holds a control character stays as stored.
     """
     try:
-        text = bytes(_BYTE_DECODER[ch] for ch in token).decode("utf-8")
+        text = bytes(_byte_decoder()[ch] for ch in token).decode("utf-8")
     except (KeyError, UnicodeDecodeError):
         return token
     word = text[1:] if text.startswith(" ") else text

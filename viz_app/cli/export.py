@@ -264,14 +264,14 @@ def run_plan(plan: Plan, args: argparse.Namespace, bundle: ModelBundle | None = 
 def check_map_choice(bundle: ModelBundle, kind: str, layer: int, head: int | None) -> None:
     """Refuse a layer or head the model does not have before the run (on a long document the run takes seconds),
     in the words the drawing itself would use afterwards (:func:`viz_app.widgets.map_view.heatmap_view`)."""
+    from viz_app.widgets.map_view import check_layer_and_head
+
     c = bundle.config
-    n_layers = c.n_encoder_layers if kind == "encoder_self" else c.n_decoder_layers
-    if n_layers == 0:
-        raise CliError(f"layer {layer} is out of range: this model has no {kind} attention")
-    if not 0 <= layer < n_layers:
-        raise CliError(f"layer {layer} is out of range: {kind} attention has {n_layers} layers (0..{n_layers - 1})")
-    if head is not None and not 0 <= head < c.n_heads:
-        raise CliError(f"head {head} is out of range: {kind} attention has {c.n_heads} heads (0..{c.n_heads - 1})")
+    try:
+        check_layer_and_head(kind, layer, head, c.n_encoder_layers if kind == "encoder_self" else c.n_decoder_layers,
+                             c.n_heads)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
 # ---------------------------------------------------------------------------------------------- export

@@ -223,22 +223,22 @@
     <context>
         <name>AlignmentLines</name>
         <message>
-            <location filename="../../viz_app/widgets/alignment_lines.py" line="136" />
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="126" />
             <source>Line width and darkness = attention weight · source on top, target below</source>
             <translation>线越粗、颜色越深，注意力权重越大 · 上排是源句，下排是译文</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/alignment_lines.py" line="131" />
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="202" />
             <source>source</source>
             <translation>源句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/alignment_lines.py" line="131" />
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="202" />
             <source>target</source>
             <translation>译文</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/alignment_lines.py" line="161" />
+            <location filename="../../viz_app/widgets/alignment_lines.py" line="170" />
             <source>No cross-attention to show yet: type a sentence.</source>
             <translation>还没有交叉注意力可以显示：请先输入一个句子。</translation>
         </message>
@@ -1783,129 +1783,129 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="178" />
+            <location filename="../../viz_app/widgets/map_view.py" line="186" />
             <source>query: decoder input → token it predicts</source>
             <translation>查询：解码器输入 → 它预测的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="128" />
+            <location filename="../../viz_app/widgets/map_view.py" line="136" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="177" />
+            <location filename="../../viz_app/widgets/map_view.py" line="185" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="336" />
+            <location filename="../../viz_app/widgets/map_view.py" line="341" />
             <source>Integrated gradients</source>
             <translation>积分梯度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="337" />
+            <location filename="../../viz_app/widgets/map_view.py" line="342" />
             <source>Gradient × input</source>
             <translation>梯度 × 输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="339" />
+            <location filename="../../viz_app/widgets/map_view.py" line="344" />
             <source>{method} over the target prefix · step {step} / {total}</source>
             <translation>{method}：目标前缀 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="341" />
+            <location filename="../../viz_app/widgets/map_view.py" line="346" />
             <source>{method} over the source · step {step} / {total}</source>
             <translation>{method}：源句 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="352" />
+            <location filename="../../viz_app/widgets/map_view.py" line="357" />
             <source>earlier target token (decoder input)</source>
             <translation>之前的目标词元（解码器输入）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="352" />
+            <location filename="../../viz_app/widgets/map_view.py" line="357" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="129" />
+            <location filename="../../viz_app/widgets/map_view.py" line="137" />
             <source>{kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>{kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="235" />
+            <location filename="../../viz_app/widgets/map_view.py" line="240" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="235" />
+            <location filename="../../viz_app/widgets/map_view.py" line="240" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="242" />
+            <location filename="../../viz_app/widgets/map_view.py" line="247" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="416" />
+            <location filename="../../viz_app/widgets/map_view.py" line="421" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="128" />
+            <location filename="../../viz_app/widgets/map_view.py" line="136" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="246" />
+            <location filename="../../viz_app/widgets/map_view.py" line="251" />
             <source>{title} · switched OFF (adds nothing to the layer)</source>
             <translation>{title} · 已关闭（对该层输出没有贡献）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="250" />
+            <location filename="../../viz_app/widgets/map_view.py" line="255" />
             <source>Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}</source>
             <translation>值置零 · {kind} · 第 {layer} 层，全部头 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="254" />
+            <location filename="../../viz_app/widgets/map_view.py" line="259" />
             <source>‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="273" />
+            <location filename="../../viz_app/widgets/map_view.py" line="278" />
             <source>{title}
 rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{title}
 第 {r0}–{r1} 行（共 {rows} 行），第 {c0}–{c1} 列（共 {cols} 列）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="248" />
+            <location filename="../../viz_app/widgets/map_view.py" line="253" />
             <source>{title} · {n} of {total} heads OFF</source>
             <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="347" />
+            <location filename="../../viz_app/widgets/map_view.py" line="352" />
             <source>L{layer} H{head}</source>
             <translation>L{layer} H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="348" />
+            <location filename="../../viz_app/widgets/map_view.py" line="353" />
             <source>L{layer} mean</source>
             <translation>L{layer} 各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="350" />
+            <location filename="../../viz_app/widgets/map_view.py" line="355" />
             <source>{title} · agreement with {which}: ρ = {rho}</source>
             <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="359" />
+            <location filename="../../viz_app/widgets/map_view.py" line="364" />
             <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="259" />
+            <location filename="../../viz_app/widgets/map_view.py" line="264" />
             <source>{title} · {share} % from the source</source>
             <translation>{title} · {share}% 来自源句</translation>
         </message>
@@ -2405,92 +2405,92 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="97" />
+            <location filename="../../viz_app/window/layout.py" line="98" />
             <source>Open model…</source>
             <translation>打开模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="104" />
+            <location filename="../../viz_app/window/layout.py" line="105" />
             <source>Cancel loading</source>
             <translation>取消加载</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="127" />
+            <location filename="../../viz_app/window/layout.py" line="128" />
             <source>Sentence</source>
             <translation>句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="138" />
+            <location filename="../../viz_app/window/layout.py" line="139" />
             <source>All heads</source>
             <translation>所有注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="139" />
+            <location filename="../../viz_app/window/layout.py" line="140" />
             <source>Head statistics</source>
             <translation>注意力头统计</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="140" />
+            <location filename="../../viz_app/window/layout.py" line="141" />
             <source>Heads</source>
             <translation>注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="141" />
+            <location filename="../../viz_app/window/layout.py" line="142" />
             <source>Next token</source>
             <translation>下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="142" />
+            <location filename="../../viz_app/window/layout.py" line="143" />
             <source>Positional encoding</source>
             <translation>位置编码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="144" />
+            <location filename="../../viz_app/window/layout.py" line="145" />
             <source>What can I type?</source>
             <translation>可以输入什么？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="155" />
+            <location filename="../../viz_app/window/layout.py" line="156" />
             <source>Ablation</source>
             <translation>消融</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="158" />
+            <location filename="../../viz_app/window/layout.py" line="159" />
             <source>Model inspector</source>
             <translation>模型检视器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="159" />
+            <location filename="../../viz_app/window/layout.py" line="160" />
             <source>Train</source>
             <translation>训练</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="170" />
+            <location filename="../../viz_app/window/layout.py" line="183" />
             <source>no model</source>
             <translation>无模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="176" />
+            <location filename="../../viz_app/window/layout.py" line="189" />
             <source>Heads or the positional encoding are switched off: the model is not intact</source>
             <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="181" />
+            <location filename="../../viz_app/window/layout.py" line="194" />
             <source>Model activity</source>
             <translation>模型运行状态</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="181" />
+            <location filename="../../viz_app/window/layout.py" line="194" />
             <source>Loaded model</source>
             <translation>已加载的模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="182" />
+            <location filename="../../viz_app/window/layout.py" line="195" />
             <source>Device and number format</source>
             <translation>设备与数值格式</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="183" />
+            <location filename="../../viz_app/window/layout.py" line="196" />
             <source>Duration of the last model call</source>
             <translation>上一次模型调用的耗时</translation>
         </message>
@@ -2505,17 +2505,17 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>对齐连线（源句 → 译文）(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="91" />
+            <location filename="../../viz_app/window/main_window.py" line="99" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="206" />
+            <location filename="../../viz_app/window/main_window.py" line="215" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="207" />
+            <location filename="../../viz_app/window/main_window.py" line="216" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>

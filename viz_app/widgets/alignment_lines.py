@@ -110,6 +110,29 @@ def layout_lines(view: AlignmentView, line_unit: float) -> list[Line]:
     return sorted(lines, key=lambda line: line.weight)
 
 
+def _fonts(base: QFont, font_pt: float | None) -> tuple[QFont, QFont, QFont]:
+    """(the tokens' font at ``font_pt``, the title's: bold, the legend's and captions': 0.85 of it) for one view."""
+    font = QFont(base)
+    if font_pt:
+        font.setPointSizeF(font_pt)
+    title_font = QFont(font)
+    title_font.setBold(True)
+    small = QFont(font)
+    small.setPointSizeF(max(MIN_FONT_PT, font.pointSizeF() * 0.85))
+    return font, title_font, small
+
+
+def _legend() -> str:
+    return tr("AlignmentLines", "Line width and darkness = attention weight · source on top, target below")
+
+
+def _caption_width(small: QFont, pad: float) -> float:
+    """The column of the "source" / "target" captions left of the token boxes."""
+    metrics = QFontMetricsF(small)
+    return max(metrics.horizontalAdvance(tr("AlignmentLines", "source")),
+               metrics.horizontalAdvance(tr("AlignmentLines", "target"))) + pad
+
+
 def minimum_size(view: AlignmentView, base_font: QFont | None = None) -> tuple[int, int]:
     """The smallest picture (logical pixels) in which ``view`` keeps its own type size: every token whole in its
     box, the title on at most :data:`MAX_TITLE_LINES` lines, the legend on one, room for the lines between.
@@ -117,24 +140,14 @@ def minimum_size(view: AlignmentView, base_font: QFont | None = None) -> tuple[i
     An export grows to this (a slide-size ``font_pt`` on a 900-pixel canvas shrank the tokens to 7 pt under a
     huge title); the window does not, where the tokens shrink to fit the panel instead.
     """
-    font = QFont(base_font or QFont())
-    if view.font_pt:
-        font.setPointSizeF(view.font_pt)
-    metrics = QFontMetricsF(font)
+    font, title_font, small = _fonts(base_font or QFont(), view.font_pt)
+    metrics, title_metrics, small_metrics = QFontMetricsF(font), QFontMetricsF(title_font), QFontMetricsF(small)
     pad = metrics.height()
-    title_font = QFont(font)
-    title_font.setBold(True)
-    title_metrics = QFontMetricsF(title_font)
-    small = QFont(font)
-    small.setPointSizeF(max(MIN_FONT_PT, font.pointSizeF() * 0.85))
-    small_metrics = QFontMetricsF(small)
-    captions = (tr("AlignmentLines", "source"), tr("AlignmentLines", "target"))
-    caption_w = max(small_metrics.horizontalAdvance(word) for word in captions) + pad
+    caption_w = _caption_width(small, pad)
     places = max(len(view.source_tokens), view.slots, len(view.target_tokens), 1)
     widest = max((metrics.horizontalAdvance(t) for t in [*view.source_tokens, *view.target_tokens]), default=0.0)
     parts = view.title.replace("\n", " · ").split(" · ")
-    legend = tr("AlignmentLines", "Line width and darkness = attention weight · source on top, target below")
-    width = max(2 * pad + caption_w + places * (widest + 6), 2 * pad + small_metrics.horizontalAdvance(legend),
+    width = max(2 * pad + caption_w + places * (widest + 6), 2 * pad + small_metrics.horizontalAdvance(_legend()),
                 2 * pad + max(title_metrics.horizontalAdvance(part) for part in parts))
     title_lines = min(MAX_TITLE_LINES, len(wrap_at_separators(" · ".join(parts), title_metrics, width - 2 * pad)))
     box_h = max(metrics.height() * 1.5, small_metrics.height())
@@ -148,12 +161,8 @@ def paint_alignment(painter: QPainter, rect: QRectF, view: AlignmentView | None,
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
     painter.fillRect(rect, QColor(BACKGROUND))
-    font = QFont(base_font or painter.font())
-    if view is not None and view.font_pt:
-        font.setPointSizeF(view.font_pt)
+    font, title_font, small = _fonts(base_font or painter.font(), view.font_pt if view is not None else None)
     pad = QFontMetricsF(font).height()
-    title_font = QFont(font)
-    title_font.setBold(True)
     painter.setFont(title_font)
     painter.setPen(QColor(TEXT_COLOUR))
     if view is None or not view.target_tokens:
@@ -169,16 +178,13 @@ def paint_alignment(painter: QPainter, rect: QRectF, view: AlignmentView | None,
     title_rect = QRectF(rect.left() + pad, rect.top() + pad * 0.5, room,
                         pad * 0.4 + title_metrics.lineSpacing() * len(title_lines))
     painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, "\n".join(title_lines))
-    small = QFont(font)
-    small.setPointSizeF(max(MIN_FONT_PT, font.pointSizeF() * 0.85))
     painter.setFont(small)
     painter.setPen(QColor(MUTED_COLOUR))
-    legend = tr("AlignmentLines", "Line width and darkness = attention weight · source on top, target below")
     painter.drawText(QRectF(title_rect.left(), title_rect.bottom(), title_rect.width(), pad * 1.2),
                      Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                     QFontMetricsF(small).elidedText(legend, Qt.TextElideMode.ElideRight, title_rect.width()))
+                     QFontMetricsF(small).elidedText(_legend(), Qt.TextElideMode.ElideRight, title_rect.width()))
 
-    caption_w = QFontMetricsF(small).horizontalAdvance(tr("AlignmentLines", "target")) + pad
+    caption_w = _caption_width(small, pad)
     left = rect.left() + pad + caption_w
     width = rect.right() - pad - left
     n_targets = max(view.slots, len(view.target_tokens))

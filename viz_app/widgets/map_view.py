@@ -117,6 +117,14 @@ class HeatmapView:
         return self.matrix[:t], list(self.query_tokens[:t]), list(self.key_tokens)
 
 
+def check_layer_and_head(kind: str, layer: int, head: int | None, n_layers: int, n_heads: int) -> None:
+    """A ``ValueError`` in one line for a layer or head that ``kind`` attention does not have (None: the mean)."""
+    if not 0 <= layer < n_layers:
+        raise _range_error("layer", layer, n_layers, kind)
+    if head is not None and not 0 <= head < n_heads:
+        raise _range_error("head", head, n_heads, kind)
+
+
 def _range_error(what: str, value: int, n: int, kind: str) -> ValueError:
     if n == 0:
         return ValueError(f"{what} {value} is out of range: this model has no {kind} attention")
@@ -196,11 +204,8 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
     if spec.colormap not in COLORMAP_NAMES:
         raise ValueError(f"unknown colour map {spec.colormap!r}; choose from {', '.join(COLORMAP_NAMES)}")
     maps = trace.attention(spec.kind)
-    n_layers, n_heads = int(maps.shape[0]), int(maps.shape[1])
-    if not 0 <= spec.layer < n_layers:
-        raise _range_error("layer", spec.layer, n_layers, spec.kind)
-    if spec.head is not None and not 0 <= spec.head < n_heads:
-        raise _range_error("head", spec.head, n_heads, spec.kind)
+    n_heads = int(maps.shape[1])
+    check_layer_and_head(spec.kind, spec.layer, spec.head, int(maps.shape[0]), n_heads)
     total = trace.n_steps
     t = total if spec.step is None else int(spec.step)
     if not 0 <= t <= total:

@@ -354,6 +354,21 @@ def sinusoidal_table(max_len: int, d_model: int, layout: str = "interleaved", of
     return table.float()
 
 
+def is_sinusoid(table: torch.Tensor, layout: str = "interleaved") -> bool:
+    """Whether a checkpoint's ``[max_len, d_model]`` position table is the sinusoid of ``layout``, compared at the
+    file's precision.
+
+    Why a tolerance at all: the tutorials compute the table in float32 (their ``10000^(-2i/d)`` in another order of
+    operations), ~1e-4 from this float64 one at positions in the thousands; 2e-3 allows for that. A half-precision
+    save (Lightning's ``precision="bf16-true"``, ``model.half()``) then rounds every value to its dtype, by up to half
+    an ulp, i.e. ``eps / 2`` for values below 1 (bfloat16: 0.004): that is added, so a bfloat16 table is recognised
+    while a learned or shifted table (differences of order 1) still is not.
+    """
+    reference = sinusoidal_table(table.shape[0], table.shape[1], layout)
+    rounding = torch.finfo(table.dtype).eps / 2 if table.dtype in (torch.float16, torch.bfloat16) else 0.0
+    return torch.allclose(table.float(), reference, atol=2e-3 + rounding, rtol=0)
+
+
 class RelativePositionBias(nn.Module):
     """T5-style learned bias per head, indexed by the clipped relative distance ``key - query``."""
 

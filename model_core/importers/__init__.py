@@ -188,23 +188,52 @@ def _known_layout(keys: set[str]):
     return next((importer for importer in IMPORTERS if importer.matches(keys)), None)
 
 
-def unwrap_state_dict(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """``tensors`` without the prefixes wrappers add (``module.``, ``model.``, ``_orig_mod.``, also nested).
+def unwrap_state_dict(tensors: dict[str, torch.Tensor], lightning: bool = False) -> dict[str, torch.Tensor]:
+    """``tensors`` without the prefixes wrappers add (``module.``, ``model.``, ``_orig_mod.``, also nested), or the
+    sub-module a training wrapper holds the model in (a LightningModule's ``self.net = …``: ``net.``).
 
     A prefix is stripped only when every key has it and the stripped keys form a layout an importer knows
-    (a model whose own first submodule is called ``model`` keeps its names otherwise).
+    (a model whose own first submodule is called ``model`` keeps its names otherwise). In a Lightning checkpoint
+    (``lightning``) the module may hold more than the model (a loss with class weights, a metric's state): there the
+    one sub-module whose keys form a known layout is taken; two such (a teacher and a student) are refused.
     """
     if _known_layout(set(tensors)) is not None:
         return tensors
     current = tensors
     for _ in range(4):  # e.g. torch.compile over DataParallel: _orig_mod.module.
+        firsts = {k.split(".", 1)[0] for k in current}
         prefix = next((p for p in WRAPPER_PREFIXES if all(k.startswith(p) for k in current)), None)
+        if prefix is None and len(firsts) == 1 and all("." in k for k in current):
+            prefix = f"{next(iter(firsts))}."  # any one attribute holding everything (self.net, self.seq2seq)
         if prefix is None:
-            return tensors
+            return _one_known_submodule(current, lightning) or tensors
         current = {k[len(prefix):]: v for k, v in current.items()}
         if _known_layout(set(current)) is not None:
             return current
     return tensors
+
+
+def _one_known_submodule(tensors: dict[str, torch.Tensor], lightning: bool) -> dict[str, torch.Tensor] | None:
+    """In a Lightning checkpoint, the keys of the one first-level sub-module whose keys form a known layout (wrapper
+    prefixes inside it stripped too); None elsewhere or when there is none. Two are refused: which is the model?"""
+    if not lightning:
+        return None
+    groups: dict[str, dict[str, torch.Tensor]] = {}
+    for key, value in tensors.items():
+        head, dot, rest = key.partition(".")
+        if dot:
+            groups.setdefault(head, {})[rest] = value
+    known = {head: inner for head, group in groups.items()
+             if _known_layout(set(inner := unwrap_state_dict(group))) is not None}
+    if len(known) > 1:
+        names = ", ".join(f"self.{head}" for head in sorted(known))
+        raise CheckpointError(f"the Lightning module holds {len(known)} models ({names}); save the one to open with "
+                              f"torch.save(module.<name>.state_dict(), …)")
+    return next(iter(known.values()), None)
+
+
+#: keys of the dict Lightning's ``Trainer.save_checkpoint`` writes beside ``state_dict`` (any one tells)
+LIGHTNING_KEYS = ("pytorch-lightning_version", "hyper_parameters", "optimizer_states", "lr_schedulers", "loops")
 
 
 def _convert_state_dict(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions, device, dtype,
@@ -213,7 +242,10 @@ def _convert_state_dict(tensors: dict[str, torch.Tensor], path: Path, options: I
 
     ``saved``: what the checkpoint holds beside the weights (fairseq's ``args``/``cfg``, OpenNMT-py's ``opt``,
     ``generator`` and ``vocab``), for the importers that read it (``READS_SAVED``)."""
-    tensors = unwrap_state_dict(tensors)
+    try:
+        tensors = unwrap_state_dict(tensors, lightning=any(key in (saved or {}) for key in LIGHTNING_KEYS))
+    except CheckpointError as exc:
+        raise CheckpointError(f"{path.name}: {exc}") from exc
     importer = _known_layout(set(tensors))
     if importer is not None:
         try:

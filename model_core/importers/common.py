@@ -66,8 +66,9 @@ class NeedsHyperparameters(CheckpointError):
     """
 
     def __init__(self, path: Path, proposals: Mapping[str, Sequence[Any]], hints: Mapping[str, str] | None = None,
-                 offered: Sequence[str] = ()) -> None:
+                 offered: Sequence[str] = (), reason: str = "") -> None:
         self.path = path
+        self.reason = reason  # why the file could not tell, when there is more to say than "the weights do not say"
         self.proposals: dict[str, list[Any]] = {k: list(v) for k, v in proposals.items()}
         required = [k for k in self.proposals if k not in OPTIONAL_OPTIONS and k not in offered]
         self.missing: dict[str, Any] = {k: (self.proposals[k][0] if self.proposals[k] else None) for k in required}
@@ -77,7 +78,8 @@ class NeedsHyperparameters(CheckpointError):
                          for k in required)
         likely = "; ".join(f"likely {k}: {', '.join(map(str, v[:4]))}" for k, v in self.proposals.items()
                            if len(v) > 1 and k in required)
-        super().__init__(f"{path.name}: the weights do not say {names}; give them (e.g. {flags})" + (f" — {likely}" if likely else ""))
+        super().__init__(f"{path.name}: the weights do not say {names}; give them (e.g. {flags})" + (f" — {likely}" if likely else "")
+                         + (f" ({reason})" if reason else ""))
 
 
 def _placeholder(option: str) -> str:
@@ -154,7 +156,7 @@ class ImportOptions:
 
 
 def ask_unanswered(path: Path, options: ImportOptions, heads: list[int], norm_position: list[str] | None = None,
-                   offered: Mapping[str, list[str]] | None = None) -> None:
+                   offered: Mapping[str, list[str]] | None = None, reason: str = "") -> None:
     """Raise :class:`NeedsHyperparameters` for every answer a state_dict format cannot give and ``options`` lacks.
 
     ``heads``: proposals for the head count, most likely first (the projections are [d, d] whatever the split);
@@ -165,6 +167,7 @@ def ask_unanswered(path: Path, options: ImportOptions, heads: list[int], norm_po
     Once both vocabularies are known, the special-token roles their names leave open are asked in the same
     question (:func:`open_roles`). Whenever something is asked, the tokenization is offered too (optional,
     :func:`tokenization_proposals`), so the one dialog shows every choice that shapes the model's input.
+    ``reason``: why the vocabularies could not be found, said with the question when one of them is asked.
     """
     missing: dict[str, list] = {}
     if options.heads is None:
@@ -182,7 +185,8 @@ def ask_unanswered(path: Path, options: ImportOptions, heads: list[int], norm_po
     if missing and options.tokenization is None:
         missing["tokenization"] = tokenization_proposals(path, options)
     if missing:
-        raise NeedsHyperparameters(path, missing, offered=tuple(offers))
+        asks_vocab = "src_vocab" in missing or "tgt_vocab" in missing
+        raise NeedsHyperparameters(path, missing, offered=tuple(offers), reason=reason if asks_vocab else "")
 
 
 _SIDES = (("tgt_vocab", "target"), ("src_vocab", "source"))

@@ -180,12 +180,12 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     if not pre["encoder"] and any(final_norms.values()):
         raise _refuse(where, "post-norm layers and a final layer norm")
 
-    langs = (flat.get("source_lang"), flat.get("target_lang"))
+    langs, why = _language_pair(flat, path, (src_emb.shape[0], tgt_emb.shape[0]))
     beside = [path.parent / f"dict.{lang}.txt" if isinstance(lang, str) and lang and "/" not in lang else None for lang in langs]
     src_tokens = _vocabulary(options.src_vocab, beside[0], "source", where)
     tgt_tokens = _vocabulary(options.tgt_vocab, beside[1], "target", where)
     answered = replace(options, heads=n_heads, src_vocab=src_tokens, tgt_vocab=tgt_tokens, norm_position="pre")
-    ask_unanswered(path, answered, propose_heads(d_model))  # only what the file does not say: heads, dictionaries
+    ask_unanswered(path, answered, propose_heads(d_model), reason=why)  # only what the file does not say: heads, dictionaries
     assert src_tokens is not None and tgt_tokens is not None and n_heads is not None
     if n_heads <= 0 or d_model % n_heads:
         raise CheckpointError(f"{where}: d_model {d_model} is not divisible by {n_heads} heads")
@@ -237,6 +237,50 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
         src_add_bos=False, src_add_eos=True, pad_id=PAD_ID, bos_id=EOS_ID, eos_id=EOS_ID, unk_id=UNK_ID,
     )
     return build_bundle(config, out, src_tok, tgt_tok, path, "fairseq", device, dtype, _with_heads(options, n_heads))
+
+
+def _language_pair(flat: Mapping[str, Any], path: Path, rows: tuple[int, int]) -> tuple[tuple[Any, Any], str]:
+    """((source, target) language, why not) of the dictionaries beside the checkpoint: as the training settings name
+    them, else read from the ``dict.<lang>.txt`` files there when exactly two exist (fairseq's own IWSLT recipe trains
+    without ``--source-lang/--target-lang``: ``cfg.task`` names no pair, while ``fairseq-preprocess`` wrote both).
+
+    Which of the two is the source is told by the embeddings' row counts (fairseq pads each dictionary to a multiple of
+    8, so the sizes are those of the dictionaries) or does not matter (a joined dictionary: both files alike); when
+    neither tells, nothing is guessed: the reason comes back, for the question that asks for both."""
+    langs = (flat.get("source_lang"), flat.get("target_lang"))
+    if all(isinstance(lang, str) and lang for lang in langs):
+        return langs, ""
+    files = sorted(_dictionaries(path.parent), key=lambda f: f.name)
+    names = ", ".join(f.name for f in files[:4]) + (" …" if len(files) > 4 else "")
+    if len(files) != 2:
+        where = f"{len(files)} dict.<lang>.txt files are beside it ({names})" if files else "no dict.<lang>.txt file is beside it"
+        return langs, f"the checkpoint names no language pair (trained without --source-lang/--target-lang) and {where}"
+    found = [_DICT_NAME.fullmatch(f.name).group(1) for f in files]  # type: ignore[union-attr]
+    known = [lang if lang in found else None for lang in langs]
+    if known[0] or known[1]:  # one side named: the other dictionary is the other side
+        other = found[1] if (known[0] or known[1]) == found[0] else found[0]
+        return ((known[0], other) if known[0] else (other, known[1])), ""
+    tokens = [read_dictionary(f, "source") for f in files]
+    if tokens[0] == tokens[1]:
+        return (found[0], found[1]), ""  # a joined dictionary: the same tokens either way
+    fits = [(a, b) for a, b in ((0, 1), (1, 0)) if (len(tokens[a]), len(tokens[b])) == rows]
+    if len(fits) == 1:
+        return (found[fits[0][0]], found[fits[0][1]]), ""
+    sizes = " and ".join(f"{f.name} ({len(t):,} tokens)" for f, t in zip(files, tokens, strict=True))
+    why = ("which is the source cannot be told: both fit the embeddings" if fits
+           else f"neither order fits the embeddings' {rows[0]:,} source and {rows[1]:,} target rows")
+    return (None, None), f"the checkpoint names no language pair and of {sizes}, {why}"
+
+
+_DICT_NAME = re.compile(r"dict\.([^./\\]+)\.txt")
+
+
+def _dictionaries(folder: Path) -> list[Path]:
+    """The ``dict.<lang>.txt`` files in ``folder`` (regular files only)."""
+    try:
+        return [f for f in folder.iterdir() if _DICT_NAME.fullmatch(f.name) and f.is_file()]
+    except OSError:
+        return []
 
 
 def _positions(tensors: dict[str, torch.Tensor], flat: Mapping[str, Any], d_model: int, where: str) -> tuple[str, int, int]:

@@ -36,7 +36,7 @@ import torch
 
 from ..checkpoint import CheckpointError, ModelBundle, check_position_table, count_layers
 from ..config import ModelConfig
-from ..layers import sinusoidal_table
+from ..layers import is_sinusoid
 from ..tokenizers import ROLE_NAMES, Tokenizer
 from .common import ImportOptions, ask_unanswered, build_bundle, propose_heads, read_vocab, require, role_ids, vocab_tokenizers
 
@@ -217,7 +217,7 @@ def _positions(tensors: dict[str, torch.Tensor], opt: Mapping[str, Any], d_model
     check_position_table(table.shape[0], d_model, where, "the pe table's length")  # before computing one to compare
     named = _LAYOUTS.get(str(opt.get("position_encoding_type", "SinusoidalInterleaved")))
     for layout in ([named] if named else []) + ["interleaved", "concat"]:
-        if torch.allclose(table.float(), sinusoidal_table(table.shape[0], d_model, layout), atol=2e-3):
+        if is_sinusoid(table, layout):
             return "sinusoidal", layout, table.shape[0], table
     raise CheckpointError(f"{where}: the pe table is neither of OpenNMT-py's sinusoids (SinusoidalInterleaved, SinusoidalConcat)")
 

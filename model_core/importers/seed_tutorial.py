@@ -20,7 +20,7 @@ import torch
 
 from ..checkpoint import CheckpointError, ModelBundle, check_position_table, count_layers
 from ..config import ModelConfig
-from ..layers import sinusoidal_table
+from ..layers import is_sinusoid
 from .common import (
     ImportOptions,
     ask_unanswered,
@@ -91,7 +91,7 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
         pe = tensors["pos_encoding.pe"]
         table = pe.reshape(-1, pe.shape[-1])
         check_position_table(table.shape[0], table.shape[1], where, "pos_encoding.pe's length")  # before computing one to compare
-        if table.shape[1] != d_model or not torch.allclose(table.float(), sinusoidal_table(table.shape[0], d_model), atol=2e-3):
+        if table.shape[1] != d_model or not is_sinusoid(table):
             raise CheckpointError(f"{where}: pos_encoding.pe is not a sinusoidal table of width {d_model}")
         positional, max_len = "sinusoidal", table.shape[0]
     elif "position_embeddings.weight" in tensors:

@@ -369,6 +369,58 @@ def test_without_its_dictionaries_a_fairseq_checkpoint_asks_for_them(saved):
     assert bundle.src_tokenizer.vocab[4:7] == ["de0", "de1", "de2"]  # read as fairseq's format, specials first
 
 
+def _without_language_pair(reference, folder, src_lang, tgt_lang):
+    """fairseq's IWSLT recipe: ``fairseq-preprocess --source-lang … --target-lang …`` wrote both dictionaries, then
+    ``fairseq-train data-bin/…`` ran without the pair, so neither ``cfg.task`` nor the model's Namespace names it."""
+    state = fairseq_checkpoint(reference, model_args(source_lang=None, target_lang=None), style="cfg")
+    state["cfg"]["task"].update(source_lang=None, target_lang=None, data="data-bin/iwslt14.tokenized")
+    write_dictionary(folder / f"dict.{src_lang}.txt", SRC_WORDS)
+    write_dictionary(folder / f"dict.{tgt_lang}.txt", TGT_WORDS)
+    path = folder / "checkpoint_best.pt"
+    torch.save(state, path)
+    return path
+
+
+@pytest.mark.parametrize(("src_lang", "tgt_lang"), [("en", "fr"), ("fr", "en")])
+def test_without_a_language_pair_the_two_dictionaries_beside_it_are_read(tmp_path, src_lang, tgt_lang):
+    """Which dictionary is the source is told by the embeddings' rows, whichever name sorts first."""
+    torch.manual_seed(0)
+    reference = FairseqTransformer(4 + len(SRC_WORDS), 4 + len(TGT_WORDS)).eval()
+    path = _without_language_pair(reference, tmp_path, src_lang, tgt_lang)
+    bundle = open_model(path, device="cpu")
+    assert bundle.src_tokenizer.vocab[4:6] == ["de0", "de1"] and bundle.tgt_tokenizer.vocab[4:6] == ["en0", "en1"]
+    _compare(bundle, reference, ["de3", "de7", "de11"], ["en5", "en9"])
+
+
+def test_a_joined_dictionary_without_a_language_pair_is_read_either_way(tmp_path):
+    torch.manual_seed(0)
+    reference = FairseqTransformer(4 + len(TGT_WORDS), 4 + len(TGT_WORDS)).eval()
+    path = _without_language_pair(reference, tmp_path, "en", "fr")
+    write_dictionary(tmp_path / "dict.en.txt", TGT_WORDS)  # --joined-dictionary: both files alike
+    write_dictionary(tmp_path / "dict.fr.txt", TGT_WORDS)
+    bundle = open_model(path, device="cpu")
+    _compare(bundle, reference, ["en3", "en7"], ["en5", "en9"])
+
+
+def test_without_a_language_pair_what_cannot_be_told_is_asked_with_the_reason(tmp_path):
+    torch.manual_seed(0)
+    reference = FairseqTransformer(4 + len(SRC_WORDS), 4 + len(SRC_WORDS)).eval()
+    path = _without_language_pair(reference, tmp_path, "en", "fr")
+    write_dictionary(tmp_path / "dict.fr.txt", [f"fr{i}" for i in range(len(SRC_WORDS))])  # same size, other tokens
+    with pytest.raises(NeedsHyperparameters) as info:
+        open_model(path, device="cpu")
+    text = str(info.value)
+    assert set(info.value.missing) == {"src_vocab", "tgt_vocab"} and "\n" not in text
+    assert "no language pair" in text and "dict.en.txt (24 tokens) and dict.fr.txt (24 tokens)" in text
+    assert "which is the source cannot be told" in text
+    write_dictionary(tmp_path / "dict.de.txt", SRC_WORDS)  # three dictionaries: none is picked
+    with pytest.raises(NeedsHyperparameters, match=r"3 dict\.<lang>\.txt files are beside it \(dict\.de\.txt, dict\.en"):
+        open_model(path, device="cpu")
+    bundle = open_model(path, ImportOptions(src_vocab=str(tmp_path / "dict.en.txt"), tgt_vocab=str(tmp_path / "dict.de.txt")),
+                        device="cpu")
+    assert bundle.tgt_tokenizer.vocab[4] == "de0"
+
+
 @pytest.mark.parametrize(("change", "said"), [
     (dict(layernorm_embedding=True), "layernorm_embedding"),
     (dict(activation_fn="gelu_accurate"), "gelu_accurate"),

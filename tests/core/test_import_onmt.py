@@ -98,7 +98,7 @@ class MultiHeadedAttention(nn.Module):
             v = v.view(b, -1, 1, lk, d).repeat(1, 1, q.size(1) // h, 1, 1).view(b, q.size(1), lk, d)
         scores = (q / math.sqrt(self.d_head)) @ k.transpose(2, 3)
         scores = scores.float().masked_fill(mask.unsqueeze(1) if mask.dim() == 3 else mask, -1e18)
-        attn = torch.softmax(scores, -1)
+        attn = torch.softmax(scores, -1).to(query.dtype)  # as OpenNMT-py: softmax in float32, back to the model's dtype
         context = (attn @ v).transpose(1, 2).reshape(b, lq, -1)
         return self.final_linear(context), attn
 
@@ -286,6 +286,31 @@ def test_concat_positions_qkv_biases_gelu_and_grouped_kv_heads_match_opennmt(tmp
     c = bundle.config
     assert (c.n_kv_heads, c.sinusoid_layout, c.activation, c.n_encoder_layers) == (2, "concat", "gelu", 3)
     _compare(bundle, reference, ["de1", "de2", "de3", "de19"], ["en0", "en1"])
+
+
+@pytest.mark.parametrize("kind", ["SinusoidalInterleaved", "SinusoidalConcat"])
+def test_a_bfloat16_save_opens_and_computes_its_rounded_weights(tmp_path, kind):
+    """A model trained in bfloat16 is saved in bfloat16, its ``pe`` buffer too: the table, rounded by up to 0.004, is
+    still OpenNMT-py's sinusoid (compared at the file's precision). Opened in float32, the model computes exactly the
+    rounded weights (OpenNMT-py's forward of the same weights in float32 agrees to 1e-4, as for a float32 save). Opened
+    in bfloat16 it follows OpenNMT-py's bfloat16 forward, which rounds every intermediate too, to bfloat16's precision:
+    attention weights within 0.01, log-probabilities within 0.05."""
+    torch.manual_seed(2)
+    reference = OnmtTransformer(kind=kind).eval().to(torch.bfloat16)
+    path = tmp_path / "model_step_1000.pt"
+    save_like_onmt_train(reference, opt(position_encoding_type=kind), path)
+    assert torch.load(path, weights_only=False)["model"]["encoder.embeddings.make_embedding.pe.pe"].dtype == torch.bfloat16
+    bundle = open_model(path, device="cpu")
+    assert bundle.config.sinusoid_layout == {"SinusoidalInterleaved": "interleaved", "SinusoidalConcat": "concat"}[kind]
+    _compare(bundle, reference.float(), ["de4", "de9", "de0"], ["en3", "en11", "en27"])
+    source = bundle.encode_source("de4 de9 de0")
+    out_ids = [bundle.tgt_tokenizer.token_to_id(w) for w in ("en3", "en11", "en27")] + [EOS]
+    trace = teacher_forced_trace(open_model(path, device="cpu", dtype="bfloat16").model, source.ids, out_ids)
+    logprobs, *maps = reference.to(torch.bfloat16)(torch.tensor([source.ids]), torch.tensor([[BOS, *out_ids[:-1]]]))
+    np.testing.assert_allclose(trace.logprobs, logprobs[0].float().numpy(), atol=0.05, rtol=0)
+    for ours, theirs in zip((trace.encoder_self, trace.decoder_self, trace.cross), maps, strict=True):
+        for layer, their_map in zip(ours, theirs, strict=True):
+            np.testing.assert_allclose(layer, their_map[0].float().numpy(), atol=0.01, rtol=0)
 
 
 def test_an_opennmt_2_generator_is_read_too(saved):

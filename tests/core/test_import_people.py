@@ -8,6 +8,7 @@ computation (or with the same model saved plainly).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from test_import_tutorials import SeedTransformer, TutorialSeq2Seq, tutorial_voc
 from torch import nn
 
 from model_core import teacher_forced_trace
-from model_core.importers import ImportOptions, open_model
+from model_core.importers import CheckpointError, ImportOptions, open_model
 
 pytestmark = [pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"), pytest.mark.usefixtures("one_torch_thread")]
 SEED_SRC = ["<pad>", "<bos>", "<eos>", "<unk>"] + [f"s{i}" for i in range(26)]
@@ -72,6 +73,50 @@ def test_lightning_and_compiled_prefixes_are_stripped(tmp_path, prefix):
     other = open_model(tmp_path / "wrapped.pth", options, device="cpu")
     assert other.format == "seed-tutorial"
     assert_same_trace(plain, other, [1, 5, 6, 7, 2], [9, 10, 2])
+
+
+class LitTranslator(nn.Module):
+    """A LightningModule as its users write one (Lightning itself is not needed to save what it saves): the model under
+    an attribute of their choosing, a loss with class weights (a buffer in the state_dict), maybe a second model."""
+
+    def __init__(self, attribute: str, teacher: bool = False):
+        super().__init__()
+        setattr(self, attribute, SeedTransformer())
+        self.criterion = nn.CrossEntropyLoss(weight=torch.ones(len(SEED_TGT)))
+        if teacher:
+            self.teacher = SeedTransformer()
+
+
+def _lightning_save(module: nn.Module, path) -> None:
+    """What ``Trainer.save_checkpoint`` writes: the module's state_dict beside Lightning's own entries."""
+    torch.save({"epoch": 4, "global_step": 800, "pytorch-lightning_version": "2.4.0", "state_dict": module.state_dict(),
+                "loops": {}, "optimizer_states": [], "lr_schedulers": [], "hyper_parameters": {"n_heads": 4},
+                "src_vocab": SEED_SRC, "tgt_vocab": SEED_TGT}, path)
+
+
+@pytest.mark.parametrize("attribute", ["net", "seq2seq"])
+def test_a_lightning_module_whose_model_is_not_called_model_opens(tmp_path, attribute):
+    torch.manual_seed(1)
+    module = LitTranslator(attribute).eval()
+    model = getattr(module, attribute)
+    torch.save({"model_state_dict": model.state_dict(), "src_vocab": SEED_SRC, "tgt_vocab": SEED_TGT}, tmp_path / "plain.pth")
+    _lightning_save(module, tmp_path / "last.ckpt")
+    assert any(k.startswith("criterion.") for k in module.state_dict())  # more than the model under the module
+    options = ImportOptions(norm_position="pre")
+    plain = open_model(tmp_path / "plain.pth", replace(options, heads=4), device="cpu")
+    lit = open_model(tmp_path / "last.ckpt", options, device="cpu")
+    assert lit.format == "seed-tutorial"
+    assert_same_trace(plain, lit, [1, 5, 6, 7, 2], [9, 10, 2])
+    _lightning_save(model, tmp_path / "only.ckpt")  # self.net alone: every key under one attribute
+    assert_same_trace(plain, open_model(tmp_path / "only.ckpt", options, device="cpu"), [1, 5, 6, 7, 2], [9, 10, 2])
+
+
+def test_a_lightning_module_holding_two_models_says_which_it_holds(tmp_path):
+    torch.manual_seed(1)
+    _lightning_save(LitTranslator("net", teacher=True), tmp_path / "distil.ckpt")
+    with pytest.raises(CheckpointError) as info:
+        open_model(tmp_path / "distil.ckpt", ImportOptions(norm_position="pre"), device="cpu")
+    assert "distil.ckpt: the Lightning module holds 2 models (self.net, self.teacher)" in str(info.value)
 
 
 def test_a_prefix_not_on_every_key_is_not_stripped(tmp_path):

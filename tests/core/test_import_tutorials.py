@@ -111,7 +111,7 @@ def hooked_attention(model: TutorialSeq2Seq, src, trg, tgt_mask):
     enc = [weights[id(layer.self_attn)][0] for layer in t.encoder.layers]
     dec = [weights[id(layer.self_attn)][0] for layer in t.decoder.layers]
     cross = [weights[id(layer.multihead_attn)][0] for layer in t.decoder.layers]
-    return [torch.stack(a).numpy() for a in (enc, dec, cross)]
+    return [torch.stack(a).float().numpy() for a in (enc, dec, cross)]
 
 
 def tutorial_vocab(n: int, prefix: str) -> list[str]:
@@ -195,6 +195,52 @@ def test_pytorch_tutorial_pre_norm_and_gelu_import_exactly_when_said(tutorial_ch
     bundle = open_model(saved, ImportOptions(src_vocab=options.src_vocab, tgt_vocab=options.tgt_vocab), device="cpu")
     _compare_with_tutorial(bundle, reference)
     assert _notice_codes(bundle) == []
+
+
+def _bf16_forward(reference, src_ids, out_ids):
+    """(log-probabilities, maps) of the tutorial's own forward at the model's precision, in float32 numpy."""
+    src, trg = torch.tensor(src_ids)[:, None], torch.tensor([2, *out_ids[:-1]])[:, None]
+    mask = nn.Transformer.generate_square_subsequent_mask(len(out_ids)).to(next(reference.parameters()).dtype)
+    logprobs = torch.log_softmax(reference(src, trg, mask)[:, 0].float(), -1).numpy()
+    return logprobs, [np.asarray(m, dtype=np.float32) for m in hooked_attention(reference, src, trg, mask)]
+
+
+def test_a_bfloat16_lightning_save_opens_and_computes_its_rounded_weights(tutorial_checkpoint, tmp_path):
+    """Lightning's ``precision="bf16-true"`` casts the whole module, its positional buffer too, to bfloat16 and saves
+    it so: the table, rounded by up to 0.004, is still the tutorial's sinusoid (compared at the file's precision).
+    Opened in float32, the model computes exactly those rounded weights (the tutorial's forward of the same weights in
+    float32 agrees to 1e-4, as for a float32 save; the tutorial's bfloat16 forward, which rounds every intermediate,
+    is up to 0.06 away in an attention weight). Opened in bfloat16 (``--dtype bfloat16``) it follows the tutorial's
+    bfloat16 forward to bfloat16's precision: attention weights within 0.01 (two ulps at 0.5; 0.006 seen), the
+    log-probabilities within 0.05 (0.03 seen), the operations' order being torch's own in neither case."""
+    _, _, options = tutorial_checkpoint
+    torch.manual_seed(0)
+    reference = TutorialSeq2Seq(2, 2, 32, 4, 30, 40).eval().to(torch.bfloat16)  # bf16-true: module.to(bfloat16)
+    path = tmp_path / "epoch=3-step=1200.ckpt"
+    torch.save({"epoch": 3, "global_step": 1200, "pytorch-lightning_version": "2.4.0",
+                "state_dict": {f"model.{k}": v for k, v in reference.state_dict().items()},
+                "hyper_parameters": {"nhead": 4}, "optimizer_states": [], "lr_schedulers": []}, path)
+    assert reference.positional_encoding.pos_embedding.dtype == torch.bfloat16
+    bundle = open_model(path, ImportOptions(src_vocab=options.src_vocab, tgt_vocab=options.tgt_vocab), device="cpu")
+    assert bundle.format == "pytorch-tutorial" and bundle.model.pe_table.dtype == torch.float32
+    _compare_with_tutorial(bundle, reference.float())  # the same bf16 weights, in float32: as exact as a float32 save
+    src_ids, out_ids = [2, 10, 11, 12, 13, 3], [20, 21, 22, 3]
+    at_file_precision = open_model(path, ImportOptions(src_vocab=options.src_vocab, tgt_vocab=options.tgt_vocab), device="cpu",
+                                   dtype="bfloat16")
+    trace = teacher_forced_trace(at_file_precision.model, src_ids, out_ids)
+    logprobs, maps = _bf16_forward(reference.to(torch.bfloat16), src_ids, out_ids)
+    np.testing.assert_allclose(trace.logprobs, logprobs, atol=0.05, rtol=0)
+    for mine, theirs in zip((trace.encoder_self, trace.decoder_self, trace.cross), maps, strict=True):
+        np.testing.assert_allclose(mine, theirs, atol=0.01, rtol=0)
+
+
+def test_a_table_that_is_not_the_sinusoid_is_still_refused_in_bfloat16(tutorial_checkpoint, tmp_path):
+    reference, _, options = tutorial_checkpoint
+    state = {k: v.to(torch.bfloat16) for k, v in reference.state_dict().items()}
+    state["positional_encoding.pos_embedding"] = torch.roll(state["positional_encoding.pos_embedding"], 1, dims=0)
+    torch.save(state, tmp_path / "shifted.pt")
+    with pytest.raises(CheckpointError, match="not the tutorial's sinusoidal table"):
+        open_model(tmp_path / "shifted.pt", options, device="cpu")
 
 
 def test_tutorial_defaults_notice_names_only_what_was_assumed(tutorial_checkpoint):

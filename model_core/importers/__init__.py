@@ -138,6 +138,7 @@ def open_model(
         tensors, rest = _read_tensors(path), {}  # header checked against the file's bytes before any weight is read
         if not tensors:
             raise CheckpointError(f"{path.name}: contains no tensors")
+        tensors = retie_shared(tensors, read_metadata(path))
     else:
         tensors, rest = state_dict_from(load_pickle_safely(path), path)
     saved_vocabs = saved_vocabularies(rest)  # lists, {token: id} dicts, torchtext/OpenNMT-py/fairseq objects (recorded)
@@ -158,6 +159,18 @@ def open_model(
     if options.activation is None and "activation" in saved:
         options.activation = saved["activation"]
     return _convert_state_dict(tensors, path, options, device, dtype, rest)
+
+
+def retie_shared(tensors: dict[str, torch.Tensor], metadata: Mapping[str, str]) -> dict[str, torch.Tensor]:
+    """``tensors`` with the names ``safetensors.torch.save_model`` dropped put back, each the tensor it shared.
+
+    A tied model (the output layer sharing the target embedding) has one tensor under two names; safetensors stores
+    each tensor once, so ``save_model`` keeps one name and writes ``{dropped name: kept name}`` into the file's
+    metadata. Read back without that, the dropped name is a "missing weight"; with it, the model is re-tied as it was.
+    """
+    aliases = {dropped: kept for dropped, kept in metadata.items()
+               if isinstance(kept, str) and kept in tensors and dropped not in tensors and dropped != "format"}
+    return {**tensors, **{dropped: tensors[kept] for dropped, kept in aliases.items()}} if aliases else tensors
 
 
 #: the answers an importer of bare weights may need, as the command line spells them (common.ImportOptions)

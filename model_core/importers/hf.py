@@ -1197,6 +1197,19 @@ def _check_finite(path: Path, hf_model: nn.Module) -> None:
             raise CheckpointError(f"{path.name}: weight {name} contains NaN or infinite values")
 
 
+def _dtype_argument(version: str, dtype: torch.dtype) -> dict[str, torch.dtype]:
+    """The ``from_pretrained`` argument that builds the model in ``dtype`` (``dtype`` since transformers 4.56,
+    ``torch_dtype`` before).
+
+    Why at load rather than by ``.to(dtype)`` afterwards: transformers 5 builds a model in the dtype of its file, and
+    what it computes while building rather than reads (Marian's and Pegasus's sinusoidal table) is then computed at
+    that dtype: a float16 or bfloat16 save opened in float32 would carry a table rounded to 1e-3, where Hugging Face's
+    own float32 load (``dtype=torch.float32``) computes it in float32.
+    """
+    major, minor = (int(part) if part.isdigit() else 0 for part in [*version.split("."), "0"][:2])
+    return {"dtype" if (major, minor) >= (4, 56) else "torch_dtype": dtype}
+
+
 def load_hf_folder(
     path: str | Path, device: str | torch.device | None = "auto", dtype: str | torch.dtype | None = None,
 ) -> ModelBundle:
@@ -1232,6 +1245,7 @@ def load_hf_folder(
             hf_model, info = AutoModelForSeq2SeqLM.from_pretrained(
                 path, config=hf_config, local_files_only=True, trust_remote_code=False, attn_implementation="eager",
                 weights_only=True, output_loading_info=True, ignore_mismatched_sizes=True,
+                **_dtype_argument(transformers.__version__, want_dtype),
             )
         except pickle.UnpicklingError as exc:
             raise CheckpointError(_refused_pickle(path, exc)) from exc

@@ -259,6 +259,37 @@ def test_positions_are_the_models_own(hf_case):
         np.testing.assert_allclose(trace.relative_bias[row], expected, atol=1e-6)
 
 
+@pytest.mark.parametrize("family", ["marian", "bart", "t5"])
+@pytest.mark.parametrize("saved_dtype", [torch.float16, torch.bfloat16])
+def test_a_half_precision_save_opened_in_float32_is_hugging_faces_float32_load(tmp_path, family, saved_dtype):
+    """``model.to(torch.bfloat16).save_pretrained(…)``, opened in float32, is what ``from_pretrained(…, dtype=float32)``
+    makes of it: the same upcast weights, and Marian's sinusoidal table (computed while building, not read) computed in
+    float32, not at the file's precision (which was 3e-4 / 3e-3 off in float16 / bfloat16)."""
+    from transformers import AutoModelForSeq2SeqLM
+
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model, tok = BUILDERS[family](tmp_path)
+        folder = tmp_path / f"half-{family}"
+        model.eval().to(saved_dtype).save_pretrained(folder)
+        tok.save_pretrained(folder)
+        reference = AutoModelForSeq2SeqLM.from_pretrained(folder, dtype=torch.float32, attn_implementation="eager",
+                                                          local_files_only=True).eval()
+    bundle = open_model(folder, device="cpu")
+    assert bundle.model.dtype == torch.float32
+    trace = bundle.trace(SRC, TGT)
+    if family == "marian":
+        table = reference.model.encoder.embed_positions.weight
+        np.testing.assert_array_equal(trace.positional_encoding, table[: trace.positional_encoding.shape[0]].numpy())
+    ref = hf_reference(reference, folder, SRC, TGT)
+    t = trace.n_steps
+    np.testing.assert_allclose(trace.logprobs, ref["logprobs"][:t], atol=1e-5, rtol=0)
+    for name in ("encoder_self", "decoder_self", "cross"):
+        theirs = ref[name] if name == "encoder_self" else ref[name][:, :, :t, :t] if name == "decoder_self" else ref[name][:, :, :t]
+        np.testing.assert_allclose(getattr(trace, name), theirs, atol=1e-5, rtol=0, err_msg=name)
+
+
 def test_a_file_picked_inside_the_folder_opens_the_folder(hf_case):
     """A file dialog cannot choose folders: choosing the folder's weights or config.json opens the folder."""
     family, _model, folder, bundle = hf_case

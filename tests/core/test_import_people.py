@@ -253,6 +253,32 @@ def test_a_plain_safetensors_state_dict_opens_like_the_same_pt(tmp_path):
     assert_same_trace(pt, open_model(tmp_path / "dp.safetensors", options, device="cpu"), [2, 10, 11, 12, 3], [20, 21, 3])
 
 
+@pytest.mark.parametrize("layout", ["tutorial", "seed"])
+def test_a_tied_model_saved_with_safetensors_save_model_is_tied_again(tmp_path, layout):
+    """``safetensors.torch.save_model`` stores a shared tensor once, under one of its names, and notes the dropped name
+    in the metadata: the tied output layer and target embedding come back as one tensor, not as a missing weight."""
+    from safetensors import safe_open
+    from safetensors.torch import save_model
+
+    if layout == "tutorial":
+        model, options = _tutorial(tmp_path)
+        model.generator.weight = model.tgt_tok_emb.embedding.weight  # tied, as many tutorials' readers do
+        src_ids, out_ids = [2, 10, 11, 12, 3], [20, 21, 3]
+    else:
+        torch.manual_seed(1)
+        model = SeedTransformer().eval()
+        model.output_projection.weight = model.tgt_embedding.weight
+        options = ImportOptions(heads=4, norm_position="pre", src_vocab=SEED_SRC, tgt_vocab=SEED_TGT)
+        src_ids, out_ids = [1, 5, 6, 7, 2], [9, 10, 2]
+    torch.save(model.state_dict(), tmp_path / "tied.pt")  # torch.save keeps both names
+    save_model(model, str(tmp_path / "tied.safetensors"))
+    with safe_open(str(tmp_path / "tied.safetensors"), "pt") as f:
+        assert len(list(f.keys())) == len(model.state_dict()) - 1 and len(f.metadata()) == 1  # one name dropped, noted
+    pt = open_model(tmp_path / "tied.pt", options, device="cpu")
+    st = open_model(tmp_path / "tied.safetensors", options, device="cpu")
+    assert_same_trace(pt, st, src_ids, out_ids)
+
+
 def test_a_plain_safetensors_of_an_unknown_layout_says_so(tmp_path):
     from safetensors.torch import save_file
 

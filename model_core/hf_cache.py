@@ -83,6 +83,8 @@ def find_cached(name: str, cache: Path | None = None) -> Path | None:
     """The snapshot folder of repo ``name`` in the local cache (the revision ``main`` points to), or None.
 
     Only a snapshot holding a ``config.json`` counts (a repo of which only a README was fetched cannot open).
+    Without ``refs/main`` (a download of another revision: ``hf download NAME --revision v1.0``), the repo's only
+    snapshot is taken; with several, none is (:func:`not_cached_message` names them).
     Nothing is downloaded: ``try_to_load_from_cache`` reads ``refs/main`` and the snapshot folder only.
     """
     if not looks_like_repo_id(name):  # before importing the hub (0.3-0.5 s): a path or a demo name never is one
@@ -95,19 +97,71 @@ def find_cached(name: str, cache: Path | None = None) -> Path | None:
         found = hub.try_to_load_from_cache(name, "config.json", cache_dir=str(cache), revision="main", repo_type="model")
     except (ValueError, OSError):  # an unreadable cache, or a name the hub's own check refuses
         return None
-    if not isinstance(found, str):  # None (unknown) or the hub's "known not to exist" marker
+    if isinstance(found, str) and Path(found).parent.is_dir():
+        return Path(found).parent
+    repo = _repo_folder(name, cache)
+    if repo is None or (repo / "refs" / "main").is_file():  # main is there, its snapshot has no config.json
         return None
-    folder = Path(found).parent
+    snapshots = _snapshots(repo)
+    return snapshots[0] if len(snapshots) == 1 else None
+
+
+def _repo_folder(name: str, cache: Path) -> Path | None:
+    """``<cache>/models--org--name`` when it is a folder, else None."""
+    folder = cache / f"models--{name.replace('/', '--')}"
     return folder if folder.is_dir() else None
 
 
-def not_cached_message(name: str) -> str:
-    """The one line for a repo id that is neither a path, a bundled model, nor in the cache."""
+def _snapshots(repo: Path) -> list[Path]:
+    """The repo's snapshot folders that hold a ``config.json``, by name."""
+    try:
+        return sorted(f for f in (repo / "snapshots").iterdir() if f.is_dir() and (f / "config.json").is_file())
+    except OSError:
+        return []
+
+
+def _revision_names(repo: Path) -> dict[str, list[str]]:
+    """commit -> the refs (``refs/<name>`` files: branches, tags) that point to it."""
+    names: dict[str, list[str]] = {}
+    refs = repo / "refs"
+    try:
+        files = sorted(f for f in refs.rglob("*") if f.is_file())
+    except OSError:
+        return names
+    for ref in files:
+        try:
+            commit = ref.read_text(encoding="utf-8", errors="replace").strip()[:64]
+        except OSError:
+            continue
+        names.setdefault(commit, []).append(ref.relative_to(refs).as_posix())
+    return names
+
+
+def not_cached_message(name: str, bundled: str = "") -> str:
+    """The one line for a repo id that is neither a path, a bundled model, nor openable from the cache.
+
+    A repo cached at several revisions but not at ``main`` names them (and how to open one); a name without an
+    organisation (``bart-base``) also says how the hub names models, and which cached repo has that name, if one
+    does. ``bundled``: the bundled models' names, for a word that could have been one of them."""
+    known = f", not a bundled model (bundled: {bundled})" if bundled else ", not a bundled model"
     if _hub() is None:
-        return (f"{name}: no such file, not a bundled model, and Hugging Face names need the optional 'hf' extra "
-                f"(pip install 'attention-scope[hf]')")
-    return (f"{name}: no such file, not a bundled model, and not in the local Hugging Face cache ({cache_dir()}); "
-            f"download it first with: {download_hint(name)}")
+        return f"{name}: no such file{known}, and Hugging Face names need the optional 'hf' extra (pip install 'attention-scope[hf]')"
+    cache = cache_dir()
+    repo = _repo_folder(name, cache) if looks_like_repo_id(name) else None
+    snapshots = _snapshots(repo) if repo is not None else []
+    if len(snapshots) > 1:
+        refs = _revision_names(repo)  # type: ignore[arg-type]
+        listed = ", ".join(f"{s.name[:12]}" + (f" ({', '.join(refs[s.name])})" if refs.get(s.name) else "") for s in snapshots[:6])
+        return (f"{name}: in the local Hugging Face cache at {len(snapshots)} revisions but not at main ({listed}); open one by "
+                f"its folder: {snapshots[0]}")
+    line = f"{name}: no such file{known}, and not in the local Hugging Face cache ({cache})"
+    if "/" in name:
+        return f"{line}; download it first with: {download_hint(name)}"
+    same = [m.repo_id for m in list_cached(cache) if m.repo_id.split("/")[-1].lower() == name.lower()]
+    if same:
+        return f"{line}; the cache holds {' and '.join(same[:3])}: open it by that name"
+    return (f"{line}; a Hugging Face model is named organisation/name (e.g. facebook/bart-base): download it first with "
+            f"{download_hint('ORGANISATION/' + name)}")
 
 
 @dataclass(frozen=True)

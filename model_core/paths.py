@@ -103,14 +103,20 @@ def resolve_model_path(name_or_path: str | os.PathLike) -> Path:
         return bundled[str(name_or_path)]
     from . import hf_cache  # torch-free; huggingface_hub only when the word could be a repo id
 
+    names = ", ".join(bundled) or "none installed"
     if isinstance(name_or_path, str) and hf_cache.looks_like_repo_id(name_or_path):
         cached = hf_cache.find_cached(name_or_path)
         if cached is not None:
             return cached
         if "/" in name_or_path:  # "org/name": a repo id far more likely than a missing relative path
             raise CheckpointError(hf_cache.not_cached_message(name_or_path))
-    names = ", ".join(bundled) or "none installed"
+        if Path(name_or_path).suffix.lower() not in _FILE_SUFFIXES:  # bart-base, t5-small: maybe a model of the hub
+            raise CheckpointError(hf_cache.not_cached_message(name_or_path, bundled=names))
     raise CheckpointError(f"{name_or_path}: no such file, and not a bundled model (bundled: {names})")
+
+
+#: what a missing file's name ends in when it was meant as a file, not a Hugging Face name (no cache hint for those)
+_FILE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".safetensors", ".json", ".txt", ".npz", ".onnx", ".h5")
 
 
 # ----------------------------------------------------------------------------------------------- untrusted files

@@ -1213,8 +1213,22 @@ def _dtype_argument(version: str, dtype: torch.dtype) -> dict[str, torch.dtype]:
 def load_hf_folder(
     path: str | Path, device: str | torch.device | None = "auto", dtype: str | torch.dtype | None = None,
 ) -> ModelBundle:
-    """Load a ``save_pretrained`` folder of a supported encoder-decoder, offline and without running its code."""
+    """Load a ``save_pretrained`` folder of a supported encoder-decoder, offline and without running its code.
+
+    A snapshot of the hub cache is named after a commit (40 hex digits), which says nothing to its user: a refusal of
+    one names its repo id instead (``Helsinki-NLP/opus-mt-en-de: …``), as the opened model is shown."""
     path = Path(path)
+    repo_id = repo_id_of(path)
+    try:
+        return _load_hf_folder(path, device, dtype)
+    except CheckpointError as exc:
+        text = str(exc)
+        if repo_id is not None and len(exc.args) == 1 and text.startswith(f"{path.name}:"):
+            exc.args = (f"{repo_id}{text[len(path.name):]}",)  # the same exception (its class says what kind), renamed
+        raise
+
+
+def _load_hf_folder(path: Path, device: str | torch.device | None, dtype: str | torch.dtype | None) -> ModelBundle:
     if not path.is_dir():
         raise CheckpointError(f"{path}: not a folder (a Hugging Face model is a folder with config.json)")
     _check_folder_files(path)

@@ -170,3 +170,55 @@ def test_the_cached_encoder_decoders_are_listed_with_their_size(cache):
 def test_no_cache_lists_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "absent"))
     assert list_cached() == [] and find_cached(REPO) is None
+
+
+def test_a_revision_download_without_refs_main_opens_by_name_when_it_is_the_only_snapshot(cache):
+    """``hf download NAME --revision v1.0`` writes refs/v1.0, not refs/main: the one snapshot there is the model."""
+    repo = cache / "models--Helsinki-NLP--opus-mt-en-de"
+    (repo / "refs" / "main").rename(repo / "refs" / "v1.0")
+    snapshot = repo / "snapshots" / COMMIT
+    assert find_cached(REPO) == snapshot
+    bundle = open_model(REPO, device="cpu")
+    assert bundle.name == REPO and bundle.path == snapshot
+
+
+def test_several_revisions_without_main_are_named(cache, capsys):
+    repo = cache / "models--Helsinki-NLP--opus-mt-en-de"
+    (repo / "refs" / "main").rename(repo / "refs" / "v1.0")
+    other = "fedcba9876543210fedcba9876543210fedcba98"
+    shutil.copytree(repo / "snapshots" / COMMIT, repo / "snapshots" / other, symlinks=True)
+    assert find_cached(REPO) is None
+    with pytest.raises(CheckpointError) as info:
+        open_model(REPO, device="cpu")
+    text = str(info.value)
+    assert text.startswith(f"{REPO}: in the local Hugging Face cache at 2 revisions but not at main (")
+    assert f"{COMMIT[:12]} (v1.0)" in text and other[:12] in text and str(repo / "snapshots") in text and "\n" not in text
+    assert main(["info", "--model", REPO, "--device", "cpu"]) == 2
+    assert "2 revisions but not at main" in capsys.readouterr().err
+
+
+def test_a_name_without_an_organisation_gets_a_cache_hint(cache, capsys):
+    with pytest.raises(CheckpointError) as info:
+        open_model("bart-base", device="cpu")
+    text = str(info.value)
+    assert "not a bundled model" in text and f"not in the local Hugging Face cache ({cache})" in text and "\n" not in text
+    assert "organisation/name" in text and "hf download ORGANISATION/bart-base" in text
+    with pytest.raises(CheckpointError, match=rf"the cache holds {REPO}: open it by that name"):
+        open_model("opus-mt-en-de", device="cpu")  # cached under its organisation
+    with pytest.raises(CheckpointError) as info:
+        open_model("missing.pt", device="cpu")  # a file's name: no Hugging Face hint
+    assert "Hugging Face" not in str(info.value)
+
+
+def test_errors_about_a_cached_model_name_its_repo_id_not_its_snapshot(cache, marian_folder, tmp_path, capsys):
+    broken = tmp_path / "broken"
+    shutil.copytree(marian_folder[1], broken)
+    (broken / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}garbage")  # not safetensors
+    put_in_cache(cache, "someone/broken-mt", broken, commit="a" * 40)
+    with pytest.raises(CheckpointError) as info:
+        open_model("someone/broken-mt", device="cpu")
+    text = str(info.value)
+    assert text.startswith("someone/broken-mt: ") and "a" * 40 not in text
+    assert main(["info", "--model", "someone/broken-mt", "--device", "cpu"]) == 2
+    err = capsys.readouterr().err
+    assert "someone/broken-mt: " in err and "a" * 40 not in err

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import torch
 from safetensors.torch import save as safetensors_bytes
@@ -34,6 +34,9 @@ from .paths import bundled_models as bundled_models
 from .paths import resolve_model_path as resolve_model_path
 from .tokenizers import BOS, EOS, Tokenizer
 from .trace import Trace
+
+if TYPE_CHECKING:
+    from .importers.common import ImportOptions
 
 FORMAT = "attention-scope"
 FORMAT_VERSION = "1"
@@ -444,6 +447,33 @@ def _extra_from_metadata(meta: dict[str, str], label: str) -> dict[str, Any]:
 
 
 def load_model(
+    name_or_path: str | os.PathLike, device: str | torch.device | None = "auto", dtype: str | torch.dtype | None = None,
+    options: ImportOptions | None = None,
+) -> ModelBundle:
+    """Load a model in any format the app opens onto ``device``: the Python API's one entry point.
+
+    A bundled model's name, a native ``.safetensors``, a Hugging Face folder or cached repo id, or a checkpoint of
+    the tutorials, OpenNMT-py, fairseq, Lightning… (``options``: what such weights do not say, as
+    :func:`model_core.importers.open_model` takes them; it raises :class:`~model_core.importers.NeedsHyperparameters`
+    naming what is missing). Why one function: ``from model_core import load_model`` is what the README shows first,
+    and a user should not have to know which loader their file needs. A file no format recognises is read as a native
+    checkpoint, whose reader says best what is wrong with a damaged one.
+    """
+    from .importers import detect_format, open_model  # the importers build on this module: imported when used
+
+    path = resolve_model_path(name_or_path)
+    try:
+        fmt = detect_format(path)
+    except OverBudget:
+        raise
+    except CheckpointError:
+        fmt = "native"
+    if fmt != "native":
+        return open_model(path, options, device=device, dtype=dtype)
+    return load_native(path, device=device, dtype=dtype)
+
+
+def load_native(
     name_or_path: str | os.PathLike, device: str | torch.device | None = "auto", dtype: str | torch.dtype | None = None,
 ) -> ModelBundle:
     """Load a native checkpoint (or a bundled model by name) onto ``device``.

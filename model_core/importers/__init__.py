@@ -21,7 +21,7 @@ from ..checkpoint import (
     DamagedSafetensors,
     ModelBundle,
     _read_tensors,
-    load_model,
+    load_native,
     read_metadata,
     resolve_model_path,
 )
@@ -128,7 +128,7 @@ def open_model(
     path = resolve_model_path(name_or_path)
     fmt = detect_format(path)
     if fmt == "native":
-        return _note_unused(load_model(path, device=device, dtype=dtype), options, "options_unused")
+        return _note_unused(load_native(path, device=device, dtype=dtype), options, "options_unused")
     if fmt in ("hf-folder", "hf-file"):
         from .hf import load_hf_folder
 
@@ -273,4 +273,7 @@ def _convert_state_dict(tensors: dict[str, torch.Tensor], path: Path, options: I
             text = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
             raise CheckpointError(f"{path.name}: the weights do not form a model this app can build ({text})") from exc
     sample = ", ".join(sorted(tensors)[:4])
+    if {"src_embedding.weight", "tgt_embedding.weight"} <= set(tensors) and any(k.startswith("encoder_layers.") for k in tensors):
+        raise CheckpointError(f"{path.name}: this app's weight names, but not an Attention Scope checkpoint (its metadata "
+                              f"lacks 'format': '{FORMAT}', the configuration and the tokenizers); save it with save_model")
     raise CheckpointError(f"{path.name}: a PyTorch state_dict of an architecture this app does not know (keys like {sample})")

@@ -52,7 +52,12 @@ decoder self and cross: rows 0 … step-1), padded query rows skipped; each is a
   not move as the step changes). 0 = the head reads the "same place" in the source.
 * ``share_pad`` / ``share_eos`` / ``share_bos``: Σ_k a_qk over keys that are ``<pad>`` / ``<eos>``
   / ``<bos>`` (keys are source tokens for encoder and cross-attention, decoder inputs for decoder
-  self-attention). Heads that park their mass on ``<eos>`` are a well-known "no-op" pattern.
+  self-attention). Heads that park their mass on ``<eos>`` are a well-known "no-op" pattern. The
+  decoder's start token (decoder input 0) is never counted as ``<pad>``: Marian-like models start
+  decoding from ``<pad>``, and a head parked on the start would otherwise read as attending to padding.
+* decoder self-attention only, ``share_start``: the weight on decoder input 0, the start token
+  (``<bos>``, Marian's ``<pad>``, fairseq's ``</s>``, mBART's language code): the "sink" many decoder
+  heads park on.
 * cross-attention only, ``monotonicity``: Spearman's rank correlation between the query position
   and the position of its strongest key (argmax), over the visible rows (ties get average ranks).
   1 = the head walks through the source left to right, −1 = right to left. NaN with fewer than 2
@@ -87,9 +92,11 @@ from .vocab import APP_SPECIALS, KINDS
 
 # ----------------------------------------------------------------------------- metric metadata
 METRICS: tuple[str, ...] = (
-    "entropy", "max_weight", "mean_distance", "share_pad", "share_eos", "share_bos", "monotonicity", "coverage",
+    "entropy", "max_weight", "mean_distance", "share_pad", "share_eos", "share_bos", "share_start", "monotonicity", "coverage",
 )
 CROSS_ONLY_METRICS: tuple[str, ...] = ("monotonicity", "coverage")
+#: the metrics of one kind only, and that kind (every other metric applies to every kind)
+METRIC_KIND: dict[str, str] = {"monotonicity": "cross", "coverage": "cross", "share_start": "decoder_self"}
 METRIC_LABELS: dict[str, str] = {
     "entropy": "entropy (nats)",
     "max_weight": "max weight",
@@ -97,6 +104,7 @@ METRIC_LABELS: dict[str, str] = {
     "share_pad": "share on <pad>",
     "share_eos": "share on <eos>",
     "share_bos": "share on <bos>",
+    "share_start": "share on start",
     "monotonicity": "monotonicity (Spearman)",
     "coverage": "source coverage",
 }
@@ -107,12 +115,18 @@ FIXED_RANGES: dict[str, tuple[float, float]] = {
     "share_pad": (0.0, 1.0),
     "share_eos": (0.0, 1.0),
     "share_bos": (0.0, 1.0),
+    "share_start": (0.0, 1.0),
     "monotonicity": (-1.0, 1.0),
     "coverage": (0.0, 1.0),
 }
 KEY_SCALED_RANGES: dict[str, str] = {"entropy": "0 .. ln(n_keys)", "mean_distance": "0 .. n_keys - 1"}
 
 PROBLEM_CODES: tuple[str, ...] = ("axis-mismatch", "nan", "blocked-mass", "row-sum")
+
+
+def metric_applies(metric: str, kind: str) -> bool:
+    """Whether ``kind`` has ``metric`` (monotonicity and coverage: cross-attention; share on start: decoder self)."""
+    return METRIC_KIND.get(metric, kind) == kind
 
 
 def metric_range(metric: str, n_keys: int) -> tuple[float, float]:
@@ -267,10 +281,11 @@ class HeadStats:
     ranges: dict[str, tuple[float, float]]
     monotonicity: np.ndarray | None = None
     coverage: np.ndarray | None = None
+    share_start: np.ndarray | None = None
 
     @property
     def metrics(self) -> tuple[str, ...]:
-        """The metric names this kind has (cross-attention has two more)."""
+        """The metric names this kind has (cross-attention has two more, decoder self-attention one)."""
         return tuple(m for m in METRICS if getattr(self, m) is not None)
 
     @property
@@ -317,6 +332,9 @@ def _rows(trace: Trace, kind: str, step: int, specials: Mapping[str, str]) -> _R
         "share_eos": k_tokens == specials.get("eos"),
         "share_bos": k_tokens == specials.get("bos"),
     }
+    if kind == "decoder_self" and len(k_pad):
+        masks["share_pad"][0] = bool(k_pad[0])  # the start token (Marian's is <pad>) is not padding
+        masks["share_start"] = np.arange(len(k_pad)) == 0
     contiguous = len(queries) == 0 or queries[-1] - queries[0] + 1 == len(queries)
     select = slice(int(queries[0]), int(queries[-1]) + 1) if len(queries) and contiguous else queries
     return _Rows(queries, select, np.asarray(trace.allowed(kind), bool)[queries], distance, masks, ~k_pad)
@@ -395,13 +413,15 @@ def head_stats(trace: Trace, kind: str, step: int | None = None, src_specials: M
     max_entropy = float(np.log(np.maximum(allowed_keys, 1)).mean()) if n else math.nan
     ranges = {m: metric_range(m, n_keys) for m in METRICS}
     extra: dict[str, Any] = {}
+    if kind == "decoder_self":
+        extra["share_start"] = stacked("share_start")
     if kind == "cross":
         extra["coverage"] = stacked("coverage")
         rho = _spearman_against_order(argmax.reshape(n_layers * n_heads, n), n_keys)
         extra["monotonicity"] = rho.reshape(n_layers, n_heads)
     return HeadStats(
         kind=kind, step=step, n_rows=n, n_keys=n_keys, max_entropy=max_entropy, ranges=ranges,
-        **{m: stacked(m) for m in METRICS if m not in CROSS_ONLY_METRICS}, **extra,
+        **{m: stacked(m) for m in METRICS if METRIC_KIND.get(m) is None}, **extra,
     )
 
 

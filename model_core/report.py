@@ -7,7 +7,8 @@ keeps, per kind × layer × head, only running sums: memory grows with the batch
 corpus (the pairs are pulled lazily and only the few most unusual sentences per head are kept).
 
 The statistics are those of :mod:`model_core.analysis` (``head_stats`` of the sentence's whole
-trace: entropy, max weight, mean distance, shares of ``<pad>``/``<eos>``/``<bos>``, and for
+trace: entropy, max weight, mean distance, shares of ``<pad>``/``<eos>``/``<bos>``, for decoder
+self-attention the share on the start token (never counted as ``<pad>``, which Marian starts from), and for
 cross-attention monotonicity and coverage), computed on the batched maps on the device; a sentence
 contributes its own row mean, and a head's corpus value is the mean over sentences (NaN sentences,
 e.g. monotonicity of a one-token target, left out). ``tests/core/test_report.py`` holds the two
@@ -40,7 +41,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .analysis import _spearman_against_order
+from .analysis import _spearman_against_order, metric_applies
 from .batched import ForcedBatch, chunks, encode_pair, forced_batch, target_logprob, text_lines
 from .vocab import KINDS, Ablation
 
@@ -50,7 +51,8 @@ if TYPE_CHECKING:
 
 #: the per-sentence statistics, in the order of ``heads.csv`` (the analysis metrics, for ids)
 SENTENCE_METRICS: tuple[str, ...] = (
-    "entropy", "max_weight", "mean_distance", "share_pad", "share_eos", "share_bos", "monotonicity", "coverage",
+    "entropy", "max_weight", "mean_distance", "share_pad", "share_eos", "share_bos", "share_start", "monotonicity",
+    "coverage",
 )
 CROSS_ONLY: frozenset[str] = frozenset({"monotonicity", "coverage"})
 #: the columns of heads.csv
@@ -106,8 +108,13 @@ def batch_statistics(batch: ForcedBatch, pad_id: int, eos_id: int, bos_id: int) 
             "mean_distance": torch.einsum("lbhqk,bqk->lbhq", a, distance.expand(a.shape[1], -1, -1)),
         }
         for name, key_id in (("share_pad", pad_id), ("share_eos", eos_id), ("share_bos", bos_id)):
-            mask = ((k_ids == key_id) | ~k_real).to(a.dtype) if name == "share_pad" else (k_ids == key_id).to(a.dtype)
-            values[name] = torch.einsum("lbhqk,bk->lbhq", a, mask)
+            mask = ((k_ids == key_id) | ~k_real) if name == "share_pad" else (k_ids == key_id)
+            if name == "share_pad" and kind == "decoder_self":
+                mask = mask.clone()
+                mask[:, 0] = ~k_real[:, 0]  # the start token (Marian's is <pad>) is not padding
+            values[name] = torch.einsum("lbhqk,bk->lbhq", a, mask.to(a.dtype))
+        if kind == "decoder_self":
+            values["share_start"] = a[..., 0]  # decoder input 0: the start token
         stats = {name: _masked_mean(v, q_real).cpu().numpy().astype(np.float64) for name, v in values.items()}
         if kind == "cross":
             received = (a * q_real.to(a.dtype)[None, :, None, :, None]).sum(3)  # [L, B, H, K]
@@ -259,7 +266,7 @@ def build_report(
 
     c = bundle.config
     n_layers = {"encoder_self": c.n_encoder_layers, "decoder_self": c.n_decoder_layers, "cross": c.n_decoder_layers}
-    running = {kind: _Running.empty([m for m in SENTENCE_METRICS if kind == "cross" or m not in CROSS_ONLY]
+    running = {kind: _Running.empty([m for m in SENTENCE_METRICS if metric_applies(m, kind)]
                                     + ["ablation_dlogp"], n_layers[kind], c.n_heads) for kind in KINDS}
     notes: list[str] = []
     reader = AlignmentReader(bundle) if gold is not None else None

@@ -139,7 +139,7 @@ def html_text(report: CorpusReport) -> str:
 
 
 PICTURES_TABLE: tuple[str, ...] = ("entropy", "max_weight", "mean_distance", "share_pad", "share_eos", "share_bos",
-                                   "monotonicity", "coverage", "aer", "ablation_dlogp")
+                                   "share_start", "monotonicity", "coverage", "aer", "ablation_dlogp")
 
 
 def write_report(report: CorpusReport, folder: str | os.PathLike, *, overwrite: bool = False) -> list[Path]:

@@ -109,14 +109,17 @@ def test_cross_only_metrics_are_disabled_for_the_other_kinds(qtbot, stats):
     assert w.levels() == (-1.0, 1.0)
     model = w.metric_picker.model()
     assert isinstance(model, QStandardItemModel)
-    assert all(model.item(i).isEnabled() for i in range(len(METRICS)))
+    assert [m for i, m in enumerate(METRICS) if not model.item(i).isEnabled()] == ["share_start"]  # decoder self only
     w.set_kind("decoder_self")  # monotonicity has no meaning there: back to entropy
     assert w.shown_metric() == "entropy"
     enabled = {m: model.item(i).isEnabled() for i, m in enumerate(METRICS)}
     assert {m for m, on in enabled.items() if not on} == set(CROSS_ONLY_METRICS)
-    assert "monotonicity" not in w.table_columns() and "entropy" in w.table_columns()
+    assert "monotonicity" not in w.table_columns() and "entropy" in w.table_columns() and "share_start" in w.table_columns()
     w.set_metric("coverage")  # asking for a cross-only metric shows cross-attention
     assert w.shown_kind() == "cross" and w.shown_metric() == "coverage"
+    assert "share_start" not in w.table_columns()
+    w.set_metric("share_start")  # and the share on the start token, decoder self-attention
+    assert w.shown_kind() == "decoder_self" and w.shown_metric() == "share_start"
 
 
 def test_clicking_a_cell_chooses_that_head(qtbot, stats):
@@ -166,7 +169,7 @@ def test_table_rows_and_numeric_sort(qtbot, stats):
     s = stats["cross"]
     n_layers, n_heads = s.shape
     assert w.table_row_count() == n_layers * n_heads
-    assert w.table_columns() == ["layer", "head", *METRICS]
+    assert w.table_columns() == ["layer", "head", *(m for m in METRICS if m != "share_start")]
     for metric in ("entropy", "mean_distance", "monotonicity"):
         values = s.metric(metric)
         expected = sorted(((layer, head) for layer in range(n_layers) for head in range(n_heads)),

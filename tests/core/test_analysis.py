@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from model_core import DecodeSession, DecodingSettings, Trace, teacher_forced_trace
 from model_core.analysis import (
-    CROSS_ONLY_METRICS,
     FIXED_RANGES,
     METRICS,
     PROBLEM_CODES,
@@ -23,6 +22,7 @@ from model_core.analysis import (
     decoder_rollout,
     encoder_rollout,
     head_stats,
+    metric_applies,
     metric_range,
     stats_table,
     trace_rollout,
@@ -344,7 +344,7 @@ def test_model_trace_stats_stay_inside_their_ranges():
             assert (values >= lo - 1e-6).all() and (values <= hi + 1e-6).all(), (kind, m)
         assert (s.entropy <= s.max_entropy + 1e-5).all()
         np.testing.assert_allclose(s.share_pad, 0.0, atol=1e-7)  # a correct model never looks at padding
-        expected = set(METRICS) if kind == "cross" else set(METRICS) - set(CROSS_ONLY_METRICS)
+        expected = {m for m in METRICS if metric_applies(m, kind)}
         assert set(s.metrics) == expected
     assert stats["encoder_self"].n_rows == 5  # 7 source tokens, 2 padded
     assert stats["cross"].n_rows == 3

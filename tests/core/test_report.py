@@ -4,6 +4,7 @@ never held, the ablation column against the one run pipeline, and the files."""
 from __future__ import annotations
 
 import csv
+import io
 import math
 import warnings
 
@@ -179,3 +180,34 @@ def test_a_written_report_reads_back_for_the_window(tmp_path):
         read_report(tmp_path)
     with pytest.raises(ValueError, match="not a report folder"):
         read_report(tmp_path / "elsewhere")
+
+
+def test_a_model_that_starts_decoding_from_pad_has_its_start_apart_from_padding(tmp_path, tmp_path_factory):
+    """Marian (decoder start token = <pad>): attention to the start token is "share on start", never "share on <pad>",
+    in the report card as in the window's statistics, which stay equal sentence by sentence."""
+    pytest.importorskip("transformers")
+    from model_core.tokenizers import specials_of
+    from tests.core.test_import_hf import LINES, saved_case
+
+    *_, bundle = saved_case("marian", tmp_path_factory)
+    assert bundle.config.bos_id == bundle.config.pad_id
+    pairs = [(LINES[i], LINES[4 + i % 3]) for i in range(4)]  # sentences of several lengths: padded batches
+    report = build_report(bundle, pairs, batch_size=3, ablation=False)
+    specials = specials_of(bundle.src_tokenizer), specials_of(bundle.tgt_tokenizer)  # the window's, for Marian's names
+    per_sentence = [all_head_stats(bundle.trace(src, tgt), None, *specials) for src, tgt in pairs]
+    assert per_sentence[0]["decoder_self"].metrics.count("share_start") == 1
+    for kind in KINDS:
+        # share_bos apart: the report counts config.bos_id (Marian's start, <pad>), the window the tokenizer's <bos>
+        # (Marian has none); the start token has its own column now
+        for metric in (m for m in per_sentence[0][kind].metrics if m != "share_bos"):
+            expected = np.nanmean(np.stack([s[kind].metric(metric) for s in per_sentence]), 0)
+            np.testing.assert_allclose(report.grid(kind, metric), expected, atol=2e-5, err_msg=f"{kind} {metric}")
+    start = report.grid("decoder_self", "share_start")
+    assert (start > 0.05).all()  # every head puts weight on the start token (row 0 puts all of it there)
+    np.testing.assert_allclose(report.grid("decoder_self", "share_pad"), 0.0, atol=1e-6)  # none of it is padding
+    assert np.isnan(report.grid("cross", "share_start")).all() and np.isnan(report.grid("encoder_self", "share_start")).all()
+    written = write_report(report, tmp_path / "card")
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "card" / "heads.csv").read_text(encoding="utf-8"))))
+    assert list(rows[0]) == list(COLUMNS) and COLUMNS.index("share_start") == COLUMNS.index("share_bos") + 1
+    assert all((row["share_start"] == "") == (row["kind"] != "decoder_self") for row in rows)
+    assert "<th>share_start</th>" in (tmp_path / "card" / "report.html").read_text(encoding="utf-8") and len(written) == 3

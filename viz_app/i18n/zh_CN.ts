@@ -1278,123 +1278,137 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
         <message>
             <location filename="../../viz_app/widgets/head_stats.py" line="55" />
+            <source>share on start</source>
+            <translation>起始符占比</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/head_stats.py" line="56" />
             <source>monotonicity (Spearman)</source>
             <translation>单调性（Spearman）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="56" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="57" />
             <source>source coverage</source>
             <translation>源句覆盖度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="60" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="61" />
             <source>How spread out each query's attention is: 0 = one key takes everything, ln(number of keys) = uniform.</source>
             <translation>每个查询的注意力有多分散：0 = 全部落在一个键上，ln(键的个数) = 均匀分布。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="62" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="63" />
             <source>The largest weight in each query row: 1 = the head looks at a single key.</source>
             <translation>每个查询行中最大的权重：1 = 这个头只看一个键。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="63" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="64" />
             <source>How far from the query's own position the head looks (for cross-attention: from the length-scaled diagonal of the source).</source>
             <translation>这个头看向离查询自身位置多远的地方（交叉注意力：按长度缩放后离源句对角线多远）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="65" />
-            <source>The attention mass put on &lt;pad&gt; keys.</source>
-            <translation>落在 &lt;pad&gt; 键上的注意力总量。</translation>
+            <location filename="../../viz_app/widgets/head_stats.py" line="66" />
+            <source>The attention mass put on &lt;pad&gt; keys (the decoder's start token never counts, even where it is &lt;pad&gt;, as in Marian models).</source>
+            <translation>落在 &lt;pad&gt; 键上的注意力总量（解码器的起始符不计入，即使它就是 &lt;pad&gt;，如 Marian 模型）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="66" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="68" />
             <source>The attention mass put on &lt;eos&gt; keys: heads that park there often do nothing.</source>
             <translation>落在 &lt;eos&gt; 键上的注意力总量：把注意力“停放”在那里的头往往什么也没做。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="67" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="69" />
             <source>The attention mass put on &lt;bos&gt; keys.</source>
             <translation>落在 &lt;bos&gt; 键上的注意力总量。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="68" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="70" />
+            <source>Decoder self-attention: the attention mass put on the decoder's start token, where many heads park when they have nothing to do.</source>
+            <translation>解码器自注意力：落在解码器起始符上的注意力总量；许多头在无事可做时会把注意力“停放”在那里。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/head_stats.py" line="72" />
             <source>Whether the head walks through the source left to right (1), right to left (−1) or in no order (0).</source>
             <translation>这个头是从左到右（1）、从右到左（−1）还是无序（0）地经过源句。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="70" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="74" />
             <source>The fraction of the source that has received one unit of attention so far.</source>
             <translation>到目前为止，源句中已累计获得一个单位注意力的部分所占的比例。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="278" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="282" />
             <source>Which attention the statistics describe</source>
             <translation>统计的是哪一种注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="284" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="288" />
             <source>The statistic shown in the grid</source>
             <translation>网格中显示的统计量</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="291" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="295" />
             <source>Attention:</source>
             <translation>注意力：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="292" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="296" />
             <source>Statistic:</source>
             <translation>统计量：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="302" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="306" />
             <source>layer</source>
             <translation>层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="303" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="307" />
             <source>head</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="340" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="344" />
             <source>Click a column header to sort; double-click a row to inspect that head</source>
             <translation>点击列标题排序；双击一行查看该头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="367" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="371" />
             <source>No statistics yet: run the model.</source>
             <translation>尚无统计数据：请先运行模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="218" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="222" />
             <source>no value: no query row is visible at this step</source>
             <translation>无数值：当前步还没有可见的查询行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="534" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="539" />
             <source>layer {layer} · head {head} · {metric} = {value} — click to inspect this head</source>
             <translation>第 {layer} 层 · 头 {head} · {metric} = {value} — 点击查看这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="641" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="646" />
             <source>{metric} of every head · {kind} · step {step} ({rows} query rows) · colours span the fixed range {span}</source>
             <translation>各头的{metric} · {kind} · 第 {step} 步（{rows} 个查询行）· 颜色对应固定范围 {span}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="592" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="597" />
             <source>This model has no {kind}.</source>
             <translation>该模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="637" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="642" />
             <source>L{layer}</source>
             <translation>L{layer}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="638" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="643" />
             <source>H{head}</source>
             <translation>H{head}</translation>
+        </message>
+        <message>
+            <source>The attention mass put on &lt;pad&gt; keys.</source>
+            <translation type="vanished">落在 &lt;pad&gt; 键上的注意力总量。</translation>
         </message>
         <message>
             <source>{metric} of every head · {kind} · step {step} ({rows} query rows) · colours span the fixed range {low} … {high}</source>

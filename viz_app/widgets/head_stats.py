@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model_core.analysis import CROSS_ONLY_METRICS, KINDS, METRICS, HeadStats, metric_range, stats_table
+from model_core.analysis import KINDS, METRIC_KIND, METRICS, HeadStats, metric_applies, metric_range, stats_table
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.state import kind_short_title
 from viz_app.widgets.chips import FlowLayout
@@ -52,6 +52,7 @@ METRIC_TITLES: dict[str, tuple[str, str]] = {
     "share_pad": N_("HeadStats", "share on <pad>"),
     "share_eos": N_("HeadStats", "share on <eos>"),
     "share_bos": N_("HeadStats", "share on <bos>"),
+    "share_start": N_("HeadStats", "share on start"),
     "monotonicity": N_("HeadStats", "monotonicity (Spearman)"),
     "coverage": N_("HeadStats", "source coverage"),
 }
@@ -62,9 +63,12 @@ METRIC_HELP: dict[str, tuple[str, str]] = {
     "max_weight": N_("HeadStats", "The largest weight in each query row: 1 = the head looks at a single key."),
     "mean_distance": N_("HeadStats", "How far from the query's own position the head looks (for cross-attention: "
                                      "from the length-scaled diagonal of the source)."),
-    "share_pad": N_("HeadStats", "The attention mass put on <pad> keys."),
+    "share_pad": N_("HeadStats", "The attention mass put on <pad> keys (the decoder's start token never counts, even "
+                                 "where it is <pad>, as in Marian models)."),
     "share_eos": N_("HeadStats", "The attention mass put on <eos> keys: heads that park there often do nothing."),
     "share_bos": N_("HeadStats", "The attention mass put on <bos> keys."),
+    "share_start": N_("HeadStats", "Decoder self-attention: the attention mass put on the decoder's start token, "
+                                   "where many heads park when they have nothing to do."),
     "monotonicity": N_("HeadStats", "Whether the head walks through the source left to right (1), right to "
                                     "left (−1) or in no order (0)."),
     "coverage": N_("HeadStats", "The fraction of the source that has received one unit of attention so far."),
@@ -406,11 +410,12 @@ class HeadStatsPanel(QWidget):
         self.kind_picker.setCurrentIndex(KINDS.index(kind))
 
     def set_metric(self, metric: str) -> None:
-        """Show another statistic (as the picker does); a cross-only metric also switches to cross-attention."""
+        """Show another statistic (as the picker does); a metric of one kind only (cross-attention's monotonicity,
+        decoder self-attention's share on start) also switches to that kind."""
         if metric not in METRICS:
             raise ValueError(f"unknown metric {metric!r}")
-        if metric in CROSS_ONLY_METRICS and self._kind != "cross":
-            self.set_kind("cross")
+        if not metric_applies(metric, self._kind):
+            self.set_kind(METRIC_KIND[metric])
         self.metric_picker.setCurrentIndex(METRICS.index(metric))
 
     def set_colormap(self, name: str) -> None:
@@ -553,12 +558,12 @@ class HeadStatsPanel(QWidget):
         self._sync_metric_availability()
 
     def _sync_metric_availability(self) -> None:
-        """Cross-only metrics are disabled for the other kinds (and left for entropy if one was shown)."""
+        """A metric of one kind only is disabled for the other kinds (and left for entropy if one was shown)."""
         model = self.metric_picker.model()
         assert isinstance(model, QStandardItemModel)
         for i, metric in enumerate(METRICS):
-            model.item(i).setEnabled(self._kind == "cross" or metric not in CROSS_ONLY_METRICS)
-        if self._kind != "cross" and self._metric in CROSS_ONLY_METRICS:
+            model.item(i).setEnabled(metric_applies(metric, self._kind))
+        if not metric_applies(self._metric, self._kind):
             self._metric = "entropy"
             self.metric_picker.blockSignals(True)
             self.metric_picker.setCurrentIndex(METRICS.index(self._metric))

@@ -199,6 +199,56 @@ class PairAlignment:
     n_tgt_words: int
     links: list[list[set[Link]]]
     word_maps: np.ndarray | None = None  # [layers, heads + 1, target words, source words] when asked for
+    src_words: tuple[str, ...] = ()  # the words as the app cut them (what Pharaoh indices count), for messages
+    tgt_words: tuple[str, ...] = ()
+    source: str = ""  # the pair's texts as given
+    target: str = ""
+    n_src_tokens: int = 0  # the model's tokens that are part of a word (special tokens left out)
+    n_tgt_tokens: int = 0
+
+
+def check_gold(pair: PairAlignment, gold: GoldAlignment, where: str) -> None:
+    """A ValueError (one line) when a gold link points past the pair's words; silent otherwise.
+
+    Why refuse: such a link can never be predicted, so it would be counted as a miss without a word, and the AER
+    would read as the heads' fault. The line says how the pair was cut into words (the indices a gold line must
+    count) and, when every link would fit the whitespace-separated words of the texts instead, that the gold looks
+    indexed by those (a common mistake with subword or punctuation-splitting tokenizers).
+    """
+    outside = sorted(link for link in gold.possible if not (link[0] < pair.n_src_words and link[1] < pair.n_tgt_words))
+    if not outside:
+        return
+    i, j = outside[0]
+    more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
+
+    def shown(words: tuple[str, ...]) -> str:
+        listed = " | ".join(f"{k}:{w}" for k, w in enumerate(words[:12]))
+        return listed + (f" | … ({len(words)} words)" if len(words) > 12 else "")
+
+    line = (f"{where}: link {i}-{j}{more} is outside pair {pair.index + 1}, which has {pair.n_src_words} source and "
+            f"{pair.n_tgt_words} target words as the app splits them (by the model's tokens, special tokens left out, "
+            f"subwords joined): source {shown(pair.src_words)}; target {shown(pair.tgt_words)}")
+    other_counts = {"whitespace-separated words": (len(pair.source.split()), len(pair.target.split())),
+                    "tokens of the model": (pair.n_src_tokens, pair.n_tgt_tokens)}
+    for name, (n_src, n_tgt) in other_counts.items():
+        if (n_src, n_tgt) != (pair.n_src_words, pair.n_tgt_words) and all(a < n_src and b < n_tgt for a, b in gold.possible):
+            line += (f" — every link fits the pair's {n_src} and {n_tgt} {name} instead: the gold seems to count "
+                     f"{name}, not the app's words")
+            break
+    raise ValueError(line)
+
+
+def _word_texts(tokens: Sequence[str], index: Sequence[int | None]) -> tuple[str, ...]:
+    """Each word's text: its tokens joined, without the subword marks (``▁``, ``Ġ``, ``##``, ``@@``)."""
+    words: dict[int, str] = {}
+    for token, word in zip(tokens, index, strict=True):
+        if word is None:
+            continue
+        piece = token.removeprefix(CONTINUATION_PREFIX).removesuffix(CONTINUES_SUFFIX)
+        for mark in WORD_START_MARKS:
+            piece = piece.removeprefix(mark)
+        words[word] = words.get(word, "") + piece
+    return tuple(words[k] for k in sorted(words))
 
 
 @dataclass
@@ -222,14 +272,21 @@ class AlignmentResult:
         return sorted(items, key=lambda item: (item[0], item[1], math.inf if item[2] is None else item[2]))
 
 
+def _word_indices(pairs: list[EncodedPair], specials: set[int], src_word_level: bool,
+                  tgt_word_level: bool) -> tuple[list[list[int | None]], list[list[int | None]]]:
+    """Per pair, each source token's word and each target token's word (the target's final ``<eos>`` left out)."""
+    src_words = [word_index(p.src_tokens, [i in specials for i in p.src_ids], src_word_level) for p in pairs]
+    tgt_words = [word_index(p.tgt_tokens[:-1], [i in specials for i in p.tgt_ids[:-1]], tgt_word_level) for p in pairs]
+    return src_words, tgt_words
+
+
 def _grouping(pairs: list[EncodedPair], specials: set[int], src_word_level: bool, tgt_word_level: bool,
               shift: bool, rows: int, cols: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor, list[int], list[int]]:
     """Per pair, the matrices that turn a token map into a word map: ``rows_of`` [B, Tw, T] (mean of the
     target word's rows) and ``cols_of`` [B, S, Sw] (sum of the source word's columns), and the word counts."""
     import torch
 
-    src_words = [word_index(p.src_tokens, [i in specials for i in p.src_ids], src_word_level) for p in pairs]
-    tgt_words = [word_index(p.tgt_tokens[:-1], [i in specials for i in p.tgt_ids[:-1]], tgt_word_level) for p in pairs]
+    src_words, tgt_words = _word_indices(pairs, specials, src_word_level, tgt_word_level)
     n_src = [1 + max((w for w in words if w is not None), default=-1) for words in src_words]
     n_tgt = [1 + max((w for w in words if w is not None), default=-1) for words in tgt_words]
     b = len(pairs)
@@ -300,20 +357,25 @@ class AlignmentReader:
                                                    cross.shape[3], cross.shape[4], cross.device)
         # [L, B, H+1, Tw, Sw] = rows_of · A · cols_of, for every head at once
         words = torch.einsum("bwt,lbhts,bsv->lbhwv", rows_of, cross, cols_of).cpu().numpy()
+        src_index, tgt_index = _word_indices(batch.pairs, self.specials, *self.word_level)
         out = []
-        for k in range(len(batch.pairs)):
+        for k, p in enumerate(batch.pairs):
             grid = [[_links(words[layer, k, col], n_src[k], n_tgt[k], self.method, self.threshold)
                      for col in range(words.shape[2])] for layer in range(words.shape[0])]
             maps = words[:, k, :, : n_tgt[k], : n_src[k]].copy() if keep_maps else None
-            out.append(PairAlignment(first_index + k, n_src[k], n_tgt[k], grid, maps))
+            out.append(PairAlignment(first_index + k, n_src[k], n_tgt[k], grid, maps,
+                                     _word_texts(p.src_tokens, src_index[k]), _word_texts(p.tgt_tokens[:-1], tgt_index[k]),
+                                     p.source, p.target, sum(w is not None for w in src_index[k]),
+                                     sum(w is not None for w in tgt_index[k])))
         return out
 
 
 def score(alignments: Iterable[PairAlignment], gold: Iterable[GoldAlignment],
-          on_pair: Callable[[PairAlignment], None] | None = None) -> AlignmentResult:
+          on_pair: Callable[[PairAlignment], None] | None = None, gold_name: str = "the gold file") -> AlignmentResult:
     """Corpus AER of every layer × (head …, head mean) against ``gold`` (one per pair, in order, both lazily).
 
-    ``on_pair`` sees each pair's alignment as it goes by (to write it out). The two must be equally long.
+    ``on_pair`` sees each pair's alignment as it goes by (to write it out). The two must be equally long, and no gold
+    link may point past its pair's words (:func:`check_gold`; ``gold_name`` names the file in that line).
     """
     result = AlignmentResult()
     gold_iter = iter(gold)
@@ -321,6 +383,7 @@ def score(alignments: Iterable[PairAlignment], gold: Iterable[GoldAlignment],
         truth = next(gold_iter, None)
         if truth is None:
             raise ValueError(f"the gold file has {pair.index} lines, fewer than the sentence pairs")
+        check_gold(pair, truth, f"{gold_name} line {pair.index + 1}")
         if not result.counts:
             result.counts = [[AERCounts() for _ in row] for row in pair.links]
         for row, counts in zip(pair.links, result.counts, strict=True):

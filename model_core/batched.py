@@ -71,13 +71,15 @@ class EncodedPair:
     src_tokens: list[str]
     tgt_ids: list[int]
     tgt_tokens: list[str]
+    source: str = ""  # the texts as given, for messages that say how they were cut into words
+    target: str = ""
 
 
 def encode_pair(bundle: ModelBundle, source: str, target: str) -> EncodedPair:
     """``source`` and ``target`` as the model reads them (cut to ``max_len`` like every run of the app)."""
     src = bundle.encode_source(source)
     tgt = bundle.encode_target(target)
-    return EncodedPair(src.ids, src.tokens, tgt.ids, tgt.tokens)
+    return EncodedPair(src.ids, src.tokens, tgt.ids, tgt.tokens, source, target)
 
 
 @dataclass

@@ -259,10 +259,11 @@ def _cell(value: object) -> object:
 def build_report(
     bundle: ModelBundle, pairs: Iterable[tuple[str, str]], *, gold: Iterable[GoldAlignment] | None = None,
     batch_size: int = 32, ablation: bool = True, keep: int = UNUSUAL_PER_HEAD,
-    on_batch: Callable[[int], None] | None = None,
+    on_batch: Callable[[int], None] | None = None, gold_name: str = "the gold file",
 ) -> CorpusReport:
-    """Run the corpus ``pairs`` (read lazily, a batch at a time) and measure every head (module docstring)."""
-    from .alignment import AERCounts, AlignmentReader
+    """Run the corpus ``pairs`` (read lazily, a batch at a time) and measure every head (module docstring); a gold
+    link past its pair's words is refused (:func:`~model_core.alignment.check_gold`, naming ``gold_name``)."""
+    from .alignment import AERCounts, AlignmentReader, check_gold
 
     c = bundle.config
     n_layers = {"encoder_self": c.n_encoder_layers, "decoder_self": c.n_decoder_layers, "cross": c.n_decoder_layers}
@@ -286,6 +287,7 @@ def build_report(
                 truth = next(gold_iter, None)
                 if truth is None:
                     raise ValueError(f"the gold file has {pair.index} lines, fewer than the corpus's sentence pairs")
+                check_gold(pair, truth, f"{gold_name} line {pair.index + 1}")
                 for layer in range(c.n_decoder_layers):
                     for head in range(c.n_heads):
                         aer[layer][head].add(pair.links[layer][head], truth)

@@ -233,3 +233,53 @@ def test_the_window_s_trace_alignment_is_the_command_s(shift):
     cols = {c for _, c in cells}
     assert [window.tgt_word[r - int(shift)] for r in sorted(rows)] == [1] * len(rows)
     assert [window.src_word[c] for c in sorted(cols)] == [1] * len(cols) and len(cols) >= 2  # 'catmats' is cut
+
+
+def test_a_gold_link_outside_its_pair_is_refused_saying_how_the_pair_was_cut():
+    """A link past the pair's words could never be predicted: counted as a miss, it would blame the heads."""
+    bundle = _bpe_bundle()
+    pairs = [("the cats", "THE CATS"), ("the catmats sat", "THE DOGSMAT SAT ON")]
+    score(align_pairs(bundle, pairs), [parse_pharaoh("0-0 1-1"), parse_pharaoh("0-0 2-3")])  # in range: fine
+    with pytest.raises(ValueError) as info:
+        score(align_pairs(bundle, pairs), [parse_pharaoh("0-0"), parse_pharaoh("0-0 3-1 5-4")], gold_name="gold.txt")
+    text = str(info.value)
+    assert "\n" not in text
+    assert text.startswith("gold.txt line 2: link 3-1 (and 1 more) is outside pair 2, which has 3 source and 4 target words")
+    assert "source 0:the | 1:catmats | 2:sat; target 0:the | 1:dogsmat | 2:sat | 3:on" in text  # how it was cut
+    # 7 and 6 subword tokens (▁ c at m ats): a gold counting tokens, not words
+    assert "every link fits the pair's 7 and 6 tokens of the model instead: the gold seems to count tokens of the model" in text
+
+
+def test_a_gold_indexed_by_whitespace_words_gets_a_hint():
+    from model_core.alignment import PairAlignment, check_gold
+
+    # Marian's SentencePiece glues a spaced-out "." to nothing: 'cat .' is one word for it, two for whitespace
+    pair = PairAlignment(0, 2, 2, [], None, ("the", "cat."), ("le", "chat."), "the cat .", "le chat .", 3, 3)
+    check_gold(pair, parse_pharaoh("0-0 1-1"), "g line 1")
+    with pytest.raises(ValueError, match=r"g line 1: link 2-2 is outside pair 1,.* every link fits the pair's 3 and 3 "
+                                         r"whitespace-separated words instead"):
+        check_gold(pair, parse_pharaoh("0-0 1-1 2-2"), "g line 1")
+    plain = PairAlignment(0, 2, 2, [], None, ("the", "cat"), ("le", "chat"), "the cat", "le chat", 2, 2)
+    with pytest.raises(ValueError) as info:
+        check_gold(plain, parse_pharaoh("7-0"), "g line 1")
+    assert "seems indexed" not in str(info.value)  # fits nothing: no guess
+
+
+def test_the_align_and_report_commands_refuse_an_out_of_range_gold_in_one_line(tmp_path, capsys):
+    from viz_app.cli import main
+
+    (tmp_path / "src.txt").write_text("the cat\nthe dog\n", encoding="utf-8")
+    (tmp_path / "tgt.txt").write_text("le chat\nle chien\n", encoding="utf-8")
+    (tmp_path / "corpus.tsv").write_text("the cat\tle chat\nthe dog\tle chien\n", encoding="utf-8")
+    (tmp_path / "gold.txt").write_text("0-0 1-1\n0-0 1-1 2-2\n", encoding="utf-8")
+    argv = ["align", "--model", "en-fr", "--device", "cpu", "--src-file", str(tmp_path / "src.txt"),
+            "--tgt-file", str(tmp_path / "tgt.txt"), "--out", str(tmp_path / "a.txt"), "--gold", str(tmp_path / "gold.txt")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "gold.txt line 2: link 2-2 is outside pair 2" in err and "\n" not in err and "Traceback" not in err, err
+    assert "source 0:the | 1:dog; target 0:le | 1:chien" in err
+    assert not (tmp_path / "a.txt").exists()
+    assert main(["report", "--model", "en-fr", "--device", "cpu", "--corpus", str(tmp_path / "corpus.tsv"), "--no-ablation",
+                 "--gold", str(tmp_path / "gold.txt"), "--out", str(tmp_path / "card")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "gold.txt line 2: link 2-2 is outside pair 2" in err and "\n" not in err

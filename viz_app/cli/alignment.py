@@ -116,7 +116,7 @@ def cmd_align(args: argparse.Namespace) -> int:
         if args.gold is None:
             n, result = sum(1 for _ in map(write, alignments)), None
         else:
-            result = score(alignments, read_pharaoh(args.gold), on_pair=write)
+            result = score(alignments, read_pharaoh(args.gold), on_pair=write, gold_name=printable(args.gold))
             n = result.n_pairs
     which = "head mean" if args.head is None else f"head {args.head}"
     print(f"wrote {n} alignments (decoder layer {layer}, {which}, {args.method}{', shifted' if args.shift else ''}) "

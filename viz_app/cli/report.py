@@ -55,7 +55,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     gold = read_pharaoh(args.gold) if args.gold else None
     with progress(total, "pairs") as update:
         report = build_report(bundle, read_tsv(args.corpus), gold=gold, batch_size=args.batch_size,
-                              ablation=not args.no_ablation, on_batch=update)
+                              ablation=not args.no_ablation, on_batch=update,
+                              gold_name=printable(args.gold) if args.gold else "the gold file")
     if report.n_sentences == 0:
         raise CliError(f"{printable(args.corpus)} holds no sentence pair")
     write_report(report, out, overwrite=args.force)

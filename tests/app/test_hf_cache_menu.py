@@ -51,6 +51,23 @@ def test_the_submenu_lists_cached_encoder_decoders_and_opens_one_by_name(qtbot, 
     assert len(menu.actions()) == 2
 
 
+def test_a_repo_at_several_revisions_without_main_opens_the_listed_snapshot_by_its_folder(qtbot, cache):
+    """Its name alone does not say which revision (it is refused, naming them): the entry opens the one it lists."""
+    import shutil
+
+    repo = cache / "models--Helsinki-NLP--opus-mt-en-de"
+    (repo / "refs" / "main").unlink()
+    (snapshot,) = (repo / "snapshots").iterdir()
+    shutil.copytree(snapshot, repo / "snapshots" / ("e" * 40), symlinks=True)
+    opened: list[str] = []
+    menu = QMenu()
+    qtbot.addWidget(menu)
+    fill_hf_cache_menu(menu, opened.append)
+    marian = next(a for a in menu.actions() if a.text().startswith("Helsinki-NLP/opus-mt-en-de"))
+    marian.trigger()
+    assert opened == [marian.toolTip()] and opened[0].startswith(str(repo / "snapshots"))
+
+
 def test_an_empty_cache_says_where_it_looked_and_how_to_download(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "nothing"))
     menu = QMenu()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from model_core.hf_cache import CachedModel, cache_dir, list_cached
+from model_core.hf_cache import CachedModel, cache_dir, find_cached, list_cached
 from model_core.paths import human_bytes
 from viz_app.i18n import tr
 
@@ -43,8 +43,9 @@ def fill_hf_cache_menu(menu: QMenu, open_model: Callable[[str], None]) -> None:
         action = menu.addAction(_entry_text(model))
         action.setToolTip(str(model.folder) if model.supported else model.reason)
         action.setEnabled(model.supported)
-        if model.supported:
-            action.triggered.connect(lambda _checked=False, name=model.repo_id: open_model(name))
+        if model.supported:  # by name, unless the name would not resolve to this snapshot (several revisions, no main)
+            key = model.repo_id if find_cached(model.repo_id) == model.folder else str(model.folder)
+            action.triggered.connect(lambda _checked=False, name=key: open_model(name))
 
 
 def add_hf_cache_menu(file_menu: QMenu, open_model: Callable[[str], None], before: QAction | None = None) -> QMenu:

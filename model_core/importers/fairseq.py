@@ -180,7 +180,9 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     if not pre["encoder"] and any(final_norms.values()):
         raise _refuse(where, "post-norm layers and a final layer norm")
 
-    langs, why = _language_pair(flat, path, (src_emb.shape[0], tgt_emb.shape[0]))
+    langs, why = (flat.get("source_lang"), flat.get("target_lang")), ""
+    if options.src_vocab is None or options.tgt_vocab is None:  # both given: no dictionary beside it is read
+        langs, why = _language_pair(flat, path, (src_emb.shape[0], tgt_emb.shape[0]))
     beside = [path.parent / f"dict.{lang}.txt" if isinstance(lang, str) and lang and "/" not in lang else None for lang in langs]
     src_tokens = _vocabulary(options.src_vocab, beside[0], "source", where)
     tgt_tokens = _vocabulary(options.tgt_vocab, beside[1], "target", where)

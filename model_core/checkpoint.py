@@ -468,7 +468,7 @@ def load_model(
         raise
     except CheckpointError:
         fmt = "native"
-    if fmt != "native":
+    if fmt != "native" or options is not None:  # open_model also says when answers were given that a file never reads
         return open_model(path, options, device=device, dtype=dtype)
     return load_native(path, device=device, dtype=dtype)
 

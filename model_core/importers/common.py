@@ -22,6 +22,8 @@ from ..checkpoint import CheckpointError, ModelBundle, build_model, check_on_dis
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
 from ..paths import OverBudget, human_bytes, open_regular, parse_json, read_regular_file
+from ..tokenize_deadline import TokenizeTimeout, bounded_encode
+from ..tokenizer_check import check_tokenizer
 from ..tokenizers import (
     ROLES,
     SPLITTERS,
@@ -258,14 +260,19 @@ def read_tokenizer_file(path: str | Path) -> Any:
     model = data.get("model") if isinstance(data, dict) else None
     if not isinstance(model, dict):
         raise CheckpointError(f"{label}: not a tokenizer.json of the tokenizers library (no model)")
-    vocab = model.get("vocab")
-    if isinstance(vocab, (dict, list)) and len(vocab) > budgets.MAX_VOCAB:
-        raise OverBudget(f"{label}: {len(vocab):,} tokens, over the {budgets.MAX_VOCAB:,} this app builds")
+    try:
+        check_tokenizer(data)
+    except OverBudget as exc:
+        raise OverBudget(f"{label}: {exc}") from exc
+    except ValueError as exc:
+        raise CheckpointError(f"{label}: {exc}") from exc
     try:
         backend = Backend.from_str(raw.decode("utf-8"))
-        backend.encode("Don't e-mail me, it's 5 o'clock.", add_special_tokens=False)
+        bounded_encode(backend, "Don't e-mail me, it's 5 o'clock.")
     except (KeyboardInterrupt, SystemExit):
         raise
+    except TokenizeTimeout as exc:
+        raise CheckpointError(f"{label}: {exc}") from exc
     except BaseException as exc:  # the tokenizers library raises plain Exception, and panics with BaseException
         text = " ".join(str(exc).split())[:160] or type(exc).__name__
         raise CheckpointError(f"{label}: the tokenizers library cannot build it ({text})") from exc

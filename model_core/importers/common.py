@@ -9,7 +9,7 @@ import shlex
 import struct
 import threading
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -35,6 +35,7 @@ from ..tokenizers import (
 )
 from . import safe_data
 from .head_check import head_notices
+from .pickle_scan import check_pickle_containers
 
 #: What each option means, for messages and the app's dialog.
 HINTS: dict[str, str] = {
@@ -461,6 +462,13 @@ def check_zip_budget(fh: BinaryIO, size: int, label: str) -> bool:
         if info.filename.endswith(".pkl") and info.file_size > budgets.MAX_METADATA_BYTES:
             raise OverBudget(f"{label}: its pickle {info.filename[-60:]} is {human_bytes(info.file_size)}, over the "
                              f"{human_bytes(budgets.MAX_METADATA_BYTES)} this app reads")
+    try:
+        archive = zipfile.ZipFile(fh)
+        pickles = [(info.filename, archive.read(info)) for info in infos if info.filename.endswith(".pkl")]
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error, NotImplementedError, RuntimeError):
+        return True  # torch's reader says what is damaged
+    for name, data in pickles:
+        check_pickle_containers(data, f"{label}: its pickle {name[-60:]}")
     return True
 
 
@@ -474,35 +482,58 @@ def check_tensors(obj: Any, label: str) -> None:
     exactly as big as the file's record for it, so after this check a state_dict is at most as big as the file.
     """
     seen: set[int] = set()
-    stack: list[tuple[str, Any]] = [("", obj)]
+    # each entry's place is (its parent's place, its key), made into text only for a tensor that is refused: a
+    # path string built at every level was quadratic in the depth (39 s for a pickle nested 10⁶ deep)
+    stack: list[tuple[_Place, Any]] = [(None, obj)]
     while stack:
         where, item = stack.pop()
         if isinstance(item, torch.Tensor):
-            _check_tensor(item, where or "the file's tensor", label)
+            _check_tensor(item, lambda where=where: _place_text(where) or "the file's tensor", label)
             continue
         if id(item) in seen:
             continue
         seen.add(id(item))
         if isinstance(item, Mapping):
-            stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in item.items())
+            stack.extend(((where, k, False), v) for k, v in item.items() if not isinstance(v, _LEAVES))
         elif isinstance(item, (list, tuple, set)):
-            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(item))
+            stack.extend(((where, i, True), v) for i, v in enumerate(item) if not isinstance(v, _LEAVES))
 
 
-def _check_tensor(t: torch.Tensor, name: str, label: str) -> None:
-    name = name[:120]
+#: what holds neither a tensor nor anything else (not put on the walk's stack: a list of a million numbers is cheap)
+_LEAVES = (str, bytes, int, float, bool, type(None))
+
+#: where an entry of a loaded pickle sits: None for the top, else (the parent's place, its key, whether an index)
+_Place = tuple[Any, Any, bool] | None
+
+
+def _place_text(place: _Place, limit: int = 120) -> str:
+    """``a.b[3].c`` for a place, at most ``limit`` characters (its outermost keys kept)."""
+    keys: list[tuple[Any, bool]] = []
+    while place is not None:
+        place, key, index = place
+        keys.append((key, index))
+    text = ""
+    for key, index in reversed(keys):
+        text += f"[{key}]" if index else (f".{key}" if text else str(key))
+        if len(text) >= limit:
+            break
+    return text[:limit]
+
+
+def _check_tensor(t: torch.Tensor, place: Callable[[], str], label: str) -> None:
+    """``place`` gives the tensor's name, made only when it is refused."""
     what = ("a meta tensor (a shape without values)" if t.device.type == "meta" else f"on the {t.device.type} device"
             if t.device.type != "cpu" else f"a {str(t.layout).removeprefix('torch.')} tensor" if t.layout != torch.strided
             else "quantized" if t.is_quantized else "nested" if t.is_nested
             else f"a {type(t).__name__}" if type(t) not in (torch.Tensor, torch.nn.Parameter) else None)
     if what is not None:
-        raise CheckpointError(f"{label}: tensor {name} is {what}; only plain CPU tensors are read")
+        raise CheckpointError(f"{label}: tensor {place()} is {what}; only plain CPU tensors are read")
     if any(stride == 0 and size > 1 for size, stride in zip(t.shape, t.stride(), strict=True)):
-        raise CheckpointError(f"{label}: tensor {name} is a stride-0 (broadcast) view: {math.prod(t.shape):,} values "
+        raise CheckpointError(f"{label}: tensor {place()} is a stride-0 (broadcast) view: {math.prod(t.shape):,} values "
                               f"stored as {t.untyped_storage().nbytes() // max(t.element_size(), 1):,}; refused")
     needed, held = t.numel() * t.element_size(), t.untyped_storage().nbytes()
     if needed > held:
-        raise CheckpointError(f"{label}: tensor {name} shows {human_bytes(needed)} of values over {human_bytes(held)} of "
+        raise CheckpointError(f"{label}: tensor {place()} shows {human_bytes(needed)} of values over {human_bytes(held)} of "
                               f"storage (overlapping views); refused")
 
 

@@ -394,7 +394,7 @@ def _check_render_output(args: argparse.Namespace) -> Path:
     if suffix in ex.ANIMATION_SUFFIXES and args.step is not None:
         raise CliError("--step is for still images and CSV; an animation shows every step")
     scale = args.scale if args.scale is not None else (ex.GIF_SCALE if suffix == ".gif" else ex.DEFAULT_SCALE)
-    ex.check_size(*_size(args), scale)
+    ex.check_size(*_size(args), scale, suffix)
     if suffix == ".mp4" and ex.video_encoder() is None:
         raise CliError(ex.video_unavailable_reason() or "no video encoder")
     return out

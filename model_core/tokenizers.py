@@ -20,7 +20,7 @@ from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
 from .budgets import MAX_JSON_DEPTH, MAX_METADATA_BYTES
 from .detokenize import detokenize
-from .paths import OverBudget, json_depth
+from .paths import OverBudget, json_depth, loads
 from .tokenize_deadline import bounded_encode
 from .tokenizer_check import check_tokenizer
 from .vocab import SPECIAL_LOOKING
@@ -324,7 +324,7 @@ class Tokenizer:
         if len(text) > MAX_METADATA_BYTES:
             raise OverBudget(f"{len(text):,} characters of JSON, over the {MAX_METADATA_BYTES:,} this app reads")
         try:
-            data = json.loads(text)
+            data = loads(text)
         except RecursionError as exc:
             raise OverBudget(f"the JSON nests more than {MAX_JSON_DEPTH} levels deep") from exc
         if not isinstance(data, dict) or not isinstance(data.get("backend"), dict) or data.get("kind") not in ("word", "bpe", "vocab"):

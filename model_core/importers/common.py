@@ -8,6 +8,7 @@ import re
 import shlex
 import struct
 import threading
+import warnings
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -360,7 +361,10 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
         is_zip = check_zip_budget(fh, size, path.name)
         fh.seek(0)
         try:
-            with _SAFE_GLOBALS_LOCK, torch.serialization.safe_globals(safe_data.allowlist()):
+            with _SAFE_GLOBALS_LOCK, torch.serialization.safe_globals(safe_data.allowlist()), warnings.catch_warnings():
+                # torch's weights-only reader warns (two lines, naming its own source file) about any pickle protocol
+                # but 2 before it reads a byte; the file's problems, if any, are this function's one line
+                warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
                 if mmap and is_zip:
                     obj = torch.load(str(path), map_location="cpu", weights_only=True, mmap=True)
                 else:
@@ -382,6 +386,10 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
                     f"(tensors, numbers, strings, lists, dicts, argparse.Namespace, numpy numbers, or the vocabularies of "
                     f"torchtext, OpenNMT-py and fairseq)"
                 ) from exc
+            if "Unsupported operand" in text:  # protocol 4/5's FRAME, MEMOIZE …: torch's safe reader knows protocol 2
+                raise CheckpointError(f"{path.name}: not readable safely (its pickle uses an instruction torch's safe reader "
+                                      f"does not read, as pickle protocols 4 and 5 do; save it with torch.save's default "
+                                      f"protocol)") from exc
             raise CheckpointError(f"{path.name}: not a readable PyTorch file (corrupt or not a pickle)") from exc
         except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, AttributeError, KeyError, IndexError,
                 TypeError, UnicodeDecodeError, OverflowError, struct.error, MemoryError) as exc:  # torch's unpickler on garbage

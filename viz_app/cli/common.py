@@ -56,7 +56,8 @@ def printable_lines(text: str) -> str:
 
 
 def one_line(exc: BaseException) -> str:
-    """An exception as one printable line: its message with whitespace runs folded, else its type's name."""
+    """An exception as one printable line: its message with whitespace runs folded and its lines joined by "; ",
+    else its type's name."""
     try:
         if isinstance(exc, OSError) and exc.strerror:  # "No space left on device: out.npz", not "[Errno 28] …"
             names = [str(name) for name in (exc.filename, exc.filename2) if name is not None]
@@ -65,7 +66,8 @@ def one_line(exc: BaseException) -> str:
             message = str(exc)
     except Exception:  # an exception whose __str__ fails
         message = ""
-    text = printable(" ".join(message.split()))
+    # a message of several lines (each of a session's problems) stays several clauses: "a; b", not "a b"
+    text = printable("; ".join(" ".join(line.split()) for line in message.splitlines() if line.strip()))
     if isinstance(exc, MemoryError):
         return f"out of memory ({text})" if text else "out of memory"
     return text or type(exc).__name__

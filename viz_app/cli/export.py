@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from model_core.decoding_settings import MAX_SEED
 from model_core.vocab import KINDS
 from viz_app.cli.common import (
     CliError,
@@ -50,9 +51,8 @@ if TYPE_CHECKING:
 
 #: what render writes, by suffix
 RENDER_SUFFIXES = (".png", ".svg", ".gif", ".mp4", ".csv")
-#: the bounds of the window's Decoding box (the seed: any 64-bit value torch's generator accepts)
+#: the bounds of the window's Decoding box (the seed's is the one range of decoding_settings, the window's spin box)
 MAX_BEAM_WIDTH = 32
-MAX_SEED = 2**64 - 1
 #: Qt messages that say nothing useful in a terminal (the offscreen platform cannot resize real windows)
 _QUIET_QT = ("propagateSizeHints",)
 

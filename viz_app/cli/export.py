@@ -178,9 +178,14 @@ class Plan:
 def load_session(args: argparse.Namespace) -> Session | None:
     if not args.session:
         return None
+    from model_core.atomic import check_not_an_input
     from model_core.sessions import load
 
-    return load(args.session)  # a SessionError is a ValueError: one line, status 2
+    session = load(args.session)  # a SessionError is a ValueError: one line, status 2
+    if getattr(args, "out", None):  # the model the session names is read too: never the output
+        model = session.model
+        check_not_an_input(args.out, [model.path, model.src_vocab, model.tgt_vocab, model.tokenization])
+    return session
 
 
 def plan_run(args: argparse.Namespace, session: Session | None, *, capture_scores: bool = False) -> Plan:

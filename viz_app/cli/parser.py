@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from contextlib import suppress
 
+from model_core.atomic import check_not_an_input
 from viz_app.cli import alignment, compare, export, model, report, shortcut, training
 from viz_app.cli.common import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, ArgumentParser, CliError, UsageError, one_line, printable
 
@@ -100,6 +101,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         _say(f"{name}: error: --{empty.replace('_', '-')} is empty: give a file name")
         return EXIT_USAGE
     try:
+        if isinstance(getattr(args, "out", None), str):  # --out naming the model (or any file) being read, with --force
+            check_not_an_input(args.out, [getattr(args, flag, None) for flag in PATH_FLAGS if flag != "out"])
         code = int(args.handler(args))
         sys.stdout.flush()  # what is still buffered meets a closed pipe here, not in the interpreter's exit
         return code

@@ -14,18 +14,38 @@ Starting the thread costs about 0.1 ms a call.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from . import budgets
 
-__all__ = ["TokenizeTimeout", "bounded_encode", "run_within"]
+__all__ = ["TokenizeStopped", "TokenizeTimeout", "bounded_encode", "run_within", "stop_tokenizing_when"]
 
 T = TypeVar("T")
 
 
 class TokenizeTimeout(ValueError):
     """Tokenising one text took longer than its bound."""
+
+
+class TokenizeStopped(Exception):
+    """The caller's ``stop`` said the text is no longer wanted (the window's run was cancelled or replaced)."""
+
+
+_local = threading.local()
+
+
+@contextmanager
+def stop_tokenizing_when(stop: Callable[[], bool] | None) -> Iterator[None]:
+    """Within the block, tokenising on this thread also ends (:class:`TokenizeStopped`) as soon as ``stop()`` says
+    True, asked every 0.1 s: the window's model thread stops waiting for a slow tokenizer when its run is cancelled."""
+    previous = getattr(_local, "stop", None)
+    _local.stop = stop
+    try:
+        yield
+    finally:
+        _local.stop = previous
 
 
 def run_within(fn: Callable[[], T], seconds: float | None = None, what: str = "tokenizing the text") -> T:
@@ -46,9 +66,12 @@ def run_within(fn: Callable[[], T], seconds: float | None = None, what: str = "t
         finally:
             done.set()
 
+    stop = getattr(_local, "stop", None)
     threading.Thread(target=target, name="tokenize", daemon=True).start()
     waited = 0.0
     while not done.wait(0.1):  # short slices: a Ctrl-C reaches the waiting thread between them
+        if stop is not None and stop():
+            raise TokenizeStopped()
         waited += 0.1
         if waited >= limit:
             raise TokenizeTimeout(f"{what} took more than {limit:g} s (its tokenizer's rules are too costly for this text)")

@@ -62,6 +62,7 @@ class WindowStatus(QObject):
     def on_busy(self, busy: bool) -> None:
         w = self.w
         w.status_busy.setText(tr("MainWindow", "working…") if busy else "")
+        w.status_stop_run.setVisible(busy and w.host.run_pending)
         if w.view_stack.currentIndex() == 0:  # a hint is shown: it may say "loading" or "running"
             w.map_binding.refresh_hint()
 

@@ -201,3 +201,37 @@ def test_the_encoding_through_the_bound_is_the_librarys_own():
     direct = tok.backend.encode(text, add_special_tokens=False)
     assert tok.encode(text) == direct.ids
     assert tok.encode_typed(text)[1] == [text[a:b] for a, b in direct.offsets]
+
+
+def test_ctrl_c_ends_a_wait_for_a_slow_tokenizer(tmp_path):
+    """The library's ``encode`` holds Python's lock: Ctrl-C sent at 15 s took effect at 92 s. Through
+    :func:`bounded_encode` the text is tokenised in another thread, waited for in 0.1 s slices, so the interrupt
+    ends the command long before the tokenizer would."""
+    import signal
+    import subprocess
+    import sys
+
+    hostile = json.dumps(word_level_json({"a": 0, "<unk>": 1}, pre_tokenizer=split_on("(a|a){1,20}$")))
+    script = tmp_path / "slow.py"
+    script.write_text(
+        "import sys\n"
+        "from tokenizers import Tokenizer\n"
+        "from model_core.tokenize_deadline import bounded_encode\n"
+        f"backend = Tokenizer.from_str({hostile!r})  # built unchecked: the pattern backtracks for minutes\n"
+        "print('waiting', flush=True)\n"
+        "try:\n"
+        "    bounded_encode(backend, 'a' * 5000 + 'b', seconds=600)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+        "    sys.exit(130)\n", encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
+                            cwd=Path(__file__).resolve().parents[2])
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "waiting"
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)  # the tokenizer alone runs for minutes (269 s on a quiet machine)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130 and out.strip() == "interrupted"

@@ -157,6 +157,8 @@ class ScopeController(QObject):
         session_failed = False
         if requested and is_session(requested):
             if self.open_session(requested):
+                if self.state.model is None and self.loading_key is not None:
+                    self.startup_model = self.loading_key  # its model refused: the default one, as for a refused path
                 return
             requested, session_failed = None, True  # its one line was said: it must outlive the model loading now
         if last and not requested and last not in bundled and not Path(last).exists() and find_cached(last) is None:  # gone

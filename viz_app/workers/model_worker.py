@@ -72,7 +72,7 @@ def one_line(exc: BaseException) -> str:
     first = text.splitlines()[0] if text else type(exc).__name__
     if not isinstance(exc, (CheckpointError, ValueError)):
         first = f"{type(exc).__name__}: {first}"
-    return first[:300]
+    return first[:4000]  # the banner shows 300 characters, cut at a word, and the whole in its tooltip
 
 
 def model_info(bundle: ModelBundle, key: str, options: dict[str, Any] | None = None) -> ModelInfo:

@@ -25,13 +25,24 @@ __all__ = ["check_pickle_containers", "count_containers"]
 
 
 class _Inert:
-    """What every global a scanned pickle names becomes: built from anything, holding nothing."""
+    """What every global a scanned pickle names becomes: built from anything, doing nothing, but holding all it is
+    given (arguments, state, items), so that what it was given stays alive and is counted (an OrderedDict nested
+    millions deep is as costly to torch as nested lists)."""
 
-    def __init__(self, *_args: Any, **_kwargs: Any) -> None:
-        pass
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.held: list[Any] = [args, kwargs]
 
-    def __setstate__(self, _state: Any) -> None:
-        pass
+    def __setstate__(self, state: Any) -> None:
+        self.held = [state]
+
+    def __setitem__(self, key: Any, value: Any) -> None:  # SETITEM(S) on what was an OrderedDict (a state_dict)
+        self.__dict__.setdefault("held", []).append((key, value))
+
+    def append(self, value: Any) -> None:  # APPEND(S) on what was a list subclass
+        self.__dict__.setdefault("held", []).append(value)
+
+    def extend(self, values: Any) -> None:
+        self.__dict__.setdefault("held", []).append(list(values))
 
 
 class _Scanner(pickle.Unpickler):

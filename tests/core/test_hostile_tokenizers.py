@@ -18,7 +18,7 @@ from model_core import budgets
 from model_core.importers import ImportOptions
 from model_core.tokenize_deadline import TokenizeTimeout, run_within
 from model_core.tokenizer_check import check_pattern, check_tokenizer
-from tests.core.test_hostile_files import SEED_SPECIALS, marian_folder, native_with, refused, tokenizer_json
+from tests.core.test_hostile_files import SEED_SPECIALS, Attack, marian_folder, native_with, refused, tokenizer_json
 
 pytestmark = [pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"), pytest.mark.usefixtures("one_torch_thread")]
 
@@ -235,3 +235,34 @@ def test_ctrl_c_ends_a_wait_for_a_slow_tokenizer(tmp_path):
             proc.kill()
             proc.communicate()
     assert proc.returncode == 130 and out.strip() == "interrupted"
+
+
+# ----------------------------------------------------------------------------------------- for benchmarks/bench_hostile.py
+#: each tokenizer attack of issue 32 as ``benchmarks/bench_hostile.py`` opens it (its refusal in one line, bounded)
+TOKENIZER_ATTACKS: dict[str, Attack] = {
+    "native: 26 chained Replace a→aa": Attack(
+        "180 KB .safetensors: 70 s, 7.4 GB, exit 0",
+        lambda folder: (native_tokenizer(folder, "replace.safetensors", normalizer=doubling(26)), {}),
+        r"67,108,864 times longer"),
+    "native: Split (a|a){1,20}$": Attack(
+        "", lambda folder: (native_tokenizer(folder, "split.safetensors", pre_tokenizer=split_on("(a|a){1,20}$")), {}),
+        r"uses a regular expression"),
+    "HF folder: 24 chained Replace": Attack(
+        "export: 100 s, 5.0 GB, 33,554,434 tokens",
+        lambda folder: (fast_tokenizer_folder(folder, normalizer=doubling(24)), {}),
+        r"16,777,216 times longer", ("transformers",)),
+    "HF folder: Split (a|a){1,20}$": Attack(
+        "269 s on a 5,001-character source",
+        lambda folder: (fast_tokenizer_folder(folder, pre_tokenizer=split_on("(a|a){1,20}$")), {}),
+        r"repeats a group", ("transformers",)),
+    "HF folder: Split (a+)+$": Attack(
+        "Rust panic, 4 stderr lines naming no file",
+        lambda folder: (fast_tokenizer_folder(folder, pre_tokenizer=split_on("(a+)+$")), {}),
+        r"repeats a group", ("transformers",)),
+    "--tokenization: 25 chained Replace": Attack(
+        "70 s, 2.7 GB", lambda folder: users_tokenizer(folder, normalizer=doubling(25)), r"33,554,432 times longer"),
+    "--tokenization: Split (a|a){1,20}$": Attack(
+        "", lambda folder: users_tokenizer(folder, pre_tokenizer=split_on("(a|a){1,20}$")), r"repeats a group"),
+    "--tokenization: Split (a+)+$": Attack(
+        "", lambda folder: users_tokenizer(folder, pre_tokenizer=split_on("(a+)+$")), r"repeats a group"),
+}

@@ -81,10 +81,13 @@ def run_within(fn: Callable[[], T], seconds: float | None = None, what: str = "t
     if isinstance(error, (Exception, KeyboardInterrupt, SystemExit)):
         raise error
     detail = " ".join(str(error).split())[:160] or type(error).__name__
-    raise ValueError(f"the tokenizers library failed on the text ({type(error).__name__}: {detail})") from error
+    raise ValueError(f"{what} failed in the tokenizers library ({type(error).__name__}: {detail})") from error
 
 
-def bounded_encode(backend: Any, text: str, add_special_tokens: bool = False, seconds: float | None = None) -> Any:
+def bounded_encode(backend: Any, text: str, add_special_tokens: bool = False, seconds: float | None = None,
+                   origin: str | None = None) -> Any:
     """``backend.encode(text)`` of a ``tokenizers.Tokenizer`` within :func:`run_within`'s bound (through
-    ``encode_batch``, which lets other threads run meanwhile; its one encoding is ``encode``'s)."""
-    return run_within(lambda: backend.encode_batch([text], add_special_tokens=add_special_tokens)[0], seconds)
+    ``encode_batch``, which lets other threads run meanwhile; its one encoding is ``encode``'s). ``origin`` names
+    where the tokenizer came from ("m.safetensors's source tokenizer"), for the line a timeout or a panic gives."""
+    what = f"tokenizing the text with {origin}" if origin else "tokenizing the text"
+    return run_within(lambda: backend.encode_batch([text], add_special_tokens=add_special_tokens)[0], seconds, what)

@@ -154,6 +154,8 @@ class Tokenizer:
         self.splitter: str | None = None
         #: (splitter, unknown words on the vocabulary itself), best first, when the splitter was proposed
         self.ranking: list[tuple[str, int]] | None = None
+        #: where it was read from ("m.safetensors's source tokenizer"), named by a timeout or a panic while tokenising
+        self.origin: str | None = None
 
     # ------------------------------------------------------------------ building
     @staticmethod
@@ -276,13 +278,13 @@ class Tokenizer:
 
     def encode(self, text: str) -> list[int]:
         """Ids of ``text`` without specials; unknown pieces map to ``<unk>``."""
-        return bounded_encode(self.backend, self._readable(text)).ids
+        return bounded_encode(self.backend, self._readable(text), origin=self.origin).ids
 
     def encode_typed(self, text: str) -> tuple[list[int], list[str]]:
         """:meth:`encode`'s ids and the text each token came from, as typed (capitals kept), in one pass: an
         ``<unk>`` can then say which word it stands for; a spelled-out contraction gives its parts ("do", "not")."""
         readable = self._readable(text)
-        encoding = bounded_encode(self.backend, readable)
+        encoding = bounded_encode(self.backend, readable, origin=self.origin)
         return encoding.ids, [readable[a:b] for a, b in encoding.offsets]
 
     def surfaces(self, text: str) -> list[str]:

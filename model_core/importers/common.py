@@ -386,9 +386,10 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
                     f"(tensors, numbers, strings, lists, dicts, argparse.Namespace, numpy numbers, or the vocabularies of "
                     f"torchtext, OpenNMT-py and fairseq)"
                 ) from exc
-            if "Unsupported operand" in text:  # protocol 4/5's FRAME, MEMOIZE …: torch's safe reader knows protocol 2
-                raise CheckpointError(f"{path.name}: not readable safely (its pickle uses an instruction torch's safe reader "
-                                      f"does not read, as pickle protocols 4 and 5 do; save it with torch.save's default "
+            protocol = _pickle_protocol(path, is_zip) if "Unsupported operand" in text else None
+            if protocol is not None and protocol >= 4:  # FRAME, MEMOIZE …: torch's safe reader knows protocols 2 and 3
+                raise CheckpointError(f"{path.name}: not readable safely (saved with pickle protocol {protocol}, whose "
+                                      f"instructions torch's safe reader does not read; save it with torch.save's default "
                                       f"protocol)") from exc
             raise CheckpointError(f"{path.name}: not a readable PyTorch file (corrupt or not a pickle)") from exc
         except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, AttributeError, KeyError, IndexError,
@@ -400,6 +401,21 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
             raise CheckpointError(f"{path.name}: not a readable PyTorch file ({text[:160]})") from exc
     check_tensors(obj, path.name)
     return obj
+
+
+def _pickle_protocol(path: Path, is_zip: bool) -> int | None:
+    """The protocol a ``.pt``'s pickle announces in its first two bytes (``\\x80 N``), or None."""
+    try:
+        if is_zip:
+            with zipfile.ZipFile(path) as archive:
+                name = next((n for n in archive.namelist() if n.endswith("data.pkl")), None)
+                head = archive.open(name).read(2) if name else b""
+        else:
+            with open(path, "rb") as fh:
+                head = fh.read(2)
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError, struct.error, NotImplementedError, RuntimeError):
+        return None
+    return head[1] if len(head) == 2 and head[0] == 0x80 else None
 
 
 _EOCD = struct.Struct("<4sHHHHIIH")  # end of central directory record
@@ -632,6 +648,7 @@ def vocab_tokenizer(tokens: list[str], rows: int, side: str, where: str, roles: 
         text = " ".join(str(exc).split())[:160] or type(exc).__name__
         raise CheckpointError(f"{where}: {side} vocabulary: the tokenizers library cannot build it ({text})") from exc
     tokenizer.splitter = splitter if isinstance(splitter, str) else "tokenizer.json"
+    tokenizer.origin = f"{where}'s {side} tokenizer"
     return tokenizer
 
 

@@ -254,7 +254,8 @@ class HFTokenizer:
 
     def encode(self, text: str) -> list[int]:
         """Ids as the Hugging Face tokenizer makes them for this side, without the trailing ``</s>``."""
-        return [*self._prefix, *run_within(lambda: self._call(text, False)), *self._suffix]
+        what = f"tokenizing the text with {self.origin}" if getattr(self, "origin", None) else "tokenizing the text"
+        return [*self._prefix, *run_within(lambda: self._call(text, False), what=what), *self._suffix]
 
     def tokenize(self, text: str) -> list[str]:
         return [self.id_to_token(i) for i in self.encode(text)]
@@ -1291,6 +1292,7 @@ def load_hf_folder(
     except BaseException as exc:  # a tokenizer that cannot encode a probe text is unusable (a panic included)
         raise _panic_guard(path, "the tokenizer does not work", exc) from exc
     for side, tok, rows in (("source", src_tok, src_rows), ("target", tgt_tok, tgt_rows)):
+        tok.origin = f"{path.name}'s {side} tokenizer"
         if len(tok) > rows:
             raise CheckpointError(f"{path.name}: the {side} tokenizer has {len(tok)} tokens but the model embeds only {rows}")
     try:

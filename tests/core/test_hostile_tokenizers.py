@@ -189,7 +189,7 @@ def test_a_panic_while_tokenizing_is_one_line():
     def panics() -> None:
         raise FakePanic("called `Result::unwrap()` on an `Err` value: RetryLimitInMatchOver")
 
-    with pytest.raises(ValueError, match=r"the tokenizers library failed on the text \(FakePanic: called"):
+    with pytest.raises(ValueError, match=r"tokenizing the text failed in the tokenizers library \(FakePanic: called"):
         run_within(panics)
 
 
@@ -218,8 +218,8 @@ def test_ctrl_c_ends_a_wait_for_a_slow_tokenizer(tmp_path):
         "from tokenizers import Tokenizer\n"
         "from model_core.tokenize_deadline import bounded_encode\n"
         f"backend = Tokenizer.from_str({hostile!r})  # built unchecked: the pattern backtracks for minutes\n"
-        "print('waiting', flush=True)\n"
         "try:\n"
+        "    print('waiting', flush=True)  # inside the try: the interrupt may come at once\n"
         "    bounded_encode(backend, 'a' * 5000 + 'b', seconds=600)\n"
         "except KeyboardInterrupt:\n"
         "    print('interrupted', flush=True)\n"
@@ -266,3 +266,24 @@ TOKENIZER_ATTACKS: dict[str, Attack] = {
     "--tokenization: Split (a+)+$": Attack(
         "", lambda folder: users_tokenizer(folder, pre_tokenizer=split_on("(a+)+$")), r"repeats a group"),
 }
+
+
+def test_a_timeout_while_tokenising_names_the_file_the_tokenizer_came_from(tiny_checkpoint, monkeypatch):
+    from model_core.importers import open_model
+
+    bundle = open_model(tiny_checkpoint, ImportOptions(), device="cpu")
+    release = threading.Event()
+
+    class Slow:  # a tokenizer whose rules take longer than the bound on this text
+        def encode_batch(self, texts, add_special_tokens=False):
+            release.wait(30)
+            return []
+
+    monkeypatch.setattr(budgets, "TOKENIZE_SECONDS", 0.3)
+    bundle.src_tokenizer.backend = Slow()
+    try:
+        with pytest.raises(TokenizeTimeout, match=rf"^tokenizing the text with {tiny_checkpoint.name}'s source tokenizer "
+                                                  r"took more than 0\.3 s"):
+            bundle.src_tokenizer.encode("w1 w2")
+    finally:
+        release.set()

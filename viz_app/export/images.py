@@ -95,9 +95,10 @@ RENDER_MEMORY_BYTES = 3 << 30
 RENDER_BASE_BYTES = 512 << 20
 #: Bytes a render holds per logical pixel (the offscreen widget and pyqtgraph's layers; measured ~8 for PNG and SVG)
 #: and per device pixel (width × height × scale²), by format. Measured peaks (``benchmarks/bench_hostile.py``): PNG
-#: keeps one 4-byte image and its encoding; MP4 an RGB copy, its padding, the bytes for ffmpeg, and ffmpeg's
-#: lookahead (~46); GIF Pillow's palette quantisation (~38); SVG is drawn as vectors at the logical size.
-RENDER_BYTES_PER_PIXEL: dict[str, tuple[int, int]] = {".png": (8, 5), ".svg": (8, 0), ".gif": (8, 38), ".mp4": (8, 46), ".csv": (0, 0)}
+#: keeps one 4-byte image and its encoding; MP4 an RGB copy, its padding and the bytes for ffmpeg (~16) while ffmpeg's
+#: H.264 encoder holds its own frames (~60 more, in its process: 3.45 GB at 7,373 × 7,373); GIF Pillow's palette
+#: quantisation (~38); SVG is drawn as vectors at the logical size.
+RENDER_BYTES_PER_PIXEL: dict[str, tuple[int, int]] = {".png": (8, 5), ".svg": (8, 0), ".gif": (8, 38), ".mp4": (8, 80), ".csv": (0, 0)}
 
 
 def render_memory(width: int, height: int, scale: float, suffix: str = ".png", frames: int = 0) -> int:

@@ -1240,6 +1240,7 @@ def load_hf_folder(
     _check_folder_files(path)
     data = _read_config_json(path)
     model_type = _check_folder(path, data)
+    _check_tokenizer_file(path)  # before the weights are read; loading it would run its normalizers on its added tokens
     try:
         import transformers
         from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
@@ -1272,7 +1273,6 @@ def load_hf_folder(
             raise CheckpointError(f"{path.name}: the {model_type} weights cannot be loaded ({_short(exc)})") from exc
         _check_loading_info(path, info)
         _check_finite(path, hf_model)
-        _check_tokenizer_file(path)  # loading it already runs its normalizers on its added tokens
         try:
             hf_tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=False)
         except BaseException as exc:  # tokenizers/sentencepiece raise assorted types, and Rust panics (BaseException)

@@ -18,10 +18,11 @@ def _type(window, text: str) -> None:
 
 
 def test_a_run_slow_to_tokenise_is_stopped_with_esc_and_the_thread_is_free(window, qtbot, monkeypatch):
-    release = threading.Event()
+    release, entered = threading.Event(), threading.Event()
     real = tokenizers_module.bounded_encode
 
-    def slow(backend, text, add_special_tokens=False, seconds=None):  # a tokenizer that takes a minute
+    def slow(backend, text, add_special_tokens=False, **_kwargs):  # a tokenizer that takes a minute
+        entered.set()
         return run_within(lambda: (release.wait(60), backend.encode_batch([text], add_special_tokens=add_special_tokens)[0])[1],
                           seconds=120)
 
@@ -29,12 +30,12 @@ def test_a_run_slow_to_tokenise_is_stopped_with_esc_and_the_thread_is_free(windo
     old_trace = window.state.trace
     try:
         _type(window, "w2 w1 w2")
-        qtbot.waitUntil(lambda: not window.status_stop_run.isHidden(), timeout=TIMEOUT)
+        qtbot.waitUntil(lambda: entered.is_set() and not window.status_stop_run.isHidden(), timeout=TIMEOUT)
         assert window.status_busy.text()  # "working…"
         window.act_focus_view.trigger()  # Esc
         assert not window.host.busy and window.status_stop_run.isHidden()
         assert "Stopped the run" in window.statusBar().currentMessage()
-        assert window.state.trace is old_trace
+        assert window.state.trace is old_trace and not window.error_banner.isVisible()  # stopped, not failed
         assert window.persistence.stalled_sentence(window.state.model.key) == "w2 w1 w2"
         monkeypatch.setattr(tokenizers_module, "bounded_encode", real)
         # the model thread stopped waiting for the tokenizer (it checks every 0.1 s), long before its minute is up
@@ -48,7 +49,7 @@ def test_a_run_slow_to_tokenise_is_stopped_with_esc_and_the_thread_is_free(windo
 def test_a_sentence_that_timed_out_is_not_run_again_when_its_model_reopens(make_window, qtbot, monkeypatch):
     window = make_window()
 
-    def too_slow(_backend, _text, add_special_tokens=False, seconds=None):
+    def too_slow(_backend, _text, add_special_tokens=False, **_kwargs):
         raise TokenizeTimeout("tokenizing the text took more than 5 s (its tokenizer's rules are too costly for this text)")
 
     monkeypatch.setattr(tokenizers_module, "bounded_encode", too_slow)
@@ -67,3 +68,15 @@ def test_a_sentence_that_timed_out_is_not_run_again_when_its_model_reopens(make_
     assert "was not run again" in again.error_banner.text()
     with qtbot.waitSignal(again.host.resultReady, timeout=TIMEOUT):
         _type(again, "w1 w2")  # an edit runs it
+
+
+def test_a_model_whose_tokenizer_doubles_the_text_is_refused_in_the_banner_and_the_model_stays(window, qtbot, tmp_path):
+    """The attack's 180 KB .safetensors took the window past 7 GB in 52 s with no banner."""
+    from tests.core.test_hostile_tokenizers import doubling, native_tokenizer
+
+    path = native_tokenizer(tmp_path, "replace.safetensors", normalizer=doubling(26))
+    old_model, old_trace, text = window.state.model, window.state.trace, window.state.src_text
+    with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
+        window.open_model(str(path))
+    assert "67,108,864 times longer" in window.error_banner.text()
+    assert window.state.model is old_model and window.state.trace is old_trace and window.state.src_text == text

@@ -36,7 +36,7 @@ from ..tokenizers import (
 )
 from . import safe_data
 from .head_check import head_notices
-from .pickle_scan import check_pickle_containers
+from .pickle_scan import check_legacy_pickles, check_pickle_containers
 
 #: What each option means, for messages and the app's dialog.
 HINTS: dict[str, str] = {
@@ -359,6 +359,8 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
     with open_regular(path, budgets.MAX_CHECKPOINT_BYTES, path.name, "the checkpoint") as (fh, size):
         check_on_disk(fh, size, path.name)
         is_zip = check_zip_budget(fh, size, path.name)
+        if not is_zip:
+            check_legacy_pickles(fh, size, path.name)
         fh.seek(0)
         try:
             with _SAFE_GLOBALS_LOCK, torch.serialization.safe_globals(safe_data.allowlist()), warnings.catch_warnings():

@@ -21,7 +21,7 @@ from typing import Any
 from .. import budgets
 from ..paths import OverBudget
 
-__all__ = ["check_pickle_containers", "count_containers"]
+__all__ = ["check_legacy_pickles", "check_pickle_containers", "count_containers"]
 
 
 class _Inert:
@@ -53,20 +53,28 @@ class _Scanner(pickle.Unpickler):
         return None
 
 
-def count_containers(data: bytes) -> int | None:
-    """How many containers (lists, dicts, tuples, objects) unpickling ``data`` builds; None when the C unpickler
-    cannot read it (torch's reader then says what is wrong)."""
+def count_containers(data: bytes | io.BytesIO, pickles: int = 1) -> int | None:
+    """How many containers (lists, dicts, tuples, objects) unpickling ``data`` builds (its first ``pickles`` pickles,
+    one after the other); None when the C unpickler cannot read them (torch's reader then says what is wrong)."""
+    made, _cut = _scan(data if isinstance(data, io.BytesIO) else io.BytesIO(data), pickles)
+    return made
+
+
+def _scan(stream: io.BytesIO, pickles: int) -> tuple[int | None, bool]:
+    """(:func:`count_containers`'s answer, whether the pickles ran past the end of ``stream``)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         before = gc.get_count()[0]
         try:
-            obj = _Scanner(io.BytesIO(data)).load()
+            objects = [_Scanner(stream).load() for _ in range(pickles)]
+        except EOFError:
+            return None, True
         except Exception:  # a damaged or unusual pickle: left to torch's own reader and its message
-            return None
+            return None, False
         made = gc.get_count()[0] - before
-        del obj
-        return max(made, 0)
+        del objects
+        return max(made, 0), False
     finally:
         if enabled:
             gc.enable()
@@ -77,4 +85,21 @@ def check_pickle_containers(data: bytes, label: str) -> None:
     made = count_containers(data)
     if made is not None and made > budgets.MAX_PICKLE_CONTAINERS:
         raise OverBudget(f"{label} builds {made:,} lists, dicts or objects (nested or not), over the "
+                         f"{budgets.MAX_PICKLE_CONTAINERS:,} this app reads; a state_dict has a few thousand")
+
+
+def check_legacy_pickles(fh: Any, size: int, label: str) -> None:
+    """A ``.pt`` of the legacy (non-zip) format: its four leading pickles (magic number, protocol, system information,
+    the saved object; the storages' bytes follow) must end within :data:`~model_core.budgets.MAX_METADATA_BYTES`, as a
+    zip's ``data.pkl`` must, and build at most :data:`~model_core.budgets.MAX_PICKLE_CONTAINERS` containers."""
+    limit = budgets.MAX_METADATA_BYTES
+    fh.seek(0)
+    head = fh.read(limit + 1)
+    fh.seek(0)
+    made, cut = _scan(io.BytesIO(head), 4)
+    if cut and len(head) > limit:
+        raise OverBudget(f"{label}: its pickle runs past the first {limit >> 20} MB, over the {limit >> 20} MB this "
+                         f"app reads")
+    if made is not None and made > budgets.MAX_PICKLE_CONTAINERS:
+        raise OverBudget(f"{label}: its pickle builds {made:,} lists, dicts or objects (nested or not), over the "
                          f"{budgets.MAX_PICKLE_CONTAINERS:,} this app reads; a state_dict has a few thousand")

@@ -967,12 +967,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Export</name>
         <message>
-            <location filename="../../viz_app/export/images.py" line="402" />
+            <location filename="../../viz_app/export/images.py" line="403" />
             <source>MP4 export needs ffmpeg: install the 'video' extra (pip install "attention-scope[video]") or put ffmpeg on the PATH</source>
             <translation>导出 MP4 需要 ffmpeg：请安装 'video' 可选依赖（pip install "attention-scope[video]"），或把 ffmpeg 加入 PATH</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/images.py" line="405" />
+            <location filename="../../viz_app/export/images.py" line="406" />
             <source>MP4 export needs an H.264 encoder (libx264 or libopenh264); the ffmpeg at {path} has none</source>
             <translation>导出 MP4 需要 H.264 编码器（libx264 或 libopenh264）；位于 {path} 的 ffmpeg 两者都没有</translation>
         </message>
@@ -1688,12 +1688,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="221" />
+            <location filename="../../viz_app/scope/controller.py" line="223" />
             <source>Stopped the run; edit the sentence to run it again</source>
             <translation>已停止本次运行；修改句子即可重新运行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="420" />
+            <location filename="../../viz_app/scope/controller.py" line="422" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
@@ -1703,87 +1703,87 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}；源文本{source}切分，目标文本{target}切分</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="310" />
+            <location filename="../../viz_app/scope/controller.py" line="312" />
             <source>The sentence was not run again: its last run was stopped or took too long. Edit it to run it.</source>
             <translation>这个句子没有自动重新运行：它上一次的运行被停止或耗时过长。修改句子即可运行。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="196" />
+            <location filename="../../viz_app/scope/controller.py" line="198" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="209" />
+            <location filename="../../viz_app/scope/controller.py" line="211" />
             <source>Stopped opening {name}</source>
             <translation>已停止打开 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="257" />
+            <location filename="../../viz_app/scope/controller.py" line="259" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="407" />
+            <location filename="../../viz_app/scope/controller.py" line="409" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="409" />
+            <location filename="../../viz_app/scope/controller.py" line="411" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="243" />
+            <location filename="../../viz_app/scope/controller.py" line="245" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="267" />
+            <location filename="../../viz_app/scope/controller.py" line="269" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="363" />
+            <location filename="../../viz_app/scope/controller.py" line="365" />
             <source>the session's step {step} is past this sentence's last step: step {steps} is shown</source>
             <translation>会话中的第 {step} 步超出了这个句子的最后一步：显示的是第 {steps} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="370" />
+            <location filename="../../viz_app/scope/controller.py" line="372" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="387" />
+            <location filename="../../viz_app/scope/controller.py" line="389" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="397" />
+            <location filename="../../viz_app/scope/controller.py" line="399" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="466" />
+            <location filename="../../viz_app/scope/controller.py" line="468" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="173" />
+            <location filename="../../viz_app/scope/controller.py" line="175" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="383" />
+            <location filename="../../viz_app/scope/controller.py" line="385" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="384" />
+            <location filename="../../viz_app/scope/controller.py" line="386" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="400" />
+            <location filename="../../viz_app/scope/controller.py" line="402" />
             <source>{error}; opened {fallback} instead</source>
             <translation>{error}；已改为打开 {fallback}</translation>
         </message>
@@ -2670,12 +2670,12 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>无法保存会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/status.py" line="64" />
+            <location filename="../../viz_app/window/status.py" line="88" />
             <source>working…</source>
             <translation>运行中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/status.py" line="49" />
+            <location filename="../../viz_app/window/status.py" line="73" />
             <source>last model call {ms} ms</source>
             <translation>上次模型调用耗时 {ms} 毫秒</translation>
         </message>

@@ -1,4 +1,4 @@
-"""Hostile model files (issue 16): the peak memory and the time of each refusal, against the issue's bounds.
+"""Hostile model files (issues 16 and 32): the peak memory and the time of each refusal, against the bounds.
 
 Issue 16 measured what hostile files cost before anything refused them (a 17 KB ``.pth`` of stride-0
 views loaded as a 4.8 GB model, a 3 MB zip bomb took 3.3 GB and ~20 s, a FIFO blocked for ever, ...)
@@ -19,7 +19,13 @@ that refuses it), peak ≤ 3 GB (3·10⁹ bytes), time ≤ 10 s. The child runs 
 (its own use plus 8 GB) and a 60 s time-out, so a regressed check shows up as a failure in the table
 instead of taking the machine down.
 
-Usage: ``python benchmarks/bench_hostile.py [--quick] [--json OUT] [--strict] [--only NAME ...]``
+Issue 32 added the tokenizer attacks of ``tests/core/test_hostile_tokenizers.py`` (``TOKENIZER_ATTACKS``: chained
+``Replace`` normalizers and backtracking ``Split`` patterns in a native checkpoint, a Hugging Face folder and a
+``--tokenization`` file), the pickle nested 8×10⁶ deep, renders through ``attention-scope render`` (refused over
+the 3 GB budget within 10 s, or drawn within 3 GB: the child's peak or ffmpeg's), and what the tokenising time
+bound costs per call.
+
+Usage: ``python benchmarks/bench_hostile.py [--quick] [--json OUT] [--strict] [--only NAME ...] [--no-renders]``
 (``--quick``: one open per attack; full: three, the median time and the highest peak reported).
 Needs the test dependencies (pytest, transformers for the Hugging Face rows), as ``make bench`` has.
 """
@@ -71,7 +77,43 @@ BEFORE = {
     "nested JSON in extra": "traceback",
     "backtracking tokenizer regex": "panic (BaseException)",
     "HF d_model 4096 / vocab 64000": "4.9 GB, then refused",
+    "pickle nested 8×10⁶ deep": "39 s at 10⁶ levels, 183 s at 2×10⁶; ~1 h at 8×10⁶",
 }
+
+#: renders through ``attention-scope render`` (issue 32): refused over the 3 GB budget, or drawn within it
+RENDERS: dict[str, tuple[list[str], str, str]] = {  # name: (flags, expected outcome, what issue 32 measured before)
+    "PNG 8192×8192 scale 4": (["--width", "8192", "--height", "8192", "--scale", "4", "--out", "{tmp}/map.png"], "refused",
+                              "accepted: 4.98 GB"),
+    "SVG 8192×8192 scale 8": (["--width", "8192", "--height", "8192", "--scale", "8", "--out", "{tmp}/map.svg"], "refused", ""),
+    "GIF 8192×8192 scale 1": (["--width", "8192", "--height", "8192", "--scale", "1", "--out", "{tmp}/map.gif"], "refused", ""),
+    "MP4 4096×4096 scale 2": (["--width", "4096", "--height", "4096", "--scale", "2", "--out", "{tmp}/map.mp4"], "refused",
+                              "3.3 GB (measured here)"),
+    "PNG 4096×4096 scale 2 (legal)": (["--width", "4096", "--height", "4096", "--scale", "2", "--out", "{tmp}/map.png"], "drawn", ""),
+    "MP4 4096×4096 scale 1.8": (["--width", "4096", "--height", "4096", "--scale", "1.8", "--out", "{tmp}/map.mp4"], "refused",
+                                "3.45 GB (ffmpeg; measured here)"),
+    "MP4 4096×4096 scale 1.37 (legal)": (["--width", "4096", "--height", "4096", "--scale", "1.37", "--out", "{tmp}/map.mp4"],
+                                         "drawn", ""),
+    "GIF 4096×4096 scale 1 (legal)": (["--width", "4096", "--height", "4096", "--scale", "1", "--out", "{tmp}/map.gif"], "drawn", ""),
+}
+#: the largest legal PNG (8,192 × 8,192 at the largest scale the budget allows): full runs only, it takes a minute
+LARGEST_PNG = ("PNG 8192×8192 scale 2.52 (largest legal)",
+               (["--width", "8192", "--height", "8192", "--scale", "2.52", "--out", "{tmp}/map.png"], "drawn", ""))
+
+CLI_CHILD = r"""
+import json, os, resource, sys, time
+argv, headroom = json.loads(sys.argv[1]), int(sys.argv[2])
+from viz_app.cli import main
+page = resource.getpagesize()
+with open("/proc/self/statm", encoding="ascii") as fh:
+    size = int(fh.read().split()[0]) * page
+resource.setrlimit(resource.RLIMIT_AS, (size + headroom, resource.getrlimit(resource.RLIMIT_AS)[1]))
+scale = 1 if sys.platform == "darwin" else 1024
+started = time.perf_counter()
+code = main(argv)
+seconds = time.perf_counter() - started
+peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) * scale
+print("RESULT " + json.dumps({"code": code, "seconds": seconds, "peak": peak}), flush=True)
+"""
 
 CHILD = r"""
 import json, os, resource, sys, time
@@ -127,12 +169,76 @@ def open_in_child(target: Path, options: dict[str, Any]) -> dict[str, Any]:
             "peak": 0}
 
 
+def cli_in_child(argv: list[str]) -> dict[str, Any]:
+    """``attention-scope ARGV`` in a fresh interpreter under the address-space cap: exit status, its error line,
+    seconds and peak bytes (its own or ffmpeg's, whichever is larger)."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    command = [sys.executable, "-c", LAUNCHER, sys.executable, "-c", CLI_CHILD, json.dumps(argv), str(CHILD_HEADROOM_BYTES)]
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return {"code": None, "line": "no answer within 600 s", "seconds": time.perf_counter() - started, "peak": 0}
+    errors = [line for line in stderr.splitlines() if "propagateSizeHints" not in line and line.strip()]
+    for text in stdout.splitlines():
+        if text.startswith("RESULT "):
+            return {**json.loads(text.removeprefix("RESULT ")), "line": " | ".join(errors)}
+    return {"code": proc.returncode, "line": (errors or ["(no output)"])[-1], "seconds": time.perf_counter() - started, "peak": 0}
+
+
+def bench_renders(full: bool) -> tuple[list[tuple], dict[str, Any]]:
+    """Each render of :data:`RENDERS` (and the largest legal PNG in full runs): refused in one line, or drawn, within
+    3 GB and, for a refusal, 10 s."""
+    rows, results = [], {}
+    renders = {**RENDERS, LARGEST_PNG[0]: LARGEST_PNG[1]} if full else RENDERS
+    for name, (flags, expected, before) in renders.items():
+        with tempfile.TemporaryDirectory(prefix="bench-render-") as tmp:
+            argv = ["render", "--model", "en-fr", "--device", "cpu", "--src", "the black cat sees the small dog",
+                    *(f.format(tmp=tmp) for f in flags)]
+            run = cli_in_child(argv)
+        outcome = "refused" if run["code"] == 2 else "drawn" if run["code"] == 0 else f"status {run['code']}"
+        met = {"outcome": outcome == expected, "one line": outcome != "refused" or "\n" not in run["line"],
+               "memory": 0 < run["peak"] <= MEMORY_BOUND_BYTES, "time": outcome != "refused" or run["seconds"] <= TIME_BOUND_S}
+        verdict = "met" if all(met.values()) else "NOT met: " + ", ".join(k for k, v in met.items() if not v)
+        results[name] = {"before": before, "outcome": outcome, "line": run["line"], "seconds": run["seconds"],
+                         "peak_bytes": run["peak"], "met": met}
+        rows.append((name, before, outcome, round(run["seconds"] * 1000), round(run["peak"] / 2**20), verdict))
+        print(f"{name:<36} {verdict:<10} {run['line'][:110]}", flush=True)
+    return rows, results
+
+
+def bench_tokenize_cost(calls: int = 300) -> dict[str, float]:
+    """What the time bound costs per call (issue 32 allows 20 ms): a typed sentence through :func:`bounded_encode`
+    (a thread per call, waited for) against the library's own ``encode``, medians in milliseconds."""
+    from model_core.importers import open_model
+    from model_core.tokenize_deadline import bounded_encode
+
+    backend = open_model("en-fr", device="cpu").src_tokenizer.backend
+    text = "The black cat, which the small dog does not see, sits on the red mat."
+    direct, bounded = [], []
+    for _ in range(calls):
+        t = time.perf_counter()
+        backend.encode(text, add_special_tokens=False)
+        direct.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        bounded_encode(backend, text)
+        bounded.append((time.perf_counter() - t) * 1000)
+    return {"encode_ms": statistics.median(direct), "bounded_ms": statistics.median(bounded),
+            "bounded_p95_ms": sorted(bounded)[int(0.95 * len(bounded))]}
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"{QUICK['repeats']} open per attack (full: {FULL['repeats']})")
     parser.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file")
     parser.add_argument("--strict", action="store_true", help="exit 2 when a bound is not met")
     parser.add_argument("--only", nargs="+", default=(), metavar="NAME", help="attacks whose name contains one of these")
+    parser.add_argument("--no-renders", action="store_true", help="skip the renders (issue 32), which take minutes")
     return parser.parse_args(argv)
 
 
@@ -146,9 +252,10 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{MEMORY_BOUND_BYTES / 1e9:g} GB peak, {TIME_BOUND_S:g} s")
 
     from test_hostile_files import ATTACKS
+    from test_hostile_tokenizers import TOKENIZER_ATTACKS
 
     rows, results = [], {}
-    for name, attack in ATTACKS.items():
+    for name, attack in {**ATTACKS, **TOKENIZER_ATTACKS}.items():
         if args.only and not any(part in name for part in args.only):
             continue
         if any(importlib.util.find_spec(module) is None for module in attack.needs):
@@ -182,6 +289,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print()
     print_table(["attack", "issue 16 measured before", "now", "ms", "peak MB", "over imports MB", "3 GB / 10 s"], rows)
+    render_rows, render_results = ([], {}) if args.no_renders else bench_renders(not args.quick)
+    if render_rows:
+        print()
+        print_table(["render", "issue 32 measured before", "now", "ms", "peak MB", "3 GB (/ 10 s to refuse)"], render_rows)
+        results.update({f"render: {name}": r for name, r in render_results.items()})
+    cost = bench_tokenize_cost()
+    print(f"\ntokenising a typed sentence: {cost['encode_ms']:.3f} ms by the library's encode, {cost['bounded_ms']:.3f} ms "
+          f"(p95 {cost['bounded_p95_ms']:.3f} ms) through the time bound's thread (allowed: 20 ms)")
     failed = [name for name, r in results.items() if not all(r["met"].values())]
     print(f"\n{len(results) - len(failed)}/{len(results)} attacks refused in one line within {MEMORY_BOUND_BYTES / 1e9:g} GB "
           f"and {TIME_BOUND_S:g} s" + (f"; NOT met: {', '.join(failed)}" if failed else "") +
@@ -189,6 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         write_json(args.json, {"machine": info, "mode": "quick" if args.quick else "full", "repeats": repeats,
                                "bounds": {"peak_bytes": MEMORY_BOUND_BYTES, "seconds": TIME_BOUND_S}, "attacks": results,
+                               "tokenize_cost": cost,
                                "seconds": time.perf_counter() - started})
     return 2 if args.strict and failed else 0
 

@@ -20,6 +20,10 @@ The rules (issue 16):
 - **Cleaned up on any error** (a full disk, an encoder crash, Ctrl-C): the temporary file is removed
   and the previous output, if any, is left as it was. Every byte goes through :func:`_write` (the one
   place tests make the disk full).
+- **Never over what is not a regular file**: an existing device node, FIFO or socket is refused even with
+  ``overwrite`` (checked before the work and again before the rename), and :func:`check_not_an_input` refuses
+  an output that is a file being read (same device and inode: through a link too). A write that fails without
+  naming a file (a full disk) is raised again with the output's name.
 - **Committed by rename**: ``os.replace`` with ``overwrite``; without it, a hard link that fails if
   the name was taken meanwhile (so a file that appeared during the work is not replaced either).
 """
@@ -29,7 +33,8 @@ from __future__ import annotations
 import io
 import os
 import secrets
-from collections.abc import Iterator
+import stat
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -72,6 +77,7 @@ def check_target(path: str | os.PathLike, overwrite: bool = False) -> Path:
     target = Path(path)
     if target.is_dir():
         raise IsADirectoryError(f"{target} is a folder")
+    _refuse_special(target)
     if os.path.lexists(target) and not overwrite:
         raise FileExistsError(f"{target} exists")
     folder = target.parent
@@ -85,6 +91,56 @@ def check_target(path: str | os.PathLike, overwrite: bool = False) -> Path:
     with suppress(OSError):
         os.unlink(probe)
     return target
+
+
+class NotARegularFile(OSError):
+    """An output that exists and is neither a regular file nor a link: a device, a FIFO, a socket."""
+
+
+def _refuse_special(target: Path) -> None:
+    """Refuse an existing output that is not a regular file (nor a symbolic link, which a rename replaces, leaving
+    its target alone), even to overwrite: renaming over ``/dev/null`` as root would replace the device node, and a
+    FIFO or a socket is someone's channel, not a file of ours."""
+    try:
+        info = os.lstat(target)
+    except OSError:
+        return
+    if stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode):
+        return
+    kind = ("a folder" if stat.S_ISDIR(info.st_mode) else "a character device" if stat.S_ISCHR(info.st_mode)
+            else "a block device" if stat.S_ISBLK(info.st_mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(info.st_mode)
+            else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file")
+    raise NotARegularFile(f"{target} is {kind}; an output never replaces what is not a regular file, even with --force")
+
+
+def check_not_an_input(target: str | os.PathLike, inputs: Iterable[str | os.PathLike | None]) -> None:
+    """Refuse an output that is one of the files being read (the same file by device and inode: through a symbolic
+    or hard link too), or an existing file inside a model folder being read: with ``--force`` it would be replaced
+    by what is made from it. ``ValueError`` naming both."""
+    try:
+        out = os.stat(target)
+    except OSError:
+        return  # nothing there yet: nothing read can be replaced
+    for given in inputs:
+        if not isinstance(given, (str, os.PathLike)) or str(given) == "":  # None, or a session's list of tokens
+            continue
+        try:
+            info = os.stat(given)
+        except OSError:
+            continue
+        if (info.st_dev, info.st_ino) == (out.st_dev, out.st_ino):
+            raise ValueError(f"{target} is the input {given} being read; write the output to another file")
+        if stat.S_ISDIR(info.st_mode) and Path(os.path.realpath(target)).is_relative_to(os.path.realpath(given)):
+            raise ValueError(f"{target} is a file of the model folder {given} being read; write the output elsewhere")
+
+
+def _named(exc: OSError, target: Path) -> OSError:
+    """``exc`` with ``target`` as its file when it names none (a full disk: "No space left on device: out.npz")."""
+    if exc.filename is not None or exc.errno is None:
+        return exc
+    named = type(exc)(exc.errno, exc.strerror or str(exc), str(target))
+    named.__cause__ = exc
+    return named
 
 
 def new_temp(target: Path) -> tuple[int, Path]:
@@ -106,6 +162,7 @@ def new_temp(target: Path) -> tuple[int, Path]:
 def _commit(tmp: Path, target: Path, overwrite: bool) -> None:
     """Move the finished ``tmp`` to ``target``; without ``overwrite`` never replace a file, even one created meanwhile."""
     if overwrite:
+        _refuse_special(target)  # again: a FIFO or device may have been put there during the work
         os.replace(tmp, target)
         return
     try:
@@ -156,6 +213,12 @@ def atomic_file(path: str | os.PathLike, *, overwrite: bool = False, text: bool 
             fh.flush()
             _fsync_fd(raw.fileno())
         _commit(tmp, target, overwrite)
+    except OSError as exc:
+        _discard(tmp)
+        named = _named(exc, target)
+        if named is exc:
+            raise
+        raise named from exc
     except BaseException:
         _discard(tmp)
         raise

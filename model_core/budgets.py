@@ -125,9 +125,36 @@ MAX_JSON_DEPTH = 32
 #: a few MB per layer instead of gigabytes.
 EAGER_MAPS_BYTES = 1 << 30
 
+#: The most containers (lists, dicts, tuples, objects) a ``.pt``'s pickle may build (262,144), counted before
+#: ``torch.load`` by :mod:`model_core.importers.pickle_scan`. Honest checkpoints hold a few thousand (a base model with
+#: its optimizer state ~3,000); a pickle of lists nested 8 million deep fits in :data:`MAX_METADATA_BYTES` and took
+#: about an hour to refuse through torch's Python unpickler and the tensor walk; at this budget both take ~2 s.
+MAX_PICKLE_CONTAINERS = 1 << 18
+
+#: How many times longer a tokenizer's normalizers and pre-tokenizer may make a text in the worst case (100),
+#: computed from their description before the tokenizer is built (:mod:`model_core.tokenizer_check`). Honest
+#: pipelines stay well under it: NFKC at most 18 characters for one, BERT's normalizer 36 (CJK spaced, accents
+#: split, lower-cased), byte-level 4. Each chained ``Replace`` a → aa doubles a text: 26 of them made a
+#: 5-character sentence 335 MB and 7.4 GB of memory in issue 32. Typed text is cut to the model's room before it
+#: is tokenised (a few thousand characters), so 100 times that stays within tens of megabytes.
+MAX_TOKENIZER_GROWTH = 100
+
+#: The most characters a tokenizer's prepended text (``Prepend``, a ``Replace`` content) may add (4,096).
+MAX_TOKENIZER_PREPEND_CHARS = 4096
+
+#: The longest regular expression a tokenizer may carry (1,000 characters; GPT-2's split pattern is 90).
+MAX_TOKENIZER_PATTERN_CHARS = 1000
+
+#: How long tokenising one typed text may take (5 s): a backstop behind the structural checks of
+#: :mod:`model_core.tokenizer_check`, for costs they cannot see. A sentence of the model's length takes milliseconds.
+TOKENIZE_SECONDS = 5.0
+
 __all__ = [
     "EAGER_MAPS_BYTES",
     "MAX_CHECKPOINT_BYTES", "MAX_CLAIM_RATIO", "MAX_CLAIM_SLACK", "MAX_JSON_DEPTH", "MAX_METADATA_BYTES", "MAX_PARAMETERS",
-    "MAX_POSITIONS", "MAX_POSITION_TABLE_ELEMENTS", "MAX_SPARSE_HOLE_BYTES", "MAX_TOKENIZER_FILE_BYTES", "MAX_VOCAB",
+    "MAX_PICKLE_CONTAINERS", "MAX_POSITIONS", "MAX_POSITION_TABLE_ELEMENTS", "MAX_SPARSE_HOLE_BYTES", "MAX_TOKENIZER_FILE_BYTES",
+    "MAX_TOKENIZER_GROWTH",
+    "MAX_TOKENIZER_PATTERN_CHARS", "MAX_TOKENIZER_PREPEND_CHARS", "MAX_VOCAB",
     "MAX_ZIP_MEMBERS", "MAX_ZIP_UNCOMPRESSED_BYTES", "MAX_ZIP_UNCOMPRESSED_RATIO", "MAX_ZIP_UNCOMPRESSED_SLACK",
+    "TOKENIZE_SECONDS",
 ]

@@ -431,6 +431,7 @@ def _tokenizers_from_metadata(meta: dict[str, str], label: str) -> tuple[Tokeniz
             raise CheckpointError(f"{label}: the tokenizers in the metadata are invalid (no {side} tokenizer)")
         try:
             out.append(Tokenizer.from_json(meta[key]))
+            out[-1].origin = f"{label}'s {side} tokenizer"
         except ValueError as exc:  # Tokenizer.from_json turns everything the tokenizers library raises into ValueError
             kind = OverBudget if isinstance(exc, OverBudget) else CheckpointError
             raise kind(f"{label}: the tokenizers in the metadata are invalid (the {side} tokenizer: {_short(exc)})") from exc

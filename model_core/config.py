@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .paths import loads
+
 Activation = Literal["relu", "gelu"]
 NormPosition = Literal["post", "pre"]
 NormType = Literal["layernorm", "std"]
@@ -146,7 +148,7 @@ class ModelConfig:
 
     @classmethod
     def from_json(cls, text: str) -> ModelConfig:
-        data = json.loads(text)
+        data = loads(text)  # a number too long for Python names its field (NumberTooLong, a ValueError)
         if not isinstance(data, dict):
             raise ValueError("config JSON must be an object")
         return cls.from_dict(data)

@@ -22,14 +22,26 @@ def resolve_device(name: str | torch.device | None = "auto") -> torch.device:
         if mps is not None and mps.is_available():
             return torch.device("mps")
         return torch.device("cpu")
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError("CUDA was requested but no CUDA GPU is available")
-    if name == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
-        raise ValueError("Apple MPS was requested but is not available")
     try:
-        return torch.device(name)
+        device = torch.device(name)
     except RuntimeError as exc:
-        raise ValueError(f"unknown device {name!r}") from exc
+        raise ValueError(f"unknown device {name!r}; choose auto, cpu, cuda or mps") from exc
+    # only devices a model runs on: torch also knows meta (shapes without values: every run fails on .item()),
+    # xpu, hpu, xla … which this app never tested and whose absence torch reports in a traceback
+    if device.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(f"device {name!r} is not one this app runs models on; choose auto, cpu, cuda or mps")
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError("CUDA was requested but no CUDA GPU is available")
+        count = torch.cuda.device_count()
+        if device.index is not None and device.index >= count:
+            raise ValueError(f"CUDA device {device.index} was requested but there {'is' if count == 1 else 'are'} "
+                             f"only {count} (0..{count - 1})")
+    if device.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+        raise ValueError("Apple MPS was requested but is not available")
+    if device.type == "cpu" and device.index not in (None, 0):
+        raise ValueError(f"unknown device {name!r}; choose auto, cpu, cuda or mps")
+    return device
 
 
 def resolve_dtype(name: str | torch.dtype | None, device: torch.device) -> torch.dtype:

@@ -220,6 +220,49 @@ def json_depth(value: Any) -> int:
     return deepest
 
 
+class NumberTooLong(ValueError):
+    """A JSON whole number with more digits than Python converts (``sys.get_int_max_str_digits``, 4,300 by default)."""
+
+
+class _LongNumber:
+    """What :func:`loads` parses a too-long whole number into, so that its field can be named afterwards."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def _parse_int(text: str) -> int | _LongNumber:
+    try:
+        return int(text)
+    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion": no field, no file
+        return _LongNumber(len(text.lstrip("-")))
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads``, but a whole number too long for Python raises :class:`NumberTooLong` naming its field
+    (``decoding.seed is a number of 5,000 digits …``) instead of Python's message, which names neither it nor the file.
+    Other errors are json's own (``JSONDecodeError``, ``RecursionError``)."""
+    value = json.loads(text, parse_int=_parse_int)
+    stack: list[tuple[Any, tuple[Any, Any, bool] | None]] = [(value, None)]
+    while stack:
+        item, place = stack.pop()
+        if isinstance(item, _LongNumber):
+            keys: list[str] = []
+            while place is not None:
+                place, key, index = place
+                keys.append(f"[{key}]" if index else f".{key}")
+            where = "".join(reversed(keys)).lstrip(".") or "the value"
+            limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
+            raise NumberTooLong(f"{where} is a number of {item.digits:,} digits, more than the {limit:,} this app reads")
+        if isinstance(item, dict):
+            stack.extend((v, (place, k, False)) for k, v in item.items() if isinstance(v, (dict, list, _LongNumber)))
+        elif isinstance(item, list):
+            stack.extend((v, (place, i, True)) for i, v in enumerate(item) if isinstance(v, (dict, list, _LongNumber)))
+    return value
+
+
 def parse_json(text: str | bytes, label: str, max_depth: int) -> Any:
     """JSON from a file, nesting at most ``max_depth`` deep, or one CheckpointError line saying what is wrong.
 
@@ -227,9 +270,11 @@ def parse_json(text: str | bytes, label: str, max_depth: int) -> Any:
     ``except ValueError`` catches) and a merely deep one would reach code that walks it recursively later.
     """
     try:
-        value = json.loads(text)
+        value = loads(text)
     except RecursionError as exc:
         raise OverBudget(f"{label}: the JSON nests more than {max_depth} levels deep") from exc
+    except NumberTooLong as exc:
+        raise CheckpointError(f"{label}: {exc}") from exc
     except UnicodeDecodeError as exc:
         raise CheckpointError(f"{label}: not UTF-8 text") from exc
     except json.JSONDecodeError as exc:

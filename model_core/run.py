@@ -102,9 +102,21 @@ def run(bundle: ModelBundle, request: RunRequest, *, stop: Callable[[], bool] | 
     target padding only exists in a teacher-forced pass, so with ``pad_tgt`` the generated output is
     run again teacher-forced with padding. Raises :class:`EmptySourceError` for an empty source.
     ``stop`` (the window's worker: "a newer run was asked for") is asked between steps of a long sentence's
-    greedy decoding, which can run to thousands of steps; when it says True the run raises
-    :class:`~model_core.lazy_trace.Superseded`.
+    greedy decoding, which can run to thousands of steps, and every 0.1 s while a text is tokenised (a slow
+    tokenizer from a file); when it says True the run raises :class:`~model_core.lazy_trace.Superseded`.
     """
+    from .lazy_trace import Superseded
+    from .tokenize_deadline import TokenizeStopped, stop_tokenizing_when
+
+    try:
+        with stop_tokenizing_when(stop):
+            return _run(bundle, request, stop)
+    except TokenizeStopped:
+        raise Superseded() from None
+
+
+def _run(bundle: ModelBundle, request: RunRequest, stop: Callable[[], bool] | None) -> RunResult:
+    """:func:`run`'s work."""
     from .decoding import teacher_forced_trace
 
     if not request.src.strip():

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from .budgets import MAX_JSON_DEPTH
 from .decoding_settings import DecodingSettings
-from .paths import json_depth
+from .paths import NumberTooLong, json_depth, loads
 from .vocab import KINDS
 
 if TYPE_CHECKING:  # both need torch: imported where used, so reading a session stays torch-free
@@ -331,9 +331,11 @@ class ScopeState:
         # no real session nests deeper than 4; a hostile one nested 100,000 deep crashed json's recursion at launch
         too_deep = SessionError(f"not a session file: JSON nested more than {MAX_JSON_DEPTH} levels deep")
         try:
-            data = json.loads(text)
+            data = loads(text)
         except RecursionError:
             raise too_deep from None
+        except NumberTooLong as exc:
+            raise SessionError(f"not a session file: {exc}") from exc
         except json.JSONDecodeError as exc:
             raise SessionError(f"not a session file: invalid JSON ({exc.msg} at line {exc.lineno})") from exc
         if json_depth(data) > MAX_JSON_DEPTH:
@@ -401,6 +403,8 @@ def load(path: str | os.PathLike) -> Session:
     """Read a session file; relative model/vocabulary paths are resolved against its folder."""
     path = Path(path)
     if not path.exists():
+        if path.is_symlink():  # exists() follows the link: a loop or a dangling link is no missing file
+            raise SessionError(f"{path}: a symbolic link that leads to no file (a loop, or its target is missing)")
         raise SessionError(f"{path}: no such session file")
     if path.is_dir():
         raise SessionError(f"{path}: is a folder, not a session file")

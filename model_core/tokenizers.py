@@ -18,9 +18,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from tokenizers import Tokenizer as _Backend
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
-from .budgets import MAX_JSON_DEPTH, MAX_METADATA_BYTES, MAX_VOCAB
+from .budgets import MAX_JSON_DEPTH, MAX_METADATA_BYTES
 from .detokenize import detokenize
-from .paths import OverBudget, json_depth
+from .paths import OverBudget, json_depth, loads
+from .tokenize_deadline import bounded_encode
+from .tokenizer_check import check_tokenizer
 from .vocab import SPECIAL_LOOKING
 
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
@@ -152,6 +154,8 @@ class Tokenizer:
         self.splitter: str | None = None
         #: (splitter, unknown words on the vocabulary itself), best first, when the splitter was proposed
         self.ranking: list[tuple[str, int]] | None = None
+        #: where it was read from ("m.safetensors's source tokenizer"), named by a timeout or a panic while tokenising
+        self.origin: str | None = None
 
     # ------------------------------------------------------------------ building
     @staticmethod
@@ -274,13 +278,13 @@ class Tokenizer:
 
     def encode(self, text: str) -> list[int]:
         """Ids of ``text`` without specials; unknown pieces map to ``<unk>``."""
-        return self.backend.encode(self._readable(text), add_special_tokens=False).ids
+        return bounded_encode(self.backend, self._readable(text), origin=self.origin).ids
 
     def encode_typed(self, text: str) -> tuple[list[int], list[str]]:
         """:meth:`encode`'s ids and the text each token came from, as typed (capitals kept), in one pass: an
         ``<unk>`` can then say which word it stands for; a spelled-out contraction gives its parts ("do", "not")."""
         readable = self._readable(text)
-        encoding = self.backend.encode(readable, add_special_tokens=False)
+        encoding = bounded_encode(self.backend, readable, origin=self.origin)
         return encoding.ids, [readable[a:b] for a, b in encoding.offsets]
 
     def surfaces(self, text: str) -> list[str]:
@@ -322,7 +326,7 @@ class Tokenizer:
         if len(text) > MAX_METADATA_BYTES:
             raise OverBudget(f"{len(text):,} characters of JSON, over the {MAX_METADATA_BYTES:,} this app reads")
         try:
-            data = json.loads(text)
+            data = loads(text)
         except RecursionError as exc:
             raise OverBudget(f"the JSON nests more than {MAX_JSON_DEPTH} levels deep") from exc
         if not isinstance(data, dict) or not isinstance(data.get("backend"), dict) or data.get("kind") not in ("word", "bpe", "vocab"):
@@ -406,26 +410,10 @@ def _build_backend(text: str) -> _Backend:
 
 
 def _check_backend_description(backend: dict) -> None:
-    """What a tokenizer description must not ask for, checked before the tokenizers library sees it."""
-    model = backend.get("model")
-    vocab = model.get("vocab") if isinstance(model, dict) else None
-    merges = model.get("merges") if isinstance(model, dict) else None
-    added = backend.get("added_tokens")
-    count = (len(vocab) if isinstance(vocab, (dict, list)) else 0) + (len(added) if isinstance(added, list) else 0)
-    if count > MAX_VOCAB:
-        raise OverBudget(f"a vocabulary of {count:,} tokens, over the {MAX_VOCAB:,} this app builds")
-    if isinstance(merges, list) and len(merges) > MAX_VOCAB:
-        raise OverBudget(f"{len(merges):,} merges, over the {MAX_VOCAB:,} this app builds")
+    """What a tokenizer description must not ask for, checked before the tokenizers library sees it: budgets, the
+    normalizers' growth and any regular expression (:func:`~model_core.tokenizer_check.check_tokenizer`; this app's
+    own tokenizers never use one, so none is accepted), padding and truncation."""
+    check_tokenizer(backend, regex=False)
     for key in ("padding", "truncation"):
         if backend.get(key) is not None:
             raise ValueError(f"it asks for {key}, which this app's tokenizers never do")
-    stack: list = [backend]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if "Regex" in item:
-                raise ValueError("it uses a regular expression, which this app's tokenizers never do "
-                                 "(a crafted pattern can make the tokenizers library hang or crash)")
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)

@@ -8,8 +8,9 @@ import re
 import shlex
 import struct
 import threading
+import warnings
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -22,6 +23,8 @@ from ..checkpoint import CheckpointError, ModelBundle, build_model, check_on_dis
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
 from ..paths import OverBudget, human_bytes, open_regular, parse_json, read_regular_file
+from ..tokenize_deadline import TokenizeTimeout, bounded_encode
+from ..tokenizer_check import check_tokenizer
 from ..tokenizers import (
     ROLES,
     SPLITTERS,
@@ -33,6 +36,7 @@ from ..tokenizers import (
 )
 from . import safe_data
 from .head_check import head_notices
+from .pickle_scan import check_legacy_pickles, check_pickle_containers
 
 #: What each option means, for messages and the app's dialog.
 HINTS: dict[str, str] = {
@@ -262,14 +266,19 @@ def read_tokenizer_file(path: str | Path) -> Any:
     model = data.get("model") if isinstance(data, dict) else None
     if not isinstance(model, dict):
         raise CheckpointError(f"{label}: not a tokenizer.json of the tokenizers library (no model)")
-    vocab = model.get("vocab")
-    if isinstance(vocab, (dict, list)) and len(vocab) > budgets.MAX_VOCAB:
-        raise OverBudget(f"{label}: {len(vocab):,} tokens, over the {budgets.MAX_VOCAB:,} this app builds")
+    try:
+        check_tokenizer(data)
+    except OverBudget as exc:
+        raise OverBudget(f"{label}: {exc}") from exc
+    except ValueError as exc:
+        raise CheckpointError(f"{label}: {exc}") from exc
     try:
         backend = Backend.from_str(raw.decode("utf-8"))
-        backend.encode("Don't e-mail me, it's 5 o'clock.", add_special_tokens=False)
+        bounded_encode(backend, "Don't e-mail me, it's 5 o'clock.")
     except (KeyboardInterrupt, SystemExit):
         raise
+    except TokenizeTimeout as exc:
+        raise CheckpointError(f"{label}: {exc}") from exc
     except BaseException as exc:  # the tokenizers library raises plain Exception, and panics with BaseException
         text = " ".join(str(exc).split())[:160] or type(exc).__name__
         raise CheckpointError(f"{label}: the tokenizers library cannot build it ({text})") from exc
@@ -354,9 +363,14 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
     with open_regular(path, budgets.MAX_CHECKPOINT_BYTES, path.name, "the checkpoint") as (fh, size):
         check_on_disk(fh, size, path.name)
         is_zip = check_zip_budget(fh, size, path.name)
+        if not is_zip:
+            check_legacy_pickles(fh, size, path.name)
         fh.seek(0)
         try:
-            with _SAFE_GLOBALS_LOCK, torch.serialization.safe_globals(safe_data.allowlist()):
+            with _SAFE_GLOBALS_LOCK, torch.serialization.safe_globals(safe_data.allowlist()), warnings.catch_warnings():
+                # torch's weights-only reader warns (two lines, naming its own source file) about any pickle protocol
+                # but 2 before it reads a byte; the file's problems, if any, are this function's one line
+                warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
                 if mmap and is_zip:
                     obj = torch.load(str(path), map_location="cpu", weights_only=True, mmap=True)
                 else:
@@ -378,6 +392,11 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
                     f"(tensors, numbers, strings, lists, dicts, argparse.Namespace, numpy numbers, or the vocabularies of "
                     f"torchtext, OpenNMT-py and fairseq)"
                 ) from exc
+            protocol = _pickle_protocol(path, is_zip) if "Unsupported operand" in text else None
+            if protocol is not None and protocol >= 4:  # FRAME, MEMOIZE …: torch's safe reader knows protocols 2 and 3
+                raise CheckpointError(f"{path.name}: not readable safely (saved with pickle protocol {protocol}, whose "
+                                      f"instructions torch's safe reader does not read; save it with torch.save's default "
+                                      f"protocol)") from exc
             raise CheckpointError(f"{path.name}: not a readable PyTorch file (corrupt or not a pickle)") from exc
         except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, AttributeError, KeyError, IndexError,
                 TypeError, UnicodeDecodeError, OverflowError, struct.error, MemoryError) as exc:  # torch's unpickler on garbage
@@ -388,6 +407,21 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
             raise CheckpointError(f"{path.name}: not a readable PyTorch file ({text[:160]})") from exc
     check_tensors(obj, path.name)
     return obj
+
+
+def _pickle_protocol(path: Path, is_zip: bool) -> int | None:
+    """The protocol a ``.pt``'s pickle announces in its first two bytes (``\\x80 N``), or None."""
+    try:
+        if is_zip:
+            with zipfile.ZipFile(path) as archive:
+                name = next((n for n in archive.namelist() if n.endswith("data.pkl")), None)
+                head = archive.open(name).read(2) if name else b""
+        else:
+            with open(path, "rb") as fh:
+                head = fh.read(2)
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError, struct.error, NotImplementedError, RuntimeError):
+        return None
+    return head[1] if len(head) == 2 and head[0] == 0x80 else None
 
 
 _EOCD = struct.Struct("<4sHHHHIIH")  # end of central directory record
@@ -458,6 +492,13 @@ def check_zip_budget(fh: BinaryIO, size: int, label: str) -> bool:
         if info.filename.endswith(".pkl") and info.file_size > budgets.MAX_METADATA_BYTES:
             raise OverBudget(f"{label}: its pickle {info.filename[-60:]} is {human_bytes(info.file_size)}, over the "
                              f"{human_bytes(budgets.MAX_METADATA_BYTES)} this app reads")
+    try:
+        archive = zipfile.ZipFile(fh)
+        pickles = [(info.filename, archive.read(info)) for info in infos if info.filename.endswith(".pkl")]
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error, NotImplementedError, RuntimeError):
+        return True  # torch's reader says what is damaged
+    for name, data in pickles:
+        check_pickle_containers(data, f"{label}: its pickle {name[-60:]}")
     return True
 
 
@@ -471,35 +512,58 @@ def check_tensors(obj: Any, label: str) -> None:
     exactly as big as the file's record for it, so after this check a state_dict is at most as big as the file.
     """
     seen: set[int] = set()
-    stack: list[tuple[str, Any]] = [("", obj)]
+    # each entry's place is (its parent's place, its key), made into text only for a tensor that is refused: a
+    # path string built at every level was quadratic in the depth (39 s for a pickle nested 10⁶ deep)
+    stack: list[tuple[_Place, Any]] = [(None, obj)]
     while stack:
         where, item = stack.pop()
         if isinstance(item, torch.Tensor):
-            _check_tensor(item, where or "the file's tensor", label)
+            _check_tensor(item, lambda where=where: _place_text(where) or "the file's tensor", label)
             continue
         if id(item) in seen:
             continue
         seen.add(id(item))
         if isinstance(item, Mapping):
-            stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in item.items())
+            stack.extend(((where, k, False), v) for k, v in item.items() if not isinstance(v, _LEAVES))
         elif isinstance(item, (list, tuple, set)):
-            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(item))
+            stack.extend(((where, i, True), v) for i, v in enumerate(item) if not isinstance(v, _LEAVES))
 
 
-def _check_tensor(t: torch.Tensor, name: str, label: str) -> None:
-    name = name[:120]
+#: what holds neither a tensor nor anything else (not put on the walk's stack: a list of a million numbers is cheap)
+_LEAVES = (str, bytes, int, float, bool, type(None))
+
+#: where an entry of a loaded pickle sits: None for the top, else (the parent's place, its key, whether an index)
+_Place = tuple[Any, Any, bool] | None
+
+
+def _place_text(place: _Place, limit: int = 120) -> str:
+    """``a.b[3].c`` for a place, at most ``limit`` characters (its outermost keys kept)."""
+    keys: list[tuple[Any, bool]] = []
+    while place is not None:
+        place, key, index = place
+        keys.append((key, index))
+    text = ""
+    for key, index in reversed(keys):
+        text += f"[{key}]" if index else (f".{key}" if text else str(key))
+        if len(text) >= limit:
+            break
+    return text[:limit]
+
+
+def _check_tensor(t: torch.Tensor, place: Callable[[], str], label: str) -> None:
+    """``place`` gives the tensor's name, made only when it is refused."""
     what = ("a meta tensor (a shape without values)" if t.device.type == "meta" else f"on the {t.device.type} device"
             if t.device.type != "cpu" else f"a {str(t.layout).removeprefix('torch.')} tensor" if t.layout != torch.strided
             else "quantized" if t.is_quantized else "nested" if t.is_nested
             else f"a {type(t).__name__}" if type(t) not in (torch.Tensor, torch.nn.Parameter) else None)
     if what is not None:
-        raise CheckpointError(f"{label}: tensor {name} is {what}; only plain CPU tensors are read")
+        raise CheckpointError(f"{label}: tensor {place()} is {what}; only plain CPU tensors are read")
     if any(stride == 0 and size > 1 for size, stride in zip(t.shape, t.stride(), strict=True)):
-        raise CheckpointError(f"{label}: tensor {name} is a stride-0 (broadcast) view: {math.prod(t.shape):,} values "
+        raise CheckpointError(f"{label}: tensor {place()} is a stride-0 (broadcast) view: {math.prod(t.shape):,} values "
                               f"stored as {t.untyped_storage().nbytes() // max(t.element_size(), 1):,}; refused")
     needed, held = t.numel() * t.element_size(), t.untyped_storage().nbytes()
     if needed > held:
-        raise CheckpointError(f"{label}: tensor {name} shows {human_bytes(needed)} of values over {human_bytes(held)} of "
+        raise CheckpointError(f"{label}: tensor {place()} shows {human_bytes(needed)} of values over {human_bytes(held)} of "
                               f"storage (overlapping views); refused")
 
 
@@ -590,6 +654,7 @@ def vocab_tokenizer(tokens: list[str], rows: int, side: str, where: str, roles: 
         text = " ".join(str(exc).split())[:160] or type(exc).__name__
         raise CheckpointError(f"{where}: {side} vocabulary: the tokenizers library cannot build it ({text})") from exc
     tokenizer.splitter = splitter if isinstance(splitter, str) else "tokenizer.json"
+    tokenizer.origin = f"{where}'s {side} tokenizer"
     return tokenizer
 
 

@@ -69,6 +69,8 @@ from ..model import NO_ABLATION, Ablation, DecoderOutput, EncoderOutput
 from ..packed_linear import adopt_packing
 from ..paths import OverBudget, file_kind, human_bytes, open_regular, parse_json, read_regular_file
 from ..probe import QueriesKeys
+from ..tokenize_deadline import run_within
+from ..tokenizer_check import check_tokenizer
 
 __all__ = ["SUPPORTED_MODEL_TYPES", "HFDecoderCache", "HFSeq2SeqAdapter", "HFTokenizer", "load_hf_folder"]
 
@@ -252,7 +254,8 @@ class HFTokenizer:
 
     def encode(self, text: str) -> list[int]:
         """Ids as the Hugging Face tokenizer makes them for this side, without the trailing ``</s>``."""
-        return [*self._prefix, *self._call(text, False), *self._suffix]
+        what = f"tokenizing the text with {self.origin}" if getattr(self, "origin", None) else "tokenizing the text"
+        return [*self._prefix, *run_within(lambda: self._call(text, False), what=what), *self._suffix]
 
     def tokenize(self, text: str) -> list[str]:
         return [self.id_to_token(i) for i in self.encode(text)]
@@ -1100,6 +1103,36 @@ def _panic_guard(path: Path, what: str, exc: BaseException) -> CheckpointError:
     return CheckpointError(f"{path.name}: {what} ({type(exc).__name__}: {_short(exc)})")
 
 
+def _check_tokenizer_file(path: Path) -> None:
+    """The folder's ``tokenizer.json``, when it has one, through :func:`~model_core.tokenizer_check.check_tokenizer`
+    before the tokenizers library builds it (one line naming the file, the part and why)."""
+    file = path / "tokenizer.json"
+    if not file.is_file():
+        return
+    label = f"{path.name}: tokenizer.json"
+    data = parse_json(read_regular_file(file, budgets.MAX_TOKENIZER_FILE_BYTES, label, "it"), label, budgets.MAX_JSON_DEPTH)
+    _check_tokenizer_data(label, data)
+
+
+def _check_loaded_tokenizer(path: Path, hf_tokenizer: Any) -> None:
+    """The pipeline transformers built (from ``tokenizer.json`` or converted from another file) checked the same way,
+    before any text is tokenised with it."""
+    backend = getattr(hf_tokenizer, "backend_tokenizer", None)
+    if backend is not None:
+        _check_tokenizer_data(f"{path.name}: the tokenizer", json.loads(backend.to_str()))
+
+
+def _check_tokenizer_data(label: str, data: Any) -> None:
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{label} is not a JSON object")
+    try:
+        check_tokenizer(data)
+    except OverBudget as exc:
+        raise OverBudget(f"{label}: {exc}") from exc
+    except ValueError as exc:
+        raise CheckpointError(f"{label}: {exc}") from exc
+
+
 # ====================================================================== loading
 def _read_config_json(path: Path) -> dict[str, Any]:
     cfg_file = path / "config.json"
@@ -1234,6 +1267,7 @@ def _load_hf_folder(path: Path, device: str | torch.device | None, dtype: str | 
     _check_folder_files(path)
     data = _read_config_json(path)
     model_type = _check_folder(path, data)
+    _check_tokenizer_file(path)  # before the weights are read; loading it would run its normalizers on its added tokens
     try:
         import transformers
         from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
@@ -1271,6 +1305,7 @@ def _load_hf_folder(path: Path, device: str | torch.device | None, dtype: str | 
             hf_tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=False)
         except BaseException as exc:  # tokenizers/sentencepiece raise assorted types, and Rust panics (BaseException)
             raise _panic_guard(path, "the tokenizer cannot be loaded", exc) from exc
+        _check_loaded_tokenizer(path, hf_tokenizer)
     if getattr(hf_tokenizer, "eos_token_id", None) is None and (model_type != "fsmt" or hf_tokenizer.sep_token_id is None):
         raise CheckpointError(f"{path.name}: the tokenizer has no </s> (eos) token")
     hf_model = hf_model.to(device=dev, dtype=want_dtype).eval()
@@ -1285,6 +1320,7 @@ def _load_hf_folder(path: Path, device: str | torch.device | None, dtype: str | 
     except BaseException as exc:  # a tokenizer that cannot encode a probe text is unusable (a panic included)
         raise _panic_guard(path, "the tokenizer does not work", exc) from exc
     for side, tok, rows in (("source", src_tok, src_rows), ("target", tgt_tok, tgt_rows)):
+        tok.origin = f"{path.name}'s {side} tokenizer"
         if len(tok) > rows:
             raise CheckpointError(f"{path.name}: the {side} tokenizer has {len(tok)} tokens but the model embeds only {rows}")
     try:

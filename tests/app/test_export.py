@@ -276,6 +276,26 @@ def test_renderer_rejects_absurd_sizes(qapp):
         ex.HeatmapRenderer(900, 700, scale=0)
 
 
+
+@pytest.mark.parametrize("suffix", [".png", ".svg", ".gif", ".mp4"])
+def test_the_largest_render_accepted_fits_the_memory_budget(suffix):
+    """Every size within the sides' limits is accepted exactly when its estimated peak fits the 3 GB, and the scale
+    the refusal proposes is itself accepted (8,192 × 8,192 at scale 4 was 1,074 megapixels and 4.98 GB as PNG)."""
+    assert ex.render_memory(8192, 8192, 4, ".png") > ex.RENDER_MEMORY_BYTES
+    for width, height, scale in ((8192, 8192, 4), (8192, 8192, 2), (4096, 4096, 2), (2048, 1024, 8)):
+        need = ex.render_memory(width, height, scale, suffix)
+        if need <= ex.RENDER_MEMORY_BYTES:
+            ex.check_size(width, height, scale, suffix)
+            continue
+        with pytest.raises(ValueError, match=r"over the 3 GB a render may use") as info:
+            ex.check_size(width, height, scale, suffix)
+        largest = float(re.search(r"largest scale that fits is ([\d.]+)", str(info.value)).group(1))
+        ex.check_size(width, height, largest, suffix)
+        assert ex.render_memory(width, height, largest + 0.01, suffix) > ex.RENDER_MEMORY_BYTES
+    with pytest.raises(ValueError, match=r"to draw as GIF"):
+        ex.HeatmapRenderer(4096, 4096, scale=1, suffix=".gif", frames=200)  # refused before any widget is made
+
+
 def test_svg_is_xml_with_the_tokens_as_text(qapp, trace, tmp_path):
     view = ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=1, head=2, forced=True))
     out = ex.export_view(view, tmp_path / "map.svg", width=700, height=500)

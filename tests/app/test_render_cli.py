@@ -114,6 +114,10 @@ def test_svg_and_animations(qapp, tiny_checkpoint, tmp_path):
     ({"--out": "missing/map.png"}, "is not a folder"),
     ({"--kind": "self"}, "argument --kind: invalid choice: 'self'"),
     ({"--width": "0"}, "image size 0×700 is out of range"),
+    ({"--width": "8192", "--height": "8192", "--scale": "4"},
+     "image size 8192×8192 at scale 4 would take about 6.00 GB of memory to draw as PNG, over the 3 GB a render may use: "
+     "at 8192×8192 the largest scale that fits is 2.52"),
+    ({"--out": "map.svg", "--width": "8192", "--height": "8192", "--scale": "9"}, "scale 9 is out of range: 0.25..8"),
     ({"--out": "anim.gif", "--step": "2"}, "--step is for still images and CSV"),
 ])
 def test_bad_input_is_one_line_and_status_2(qapp, tiny_checkpoint, tmp_path, capsys, monkeypatch, change, message):

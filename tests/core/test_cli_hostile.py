@@ -228,7 +228,7 @@ def test_a_full_disk_during_export_is_one_line_and_leaves_nothing(tiny_checkpoin
     monkeypatch.setattr(np, "savez_compressed", disk_full)
     out = tmp_path / "trace.npz"
     assert main(_export_argv(tiny_checkpoint, out)) == 2
-    assert _one_line(capsys.readouterr().err) == "attention-scope export: error: No space left on device"
+    assert _one_line(capsys.readouterr().err) == f"attention-scope export: error: No space left on device: {out}"
     _only(tmp_path, tiny_checkpoint.name)
     # the previous output survives a failed --force intact
     out.write_bytes(b"the previous trace")

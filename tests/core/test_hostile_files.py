@@ -339,6 +339,38 @@ def big_pickle(folder: Path) -> tuple[Path, dict]:
     return folder / "pickle.pth", {**vocab_files(folder, 30), "heads": 4, "norm_position": "pre"}
 
 
+def nested_pickle(folder: Path, levels: int = 8_000_000) -> tuple[Path, dict]:
+    """A ``.pt`` whose pickle holds, beside a real state_dict, lists nested ``levels`` deep: 2 bytes a level, so
+    8 million levels fill the 16 MiB pickle budget (an hour to refuse when each level built its path's text)."""
+    from test_import_bad_files import seed_state_dict
+
+    members = []
+    for name, data, method, _size, _crc in torch_members({"model_state_dict": seed_state_dict(), "notes": "@@MARK@@"}):
+        if name.endswith("data.pkl"):
+            at = data.index(b"@@MARK@@")
+            start = at - 2 if data[at - 2:at - 1] == b"\x8c" else at - 5  # SHORT_BINUNICODE or BINUNICODE
+            data = data[:start] + b"]" * levels + b"a" * (levels - 1) + data[at + 8:]  # EMPTY_LIST…, then APPEND…
+        members.append((name, data, method, len(data), zlib.crc32(data)))
+    return write_zip(folder / "nested.pth", members), {**vocab_files(folder, 30), "heads": 4, "norm_position": "pre"}
+
+
+def legacy_nested_pickle(folder: Path, levels: int = 8_000_000) -> tuple[Path, dict]:
+    """The same lists nested ``levels`` deep as the saved object of a legacy (non-zip) ``.pt``: there no zip member
+    bounds its pickle, and torch's Python unpickler would read all of it."""
+    import io
+    import pickle
+
+    buffer = io.BytesIO()
+    torch.save({"w": torch.zeros(2)}, buffer, _use_new_zipfile_serialization=False)
+    stream = io.BytesIO(buffer.getvalue())
+    for _ in range(3):  # the magic number, the protocol version, the system information
+        pickle.load(stream)
+    head = buffer.getvalue()[:stream.tell()]
+    nested = b"\x80\x02" + b"]" * levels + b"a" * (levels - 1) + b"."
+    (folder / "legacy.pt").write_bytes(head + nested + pickle.dumps([], protocol=2))
+    return folder / "legacy.pt", {**vocab_files(folder, 30), "heads": 4, "norm_position": "pre"}
+
+
 SPARSE_BYTES = 2 << 30
 
 
@@ -529,6 +561,13 @@ ATTACKS: dict[str, Attack] = {
                            r"declare 3\.1 GB uncompressed .* in a file of 3\.0 MB; torch\.save stores them uncompressed"),
     "zip of 70,000 members": Attack("(a zip directory of 70,000 entries)", zip_of_many_members, r"lists 70,0\d\d members, over the 65,536"),
     "20 MB pickle": Attack("(a pickle of 20 MB beside the weights)", big_pickle, r"pickle .* is 2\d MB, over the 16 MB"),
+    "pickle nested 8×10⁶ deep": Attack("a 16 MB pickle of lists nested 8 million deep", nested_pickle,
+                                        r"its pickle .*data\.pkl builds [78],\d{3},\d{3} lists, dicts or objects .* over the 262,144"),
+    "legacy .pt pickle nested 8×10⁶ deep": Attack("(the nested pickle in the legacy format, no zip member to bound it)",
+                                                   legacy_nested_pickle, r"its pickle builds [78],\d{3},\d{3} lists, dicts or objects"),
+    "legacy .pt pickle of 24 MB": Attack("(a legacy pickle past the 16 MB budget)",
+                                         lambda folder: legacy_nested_pickle(folder, 12_000_000),
+                                         r"its pickle runs past the first 16 MB, over the 16 MB this app reads"),
     "2 GB sparse .safetensors": Attack("2 GB sparse .safetensors", sparse_safetensors, r"2\.0 GB of its 2\.0 GB are holes"),
     "2 GB sparse .pt": Attack("2 GB sparse .pt", sparse_pt, r"2\.0 GB of its 2\.0 GB are holes"),
     "tokenizer of 3.5 M words": Attack("metadata tokenizer of 3.5 M words", huge_metadata_tokenizer,

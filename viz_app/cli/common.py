@@ -10,6 +10,8 @@ import math
 import re
 from typing import TYPE_CHECKING, NoReturn
 
+from model_core.printable import printable, printable_lines  # noqa: F401 - the commands import both from here
+
 if TYPE_CHECKING:
     from model_core.checkpoint import ModelBundle
     from model_core.importers import ImportOptions
@@ -22,41 +24,9 @@ EXIT_BROKEN_PIPE = 141
 
 
 # ---------------------------------------------------------------------------------------------- terminal text
-#: what must never reach a terminal raw: C0/C1 controls (ESC starts CSI/OSC sequences, newlines fake lines), DEL,
-#: line/paragraph separators, the bidirectional overrides and isolates (text that reads differently than it is), and
-#: lone surrogates (undecodable bytes of argv or a file name, which a UTF-8 stream cannot even encode)
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def _escape(match: re.Match[str]) -> str:
-    char = match.group(0)
-    code = ord(char)
-    if char in "\n\r\t":
-        return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}[char]
-    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape): show the byte itself
-        return f"\\x{code - 0xDC00:02x}"
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
-
-
-def printable(value: object) -> str:
-    """``value`` as text safe to print on a terminal: control characters, escape sequences, newlines,
-    bidirectional overrides and undecodable bytes are shown escaped (``\\x1b``, ``\\n``, ``\\u202e``, ``\\xff``).
-
-    Every string that comes from a file (a model's name, tokens, a translation, a path, an error quoting
-    either) goes through this before it is printed, so a hostile checkpoint cannot clear the screen, set
-    the window title, forge lines of output or hide text.
-    """
-    text = value if isinstance(value, str) else str(value)
-    return _UNPRINTABLE.sub(_escape, text)
-
-
-def printable_lines(text: str) -> str:
-    """A multi-line text of our own (a table, a report) with each line made :func:`printable`."""
-    return "\n".join(printable(line) for line in str(text).split("\n"))
-
-
 def one_line(exc: BaseException) -> str:
-    """An exception as one printable line: its message with whitespace runs folded, else its type's name."""
+    """An exception as one printable line: its message with whitespace runs folded and its lines joined by "; ",
+    else its type's name."""
     try:
         if isinstance(exc, OSError) and exc.strerror:  # "No space left on device: out.npz", not "[Errno 28] …"
             names = [str(name) for name in (exc.filename, exc.filename2) if name is not None]
@@ -65,7 +35,8 @@ def one_line(exc: BaseException) -> str:
             message = str(exc)
     except Exception:  # an exception whose __str__ fails
         message = ""
-    text = printable(" ".join(message.split()))
+    # a message of several lines (each of a session's problems) stays several clauses: "a; b", not "a b"
+    text = printable("; ".join(" ".join(line.split()) for line in message.splitlines() if line.strip()))
     if isinstance(exc, MemoryError):
         return f"out of memory ({text})" if text else "out of memory"
     return text or type(exc).__name__

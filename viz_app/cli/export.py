@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from model_core.decoding_settings import MAX_SEED
 from model_core.vocab import KINDS
 from viz_app.cli.common import (
     CliError,
@@ -50,9 +51,8 @@ if TYPE_CHECKING:
 
 #: what render writes, by suffix
 RENDER_SUFFIXES = (".png", ".svg", ".gif", ".mp4", ".csv")
-#: the bounds of the window's Decoding box (the seed: any 64-bit value torch's generator accepts)
+#: the bounds of the window's Decoding box (the seed's is the one range of decoding_settings, the window's spin box)
 MAX_BEAM_WIDTH = 32
-MAX_SEED = 2**64 - 1
 #: Qt messages that say nothing useful in a terminal (the offscreen platform cannot resize real windows)
 _QUIET_QT = ("propagateSizeHints",)
 
@@ -178,9 +178,14 @@ class Plan:
 def load_session(args: argparse.Namespace) -> Session | None:
     if not args.session:
         return None
+    from model_core.atomic import check_not_an_input
     from model_core.sessions import load
 
-    return load(args.session)  # a SessionError is a ValueError: one line, status 2
+    session = load(args.session)  # a SessionError is a ValueError: one line, status 2
+    if getattr(args, "out", None):  # the model the session names is read too: never the output
+        model = session.model
+        check_not_an_input(args.out, [model.path, model.src_vocab, model.tgt_vocab, model.tokenization])
+    return session
 
 
 def plan_run(args: argparse.Namespace, session: Session | None, *, capture_scores: bool = False) -> Plan:
@@ -394,7 +399,7 @@ def _check_render_output(args: argparse.Namespace) -> Path:
     if suffix in ex.ANIMATION_SUFFIXES and args.step is not None:
         raise CliError("--step is for still images and CSV; an animation shows every step")
     scale = args.scale if args.scale is not None else (ex.GIF_SCALE if suffix == ".gif" else ex.DEFAULT_SCALE)
-    ex.check_size(*_size(args), scale)
+    ex.check_size(*_size(args), scale, suffix)
     if suffix == ".mp4" and ex.video_encoder() is None:
         raise CliError(ex.video_unavailable_reason() or "no video encoder")
     return out

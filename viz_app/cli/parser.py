@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from contextlib import suppress
 
+from model_core.atomic import check_not_an_input
 from viz_app.cli import alignment, compare, export, model, report, shortcut, training
 from viz_app.cli.common import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, ArgumentParser, CliError, UsageError, one_line, printable
 
@@ -68,6 +69,10 @@ def _quiet_stdout() -> None:
         pass
 
 
+#: the flags that name a file or folder: an empty one is refused before the command runs
+PATH_FLAGS = ("model", "out", "session", "src_vocab", "tgt_vocab", "tokenization", "data", "report")
+
+
 def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     """Run one command line (``argv`` without the program name); returns the exit status.
 
@@ -90,7 +95,14 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE
     args.prog_name = name = f"{parser.prog} {args.command}"
+    empty = next((flag for flag in PATH_FLAGS if isinstance(getattr(args, flag, None), str) and not getattr(args, flag).strip()),
+                 None)
+    if empty is not None:  # '' is the current folder to pathlib: --model '' would open ./, --out '' write over it
+        _say(f"{name}: error: --{empty.replace('_', '-')} is empty: give a file name")
+        return EXIT_USAGE
     try:
+        if isinstance(getattr(args, "out", None), str):  # --out naming the model (or any file) being read, with --force
+            check_not_an_input(args.out, [getattr(args, flag, None) for flag in PATH_FLAGS if flag != "out"])
         code = int(args.handler(args))
         sys.stdout.flush()  # what is still buffered meets a closed pipe here, not in the interpreter's exit
         return code

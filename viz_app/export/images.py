@@ -89,14 +89,48 @@ def default_file_name(spec: ViewSpec, suffix: str, *, animation: bool = False) -
 
 
 # ====================================================================== drawing
-def check_size(width: int, height: int, scale: float) -> None:
-    """Refuse sizes that are certainly a mistake (a 10-pixel map, a 100-megapixel image) with a readable message."""
+#: The memory a render may take, all told (3 GiB): what the app promises for any input, a legal render included.
+RENDER_MEMORY_BYTES = 3 << 30
+#: What a render holds besides its pixels: Python, torch, Qt and the model (measured ~420 MB; rounded up).
+RENDER_BASE_BYTES = 512 << 20
+#: Bytes a render holds per logical pixel (the offscreen widget and pyqtgraph's layers; measured ~8 for PNG and SVG)
+#: and per device pixel (width × height × scale²), by format. Measured peaks (``benchmarks/bench_hostile.py``): PNG
+#: keeps one 4-byte image and its encoding; MP4 an RGB copy, its padding and the bytes for ffmpeg (~16) while ffmpeg's
+#: H.264 encoder holds its own frames (~60 more, in its process: 3.45 GB at 7,373 × 7,373); GIF Pillow's palette
+#: quantisation (~38); SVG is drawn as vectors at the logical size.
+RENDER_BYTES_PER_PIXEL: dict[str, tuple[int, int]] = {".png": (8, 5), ".svg": (8, 0), ".gif": (8, 38), ".mp4": (8, 80), ".csv": (0, 0)}
+
+
+def render_memory(width: int, height: int, scale: float, suffix: str = ".png", frames: int = 0) -> int:
+    """About how many bytes drawing a ``width × height`` map at ``scale`` as ``suffix`` takes at its peak (an
+    estimate from above); a GIF's ``frames`` are held at a byte per device pixel each until it is written."""
+    logical, device = RENDER_BYTES_PER_PIXEL.get(suffix, RENDER_BYTES_PER_PIXEL[".png"])
+    pixels = width * height
+    return RENDER_BASE_BYTES + logical * pixels + round((device + (frames if suffix == ".gif" else 0)) * pixels * scale * scale)
+
+
+def check_size(width: int, height: int, scale: float, suffix: str = ".png", frames: int = 0) -> None:
+    """Refuse sizes that are certainly a mistake (a 10-pixel map, a side over 8,192 or, at ``scale``, 32,768 pixels)
+    and sizes whose drawing would not fit :data:`RENDER_MEMORY_BYTES` (:func:`render_memory`: 8,192 × 8,192 at scale
+    4 is 1,074 megapixels, ~5 GB as PNG), with a readable message that says the largest scale that fits."""
     if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
         raise ValueError(f"image size {width}×{height} is out of range: each side must be {MIN_SIDE}..{MAX_SIDE} pixels")
     if not 0.25 <= scale <= 8:
         raise ValueError(f"scale {scale:g} is out of range: 0.25..8")
     if round(width * scale) > 4 * MAX_SIDE or round(height * scale) > 4 * MAX_SIDE:
         raise ValueError(f"image size {width}×{height} at scale {scale:g} is too large")
+    need = render_memory(width, height, scale, suffix, frames)
+    if need <= RENDER_MEMORY_BYTES:
+        return
+    logical, device = RENDER_BYTES_PER_PIXEL.get(suffix, RENDER_BYTES_PER_PIXEL[".png"])
+    room = RENDER_MEMORY_BYTES - RENDER_BASE_BYTES - logical * width * height
+    per_scale = (device + (frames if suffix == ".gif" else 0)) * width * height
+    largest = math.floor(100 * math.sqrt(room / per_scale)) / 100 if room > 0 and per_scale > 0 else 0.0
+    hint = (f"at {width}×{height} the largest scale that fits is {largest:g}" if largest >= 0.25
+            else "choose a smaller width and height")
+    raise ValueError(f"image size {width}×{height} at scale {scale:g} would take about {need / (1 << 30):.2f} GB of memory "
+                     f"to draw as {suffix.lstrip('.').upper() or 'PNG'}, over the {RENDER_MEMORY_BYTES >> 30} GB a render "
+                     f"may use: {hint}")
 
 
 def render_widget_image(widget: AttentionHeatmap, scale: float = DEFAULT_SCALE) -> QImage:
@@ -189,8 +223,10 @@ class HeatmapRenderer:
     views; close it (or use ``with``) when done.
     """
 
-    def __init__(self, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT, *, scale: float = DEFAULT_SCALE) -> None:
-        check_size(width, height, scale)
+    def __init__(self, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT, *, scale: float = DEFAULT_SCALE,
+                 suffix: str = ".png", frames: int = 0) -> None:
+        """``suffix`` and ``frames`` say what will be drawn, for :func:`check_size`'s memory estimate."""
+        check_size(width, height, scale, suffix, frames)
         if QApplication.instance() is None:
             raise RuntimeError("create a QApplication before rendering (pyqtgraph draws with widgets)")
         self.scale = float(scale)
@@ -494,7 +530,7 @@ def export_view(view: HeatmapView, path: str | os.PathLike, *, width: int = DEFA
         return save_csv(*view.computed(), target, overwrite=overwrite)
     if suffix not in IMAGE_SUFFIXES:
         raise ValueError(f"cannot write {suffix or 'a file without a suffix'} for one map: use .png, .svg or .csv")
-    with HeatmapRenderer(width, height, scale=scale) as renderer:
+    with HeatmapRenderer(width, height, scale=scale, suffix=suffix) as renderer:
         if suffix == ".svg":
             return save_svg(renderer.svg(view), target, overwrite=overwrite)
         return save_png(renderer.render(view), target, overwrite=overwrite)
@@ -529,7 +565,7 @@ def export_animation(views: Sequence[HeatmapView], path: str | os.PathLike, *, w
     scale = (GIF_SCALE if suffix == ".gif" else DEFAULT_SCALE) if scale is None else scale
     if suffix == ".gif":
         check_gif_budget(len(views), width, height, scale)
-    with HeatmapRenderer(width, height, scale=scale) as renderer:
+    with HeatmapRenderer(width, height, scale=scale, suffix=suffix, frames=len(views)) as renderer:
         renderer.prepare(views)
 
         def frames() -> Iterator[QImage]:

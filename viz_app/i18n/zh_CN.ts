@@ -967,12 +967,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Export</name>
         <message>
-            <location filename="../../viz_app/export/images.py" line="367" />
+            <location filename="../../viz_app/export/images.py" line="403" />
             <source>MP4 export needs ffmpeg: install the 'video' extra (pip install "attention-scope[video]") or put ffmpeg on the PATH</source>
             <translation>导出 MP4 需要 ffmpeg：请安装 'video' 可选依赖（pip install "attention-scope[video]"），或把 ffmpeg 加入 PATH</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/images.py" line="370" />
+            <location filename="../../viz_app/export/images.py" line="406" />
             <source>MP4 export needs an H.264 encoder (libx264 or libopenh264); the ffmpeg at {path} has none</source>
             <translation>导出 MP4 需要 H.264 编码器（libx264 或 libopenh264）；位于 {path} 的 ffmpeg 两者都没有</translation>
         </message>
@@ -1178,7 +1178,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>HFCacheMenu</name>
         <message>
-            <location filename="../../viz_app/window/hf_cache_menu.py" line="53" />
+            <location filename="../../viz_app/window/hf_cache_menu.py" line="54" />
             <source>Open from &amp;Hugging Face cache</source>
             <translation>从 &amp;Hugging Face 本地缓存打开</translation>
         </message>
@@ -1702,7 +1702,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="390" />
+            <location filename="../../viz_app/scope/controller.py" line="223" />
+            <source>Stopped the run; edit the sentence to run it again</source>
+            <translation>已停止本次运行；修改句子即可重新运行</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="422" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
@@ -1712,82 +1717,87 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}；源文本{source}切分，目标文本{target}切分</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="195" />
+            <location filename="../../viz_app/scope/controller.py" line="312" />
+            <source>The sentence was not run again: its last run was stopped or took too long. Edit it to run it.</source>
+            <translation>这个句子没有自动重新运行：它上一次的运行被停止或耗时过长。修改句子即可运行。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="198" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="208" />
+            <location filename="../../viz_app/scope/controller.py" line="211" />
             <source>Stopped opening {name}</source>
             <translation>已停止打开 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="234" />
+            <location filename="../../viz_app/scope/controller.py" line="259" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="377" />
+            <location filename="../../viz_app/scope/controller.py" line="409" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="379" />
+            <location filename="../../viz_app/scope/controller.py" line="411" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="220" />
+            <location filename="../../viz_app/scope/controller.py" line="245" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="244" />
+            <location filename="../../viz_app/scope/controller.py" line="269" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="333" />
+            <location filename="../../viz_app/scope/controller.py" line="365" />
             <source>the session's step {step} is past this sentence's last step: step {steps} is shown</source>
             <translation>会话中的第 {step} 步超出了这个句子的最后一步：显示的是第 {steps} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="340" />
+            <location filename="../../viz_app/scope/controller.py" line="372" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="357" />
+            <location filename="../../viz_app/scope/controller.py" line="389" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="367" />
+            <location filename="../../viz_app/scope/controller.py" line="399" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="436" />
+            <location filename="../../viz_app/scope/controller.py" line="468" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="172" />
+            <location filename="../../viz_app/scope/controller.py" line="175" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="353" />
+            <location filename="../../viz_app/scope/controller.py" line="385" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="354" />
+            <location filename="../../viz_app/scope/controller.py" line="386" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="370" />
+            <location filename="../../viz_app/scope/controller.py" line="402" />
             <source>{error}; opened {fallback} instead</source>
             <translation>{error}；已改为打开 {fallback}</translation>
         </message>
@@ -2489,22 +2499,32 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
         </message>
         <message>
+            <location filename="../../viz_app/window/layout.py" line="193" />
+            <source>Stop run</source>
+            <translation>停止运行</translation>
+        </message>
+        <message>
             <location filename="../../viz_app/window/layout.py" line="194" />
+            <source>Stop waiting for this run (Esc); the result on screen stays</source>
+            <translation>不再等待本次运行（Esc）；屏幕上的结果保持不变</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/layout.py" line="200" />
             <source>Model activity</source>
             <translation>模型运行状态</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="194" />
+            <location filename="../../viz_app/window/layout.py" line="200" />
             <source>Loaded model</source>
             <translation>已加载的模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="195" />
+            <location filename="../../viz_app/window/layout.py" line="201" />
             <source>Device and number format</source>
             <translation>设备与数值格式</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="196" />
+            <location filename="../../viz_app/window/layout.py" line="202" />
             <source>Duration of the last model call</source>
             <translation>上一次模型调用的耗时</translation>
         </message>
@@ -2664,12 +2684,12 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>无法保存会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/status.py" line="64" />
+            <location filename="../../viz_app/window/status.py" line="88" />
             <source>working…</source>
             <translation>运行中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/status.py" line="49" />
+            <location filename="../../viz_app/window/status.py" line="73" />
             <source>last model call {ms} ms</source>
             <translation>上次模型调用耗时 {ms} 毫秒</translation>
         </message>
@@ -2679,7 +2699,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>改在 CPU 上继续</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="44" />
+            <location filename="../../viz_app/window/wiring.py" line="46" />
             <source>The overview of every head could not be computed: {error}</source>
             <translation>无法计算所有注意力头的总览：{error}</translation>
         </message>
@@ -4465,17 +4485,17 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>已按 nn.Transformer 的默认设置读取（ReLU 激活），但权重本身无法证实：若模型构建时把激活函数设成了 gelu，请加上 --activation gelu</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="69" />
+            <location filename="../../viz_app/workers/model_worker.py" line="70" />
             <source>the source sentence is empty</source>
             <translation>源句为空</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="66" />
+            <location filename="../../viz_app/workers/model_worker.py" line="67" />
             <source>the GPU ran out of memory: try a shorter sentence or run on the CPU (start with {setting})</source>
             <translation>GPU 显存不足：请尝试更短的句子，或在 CPU 上运行（启动时设置 {setting}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/model_worker.py" line="199" />
+            <location filename="../../viz_app/workers/model_worker.py" line="201" />
             <source>no model is loaded: open one with File ▸ Open model…</source>
             <translation>尚未加载模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>

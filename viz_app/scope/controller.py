@@ -143,6 +143,7 @@ class ScopeController(QObject):
         host.failed.connect(self._on_failed)
         host.needsOptions.connect(self._on_needs_options)
         host.gpuFailed.connect(self._on_gpu_failed)
+        host.runStalled.connect(self._on_run_stalled)
         # ablations and the scores view change what the model must compute: run again, once per burst of changes
         self._rerun_timer = QTimer(self, singleShot=True, interval=0)
         self._rerun_timer.timeout.connect(self._rerun_for_state)
@@ -156,6 +157,8 @@ class ScopeController(QObject):
         session_failed = False
         if requested and is_session(requested):
             if self.open_session(requested):
+                if self.state.model is None and self.loading_key is not None:
+                    self.startup_model = self.loading_key  # its model refused: the default one, as for a refused path
                 return
             requested, session_failed = None, True  # its one line was said: it must outlive the model loading now
         if last and not requested and last not in bundled and not Path(last).exists() and find_cached(last) is None:  # gone
@@ -206,6 +209,28 @@ class ScopeController(QObject):
         self._texts_at_load = None
         self.loadingChanged.emit("")
         self.statusMessage.emit(tr("MainWindow", "Stopped opening {name}").format(name=name))
+
+    @Slot()
+    def cancel_run(self) -> bool:
+        """Stop waiting for the run in progress (a sentence a tokenizer from a file takes minutes over): the model
+        thread drops it at its next check (every 0.1 s while tokenising, between decoding steps), the result on
+        screen stays, and the sentence is not run again by itself when its model is opened next. True if one was."""
+        if not self.host.run_pending:
+            return False
+        self.host.cancel_runs()
+        self._last_request = None
+        self._mark_stalled()
+        self.statusMessage.emit(tr("MainWindow", "Stopped the run; edit the sentence to run it again"))
+        return True
+
+    @Slot(int)
+    def _on_run_stalled(self, _request_id: int) -> None:
+        """The run's text took longer to tokenise than its bound: remembered, so reopening the model does not hang."""
+        self._mark_stalled()
+
+    def _mark_stalled(self) -> None:
+        if self.state.model is not None:
+            self.persistence.set_stalled_sentence(self.state.model.key, self.state.src_text)
 
     @Slot(int, object)
     def _on_needs_options(self, _request_id: int, needed: OptionsNeeded) -> None:
@@ -282,6 +307,11 @@ class ScopeController(QObject):
         s.set_inputs(src, tgt)
         self.persistence.save_inputs()
         self.statusMessage.emit(loaded_message(info))
+        if session is None and not typed_during_load and src and src == self.persistence.stalled_sentence(info.key):
+            # stopped, or too slow to tokenise, last time: shown, not run again by itself (an edit runs it)
+            self.errorRaised.emit(tr("MainWindow", "The sentence was not run again: its last run was stopped or took too "
+                                                   "long. Edit it to run it."))
+            return
         self.request_run()
 
     # ------------------------------------------------------------------ running
@@ -314,6 +344,8 @@ class ScopeController(QObject):
 
     @Slot(int, object)
     def _on_result(self, _request_id: int, result: RunResult) -> None:
+        if self.state.model is not None and self.persistence.stalled_sentence(self.state.model.key) is not None:
+            self.persistence.set_stalled_sentence(self.state.model.key, None)  # this model runs again
         pending, self.pending_view = self.pending_view, None
         default, self.default_view_pending = self.default_view_pending, False
         step = selection = None

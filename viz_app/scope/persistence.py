@@ -82,6 +82,21 @@ class Persistence(QObject):
             return None
         return self.settings.get_str(f"sentences/{key}/src"), self.settings.get_str(f"sentences/{key}/tgt")
 
+    def stalled_sentence(self, model_key: str) -> str | None:
+        """The source sentence whose run was stopped or took too long to tokenise, for this model (or None): it is
+        shown when the model opens again, but not run by itself (it would hang the model thread once more)."""
+        key = f"stalled/{settings_key(model_key)}/src"
+        return self.settings.get_str(key) if self.settings.contains(key) else None
+
+    def set_stalled_sentence(self, model_key: str, src: str | None) -> None:
+        """Remember (or, with None, forget) the sentence :meth:`stalled_sentence` returns."""
+        key = f"stalled/{settings_key(model_key)}/src"
+        if src is None:
+            if self.settings.contains(key):
+                self.settings.remove(key)
+        else:
+            self.settings.set(key, src)
+
     def remembered_options(self, key: str) -> dict:
         """Import options saved for this file (JSON in the settings), or {} when missing or damaged."""
         text = self.settings.get_str(f"import_options/{settings_key(key)}", "")

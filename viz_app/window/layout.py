@@ -189,8 +189,14 @@ def build_status_bar(w: MainWindow) -> None:
     w.status_ablation.setToolTip(tr("MainWindow", "Heads or the positional encoding are switched off: the model is not intact"))
     w.status_ablation.hide()
     w.verifier_badge = VerifierBadge(w)
+    # shown while a run is in progress ("working…"), as "Cancel loading" is while a model opens; Esc does the same
+    w.status_stop_run = QPushButton(tr("MainWindow", "Stop run"), w)
+    w.status_stop_run.setToolTip(tr("MainWindow", "Stop waiting for this run (Esc); the result on screen stays"))
+    w.status_stop_run.setFlat(True)
+    w.status_stop_run.hide()
     bar.addPermanentWidget(w.verifier_badge)
     bar.addPermanentWidget(w.status_ablation)
+    bar.addPermanentWidget(w.status_stop_run)
     for label, tip in ((w.status_busy, tr("MainWindow", "Model activity")), (w.status_model, tr("MainWindow", "Loaded model")),
                        (w.status_device, tr("MainWindow", "Device and number format")),
                        (w.status_time, tr("MainWindow", "Duration of the last model call"))):

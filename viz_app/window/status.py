@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtGui import QGuiApplication
 
+from model_core.printable import printable, printable_lines
 from model_core.run import RunResult
 from viz_app.i18n import tr
 
@@ -20,6 +21,29 @@ if TYPE_CHECKING:
 
 #: how long a transient line stays in the status bar (an error longer: it may need reading twice)
 STATUS_MS, ERROR_STATUS_MS = 5000, 15000
+#: the most characters a banner shows; a longer message is cut at a word with "…" and shown whole in its tooltip
+#: (a run's notices, several of the app's own sentences joined, get more room)
+BANNER_CHARS, NOTICE_CHARS = 300, 1200
+
+
+def shortened(text: str, limit: int = BANNER_CHARS) -> str:
+    """``text`` cut to at most ``limit`` characters at a word, ending in "…" (unchanged when it fits)."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:  # a word boundary not too far back; else (one long path) cut inside it
+        cut = cut[:space]
+    return cut.rstrip(" ,;:·—-") + "…"
+
+
+def _banner(banner, text: str, level: str, limit: int = BANNER_CHARS) -> None:
+    """Show ``text`` (escaped: names and tokens come from files) on ``banner``, each line (a run's notices are a line
+    each) shortened, the whole in its tooltip when a line was cut."""
+    safe = printable_lines(text)
+    short = "\n".join(shortened(line, limit) for line in safe.split("\n"))
+    banner.show_message(short, level)
+    banner.label.setToolTip(safe if short != safe else "")
 
 
 class WindowStatus(QObject):
@@ -30,17 +54,17 @@ class WindowStatus(QObject):
         self.w = window
 
     def show_error(self, message: str) -> None:
-        self.w.error_banner.show_message(message, "error")
-        self.w.statusBar().showMessage(message, ERROR_STATUS_MS)
+        _banner(self.w.error_banner, message, "error")
+        self.w.statusBar().showMessage(shortened(printable(message)), ERROR_STATUS_MS)
 
     def show_status(self, message: str) -> None:
-        self.w.statusBar().showMessage(message, STATUS_MS)
+        self.w.statusBar().showMessage(shortened(printable(message)), STATUS_MS)
 
     @Slot(str)
     def show_notices(self, text: str) -> None:
         """The run's notices (translated by viz_app.scope.notices); empty text: none, the banner goes."""
         if text:
-            self.w.notice_banner.show_message(text, "notice")
+            _banner(self.w.notice_banner, text, "notice", NOTICE_CHARS)
         else:
             self.w.notice_banner.dismiss()
 
@@ -62,13 +86,14 @@ class WindowStatus(QObject):
     def on_busy(self, busy: bool) -> None:
         w = self.w
         w.status_busy.setText(tr("MainWindow", "working…") if busy else "")
+        w.status_stop_run.setVisible(busy and w.host.run_pending)
         if w.view_stack.currentIndex() == 0:  # a hint is shown: it may say "loading" or "running"
             w.map_binding.refresh_hint()
 
     @Slot()
     def on_model_changed(self) -> None:
         w, info = self.w, self.w.state.model
-        w.status_model.setText(info.name if info else tr("MainWindow", "no model"))
+        w.status_model.setText(printable(info.name) if info else tr("MainWindow", "no model"))  # a name from the file
         w.status_device.setText(info.device if info else "")
         w.status_time.setText("")
         self.refresh_window_title()
@@ -77,8 +102,9 @@ class WindowStatus(QObject):
     def refresh_window_title(self) -> None:
         """The model's name; Qt adds the application's display name itself where one is set (app.run sets it)."""
         info = self.w.state.model
+        name = printable(info.name) if info else ""
         if QGuiApplication.applicationDisplayName():
-            self.w.setWindowTitle(info.name if info else "")
+            self.w.setWindowTitle(name)
         else:
             app_name = tr("MainWindow", "Attention Scope")
-            self.w.setWindowTitle(f"{app_name} — {info.name}" if info else app_name)
+            self.w.setWindowTitle(f"{app_name} — {name}" if info else app_name)

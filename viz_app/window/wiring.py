@@ -34,6 +34,8 @@ def connect_window(w: MainWindow) -> None:
     c.resultShown.connect(w.status.on_result_shown)
     w.act_cancel_load.triggered.connect(c.cancel_load)
     w.hint_cancel.clicked.connect(c.cancel_load)
+    w.status_stop_run.clicked.connect(c.cancel_run)
+    w.act_focus_view.triggered.connect(c.cancel_run)  # Esc: also stops a run in progress (nothing when none is)
     w.persistence.problem.connect(lambda text: w.settings_banner.show_message(text, "notice"))
     w.host.busyChanged.connect(w.status.on_busy)
     w.host.tilesReady.connect(w.map_binding.tiles_arrived)  # a long sentence's overview, layer by layer

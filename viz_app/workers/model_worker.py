@@ -33,6 +33,7 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 from model_core.lazy_trace import Superseded, focused_first, overview_jobs, pool_overview
 from model_core.paths import CheckpointError
 from model_core.run import EmptySourceError, RunRequest, run
+from model_core.tokenize_deadline import TokenizeTimeout
 from model_core.vocab import ModelInfo
 from viz_app.i18n import tr
 
@@ -71,7 +72,7 @@ def one_line(exc: BaseException) -> str:
     first = text.splitlines()[0] if text else type(exc).__name__
     if not isinstance(exc, (CheckpointError, ValueError)):
         first = f"{type(exc).__name__}: {first}"
-    return first[:300]
+    return first[:4000]  # the banner shows 300 characters, cut at a word, and the whole in its tooltip
 
 
 def model_info(bundle: ModelBundle, key: str, options: dict[str, Any] | None = None) -> ModelInfo:
@@ -126,6 +127,7 @@ class ModelWorker(QObject):
     sentencesCompared = Signal(int, object)  # request id, model_core.compare.Comparison
     tilesReady = Signal(int, str, int)  # run id, kind, layer: a long sentence's overview tiles of that layer are pooled
     tilesFailed = Signal(int, str)  # run id, one-line message: the overview could not be pooled (the heatmap still works)
+    stalled = Signal(int)  # request id: its text took longer to tokenise than its bound (emitted just before failed)
 
     def __init__(self, device: str | None = None, latest: _Shared | None = None, latest_load: _Shared | None = None,
                  overview_focus: _Shared | None = None, dtype: str | None = None) -> None:
@@ -253,6 +255,8 @@ class ModelWorker(QObject):
         if is_device_error(exc):
             _empty_accelerator_cache()
             self.gpuFailed.emit(request_id)
+        if isinstance(exc, TokenizeTimeout):
+            self.stalled.emit(request_id)
         self.failed.emit(request_id, one_line(exc))
 
     @Slot(int, object)
@@ -342,6 +346,7 @@ class WorkerHost(QObject):
     sentencesCompared = Signal(int, object)
     tilesReady = Signal(int, str, int)  # run id, kind, layer (the current run's only)
     tilesFailed = Signal(int, str)  # run id, message (the current run's only)
+    runStalled = Signal(int)  # run id: the current run's text took too long to tokenise (before its failed)
     busyChanged = Signal(bool)
 
     _loadRequested = Signal(int, str, object)
@@ -404,6 +409,7 @@ class WorkerHost(QObject):
         self.worker.failed.connect(self._on_failed)
         self.worker.needsOptions.connect(self._on_needs_options)
         self.worker.gpuFailed.connect(self._on_gpu_failed)
+        self.worker.stalled.connect(self._on_stalled)
         self.thread.finished.connect(self.worker.deleteLater)
         self._stopped = False
         self._started = False
@@ -425,6 +431,11 @@ class WorkerHost(QObject):
     @property
     def busy(self) -> bool:
         return bool(self._pending)
+
+    @property
+    def run_pending(self) -> bool:
+        """Whether a run is asked for and not answered yet (what the window's "Stop run" stops)."""
+        return any(self._kinds.get(i) == "run" for i in self._pending)
 
     @property
     def latest_run_id(self) -> int:
@@ -578,6 +589,11 @@ class WorkerHost(QObject):
         if current:
             self._last_result = result
             self.resultReady.emit(request_id, result)
+
+    @Slot(int)
+    def _on_stalled(self, request_id: int) -> None:
+        if request_id == self._latest_run:
+            self.runStalled.emit(request_id)
 
     @Slot(int, str, int)
     def _on_tiles(self, request_id: int, kind: str, layer: int) -> None:

@@ -1,0 +1,82 @@
+"""A run can be stopped in the window (the Stop run button, Esc) even while a tokenizer from a file takes its time,
+and a sentence whose run was stopped or timed out is not run again by itself when its model opens next: the attack
+found the model thread busy ~100 s with only "working…", and the sentence, remembered per model, hung every reopen."""
+
+from __future__ import annotations
+
+import threading
+
+import model_core.tokenizers as tokenizers_module
+from model_core.tokenize_deadline import TokenizeTimeout, run_within
+from tests.app.test_main_window import TIMEOUT
+
+
+def _type(window, text: str) -> None:
+    window.inputs.source.setText(text)
+    window.inputs.edited.emit()
+    window.flush_inputs()
+
+
+def test_a_run_slow_to_tokenise_is_stopped_with_esc_and_the_thread_is_free(window, qtbot, monkeypatch):
+    release, entered = threading.Event(), threading.Event()
+    real = tokenizers_module.bounded_encode
+
+    def slow(backend, text, add_special_tokens=False, **_kwargs):  # a tokenizer that takes a minute
+        entered.set()
+        return run_within(lambda: (release.wait(60), backend.encode_batch([text], add_special_tokens=add_special_tokens)[0])[1],
+                          seconds=120)
+
+    monkeypatch.setattr(tokenizers_module, "bounded_encode", slow)
+    old_trace = window.state.trace
+    try:
+        _type(window, "w2 w1 w2")
+        qtbot.waitUntil(lambda: entered.is_set() and not window.status_stop_run.isHidden(), timeout=TIMEOUT)
+        assert window.status_busy.text()  # "working…"
+        window.act_focus_view.trigger()  # Esc
+        assert not window.host.busy and window.status_stop_run.isHidden()
+        assert "Stopped the run" in window.statusBar().currentMessage()
+        assert window.state.trace is old_trace and not window.error_banner.isVisible()  # stopped, not failed
+        assert window.persistence.stalled_sentence(window.state.model.key) == "w2 w1 w2"
+        monkeypatch.setattr(tokenizers_module, "bounded_encode", real)
+        # the model thread stopped waiting for the tokenizer (it checks every 0.1 s), long before its minute is up
+        with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
+            _type(window, "w1 w2")
+        assert window.persistence.stalled_sentence(window.state.model.key) is None  # it runs again
+    finally:
+        release.set()
+
+
+def test_a_sentence_that_timed_out_is_not_run_again_when_its_model_reopens(make_window, qtbot, monkeypatch):
+    window = make_window()
+
+    def too_slow(_backend, _text, add_special_tokens=False, **_kwargs):
+        raise TokenizeTimeout("tokenizing the text took more than 5 s (its tokenizer's rules are too costly for this text)")
+
+    monkeypatch.setattr(tokenizers_module, "bounded_encode", too_slow)
+    with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
+        _type(window, "w1 w1 w2")
+    assert "took more than 5 s" in window.error_banner.text()
+    key = window.state.model.key
+    assert window.persistence.stalled_sentence(key) == "w1 w1 w2"
+    monkeypatch.undo()
+    window.shutdown()
+
+    again = make_window(wait=False)  # the app started again: this model, and its remembered sentence
+    qtbot.waitUntil(lambda: again.state.model is not None and not again.host.busy, timeout=TIMEOUT)
+    assert again.state.src_text == "w1 w1 w2" and again.state.trace is None
+    assert again.host.runs_requested == 0
+    assert "was not run again" in again.error_banner.text()
+    with qtbot.waitSignal(again.host.resultReady, timeout=TIMEOUT):
+        _type(again, "w1 w2")  # an edit runs it
+
+
+def test_a_model_whose_tokenizer_doubles_the_text_is_refused_in_the_banner_and_the_model_stays(window, qtbot, tmp_path):
+    """The attack's 180 KB .safetensors took the window past 7 GB in 52 s with no banner."""
+    from tests.core.test_hostile_tokenizers import doubling, native_tokenizer
+
+    path = native_tokenizer(tmp_path, "replace.safetensors", normalizer=doubling(26))
+    old_model, old_trace, text = window.state.model, window.state.trace, window.state.src_text
+    with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
+        window.open_model(str(path))
+    assert "67,108,864 times longer" in window.error_banner.text()
+    assert window.state.model is old_model and window.state.trace is old_trace and window.state.src_text == text

@@ -6,8 +6,12 @@ several machines with ``--nnodes`` and ``--rdzv-endpoint``). The launcher says e
 the environment (``WORLD_SIZE``, ``RANK``, ``LOCAL_RANK``, ``MASTER_ADDR``/``MASTER_PORT``); without it,
 or with one process, nothing here starts and the command runs as one process, as it always has.
 
-Backend: NCCL when the model runs on CUDA (each rank on ``cuda:LOCAL_RANK``), gloo otherwise (CPU,
-MPS). Every exchange goes through :class:`Ranks`, whose collectives all ranks call in the same order.
+Backend: gloo, plus NCCL for CUDA tensors when the model runs on CUDA (each rank on ``cuda:LOCAL_RANK``;
+``cpu:gloo,cuda:nccl``). The ranks exchange only small things (a status flag per round, a few thousand
+sums, the Pharaoh lines of a round, the heaps' few sentences), so every exchange goes through gloo on
+the CPU: NCCL would not be faster for them, and gloo notices a dead peer at once where NCCL waits for
+its timeout, stuck in C++ where no signal handler runs. Every exchange goes through :class:`Ranks`,
+whose collectives all ranks call in the same order.
 
 Failure. A rank that raises does not leave the others waiting: at the end of every round each rank
 says whether it failed (:meth:`Ranks.agree`, one all-reduce of two numbers), and if any did, every rank
@@ -56,6 +60,14 @@ def plain_message(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+def _first_sentence(text: str) -> str:
+    """A backend's error cut to what it says: gloo's "[…/pair.cc:537] Read error […]: Connection reset by peer. This is
+    typically caused by…" becomes "Read error […]: Connection reset by peer"."""
+    if text.startswith("[") and "] " in text:
+        text = text.split("] ", 1)[1]
+    return text.split(". ", 1)[0][:200]
+
+
 @dataclass
 class Ranks:
     """This process's place in the job, and the collectives the data-parallel commands need."""
@@ -64,8 +76,7 @@ class Ranks:
     world: int
     local_rank: int
     backend: str
-    model_device: torch.device  # where this rank's model runs
-    device: torch.device  # where collectives' tensors live (the GPU for NCCL, else the CPU)
+    model_device: torch.device  # where this rank's model runs; every exchange is on the CPU (module docstring)
     describe: Callable[[BaseException], str] = plain_message
 
     @property
@@ -75,7 +86,7 @@ class Ranks:
     def _lost(self, exc: BaseException) -> RankFailure:
         other = f"rank {1 - self.rank}" if self.world == 2 else "another rank"
         return RankFailure(f"rank {self.rank} of {self.world} lost contact with {other}, which stopped without a word "
-                           f"(its log or the launcher's report says why): {plain_message(exc)[:200]}", speaker=True)
+                           f"(its log or the launcher's report says why): {_first_sentence(plain_message(exc))}", speaker=True)
 
     def _collective(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         try:
@@ -88,9 +99,9 @@ class Ranks:
     def agree(self, error: BaseException | None, done: bool = False) -> bool:
         """Every rank says whether it failed (and whether its corpus ended); raises :class:`RankFailure` on every rank
         if any failed or if the ranks disagree on the end. Returns ``done`` (the same on every rank)."""
-        flags = torch.tensor([int(error is not None), int(done)], dtype=torch.int64, device=self.device)
+        flags = torch.tensor([int(error is not None), int(done)], dtype=torch.int64)
         self._collective(dist.all_reduce, flags)
-        failed, finished = (int(v) for v in flags.cpu())
+        failed, finished = (int(v) for v in flags)
         if failed:
             messages: list[str | None] = [None] * self.world
             self._collective(dist.all_gather_object, messages, None if error is None else self.describe(error))
@@ -106,9 +117,9 @@ class Ranks:
 
     def sum(self, values: np.ndarray) -> np.ndarray:
         """The element-wise sum of ``values`` over the ranks (float64 or int64 as given), on every rank."""
-        tensor = torch.from_numpy(np.ascontiguousarray(values)).to(self.device)
+        tensor = torch.from_numpy(np.array(values, copy=True))
         self._collective(dist.all_reduce, tensor)
-        return tensor.cpu().numpy()
+        return tensor.numpy()
 
     def gather(self, value: Any) -> list[Any] | None:
         """Every rank's ``value`` (picklable) on rank 0, in rank order; None on the other ranks."""
@@ -117,18 +128,18 @@ class Ranks:
         return out
 
 
-def _backend_for(device_name: str, local_rank: int) -> tuple[str, torch.device, torch.device]:
-    """(backend, the model's device, the collectives' device) for ``--device`` on the rank with ``local_rank``."""
+def backend_for(device_name: str, local_rank: int) -> tuple[str, torch.device]:
+    """(backend, the model's device) for ``--device`` on the rank with ``local_rank`` (module docstring)."""
     device = resolve_device(device_name)
     if device.type != "cuda":
-        return "gloo", device, torch.device("cpu")
+        return "gloo", device
     count = torch.cuda.device_count()
     if local_rank >= count:
         raise ValueError(f"LOCAL_RANK {local_rank} needs GPU {local_rank}, but this machine has {count}: start at most "
                          f"{count} processes per machine (torchrun --nproc_per_node {count})")
     gpu = torch.device("cuda", local_rank)
     torch.cuda.set_device(gpu)
-    return "nccl", gpu, gpu
+    return "cpu:gloo,cuda:nccl", gpu
 
 
 @contextmanager
@@ -143,7 +154,7 @@ def process_group(device_name: str, describe: Callable[[BaseException], str] = p
         return
     world, rank = int(os.environ["WORLD_SIZE"]), int(os.environ["RANK"])
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
-    backend, model_device, device = _backend_for(device_name, local_rank)
+    backend, model_device = backend_for(device_name, local_rank)
     dist.init_process_group(backend, rank=rank, world_size=world)
 
     def stopped(signum: int, frame: object) -> None:
@@ -152,7 +163,7 @@ def process_group(device_name: str, describe: Callable[[BaseException], str] = p
 
     previous = signal.signal(signal.SIGTERM, stopped)
     try:
-        yield Ranks(rank, world, local_rank, backend, model_device, device, describe)
+        yield Ranks(rank, world, local_rank, backend, model_device, describe)
     finally:
         signal.signal(signal.SIGTERM, previous)
         with suppress(Exception):  # a group broken by a dead rank has nothing left to tidy

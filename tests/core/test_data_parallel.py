@@ -14,7 +14,10 @@ import socket
 import sys
 from pathlib import Path
 
-from model_core.ranks import launched
+import pytest
+
+from model_core import ranks as ranks_module
+from model_core.ranks import backend_for, launched
 from tests.conftest import tiny_bundle
 
 N_PAIRS = 240  # 15 batches of 16: rank 0 runs 8, rank 1 runs 7 (the last round has one batch)
@@ -123,6 +126,20 @@ def test_a_process_is_one_of_several_only_under_a_launcher():
     assert not launched({"WORLD_SIZE": "1", "RANK": "0"})  # torchrun --nproc_per_node 1: one process, as always
     assert not launched({"WORLD_SIZE": "2"})
     assert launched({"WORLD_SIZE": "2", "RANK": "1"})
+
+
+def test_each_rank_runs_on_its_own_gpu_and_exchanges_through_gloo(monkeypatch):
+    import torch
+
+    chosen = []
+    monkeypatch.setattr(ranks_module, "resolve_device", lambda name: torch.device("cuda" if name != "cpu" else "cpu"))
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "set_device", chosen.append)
+    assert backend_for("cpu", 1) == ("gloo", torch.device("cpu"))
+    assert backend_for("auto", 1) == ("cpu:gloo,cuda:nccl", torch.device("cuda", 1))
+    assert chosen == [torch.device("cuda", 1)]
+    with pytest.raises(ValueError, match=r"LOCAL_RANK 2 needs GPU 2, but this machine has 2: .*--nproc_per_node 2\)$"):
+        backend_for("cuda", 2)
 
 
 def test_two_ranks_write_what_one_process_writes(tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import random
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -56,7 +57,7 @@ def _worker(rank: int, world: int, port: int, commands: list[list[str]], logs: s
     """One process of the job: the launcher's variables (for a world over 1), then each command line in turn.
 
     ``fault``: ``raise`` or ``exit`` makes rank 1 fail at its second batch of each command (an exception, or death
-    without a word).
+    without a word); ``term`` makes it send rank 0 the SIGTERM a launcher sends when a rank ended in error.
     """
     import torch
 
@@ -64,6 +65,8 @@ def _worker(rank: int, world: int, port: int, commands: list[list[str]], logs: s
     if world > 1:
         os.environ.update(WORLD_SIZE=str(world), RANK=str(rank), LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1",
                           MASTER_PORT=str(port))
+    if rank == 0:
+        Path(logs).with_name("rank0.pid").write_text(str(os.getpid()))
     if fault and rank == 1:
         import model_core.data_parallel as data_parallel
         import model_core.report as report
@@ -76,6 +79,9 @@ def _worker(rank: int, world: int, port: int, commands: list[list[str]], logs: s
                 if len(calls) % 2 == 0:
                     if fault == "exit":
                         os._exit(3)
+                    if fault == "term":  # what torchrun does to the others when a rank ends in error
+                        os.kill(int(Path(logs).with_name("rank0.pid").read_text()), signal.SIGTERM)
+                        return real(*args, **kwargs)
                     raise RuntimeError("injected fault in the model")
             return real(*args, **kwargs)
 
@@ -197,4 +203,16 @@ def test_a_rank_that_dies_without_a_word_stops_the_job_and_leaves_no_file(tmp_pa
     assert rank1[0] == 3 and rank0[0] == "2", (rank0, rank1)
     lines = rank0[2].splitlines()
     assert len(lines) == 1 and lines[0].startswith("attention-scope align: error: rank 0 of 2 lost contact with rank 1"), lines
+    assert _leftovers(out) == []
+
+
+def test_the_launcher_s_sigterm_stops_a_rank_with_one_line_and_its_temporary_file_removed(tmp_path):
+    files = _corpus(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (rank0, rank1) = _launch(2, _commands(files, out)[1:], out, fault="term")  # align: rank 0 has its file open
+    assert rank0[0] == rank1[0] == "2", (rank0, rank1)
+    assert rank0[2].splitlines() == ["attention-scope align: error: rank 0 of 2 was stopped by the launcher (another rank "
+                                     "ended first; the launcher's report names it)"]
+    assert rank1[2].startswith("attention-scope align: error: rank 1 of 2 lost contact with rank 0")  # what it saw
     assert _leftovers(out) == []

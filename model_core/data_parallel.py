@@ -42,11 +42,13 @@ Work = Callable[[int, list[tuple[str, str]], "list[GoldAlignment] | None"], None
 
 
 def run_rounds(ranks: Ranks, pairs: Iterable[tuple[str, str]], gold: Iterable[GoldAlignment] | None, batch_size: int,
-               work: Work, after_round: Callable[[int], None] | None = None) -> int:
+               work: Work, after_round: Callable[[int], None] | None = None,
+               on_round: Callable[[int], None] | None = None) -> int:
     """Deal the corpus's batches round-robin over the ranks (module docstring); returns the corpus's pair count.
 
     ``after_round(n)`` runs on every rank once a round's ``n`` pairs are done (a collective may go there: every
-    rank calls it the same number of times). A failure of any rank, here or in ``after_round``, stops every rank.
+    rank calls it the same number of times), then the ranks agree once more; ``on_round(n)`` (a progress bar) runs
+    after it, with no agreement. A failure of any rank, in reading, ``work`` or ``after_round``, stops every rank.
     """
     batches = chunks(pairs, batch_size)
     gold_iter = iter(gold) if gold is not None else None
@@ -80,6 +82,8 @@ def run_rounds(ranks: Ranks, pairs: Iterable[tuple[str, str]], gold: Iterable[Go
             except Exception as exc:
                 error = exc
             ranks.agree(error)
+        if on_round is not None:
+            on_round(count)
 
 
 # ---------------------------------------------------------------------------------------------- report
@@ -91,7 +95,8 @@ def build_report_over_ranks(
     """:func:`~model_core.report.build_report` over the ranks: (the corpus's pair count, on every rank; the whole
     corpus's report on rank 0, None elsewhere)."""
     state = ReportAccumulator(bundle, gold=gold is not None, ablation=ablation, keep=keep)
-    n = run_rounds(ranks, pairs, gold, batch_size, lambda first, chunk, golds: state.add_batch(chunk, first, golds), on_round)
+    n = run_rounds(ranks, pairs, gold, batch_size, lambda first, chunk, golds: state.add_batch(chunk, first, golds),
+                   on_round=on_round)
     merge_report(ranks, state)
     return n, state.finish(n) if ranks.is_root else None
 
@@ -149,14 +154,10 @@ def align_over_ranks(
     def after_round(n: int) -> None:
         gathered = ranks.gather(list(mine))
         mine.clear()
-        if gathered is not None:
-            lines = [line for part in gathered for line in part]
-            if on_lines is not None:
-                on_lines(lines)
-            if on_round is not None:
-                on_round(n)
+        if gathered is not None and on_lines is not None:
+            on_lines([line for part in gathered for line in part])
 
-    n = run_rounds(ranks, pairs, gold, batch_size, work, after_round)
+    n = run_rounds(ranks, pairs, gold, batch_size, work, after_round, on_round)
     result = AlignmentResult(n_pairs=n)
     if gold is not None:
         sum_aer_counts(ranks, [count for row in counts for count in row])

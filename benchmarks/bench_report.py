@@ -19,8 +19,9 @@ the device is the one ``auto`` picks (a GPU when there is one). ``--quick``: 64 
 4. **Data-parallel, side by side** (``model_core.data_parallel``, as ``torchrun`` runs it): the same corpus on
    the bundled model on the CPU as one process with one torch thread, one process with two threads, and two
    processes of one thread each over gloo; with two or more GPUs, also one GPU against all of them. Each
-   configuration is a fresh set of processes started as ``torchrun`` starts them (the launcher's variables);
-   the clock runs from a barrier to the end of the report on rank 0 (model loading and start-up excluded).
+   launch is a fresh set of processes started as ``torchrun`` starts them (the launcher's variables), the
+   configurations launched in turn ``--repeats`` times; the clock runs from a barrier to the end of the
+   report on rank 0, after a warm-up report (start-up and model loading excluded).
    "merge" is rank 0's time in the final merge (sums, counts, heaps), "waits" its time in the per-round
    agreement (the exchange itself plus waiting for the slower rank). ``--no-ranks`` skips it.
 """
@@ -138,7 +139,8 @@ def _free_port() -> int:
 
 def _rank_worker(rank: int, world: int, port: int, device: str, threads: int, n_pairs: int, seed: int, repeats: int,
                  queue: Any) -> None:
-    """One process of a configuration: ``repeats`` + 1 timed reports (the first is a warm-up), figures to ``queue``."""
+    """One process of a configuration: ``repeats`` + 1 timed reports (the first is a warm-up), rank 0's figures to
+    ``queue``."""
     torch.set_num_threads(threads)
     if world > 1:
         os.environ.update(WORLD_SIZE=str(world), RANK=str(rank), LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1",
@@ -191,25 +193,37 @@ def data_parallel_runs(args: argparse.Namespace) -> list[tuple[str, int, str, in
     return runs
 
 
-def side_by_side(args: argparse.Namespace) -> dict[str, dict[str, float]]:
-    """Item 4 of the module docstring: every configuration in fresh processes, figures from rank 0."""
+def _launch(world: int, device: str, threads: int, args: argparse.Namespace, runs: int) -> list[tuple[float, float, float]]:
+    """Start one configuration's processes; rank 0's (seconds, merge seconds, wait seconds) of each of ``runs`` timed
+    reports after one warm-up."""
     ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    port = _free_port()
+    procs = [ctx.Process(target=_rank_worker, args=(rank, world, port, device, threads, args.pairs, args.seed, runs, queue))
+             for rank in range(world)]
+    for proc in procs:
+        proc.start()
+    samples = queue.get(timeout=1800)
+    for proc in procs:
+        proc.join()
+    return samples
+
+
+def side_by_side(args: argparse.Namespace) -> dict[str, dict[str, float]]:
+    """Item 4 of the module docstring: the configurations launched in turn, ``repeats`` rounds (one timed report per
+    launch, after a warm-up), so a change in the machine's load falls on every configuration alike."""
+    configurations = data_parallel_runs(args)
+    samples: dict[str, list[tuple[float, float, float]]] = {label: [] for label, *_ in configurations}
+    for _ in range(args.repeats):
+        for label, world, device, threads in configurations:
+            samples[label] += _launch(world, device, threads, args, 1)
     figures: dict[str, dict[str, float]] = {}
     rows = []
-    for label, world, device, threads in data_parallel_runs(args):
-        queue = ctx.Queue()
-        port = _free_port()
-        procs = [ctx.Process(target=_rank_worker, args=(rank, world, port, device, threads, args.pairs, args.seed,
-                                                        args.repeats, queue)) for rank in range(world)]
-        for proc in procs:
-            proc.start()
-        samples = queue.get(timeout=1800)
-        for proc in procs:
-            proc.join()
-        wall = [s[0] for s in samples]
+    for label, world, _, threads in configurations:
+        wall = [s[0] for s in samples[label]]
         ms = median_ms(wall)
-        merge = float(np.median([s[1] for s in samples])) * 1e3
-        waits = float(np.median([s[2] for s in samples])) * 1e3
+        merge = float(np.median([s[1] for s in samples[label]])) * 1e3
+        waits = float(np.median([s[2] for s in samples[label]])) * 1e3
         rate = args.pairs / (ms / 1e3)
         figures[label] = {"processes": world, "threads": threads, "ms": ms, "spread_pct": spread_pct(wall),
                           "pairs_per_s": rate, "merge_ms": merge, "waits_ms": waits}
@@ -218,7 +232,8 @@ def side_by_side(args: argparse.Namespace) -> dict[str, dict[str, float]]:
     for row, figure in zip(rows, figures.values(), strict=True):
         figure["speed_up"] = figure["pairs_per_s"] / base
         row.append(figure["speed_up"])
-    print(f"\ndata-parallel: {args.pairs} en-fr pairs, batches of {BATCH}, no ablation column, median of {args.repeats} runs")
+    print(f"\ndata-parallel: {args.pairs} en-fr pairs, batches of {BATCH}, no ablation column, median of {args.repeats} "
+          "interleaved launches")
     print_table(["run", "ms (corpus)", "pairs/s", "merge ms", "waits ms", "/ 1 process"], rows)
     return figures
 

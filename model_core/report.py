@@ -5,6 +5,8 @@ know what each head does *usually*, and where it does something else. ``attentio
 runs a TSV corpus (or any iterable of pairs) teacher-forced in batches on the model's device and
 keeps, per kind × layer × head, only running sums: memory grows with the batch, never with the
 corpus (the pairs are pulled lazily and only the few most unusual sentences per head are kept).
+Those sums live in a :class:`ReportAccumulator`; under ``torchrun`` each rank keeps one for its
+batches and :mod:`model_core.data_parallel` merges them exactly.
 
 The statistics are those of :mod:`model_core.analysis` (``head_stats`` of the sentence's whole
 trace: entropy, max weight, mean distance, shares of ``<pad>``/``<eos>``/``<bos>``, and for

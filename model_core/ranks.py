@@ -96,9 +96,12 @@ class Ranks:
         except Exception as exc:  # gloo: "Connection closed by peer"; NCCL: a timeout or a communicator error
             raise self._lost(exc) from exc
 
-    def agree(self, error: BaseException | None, done: bool = False) -> bool:
+    def agree(self, error: BaseException | None, done: bool = False, *, root_speaks_plainly: bool = False) -> bool:
         """Every rank says whether it failed (and whether its corpus ended); raises :class:`RankFailure` on every rank
-        if any failed or if the ranks disagree on the end. Returns ``done`` (the same on every rank)."""
+        if any failed or if the ranks disagree on the end. Returns ``done`` (the same on every rank).
+
+        ``root_speaks_plainly``: a failure of rank 0 alone is said without naming it (where rank 0 checks or writes
+        the output, its errors are the job's: "card/heads.csv exists", not "rank 0 of 2 failed: …")."""
         flags = torch.tensor([int(error is not None), int(done)], dtype=torch.int64)
         self._collective(dist.all_reduce, flags)
         failed, finished = (int(v) for v in flags)
@@ -107,7 +110,7 @@ class Ranks:
             self._collective(dist.all_gather_object, messages, None if error is None else self.describe(error))
             ranks = [r for r, m in enumerate(messages) if m is not None]
             first = messages[ranks[0]]
-            alike = len(ranks) == self.world and len(set(messages)) == 1
+            alike = (len(ranks) == self.world and len(set(messages)) == 1) or (root_speaks_plainly and ranks == [0])
             text = first if alike else f"rank {ranks[0]} of {self.world} failed: {first}"
             raise RankFailure(str(text), speaker=self.is_root) from error
         if finished not in (0, self.world):

@@ -7,6 +7,7 @@ process runs the same way without the launcher's variables, so both sides comput
 
 from __future__ import annotations
 
+import faulthandler
 import multiprocessing
 import os
 import random
@@ -23,7 +24,7 @@ from tests.conftest import tiny_bundle
 
 N_PAIRS = 240  # 15 batches of 16: rank 0 runs 8, rank 1 runs 7 (the last round has one batch)
 BATCH = "16"
-JOIN_S = 240
+JOIN_S = 120
 
 
 def _corpus(folder: Path) -> dict[str, Path]:
@@ -53,8 +54,9 @@ def _commands(files: dict[str, Path], out: Path) -> list[list[str]]:
              "--gold", str(files["gold.txt"]), "--layer", "0", "--out", str(out / "links.txt")]]
 
 
-def _worker(rank: int, world: int, port: int, commands: list[list[str]], logs: str, fault: str) -> None:
-    """One process of the job: the launcher's variables (for a world over 1), then each command line in turn.
+def _worker(rank: int, world: int, ports: list[int], commands: list[list[str]], logs: str, fault: str) -> None:
+    """One process of the job: the launcher's variables (for a world over 1), then each command line in turn, each
+    on a port of its own (torchrun runs one command per process; a reused port could meet the last one's store).
 
     ``fault``: ``raise`` or ``exit`` makes rank 1 fail at its second batch of each command (an exception, or death
     without a word); ``term`` makes it send rank 0 the SIGTERM a launcher sends when a rank ended in error.
@@ -63,8 +65,7 @@ def _worker(rank: int, world: int, port: int, commands: list[list[str]], logs: s
 
     torch.set_num_threads(1)
     if world > 1:
-        os.environ.update(WORLD_SIZE=str(world), RANK=str(rank), LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1",
-                          MASTER_PORT=str(port))
+        os.environ.update(WORLD_SIZE=str(world), RANK=str(rank), LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1")
     if rank == 0:
         Path(logs).with_name("rank0.pid").write_text(str(os.getpid()))
     if fault and rank == 1:
@@ -91,25 +92,32 @@ def _worker(rank: int, world: int, port: int, commands: list[list[str]], logs: s
     codes = []
     with open(f"{logs}.out", "w", encoding="utf-8") as out, open(f"{logs}.err", "w", encoding="utf-8") as err:
         sys.stdout, sys.stderr = out, err
-        for argv in commands:
+        faulthandler.dump_traceback_later(JOIN_S - 30, exit=True, file=err)  # a hung rank says where, and ends
+        for argv, port in zip(commands, ports, strict=True):
+            os.environ["MASTER_PORT"] = str(port)
             codes.append(main(argv))
             out.flush()
             err.flush()
     Path(f"{logs}.codes").write_text(" ".join(map(str, codes)), encoding="utf-8")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _free_ports(n: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 def _launch(world: int, commands: list[list[str]], logs: Path, fault: str = "") -> list[tuple[object, str, str]]:
     """(each command's exit status, or the process's exit code if it died; stdout; stderr) of each rank, once all
     have ended."""
     ctx = multiprocessing.get_context("spawn")
-    port = _free_port()
-    procs = [ctx.Process(target=_worker, args=(rank, world, port, commands, str(logs / f"rank{rank}"), fault))
+    ports = _free_ports(len(commands))
+    procs = [ctx.Process(target=_worker, args=(rank, world, ports, commands, str(logs / f"rank{rank}"), fault))
              for rank in range(world)]
     for p in procs:
         p.start()
@@ -159,8 +167,8 @@ def test_two_ranks_write_what_one_process_writes(tmp_path):
         out.mkdir()
         report, align = _commands(files, out)
         bad_report = [*report[:report.index("--corpus") + 1], str(bad), "--out", str(out / "bad")]
-        results[world] = _launch(world, [report, align, bad_report], out)
-        assert [code for code, _, _ in results[world]] == ["0 0 2"] * world, results[world]
+        results[world] = _launch(world, [report, align, bad_report, report], out)  # the last: the card exists
+        assert [code for code, _, _ in results[world]] == ["0 0 2 2"] * world, results[world]
     one, two = tmp_path / "world1", tmp_path / "world2"
     for name in ("heads.csv", "unusual.csv", "report.html"):
         assert (two / "card" / name).read_bytes() == (one / "card" / name).read_bytes(), name
@@ -170,8 +178,9 @@ def test_two_ranks_write_what_one_process_writes(tmp_path):
     assert results[2][0][1].replace(str(two), "OUT") == printed_one  # the AER table and the counts, from rank 0
     assert f"{N_PAIRS} sentence pairs" in printed_one and f"over {N_PAIRS} pairs" in printed_one
     assert results[2][1][1] == "" and results[2][1][2] == ""  # rank 1 says nothing
-    assert results[2][0][2] == results[1][0][2] == (f"attention-scope report: error: {bad} line 101 has 1 tab-separated "
-                                                    "column, expected 2 (source<TAB>target)\n")
+    assert results[2][0][2].replace(str(two), "OUT") == results[1][0][2].replace(str(one), "OUT") == (
+        f"attention-scope report: error: {bad} line 101 has 1 tab-separated column, expected 2 (source<TAB>target)\n"
+        "attention-scope report: error: OUT/card/heads.csv exists; pass --force to overwrite it\n")
     assert not (one / "bad").exists() and not (two / "bad").exists()
     rows = (one / "card" / "heads.csv").read_text(encoding="utf-8").splitlines()
     assert rows[-1].split(",")[3] == str(N_PAIRS)  # every sentence counted once

@@ -188,7 +188,7 @@ def _align_over_ranks(args: argparse.Namespace, ranks) -> int:
         layer, column = HeadChoice(args.layer, args.head).resolve(c.n_decoder_layers, c.n_heads)
     except Exception as exc:
         error = exc
-    ranks.agree(error)
+    ranks.agree(error, root_speaks_plainly=True)
     total = count_lines(args.src_file) if ranks.is_root and sys.stderr.isatty() else None
     gold = read_pharaoh(args.gold) if args.gold else None
     error, result = None, None
@@ -208,7 +208,7 @@ def _align_over_ranks(args: argparse.Namespace, ranks) -> int:
         raise
     except Exception as exc:  # the file's commit on rank 0 (the rest is agreed round by round)
         error = exc
-    ranks.agree(error)
+    ranks.agree(error, root_speaks_plainly=True)
     if ranks.is_root and result is not None:
         _say_aligned(args, out, layer, result.n_pairs, result if args.gold is not None else None)
     return 0

@@ -107,7 +107,7 @@ def _report_over_ranks(args: argparse.Namespace, ranks) -> int:
         bundle = open_bundle(args.model, import_options(args), rank_device(args, ranks))
     except Exception as exc:
         error = exc
-    ranks.agree(error)
+    ranks.agree(error, root_speaks_plainly=True)
     total = count_lines(args.corpus) if ranks.is_root and sys.stderr.isatty() else None
     gold = read_pharaoh(args.gold) if args.gold else None
     with progress(total, "pairs", show=ranks.is_root) as update:
@@ -121,7 +121,7 @@ def _report_over_ranks(args: argparse.Namespace, ranks) -> int:
             write_report(report, out, overwrite=args.force)
     except Exception as exc:
         error = exc
-    ranks.agree(error)
+    ranks.agree(error, root_speaks_plainly=True)
     if report is not None:
         _say_written(report, out)
     return 0

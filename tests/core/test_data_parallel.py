@@ -198,8 +198,8 @@ def test_a_rank_that_raises_stops_the_job_with_one_line_naming_it_and_no_file(tm
     (rank0, rank1) = _launch(2, _commands(files, out), out, fault="raise")
     assert rank0[0] == rank1[0] == "2 2", (rank0, rank1)  # both commands failed on both ranks, status 2
     lines = rank0[2].splitlines()
-    assert lines == ["attention-scope report: error: rank 1 of 2 failed: injected fault in the model",
-                     "attention-scope align: error: rank 1 of 2 failed: injected fault in the model"]
+    assert lines == ["attention-scope report: error: rank 1 of 2 failed: RuntimeError: injected fault in the model",
+                     "attention-scope align: error: rank 1 of 2 failed: RuntimeError: injected fault in the model"]
     assert rank1[2] == "" and rank0[1] == rank1[1] == ""
     assert _leftovers(out) == []  # no card, no Pharaoh file, no temporary file
 

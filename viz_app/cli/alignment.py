@@ -18,9 +18,9 @@ from viz_app.cli.common import (
     EXIT_USAGE,
     CliError,
     add_model_args,
+    error_text,
     import_options,
     int_in,
-    one_line,
     open_bundle,
     positive_float,
     printable,
@@ -115,7 +115,7 @@ def cmd_align(args: argparse.Namespace) -> int:
     """One process as always; under a launcher (``torchrun``), this rank's part of a data-parallel run."""
     from model_core.ranks import RankFailure, process_group
 
-    with process_group(args.device, one_line) as ranks:
+    with process_group(args.device, error_text) as ranks:
         if ranks is None:
             return _align_one_process(args)
         try:

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from viz_app.cli.alignment import count_lines, progress, rank_device
-from viz_app.cli.common import EXIT_USAGE, CliError, add_model_args, import_options, int_in, one_line, open_bundle, printable
+from viz_app.cli.common import EXIT_USAGE, CliError, add_model_args, error_text, import_options, int_in, open_bundle, printable
 
 OUTPUTS = ("heads.csv", "unusual.csv", "report.html")
 
@@ -41,7 +41,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     """One process as always; under a launcher (``torchrun``), this rank's part of a data-parallel run."""
     from model_core.ranks import RankFailure, process_group
 
-    with process_group(args.device, one_line) as ranks:
+    with process_group(args.device, error_text) as ranks:
         if ranks is None:
             return _report_one_process(args)
         try:

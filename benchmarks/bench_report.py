@@ -145,8 +145,6 @@ def _rank_worker(rank: int, world: int, port: int, device: str, threads: int, n_
     if world > 1:
         os.environ.update(WORLD_SIZE=str(world), RANK=str(rank), LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1",
                           MASTER_PORT=str(port))
-    import torch.distributed as dist
-
     import model_core.data_parallel as data_parallel
     from model_core.ranks import Ranks, process_group
 
@@ -168,9 +166,9 @@ def _rank_worker(rank: int, world: int, port: int, device: str, threads: int, n_
     with process_group(device) as ranks:
         bundle = load_model("en-fr", device=str(ranks.model_device) if ranks else device)
         for _ in range(repeats + 1):
-            spent.update(merge=0.0, waits=0.0)
             if ranks is not None:
-                dist.barrier()
+                ranks.agree(None)  # a barrier, through gloo as every exchange (also on GPUs)
+            spent.update(merge=0.0, waits=0.0)
             start = time.perf_counter()
             if ranks is None:
                 build_report(bundle, pairs, batch_size=BATCH, ablation=False)

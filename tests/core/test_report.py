@@ -179,3 +179,27 @@ def test_a_written_report_reads_back_for_the_window(tmp_path):
         read_report(tmp_path)
     with pytest.raises(ValueError, match="not a report folder"):
         read_report(tmp_path / "elsewhere")
+
+
+def test_a_report_that_fails_to_write_its_last_file_leaves_none_of_its_new_files(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    from model_core import atomic
+
+    report = build_report(tiny_bundle(9), PAIRS, batch_size=4, ablation=False)
+    real = atomic._write
+
+    def disk_full_at_the_page(fd, data):
+        if bytes(data[:9]) == b"<!DOCTYPE":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(fd, data)
+
+    monkeypatch.setattr(atomic, "_write", disk_full_at_the_page)
+    with pytest.raises(OSError, match="No space left"):
+        write_report(report, tmp_path / "card")
+    assert list((tmp_path / "card").iterdir()) == []  # neither CSV, nor a temporary file
+    (tmp_path / "card" / "heads.csv").write_text("an older card\n", encoding="utf-8")
+    with pytest.raises(OSError):
+        write_report(report, tmp_path / "card", overwrite=True)
+    assert [p.name for p in (tmp_path / "card").iterdir()] == ["heads.csv"]  # replaced, so kept; the new one removed

@@ -73,6 +73,7 @@ def run_rounds(ranks: Ranks, pairs: Iterable[tuple[str, str]], gold: Iterable[Go
         done = ranks.agree(error, done)
         total += count
         if done:
+            ranks.check_same(total, "sentence pairs")
             return total
         if after_round is not None:
             try:

@@ -118,6 +118,16 @@ class Ranks:
                               "every machine needs the same files", speaker=self.is_root)
         return bool(finished)
 
+    def check_same(self, value: int, what: str) -> None:
+        """Raise :class:`RankFailure` on every rank unless every rank holds the same ``value`` (the corpus's pair
+        count: a file that differs between machines)."""
+        extremes = torch.tensor([value, -value], dtype=torch.int64)
+        self._collective(dist.all_reduce, extremes, op=dist.ReduceOp.MAX)
+        high, low = int(extremes[0]), -int(extremes[1])
+        if high != low:
+            raise RankFailure(f"the ranks read from {low} to {high} {what}: every machine needs the same files",
+                              speaker=self.is_root)
+
     def sum(self, values: np.ndarray) -> np.ndarray:
         """The element-wise sum of ``values`` over the ranks (float64 or int64 as given), on every rank."""
         tensor = torch.from_numpy(np.array(values, copy=True))

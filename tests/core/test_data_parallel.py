@@ -59,7 +59,8 @@ def _worker(rank: int, world: int, ports: list[int], commands: list[list[str]], 
     on a port of its own (torchrun runs one command per process; a reused port could meet the last one's store).
 
     ``fault``: ``raise`` or ``exit`` makes rank 1 fail at its second batch of each command (an exception, or death
-    without a word); ``term`` makes it send rank 0 the SIGTERM a launcher sends when a rank ended in error.
+    without a word); ``term`` makes it send rank 0 the SIGTERM a launcher sends when a rank ended in error; ``short``
+    gives it a corpus one pair shorter.
     """
     import torch
 
@@ -68,7 +69,12 @@ def _worker(rank: int, world: int, ports: list[int], commands: list[list[str]], 
         os.environ.update(WORLD_SIZE=str(world), RANK=str(rank), LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1")
     if rank == 0:
         Path(logs).with_name("rank0.pid").write_text(str(os.getpid()))
-    if fault and rank == 1:
+    if fault == "short" and rank == 1:  # this rank's copy of the corpus lacks its last line
+        import model_core.report as report
+
+        real_read = report.read_tsv
+        report.read_tsv = lambda path: list(real_read(path))[:-1]
+    elif fault and rank == 1:
         import model_core.data_parallel as data_parallel
         import model_core.report as report
 
@@ -224,4 +230,18 @@ def test_the_launcher_s_sigterm_stops_a_rank_with_one_line_and_its_temporary_fil
     assert rank0[2].splitlines() == ["attention-scope align: error: rank 0 of 2 was stopped by the launcher (another rank "
                                      "ended first; the launcher's report names it)"]
     assert rank1[2].startswith("attention-scope align: error: rank 1 of 2 lost contact with rank 0")  # what it saw
+    assert _leftovers(out) == []
+
+
+def test_a_corpus_that_differs_between_machines_is_refused(tmp_path):
+    files = _corpus(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    report = _commands(files, out)[0]
+    without_gold = report[:report.index("--gold")] + report[report.index("--gold") + 2:]  # gold would tell first
+    (rank0, rank1) = _launch(2, [without_gold], out, fault="short")  # 239 pairs: the same rounds, one short
+    assert rank0[0] == rank1[0] == "2", (rank0, rank1)
+    assert rank0[2].splitlines() == [f"attention-scope report: error: the ranks read from {N_PAIRS - 1} to {N_PAIRS} "
+                                     "sentence pairs: every machine needs the same files"]
+    assert rank1[2] == ""
     assert _leftovers(out) == []

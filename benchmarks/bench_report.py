@@ -15,12 +15,24 @@ Corpus: held-out en-fr sentence pairs (the bundled model's own task), teacher-fo
 
 Ratios = sentences per second of ours / of Hugging Face (> 1: faster). Interleaved repeats (medians);
 the device is the one ``auto`` picks (a GPU when there is one). ``--quick``: 64 pairs, 2 repeats.
+
+4. **Data-parallel, side by side** (``model_core.data_parallel``, as ``torchrun`` runs it): the same corpus on
+   the bundled model on the CPU as one process with one torch thread, one process with two threads, and two
+   processes of one thread each over gloo; with two or more GPUs, also one GPU against all of them. Each
+   launch is a fresh set of processes started as ``torchrun`` starts them (the launcher's variables), the
+   configurations launched in turn ``--repeats`` times; the clock runs from a barrier to the end of the
+   report on rank 0, after a warm-up report (start-up and model loading excluded).
+   "merge" is rank 0's time in the final merge (sums, counts, heaps), "waits" its time in the per-round
+   agreement (the exchange itself plus waiting for the slower rank). ``--no-ranks`` skips it.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import multiprocessing
+import os
+import socket
 import sys
 import time
 from collections.abc import Sequence
@@ -104,6 +116,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--device", default="auto", help="auto (CUDA, then MPS, then CPU), cpu, cuda, mps")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file")
+    parser.add_argument("--no-ranks", action="store_true", help="skip the data-parallel side-by-side (item 4)")
+    parser.add_argument("--ranks-only", action="store_true", help="only the data-parallel side-by-side (item 4)")
     args = parser.parse_args(argv)
     preset = QUICK if args.quick else FULL
     args.pairs = args.pairs or preset["pairs"]
@@ -111,7 +125,115 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args.warmup = preset["warmup"]
     if args.pairs < 1 or args.repeats < 1:
         parser.error("pairs and repeats must be >= 1")
+    if args.no_ranks and args.ranks_only:
+        parser.error("--no-ranks and --ranks-only exclude each other")
     return args
+
+
+# ---------------------------------------------------------------------------------------------- data-parallel
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _rank_worker(rank: int, world: int, port: int, device: str, threads: int, n_pairs: int, seed: int, repeats: int,
+                 queue: Any) -> None:
+    """One process of a configuration: ``repeats`` + 1 timed reports (the first is a warm-up), rank 0's figures to
+    ``queue``."""
+    torch.set_num_threads(threads)
+    if world > 1:
+        os.environ.update(WORLD_SIZE=str(world), RANK=str(rank), LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1",
+                          MASTER_PORT=str(port))
+    import model_core.data_parallel as data_parallel
+    from model_core.ranks import Ranks, process_group
+
+    spent = {"merge": 0.0, "waits": 0.0}
+
+    def timed(name: str, fn: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - start
+        return wrapper
+
+    data_parallel.merge_report = timed("merge", data_parallel.merge_report)
+    Ranks.agree = timed("waits", Ranks.agree)  # type: ignore[method-assign]
+    pairs = [(e.src_text, e.tgt_text) for e in generate("en-fr", n_pairs, seed=seed, split="test")]
+    samples = []
+    with process_group(device) as ranks:
+        bundle = load_model("en-fr", device=str(ranks.model_device) if ranks else device)
+        for _ in range(repeats + 1):
+            if ranks is not None:
+                ranks.agree(None)  # a barrier, through gloo as every exchange (also on GPUs)
+            spent.update(merge=0.0, waits=0.0)
+            start = time.perf_counter()
+            if ranks is None:
+                build_report(bundle, pairs, batch_size=BATCH, ablation=False)
+            else:
+                data_parallel.build_report_over_ranks(ranks, bundle, pairs, batch_size=BATCH, ablation=False)
+            if bundle.model.device.type == "cuda":
+                torch.cuda.synchronize()
+            samples.append((time.perf_counter() - start, spent["merge"], spent["waits"]))
+    if rank == 0:
+        queue.put(samples[1:])
+
+
+def data_parallel_runs(args: argparse.Namespace) -> list[tuple[str, int, str, int]]:
+    """(label, processes, device, torch threads per process) of each configuration this machine can run."""
+    runs = [("1 process, 1 thread", 1, "cpu", 1), ("1 process, 2 threads", 1, "cpu", 2),
+            ("2 processes x 1 thread (gloo)", 2, "cpu", 1)]
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if gpus >= 2:
+        runs += [("1 GPU", 1, "cuda", 1), (f"{gpus} GPUs (one process each)", gpus, "cuda", 1)]
+    return runs
+
+
+def _launch(world: int, device: str, threads: int, args: argparse.Namespace, runs: int) -> list[tuple[float, float, float]]:
+    """Start one configuration's processes; rank 0's (seconds, merge seconds, wait seconds) of each of ``runs`` timed
+    reports after one warm-up."""
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    port = _free_port()
+    procs = [ctx.Process(target=_rank_worker, args=(rank, world, port, device, threads, args.pairs, args.seed, runs, queue))
+             for rank in range(world)]
+    for proc in procs:
+        proc.start()
+    samples = queue.get(timeout=1800)
+    for proc in procs:
+        proc.join()
+    return samples
+
+
+def side_by_side(args: argparse.Namespace) -> dict[str, dict[str, float]]:
+    """Item 4 of the module docstring: the configurations launched in turn, ``repeats`` rounds (one timed report per
+    launch, after a warm-up), so a change in the machine's load falls on every configuration alike."""
+    configurations = data_parallel_runs(args)
+    samples: dict[str, list[tuple[float, float, float]]] = {label: [] for label, *_ in configurations}
+    for _ in range(args.repeats):
+        for label, world, device, threads in configurations:
+            samples[label] += _launch(world, device, threads, args, 1)
+    figures: dict[str, dict[str, float]] = {}
+    rows = []
+    for label, world, _, threads in configurations:
+        wall = [s[0] for s in samples[label]]
+        ms = median_ms(wall)
+        merge = float(np.median([s[1] for s in samples[label]])) * 1e3
+        waits = float(np.median([s[2] for s in samples[label]])) * 1e3
+        rate = args.pairs / (ms / 1e3)
+        figures[label] = {"processes": world, "threads": threads, "ms": ms, "spread_pct": spread_pct(wall),
+                          "pairs_per_s": rate, "merge_ms": merge, "waits_ms": waits}
+        rows.append([label, ms, rate, merge, waits])
+    base = figures["1 process, 1 thread"]["pairs_per_s"]
+    for row, figure in zip(rows, figures.values(), strict=True):
+        figure["speed_up"] = figure["pairs_per_s"] / base
+        row.append(figure["speed_up"])
+    print(f"\ndata-parallel: {args.pairs} en-fr pairs, batches of {BATCH}, no ablation column, median of {args.repeats} "
+          "interleaved launches")
+    print_table(["run", "ms (corpus)", "pairs/s", "merge ms", "waits ms", "/ 1 process"], rows)
+    return figures
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -119,6 +241,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     info = machine_info()
     print_machine(info)
+    if args.ranks_only:
+        result = {"machine": info, "mode": "quick" if args.quick else "full", "pairs": args.pairs, "batch": BATCH,
+                  "repeats": args.repeats, "data_parallel": side_by_side(args), "seconds": time.perf_counter() - started}
+        if args.json:
+            write_json(args.json, result)
+        return 0
     bundle = load_model("en-fr", device=args.device)
     info["device"] = str(bundle.model.device)
     pairs = [(e.src_text, e.tgt_text) for e in generate("en-fr", args.pairs, seed=args.seed, split="test")]
@@ -146,6 +274,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_table(["run", "ms (corpus)", "pairs/s", "/ HF eager"], rows)
     result = {"machine": info, "mode": "quick" if args.quick else "full", "pairs": len(pairs), "batch": BATCH,
               "repeats": args.repeats, "runs": figures, "seconds": time.perf_counter() - started}
+    if not args.no_ranks:
+        result["data_parallel"] = side_by_side(args)
+        result["seconds"] = time.perf_counter() - started
     if not np.isfinite(hf):
         return 1
     print(f"\nratio ours (native) / Hugging Face eager: {figures['ours (native en-fr)']['ratio_to_hf']:.2f}; "

@@ -5,6 +5,8 @@ know what each head does *usually*, and where it does something else. ``attentio
 runs a TSV corpus (or any iterable of pairs) teacher-forced in batches on the model's device and
 keeps, per kind × layer × head, only running sums: memory grows with the batch, never with the
 corpus (the pairs are pulled lazily and only the few most unusual sentences per head are kept).
+Those sums live in a :class:`ReportAccumulator`; under ``torchrun`` each rank keeps one for its
+batches and :mod:`model_core.data_parallel` merges them exactly.
 
 The statistics are those of :mod:`model_core.analysis` (``head_stats`` of the sentence's whole
 trace: entropy, max weight, mean distance, shares of ``<pad>``/``<eos>``/``<bos>``, for decoder
@@ -54,7 +56,6 @@ SENTENCE_METRICS: tuple[str, ...] = (
     "entropy", "max_weight", "mean_distance", "share_pad", "share_eos", "share_bos", "share_start", "monotonicity",
     "coverage",
 )
-CROSS_ONLY: frozenset[str] = frozenset({"monotonicity", "coverage"})
 #: the columns of heads.csv
 COLUMNS: tuple[str, ...] = ("kind", "layer", "head", "sentences", *SENTENCE_METRICS, "aer", "ablation_dlogp")
 #: how many unusual sentences are kept per head
@@ -181,6 +182,15 @@ class _Running:
                     _push(self.high[layer][head], item, keep)
                     _push(self.low[layer][head], (-value, *item[1:]), keep)
 
+    def absorb(self, high: list[list[list[tuple]]], low: list[list[list[tuple]]], keep: int) -> None:
+        """Add another rank's heaps: the k largest items of a union are the k largest of the parts' k largest, and
+        items are unique (the sentence index is in each), so the result is what one process would have kept."""
+        for mine, theirs in ((self.high, high), (self.low, low)):
+            for mine_row, their_row in zip(mine, theirs, strict=True):
+                for heap, items in zip(mine_row, their_row, strict=True):
+                    for item in items:
+                        _push(heap, tuple(item), keep)
+
     def mean(self, name: str) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(self.counts[name] > 0, self.sums[name] / np.maximum(self.counts[name], 1), np.nan)
@@ -256,6 +266,85 @@ def _cell(value: object) -> object:
     return value
 
 
+class ReportAccumulator:
+    """The running state of a report: per kind the sums, counts and heaps, and the AER counts per cross head.
+
+    Why a class: one process feeds it every batch (:func:`build_report`); a data-parallel run
+    (:mod:`model_core.data_parallel`) feeds each rank's accumulator its own batches, merges the sums,
+    counts and heaps on rank 0 and finishes there. Nothing in it grows with the corpus.
+    """
+
+    def __init__(self, bundle: ModelBundle, *, gold: bool = False, ablation: bool = True, keep: int = UNUSUAL_PER_HEAD,
+                 gold_name: str = "the gold file") -> None:
+        from .alignment import AERCounts, AlignmentReader
+
+        c = bundle.config
+        self.bundle, self.has_gold, self.ablation, self.keep = bundle, gold, ablation, keep
+        self.gold_name = gold_name  # named in a refused gold link's line
+        self.n_layers = {"encoder_self": c.n_encoder_layers, "decoder_self": c.n_decoder_layers, "cross": c.n_decoder_layers}
+        self.running = {kind: _Running.empty([m for m in SENTENCE_METRICS if metric_applies(m, kind)]
+                                             + ["ablation_dlogp"], self.n_layers[kind], c.n_heads) for kind in KINDS}
+        self.reader = AlignmentReader(bundle) if gold else None
+        self.aer = [[AERCounts() for _ in range(c.n_heads)] for _ in range(c.n_decoder_layers)]
+
+    def add_batch(self, chunk: list[tuple[str, str]], first_index: int, golds: list[GoldAlignment] | None = None) -> None:
+        """Run one batch of pairs (numbered from ``first_index`` in the corpus) and add its sentences."""
+        from .alignment import check_gold
+
+        bundle, c = self.bundle, self.bundle.config
+        encoded = [encode_pair(bundle, src, tgt) for src, tgt in chunk]
+        batch = forced_batch(bundle, encoded)
+        stats = batch_statistics(batch, c.pad_id, c.eos_id, c.bos_id)
+        for kind in KINDS:
+            for name, values in stats[kind].items():
+                self.running[kind].add(name, values)
+            self.running[kind].remember(stats[kind]["entropy"], first_index, chunk, self.keep)
+        if self.reader is not None and golds is not None:
+            for pair, truth in zip(self.reader.read(batch, first_index), golds, strict=True):
+                check_gold(pair, truth, f"{self.gold_name} line {pair.index + 1}")
+                for layer in range(c.n_decoder_layers):
+                    for head in range(c.n_heads):
+                        self.aer[layer][head].add(pair.links[layer][head], truth)
+        if self.ablation:  # every model the app opens can switch a head off (Hugging Face's through hooks, importers/hf.py)
+            _ablation_deltas(bundle, batch, self.running, self.n_layers, c.n_heads)
+
+    def finish(self, n_sentences: int) -> CorpusReport:
+        """The report of everything added (``n_sentences``: the corpus's pair count)."""
+        c = self.bundle.config
+        heads: list[HeadReport] = []
+        for kind in KINDS:
+            r = self.running[kind]
+            means = {m: r.mean(m) for m in r.sums}
+            for layer in range(self.n_layers[kind]):
+                for head in range(c.n_heads):
+                    metrics = {m: float(means[m][layer, head]) if m in means else math.nan for m in SENTENCE_METRICS}
+                    metrics["aer"] = self.aer[layer][head].aer if kind == "cross" and self.has_gold else math.nan
+                    metrics["ablation_dlogp"] = float(means["ablation_dlogp"][layer, head]) if self.ablation else math.nan
+                    report = HeadReport(kind, layer, head, int(r.counts["entropy"][layer, head]), metrics)
+                    report.unusual = _most_unusual(r, layer, head, metrics["entropy"], self.keep)
+                    heads.append(report)
+        return CorpusReport(self.bundle.name, n_sentences, self.n_layers, c.n_heads, heads, self.has_gold, self.ablation, [])
+
+
+def gold_for(gold_iter: Iterator[GoldAlignment] | None, first_index: int, count: int) -> list[GoldAlignment] | None:
+    """The next ``count`` gold alignments (for pairs ``first_index``…), or a ValueError when the file ends first."""
+    if gold_iter is None:
+        return None
+    out = []
+    for k in range(count):
+        truth = next(gold_iter, None)
+        if truth is None:
+            raise ValueError(f"the gold file has {first_index + k} lines, fewer than the corpus's sentence pairs")
+        out.append(truth)
+    return out
+
+
+def check_gold_ended(gold_iter: Iterator[GoldAlignment] | None, n_pairs: int) -> None:
+    """A ValueError when the gold file has lines left after the corpus's last pair."""
+    if gold_iter is not None and next(gold_iter, None) is not None:
+        raise ValueError(f"the gold file has more lines than the corpus's {n_pairs} sentence pairs")
+
+
 def build_report(
     bundle: ModelBundle, pairs: Iterable[tuple[str, str]], *, gold: Iterable[GoldAlignment] | None = None,
     batch_size: int = 32, ablation: bool = True, keep: int = UNUSUAL_PER_HEAD,
@@ -263,55 +352,16 @@ def build_report(
 ) -> CorpusReport:
     """Run the corpus ``pairs`` (read lazily, a batch at a time) and measure every head (module docstring); a gold
     link past its pair's words is refused (:func:`~model_core.alignment.check_gold`, naming ``gold_name``)."""
-    from .alignment import AERCounts, AlignmentReader, check_gold
-
-    c = bundle.config
-    n_layers = {"encoder_self": c.n_encoder_layers, "decoder_self": c.n_decoder_layers, "cross": c.n_decoder_layers}
-    running = {kind: _Running.empty([m for m in SENTENCE_METRICS if metric_applies(m, kind)]
-                                    + ["ablation_dlogp"], n_layers[kind], c.n_heads) for kind in KINDS}
-    notes: list[str] = []
-    reader = AlignmentReader(bundle) if gold is not None else None
+    state = ReportAccumulator(bundle, gold=gold is not None, ablation=ablation, keep=keep, gold_name=gold_name)
     gold_iter = iter(gold) if gold is not None else None
-    aer = [[AERCounts() for _ in range(c.n_heads)] for _ in range(c.n_decoder_layers)]
     n = 0
     for chunk in chunks(pairs, batch_size):
-        encoded = [encode_pair(bundle, src, tgt) for src, tgt in chunk]
-        batch = forced_batch(bundle, encoded)
-        stats = batch_statistics(batch, c.pad_id, c.eos_id, c.bos_id)
-        for kind in KINDS:
-            for name, values in stats[kind].items():
-                running[kind].add(name, values)
-            running[kind].remember(stats[kind]["entropy"], n, chunk, keep)
-        if reader is not None and gold_iter is not None:
-            for pair in reader.read(batch, n):
-                truth = next(gold_iter, None)
-                if truth is None:
-                    raise ValueError(f"the gold file has {pair.index} lines, fewer than the corpus's sentence pairs")
-                check_gold(pair, truth, f"{gold_name} line {pair.index + 1}")
-                for layer in range(c.n_decoder_layers):
-                    for head in range(c.n_heads):
-                        aer[layer][head].add(pair.links[layer][head], truth)
-        if ablation:  # every model the app opens can switch a head off (Hugging Face's through hooks, importers/hf.py)
-            _ablation_deltas(bundle, batch, running, n_layers, c.n_heads)
-        del batch, stats
+        state.add_batch(chunk, n, gold_for(gold_iter, n, len(chunk)))
         n += len(chunk)
         if on_batch is not None:
             on_batch(len(chunk))
-    if gold_iter is not None and next(gold_iter, None) is not None:
-        raise ValueError(f"the gold file has more lines than the corpus's {n} sentence pairs")
-    heads: list[HeadReport] = []
-    for kind in KINDS:
-        r = running[kind]
-        means = {m: r.mean(m) for m in r.sums}
-        for layer in range(n_layers[kind]):
-            for head in range(c.n_heads):
-                metrics = {m: float(means[m][layer, head]) if m in means else math.nan for m in SENTENCE_METRICS}
-                metrics["aer"] = aer[layer][head].aer if kind == "cross" and gold is not None else math.nan
-                metrics["ablation_dlogp"] = float(means["ablation_dlogp"][layer, head]) if ablation else math.nan
-                report = HeadReport(kind, layer, head, int(r.counts["entropy"][layer, head]), metrics)
-                report.unusual = _most_unusual(r, layer, head, metrics["entropy"], keep)
-                heads.append(report)
-    return CorpusReport(bundle.name, n, n_layers, c.n_heads, heads, gold is not None, ablation, notes)
+    check_gold_ended(gold_iter, n)
+    return state.finish(n)
 
 
 def _most_unusual(r: _Running, layer: int, head: int, mean: float, keep: int) -> list[Unusual]:

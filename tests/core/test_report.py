@@ -211,3 +211,27 @@ def test_a_model_that_starts_decoding_from_pad_has_its_start_apart_from_padding(
     assert list(rows[0]) == list(COLUMNS) and COLUMNS.index("share_start") == COLUMNS.index("share_bos") + 1
     assert all((row["share_start"] == "") == (row["kind"] != "decoder_self") for row in rows)
     assert "<th>share_start</th>" in (tmp_path / "card" / "report.html").read_text(encoding="utf-8") and len(written) == 3
+
+
+def test_a_report_that_fails_to_write_its_last_file_leaves_none_of_its_new_files(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    from model_core import atomic
+
+    report = build_report(tiny_bundle(9), PAIRS, batch_size=4, ablation=False)
+    real = atomic._write
+
+    def disk_full_at_the_page(fd, data):
+        if bytes(data[:9]) == b"<!DOCTYPE":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(fd, data)
+
+    monkeypatch.setattr(atomic, "_write", disk_full_at_the_page)
+    with pytest.raises(OSError, match="No space left"):
+        write_report(report, tmp_path / "card")
+    assert list((tmp_path / "card").iterdir()) == []  # neither CSV, nor a temporary file
+    (tmp_path / "card" / "heads.csv").write_text("an older card\n", encoding="utf-8")
+    with pytest.raises(OSError):
+        write_report(report, tmp_path / "card", overwrite=True)
+    assert [p.name for p in (tmp_path / "card").iterdir()] == ["heads.csv"]  # replaced, so kept; the new one removed

@@ -2,6 +2,8 @@
 
 The work is :mod:`model_core.alignment`; this module reads the flags, streams the files, shows a
 progress bar on a terminal (stderr only, so ``--out -`` style pipes stay clean) and prints the table.
+Started by ``torchrun`` as one of several processes, it runs its share of a data-parallel run
+(:mod:`model_core.data_parallel`): rank 0 writes the lines in the corpus's order and prints the table.
 """
 
 from __future__ import annotations
@@ -9,10 +11,20 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from viz_app.cli.common import CliError, add_model_args, import_options, int_in, open_bundle, positive_float, printable
+from viz_app.cli.common import (
+    EXIT_USAGE,
+    CliError,
+    add_model_args,
+    error_text,
+    import_options,
+    int_in,
+    open_bundle,
+    positive_float,
+    printable,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -76,12 +88,18 @@ def _zip_same_length(a: Iterator, b: Iterator, name_a: str, name_b: str) -> Iter
 
 
 @contextmanager
-def progress(total: int | None, unit: str) -> Iterator:
-    """A tqdm bar on stderr when it is a terminal, else a silent stand-in; yields ``update(n)``."""
+def progress(total: int | None, unit: str, *, show: bool = True) -> Iterator:
+    """A tqdm bar on stderr when it is a terminal (and ``show``: rank 0 of a data-parallel run), else a silent
+    stand-in; yields ``update(n)``."""
     from tqdm import tqdm
 
-    with tqdm(total=total, unit=unit, file=sys.stderr, disable=not sys.stderr.isatty(), leave=False) as bar:
+    with tqdm(total=total, unit=unit, file=sys.stderr, disable=not (show and sys.stderr.isatty()), leave=False) as bar:
         yield bar.update
+
+
+def rank_device(args: argparse.Namespace, ranks) -> argparse.Namespace:
+    """``args`` with ``--device`` set to this rank's own device (``cuda:LOCAL_RANK`` on GPUs), for :func:`open_bundle`."""
+    return argparse.Namespace(**{**vars(args), "device": str(ranks.model_device)})
 
 
 def count_lines(path: str) -> int | None:
@@ -94,14 +112,35 @@ def count_lines(path: str) -> int | None:
 
 
 def cmd_align(args: argparse.Namespace) -> int:
-    from model_core.alignment import HeadChoice, align_pairs, format_pharaoh, format_ranking, read_pharaoh, score
-    from viz_app.export.atomic import atomic_file, check_target
+    """One process as always; under a launcher (``torchrun``), this rank's part of a data-parallel run."""
+    from model_core.ranks import RankFailure, process_group
 
-    out = Path(args.out)
+    with process_group(args.device, error_text) as ranks:
+        if ranks is None:
+            return _align_one_process(args)
+        try:
+            return _align_over_ranks(args, ranks)
+        except RankFailure as exc:
+            if exc.speaker:
+                raise CliError(str(exc)) from None
+            return EXIT_USAGE  # rank 0 says why: one line for the job
+
+
+def _check_output(out: Path, force: bool) -> None:
+    from viz_app.export.atomic import check_target
+
     try:
-        check_target(out, overwrite=args.force)  # known before the model runs, not after
+        check_target(out, overwrite=force)  # known before the model runs, not after
     except FileExistsError:
         raise CliError(f"{printable(out)} exists; pass --force to overwrite it") from None
+
+
+def _align_one_process(args: argparse.Namespace) -> int:
+    from model_core.alignment import HeadChoice, align_pairs, format_pharaoh, read_pharaoh, score
+    from viz_app.export.atomic import atomic_file
+
+    out = Path(args.out)
+    _check_output(out, args.force)
     bundle = open_bundle(args.model, import_options(args), args)
     c = bundle.config
     layer, column = HeadChoice(args.layer, args.head).resolve(c.n_decoder_layers, c.n_heads)
@@ -118,9 +157,59 @@ def cmd_align(args: argparse.Namespace) -> int:
         else:
             result = score(alignments, read_pharaoh(args.gold), on_pair=write, gold_name=printable(args.gold))
             n = result.n_pairs
+    _say_aligned(args, out, layer, n, result)
+    return 0
+
+
+def _say_aligned(args: argparse.Namespace, out: Path, layer: int, n: int, result) -> None:
+    from model_core.alignment import format_ranking
+
     which = "head mean" if args.head is None else f"head {args.head}"
     print(f"wrote {n} alignments (decoder layer {layer}, {which}, {args.method}{', shifted' if args.shift else ''}) "
           f"to {printable(out)}")
     if result is not None:
         print(format_ranking(result))
+
+
+def _align_over_ranks(args: argparse.Namespace, ranks) -> int:
+    """Rank 0 checks the output and writes the lines it gathers, in the corpus's order; every rank runs its share."""
+    from model_core.alignment import HeadChoice, read_pharaoh
+    from model_core.data_parallel import align_over_ranks
+    from model_core.ranks import RankFailure
+    from viz_app.export.atomic import atomic_file
+
+    out = Path(args.out)
+    error, bundle, layer, column = None, None, 0, 0
+    try:
+        if ranks.is_root:
+            _check_output(out, args.force)
+        bundle = open_bundle(args.model, import_options(args), rank_device(args, ranks))
+        c = bundle.config
+        layer, column = HeadChoice(args.layer, args.head).resolve(c.n_decoder_layers, c.n_heads)
+    except Exception as exc:
+        error = exc
+    ranks.agree(error, root_speaks_plainly=True)
+    total = count_lines(args.src_file) if ranks.is_root and sys.stderr.isatty() else None
+    gold = read_pharaoh(args.gold) if args.gold else None
+    error, result = None, None
+    try:
+        with ExitStack() as stack:
+            update = stack.enter_context(progress(total, "pairs", show=ranks.is_root))
+            fh = stack.enter_context(atomic_file(out, overwrite=args.force, text=True)) if ranks.is_root else None
+
+            def write(lines: list[str]) -> None:
+                if fh is not None:
+                    fh.write("".join(line + "\n" for line in lines))
+
+            result = align_over_ranks(ranks, bundle, read_pairs(args.src_file, args.tgt_file), layer, column, gold=gold,
+                                      method=args.method, threshold=args.threshold, shift=args.shift,
+                                      batch_size=args.batch_size, on_lines=write, on_round=update,
+                                      gold_name=printable(args.gold) if args.gold else "the gold file")
+    except RankFailure:
+        raise
+    except Exception as exc:  # the file's commit on rank 0 (the rest is agreed round by round)
+        error = exc
+    ranks.agree(error, root_speaks_plainly=True)
+    if ranks.is_root and result is not None:
+        _say_aligned(args, out, layer, result.n_pairs, result if args.gold is not None else None)
     return 0

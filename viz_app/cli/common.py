@@ -46,6 +46,14 @@ class CliError(Exception):
     """An error to print as one line (``attention-scope COMMAND: error: …``) and exit with status 2."""
 
 
+def error_text(exc: BaseException) -> str:
+    """What ``main`` says of ``exc``: the app's own errors by their message, anything else by its type and message
+    (also how a data-parallel rank's failure is told to rank 0, which says it)."""
+    if isinstance(exc, CliError | ValueError | OSError):
+        return one_line(exc)
+    return f"{type(exc).__name__}: {one_line(exc)}"
+
+
 class UsageError(CliError):
     """A command line argparse rejected; ``prog`` is the (sub)command that rejected it."""
 

@@ -2,6 +2,8 @@
 
 The work is :func:`model_core.report.build_report` and :func:`model_core.report_html.write_report`;
 this module reads the flags, streams the corpus with a progress bar on a terminal and says what it wrote.
+Started by ``torchrun`` as one of several processes, it runs its share of a data-parallel report
+(:mod:`model_core.data_parallel`): rank 0 checks and writes the folder and says what went wrong.
 """
 
 from __future__ import annotations
@@ -10,8 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from viz_app.cli.alignment import count_lines, progress
-from viz_app.cli.common import CliError, add_model_args, import_options, int_in, open_bundle, printable
+from viz_app.cli.alignment import count_lines, progress, rank_device
+from viz_app.cli.common import EXIT_USAGE, CliError, add_model_args, error_text, import_options, int_in, open_bundle, printable
 
 OUTPUTS = ("heads.csv", "unusual.csv", "report.html")
 
@@ -36,20 +38,40 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from model_core.alignment import read_pharaoh
-    from model_core.report import build_report, read_tsv
-    from model_core.report_html import write_report
+    """One process as always; under a launcher (``torchrun``), this rank's part of a data-parallel run."""
+    from model_core.ranks import RankFailure, process_group
+
+    with process_group(args.device, error_text) as ranks:
+        if ranks is None:
+            return _report_one_process(args)
+        try:
+            return _report_over_ranks(args, ranks)
+        except RankFailure as exc:
+            if exc.speaker:
+                raise CliError(str(exc)) from None
+            return EXIT_USAGE  # rank 0 says why: one line for the job
+
+
+def _check_outputs(out: Path, force: bool) -> None:
     from viz_app.export.atomic import check_target
 
-    out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise CliError(f"{printable(out)} is not a folder")
     for name in OUTPUTS:
         if out.is_dir():
             try:
-                check_target(out / name, overwrite=args.force)
+                check_target(out / name, overwrite=force)
             except FileExistsError:
                 raise CliError(f"{printable(out / name)} exists; pass --force to overwrite it") from None
+
+
+def _report_one_process(args: argparse.Namespace) -> int:
+    from model_core.alignment import read_pharaoh
+    from model_core.report import build_report, read_tsv
+    from model_core.report_html import write_report
+
+    out = Path(args.out)
+    _check_outputs(out, args.force)
     bundle = open_bundle(args.model, import_options(args), args)
     total = count_lines(args.corpus) if sys.stderr.isatty() else None
     gold = read_pharaoh(args.gold) if args.gold else None
@@ -60,8 +82,48 @@ def cmd_report(args: argparse.Namespace) -> int:
     if report.n_sentences == 0:
         raise CliError(f"{printable(args.corpus)} holds no sentence pair")
     write_report(report, out, overwrite=args.force)
+    _say_written(report, out)
+    return 0
+
+
+def _say_written(report, out: Path) -> None:
     print(f"{report.n_sentences} sentence pairs, {len(report.heads)} heads: wrote "
           + ", ".join(printable(out / name) for name in OUTPUTS))
     for note in report.notes:
         print(note)
+
+
+def _report_over_ranks(args: argparse.Namespace, ranks) -> int:
+    """Rank 0 checks and writes the folder; every rank runs its share (``model_core.data_parallel``)."""
+    from model_core.alignment import read_pharaoh
+    from model_core.data_parallel import build_report_over_ranks
+    from model_core.report import read_tsv
+    from model_core.report_html import write_report
+
+    out = Path(args.out)
+    error, bundle = None, None
+    try:
+        if ranks.is_root:
+            _check_outputs(out, args.force)
+        bundle = open_bundle(args.model, import_options(args), rank_device(args, ranks))
+    except Exception as exc:
+        error = exc
+    ranks.agree(error, root_speaks_plainly=True)
+    total = count_lines(args.corpus) if ranks.is_root and sys.stderr.isatty() else None
+    gold = read_pharaoh(args.gold) if args.gold else None
+    with progress(total, "pairs", show=ranks.is_root) as update:
+        n, report = build_report_over_ranks(ranks, bundle, read_tsv(args.corpus), gold=gold, batch_size=args.batch_size,
+                                            ablation=not args.no_ablation, on_round=update,
+                                            gold_name=printable(args.gold) if args.gold else "the gold file")
+    error = None
+    try:
+        if n == 0:
+            raise CliError(f"{printable(args.corpus)} holds no sentence pair")
+        if report is not None:
+            write_report(report, out, overwrite=args.force)
+    except Exception as exc:
+        error = exc
+    ranks.agree(error, root_speaks_plainly=True)
+    if report is not None:
+        _say_written(report, out)
     return 0

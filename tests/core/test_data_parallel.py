@@ -245,3 +245,19 @@ def test_a_corpus_that_differs_between_machines_is_refused(tmp_path):
                                      "sentence pairs: every machine needs the same files"]
     assert rank1[2] == ""
     assert _leftovers(out) == []
+
+
+def test_a_gold_link_past_its_pair_is_refused_over_ranks_as_in_one_process(tmp_path):
+    files = _corpus(tmp_path)
+    gold = files["gold.txt"].read_text(encoding="utf-8").splitlines()
+    gold[100] = "99-0"  # line 101: no pair has a hundredth source word (batch 4 of 32: rank 1's share under two ranks)
+    files["gold.txt"].write_text("\n".join(gold) + "\n", encoding="utf-8")
+    for world in (1, 2):
+        out = tmp_path / f"world{world}"
+        out.mkdir()
+        results = _launch(world, _commands(files, out), out)
+        assert [code for code, _, _ in results] == ["2 2"] * world, results
+        lines = results[0][2].splitlines()
+        assert len(lines) == 2 and all("gold.txt line 101: link 99-0 is outside pair 101" in line for line in lines), lines
+        assert all(err == "" for _, _, err in results[1:])  # the other rank says nothing
+        assert _leftovers(out) == []

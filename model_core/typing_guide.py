@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .data import algorithmic, en_fr, en_zh
-from .detokenize import detokenize
+from .detokenize import as_written
 
 #: word-class keys in the order a learner reads them (the window names them in the UI language)
 WORD_CLASSES: tuple[str, ...] = (
@@ -84,13 +84,31 @@ _EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
+#: the tasks whose translations come from a grammar: a sentence outside it has no defined translation, and a model
+#: trained on it may answer with confident nonsense (model_core.run says so, and shows the grammar's translation)
+GRAMMAR_TASKS: frozenset[str] = frozenset({"en-fr", "en-zh"})
+
+
+def grammar_tokens(task: str | None, words: Sequence[str]) -> tuple[str, ...] | None:
+    """The target tokens the grammar of ``task`` gives the source ``words`` (tokens as the model reads them);
+    None when ``task`` has no grammar or the grammar does not generate that sentence."""
+    module = {"en-fr": en_fr, "en-zh": en_zh}.get(task or "")
+    if module is None or not words:
+        return None
+    try:
+        return module.translate(list(words))[0]
+    except en_fr.GrammarError:
+        return None
+
+
 def gold_translation(task: str, source: str) -> str:
-    """The one translation the task's grammar (or algorithm) gives ``source``, tokens joined as the model writes them."""
+    """The one translation the task's grammar (or algorithm) gives ``source``, as the model's tokenizer writes it (a
+    sentence capitalised, elision joined; symbols apart)."""
     tokens = source.split()
     if task == "en-fr":
-        return detokenize(en_fr.translate(source)[0])
+        return as_written(en_fr.translate(source)[0])
     if task == "en-zh":
-        return detokenize(en_zh.translate(source)[0])
+        return as_written(en_zh.translate(source)[0])
     if task in algorithmic.ALGORITHMIC_TASKS:
         return " ".join(algorithmic.make_example(task, tokens).tgt)
     raise ValueError(f"no grammar for task {task!r}")

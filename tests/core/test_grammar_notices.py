@@ -80,3 +80,25 @@ def test_models_without_a_grammar_task_say_nothing_of_it():
     forced = run(_bundle("en-fr"), RunRequest("I have three books.", "j ' ai trois livres ."))
     assert forced.translation is None and forced.expected == "J'ai trois livres."
     assert not [n for n in forced.notices if "grammar" in n.code]
+
+
+def test_export_and_render_print_the_note_and_a_capitalised_translation(tmp_path, capsys):
+    """The command line says it too: one ``note:`` line on stderr, the translation written as a sentence."""
+    from viz_app.cli import main
+
+    if "en-fr" not in bundled_models():
+        pytest.skip("assets/models/en-fr.safetensors is not installed")
+    out = tmp_path / "trace.npz"
+    assert main(["export", "--model", "en-fr", "--src", "Hello, the cat!", "--device", "cpu", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    note = [line for line in captured.err.splitlines() if "outside the small grammar" in line]
+    assert note == ["attention-scope export: note: this sentence is outside the small grammar the en-fr demo model was trained "
+                    "on: its translation may be wrong"]
+    source = examples_for("en-fr")[0].source
+    assert main(["export", "--model", "en-fr", "--src", source, "--device", "cpu", "--out", str(out), "--force"]) == 0
+    captured = capsys.readouterr()
+    assert "grammar" not in captured.err
+    assert f"translation: {gold_translation('en-fr', source)}" in captured.out.splitlines()
+    png = tmp_path / "map.png"
+    assert main(["render", "--model", "en-fr", "--src", "the black cat", "--device", "cpu", "--out", str(png)]) == 0
+    assert "outside the small grammar" in capsys.readouterr().err

@@ -172,3 +172,13 @@ def test_the_text_is_written_as_a_sentence_and_the_symbols_as_they_are() -> None
     assert as_written(["été", "chaud"]) == "Été chaud"
     assert as_written(["我", "看", "猫", "。"]) == "我看猫。"
     assert as_written(["a", "b", "c"]) == "a b c" and as_written(["3", "a"]) == "3 a" and as_written([]) == ""
+
+
+def test_french_elides_wherever_french_does() -> None:
+    """No je / me / te / le / la / ne / de / que before a vowel anywhere in the corpus (j'ai, n'est, qu'il, l'aime),
+    and the text shown joins every elision (no "j ' ai")."""
+    clitics = {"je", "me", "te", "se", "le", "la", "ne", "de", "que"}
+    for ex in generate("en-fr", 5000, seed=3):
+        for word, following in zip(ex.tgt, ex.tgt[1:], strict=False):
+            assert not (word in clitics and following[:1] in "aeiouéèêâîôûœ"), ex.tgt_text
+        assert " ' " not in as_written(ex.tgt) and "' " not in as_written(ex.tgt), ex.tgt_text

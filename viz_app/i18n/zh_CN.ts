@@ -444,341 +444,341 @@
     <context>
         <name>Controls</name>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="63" />
+            <location filename="../../viz_app/widgets/controls.py" line="62" />
             <source>Shade cells blocked because a source token is &lt;pad&gt;</source>
             <translation>用阴影标出因源端词元为 &lt;pad&gt; 而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="64" />
+            <location filename="../../viz_app/widgets/controls.py" line="63" />
             <source>Shade cells blocked because a target token is &lt;pad&gt;</source>
             <translation>用阴影标出因目标端词元为 &lt;pad&gt; 而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="65" />
+            <location filename="../../viz_app/widgets/controls.py" line="64" />
             <source>Shade cells blocked because a decoder position may not look at later positions</source>
             <translation>用阴影标出因解码器位置不能看到其后位置而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="66" />
+            <location filename="../../viz_app/widgets/controls.py" line="65" />
             <source>Shade every blocked cell (all masks together)</source>
             <translation>用阴影标出所有被屏蔽的单元格（全部掩码合并）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="49" />
+            <location filename="../../viz_app/widgets/controls.py" line="48" />
             <source>greedy</source>
             <translation>贪心解码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="49" />
+            <location filename="../../viz_app/widgets/controls.py" line="48" />
             <source>sampling</source>
             <translation>采样</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="49" />
+            <location filename="../../viz_app/widgets/controls.py" line="48" />
             <source>beam search</source>
             <translation>束搜索</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="53" />
+            <location filename="../../viz_app/widgets/controls.py" line="52" />
             <source>weights</source>
             <translation>权重</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="53" />
+            <location filename="../../viz_app/widgets/controls.py" line="52" />
             <source>scores before softmax</source>
             <translation>softmax 前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="54" />
+            <location filename="../../viz_app/widgets/controls.py" line="53" />
             <source>rollout</source>
             <translation>注意力展开</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="54" />
+            <location filename="../../viz_app/widgets/controls.py" line="53" />
             <source>attribution (integrated gradients)</source>
             <translation>归因（积分梯度）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="55" />
+            <location filename="../../viz_app/widgets/controls.py" line="54" />
             <source>contributions ‖α·f(x)‖</source>
             <translation>贡献 ‖α·f(x)‖</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="55" />
+            <location filename="../../viz_app/widgets/controls.py" line="54" />
             <source>value zeroing</source>
             <translation>值置零</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="58" />
+            <location filename="../../viz_app/widgets/controls.py" line="57" />
             <source>0.5 steps/s</source>
             <translation>0.5 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="58" />
+            <location filename="../../viz_app/widgets/controls.py" line="57" />
             <source>1 step/s</source>
             <translation>1 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="58" />
+            <location filename="../../viz_app/widgets/controls.py" line="57" />
             <source>2 steps/s</source>
             <translation>2 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="59" />
+            <location filename="../../viz_app/widgets/controls.py" line="58" />
             <source>4 steps/s</source>
             <translation>4 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="59" />
+            <location filename="../../viz_app/widgets/controls.py" line="58" />
             <source>8 steps/s</source>
             <translation>8 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="162" />
+            <location filename="../../viz_app/widgets/controls.py" line="161" />
             <source>off</source>
             <comment>a spin box at its lowest value: the feature is disabled</comment>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="86" />
+            <location filename="../../viz_app/widgets/controls.py" line="85" />
             <source>Model: the bundled ones, or Open… a .safetensors checkpoint</source>
             <translation>模型：内置模型，或用“打开…”载入一个 .safetensors 检查点</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="147" />
+            <location filename="../../viz_app/widgets/controls.py" line="146" />
             <source>type a sentence in the source language</source>
             <translation>输入一个源语言句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="152" />
+            <location filename="../../viz_app/widgets/controls.py" line="151" />
             <source>leave empty to let the model translate</source>
             <translation>留空则由模型自行翻译</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="154" />
+            <location filename="../../viz_app/widgets/controls.py" line="153" />
             <source>Type a translation to teacher-force it; leave empty to let the model generate</source>
             <translation>输入译文即以教师强制方式送入解码器；留空则由模型自行生成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="161" />
+            <location filename="../../viz_app/widgets/controls.py" line="160" />
             <source>How the model chooses each next token when no target is typed</source>
             <translation>未输入目标句时，模型如何选择每一个下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="164" />
+            <location filename="../../viz_app/widgets/controls.py" line="163" />
             <source>Sampling temperature: below 1 sharper, above 1 flatter</source>
             <translation>采样温度：小于 1 分布更尖锐，大于 1 分布更平坦</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="167" />
+            <location filename="../../viz_app/widgets/controls.py" line="166" />
             <source>Sample only among the k most likely tokens (off = all)</source>
             <translation>只在概率最高的 k 个词元中采样（关闭 = 全部词元）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="169" />
+            <location filename="../../viz_app/widgets/controls.py" line="168" />
             <source>Nucleus sampling: the smallest set of tokens whose probability reaches p</source>
             <translation>核采样（nucleus sampling）：在累计概率达到 p 的最小词元集合中采样</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="171" />
+            <location filename="../../viz_app/widgets/controls.py" line="170" />
             <source>Random seed of the sampler: the same seed gives the same sample</source>
             <translation>采样器的随机种子：相同的种子得到相同的采样结果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="173" />
+            <location filename="../../viz_app/widgets/controls.py" line="172" />
             <source>Number of hypotheses kept at each step</source>
             <translation>每一步保留的候选序列数（束宽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="176" />
+            <location filename="../../viz_app/widgets/controls.py" line="175" />
             <source>Add &lt;pad&gt; tokens to the source up to N tokens, to see the source-padding mask at work</source>
             <translation>用 &lt;pad&gt; 词元把源句补足到 N 个词元，以观察源端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="179" />
+            <location filename="../../viz_app/widgets/controls.py" line="178" />
             <source>Add &lt;pad&gt; decoder inputs up to N, to see the target-padding mask at work</source>
             <translation>用 &lt;pad&gt; 把解码器输入补足到 N 个，以观察目标端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="362" />
+            <location filename="../../viz_app/widgets/controls.py" line="361" />
             <source>Decoding step: at step t the decoder has produced t tokens</source>
             <translation>解码步：第 t 步时，解码器已生成 t 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="373" />
+            <location filename="../../viz_app/widgets/controls.py" line="372" />
             <source>Playback speed</source>
             <translation>播放速度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="426" />
+            <location filename="../../viz_app/widgets/controls.py" line="425" />
             <source>What the heatmap shows: the attention weights, the scores before the softmax, the attention rollout from the source to each target position, how much each token moved the chosen token (attribution), or what each attended token actually added (weight × size of its transformed value)</source>
             <translation>热力图显示的内容：注意力权重、softmax 之前的分数、从源句到每个目标位置的注意力 rollout、每个词元对所选词元的推动有多大（归因），或每个被关注的词元实际加进去了多少（权重 × 其变换后值向量的大小）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="436" />
+            <location filename="../../viz_app/widgets/controls.py" line="435" />
             <source>L</source>
             <comment>prefix of a layer number: L0, L1…</comment>
             <translation>L</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="437" />
+            <location filename="../../viz_app/widgets/controls.py" line="436" />
             <source>Layer (0 = closest to the input)</source>
             <translation>层（0 = 最靠近输入的一层）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="440" />
+            <location filename="../../viz_app/widgets/controls.py" line="439" />
             <source>One head, or the mean of all heads of the layer</source>
             <translation>单个注意力头，或该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="444" />
+            <location filename="../../viz_app/widgets/controls.py" line="443" />
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="445" />
+            <location filename="../../viz_app/widgets/controls.py" line="444" />
             <source>Colour by log(weight): makes small weights visible</source>
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="544" />
+            <location filename="../../viz_app/widgets/controls.py" line="543" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="103" />
+            <location filename="../../viz_app/widgets/controls.py" line="102" />
             <source>Open…</source>
             <translation>打开…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="194" />
+            <location filename="../../viz_app/widgets/controls.py" line="193" />
             <source>&amp;Source</source>
             <translation>源句(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="197" />
+            <location filename="../../viz_app/widgets/controls.py" line="196" />
             <source>&amp;Target</source>
             <translation>目标句(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="208" />
+            <location filename="../../viz_app/widgets/controls.py" line="207" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="208" />
+            <location filename="../../viz_app/widgets/controls.py" line="207" />
             <source>&amp;Decoding</source>
             <translation>解码(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="209" />
+            <location filename="../../viz_app/widgets/controls.py" line="208" />
             <source>temp.</source>
             <comment>sampling temperature</comment>
             <translation>温度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="210" />
+            <location filename="../../viz_app/widgets/controls.py" line="209" />
             <source>top-k</source>
             <translation>top-k</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="210" />
+            <location filename="../../viz_app/widgets/controls.py" line="209" />
             <source>top-p</source>
             <translation>top-p</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="211" />
+            <location filename="../../viz_app/widgets/controls.py" line="210" />
             <source>seed</source>
             <translation>种子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="211" />
+            <location filename="../../viz_app/widgets/controls.py" line="210" />
             <source>beams</source>
             <translation>束宽</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="212" />
+            <location filename="../../viz_app/widgets/controls.py" line="211" />
             <source>pad source to</source>
             <translation>源端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="212" />
+            <location filename="../../viz_app/widgets/controls.py" line="211" />
             <source>pad target to</source>
             <translation>目标端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="310" />
+            <location filename="../../viz_app/widgets/controls.py" line="309" />
             <source>Translation: {text}</source>
             <translation>译文：{text}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="335" />
+            <location filename="../../viz_app/widgets/controls.py" line="334" />
             <source>teacher forcing the typed target</source>
             <translation>教师强制：使用输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="405" />
+            <location filename="../../viz_app/widgets/controls.py" line="404" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="450" />
+            <location filename="../../viz_app/widgets/controls.py" line="449" />
             <source>Sho&amp;w</source>
             <translation>显示(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="450" />
+            <location filename="../../viz_app/widgets/controls.py" line="449" />
             <source>&amp;Attention</source>
             <translation>注意力(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="451" />
+            <location filename="../../viz_app/widgets/controls.py" line="450" />
             <source>La&amp;yer</source>
             <translation>层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="452" />
+            <location filename="../../viz_app/widgets/controls.py" line="451" />
             <source>&amp;Head</source>
             <translation>头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="452" />
+            <location filename="../../viz_app/widgets/controls.py" line="451" />
             <source>&amp;Colours</source>
             <translation>配色(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="455" />
+            <location filename="../../viz_app/widgets/controls.py" line="454" />
             <source>Masks:</source>
             <translation>掩码：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="490" />
+            <location filename="../../viz_app/widgets/controls.py" line="489" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="96" />
+            <location filename="../../viz_app/widgets/controls.py" line="95" />
             <source>(no model)</source>
             <translation>（无模型）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="312" />
+            <location filename="../../viz_app/widgets/controls.py" line="311" />
             <source>as its grammar translates it</source>
             <translation>与语法给出的译文一致</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="508" />
+            <location filename="../../viz_app/widgets/controls.py" line="507" />
             <source>Not for a sentence this long: its maps are computed one at a time when shown</source>
             <translation>句子过长时不可用：其注意力图只在显示时逐张计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="492" />
+            <location filename="../../viz_app/widgets/controls.py" line="491" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="314" />
+            <location filename="../../viz_app/widgets/controls.py" line="313" />
             <source>its grammar: {text}</source>
             <translation>语法给出的译文：{text}</translation>
         </message>
@@ -4047,87 +4047,142 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>符号</translation>
         </message>
         <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="47" />
+            <source>Greetings and set phrases</source>
+            <translation>问候语和常用语</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="48" />
+            <source>A noun phrase alone: the black cat</source>
+            <translation>单独的名词短语：the black cat</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="49" />
+            <source>There is / there are</source>
+            <translation>There is / there are（“有”）</translation>
+        </message>
+        <message>
             <location filename="../../viz_app/widgets/typing_guide.py" line="50" />
+            <source>Possessive 's</source>
+            <translation>所有格 's</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="51" />
+            <source>Where, who, what, how many?</source>
+            <translation>where、who、what、how many 疑问句</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="52" />
+            <source>Comparatives: bigger than</source>
+            <translation>比较级：bigger than</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="53" />
+            <source>Present progressive: am eating</source>
+            <translation>现在进行时：am eating</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="54" />
+            <source>Can / cannot: savoir, 会</source>
+            <translation>can / cannot：savoir、会</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="55" />
+            <source>Partitives: du, de l', une tasse de</source>
+            <translation>部分冠词：du、de l'、une tasse de</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="56" />
+            <source>Weather and days</source>
+            <translation>天气和星期</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="57" />
+            <source>Negation: 不, 没</source>
+            <translation>否定：不、没</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="61" />
             <source>Nouns</source>
             <translation>名词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="51" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="62" />
             <source>Adjectives</source>
             <translation>形容词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="52" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="63" />
             <source>Verbs</source>
             <translation>动词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="53" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="64" />
             <source>Pronouns</source>
             <translation>代词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="54" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="65" />
             <source>Determiners</source>
             <translation>限定词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="55" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="66" />
             <source>Prepositions</source>
             <translation>介词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="56" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="67" />
             <source>Function words</source>
             <translation>虚词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="58" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="69" />
             <source>Other words</source>
             <translation>其他词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="78" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="89" />
             <source>&lt;b&gt;Try a sentence&lt;/b&gt; (click it: it goes to the source box)</source>
             <translation>&lt;b&gt;试试这些句子&lt;/b&gt;（点一下，句子就会填进源句框）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="84" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="95" />
             <source>&lt;b&gt;Words the model knows&lt;/b&gt; (double-click one to add it)</source>
             <translation>&lt;b&gt;模型认识的词&lt;/b&gt;（双击可把词加进源句）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="87" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="98" />
             <source>filter the words…</source>
             <translation>筛选词语…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="112" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="123" />
             <source>No model is loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="117" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="128" />
             <source>This model's source vocabulary ({count} entries), alphabetically. A word it lacks is cut into pieces or becomes an unknown token.</source>
             <translation>这个模型的源语言词表（共 {count} 项），按字母顺序排列。词表里没有的词会被切成小片段，或者变成未知词元。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="121" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="132" />
             <source>This demo model learned a small grammar: it knows these {count} words and nothing else; any other word becomes &lt;unk&gt;, and the translation turns to nonsense.</source>
             <translation>这个演示模型只学过一套小语法：它只认识下面这 {count} 个词，别的词都会变成 &lt;unk&gt;，译文也就乱了套。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="128" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="139" />
             <source>{phenomenon}:  {sentence}</source>
             <translation>{phenomenon}：{sentence}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="131" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="142" />
             <source>The model translates it as: {target}</source>
             <translation>模型的译文：{target}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="185" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="196" />
             <source>… {count} more: type in the filter to narrow the list</source>
             <translation>……还有 {count} 个：在筛选框里输入文字可缩小范围</translation>
         </message>

@@ -89,6 +89,9 @@ ZH_BARE_PLACE = frozenset({"school", "library", "park", "zoo", "shop", "supermar
 HUMAN = frozenset({"person", "family"})
 #: what a person "is" (my brother is a teacher): French drops the article there (mon frère est professeur)
 PROFESSIONS = frozenset({"teacher", "student", "doctor", "nurse", "farmer", "baker", "cook", "driver", "policeman"})
+#: a profession said of a woman (ma sœur est boulangère); médecin and élève are both
+FR_FEMININE_PROFESSIONS = {"teacher": "professeure", "baker": "boulangère", "farmer": "fermière", "cook": "cuisinière",
+                           "driver": "conductrice", "nurse": "infirmière", "student": "élève", "doctor": "médecin"}
 #: where things are, by preposition: in a room or a place (or a box), on or under furniture, near or behind a
 #: building or something big
 PLACES_FOR: dict[str, frozenset[str]] = {
@@ -506,11 +509,13 @@ def french(s: Sentence) -> Out:
             out = _fr_subject(s.subj) + _neg(s, [(_ETRE[person(s.subj)], ("be",))])
             out += ([("très", ("very",))] if s.very else []) + _split(adj.fr[_fr_subject_agree(s.subj)], ("adj",))
         out = q + out
-    elif k == "be_np":  # mon frère est professeur: no article before a profession
+    elif k == "be_np":  # mon frère est professeur, ma tante est boulangère: no article before a profession
         assert s.subj is not None and s.np is not None
         out = q + _fr_subject(s.subj) + _neg(s, [(_ETRE[person(s.subj)], ("be",))])
         if s.np.det == "a":
-            out += _split(s.np.lex.fr, ("o.noun", "o.det"))
+            feminine = _fr_subject_agree(s.subj) % 2 == 1
+            word = FR_FEMININE_PROFESSIONS.get(s.np.noun, s.np.lex.fr) if feminine else s.np.lex.fr
+            out += _split(word, ("o.noun", "o.det"))
         else:
             out += french_np(s.np, "o")
     elif k == "this_is":  # c'est un chat, ce sont mes livres, ce n'est pas un chat
@@ -687,7 +692,7 @@ def _zh_adjectives(np: NP, role: str) -> Out:
         if adj.kind == "colour":
             if de:  # 漂亮的红色汽车: one 的 is enough
                 bare += _chars(adj.zh + "色", tag)
-            elif several or len(noun.zh) > 1 or len(adj.zh) > 1:
+            elif several or len(noun.zh) > 1 or len(adj.zh) > 1 or noun.kind not in ("animal", "thing"):
                 de += _chars(adj.zh + "色", tag) + _chars("的", ())
             else:
                 bare += _chars(adj.zh, tag)
@@ -1295,6 +1300,9 @@ def well_formed(s: Sentence) -> bool:
         return s.question is False or not s.neg
     if k == "be_np":
         assert s.np is not None and s.subj is not None
+        female = (s.subj.pronoun == "she") or (s.subj.np is not None and s.subj.np.lex.gender == "f")
+        if female and s.np.noun == "policeman":
+            return False  # a policewoman is not a policeman
         if s.subj.pronoun is not None:  # I am a teacher: je suis professeur
             return s.np.det == "a" and s.np.noun in PROFESSIONS and s.subj.pronoun in ("i", "you", "he", "she") \
                 and not s.np.adjs and not s.np.plural
@@ -1332,6 +1340,8 @@ def well_formed(s: Sentence) -> bool:
     if k == "who":
         return s.extra is not None or (s.np is not None and s.np.det in ("the", *POSSESSIVES) and s.np.lex.kind in HUMAN
                                        and not s.np.plural)
+    if k == "how_many_have" and s.subj is not None and s.subj.np is not None and s.subj.np.det not in ("the", *POSSESSIVES):
+        return False
     if k in ("how_many_have", "how_many_there"):
         return s.np is not None and s.np.det is None and s.np.plural and not s.np.adjs and s.np.owner is None and \
             (k == "how_many_there" or s.np.lex.kind in ("animal", "thing", "school", "clothes", "family", "food")) and \

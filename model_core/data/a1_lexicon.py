@@ -352,7 +352,7 @@ buy buys buying achète achètes achète achetons achetez achètent acheter 买 
 open opens opening ouvre ouvres ouvre ouvrons ouvrez ouvrent ouvrir 打开 openable -
 close closes closing ferme fermes ferme fermons fermez ferment fermer 关上 openable -
 help helps helping aide aides aide aidons aidez aident aider 帮 anim -
-know knows knowing connais connais connaît connaissons connaissez connaissent connaître 认识 anim -
+know knows knowing connais connais connaît connaissons connaissez connaissent connaître 认识 people -
 feed feeds feeding nourris nourris nourrit nourrissons nourrissez nourrissent nourrir 喂 animal -
 wash washes washing lave laves lave lavons lavez lavent laver 洗 washable -
 sleep sleeps sleeping dors dors dort dormons dormez dorment dormir 睡觉 - -
@@ -486,6 +486,7 @@ OBJECT_KINDS: dict[str, frozenset[str]] = {
     "buyable": frozenset({"food", "thing", "school", "clothes", "mass", "drink"}),
     "openable": frozenset({"openable"}),
     "anim": frozenset({"person", "family", "animal"}),
+    "people": frozenset({"person", "family"}),
     "animal": frozenset({"animal"}),
     "washable": frozenset({"thing", "clothes", "container", "animal"}),
 }
@@ -494,7 +495,7 @@ TEXTS: frozenset[str] = frozenset({"book", "letter", "story", "word", "map"})
 OPENABLE: frozenset[str] = frozenset({"door", "window", "box", "book", "bag", "bottle"})
 
 #: which adjectives a teacher puts with which kind of noun (a happy child, a red car; not a sad bottle)
-_PEOPLE = "small big little tall short old young good bad beautiful pretty nice fat thin happy sad tired hungry angry " \
+_PEOPLE = "small big tall short old young good bad beautiful pretty nice fat thin happy sad tired hungry angry " \
           "strong quiet funny kind clever rich poor busy sick"
 _ANIMALS = "small big little old young beautiful pretty fat thin black white brown grey happy sad tired " \
            "hungry angry strong quiet funny clever cute sick fast slow dirty clean"

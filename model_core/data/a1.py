@@ -477,6 +477,10 @@ _SAVOIR = ("sais", "sais", "sait", "savons", "savez", "savent")
 def _fr_place(place: Place | None) -> Out:
     if place is None:
         return []
+    if place.prep == "to":  # au parc, à la gare, à l'école (go to school: à l'école too)
+        np = replace(place.np, det="the") if place.np.det is None else place.np
+        out = french_np(np, "p", prep="à", prep_tags=("p.prep",))
+        return [(w, ("p.noun",) if tags == ("p.det",) and place.np.det is None else tags) for w, tags in out]
     if place.prep == "near":
         return [("près", ("p.prep",)), *french_np(place.np, "p", prep="de", prep_tags=("p.prep",))]
     return [(FR_PREP[place.prep], ("p.prep",)), *french_np(place.np, "p")]
@@ -911,11 +915,17 @@ def _zh_verb_clause(s: Sentence) -> Out:
             out += _chars("在", ("be",))
     elif s.neg and s.kind != "can":
         out += _chars("没" if s.verb in ("have", "see") else "不", ("not", "aux"))
-    if s.place is not None:
+    motion = s.place is not None and s.place.prep == "to"  # 去学校, 来公园: the place right after the verb
+    lives = s.verb == "live"  # 住在村子里: 在 and the place after the verb
+    if s.place is not None and not motion and not lives:
         place = _zh_place(s.place, negated)
         place = _chars("在", ("p.prep", "be") if s.kind == "progressive" else ("p.prep",)) + place
         out += place
     verb_tags = ("verb",)
+    if motion:
+        return out + _chars(word, verb_tags) + chinese_np(s.place.np, "p")  # type: ignore[union-attr]
+    if lives and s.place is not None:
+        return out + _chars(word, verb_tags) + _chars("在", ("p.prep",)) + _zh_place(s.place, negated)
     out += _chars(word[0], verb_tags) + _chars("不", ("not",)) + _chars(word[1:], verb_tags) if potential else \
         _chars(word, verb_tags)
     if s.verb == "see" and not s.neg and not s.question and s.kind == "simple":
@@ -1045,6 +1055,8 @@ def _places(words: Sequence[str], i: int) -> list[tuple[Place | None, int]]:
     out: list[tuple[Place | None, int]] = [(None, i)]
     if i < len(words) and words[i] in PLACE_PREPOSITIONS:
         out += [(Place(words[i], np), j) for np, j in _nps(words, i + 1, det_required=True)]
+    if i < len(words) and words[i] == "to":  # go to the park; go to school
+        out += [(Place("to", np), j) for np, j in _nps(words, i + 1)]
     return out
 
 
@@ -1267,8 +1279,9 @@ def np_ok(np: NP, *, definite_mass: bool = True) -> bool:
 
 def well_formed(s: Sentence) -> bool:
     """The constraints the sampler keeps (typed English outside them is outside the grammar)."""
+    to_school = s.place is not None and s.place.prep == "to" and s.place.np.det is None  # go to school
     nps = [np for np in (s.np, s.subj.np if s.subj else None, s.than.np if s.than else None,
-                         s.place.np if s.place else None) if np is not None]
+                         s.place.np if s.place and not to_school else None) if np is not None]
     if not all(np_ok(np) for np in nps):
         return False
     k = s.kind
@@ -1276,8 +1289,15 @@ def well_formed(s: Sentence) -> bool:
         return s.np is not None and s.np.lex.kind != "day" and s.np.det != "no"
     if any(np.det == "no" for np in nps) and not (k == "there" and s.np is not None and s.np.det == "no"):
         return False
-    if s.place is not None and (s.place.np.noun not in PLACES_FOR[s.place.prep] or s.place.np.det is None
-                                or s.place.np.plural):
+    if s.place is not None and s.place.prep == "to":
+        if s.verb not in MOTION_VERBS or s.place.np.noun not in DESTINATIONS or s.place.np.plural or s.place.np.adjs:
+            return False
+        if (s.place.np.det is None) != (s.place.np.noun == "school") or s.place.np.det not in (None, "the"):
+            return False  # go to school, go to the park
+        if s.verb == "come" and s.place.np.noun not in ("school", "park", "beach", "zoo", "market", "garden", "kitchen"):
+            return False
+    elif s.place is not None and (s.place.np.noun not in PLACES_FOR[s.place.prep] or s.place.np.det is None
+                                  or s.place.np.plural):
         return False
     if s.place is not None and s.place.np.owner is not None:
         return False
@@ -1357,6 +1377,12 @@ def well_formed(s: Sentence) -> bool:
     return False
 
 
+#: verbs with a destination (go to school, come to the park) and where one goes or lives
+MOTION_VERBS = frozenset({"go", "come"})
+DESTINATIONS = frozenset({"school", "park", "zoo", "shop", "supermarket", "market", "restaurant", "hospital", "station",
+                          "library", "cinema", "museum", "church", "bank", "bakery", "pool", "airport", "beach", "city",
+                          "village", "farm", "kitchen", "garden", "classroom"})
+HOMES = frozenset({"house", "flat", "city", "village", "farm"})
 #: what animals do in the grammar (a zebra does not study)
 ANIMAL_VERBS = frozenset({"sleep", "eat", "drink", "run", "swim", "jump", "play", "see", "like", "walk"})
 #: what can be on or under a table, a chair or a bed, or inside a box, a bag or a car
@@ -1382,6 +1408,9 @@ def _fits(noun: str, place: Place | None) -> bool:
     if place.prep == "in" and holder in ("box", "bag"):
         return (noun in SMALL and not alive) or noun in ("cat", "mouse", "frog", "spider", "rabbit")
     return alive or noun in SMALL or place.np.lex.kind in ("place", "room")
+
+
+assert MOTION_VERBS | {"live"} <= set(VERBS)
 
 
 def _verb_ok(s: Sentence) -> bool:
@@ -1410,9 +1439,15 @@ def _verb_ok(s: Sentence) -> bool:
         return False
     if s.verb == "play" and s.kind == "simple" and s.place is None and s.extra is None:
         return False  # "he plays." wants a where or a when (他在花园里玩)
-    if s.place is not None and not _fits(s.subj.np.noun if s.subj.np is not None else "man", s.place):
+    if s.verb in MOTION_VERBS and (s.place is None or s.place.prep != "to" or s.kind == "progressive"):
+        return False  # I go to school (not "I go", not "I am going to school": that is a plan)
+    if s.verb == "live" and (s.place is None or s.place.prep != "in" or s.place.np.noun not in HOMES
+                             or s.kind == "progressive"):
+        return False  # we live in a big house
+    if s.place is not None and s.place.prep != "to" and not _fits(s.subj.np.noun if s.subj.np is not None else "man",
+                                                                   s.place):
         return False
-    if s.extra is not None and (s.kind != "simple" or s.question or s.place is not None):
+    if s.extra is not None and (s.kind != "simple" or s.question or (s.place is not None and s.place.prep != "to")):
         return False
     if s.np is None:
         return verb.objects is None or s.verb in _NO_OBJECT_ZH or s.verb in ("play", "cook")
@@ -1554,7 +1589,7 @@ def sample(rng: random.Random) -> Sentence:
                         end=qend if q else end)
     if r < 0.70:
         kind = rng.choice(["simple", "simple", "progressive", "can"])
-        verb = VERBS[rng.choice([v for v in VERBS if v != "have"])]
+        verb = VERBS[rng.choice([v for v in VERBS if v != "have"] + ["go", "go", "live"])]
         np = None
         if verb.objects is not None:
             if verb.objects == "text":
@@ -1572,7 +1607,16 @@ def sample(rng: random.Random) -> Sentence:
         q = rng.random() < 0.15
         neg = not q and rng.random() < 0.25
         place = _place(rng) if rng.random() < 0.25 else None
-        extra = rng.choice(["today", "tomorrow"]) if kind == "simple" and place is None and not q and rng.random() < 0.1 else None
+        if verb.en in MOTION_VERBS:  # go to school, come to the park
+            kind = "can" if kind == "can" else "simple"
+            where = rng.choice(sorted(DESTINATIONS))
+            place = Place("to", NP(where, None if where == "school" else "the"))
+        elif verb.en == "live":
+            kind = "simple"
+            place = Place("in", sample_np(rng, ("place",), dets=("a", "the", "my", "our"), adjectives=0.3, owner=0.0))
+            place = replace(place, np=replace(place.np, noun=rng.choice(sorted(HOMES)), plural=False))
+        extra = rng.choice(["today", "tomorrow"]) if kind == "simple" and (place is None or place.prep == "to") \
+            and not q and rng.random() < 0.15 else None
         return Sentence(kind, subj=_subject(rng), verb=verb.en, np=np, neg=neg, question=q, place=place, extra=extra,
                         end=qend if q else end)
     if r < 0.76:

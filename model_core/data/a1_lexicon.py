@@ -367,6 +367,9 @@ cry cries crying pleure pleures pleure pleurons pleurez pleurent pleurer 哭 - -
 laugh laughs laughing rit ris rit rions riez rient rire 笑 - -
 jump jumps jumping saute sautes saute sautons sautez sautent sauter 跳 - -
 fly flies flying vole voles vole volons volez volent voler 飞 - -
+go goes going vais vas va allons allez vont aller 去 - -
+come comes coming viens viens vient venons venez viennent venir 来 - -
+live lives living habite habites habite habitons habitez habitent habiter 住 - -
 study studies studying étudie étudies étudie étudions étudiez étudient étudier 学习 - -
 """
 

@@ -84,6 +84,10 @@ CLASS = [
     ("It is very cold!", "Il fait très froid !", "天气非常冷！"),
     ("Today is Monday.", "Aujourd'hui, c'est lundi.", "今天是星期一。"),
     ("I eat yoghurt.", "Je mange du yaourt.", "我吃酸奶。"),
+    ("I go to school today.", "Je vais à l'école aujourd'hui.", "我今天去学校。"),
+    ("We go to the park tomorrow.", "Nous allons au parc demain.", "我们明天去公园。"),
+    ("She does not go to the station.", "Elle ne va pas à la gare.", "她不去车站。"),
+    ("We live in a big house.", "Nous habitons dans une grande maison.", "我们住在一座大房子里。"),
 ]
 
 

@@ -130,6 +130,10 @@ see you tomorrow | à demain | 明天 见 | 0,1 2 | 2 0,1
 how are you ? | comment vas - tu ? | 你 好 吗 ？ | 0 1 1 2 3 | 2 0 1 3
 i am fine | je vais bien | 我 很 好 | 0 1 2 | 0 1 2
 happy birthday | joyeux anniversaire | 生日 快乐 | 0 1 | 1 0
+and you ? | et toi ? | 你 呢 ？ | 0 1 2 | 1 0 2
+what is your name ? | comment t ' appelles - tu ? | 你 叫 什么 名字 ？ | 0 2,3 2,3 1,3 1 2 4 | 2 1 0 3 4
+nice to meet you | enchanté | 很 高兴 认识 你 | 0,1,2,3 | 0 0 2 3
+how old are you ? | quel âge as - tu ? | 你 几 岁 ？ | 0,1 0,1 2 2 3 4 | 3 0 1 4
 """
 
 
@@ -297,6 +301,13 @@ def english(s: Sentence) -> Tagged:
         out = [("who", "wh"), ("is", "be"), *subject]
     elif k == "what":
         out = [("what", "wh"), ("is", "be"), (s.extra or "this", "s.det")]
+    elif k == "what_colour":
+        out = [("what", "wh"), ("colour", "wh"), (_be(Subj(np=s.np)), "be"), *english_np(s.np, "s")]  # type: ignore[arg-type]
+    elif k == "age":
+        assert s.subj is not None
+        n = NUMBERS[s.extra or "one"]
+        out = [*_subject_words(s.subj), (_be(s.subj), "be"), (s.extra or "", "num"), ("year" if n == 1 else "years", "years"),
+               ("old", "old")]
     elif k == "how_many_have":
         assert s.subj is not None and s.np is not None
         aux = "does" if person(s.subj) == 2 else "do"
@@ -560,6 +571,14 @@ def french(s: Sentence) -> Out:
             out = [("qui", ("wh",)), ("est", ("be",)), ("-", ("s.det",)), ("ce", ("s.det",))]
         else:
             out = [("qui", ("wh",)), ("est", ("be",)), *french_np(s.np, "s")]  # type: ignore[arg-type]
+    elif k == "what_colour":  # de quelle couleur est la voiture ?
+        assert s.np is not None
+        quelle = [("de", ("wh",)), ("quelle", ("wh",)), ("couleur", ("wh",))]
+        out = [*quelle, (_ETRE[5 if s.np.plural else 2], ("be",)), *french_np(s.np, "s")]
+    elif k == "age":  # j'ai sept ans
+        assert s.subj is not None
+        n = NUMBERS[s.extra or "one"]
+        out = [*_fr_subject(s.subj), (_AVOIR[person(s.subj)], ("be",)), (FR_NUMBERS[n], ("num",)), ("an" if n == 1 else "ans", ("years", "old"))]
     elif k == "what":  # qu'est-ce que c'est ?
         out = [("que", ("wh",)), ("est", ("be",)), ("-", ("wh",)), ("ce", ("wh",)), ("que", ("wh",)),
                ("ce", ("s.det",)), ("est", ("be",))]
@@ -784,7 +803,7 @@ def chinese(s: Sentence) -> Out:
     out: Out
     head = ("be",) if k in ("be_adj", "be_np", "be_place", "this_is", "compare", "progressive", "there") else \
         ("can",) if k == "can" else ("aux",)
-    yes_no = s.question and k not in ("where", "who", "what", "how_many_have", "how_many_there")
+    yes_no = s.question and k not in ("where", "who", "what", "what_colour", "how_many_have", "how_many_there")
     ma: Out = _chars("吗", head) if yes_no else []
     if s.question and k == "simple" and s.verb == "see":
         ma = _chars("了", ()) + ma  # 你看见猫了吗
@@ -843,6 +862,13 @@ def chinese(s: Sentence) -> Out:
             out = chinese_np(s.np, "s") + _chars("是", ("be",)) + _chars("谁", ("wh",))  # type: ignore[arg-type]
     elif k == "what":
         out = _chars("这" if s.extra == "this" else "那", ("s.det",)) + _chars("是", ("be",)) + _chars("什么", ("wh",))
+    elif k == "what_colour":  # 车是什么颜色的？
+        assert s.np is not None
+        out = chinese_np(s.np, "s") + _chars("是", ("be",)) + _chars("什么颜色", ("wh",)) + _chars("的", ("be",))
+    elif k == "age":  # 我七岁
+        assert s.subj is not None
+        n = NUMBERS[s.extra or "one"]
+        out = _zh_subject(s.subj) + _chars("两" if n == 2 else ZH_NUMBERS[n], ("num",)) + _chars("岁", ("years", "old", "be"))
     elif k == "how_many_have":
         assert s.subj is not None and s.np is not None
         out = _zh_subject(s.subj) + _chars("有", ("verb",)) + _chars("几", ("wh",)) \
@@ -1122,6 +1148,10 @@ def _candidates(words: Sequence[str]) -> list[Sentence]:
             out.append(Sentence("who", extra=body[2], end=end))
     if first == "what" and n == 3 and body[2] in ("this", "that"):
         out.append(Sentence("what", extra=body[2], end=end))
+    if first == "what" and n > 3 and body[1] == "colour":
+        out += [Sentence("what_colour", np=np, question=True, end=end) for np, j in _nps(body, 3, det_required=True) if j == n]
+    if n >= 4 and tuple(body[-2:]) in (("years", "old"), ("year", "old")) and body[-3] in NUMBERS:
+        out += [Sentence("age", subj=subj, extra=body[-3], end=end) for subj, j in _subjects(body, 0) if j == n - 4]
     if body[:2] == ["how", "many"] or tuple(body[:2]) == ("how", "many"):
         for np, j in _nps(body, 2):
             for subj, k in _subjects(body, j + 1):
@@ -1372,6 +1402,13 @@ def well_formed(s: Sentence) -> bool:
         return s.np is not None and s.np.lex.kind == "day"
     if k == "what":
         return s.extra in ("this", "that")
+    if k == "what_colour":
+        return s.np is not None and s.np.det in ("the", *POSSESSIVES) and not s.np.adjs and \
+            any(ADJECTIVES[c].kind == "colour" for c in ADJECTIVES_FOR[s.np.lex.kind])
+    if k == "age":
+        return s.subj is not None and s.extra in NUMBERS and (s.subj.pronoun is not None or (
+            s.subj.np is not None and s.subj.np.lex.kind in ("person", "family", "animal") and not s.subj.np.plural
+            and s.subj.np.det in ("the", *POSSESSIVES)))
     if k in ("simple", "progressive", "have", "can"):
         return _verb_ok(s)
     return False
@@ -1634,7 +1671,12 @@ def sample(rng: random.Random) -> Sentence:
         np = sample_np(rng, ("person", "family"), dets=("the", "my", "your", "his", "her"), adjectives=0.1)
         return Sentence("who", np=replace(np, plural=False), question=True, end=qend)
     if r < 0.87:
-        return Sentence("what", extra=rng.choice(["this", "that"]), question=True, end=qend)
+        if rng.random() < 0.35:
+            return Sentence("what", extra=rng.choice(["this", "that"]), question=True, end=qend)
+        if rng.random() < 0.5:
+            np = sample_np(rng, ("animal", "thing", "clothes", "school"), dets=("the", "my", "your"), adjectives=0.0)
+            return Sentence("what_colour", np=np, question=True, end=qend)
+        return Sentence("age", subj=_subject(rng, ("person", "family", "animal")), extra=rng.choice(list(NUMBERS)), end=end)
     if r < 0.93:
         noun = rng.choice(_pool(("animal", "thing", "school", "clothes", "family", "food")))
         np = NP(noun, None, True)

@@ -36,6 +36,12 @@ CLASS = [
     ("Good night, children!", "Bonne nuit, les enfants !", "晚安，孩子们！"),
     ("Thank you very much.", "Merci beaucoup.", "非常感谢。"),
     ("How are you?", "Comment vas-tu ?", "你好吗？"),
+    ("And you?", "Et toi ?", "你呢？"),
+    ("What is your name?", "Comment t'appelles-tu ?", "你叫什么名字？"),
+    ("How old are you?", "Quel âge as-tu ?", "你几岁？"),
+    ("I am seven years old.", "J'ai sept ans.", "我七岁。"),
+    ("My sister is two years old.", "Ma sœur a deux ans.", "我姐姐两岁。"),
+    ("What colour is the car?", "De quelle couleur est la voiture ?", "汽车是什么颜色的？"),
     ("the black cat", "Le chat noir", "黑猫"),
     ("a small red car", "Une petite voiture rouge", "一辆红色的小汽车"),
     ("two white horses", "Deux chevaux blancs", "两匹白马"),
@@ -136,7 +142,8 @@ def test_every_target_token_is_aligned_but_the_words_english_lacks(fr, zh):
 def test_the_constructions_are_all_drawn(fr):
     kinds = {a1.parse(ex.src).kind for ex in fr}
     assert kinds == {"phrase", "np", "be_adj", "be_np", "be_place", "this_is", "there", "have", "simple", "progressive",
-                     "can", "compare", "where", "who", "what", "how_many_have", "how_many_there", "weather", "day"}
+                     "can", "compare", "where", "who", "what", "what_colour", "age", "how_many_have", "how_many_there", "weather",
+                     "day"}
 
 
 # ------------------------------------------------------------------------------------------------ French
@@ -221,7 +228,7 @@ def test_chinese_questions_and_negations(zh):
             assert (s.question or s.kind == "phrase") and text.rstrip("？").endswith("吗"), text
         assert not re.search("没有一[^些]", text), text
         assert not re.search(f"[{_NUMERALS}].{{1,4}}们", text) or s.kind == "phrase", text
-        if s.kind in ("where", "who", "what", "how_many_have", "how_many_there"):
+        if s.kind in ("where", "who", "what", "what_colour", "how_many_have", "how_many_there"):
             assert "吗" not in text, text
 
 

@@ -578,7 +578,8 @@ def french(s: Sentence) -> Out:
     elif k == "age":  # j'ai sept ans
         assert s.subj is not None
         n = NUMBERS[s.extra or "one"]
-        out = [*_fr_subject(s.subj), (_AVOIR[person(s.subj)], ("be",)), (FR_NUMBERS[n], ("num",)), ("an" if n == 1 else "ans", ("years", "old"))]
+        out = [*_fr_subject(s.subj), (_AVOIR[person(s.subj)], ("be",)), (FR_NUMBERS[n], ("num",)),
+               ("an" if n == 1 else "ans", ("years", "old"))]
     elif k == "what":  # qu'est-ce que c'est ?
         out = [("que", ("wh",)), ("est", ("be",)), ("-", ("wh",)), ("ce", ("wh",)), ("que", ("wh",)),
                ("ce", ("s.det",)), ("est", ("be",))]

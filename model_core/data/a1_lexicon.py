@@ -259,6 +259,38 @@ foot feet pied m - 脚 只 body
 arm - bras m bras 胳膊 条 body
 leg - jambe f - 腿 条 body
 tooth teeth dent f - 牙齿 颗 body
+puppy puppies chiot m - 小狗 只 animal
+kitten - chaton m - 小猫 只 animal
+hill - colline f - 小山 座 place
+island - île f - 岛 座 place
+robot - robot m - 机器人 个 thing
+puzzle - puzzle m - 拼图 个 thing
+bell - cloche f - 铃 个 thing
+candle - bougie f - 蜡烛 根 thing
+guitar - guitare f - 吉他 把 thing
+piano - piano m - 钢琴 架 thing
+drum - tambour m - 鼓 面 thing
+radio - radio f - 收音机 台 thing
+ticket - ticket m - 票 张 thing
+present - cadeau m - 礼物 个 thing
+card - carte f - 卡片 张 thing
+envelope - enveloppe f - 信封 个 thing
+scarf scarves écharpe f - 围巾 条 clothes
+glove - gant m - 手套 只 clothes
+boot - botte f - 靴子 只 clothes
+belt - ceinture f - 腰带 条 clothes
+mushroom - champignon m - 蘑菇 个 food
+nut - noix f noix 坚果 颗 food
+garage - garage m - 车库 个 room
+balcony balconies balcon m - 阳台 个 room
+class classes classe f - 班 个 school
+music - musique f - 音乐 - subject
+art - art m - 美术 - subject
+english - anglais m - 英语 - subject
+french - français m - 法语 - subject
+chinese - chinois m - 中文 - subject
+sport - sport m - 体育 - subject
+history - histoire f - 历史 - subject
 monday - lundi m - 星期一 个 day
 tuesday - mardi m - 星期二 个 day
 wednesday - mercredi m - 星期三 个 day
@@ -443,7 +475,7 @@ def _nouns() -> dict[str, Noun]:
     nouns = {}
     for line in _NOUNS.strip().splitlines():
         en, en_pl, fr, gender, fr_pl, zh, mw, kind = line.split()
-        mass = kind in ("mass", "drink")
+        mass = kind in ("mass", "drink", "subject")
         nouns[en] = Noun(en.replace("_", " "), None if mass else (_en_plural(en) if en_pl == "-" else en_pl), fr,
                          _fr_plural(fr) if fr_pl == "-" else fr_pl, gender, zh, None if mw == "-" else mw, kind)
     return nouns
@@ -478,7 +510,8 @@ VERBS: dict[str, Verb] = _verbs()
 
 #: which noun kinds a verb's object class takes
 OBJECT_KINDS: dict[str, frozenset[str]] = {
-    "any": frozenset({"person", "family", "animal", "food", "thing", "school", "clothes", "place", "mass", "drink"}),
+    "any": frozenset({"person", "family", "animal", "food", "thing", "school", "clothes", "place", "mass", "drink",
+                      "subject"}),
     "screen": frozenset({"animal", "person", "thing"}),
     "thingish": frozenset({"food", "thing", "school", "clothes", "drink", "mass"}),
     "own": frozenset({"animal", "thing", "school", "clothes", "family", "body"}),
@@ -518,6 +551,7 @@ ADJECTIVES_FOR: dict[str, frozenset[str]] = {
     **dict.fromkeys(("place", "room"), frozenset(_PLACES.split())),
     **dict.fromkeys(("nature", "day"), frozenset()),
     "body": frozenset({"small", "big", "long"}),
+    "subject": frozenset({"favourite"}),
 }
 #: adjectives said of a subject with "to be" beyond those (the soup is hot; the lesson is easy; the bag is full)
 PREDICATES_FOR: dict[str, frozenset[str]] = {

@@ -42,14 +42,17 @@ from dataclasses import dataclass, replace
 from .a1_lexicon import (
     ADJECTIVES,
     ADJECTIVES_FOR,
+    CONTAINS,
     FIXED,
     NOUNS,
     OBJECT_KINDS,
     OPENABLE,
     PREDICATES_FOR,
+    PUBLIC,
     TEXTS,
     UNIQUE,
     VERBS,
+    WRITABLE,
     Noun,
     fr_elides_before,
 )
@@ -117,7 +120,7 @@ good evening | bonsoir | 晚上 好 | 0,1 | 1 0
 good night | bonne nuit | 晚安 | 0 1 | 0,1
 goodbye | au revoir | 再见 | 0 0 | 0
 bye | salut | 再见 | 0 | 0
-thank you | merci | 谢谢 你 | 0,1 | 0 1
+thank you | merci | 谢谢 | 0,1 | 0,1
 thank you very much | merci beaucoup | 非常 感谢 | 0,1 2,3 | 2,3 0,1
 thanks | merci | 谢谢 | 0 | 0
 please | s ' il vous plaît | 请 | 0 0 0 0 0 | 0
@@ -644,10 +647,11 @@ def _fr_verb_clause(s: Sentence) -> Out:
     verb = VERBS[s.verb or ""]
     p = person(s.subj)
     out = _fr_subject(s.subj)
-    generic = s.verb in ("like", "love")
+    generic = s.verb in ("like", "love") or (s.verb == "watch" and s.np is not None and s.np.noun == "television")
     negated_object = s.neg and not generic
     if s.kind == "can":
-        modal = _SAVOIR if verb.skill and s.np is None else _POUVOIR  # je sais nager; je peux lire ce livre
+        skill = verb.skill and s.np is None and s.place is None  # je sais nager; je peux lire ce livre, nager ici
+        modal = _SAVOIR if skill else _POUVOIR
         head_tags = ("not",) if s.neg else ("can",)
         out += [*_neg(s, [(modal[p], head_tags)]), (verb.fr_inf, ("verb",))]
     else:
@@ -790,10 +794,11 @@ def _zh_subject(subj: Subj, role: str = "s") -> Out:
     return chinese_np(subj.np, role)  # type: ignore[arg-type]
 
 
-def _zh_place(place: Place, negated: bool = False) -> Out:
-    """在花园里 / 在学校 / 在床上: 在 and the place word aligned to the preposition."""
+def _zh_place(place: Place, negated: bool = False, after_zai: bool = True) -> Out:
+    """花园里 / 学校 / 床上, after 在 (aligned to the preposition with the place word); an institution after 在 needs
+    no 里 (在学校), but opens a "there is" sentence with it (学校里有…, ``after_zai`` False)."""
     after = ZH_PLACE_WORD.get((place.prep, place.np.noun), ZH_PREP[place.prep])
-    if place.prep == "in" and place.np.noun in ZH_BARE_PLACE and place.np.det == "the":
+    if after_zai and place.prep == "in" and place.np.noun in ZH_BARE_PLACE and place.np.det == "the":
         after = ""
     return chinese_np(place.np, "p", negated=negated) + _chars(after, ("p.prep",))
 
@@ -842,14 +847,16 @@ def chinese(s: Sentence) -> Out:
     elif k == "compare":
         assert s.subj is not None and s.than is not None
         adj = ADJECTIVES[s.adj or ""]
-        word = {"bad": "差"}.get(s.adj or "", adj.zh_pred)
+        alive = s.subj.pronoun is not None or (s.subj.np is not None and s.subj.np.lex.kind in ANIMATE)
+        age = {"old": "大", "young": "小"} if alive else {"old": "旧", "new": "新"}  # 他比你大; 我的车比你的车旧
+        word = {"bad": "差", **age}.get(s.adj or "", adj.zh_pred)
         out = _zh_subject(s.subj) + (_chars("不", ("not",)) if s.neg else []) + _chars("比", ("than",)) \
             + _zh_subject(s.than, "t") + _chars(word, ("adj", "be"))
     elif k in ("simple", "progressive", "have", "can"):
         out = _zh_verb_clause(s)
     elif k == "there":
         assert s.np is not None
-        where = _zh_place(s.place) if s.place is not None else []
+        where = _zh_place(s.place, after_zai=False) if s.place is not None else []
         no = s.np.det == "no"
         head = _chars("没有", ("be", "there", "not", "o.det")) if s.neg or no else _chars("有", ("be", "there"))
         out = where + head + chinese_np(replace(s.np, det=None) if no else s.np, "o", negated=s.neg or s.question)
@@ -876,7 +883,7 @@ def chinese(s: Sentence) -> Out:
             + _chars(s.np.lex.mw or "", ("wh",)) + chinese_np(replace(s.np, det=None), "o")
     elif k == "how_many_there":
         assert s.np is not None
-        where = _zh_place(s.place) if s.place else []
+        where = _zh_place(s.place, after_zai=False) if s.place else []
         out = where + _chars("有", ("be", "there")) + _chars("几", ("wh",)) + _chars(s.np.lex.mw or "", ("wh",)) \
             + chinese_np(replace(s.np, det=None), "o")
     elif k == "weather":
@@ -933,7 +940,7 @@ def _zh_verb_clause(s: Sentence) -> Out:
     word = verb.zh if s.np is not None or s.verb not in _NO_OBJECT_ZH else _NO_OBJECT_ZH[s.verb or ""]
     potential = s.kind == "can" and s.neg and s.verb == "see"  # 看不见: cannot see
     if s.kind == "can" and not potential:
-        modal = "会" if verb.skill and s.np is None else "能"  # 我会游泳; 我能读这本书
+        modal = "会" if verb.skill and s.np is None and s.place is None else "能"  # 我会游泳; 我能读这本书
         out += (_chars("不", ("not",)) + _chars(modal, ("not",)) if s.neg else _chars(modal, ("can",)))
     elif s.kind == "progressive":
         if s.neg:
@@ -1267,9 +1274,14 @@ def np_ok(np: NP, *, definite_mass: bool = True) -> bool:
     noun = NOUNS.get(np.noun)
     if noun is None:
         return False
-    if np.container is not None:
-        return (noun.mass and not np.adjs and np.det in ("a", "the", "one", *NUMBERS, *POSSESSIVES, *DEMONSTRATIVES) \
-            and (np.det in ("a", "one", "this", "that")) != np.plural) or (np.det in ("the", *POSSESSIVES))
+    if np.container is not None:  # a cup of tea, two bowls of soup: what the container holds, its number
+        if not noun.mass or np.adjs or np.noun not in CONTAINS.get(np.container, ()):
+            return False
+        if np.det in ("a", "one", "this", "that"):
+            return not np.plural
+        if np.det in NUMBERS:
+            return np.plural
+        return np.det in ("the", "these", "those", *POSSESSIVES) and (np.det in ("these", "those")) <= np.plural
     if noun.kind == "day":
         return np.det is None and not np.adjs and not np.plural and np.owner is None
     if noun.mass:
@@ -1279,6 +1291,8 @@ def np_ok(np: NP, *, definite_mass: bool = True) -> bool:
         return False
     if np.det in POSSESSIVES and noun.kind == "person" and np.noun not in OWNED_PEOPLE:
         return False  # my friend, my teacher; not "our man"
+    if np.det in POSSESSIVES and np.noun in PUBLIC:
+        return False  # the station, not "my station"
     if np.det in ("a", "one", "this", "that") and np.plural:
         return False
     if np.plural and np.noun in UNIQUE:
@@ -1311,7 +1325,8 @@ def np_ok(np: NP, *, definite_mass: bool = True) -> bool:
 def well_formed(s: Sentence) -> bool:
     """The constraints the sampler keeps (typed English outside them is outside the grammar)."""
     to_school = s.place is not None and s.place.prep == "to" and s.place.np.det is None  # go to school
-    nps = [np for np in (s.np, s.subj.np if s.subj else None, s.than.np if s.than else None,
+    tv = s.verb == "watch" and s.np is not None and s.np.noun == "television" and s.np.det is None  # watch television
+    nps = [np for np in (None if tv else s.np, s.subj.np if s.subj else None, s.than.np if s.than else None,
                          s.place.np if s.place and not to_school else None) if np is not None]
     if not all(np_ok(np) for np in nps):
         return False
@@ -1493,13 +1508,19 @@ def _verb_ok(s: Sentence) -> bool:
         return False
     kind = s.np.lex.kind
     kinds = OBJECT_KINDS[verb.objects]
-    if verb.objects == "text":
+    if s.np.noun in FIXED and s.verb not in ("see", "watch", "draw", "open", "close", "like", "love"):
+        return False  # nobody buys a window or a cloud
+    if s.verb == "watch" and kind not in ANIMATE and s.np.noun != "television":
+        return False  # watch the birds, watch television; not "watch a cupboard"
+    if verb.objects == "writable":
+        ok = s.np.noun in WRITABLE
+    elif verb.objects == "text":
         ok = s.np.noun in TEXTS
     elif verb.objects == "openable":
         ok = s.np.noun in OPENABLE
     else:
         ok = kind in kinds or (s.np.container is not None and verb.objects in ("drink", "food", "thingish", "buyable"))
-    if s.np.det is None and not s.np.plural and not s.np.lex.mass:
+    if s.np.det is None and not s.np.plural and not s.np.lex.mass and not (s.verb == "watch" and s.np.noun == "television"):
         return False
     if s.np.det == "no" or (s.verb in ("like", "love") and s.np.det in ("a", "one", "some", *NUMBERS)):
         return False  # I like apples, I like the cat; not "I like a cat"
@@ -1582,8 +1603,8 @@ def sample(rng: random.Random) -> Sentence:
         np = sample_np(rng, ("animal", "thing", "food", "clothes", "school", "person", "family", "place", "container"),
                        dets=("the", "a", "_num", "_poss", "this", "these", "some"), adjectives=0.85, owner=0.08)
         if rng.random() < 0.1:
-            np = NP(rng.choice(["water", "tea", "milk", "coffee", "juice", "soup", "rice"]), "a", False, (), None,
-                    rng.choice(list(CONTAINER_MW)))
+            box = rng.choice(sorted(CONTAINS))
+            np = NP(rng.choice(sorted(CONTAINS[box])), "a", False, (), None, box)
         return Sentence("np", np=np, end=rng.choice([None, None, "."]))
     if r < 0.28:
         subj = _subject(rng, ("person", "family", "animal", "thing", "food", "place", "clothes"))
@@ -1630,16 +1651,18 @@ def sample(rng: random.Random) -> Sentence:
         verb = VERBS[rng.choice([v for v in VERBS if v != "have"] + ["go", "go", "live"])]
         np = None
         if verb.objects is not None:
-            if verb.objects == "text":
-                np = NP(rng.choice(sorted(TEXTS)), rng.choice(["the", "a", "my"]))
+            if verb.objects in ("text", "writable"):
+                np = NP(rng.choice(sorted(TEXTS if verb.objects == "text" else WRITABLE)), rng.choice(["the", "a", "my"]))
             elif verb.objects == "openable":
                 np = NP(rng.choice(sorted(OPENABLE)), rng.choice(["the", "my"]))
             else:
                 np = sample_np(rng, sorted(OBJECT_KINDS[verb.objects]), dets=("the", "a", "my", "_num", None, "some"),
                                adjectives=0.3)
                 if verb.objects in ("drink", "food") and rng.random() < 0.15:
-                    np = NP(rng.choice(["water", "tea", "milk", "coffee", "juice"]) if verb.objects == "drink" else
-                            rng.choice(["soup", "rice"]), "a", False, (), None, rng.choice(["cup", "glass", "bowl"]))
+                    box = rng.choice(["cup", "glass", "bottle"] if verb.objects == "drink" else ["bowl", "plate"])
+                    np = NP(rng.choice(sorted(CONTAINS[box])), "a", False, (), None, box)
+            if verb.en == "watch" and rng.random() < 0.4:
+                np = NP("television", None)
             if rng.random() < 0.15 and s_optional(verb.en):
                 np = None
         q = rng.random() < 0.15

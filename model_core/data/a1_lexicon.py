@@ -377,7 +377,7 @@ have has having ai as a avons avez ont avoir 有 own -
 eat eats eating mange manges mange mangeons mangez mangent manger 吃 food -
 drink drinks drinking bois bois boit buvons buvez boivent boire 喝 drink -
 read reads reading lis lis lit lisons lisez lisent lire 读 text skill
-write writes writing écris écris écrit écrivons écrivez écrivent écrire 写 text skill
+write writes writing écris écris écrit écrivons écrivez écrivent écrire 写 writable skill
 draw draws drawing dessine dessines dessine dessinons dessinez dessinent dessiner 画 drawable skill
 cook cooks cooking cuisine cuisines cuisine cuisinons cuisinez cuisinent cuisiner 做饭 - skill
 buy buys buying achète achètes achète achetons achetez achètent acheter 买 buyable -
@@ -518,6 +518,7 @@ OBJECT_KINDS: dict[str, frozenset[str]] = {
     "food": frozenset({"food", "mass"}),
     "drink": frozenset({"drink"}),
     "text": frozenset({"text"}),
+    "writable": frozenset({"text"}),
     "drawable": frozenset({"animal", "thing", "place"}),
     "buyable": frozenset({"food", "thing", "school", "clothes", "mass", "drink"}),
     "openable": frozenset({"openable"}),
@@ -528,6 +529,21 @@ OBJECT_KINDS: dict[str, frozenset[str]] = {
 }
 #: nouns that are texts (read, write) or can be opened (open, close) whatever their kind
 TEXTS: frozenset[str] = frozenset({"book", "letter", "story", "word", "map"})
+#: what one writes (a letter, a story, a word; not a book or a map at A1)
+WRITABLE: frozenset[str] = frozenset({"letter", "story", "word"})
+#: what a container holds (a cup of tea, a bowl of soup, a plate of rice; not a plate of tea)
+CONTAINS: dict[str, frozenset[str]] = {
+    "cup": frozenset({"tea", "coffee", "milk", "water", "juice"}),
+    "glass": frozenset({"water", "milk", "juice", "lemonade"}),
+    "bottle": frozenset({"water", "milk", "juice", "lemonade"}),
+    "bowl": frozenset({"soup", "rice", "salad"}),
+    "plate": frozenset({"rice", "meat", "salad", "cheese", "chicken"}),
+}
+#: places that are nobody's (not "my station")
+PUBLIC: frozenset[str] = frozenset({"station", "library", "airport", "hospital", "church", "museum", "cinema", "bank",
+                                    "supermarket", "market", "zoo", "restaurant", "beach", "bakery", "pool", "shop",
+                                    "park", "square", "bridge", "street", "road", "river", "lake", "sea", "forest",
+                                    "mountain", "island", "hill", "castle", "field"})
 OPENABLE: frozenset[str] = frozenset({"door", "window", "box", "book", "bag", "bottle"})
 
 #: which adjectives a teacher puts with which kind of noun (a happy child, a red car; not a sad bottle)
@@ -537,7 +553,7 @@ _ANIMALS = "small big little old young beautiful pretty fat thin black white bro
            "hungry angry strong quiet funny clever cute sick fast slow dirty clean"
 _CLOTHES_EXTRA = "wet dry"
 _THINGS = "small big little long old new beautiful pretty black white red blue green yellow brown grey pink " \
-          "clean dirty heavy cheap expensive round favourite"
+          "clean dirty heavy cheap expensive favourite"
 _FOOD = "small big good bad red green yellow hot cold favourite cheap expensive"
 _MASS = "hot cold good bad favourite cheap expensive"
 _PLACES = "small big old new beautiful pretty clean dirty quiet long cold warm favourite"

@@ -90,6 +90,14 @@ CLASS = [
     ("It is very cold!", "Il fait très froid !", "天气非常冷！"),
     ("Today is Monday.", "Aujourd'hui, c'est lundi.", "今天是星期一。"),
     ("I eat yoghurt.", "Je mange du yaourt.", "我吃酸奶。"),
+    ("two bowls of soup", "Deux bols de soupe", "两碗汤"),
+    ("He is older than you.", "Il est plus vieux que toi.", "他比你大。"),
+    ("My car is older than your car.", "Ma voiture est plus vieille que ta voiture.", "我的汽车比你的汽车旧。"),
+    ("Thank you, children.", "Merci, les enfants.", "谢谢，孩子们。"),
+    ("We are watching television.", "Nous regardons la télévision.", "我们在看电视。"),
+    ("There are six children in the school.", "Il y a six enfants dans l'école.", "学校里有六个孩子。"),
+    ("The children play in the school.", "Les enfants jouent dans l'école.", "孩子们在学校玩。"),
+    ("I cannot swim in the river.", "Je ne peux pas nager dans la rivière.", "我不能在河里游泳。"),
     ("I go to school today.", "Je vais à l'école aujourd'hui.", "我今天去学校。"),
     ("We go to the park tomorrow.", "Nous allons au parc demain.", "我们明天去公园。"),
     ("She does not go to the station.", "Elle ne va pas à la gare.", "她不去车站。"),
@@ -105,7 +113,8 @@ def test_a_class_gets_what_a_teacher_writes(english, french, chinese):
 
 @pytest.mark.parametrize("english", ["the black cat sees", "I am a cat happy", "Where is cat?", "There is the cat.",
                                      "a cats", "two cat", "the cat is bigger than", "he plays.", "a water",
-                                     "My brother is a man.", "I love Paris.", "Hello, my mother!"])
+                                     "My brother is a man.", "I love Paris.", "Hello, my mother!", "a plate of tea",
+                                     "They write a map.", "my station", "He watches a cupboard."])
 def test_what_the_grammar_does_not_write_is_refused(english):
     with pytest.raises(a1.GrammarError):
         a1.parse(english)

@@ -268,3 +268,28 @@ def test_the_typing_guide_offers_the_new_constructions():
     classes = dict(guide.classes)
     assert classes["noun"] == ("cat", "cats") and classes["adjective"] == ("bigger", "black")
     assert classes["verb"] == ("swimming",) and "where" in classes["function_word"]
+
+
+def test_train_and_test_never_share_a_sentence():
+    train = {e.src for e in generate("en-fr-a1", 3000, seed=0)}
+    test = {e.src for e in generate("en-fr-a1", 300, seed=0, split="test")}
+    assert train and test and not train & test
+
+
+def test_a_sentence_one_word_off_is_refused_in_one_line_or_translated():
+    """What a typing slip makes of a grammar sentence: GrammarError, or a tree both languages can write."""
+    import random
+
+    rng = random.Random(1)
+    words = [*sorted(a1.source_lexicon()), "<unk>"]
+    parsed = 0
+    for _ in range(3000):
+        tokens = list(a1.english_tokens(a1.sample_sentence(rng)))
+        tokens[rng.randrange(len(tokens))] = rng.choice(words)
+        try:
+            tree = a1.parse(tokens)
+        except a1.GrammarError:
+            continue
+        parsed += 1
+        assert a1.realise_fr(tree) and a1.realise_zh(tree)
+    assert parsed > 20

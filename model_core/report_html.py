@@ -13,14 +13,13 @@ import html
 import io
 import math
 import os
-from contextlib import suppress
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from .analysis import FIXED_RANGES
-from .atomic import write_bytes_atomic
+from .atomic import write_bytes_atomic, write_text_atomic
 from .report import CorpusReport
 from .vocab import KIND_LABELS, KINDS
 
@@ -144,26 +143,10 @@ PICTURES_TABLE: tuple[str, ...] = ("entropy", "max_weight", "mean_distance", "sh
 
 
 def write_report(report: CorpusReport, folder: str | os.PathLike, *, overwrite: bool = False) -> list[Path]:
-    """``heads.csv``, ``unusual.csv`` and ``report.html`` in ``folder`` (made if missing), each written whole.
-
-    The three are made before any is written, and if writing one fails, those of them this call created are
-    removed: a failed report leaves no new file behind (replaced ones, with ``overwrite``, cannot come back).
-    """
+    """``heads.csv``, ``unusual.csv`` and ``report.html`` in ``folder`` (made if missing), each written whole."""
     out = Path(folder)
-    payloads = {"heads.csv": report.csv_text().encode("utf-8"), "unusual.csv": report.unusual_csv_text().encode("utf-8"),
-                "report.html": html_text(report).encode("utf-8")}
     out.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-    created: list[Path] = []
-    try:
-        for name, data in payloads.items():
-            existed = os.path.lexists(out / name)
-            written.append(write_bytes_atomic(data, out / name, overwrite=overwrite))
-            if not existed:
-                created.append(written[-1])
-    except BaseException:
-        for path in created:
-            with suppress(OSError):
-                path.unlink()
-        raise
+    written = [write_text_atomic(report.csv_text(), out / "heads.csv", overwrite=overwrite),
+               write_text_atomic(report.unusual_csv_text(), out / "unusual.csv", overwrite=overwrite),
+               write_bytes_atomic(html_text(report).encode("utf-8"), out / "report.html", overwrite=overwrite)]
     return written

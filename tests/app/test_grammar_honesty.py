@@ -57,3 +57,10 @@ def test_a_wrong_translation_is_marked_beside_the_grammars(make_window):
     assert inputs.translation.text() == "Translation: <b>t1 t2</b>"
     inputs.show_translation(None, None)
     assert not inputs.translation.isVisible()
+
+
+def test_the_translation_line_grows_with_the_label_size(make_window):
+    """Ctrl + (a projector): the translation and the grammar's beside it read from the back of the room."""
+    window = make_window()
+    window.set_font_point_size(22)
+    assert window.inputs.translation.font().pointSizeF() == 22

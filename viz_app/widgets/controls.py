@@ -315,6 +315,12 @@ class InputPanel(QWidget):
         self.translation.setText(line)
         self.translation.show()
 
+    def set_font_point_size(self, pt: float) -> None:
+        """Presenter mode and Ctrl +/−: the translation line grows with the chips (read from the back of a room)."""
+        font = QFont(self.translation.font())
+        font.setPointSizeF(pt)
+        self.translation.setFont(font)
+
     def show_padding(self, pad_src: int, pad_tgt: int, limit: int | None = None) -> None:
         blockers = _blocked(self.pad_src, self.pad_tgt)
         if limit:

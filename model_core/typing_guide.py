@@ -183,17 +183,17 @@ def _a1_classes() -> dict[str, frozenset[str]]:
     """Class → word forms of the A1 grammar's English (:mod:`model_core.data.a1`)."""
     from .data import a1_lexicon as lex
 
-    nouns = {w for n in lex.NOUNS.values() for form in (n.en, n.en_pl) if form for w in form.split()}
-    return {
-        "noun": frozenset(nouns),
+    classes = {
+        "noun": frozenset({w for n in lex.NOUNS.values() for form in (n.en, n.en_pl) if form for w in form.split()}),
         "adjective": frozenset({form for a in lex.ADJECTIVES.values() for form in (a.en, a.comparative) if form}),
         "verb": frozenset({form for v in lex.VERBS.values() for form in (v.en, v.en_3sg, v.en_ing)}),
         "pronoun": frozenset({*a1.SUBJECTS, *a1.OBJECT_PRONOUNS.values(), "it"}),
         "determiner": frozenset({"the", "a", "an", "some", "no", *a1.NUMBERS, *a1.POSSESSIVES, *a1.DEMONSTRATIVES}),
-        "preposition": frozenset(a1.PLACE_PREPOSITIONS),
-        "function_word": a1.source_lexicon() - {".", ",", "!", "?", "'"} - nouns,
+        "preposition": frozenset({*a1.PLACE_PREPOSITIONS, "to"}),
         "symbol": frozenset({".", ",", "!", "?", "'"}),
     }
+    # the rest: be, do, can, not, very, than, there, where, how, many, of, today, hello, thank, please …
+    return {**classes, "function_word": a1.source_lexicon() - frozenset().union(*classes.values())}
 
 
 def _is_special(token: str) -> bool:

@@ -1764,8 +1764,10 @@ def source_lexicon() -> frozenset[str]:
     for verb in VERBS.values():
         words |= {verb.en, verb.en_3sg, verb.en_ing}
     words |= set(NUMBERS) | set(POSSESSIVES) | set(DEMONSTRATIVES) | set(SUBJECTS) | set(PLACE_PREPOSITIONS)
+    words |= set(OBJECT_PRONOUNS.values())
     words |= {"the", "a", "an", "some", "no", "not", "very", "am", "is", "are", "do", "does", "can", "cannot", "than",
-              "there", "it", "where", "who", "what", "how", "many", "of", "today", "tomorrow", "raining", "snowing"}
+              "there", "it", "where", "who", "what", "how", "many", "of", "today", "tomorrow", "raining", "snowing",
+              "colour", "year", "years", "to"}
     return frozenset(words)
 
 

@@ -129,6 +129,11 @@ def test_the_lexicon_is_a_first_year_classs():
         assert (len(adj.fr) == 4 and adj.zh and adj.zh_pred) or adj.kind == "attr", adj
 
 
+def test_the_lexicon_lists_every_word_the_grammar_writes(fr):
+    lexicon = a1.source_lexicon()
+    assert not {token for ex in fr for token in ex.src} - lexicon
+
+
 def test_every_sentence_is_read_back_and_has_one_translation(fr, zh):
     by_source = {ex.src: ex for ex in fr}
     for ex in fr[:1500]:
@@ -267,7 +272,7 @@ def test_the_typing_guide_offers_the_new_constructions():
     guide = guide_for("en-fr-a1", ["the", "cat", "cats", "black", "bigger", "swimming", "where", "<pad>"])
     classes = dict(guide.classes)
     assert classes["noun"] == ("cat", "cats") and classes["adjective"] == ("bigger", "black")
-    assert classes["verb"] == ("swimming",) and "where" in classes["function_word"]
+    assert classes["verb"] == ("swimming",) and classes["function_word"] == ("where",)
 
 
 def test_train_and_test_never_share_a_sentence():

@@ -1,8 +1,10 @@
-"""Word-level tokens back to text as a person writes it (``n ' est - ce pas .`` → ``n'est-ce pas.``).
+"""Word-level tokens back to text as a person writes it (``n ' est - ce pas .`` → ``N'est-ce pas.``).
 
 The word tokenizer cuts punctuation off words (``tokenizers.Tokenizer``, kind ``word``), so the toy grammars
 write French elision and hyphens as tokens of their own; this puts them back. One function shared by the
 tokenizer's ``decode`` and the typing guide (which is torch- and tokenizers-free), so both show the same text.
+The grammars' tokens are lower case (one token per word, whatever its place); :func:`as_written` capitalises the
+text's first letter, as a sentence is written, and leaves the tokens alone.
 """
 
 from __future__ import annotations
@@ -34,3 +36,20 @@ def detokenize(tokens: Iterable[str], punctuation: bool = True) -> str:
         out += tok
         previous = tok
     return out
+
+
+def sentence_case(text: str) -> str:
+    """``text`` with its first letter upper case when its first word is a word (two characters or more: "j'ai",
+    "le"); a first word of one character is a symbol of the algorithmic tasks ("a b c"), kept as it is."""
+    first = text.split(" ", 1)[0]
+    if len(first) < 2:
+        return text
+    for k, ch in enumerate(text):
+        if ch.isalpha():
+            return text[:k] + ch.upper() + text[k + 1:]
+    return text
+
+
+def as_written(tokens: Iterable[str]) -> str:
+    """The grammars' tokens as a person writes the sentence: joined (:func:`detokenize`), its first letter upper case."""
+    return sentence_case(detokenize(tokens))

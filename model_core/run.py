@@ -85,6 +85,11 @@ class RunResult:
     baseline_logprobs: np.ndarray | None = None
     #: with an ablation while generating: what the intact model translates
     baseline_output: str | None = None
+    #: while generating: the model's translation as text (capitalised, elided, as people write it)
+    translation: str | None = None
+    #: the translation the grammar of the model's task gives this source (a demo task's model, a sentence of its
+    #: grammar): shown beside the model's, so that a wrong output is seen as wrong
+    expected: str | None = None
 
     @property
     def forced(self) -> bool:
@@ -137,11 +142,14 @@ def _run(bundle: ModelBundle, request: RunRequest, stop: Callable[[], bool] | No
     src = bundle.encode_source(request.src, request.pad_src)
     _check_tokens(request.src, src.ids, "source")
     notices = model_notices(bundle) + _source_notices(bundle, request, src)
+    gold = grammar_target(bundle, src)
+    notices += _grammar_notices(bundle, gold)
     long = _run_long(bundle, request, src, notices, start, stop)
     if long is not None:
         return long
     history: tuple[tuple[Beam, ...], ...] = ()
     baseline_output: str | None = None
+    translation: str | None = None
     scores = request.capture_scores
     if request.tgt is not None:
         tgt = bundle.encode_target(request.tgt)
@@ -164,6 +172,9 @@ def _run(bundle: ModelBundle, request: RunRequest, stop: Callable[[], bool] | No
             trace = session.trace()
         if session.output_ids and session.output_ids[-1] != c.eos_id:
             notices.append(Notice.make("no_eos", count=session.max_steps))
+        translation = vocab.decode(session.output_ids)
+        if gold is not None and [vocab.id_to_token(i) for i in session.output_ids if i != c.eos_id] != list(gold):
+            notices.append(Notice.make("grammar_differs", expected=vocab.decode(vocab.encode(_joined(bundle, gold)))))
         if ablation.active:
             intact = bundle.session(request.src, request.settings, pad_to=request.pad_src)
             baseline_output = vocab.decode(intact.run())
@@ -191,7 +202,33 @@ def _run(bundle: ModelBundle, request: RunRequest, stop: Callable[[], bool] | No
         baseline = intact_trace.logprobs[: trace.n_steps]
     trace = _with_surfaces(trace, src.surfaces, tgt.surfaces if request.tgt is not None else None)
     elapsed = (time.perf_counter() - start) * 1000.0
-    return RunResult(request, trace, history, elapsed, tuple(notices), baseline, baseline_output)
+    expected = vocab.decode(vocab.encode(_joined(bundle, gold))) if gold is not None else None
+    return RunResult(request, trace, history, elapsed, tuple(notices), baseline, baseline_output, translation, expected)
+
+
+def grammar_target(bundle: ModelBundle, src: SourceInput) -> tuple[str, ...] | None:
+    """The target tokens the grammar of the model's task gives its source tokens; None for a model without a grammar
+    task (a user's corpus, an imported model) or a sentence the grammar does not generate."""
+    from .typing_guide import GRAMMAR_TASKS, grammar_tokens
+
+    task = bundle.metadata.get("task")
+    if task not in GRAMMAR_TASKS:
+        return None
+    specials = set(bundle.src_tokenizer.specials.values()) - {bundle.src_tokenizer.specials.get("unk")}
+    return grammar_tokens(task, [t for t in src.tokens if t not in specials])
+
+
+def _grammar_notices(bundle: ModelBundle, gold: tuple[str, ...] | None) -> list[Notice]:
+    """``outside_grammar`` for a grammar task's model given a sentence its grammar does not make."""
+    from .typing_guide import GRAMMAR_TASKS
+
+    task = bundle.metadata.get("task")
+    return [Notice.make("outside_grammar", task=task)] if task in GRAMMAR_TASKS and gold is None else []
+
+
+def _joined(bundle: ModelBundle, tokens: tuple[str, ...]) -> str:
+    """Grammar tokens as a text the target tokenizer cuts back into the same tokens (Chinese characters joined)."""
+    return (bundle.metadata.get("tgt_joiner") or " ").join(tokens) if tokens else ""
 
 
 def _check_tokens(text: str, ids: list[int], side: str) -> None:
@@ -290,7 +327,7 @@ def input_notices(bundle: ModelBundle, request: RunRequest, src: SourceInput, tg
     """Everything the model and the typed sentences call for before anything runs (a cut source or target, words
     the vocabulary lacks, padding past ``max_len``, a doubtful head count): what ``run`` reports, and what
     ``export`` of a long sentence (viz_app/cli/long_export.py), which does not go through ``run``, prints too."""
-    notices = model_notices(bundle) + _source_notices(bundle, request, src)
+    notices = model_notices(bundle) + _source_notices(bundle, request, src) + _grammar_notices(bundle, grammar_target(bundle, src))
     return notices + (target_notices(bundle, tgt) if tgt is not None else [])
 
 

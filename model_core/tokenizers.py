@@ -19,7 +19,7 @@ from tokenizers import Tokenizer as _Backend
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
 from .budgets import MAX_JSON_DEPTH, MAX_METADATA_BYTES
-from .detokenize import detokenize
+from .detokenize import as_written, detokenize
 from .paths import OverBudget, json_depth, loads
 from .tokenize_deadline import bounded_encode
 from .tokenizer_check import check_tokenizer
@@ -300,8 +300,8 @@ class Tokenizer:
             tokens = [t for t in tokens if t not in self._special_names]
         if self.kind == "bpe":
             return self.backend.decoder.decode(tokens) if tokens else ""
-        if self.kind == "word":  # the app's own grammars: "n ' est - ce" is shown as "n'est-ce"
-            return detokenize(tokens)
+        if self.kind == "word":  # the app's own grammars: "n ' est - ce" is shown as "N'est-ce"
+            return as_written(tokens)
         return detokenize(tokens, punctuation=False)  # an external vocabulary keeps its tokens apart, as before
 
     def to_json(self) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .data import algorithmic, en_fr, en_zh
-from .detokenize import detokenize
+from .data import a1, algorithmic, en_fr, en_zh
+from .detokenize import as_written
 
 #: word-class keys in the order a learner reads them (the window names them in the UI language)
 WORD_CLASSES: tuple[str, ...] = (
@@ -78,19 +78,79 @@ _EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("locative", "the cat sleeps on the table"),
         ("motion", "the girl returns to the village"),
     ),
+    "en-fr-a1": (
+        ("greeting", "Hello, my friend!"),
+        ("greeting", "Good night, children!"),
+        ("bare_np", "the black cat"),
+        ("bare_np", "a small red car"),
+        ("bare_np", "two white horses"),
+        ("there_is", "There is a cat in the garden."),
+        ("there_is", "There are no apples on the table."),
+        ("possessive", "The queen's dog is black."),
+        ("to_be", "My brother is a teacher."),
+        ("to_be", "I am hungry."),
+        ("wh_question", "Where is the cat?"),
+        ("wh_question", "How many cats do you have?"),
+        ("comparative", "The dog is bigger than the cat."),
+        ("progressive", "I am eating an apple."),
+        ("can", "She cannot swim."),
+        ("partitive", "I want a cup of tea."),
+        ("negation", "The old woman does not drink coffee."),
+        ("weather", "It is raining."),
+    ),
+    "en-zh-a1": (
+        ("greeting", "Good morning, my friend!"),
+        ("bare_np", "the black cat"),
+        ("bare_np", "a small red car"),
+        ("measure_word", "two white horses"),
+        ("measure_word", "I want a cup of tea."),
+        ("there_is", "There is a cat in the garden."),
+        ("possessive", "The queen's dog is black."),
+        ("to_be", "My brother is a teacher."),
+        ("wh_question", "Where is the cat?"),
+        ("wh_question", "How many cats do you have?"),
+        ("comparative", "The dog is bigger than the cat."),
+        ("progressive", "The children are playing in the garden."),
+        ("can", "She cannot swim."),
+        ("negation_zh", "The old woman does not drink coffee."),
+        ("weather", "It is raining."),
+    ),
     "copy": (("symbols", "a b c 1 2 3"),),
     "reverse": (("symbols", "a b c 1 2 3"), ("symbols", "h e l l o")),
     "sort": (("symbols", "d 3 a 9 b 1"),),
 }
 
 
+#: the tasks whose translations come from a grammar: a sentence outside it has no defined translation, and a model
+#: trained on it may answer with confident nonsense (model_core.run says so, and shows the grammar's translation)
+GRAMMAR_TASKS: frozenset[str] = frozenset({"en-fr", "en-zh", "en-fr-a1", "en-zh-a1"})
+
+
+def grammar_tokens(task: str | None, words: Sequence[str]) -> tuple[str, ...] | None:
+    """The target tokens the grammar of ``task`` gives the source ``words`` (tokens as the model reads them);
+    None when ``task`` has no grammar or the grammar does not generate that sentence."""
+    translate = {"en-fr": en_fr.translate, "en-zh": en_zh.translate, "en-fr-a1": a1.translate_fr,
+                 "en-zh-a1": a1.translate_zh}.get(task or "")
+    if translate is None or not words:
+        return None
+    try:
+        return translate(list(words))[0]
+    except (en_fr.GrammarError, a1.GrammarError):
+        return None
+
+
 def gold_translation(task: str, source: str) -> str:
-    """The one translation the task's grammar (or algorithm) gives ``source``, tokens joined as the model writes them."""
+    """The one translation the task's grammar (or algorithm) gives ``source``, as the model's tokenizer writes it (a
+    sentence capitalised, elision joined; symbols apart)."""
     tokens = source.split()
     if task == "en-fr":
-        return detokenize(en_fr.translate(source)[0])
+        return as_written(en_fr.translate(source)[0])
     if task == "en-zh":
-        return detokenize(en_zh.translate(source)[0])
+        return as_written(en_zh.translate(source)[0])
+    if task == "en-fr-a1":
+        return as_written(a1.translate_fr(source)[0])
+    if task == "en-zh-a1":
+        return as_written(a1.translate_zh(source)[0])
     if task in algorithmic.ALGORITHMIC_TASKS:
         return " ".join(algorithmic.make_example(task, tokens).tgt)
     raise ValueError(f"no grammar for task {task!r}")
@@ -119,6 +179,23 @@ def _english_classes() -> dict[str, frozenset[str]]:
     }
 
 
+def _a1_classes() -> dict[str, frozenset[str]]:
+    """Class → word forms of the A1 grammar's English (:mod:`model_core.data.a1`)."""
+    from .data import a1_lexicon as lex
+
+    classes = {
+        "noun": frozenset({w for n in lex.NOUNS.values() for form in (n.en, n.en_pl) if form for w in form.split()}),
+        "adjective": frozenset({form for a in lex.ADJECTIVES.values() for form in (a.en, a.comparative) if form}),
+        "verb": frozenset({form for v in lex.VERBS.values() for form in (v.en, v.en_3sg, v.en_ing)}),
+        "pronoun": frozenset({*a1.SUBJECTS, *a1.OBJECT_PRONOUNS.values(), "it"}),
+        "determiner": frozenset({"the", "a", "an", "some", "no", *a1.NUMBERS, *a1.POSSESSIVES, *a1.DEMONSTRATIVES}),
+        "preposition": frozenset({*a1.PLACE_PREPOSITIONS, "to"}),
+        "symbol": frozenset({".", ",", "!", "?", "'"}),
+    }
+    # the rest: be, do, can, not, very, than, there, where, how, many, of, today, hello, thank, please …
+    return {**classes, "function_word": a1.source_lexicon() - frozenset().union(*classes.values())}
+
+
 def _is_special(token: str) -> bool:
     return len(token) > 2 and token[0] in "<[" and token[-1] in ">]"
 
@@ -130,8 +207,8 @@ def guide_for(task: str | None, vocabulary: Sequence[str]) -> TypingGuide:
     grammar); special tokens (``<pad>``, ``[CLS]``…) are left out, since typing them means nothing.
     """
     words = sorted({str(w) for w in vocabulary if str(w) and not _is_special(str(w))}, key=lambda w: (w.casefold(), w))
-    if task in ("en-fr", "en-zh"):
-        known = _english_classes()
+    if task in ("en-fr", "en-zh", "en-fr-a1", "en-zh-a1"):
+        known = _english_classes() if task in ("en-fr", "en-zh") else _a1_classes()
         grouped = {key: [w for w in words if w in forms] for key, forms in known.items()}
         listed = set().union(*known.values())
         grouped["other"] = [w for w in words if w not in listed]

@@ -125,7 +125,9 @@ class Notice:
     ``long_no_analysis``; import answers the model's format has no use for: ``options_unused`` (an Attention Scope checkpoint) and
     ``options_unused_hf`` (a Hugging Face model), with ``options``; a PyTorch-tutorial checkpoint read with
     ``nn.Transformer``'s defaults that nobody confirmed: ``tutorial_defaults`` (norm position and activation),
-    ``tutorial_default_norm``, ``tutorial_default_activation``.
+    ``tutorial_default_norm``, ``tutorial_default_activation``; a model trained on a toy grammar (its task en-fr or
+    en-zh): ``outside_grammar`` (task: a typed sentence the grammar does not make, so nothing says what its
+    translation should be) and ``grammar_differs`` (expected: the grammar's translation, which the model missed).
     """
 
     code: str
@@ -177,6 +179,9 @@ NOTICE_TEXTS: dict[str, str] = {
                              "with norm_first=True needs --norm-position pre",
     "tutorial_default_activation": "read with nn.Transformer's default ReLU, which its weights cannot confirm: a model built "
                                    "with activation=\"gelu\" needs --activation gelu",
+    "outside_grammar": "this sentence is outside the small grammar the {task} demo model was trained on: "
+                       "its translation may be wrong",
+    "grammar_differs": "the model's translation is wrong: its grammar translates this sentence as “{expected}”",
 }
 #: codes that say the model itself may be wrong (the command line prints them as warnings, not notes)
 WARNING_CODES: frozenset[str] = frozenset({"heads_unusual", "attention_uniform", "heads_identical"})

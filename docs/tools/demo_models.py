@@ -20,7 +20,11 @@ from pathlib import Path
 import torch
 
 from model_core.checkpoint import assets_dir, load_model
-from model_core.tasks import DEMOS
+from model_core.tasks import A1_DEMOS, DEMOS
+
+#: what can be trained here: the shipped recipes and the A1 ones waiting beside them (``python docs/tools/demo_models.py
+#: en-fr-a1 en-zh-a1 --out-dir DIR``)
+RECIPES = {**DEMOS, **A1_DEMOS}
 
 
 def cpu_name() -> str:
@@ -33,15 +37,17 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def train_demo(name: str, out_dir: Path, device: str = "cpu", progress: bool = True) -> tuple[str, float]:
-    """Train one demo model into ``out_dir/NAME.safetensors``; returns (eval report text, seconds)."""
+def train_demo(name: str, out_dir: Path, device: str = "cpu", progress: bool = True,
+               resume: bool = False) -> tuple[str, float]:
+    """Train one demo model into ``out_dir/NAME.safetensors``; returns (eval report text, seconds). ``resume``
+    continues an interrupted run from its ``.resume.pt`` file."""
     from model_core.training import train_task
 
-    spec = DEMOS[name]
+    spec = RECIPES[name]
     out = out_dir / f"{name}.safetensors"
     start = time.perf_counter()
     train_task(spec.task, out, size=spec.size, device=device, epochs=spec.epochs, seed=spec.seed,
-                            n_train=spec.n_train, progress=progress, overrides=spec.overrides)
+               n_train=spec.n_train, progress=progress, overrides=spec.overrides, resume=resume)
     seconds = time.perf_counter() - start
     resume = out.with_name(out.name + ".resume.pt")
     resume.unlink(missing_ok=True)
@@ -54,7 +60,7 @@ def evaluate_demo(name: str, out_dir: Path, seconds: float, device: str = "cpu")
     from model_core.evaluation import evaluate
     from model_core.tasks import prepare_task
 
-    spec = DEMOS[name]
+    spec = RECIPES[name]
     data = prepare_task(spec.task, n_train=spec.n_train, seed=spec.seed)
     bundle = load_model(out_dir / f"{name}.safetensors", device=device)
     text = evaluate(bundle, data.test, task=spec.task, tgt_joiner=data.tgt_joiner).format()
@@ -65,7 +71,7 @@ def evaluate_demo(name: str, out_dir: Path, seconds: float, device: str = "cpu")
 def read_reports(out_dir: Path) -> dict[str, tuple[str, float]]:
     """The evaluation each demo model's training left beside it (``NAME.eval.txt``)."""
     found = {}
-    for name in DEMOS:
+    for name in RECIPES:
         path = out_dir / f"{name}.eval.txt"
         if path.exists():
             seconds, _, text = path.read_text(encoding="utf-8").partition("\n")
@@ -85,7 +91,7 @@ def write_readme(out_dir: Path, sections: dict[str, tuple[str, float]], note: st
     if note:
         lines += [note, ""]
     for name, (report, seconds) in sections.items():
-        spec = DEMOS[name]
+        spec = RECIPES[name]
         size = (out_dir / f"{name}.safetensors").stat().st_size / 2**20
         lines += [f"## {name}", "",
                   f"Preset `{spec.size}`{f' with {spec.overrides}' if spec.overrides else ''}, {spec.n_train} training "
@@ -97,9 +103,11 @@ def write_readme(out_dir: Path, sections: dict[str, tuple[str, float]], note: st
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("names", nargs="*", default=list(DEMOS), help=f"which models (default: {' '.join(DEMOS)})")
+    parser.add_argument("names", nargs="*", default=list(DEMOS), choices=list(RECIPES),
+                        help=f"which models (default: {' '.join(DEMOS)}; also {' '.join(A1_DEMOS)})")
     parser.add_argument("--out-dir", default=str(assets_dir() / "models"))
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--resume", action="store_true", help="continue interrupted runs from their .resume.pt files")
     parser.add_argument("--evaluate-only", action="store_true",
                         help="re-evaluate the models already in --out-dir (keeping their recorded training time)")
     args = parser.parse_args(argv)
@@ -111,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             seconds = read_reports(out_dir).get(name, ("", 0.0))[1]
             report = evaluate_demo(name, out_dir, seconds, args.device)
         else:
-            report, _ = train_demo(name, out_dir, args.device)
+            report, _ = train_demo(name, out_dir, args.device, resume=args.resume)
         print(report)
     write_readme(out_dir, read_reports(out_dir))
     print(f"all done in {(time.perf_counter() - total) / 60:.1f} min")

@@ -6,10 +6,10 @@ modules are importable for their helpers (``en_fr.translate``, ``en_zh.translate
 ``algorithmic.make_example``) and lexicons.
 """
 
-from . import algorithmic, en_fr, en_zh
+from . import a1, algorithmic, en_fr, en_zh
 from .corpus import TASKS, CorpusError, Example, generate, in_test_bucket, load_tsv
 from .en_fr import GrammarError
 
 __all__ = [
-    "TASKS", "CorpusError", "Example", "GrammarError", "algorithmic", "en_fr", "en_zh", "generate", "in_test_bucket", "load_tsv",
+    "TASKS", "CorpusError", "Example", "GrammarError", "a1", "algorithmic", "en_fr", "en_zh", "generate", "in_test_bucket", "load_tsv",
 ]

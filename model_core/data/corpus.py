@@ -1,6 +1,6 @@
 """The shared shape of training data: the ``Example`` type, the task registry and a user's TSV corpus.
 
-Every built-in task (two toy translation grammars and three algorithmic tasks) yields
+Every built-in task (two toy translation grammars, the A1 grammar's two and three algorithmic tasks) yields
 ``Example`` objects that carry a gold alignment next to the tokens, because the app's whole
 point is to put "where attention should look" beside "where it does look". A user's own
 corpus has no gold alignment, so :func:`load_tsv` returns plain text pairs instead.
@@ -22,7 +22,7 @@ from typing import Literal, Protocol
 
 Split = Literal["train", "test"]
 
-TASKS: tuple[str, ...] = ("en-fr", "en-zh", "copy", "reverse", "sort")
+TASKS: tuple[str, ...] = ("en-fr", "en-zh", "copy", "reverse", "sort", "en-fr-a1", "en-zh-a1")
 
 # Which sibling module draws examples for which task; imported lazily so that importing this
 # module (e.g. only for ``load_tsv``) never pulls in the grammars, and so there is no import cycle.
@@ -32,6 +32,8 @@ _TASK_MODULES: dict[str, str] = {
     "copy": "algorithmic",
     "reverse": "algorithmic",
     "sort": "algorithmic",
+    "en-fr-a1": "a1",
+    "en-zh-a1": "a1",
 }
 
 # One source sentence in this many belongs to the test split (see ``in_test_bucket``).

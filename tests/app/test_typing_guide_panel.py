@@ -47,7 +47,7 @@ def test_a_clicked_example_is_typed_and_translated(make_window, qtbot):
     qtbot.waitUntil(lambda: not window.host.busy and s.trace is not None and s.src_text == sources[index], timeout=TIMEOUT)
     assert not s.forced
     assert " ".join(t for t in s.trace.output_tokens if t != "<eos>") == "le chat ne voit pas le chien"
-    assert item.toolTip().endswith("le chat ne voit pas le chien")
+    assert item.toolTip().endswith("Le chat ne voit pas le chien")
 
 
 def test_the_guide_grows_with_the_label_size(make_window):

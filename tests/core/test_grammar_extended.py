@@ -11,7 +11,7 @@ from itertools import pairwise
 import pytest
 
 from model_core.data import GrammarError, en_fr, generate
-from model_core.detokenize import detokenize
+from model_core.detokenize import as_written, detokenize
 from model_core.tasks import prepare_task
 
 N = 6000
@@ -154,7 +154,8 @@ def test_what_the_tokenizers_read_is_what_the_grammar_wrote() -> None:
     for ex in generate("en-fr", 3000, seed=0):
         assert tgt.tokenize(detokenize(ex.tgt)) == list(ex.tgt), ex.tgt_text
         assert src.tokenize(detokenize(ex.src).capitalize()) == list(ex.src), ex.src_text
-        assert tgt.decode(tgt.encode(ex.tgt_text)) == detokenize(ex.tgt)
+        assert tgt.decode(tgt.encode(ex.tgt_text)) == as_written(ex.tgt)
+        assert tgt.tokenize(as_written(ex.tgt)) == list(ex.tgt), ex.tgt_text
 
 
 def test_detokenizer() -> None:
@@ -162,3 +163,22 @@ def test_detokenizer() -> None:
     assert detokenize(["le", "chat", "dort", ",", "mais", "le", "chien", "mange", "."]) == "le chat dort, mais le chien mange."
     assert detokenize(["我", "看", "猫", "，", "你", "看", "狗", "。"]) == "我看猫，你看狗。"
     assert detokenize(["a", "b", "c"]) == "a b c"
+
+
+def test_the_text_is_written_as_a_sentence_and_the_symbols_as_they_are() -> None:
+    """The first letter upper case (after elision too: J'ai), Chinese unchanged, one-character symbols kept."""
+    assert as_written(["j", "'", "ai", "trois", "livres", "."]) == "J'ai trois livres."
+    assert as_written(["est", "-", "ce", "qu", "'", "il", "a", "un", "chat", "?"]) == "Est-ce qu'il a un chat ?"
+    assert as_written(["été", "chaud"]) == "Été chaud"
+    assert as_written(["我", "看", "猫", "。"]) == "我看猫。"
+    assert as_written(["a", "b", "c"]) == "a b c" and as_written(["3", "a"]) == "3 a" and as_written([]) == ""
+
+
+def test_french_elides_wherever_french_does() -> None:
+    """No je / me / te / le / la / ne / de / que before a vowel anywhere in the corpus (j'ai, n'est, qu'il, l'aime),
+    and the text shown joins every elision (no "j ' ai")."""
+    clitics = {"je", "me", "te", "se", "le", "la", "ne", "de", "que"}
+    for ex in generate("en-fr", 5000, seed=3):
+        for word, following in zip(ex.tgt, ex.tgt[1:], strict=False):
+            assert not (word in clitics and following[:1] in "aeiouéèêâîôûœ"), ex.tgt_text
+        assert " ' " not in as_written(ex.tgt) and "' " not in as_written(ex.tgt), ex.tgt_text

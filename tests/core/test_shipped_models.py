@@ -63,13 +63,14 @@ def test_shipped_model_has_its_evaluation_report(name):
     assert float(seconds) > 0 and f"task: {DEMOS[name].task}" in text and "exact match" in text
 
 
-#: the issue-18 sentences, typed as people type them: capitals, punctuation, contractions, curly apostrophes
+#: the issue-18 sentences, typed as people type them: capitals, punctuation, contractions, curly apostrophes; the
+#: translation written as a sentence is (its first letter upper case)
 TYPED = {
-    "en-fr": [("The black cat sees the small dog.", "le chat noir voit le petit chien."),
-              ("The cats do not eat!", "les chats ne mangent pas !"),
-              ("The cats don't eat!", "les chats ne mangent pas !"),
-              ("The cats don’t eat!", "les chats ne mangent pas !"),
-              ("I'm happy.", "je suis heureux.")],
+    "en-fr": [("The black cat sees the small dog.", "Le chat noir voit le petit chien."),
+              ("The cats do not eat!", "Les chats ne mangent pas !"),
+              ("The cats don't eat!", "Les chats ne mangent pas !"),
+              ("The cats don’t eat!", "Les chats ne mangent pas !"),
+              ("I'm happy.", "Je suis heureux.")],
     "en-zh": [("The black cat sees the small dog.", "黑猫看见了小狗。"),
               ("The cats do not eat!", "猫不吃东西！"),
               ("The cats don't eat!", "猫不吃东西！"),

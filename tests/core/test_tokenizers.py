@@ -20,7 +20,8 @@ def test_specials_come_first_with_fixed_ids():
 def test_word_level_round_trip_and_visible_unknowns():
     tok = Tokenizer.word_level(WORDS)
     assert tok.tokenize("Le chat NOIR voit") == ["le", "chat", "noir", "voit"]
-    assert tok.decode(tok.encode("le chat noir")) == "le chat noir"
+    assert tok.decode(tok.encode("le chat noir")) == "Le chat noir"  # written as a sentence; the tokens stay lower case
+    assert tok.tokenize(tok.decode(tok.encode("le chat noir"))) == ["le", "chat", "noir"]
     assert tok.tokenize("le zèbre voit") == ["le", "<unk>", "voit"]  # never dropped
     assert tok.tokenize("été") == ["été"]  # accents kept
 

@@ -34,7 +34,7 @@ def test_the_phenomena_a_teacher_asks_for_are_offered():
     zh = {e.phenomenon for e in examples_for("en-zh")}
     assert {"adjective_order", "negation", "plural_agreement", "to_be", "question"} <= fr
     assert {"de", "measure_word", "resultative", "to_be", "question"} <= zh
-    assert gold_translation("en-fr", "the cat does not see the dog") == "le chat ne voit pas le chien"
+    assert gold_translation("en-fr", "the cat does not see the dog") == "Le chat ne voit pas le chien"
 
 
 def test_words_are_grouped_by_the_grammar_and_specials_are_left_out():

@@ -444,328 +444,343 @@
     <context>
         <name>Controls</name>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="61" />
+            <location filename="../../viz_app/widgets/controls.py" line="62" />
             <source>Shade cells blocked because a source token is &lt;pad&gt;</source>
             <translation>用阴影标出因源端词元为 &lt;pad&gt; 而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="62" />
+            <location filename="../../viz_app/widgets/controls.py" line="63" />
             <source>Shade cells blocked because a target token is &lt;pad&gt;</source>
             <translation>用阴影标出因目标端词元为 &lt;pad&gt; 而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="63" />
+            <location filename="../../viz_app/widgets/controls.py" line="64" />
             <source>Shade cells blocked because a decoder position may not look at later positions</source>
             <translation>用阴影标出因解码器位置不能看到其后位置而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="64" />
+            <location filename="../../viz_app/widgets/controls.py" line="65" />
             <source>Shade every blocked cell (all masks together)</source>
             <translation>用阴影标出所有被屏蔽的单元格（全部掩码合并）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="47" />
+            <location filename="../../viz_app/widgets/controls.py" line="48" />
             <source>greedy</source>
             <translation>贪心解码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="47" />
+            <location filename="../../viz_app/widgets/controls.py" line="48" />
             <source>sampling</source>
             <translation>采样</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="47" />
+            <location filename="../../viz_app/widgets/controls.py" line="48" />
             <source>beam search</source>
             <translation>束搜索</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="51" />
+            <location filename="../../viz_app/widgets/controls.py" line="52" />
             <source>weights</source>
             <translation>权重</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="51" />
+            <location filename="../../viz_app/widgets/controls.py" line="52" />
             <source>scores before softmax</source>
             <translation>softmax 前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="52" />
+            <location filename="../../viz_app/widgets/controls.py" line="53" />
             <source>rollout</source>
             <translation>注意力展开</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="52" />
+            <location filename="../../viz_app/widgets/controls.py" line="53" />
             <source>attribution (integrated gradients)</source>
             <translation>归因（积分梯度）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="53" />
+            <location filename="../../viz_app/widgets/controls.py" line="54" />
             <source>contributions ‖α·f(x)‖</source>
             <translation>贡献 ‖α·f(x)‖</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="53" />
+            <location filename="../../viz_app/widgets/controls.py" line="54" />
             <source>value zeroing</source>
             <translation>值置零</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="56" />
+            <location filename="../../viz_app/widgets/controls.py" line="57" />
             <source>0.5 steps/s</source>
             <translation>0.5 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="56" />
+            <location filename="../../viz_app/widgets/controls.py" line="57" />
             <source>1 step/s</source>
             <translation>1 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="56" />
+            <location filename="../../viz_app/widgets/controls.py" line="57" />
             <source>2 steps/s</source>
             <translation>2 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="57" />
+            <location filename="../../viz_app/widgets/controls.py" line="58" />
             <source>4 steps/s</source>
             <translation>4 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="57" />
+            <location filename="../../viz_app/widgets/controls.py" line="58" />
             <source>8 steps/s</source>
             <translation>8 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="160" />
+            <location filename="../../viz_app/widgets/controls.py" line="161" />
             <source>off</source>
             <comment>a spin box at its lowest value: the feature is disabled</comment>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="84" />
+            <location filename="../../viz_app/widgets/controls.py" line="85" />
             <source>Model: the bundled ones, or Open… a .safetensors checkpoint</source>
             <translation>模型：内置模型，或用“打开…”载入一个 .safetensors 检查点</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="145" />
+            <location filename="../../viz_app/widgets/controls.py" line="146" />
             <source>type a sentence in the source language</source>
             <translation>输入一个源语言句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="150" />
+            <location filename="../../viz_app/widgets/controls.py" line="151" />
             <source>leave empty to let the model translate</source>
             <translation>留空则由模型自行翻译</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="152" />
+            <location filename="../../viz_app/widgets/controls.py" line="153" />
             <source>Type a translation to teacher-force it; leave empty to let the model generate</source>
             <translation>输入译文即以教师强制方式送入解码器；留空则由模型自行生成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="159" />
+            <location filename="../../viz_app/widgets/controls.py" line="160" />
             <source>How the model chooses each next token when no target is typed</source>
             <translation>未输入目标句时，模型如何选择每一个下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="162" />
+            <location filename="../../viz_app/widgets/controls.py" line="163" />
             <source>Sampling temperature: below 1 sharper, above 1 flatter</source>
             <translation>采样温度：小于 1 分布更尖锐，大于 1 分布更平坦</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="165" />
+            <location filename="../../viz_app/widgets/controls.py" line="166" />
             <source>Sample only among the k most likely tokens (off = all)</source>
             <translation>只在概率最高的 k 个词元中采样（关闭 = 全部词元）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="167" />
+            <location filename="../../viz_app/widgets/controls.py" line="168" />
             <source>Nucleus sampling: the smallest set of tokens whose probability reaches p</source>
             <translation>核采样（nucleus sampling）：在累计概率达到 p 的最小词元集合中采样</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="169" />
+            <location filename="../../viz_app/widgets/controls.py" line="170" />
             <source>Random seed of the sampler: the same seed gives the same sample</source>
             <translation>采样器的随机种子：相同的种子得到相同的采样结果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="171" />
+            <location filename="../../viz_app/widgets/controls.py" line="172" />
             <source>Number of hypotheses kept at each step</source>
             <translation>每一步保留的候选序列数（束宽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="174" />
+            <location filename="../../viz_app/widgets/controls.py" line="175" />
             <source>Add &lt;pad&gt; tokens to the source up to N tokens, to see the source-padding mask at work</source>
             <translation>用 &lt;pad&gt; 词元把源句补足到 N 个词元，以观察源端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="177" />
+            <location filename="../../viz_app/widgets/controls.py" line="178" />
             <source>Add &lt;pad&gt; decoder inputs up to N, to see the target-padding mask at work</source>
             <translation>用 &lt;pad&gt; 把解码器输入补足到 N 个，以观察目标端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="336" />
+            <location filename="../../viz_app/widgets/controls.py" line="367" />
             <source>Decoding step: at step t the decoder has produced t tokens</source>
             <translation>解码步：第 t 步时，解码器已生成 t 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="347" />
+            <location filename="../../viz_app/widgets/controls.py" line="378" />
             <source>Playback speed</source>
             <translation>播放速度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="400" />
+            <location filename="../../viz_app/widgets/controls.py" line="431" />
             <source>What the heatmap shows: the attention weights, the scores before the softmax, the attention rollout from the source to each target position, how much each token moved the chosen token (attribution), or what each attended token actually added (weight × size of its transformed value)</source>
             <translation>热力图显示的内容：注意力权重、softmax 之前的分数、从源句到每个目标位置的注意力 rollout、每个词元对所选词元的推动有多大（归因），或每个被关注的词元实际加进去了多少（权重 × 其变换后值向量的大小）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="410" />
+            <location filename="../../viz_app/widgets/controls.py" line="441" />
             <source>L</source>
             <comment>prefix of a layer number: L0, L1…</comment>
             <translation>L</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="411" />
+            <location filename="../../viz_app/widgets/controls.py" line="442" />
             <source>Layer (0 = closest to the input)</source>
             <translation>层（0 = 最靠近输入的一层）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="414" />
+            <location filename="../../viz_app/widgets/controls.py" line="445" />
             <source>One head, or the mean of all heads of the layer</source>
             <translation>单个注意力头，或该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="418" />
+            <location filename="../../viz_app/widgets/controls.py" line="449" />
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="419" />
+            <location filename="../../viz_app/widgets/controls.py" line="450" />
             <source>Colour by log(weight): makes small weights visible</source>
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="518" />
+            <location filename="../../viz_app/widgets/controls.py" line="549" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="101" />
+            <location filename="../../viz_app/widgets/controls.py" line="102" />
             <source>Open…</source>
             <translation>打开…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="185" />
+            <location filename="../../viz_app/widgets/controls.py" line="193" />
             <source>&amp;Source</source>
             <translation>源句(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="188" />
+            <location filename="../../viz_app/widgets/controls.py" line="196" />
             <source>&amp;Target</source>
             <translation>目标句(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="198" />
+            <location filename="../../viz_app/widgets/controls.py" line="207" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="198" />
+            <location filename="../../viz_app/widgets/controls.py" line="207" />
             <source>&amp;Decoding</source>
             <translation>解码(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="199" />
+            <location filename="../../viz_app/widgets/controls.py" line="208" />
             <source>temp.</source>
             <comment>sampling temperature</comment>
             <translation>温度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="200" />
+            <location filename="../../viz_app/widgets/controls.py" line="209" />
             <source>top-k</source>
             <translation>top-k</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="200" />
+            <location filename="../../viz_app/widgets/controls.py" line="209" />
             <source>top-p</source>
             <translation>top-p</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="201" />
+            <location filename="../../viz_app/widgets/controls.py" line="210" />
             <source>seed</source>
             <translation>种子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="201" />
+            <location filename="../../viz_app/widgets/controls.py" line="210" />
             <source>beams</source>
             <translation>束宽</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="202" />
+            <location filename="../../viz_app/widgets/controls.py" line="211" />
             <source>pad source to</source>
             <translation>源端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="202" />
+            <location filename="../../viz_app/widgets/controls.py" line="211" />
             <source>pad target to</source>
             <translation>目标端填充至</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/controls.py" line="309" />
+            <source>Translation: {text}</source>
+            <translation>译文：{text}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/controls.py" line="340" />
             <source>teacher forcing the typed target</source>
             <translation>教师强制：使用输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="379" />
+            <location filename="../../viz_app/widgets/controls.py" line="410" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="424" />
+            <location filename="../../viz_app/widgets/controls.py" line="455" />
             <source>Sho&amp;w</source>
             <translation>显示(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="424" />
+            <location filename="../../viz_app/widgets/controls.py" line="455" />
             <source>&amp;Attention</source>
             <translation>注意力(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="425" />
+            <location filename="../../viz_app/widgets/controls.py" line="456" />
             <source>La&amp;yer</source>
             <translation>层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="426" />
+            <location filename="../../viz_app/widgets/controls.py" line="457" />
             <source>&amp;Head</source>
             <translation>头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="426" />
+            <location filename="../../viz_app/widgets/controls.py" line="457" />
             <source>&amp;Colours</source>
             <translation>配色(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="429" />
+            <location filename="../../viz_app/widgets/controls.py" line="460" />
             <source>Masks:</source>
             <translation>掩码：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="464" />
+            <location filename="../../viz_app/widgets/controls.py" line="495" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="94" />
+            <location filename="../../viz_app/widgets/controls.py" line="95" />
             <source>(no model)</source>
             <translation>（无模型）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="482" />
+            <location filename="../../viz_app/widgets/controls.py" line="311" />
+            <source>as its grammar translates it</source>
+            <translation>与语法给出的译文一致</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/controls.py" line="513" />
             <source>Not for a sentence this long: its maps are computed one at a time when shown</source>
             <translation>句子过长时不可用：其注意力图只在显示时逐张计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="466" />
+            <location filename="../../viz_app/widgets/controls.py" line="497" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>头 {head}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/controls.py" line="313" />
+            <source>its grammar: {text}</source>
+            <translation>语法给出的译文：{text}</translation>
         </message>
         <message>
             <source>What the heatmap shows: the attention weights, the scores before the softmax, or the attention rollout from the source to each target position</source>
@@ -1407,12 +1422,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>H{head}</translation>
         </message>
         <message>
-            <source>The attention mass put on &lt;pad&gt; keys.</source>
-            <translation type="vanished">落在 &lt;pad&gt; 键上的注意力总量。</translation>
-        </message>
-        <message>
             <source>{metric} of every head · {kind} · step {step} ({rows} query rows) · colours span the fixed range {low} … {high}</source>
             <translation type="vanished">各头的{metric} · {kind} · 第 {step} 步（{rows} 个查询行）· 颜色对应固定范围 {low} … {high}</translation>
+        </message>
+        <message>
+            <source>The attention mass put on &lt;pad&gt; keys.</source>
+            <translation type="vanished">落在 &lt;pad&gt; 键上的注意力总量。</translation>
         </message>
     </context>
     <context>
@@ -1707,7 +1722,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已停止本次运行；修改句子即可重新运行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="422" />
+            <location filename="../../viz_app/scope/controller.py" line="423" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
@@ -1737,12 +1752,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="409" />
+            <location filename="../../viz_app/scope/controller.py" line="410" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="411" />
+            <location filename="../../viz_app/scope/controller.py" line="412" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
@@ -1762,22 +1777,22 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>会话中的第 {step} 步超出了这个句子的最后一步：显示的是第 {steps} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="372" />
+            <location filename="../../viz_app/scope/controller.py" line="373" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="389" />
+            <location filename="../../viz_app/scope/controller.py" line="390" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="399" />
+            <location filename="../../viz_app/scope/controller.py" line="400" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="468" />
+            <location filename="../../viz_app/scope/controller.py" line="469" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
@@ -1787,17 +1802,17 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="385" />
+            <location filename="../../viz_app/scope/controller.py" line="386" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="386" />
+            <location filename="../../viz_app/scope/controller.py" line="387" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="402" />
+            <location filename="../../viz_app/scope/controller.py" line="403" />
             <source>{error}; opened {fallback} instead</source>
             <translation>{error}；已改为打开 {fallback}</translation>
         </message>
@@ -2309,122 +2324,122 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="366" />
+            <location filename="../../viz_app/window/bindings.py" line="368" />
             <source>computing…</source>
             <translation>计算中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="446" />
+            <location filename="../../viz_app/window/bindings.py" line="448" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="317" />
+            <location filename="../../viz_app/window/bindings.py" line="319" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="437" />
+            <location filename="../../viz_app/window/bindings.py" line="439" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="439" />
+            <location filename="../../viz_app/window/bindings.py" line="441" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="441" />
+            <location filename="../../viz_app/window/bindings.py" line="443" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="443" />
+            <location filename="../../viz_app/window/bindings.py" line="445" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="521" />
+            <location filename="../../viz_app/window/bindings.py" line="523" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="266" />
+            <location filename="../../viz_app/window/bindings.py" line="268" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="546" />
+            <location filename="../../viz_app/window/bindings.py" line="548" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="550" />
+            <location filename="../../viz_app/window/bindings.py" line="552" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="567" />
+            <location filename="../../viz_app/window/bindings.py" line="569" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="571" />
+            <location filename="../../viz_app/window/bindings.py" line="573" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="607" />
+            <location filename="../../viz_app/window/bindings.py" line="609" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="610" />
+            <location filename="../../viz_app/window/bindings.py" line="612" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="314" />
+            <location filename="../../viz_app/window/bindings.py" line="316" />
             <source>Computing the attribution…</source>
             <translation>正在计算归因…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="315" />
+            <location filename="../../viz_app/window/bindings.py" line="317" />
             <source>Computing the contributions…</source>
             <translation>正在计算贡献…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="316" />
+            <location filename="../../viz_app/window/bindings.py" line="318" />
             <source>Computing value zeroing…</source>
             <translation>正在计算值置零…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="320" />
+            <location filename="../../viz_app/window/bindings.py" line="322" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="445" />
+            <location filename="../../viz_app/window/bindings.py" line="447" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="695" />
+            <location filename="../../viz_app/window/bindings.py" line="697" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="468" />
+            <location filename="../../viz_app/window/bindings.py" line="470" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="705" />
+            <location filename="../../viz_app/window/bindings.py" line="707" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="465" />
+            <location filename="../../viz_app/window/bindings.py" line="467" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -4066,87 +4081,142 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>符号</translation>
         </message>
         <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="47" />
+            <source>Greetings and set phrases</source>
+            <translation>问候语和常用语</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="48" />
+            <source>A noun phrase alone: the black cat</source>
+            <translation>单独的名词短语：the black cat</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="49" />
+            <source>There is / there are</source>
+            <translation>There is / there are（“有”）</translation>
+        </message>
+        <message>
             <location filename="../../viz_app/widgets/typing_guide.py" line="50" />
+            <source>Possessive 's</source>
+            <translation>所有格 's</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="51" />
+            <source>Where, who, what, how many?</source>
+            <translation>where、who、what、how many 疑问句</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="52" />
+            <source>Comparatives: bigger than</source>
+            <translation>比较级：bigger than</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="53" />
+            <source>Present progressive: am eating</source>
+            <translation>现在进行时：am eating</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="54" />
+            <source>Can / cannot: savoir, 会</source>
+            <translation>can / cannot：savoir、会</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="55" />
+            <source>Partitives: du, de l', une tasse de</source>
+            <translation>部分冠词：du、de l'、une tasse de</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="56" />
+            <source>Weather and days</source>
+            <translation>天气和星期</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="57" />
+            <source>Negation: 不, 没</source>
+            <translation>否定：不、没</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/typing_guide.py" line="61" />
             <source>Nouns</source>
             <translation>名词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="51" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="62" />
             <source>Adjectives</source>
             <translation>形容词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="52" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="63" />
             <source>Verbs</source>
             <translation>动词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="53" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="64" />
             <source>Pronouns</source>
             <translation>代词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="54" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="65" />
             <source>Determiners</source>
             <translation>限定词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="55" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="66" />
             <source>Prepositions</source>
             <translation>介词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="56" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="67" />
             <source>Function words</source>
             <translation>虚词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="58" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="69" />
             <source>Other words</source>
             <translation>其他词</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="78" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="89" />
             <source>&lt;b&gt;Try a sentence&lt;/b&gt; (click it: it goes to the source box)</source>
             <translation>&lt;b&gt;试试这些句子&lt;/b&gt;（点一下，句子就会填进源句框）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="84" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="95" />
             <source>&lt;b&gt;Words the model knows&lt;/b&gt; (double-click one to add it)</source>
             <translation>&lt;b&gt;模型认识的词&lt;/b&gt;（双击可把词加进源句）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="87" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="98" />
             <source>filter the words…</source>
             <translation>筛选词语…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="112" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="123" />
             <source>No model is loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="117" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="128" />
             <source>This model's source vocabulary ({count} entries), alphabetically. A word it lacks is cut into pieces or becomes an unknown token.</source>
             <translation>这个模型的源语言词表（共 {count} 项），按字母顺序排列。词表里没有的词会被切成小片段，或者变成未知词元。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="121" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="132" />
             <source>This demo model learned a small grammar: it knows these {count} words and nothing else; any other word becomes &lt;unk&gt;, and the translation turns to nonsense.</source>
             <translation>这个演示模型只学过一套小语法：它只认识下面这 {count} 个词，别的词都会变成 &lt;unk&gt;，译文也就乱了套。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="128" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="139" />
             <source>{phenomenon}:  {sentence}</source>
             <translation>{phenomenon}：{sentence}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="131" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="142" />
             <source>The model translates it as: {target}</source>
             <translation>模型的译文：{target}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/typing_guide.py" line="185" />
+            <location filename="../../viz_app/widgets/typing_guide.py" line="196" />
             <source>… {count} more: type in the filter to narrow the list</source>
             <translation>……还有 {count} 个：在筛选框里输入文字可缩小范围</translation>
         </message>
@@ -4483,6 +4553,16 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <location filename="../../viz_app/scope/notices.py" line="49" />
             <source>read with nn.Transformer's default ReLU, which its weights cannot confirm: a model built with activation="gelu" needs --activation gelu</source>
             <translation>已按 nn.Transformer 的默认设置读取（ReLU 激活），但权重本身无法证实：若模型构建时把激活函数设成了 gelu，请加上 --activation gelu</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="52" />
+            <source>this sentence is outside the small grammar the {task} demo model was trained on: its translation may be wrong</source>
+            <translation>这句话不在 {task} 演示模型训练所用的小语法之内：它的译文可能有误</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="54" />
+            <source>the model's translation is wrong: its grammar translates this sentence as “{expected}”</source>
+            <translation>模型的译文有误：按它的语法，这句话应译为“{expected}”</translation>
         </message>
         <message>
             <location filename="../../viz_app/workers/model_worker.py" line="70" />

@@ -368,7 +368,8 @@ class ScopeController(QObject):
             self.errorCleared.emit()
         self.state.set_result(result.trace, result.history, forced=result.forced, notices=notices,
                               baseline_logprobs=result.baseline_logprobs, baseline_output=result.baseline_output,
-                              elapsed_ms=result.elapsed_ms, step=step, selection=selection)
+                              elapsed_ms=result.elapsed_ms, step=step, selection=selection,
+                              translation=result.translation, expected=result.expected)
         self.noticesChanged.emit(tr("MainWindow", "Note: {notes}").format(notes="; ".join(notices)) if notices else "")
         self.resultShown.emit(result)
         self.persistence.save_view()

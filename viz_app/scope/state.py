@@ -107,6 +107,8 @@ class AppState(QObject):
         # with an ablation, the intact model's view of the same inputs (for before/after)
         self.baseline_logprobs: np.ndarray | None = None
         self.baseline_output: str | None = None
+        self.translation: str | None = None  # the model's generated translation as text (None: typed target)
+        self.expected: str | None = None  # what the task's grammar translates the sentence as (a demo model)
 
     # ------------------------------------------------------------------ the value
     @property
@@ -277,7 +279,7 @@ class AppState(QObject):
     def set_result(self, trace: Trace | None, history: tuple[tuple[Beam, ...], ...] = (), *, forced: bool = False,
                    notices: tuple[str, ...] = (), elapsed_ms: float | None = None, step: int | None = None,
                    baseline_logprobs: np.ndarray | None = None, baseline_output: str | None = None,
-                   selection: dict | None = None) -> None:
+                   selection: dict | None = None, translation: str | None = None, expected: str | None = None) -> None:
         """Install a new trace (one ``traceChanged``). Without an explicit ``step``: follow the end if we were at
         the end. ``selection`` (kind, layer and/or head) is applied with it, clamped to the new trace's sizes: a
         remembered view arrives with the first result, in the same redraw."""
@@ -291,6 +293,8 @@ class AppState(QObject):
         self.elapsed_ms = elapsed_ms
         self.baseline_logprobs = baseline_logprobs
         self.baseline_output = baseline_output
+        self.translation = translation
+        self.expected = expected
         if step is None:
             step = self.n_steps if at_end else self.step
         sel = self._scope.selection

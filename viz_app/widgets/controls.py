@@ -10,6 +10,7 @@ identifiers (decoding methods, attention kinds, overlay names, milliseconds).
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -177,6 +178,13 @@ class InputPanel(QWidget):
         self.pad_tgt.setToolTip(tr("Controls", "Add <pad> decoder inputs up to N, to see the target-padding mask at work"))
         self.mode_label = QLabel(self)
         self.mode_label.setObjectName("modeLabel")
+        # the model's translation as text, and beside it the one its grammar gives (a demo model's sentence)
+        self.translation = QLabel(self)
+        self.translation.setObjectName("translationLabel")
+        self.translation.setWordWrap(True)
+        self.translation.setTextFormat(Qt.TextFormat.RichText)
+        self.translation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.translation.hide()
 
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
@@ -188,6 +196,7 @@ class InputPanel(QWidget):
         grid.addWidget(QLabel(tr("Controls", "&Target"), self, buddy=self.target), 2, 0)
         grid.addWidget(self.target, 2, 1)
         grid.addWidget(self.target_chips, 3, 1)
+        grid.addWidget(self.translation, 4, 1)
         grid.setColumnStretch(1, 1)
 
         options_box = QWidget(self)
@@ -289,6 +298,28 @@ class InputPanel(QWidget):
                 with QSignalBlocker(edit):
                     edit.setText(text)
         self._update_visibility()
+
+    def show_translation(self, model: str | None, expected: str | None) -> None:
+        """The model's translation as text and, for a sentence of its task's grammar, the grammar's beside it: marked
+        ✓ when they agree, in red when the model's is wrong. None (a typed target, no result): hidden."""
+        if model is None:
+            self.translation.clear()
+            self.translation.hide()
+            return
+        line = tr("Controls", "Translation: {text}").format(text=f"<b>{html.escape(model)}</b>")
+        if expected is not None and expected == model:
+            line += " &nbsp;✓ " + html.escape(tr("Controls", "as its grammar translates it"))
+        elif expected is not None:
+            line += " &nbsp;<span style='color:#c0392b'>✗ " + tr("Controls", "its grammar: {text}").format(
+                text=f"<b>{html.escape(expected)}</b>") + "</span>"
+        self.translation.setText(line)
+        self.translation.show()
+
+    def set_font_point_size(self, pt: float) -> None:
+        """Presenter mode and Ctrl +/−: the translation line grows with the chips (read from the back of a room)."""
+        font = QFont(self.translation.font())
+        font.setPointSizeF(pt)
+        self.translation.setFont(font)
 
     def show_padding(self, pad_src: int, pad_tgt: int, limit: int | None = None) -> None:
         blockers = _blocked(self.pad_src, self.pad_tgt)

@@ -44,6 +44,17 @@ PHENOMENON_LABELS: dict[str, tuple[str, str]] = {
     "question": N_("TypingGuide", "Questions"),
     "resultative": N_("TypingGuide", "Did not / cannot see: 没看见, 看不见"),
     "symbols": N_("TypingGuide", "Symbols"),
+    "greeting": N_("TypingGuide", "Greetings and set phrases"),
+    "bare_np": N_("TypingGuide", "A noun phrase alone: the black cat"),
+    "there_is": N_("TypingGuide", "There is / there are"),
+    "possessive": N_("TypingGuide", "Possessive 's"),
+    "wh_question": N_("TypingGuide", "Where, who, what, how many?"),
+    "comparative": N_("TypingGuide", "Comparatives: bigger than"),
+    "progressive": N_("TypingGuide", "Present progressive: am eating"),
+    "can": N_("TypingGuide", "Can / cannot: savoir, 会"),
+    "partitive": N_("TypingGuide", "Partitives: du, de l', une tasse de"),
+    "weather": N_("TypingGuide", "Weather and days"),
+    "negation_zh": N_("TypingGuide", "Negation: 不, 没"),
 }
 #: word-class key → marked display name (the keys are model_core.typing_guide.WORD_CLASSES)
 CLASS_LABELS: dict[str, tuple[str, str]] = {

@@ -222,6 +222,8 @@ class ChipsBinding(QObject):
     @Slot()
     def refresh(self) -> None:
         trace = self.state.trace
+        self.inputs.show_translation(None if trace is None or self.state.forced else self.state.translation,
+                                     self.state.expected)
         tokens = list(trace.src_tokens) if trace is not None else []
         specials = self.state.model.src_specials if self.state.model is not None else None  # the vocabulary's own names
         surfaces = trace.src_surfaces if trace is not None else None

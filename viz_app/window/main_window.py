@@ -121,7 +121,7 @@ class MainWindow(QMainWindow):
             language_actions=self.act_languages, show_status=self.show_status,
             base_point_size=QApplication.font().pointSizeF(),
             sized=lambda: (self.heatmap, self.mosaic, self.next_token, self.positional, self.inputs.source_chips,
-                           self.inputs.target_chips, self.step_bar, self.typing_guide, *lesson_sized(self)))
+                           self.inputs.target_chips, self.inputs, self.step_bar, self.typing_guide, *lesson_sized(self)))
         self.appearance.languageChangeRequested.connect(self.languageChangeRequested)
         self.presenter = PresenterMode(
             self, secondary_docks=lambda: [d for d in window_docks(self) if d not in (self.dock_inputs, self.dock_next)],

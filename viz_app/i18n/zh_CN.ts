@@ -1783,129 +1783,139 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="186" />
-            <source>query: decoder input → token it predicts</source>
-            <translation>查询：解码器输入 → 它预测的词元</translation>
+            <location filename="../../viz_app/widgets/map_view.py" line="202" />
+            <source>query: decoder input → token it chose</source>
+            <translation>查询：解码器输入 → 它选中的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="136" />
+            <location filename="../../viz_app/widgets/map_view.py" line="137" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="185" />
+            <location filename="../../viz_app/widgets/map_view.py" line="199" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="341" />
+            <location filename="../../viz_app/widgets/map_view.py" line="201" />
+            <source>query: decoder input → next typed token</source>
+            <translation>查询：解码器输入 → 下一个键入的词元</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="357" />
             <source>Integrated gradients</source>
             <translation>积分梯度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="342" />
+            <location filename="../../viz_app/widgets/map_view.py" line="358" />
             <source>Gradient × input</source>
             <translation>梯度 × 输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="344" />
+            <location filename="../../viz_app/widgets/map_view.py" line="360" />
             <source>{method} over the target prefix · step {step} / {total}</source>
             <translation>{method}：目标前缀 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="346" />
+            <location filename="../../viz_app/widgets/map_view.py" line="362" />
             <source>{method} over the source · step {step} / {total}</source>
             <translation>{method}：源句 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="357" />
+            <location filename="../../viz_app/widgets/map_view.py" line="373" />
             <source>earlier target token (decoder input)</source>
             <translation>之前的目标词元（解码器输入）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="357" />
+            <location filename="../../viz_app/widgets/map_view.py" line="373" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="137" />
+            <location filename="../../viz_app/widgets/map_view.py" line="138" />
             <source>{kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>{kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="240" />
+            <location filename="../../viz_app/widgets/map_view.py" line="192" />
+            <source>{label} (model: {token})</source>
+            <translation>{label}（模型：{token}）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="256" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="240" />
+            <location filename="../../viz_app/widgets/map_view.py" line="256" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="247" />
+            <location filename="../../viz_app/widgets/map_view.py" line="263" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="421" />
+            <location filename="../../viz_app/widgets/map_view.py" line="437" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="136" />
+            <location filename="../../viz_app/widgets/map_view.py" line="137" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="251" />
+            <location filename="../../viz_app/widgets/map_view.py" line="267" />
             <source>{title} · switched OFF (adds nothing to the layer)</source>
             <translation>{title} · 已关闭（对该层输出没有贡献）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="255" />
+            <location filename="../../viz_app/widgets/map_view.py" line="271" />
             <source>Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}</source>
             <translation>值置零 · {kind} · 第 {layer} 层，全部头 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="259" />
+            <location filename="../../viz_app/widgets/map_view.py" line="275" />
             <source>‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="278" />
+            <location filename="../../viz_app/widgets/map_view.py" line="294" />
             <source>{title}
 rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{title}
 第 {r0}–{r1} 行（共 {rows} 行），第 {c0}–{c1} 列（共 {cols} 列）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="253" />
+            <location filename="../../viz_app/widgets/map_view.py" line="269" />
             <source>{title} · {n} of {total} heads OFF</source>
             <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="352" />
+            <location filename="../../viz_app/widgets/map_view.py" line="368" />
             <source>L{layer} H{head}</source>
             <translation>L{layer} H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="353" />
+            <location filename="../../viz_app/widgets/map_view.py" line="369" />
             <source>L{layer} mean</source>
             <translation>L{layer} 各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="355" />
+            <location filename="../../viz_app/widgets/map_view.py" line="371" />
             <source>{title} · agreement with {which}: ρ = {rho}</source>
             <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="364" />
+            <location filename="../../viz_app/widgets/map_view.py" line="380" />
             <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="264" />
+            <location filename="../../viz_app/widgets/map_view.py" line="280" />
             <source>{title} · {share} % from the source</source>
             <translation>{title} · {share}% 来自源句</translation>
         </message>
@@ -2186,8 +2196,8 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
         </message>
         <message>
             <location filename="../../viz_app/window/actions.py" line="95" />
-            <source>Label each decoder row by its input token instead of the token it predicts</source>
-            <translation>用输入词元而不是它预测的词元来标注解码器的每一行</translation>
+            <source>Label each decoder row by its input token instead of the token that follows it</source>
+            <translation>用输入词元而不是其后的词元来标注解码器的每一行</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/actions.py" line="97" />
@@ -2505,17 +2515,17 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>对齐连线（源句 → 译文）(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="99" />
+            <location filename="../../viz_app/window/main_window.py" line="101" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="215" />
+            <location filename="../../viz_app/window/main_window.py" line="217" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="216" />
+            <location filename="../../viz_app/window/main_window.py" line="218" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
@@ -2668,6 +2678,14 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <location filename="../../viz_app/window/wiring.py" line="44" />
             <source>The overview of every head could not be computed: {error}</source>
             <translation>无法计算所有注意力头的总览：{error}</translation>
+        </message>
+        <message>
+            <source>query: decoder input → token it predicts</source>
+            <translation type="vanished">查询：解码器输入 → 它预测的词元</translation>
+        </message>
+        <message>
+            <source>Label each decoder row by its input token instead of the token it predicts</source>
+            <translation type="vanished">用输入词元而不是它预测的词元来标注解码器的每一行</translation>
         </message>
         <message>
             <source>&amp;Alignment with gold links</source>

@@ -92,7 +92,7 @@ class WindowActions:
         self.act_clear_ablation = action(tr("MainWindow", "Switch every head back &on"), ["Ctrl+Shift+B"],
                                          tr("MainWindow", "Undo every ablation: the intact model again"))
         self.act_input_labels = action(tr("MainWindow", "Label rows by the decoder &input"), [],
-                                       tr("MainWindow", "Label each decoder row by its input token instead of the token it predicts"))
+                                       tr("MainWindow", "Label each decoder row by its input token instead of the token that follows it"))
         self.act_input_labels.setCheckable(True)
         self.act_typing_guide = action(tr("MainWindow", "&What can I type?"), ["F2"],
                                        tr("MainWindow", "The words this model knows, and sentences it translates correctly"))

@@ -182,3 +182,35 @@ def test_the_shortcut_sheet_lists_every_key_the_window_has(window):
     missing = [a.text() for a in window.findChildren(QAction) if not a.shortcut().isEmpty() and a.text() and id(a) not in listed]
     assert missing == []
     assert window.act_save_session in window.shortcut_actions() and window.act_train in window.shortcut_actions()
+
+
+def test_the_presenter_and_language_flags_open_the_window_presenting_in_that_language(qapp, tiny_checkpoint, tmp_path,
+                                                                                     monkeypatch):
+    """``attention-scope --presenter --language zh_CN``: presenting from the first paint, in Chinese for that run; the
+    remembered language stays what it was."""
+    from viz_app.i18n import install, tr
+    from viz_app.scope.settings import AppSettings
+    from viz_app.shell import app as app_module
+
+    settings = tmp_path / "settings.ini"
+    AppSettings(settings).set("view/language", "en")
+    monkeypatch.setenv("ATTENTION_SCOPE_SETTINGS", str(settings))
+    monkeypatch.setenv(app_module.PROBE_ENV, "1")  # quits once the first heatmap is painted
+    monkeypatch.setenv(app_module.PROBE_TIMEOUT_ENV, "60")
+    seen: dict[str, object] = {}
+    remove = app_module._StartupProbe.remove
+
+    def record(probe) -> None:
+        w = probe.window
+        seen.update(presenting=w.presenter.active, full=w.isFullScreen(), dock=w.dock_inputs.windowTitle(),
+                    checked=w.act_languages["zh_CN"].isChecked())
+        remove(probe)
+
+    monkeypatch.setattr(app_module._StartupProbe, "remove", record)
+    try:
+        assert app_module.run([str(tiny_checkpoint), "--presenter", "--language", "zh_CN"]) == 0
+    finally:
+        install("en")
+    assert seen == {"presenting": True, "full": True, "dock": "句子", "checked": True}
+    assert tr("MainWindow", "Sentence") == "Sentence"
+    assert AppSettings(settings).get_str("view/language") == "en"

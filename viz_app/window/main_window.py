@@ -88,13 +88,15 @@ WORKER_START_DEADLINE_MS = 1000
 
 
 class MainWindow(QMainWindow):
-    """Attention Scope's window. ``settings`` None uses the user's QSettings; tests pass a temp file."""
+    """Attention Scope's window. ``settings`` None uses the user's QSettings; tests pass a temp file. ``language``: the
+    UI language this run was started in (``--language``), checked in the menu instead of the remembered one."""
 
     #: the user chose another UI language ("" = the system's); the application rebuilds the window
     languageChangeRequested = Signal(str)
 
     def __init__(self, settings: AppSettings | None = None, *, model: str | None = None, host: WorkerHost | None = None,
-                 autoload: bool = True, device: str | None = None, dtype: str | None = None) -> None:
+                 autoload: bool = True, device: str | None = None, dtype: str | None = None,
+                 language: str | None = None) -> None:
         super().__init__()
         self.setWindowTitle(tr("MainWindow", "Attention Scope"))
         self.setObjectName("AttentionScopeMainWindow")
@@ -151,7 +153,7 @@ class MainWindow(QMainWindow):
         self.layout_keeper.watch()
         self.settings.on_problem(lambda text: self.settings_banner.show_message(text, "notice"))  # told once, never blocks
         self.set_theme(self.settings.get_str("view/theme", "system"), save=False)
-        language = self.settings.get_str("view/language", "")
+        language = language or self.settings.get_str("view/language", "")
         self.act_languages.get(language, self.act_languages[""]).setChecked(True)
         if autoload:
             self.controller.open_initial_model(model, is_session=looks_like_session)

@@ -367,67 +367,72 @@
     <context>
         <name>Compare</name>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="40" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="56" />
             <source>Sentence B, e.g. the cats see the dog</source>
             <translation>句子 B，例如 the cats see the dog</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="42" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="58" />
             <source>Target B (optional; empty: the target of A, or the model translates)</source>
             <translation>目标 B（可选；留空则沿用 A 的目标，或由模型翻译）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="43" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="59" />
             <source>Compare with the current sentence</source>
             <translation>与当前句子比较</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="97" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="85" />
+            <source>Type sentence B above and press Compare: A (the sentence in the window), B and A − B of the map you are looking at appear here, side by side.</source>
+            <translation>在上方输入句子 B，然后点击“与当前句子比较”：A（窗口中的句子）、B 以及当前所看注意力图的 A − B 会并排显示在这里。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/compare_view.py" line="135" />
             <source>A − B (red: A attends more, blue: B does)</source>
             <translation>A − B（红：A 关注更多，蓝：B 关注更多）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="113" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="152" />
             <source>; </source>
             <translation>；</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="121" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="160" />
             <source>step {step}: A chose {a} ({la}), B chose {b} ({lb})</source>
             <translation>第 {step} 步：A 选了 {a}（{la}），B 选了 {b}（{lb}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="94" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="132" />
             <source>A − B is not drawn for this attention: {reason}.</source>
             <translation>这种注意力不画 A − B：{reason}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="110" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="149" />
             <source>the sources have {a} and {b} tokens</source>
             <translation>两个源句分别有 {a} 和 {b} 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="112" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="151" />
             <source>the targets have {a} and {b} positions</source>
             <translation>两个目标分别有 {a} 和 {b} 个位置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="126" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="165" />
             <source>From step {step} on, A and B continue different prefixes: give both the same target to compare like for like.</source>
             <translation>从第 {step} 步起，A 和 B 的前缀已不相同：给两者相同的目标，才能逐项对比。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="90" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="128" />
             <source>{side}: {sentence}</source>
             <translation>{side}：{sentence}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/compare_sentences.py" line="81" />
+            <location filename="../../viz_app/window/compare_sentences.py" line="82" />
             <source>Compare t&amp;wo sentences…</source>
             <translation>比较两个句子(&amp;W)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/compare_sentences.py" line="83" />
+            <location filename="../../viz_app/window/compare_sentences.py" line="84" />
             <source>Run a second sentence beside the current one and show A, B and A − B of every map</source>
             <translation>在当前句子旁再运行一个句子，显示每张图的 A、B 和 A − B</translation>
         </message>
@@ -2440,67 +2445,67 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>注意力头统计</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="141" />
+            <location filename="../../viz_app/window/layout.py" line="143" />
             <source>Heads</source>
             <translation>注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="142" />
+            <location filename="../../viz_app/window/layout.py" line="144" />
             <source>Next token</source>
             <translation>下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="143" />
+            <location filename="../../viz_app/window/layout.py" line="145" />
             <source>Positional encoding</source>
             <translation>位置编码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="145" />
+            <location filename="../../viz_app/window/layout.py" line="147" />
             <source>What can I type?</source>
             <translation>可以输入什么？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="156" />
+            <location filename="../../viz_app/window/layout.py" line="159" />
             <source>Ablation</source>
             <translation>消融</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="159" />
+            <location filename="../../viz_app/window/layout.py" line="162" />
             <source>Model inspector</source>
             <translation>模型检视器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="160" />
+            <location filename="../../viz_app/window/layout.py" line="163" />
             <source>Train</source>
             <translation>训练</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="183" />
+            <location filename="../../viz_app/window/layout.py" line="186" />
             <source>no model</source>
             <translation>无模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="189" />
+            <location filename="../../viz_app/window/layout.py" line="192" />
             <source>Heads or the positional encoding are switched off: the model is not intact</source>
             <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="194" />
+            <location filename="../../viz_app/window/layout.py" line="197" />
             <source>Model activity</source>
             <translation>模型运行状态</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="194" />
+            <location filename="../../viz_app/window/layout.py" line="197" />
             <source>Loaded model</source>
             <translation>已加载的模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="195" />
+            <location filename="../../viz_app/window/layout.py" line="198" />
             <source>Device and number format</source>
             <translation>设备与数值格式</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="196" />
+            <location filename="../../viz_app/window/layout.py" line="199" />
             <source>Duration of the last model call</source>
             <translation>上一次模型调用的耗时</translation>
         </message>
@@ -2515,17 +2520,17 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>对齐连线（源句 → 译文）(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="101" />
+            <location filename="../../viz_app/window/main_window.py" line="102" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="217" />
+            <location filename="../../viz_app/window/main_window.py" line="220" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="218" />
+            <location filename="../../viz_app/window/main_window.py" line="221" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
@@ -4316,32 +4321,32 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{w} × v({token})</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="104" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="108" />
             <source>Computing…</source>
             <translation>正在计算…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="71" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="75" />
             <source>A sentence this long is not walked through: replaying it would keep every map the window computes one at a time.</source>
             <translation>这么长的句子无法逐步演示：重放计算会保留所有注意力图，而窗口一次只计算一张。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="75" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="79" />
             <source>The rollout combines every layer and head, so no single computation made this cell: switch to the weights view and click a cell of one attention map.</source>
             <translation>注意力展开综合了所有层和所有头，这个格子并不是某一次计算的结果：请切换到权重视图，再点击某一张注意力图中的格子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="80" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="84" />
             <source>This view does not show one head's attention weights: set Show to weights or scores, then click a cell.</source>
             <translation>这个视图显示的不是某一个头的注意力权重：请把“显示”设为权重或分数，再点击格子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="88" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="92" />
             <source>This row is not computed yet at this step: step forward, then click it.</source>
             <translation>这一步还没有算到这一行：先往前走几步，再点击它。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="95" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="99" />
             <source>The map shows the mean of the heads; this is head {head}, the head that gives this cell the most weight.</source>
             <translation>图中显示的是各头平均；这里展示的是头 {head}，也就是给这个格子权重最大的那个头。</translation>
         </message>

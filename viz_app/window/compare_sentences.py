@@ -46,8 +46,9 @@ class SentenceComparison(QObject):
         self.dock.setObjectName("dock_compare")
         self.dock.setWidget(self.panel)
         w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
-        # three maps side by side need height to be read: half the window the first time (the user resizes after)
-        w.resizeDocks([self.dock], [max(420, w.height() // 2)], Qt.Orientation.Vertical)
+        # three maps side by side need height to be read: half the window the first time (the user resizes after);
+        # never more, so that on a small screen the map above keeps its room
+        w.resizeDocks([self.dock], [w.height() // 2], Qt.Orientation.Vertical)
         self.panel.compareRequested.connect(self.compare)
         w.host.sentencesCompared.connect(self._on_compared)
         for signal in (s.stepChanged, s.selectionChanged):

@@ -138,11 +138,14 @@ def build_docks(w: MainWindow) -> None:
     w.heads_tabs.setDocumentMode(True)
     w.heads_tabs.addTab(w.mosaic, tr("MainWindow", "All heads"))
     w.heads_tabs.addTab(w.head_stats, tr("MainWindow", "Head statistics"))
-    w.dock_mosaic = add_dock(w, tr("MainWindow", "Heads"), "dockHeads", w.heads_tabs, right)
+    # scrolls below its minimum (the statistics' table and plot): on a 720-pixel screen the right column holds it,
+    # the next-token panel and a bottom dock (Compare) without the window growing past the screen
+    w.dock_mosaic = add_dock(w, tr("MainWindow", "Heads"), "dockHeads", w.heads_tabs, right, scroll=True)
     w.dock_next = add_dock(w, tr("MainWindow", "Next token"), "dockNextToken", w.next_token, right)
     w.dock_positional = add_dock(w, tr("MainWindow", "Positional encoding"), "dockPositional", w.positional, right)
     w.typing_guide = TypingGuidePanel(w)
-    w.dock_typing_guide = add_dock(w, tr("MainWindow", "What can I type?"), "dockTypingGuide", w.typing_guide, right)
+    w.dock_typing_guide = add_dock(w, tr("MainWindow", "What can I type?"), "dockTypingGuide", w.typing_guide, right,
+                                   scroll=True)  # its lists scroll: its minimum must not hold the window taller than a screen
     w.dock_typing_guide.hide()  # opened with F2 or Model ▸ What can I type?
     # one group of tabbed docks on the right; the panels opened on demand join it when first shown (reveal_dock)
     w.tabifyDockWidget(w.dock_next, w.dock_positional)

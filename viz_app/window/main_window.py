@@ -61,6 +61,7 @@ from viz_app.window.menus import build_menus
 from viz_app.window.model_panels import ModelPanels
 from viz_app.window.playback import Playback
 from viz_app.window.presenter import PresenterMode
+from viz_app.window.screen_fit import ScreenGuard, fit_window, keep_inside
 from viz_app.window.session_files import SessionFiles
 from viz_app.window.status import WindowStatus
 from viz_app.window.theme import Theme
@@ -113,7 +114,7 @@ class MainWindow(QMainWindow):
         build_docks(self)
         build_status_bar(self)
         set_tab_order(self)
-        self.resize(1440, 900)
+        fit_window(self)  # 1,440 × 900, or less on a smaller screen (a projector's 1,280 × 720)
         self.status = WindowStatus(self)
         self.exports = ExportActions(self, self)
         self.addActions(self.exports.actions())  # Ctrl+Shift+C works window-wide
@@ -150,6 +151,8 @@ class MainWindow(QMainWindow):
         connect_window(self)  # (it also installs the docks of later features)
         self.layout_keeper = LayoutKeeper(self, self.settings)
         self.layout_keeper.restore()  # after every dock exists: restoreState places docks by object name
+        keep_inside(self)  # a geometry saved on a larger screen
+        self.screen_guard = ScreenGuard(self)  # a panel shown later never leaves the window taller than the screen
         self.layout_keeper.watch()
         self.settings.on_problem(lambda text: self.settings_banner.show_message(text, "notice"))  # told once, never blocks
         self.set_theme(self.settings.get_str("view/theme", "system"), save=False)

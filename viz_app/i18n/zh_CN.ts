@@ -605,48 +605,48 @@
             <translation>用 &lt;pad&gt; 把解码器输入补足到 N 个，以观察目标端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="336" />
+            <location filename="../../viz_app/widgets/controls.py" line="345" />
             <source>Decoding step: at step t the decoder has produced t tokens</source>
             <translation>解码步：第 t 步时，解码器已生成 t 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="347" />
+            <location filename="../../viz_app/widgets/controls.py" line="356" />
             <source>Playback speed</source>
             <translation>播放速度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="400" />
+            <location filename="../../viz_app/widgets/controls.py" line="409" />
             <source>What the heatmap shows: the attention weights, the scores before the softmax, the attention rollout from the source to each target position, how much each token moved the chosen token (attribution), or what each attended token actually added (weight × size of its transformed value)</source>
             <translation>热力图显示的内容：注意力权重、softmax 之前的分数、从源句到每个目标位置的注意力 rollout、每个词元对所选词元的推动有多大（归因），或每个被关注的词元实际加进去了多少（权重 × 其变换后值向量的大小）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="410" />
+            <location filename="../../viz_app/widgets/controls.py" line="419" />
             <source>L</source>
             <comment>prefix of a layer number: L0, L1…</comment>
             <translation>L</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="411" />
+            <location filename="../../viz_app/widgets/controls.py" line="420" />
             <source>Layer (0 = closest to the input)</source>
             <translation>层（0 = 最靠近输入的一层）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="414" />
+            <location filename="../../viz_app/widgets/controls.py" line="423" />
             <source>One head, or the mean of all heads of the layer</source>
             <translation>单个注意力头，或该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="418" />
+            <location filename="../../viz_app/widgets/controls.py" line="427" />
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="419" />
+            <location filename="../../viz_app/widgets/controls.py" line="428" />
             <source>Colour by log(weight): makes small weights visible</source>
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="518" />
+            <location filename="../../viz_app/widgets/controls.py" line="527" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
@@ -666,93 +666,93 @@
             <translation>目标句(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="198" />
+            <location filename="../../viz_app/widgets/controls.py" line="199" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="198" />
+            <location filename="../../viz_app/widgets/controls.py" line="199" />
             <source>&amp;Decoding</source>
             <translation>解码(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="199" />
+            <location filename="../../viz_app/widgets/controls.py" line="200" />
             <source>temp.</source>
             <comment>sampling temperature</comment>
             <translation>温度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="200" />
+            <location filename="../../viz_app/widgets/controls.py" line="201" />
             <source>top-k</source>
             <translation>top-k</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="200" />
+            <location filename="../../viz_app/widgets/controls.py" line="201" />
             <source>top-p</source>
             <translation>top-p</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="201" />
+            <location filename="../../viz_app/widgets/controls.py" line="202" />
             <source>seed</source>
             <translation>种子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="201" />
+            <location filename="../../viz_app/widgets/controls.py" line="202" />
             <source>beams</source>
             <translation>束宽</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="202" />
+            <location filename="../../viz_app/widgets/controls.py" line="203" />
             <source>pad source to</source>
             <translation>源端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="202" />
+            <location filename="../../viz_app/widgets/controls.py" line="203" />
             <source>pad target to</source>
             <translation>目标端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="309" />
+            <location filename="../../viz_app/widgets/controls.py" line="318" />
             <source>teacher forcing the typed target</source>
             <translation>教师强制：使用输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="379" />
+            <location filename="../../viz_app/widgets/controls.py" line="388" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="424" />
+            <location filename="../../viz_app/widgets/controls.py" line="433" />
             <source>Sho&amp;w</source>
             <translation>显示(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="424" />
+            <location filename="../../viz_app/widgets/controls.py" line="433" />
             <source>&amp;Attention</source>
             <translation>注意力(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="425" />
+            <location filename="../../viz_app/widgets/controls.py" line="434" />
             <source>La&amp;yer</source>
             <translation>层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="426" />
+            <location filename="../../viz_app/widgets/controls.py" line="435" />
             <source>&amp;Head</source>
             <translation>头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="426" />
+            <location filename="../../viz_app/widgets/controls.py" line="435" />
             <source>&amp;Colours</source>
             <translation>配色(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="429" />
+            <location filename="../../viz_app/widgets/controls.py" line="438" />
             <source>Masks:</source>
             <translation>掩码：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="464" />
+            <location filename="../../viz_app/widgets/controls.py" line="473" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
@@ -762,12 +762,12 @@
             <translation>（无模型）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="482" />
+            <location filename="../../viz_app/widgets/controls.py" line="491" />
             <source>Not for a sentence this long: its maps are computed one at a time when shown</source>
             <translation>句子过长时不可用：其注意力图只在显示时逐张计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="466" />
+            <location filename="../../viz_app/widgets/controls.py" line="475" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>头 {head}</translation>
@@ -1221,29 +1221,29 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="129" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="135" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="417" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="425" />
             <source>{tile} — click to inspect this head</source>
             <translation>{tile} — 点击查看这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="283" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="290" />
             <source>OFF</source>
             <comment>a switched-off head</comment>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="179" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="185" />
             <source>L{layer}</source>
             <comment>short for layer N</comment>
             <translation>L{layer}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="183" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="189" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>H{head}</translation>
@@ -1409,57 +1409,62 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Heatmap</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="603" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="700" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="604" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="701" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="626" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="735" />
             <source>not computed yet</source>
             <translation>尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="876" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1009" />
             <source>−∞ (blocked)</source>
             <translation>−∞（已屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="898" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1011" />
+            <source>switched off: this head adds nothing to the layer's output</source>
+            <translation>已关闭：这个头对该层的输出没有任何贡献</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/heatmap.py" line="1033" />
             <source>query {query} → key {key}: {weight}</source>
             <translation>查询 {query} → 键 {key}：{weight}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="888" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1023" />
             <source>query {query} → key {key}: not computed yet</source>
             <translation>查询 {query} → 键 {key}：尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="893" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1028" />
             <source>query {query} → key {key}: score {score} (before the softmax)</source>
             <translation>查询 {query} → 键 {key}：分数 {score}（softmax 之前）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1080" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1262" />
             <source>{title} · scores before the softmax</source>
             <translation>{title} · softmax 之前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1082" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1264" />
             <source>{title} (log colour scale)</source>
             <translation>{title}（对数色标）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="892" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1027" />
             <source>query {query} → key {key}: −∞ (blocked by the mask)</source>
             <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1066" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1244" />
             <source>blocked by the mask:</source>
             <translation>被掩码屏蔽：</translation>
         </message>
@@ -1788,139 +1793,139 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="202" />
+            <location filename="../../viz_app/widgets/map_view.py" line="205" />
             <source>query: decoder input → token it chose</source>
             <translation>查询：解码器输入 → 它选中的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="137" />
+            <location filename="../../viz_app/widgets/map_view.py" line="140" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="199" />
+            <location filename="../../viz_app/widgets/map_view.py" line="202" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="201" />
+            <location filename="../../viz_app/widgets/map_view.py" line="204" />
             <source>query: decoder input → next typed token</source>
             <translation>查询：解码器输入 → 下一个键入的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="357" />
+            <location filename="../../viz_app/widgets/map_view.py" line="361" />
             <source>Integrated gradients</source>
             <translation>积分梯度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="358" />
+            <location filename="../../viz_app/widgets/map_view.py" line="362" />
             <source>Gradient × input</source>
             <translation>梯度 × 输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="360" />
+            <location filename="../../viz_app/widgets/map_view.py" line="364" />
             <source>{method} over the target prefix · step {step} / {total}</source>
             <translation>{method}：目标前缀 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="362" />
+            <location filename="../../viz_app/widgets/map_view.py" line="366" />
             <source>{method} over the source · step {step} / {total}</source>
             <translation>{method}：源句 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="373" />
+            <location filename="../../viz_app/widgets/map_view.py" line="377" />
             <source>earlier target token (decoder input)</source>
             <translation>之前的目标词元（解码器输入）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="373" />
+            <location filename="../../viz_app/widgets/map_view.py" line="377" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="138" />
+            <location filename="../../viz_app/widgets/map_view.py" line="141" />
             <source>{kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>{kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="192" />
+            <location filename="../../viz_app/widgets/map_view.py" line="195" />
             <source>{label} (model: {token})</source>
             <translation>{label}（模型：{token}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="256" />
+            <location filename="../../viz_app/widgets/map_view.py" line="259" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="256" />
+            <location filename="../../viz_app/widgets/map_view.py" line="259" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="263" />
+            <location filename="../../viz_app/widgets/map_view.py" line="266" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="437" />
+            <location filename="../../viz_app/widgets/map_view.py" line="441" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="137" />
+            <location filename="../../viz_app/widgets/map_view.py" line="140" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="267" />
+            <location filename="../../viz_app/widgets/map_view.py" line="270" />
             <source>{title} · switched OFF (adds nothing to the layer)</source>
             <translation>{title} · 已关闭（对该层输出没有贡献）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="271" />
+            <location filename="../../viz_app/widgets/map_view.py" line="274" />
             <source>Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}</source>
             <translation>值置零 · {kind} · 第 {layer} 层，全部头 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="275" />
+            <location filename="../../viz_app/widgets/map_view.py" line="278" />
             <source>‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="294" />
+            <location filename="../../viz_app/widgets/map_view.py" line="297" />
             <source>{title}
 rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{title}
 第 {r0}–{r1} 行（共 {rows} 行），第 {c0}–{c1} 列（共 {cols} 列）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="269" />
+            <location filename="../../viz_app/widgets/map_view.py" line="272" />
             <source>{title} · {n} of {total} heads OFF</source>
             <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="368" />
+            <location filename="../../viz_app/widgets/map_view.py" line="372" />
             <source>L{layer} H{head}</source>
             <translation>L{layer} H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="369" />
+            <location filename="../../viz_app/widgets/map_view.py" line="373" />
             <source>L{layer} mean</source>
             <translation>L{layer} 各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="371" />
+            <location filename="../../viz_app/widgets/map_view.py" line="375" />
             <source>{title} · agreement with {which}: ρ = {rho}</source>
             <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="380" />
+            <location filename="../../viz_app/widgets/map_view.py" line="384" />
             <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="280" />
+            <location filename="../../viz_app/widgets/map_view.py" line="283" />
             <source>{title} · {share} % from the source</source>
             <translation>{title} · {share}% 来自源句</translation>
         </message>
@@ -2216,11 +2221,21 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
         </message>
         <message>
             <location filename="../../viz_app/window/actions.py" line="100" />
+            <source>Show or hide the &amp;next-token panel</source>
+            <translation>显示或隐藏下一个词元面板(&amp;N)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="101" />
+            <source>What the model would say next; while presenting on a screen narrower than 1,600 pixels it waits for this key</source>
+            <translation>模型接下来会说什么；在宽度不足 1600 像素的屏幕上演示时，按此键才显示</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="104" />
             <source>&amp;Train a model from scratch…</source>
             <translation>从零训练模型(&amp;T)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="101" />
+            <location filename="../../viz_app/window/actions.py" line="105" />
             <source>Watch attention appear while a small model trains</source>
             <translation>观察小模型在训练过程中注意力如何形成</translation>
         </message>
@@ -2525,12 +2540,12 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="220" />
+            <location filename="../../viz_app/window/main_window.py" line="221" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="221" />
+            <location filename="../../viz_app/window/main_window.py" line="222" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
@@ -2675,12 +2690,12 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>上次模型调用耗时 {ms} 毫秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="32" />
+            <location filename="../../viz_app/window/wiring.py" line="33" />
             <source>Continue on the CPU</source>
             <translation>改在 CPU 上继续</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="44" />
+            <location filename="../../viz_app/window/wiring.py" line="45" />
             <source>The overview of every head could not be computed: {error}</source>
             <translation>无法计算所有注意力头的总览：{error}</translation>
         </message>
@@ -3070,22 +3085,22 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>Overlays</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="75" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="83" />
             <source>source padding</source>
             <translation>源端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="76" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="84" />
             <source>target padding</source>
             <translation>目标端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="77" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="85" />
             <source>causal</source>
             <translation>因果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="78" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="86" />
             <source>combined</source>
             <translation>组合</translation>
         </message>

@@ -103,6 +103,9 @@ class HeatmapView:
     #: the map's (row, column) of the matrix's first cell: a long map's window starts there, (0, 0) for a whole map
     #: (what the heatmap adds to a cell for clicks and overlays given in the map's own cells, e.g. gold links)
     origin: tuple[int, int] = (0, 0)
+    #: the map is of a head switched off in the run (or the mean of a layer whose heads are all off): drawn greyed and
+    #: hatched, so "before / after" is seen without reading the title
+    switched_off: bool = False
 
     def computed(self) -> tuple[np.ndarray, list[str], list[str]]:
         """The part of the map that exists at this step, with its real tokens: ``trace.at_step(step)``'s matrix.
@@ -294,9 +297,10 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         title = tr("MainWindow", "{title}\nrows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}").format(
             title=title, r0=r0, r1=r1 - 1, rows=int(maps.shape[2]), c0=c0, c1=c1 - 1, cols=int(maps.shape[3]))
     origin = (0, 0) if spec.window is None else (spec.window[0], spec.window[2])
+    switched_off = spec.mode != "value-zeroing" and (spec.head in off if spec.head is not None else len(off) == n_heads)
     return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title, q_label, k_label,
                        current_row, visible_rows, spec.colormap, spec.log_scale, enabled, spec.font_pt, spec.mode, levels,
-                       origin)
+                       origin, switched_off)
 
 
 def _rows(layer, head: int | None, start: int, stop: int) -> np.ndarray:
@@ -465,3 +469,4 @@ def apply_view(widget: AttentionHeatmap, view: HeatmapView) -> None:
                       key_label=view.key_label, current_row=view.current_row, visible_rows=view.visible_rows,
                       origin=view.origin)
     widget.set_overlays(view.overlays)
+    widget.set_switched_off(view.switched_off)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import shiboken6
 from PySide6.QtCore import QMimeData, QSignalBlocker, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QMainWindow
+from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QMainWindow, QWidget
 
 from model_core.sessions import Session
 from model_core.trace import Trace
@@ -60,7 +60,7 @@ from viz_app.window.lesson_tools import lesson_sized
 from viz_app.window.menus import build_menus
 from viz_app.window.model_panels import ModelPanels
 from viz_app.window.playback import Playback
-from viz_app.window.presenter import PresenterMode
+from viz_app.window.presenter import PRESENTER_CHIP_SCALE, PresenterMode, next_token_beside_map, place_next_token
 from viz_app.window.screen_fit import ScreenGuard, fit_window, keep_inside
 from viz_app.window.session_files import SessionFiles
 from viz_app.window.status import WindowStatus
@@ -127,8 +127,9 @@ class MainWindow(QMainWindow):
                            self.inputs.target_chips, self.step_bar, self.typing_guide, *lesson_sized(self)))
         self.appearance.languageChangeRequested.connect(self.languageChangeRequested)
         self.presenter = PresenterMode(
-            self, secondary_docks=lambda: [d for d in window_docks(self) if d not in (self.dock_inputs, self.dock_next)],
-            keep=[self.dock_next], chrome=[self.menuBar(), self.statusBar(), self.selectors],
+            self, secondary_docks=lambda: [d for d in window_docks(self) if d is not self.dock_inputs],
+            keep=lambda: [self.dock_next] if next_token_beside_map(self) else [],
+            chrome=[self.menuBar(), self.statusBar(), self.selectors],
             get_font_pt=lambda: self._font_pt, set_font_pt=lambda pt: self.set_font_point_size(pt, save=False),
             set_emphasis=self._set_emphasis)
         self._help_windows: list[HelpWindow] = []
@@ -398,9 +399,21 @@ class MainWindow(QMainWindow):
         self.appearance.set_point_size(pt, save=save)
 
     def _set_emphasis(self, on: bool) -> None:
-        """Thicker current-step highlight while presenting (read from the back of a room)."""
+        """Presenter mode's layout for a projector: a thicker current-step highlight, every row and column of the map
+        labelled and its titles wrapped, the Sentence panel down to its boxes and chips, the next-token list beside the
+        map at a share of the screen's width (where there is room for it: :func:`next_token_beside_map`)."""
         self.heatmap.set_emphasis(on)
         self.mosaic.set_emphasis(on)
+        self.heatmap.set_projector_layout(on)
+        self.inputs.set_compact(on)
+        # the sentence is secondary (the map's columns and rows name its tokens): its chips smaller than the labels,
+        # the dock without its title bar; leaving presenter mode gives both back (the font is reset before this)
+        if on:
+            for chips in (self.inputs.source_chips, self.inputs.target_chips):
+                chips.set_font_point_size(self._font_pt * PRESENTER_CHIP_SCALE)
+        self.dock_inputs.setTitleBarWidget(QWidget(self.dock_inputs) if on else None)
+        if on and self.dock_next.isVisible():
+            QTimer.singleShot(0, lambda: place_next_token(self))
 
     @Slot(bool)
     def on_presenter_toggled(self, on: bool) -> None:

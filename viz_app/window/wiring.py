@@ -15,6 +15,7 @@ from viz_app.i18n import tr
 from viz_app.window.alignment_tools import install_alignment_tools
 from viz_app.window.bindings import TypingGuideBinding
 from viz_app.window.lesson_tools import install_lesson_tools
+from viz_app.window.presenter import place_next_token
 
 if TYPE_CHECKING:
     from viz_app.window.main_window import MainWindow
@@ -91,6 +92,7 @@ def connect_window(w: MainWindow) -> None:
     w.act_input_labels.toggled.connect(lambda on: s.set_row_labels("input" if on else "predicted"))
     s.displayChanged.connect(lambda: w.act_input_labels.setChecked(s.row_labels == "input"))
     w.act_presenter.toggled.connect(w.presenter.set_active)
+    w.act_next_token.triggered.connect(lambda: toggle_next_token(w))
     w.presenter.toggled.connect(w.on_presenter_toggled)
     for kind, act in w.act_kinds.items():
         act.triggered.connect(lambda _=False, k=kind: s.show_kind(k))
@@ -113,3 +115,15 @@ def use_source_text(w: MainWindow, text: str) -> None:
     """Put ``text`` in the source box (the target cleared: the model translates it) and run at once, as Enter does."""
     w.inputs.show_texts(text, "")
     w.run_now()
+
+
+def toggle_next_token(w: MainWindow) -> None:
+    """N: the next-token panel shown (raised, at its share of the width while presenting) or hidden."""
+    dock = w.dock_next
+    if dock.isVisible() and not dock.visibleRegion().isEmpty():
+        dock.hide()
+        return
+    dock.show()
+    dock.raise_()
+    if w.presenter.active:
+        place_next_token(w)

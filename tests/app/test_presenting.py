@@ -322,3 +322,25 @@ def test_n_shows_and_hides_the_next_token_panel(window, qtbot):
     window.act_presenter.trigger()
     assert window.dock_next.isVisible() and window.dock_inputs.titleBarWidget() is None
     assert not window.inputs.is_compact()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_no_two_entries_of_a_menu_share_an_accelerator(make_window, language):
+    """"What can I type?" and "Compare two sentences" were both Alt+W (可以输入什么？(W) / 比较两个句子(W))."""
+    import re
+
+    from PySide6.QtWidgets import QMenu
+
+    from viz_app.i18n import install
+
+    install(language)
+    try:
+        window = make_window()
+        menus = window.findChildren(QMenu)
+        assert menus
+        for menu in menus:
+            keys = [m.group(1).lower() for a in menu.actions() if not a.isSeparator()
+                    for m in [re.search(r"&([^&\s])", a.text().replace("&&", ""))] if m]
+            assert len(keys) == len(set(keys)), (menu.title(), [a.text() for a in menu.actions()])
+    finally:
+        install("en")

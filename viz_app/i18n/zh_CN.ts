@@ -428,8 +428,8 @@
         </message>
         <message>
             <location filename="../../viz_app/window/compare_sentences.py" line="82" />
-            <source>Compare t&amp;wo sentences…</source>
-            <translation>比较两个句子(&amp;W)…</translation>
+            <source>Compare two &amp;sentences…</source>
+            <translation>比较两个句子(&amp;S)…</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/compare_sentences.py" line="84" />
@@ -440,6 +440,10 @@
             <location filename="../../viz_app/window/compare_sentences.py" line="45" />
             <source>Compare two sentences</source>
             <translation>比较两个句子</translation>
+        </message>
+        <message>
+            <source>Compare t&amp;wo sentences…</source>
+            <translation type="vanished">比较两个句子(&amp;W)…</translation>
         </message>
         <message>
             <source>Compare &amp;two sentences…</source>

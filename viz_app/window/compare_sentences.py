@@ -79,7 +79,7 @@ class SentenceComparison(QObject):
 def add_compare_sentences(window: QMainWindow, menu: QMenu) -> SentenceComparison:
     """Model ▸ Compare two sentences…: the entry that opens the dock (built then), and the object behind it."""
     comparison = SentenceComparison(window, window)
-    action = QAction(tr("Compare", "Compare t&wo sentences…"), window)
+    action = QAction(tr("Compare", "Compare two &sentences…"), window)  # Alt+W is "What can I type?"
     action.setObjectName("act_compare_sentences")
     action.setStatusTip(tr("Compare", "Run a second sentence beside the current one and show A, B and A − B of every map"))
     action.triggered.connect(comparison.show)

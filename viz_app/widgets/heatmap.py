@@ -252,7 +252,16 @@ def thinned_labels(tokens: Sequence[str], max_labels: int = MAX_LABELS, limit: i
     """Tick labels at cell centres; every n-th one when there are more than ``max_labels`` tokens."""
     n = len(tokens)
     step = 1 if n <= max_labels else math.ceil(n / max_labels)
-    return [(i + 0.5, display_token(tokens[i], limit)) for i in range(0, n, step)]
+    return [(i + 0.5, _visible_label(tokens[i], limit)) for i in range(0, n, step)]
+
+
+def _visible_label(token: str, limit: int) -> str:
+    """A tick label: the token as :func:`display_token` shows it, and a lone punctuation mark between the language's
+    quotation marks, as a turned "." or "," alone was a speck nobody saw (from the back of a room, not at all)."""
+    text = display_token(token, limit)
+    if 0 < len(token) <= 2 and all(unicodedata.category(ch).startswith("P") for ch in token):
+        return quoted(text)
+    return text
 
 
 def _never_wider_than_its_room(label: pg.LabelItem) -> None:

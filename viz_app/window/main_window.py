@@ -150,7 +150,7 @@ class MainWindow(QMainWindow):
         self.session_files = SessionFiles(self, self.state, self.controller, self.persistence, flush_inputs=self.flush_inputs,
                                           show_error=self.show_error, show_status=self.show_status)
         connect_window(self)  # (it also installs the docks of later features)
-        self.layout_keeper = LayoutKeeper(self, self.settings)
+        self.layout_keeper = LayoutKeeper(self, self.settings, paused=lambda: self.presenter.active)
         self.layout_keeper.restore()  # after every dock exists: restoreState places docks by object name
         keep_inside(self)  # a geometry saved on a larger screen
         self.screen_guard = ScreenGuard(self)  # a panel shown later never leaves the window taller than the screen

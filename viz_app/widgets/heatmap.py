@@ -257,9 +257,10 @@ def thinned_labels(tokens: Sequence[str], max_labels: int = MAX_LABELS, limit: i
 
 def _visible_label(token: str, limit: int) -> str:
     """A tick label: the token as :func:`display_token` shows it, and a lone punctuation mark between the language's
-    quotation marks, as a turned "." or "," alone was a speck nobody saw (from the back of a room, not at all)."""
+    quotation marks, as a turned "." or "," alone was a speck nobody saw (from the back of a room, not at all); "…" is
+    a row not computed yet, not a token."""
     text = display_token(token, limit)
-    if 0 < len(token) <= 2 and all(unicodedata.category(ch).startswith("P") for ch in token):
+    if 0 < len(token) <= 2 and token != "…" and all(unicodedata.category(ch).startswith("P") for ch in token):
         return quoted(text)
     return text
 

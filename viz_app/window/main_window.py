@@ -412,8 +412,17 @@ class MainWindow(QMainWindow):
             for chips in (self.inputs.source_chips, self.inputs.target_chips):
                 chips.set_font_point_size(self._font_pt * PRESENTER_CHIP_SCALE)
         self.dock_inputs.setTitleBarWidget(QWidget(self.dock_inputs) if on else None)
+        if on:  # without its options row the panel needs less height: give it to the map
+            QTimer.singleShot(0, self._fit_sentence_dock)
         if on and self.dock_next.isVisible():
             QTimer.singleShot(0, lambda: place_next_token(self))
+
+    def _fit_sentence_dock(self) -> None:
+        """The Sentence dock at the height its boxes and wrapped chips need (presenter mode)."""
+        need = self.inputs.wanted_height()
+        if need > 0:
+            self.resizeDocks([self.dock_inputs], [need + self.dock_inputs.height() - self.inputs.height()],
+                             Qt.Orientation.Vertical)
 
     @Slot(bool)
     def on_presenter_toggled(self, on: bool) -> None:

@@ -84,3 +84,13 @@ def test_unchecked_boxes_are_seen_in_the_dark_theme(window, qtbot):
         assert abs(edge.lightness() - around.lightness()) >= 80, (edge.name(), around.name())
     finally:
         window.set_theme("light")
+
+
+def test_panels_opened_to_be_read_get_the_height(window, qtbot):
+    """What can I type? showed about four sentences at 1,440 × 900 and Head statistics one row of its table."""
+    window.act_typing_guide.trigger()
+    qtbot.wait(50)
+    assert window.dock_typing_guide.height() >= 0.5 * window.height()
+    window.heads_tabs.setCurrentWidget(window.head_stats)
+    qtbot.wait(50)
+    assert window.dock_mosaic.height() >= 0.5 * window.height()

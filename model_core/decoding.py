@@ -403,7 +403,17 @@ def build_trace(
         scores=scores or {},
         ablated_heads=ablated_head_rows(ablation.heads),
         precision=dtype_name(model.dtype),
+        first_choice_tokens=_token_strings(first_choices(logprobs), tgt_vocab),
     )
+
+
+def first_choices(logprobs: np.ndarray) -> list[int]:
+    """Each row's most probable token id (ties to the smaller id, as ``Trace.output_ranks`` ranks them; a NaN is
+    the lowest value): the model's own choice where a typed target forces another."""
+    lp = np.asarray(logprobs, np.float64)
+    if lp.ndim != 2 or lp.shape[1] == 0:
+        return []
+    return [int(i) for i in np.argmax(np.nan_to_num(lp, nan=-np.inf), axis=1)]
 
 
 def teacher_forced_ids(c: ModelConfig, output_ids: Sequence[int], tgt_pad_to: int = 0) -> tuple[list[int], list[int]]:

@@ -85,6 +85,9 @@ class Trace:
     #: the floating-point type the model computed in ("float32", "bfloat16", "float16"); the maps are stored as
     #: float32 whatever it is, and the verifier's tolerance follows it (:data:`model_core.analysis.VERIFY_ATOL`)
     precision: str = "float32"
+    #: the model's own first choice (the argmax of ``logprobs``) at each row, as a token string: what a row shows
+    #: beside a typed (teacher-forced) token the model would not have chosen; None when the maker did not record it
+    first_choice_tokens: list[str] | None = None
 
     @property
     def n_src(self) -> int:
@@ -144,6 +147,7 @@ class Trace:
             allowed_decoder_self=self.allowed_decoder_self[:t, :t], allowed_cross=self.allowed_cross[:t],
             tgt_is_pad=self.tgt_is_pad[:t], logprobs=self.logprobs[:t], tgt_ids=self.tgt_ids[:t],
             output_ids=self.output_ids[:t], tgt_surfaces=None if self.tgt_surfaces is None else self.tgt_surfaces[:t],
+            first_choice_tokens=None if self.first_choice_tokens is None else self.first_choice_tokens[:t],
             attribution_src=None if self.attribution_src is None else self.attribution_src[:t],
             attribution_tgt=None if self.attribution_tgt is None else self.attribution_tgt[:t, :t],
             attribution_change=None if self.attribution_change is None else self.attribution_change[:t],

@@ -16,6 +16,25 @@ from collections.abc import Callable
 from pathlib import Path
 
 SIZE = (1600, 1000)
+#: presenter mode is shot full screen on offscreen screens of these sizes (a projector's, a full-HD screen), each in a
+#: process of its own (a Qt process has the screens it started with): ``--screen WxH``
+PROJECTOR_SCREENS = ((1280, 720), (1920, 1080))
+
+
+def projector_shots(size: tuple[int, int]) -> list[str]:
+    """The names of the presenter-mode pictures shot on a screen of ``size`` (English, then Chinese)."""
+    return [f"presenter_{size[0]}x{size[1]}", f"presenter_{size[0]}x{size[1]}_zh"]
+
+
+def use_screen(size: tuple[int, int], folder: Path) -> None:
+    """Make the offscreen platform's one screen ``size`` (before the QApplication is created)."""
+    import json
+
+    config = folder / f"screen-{size[0]}x{size[1]}.json"
+    config.write_text(json.dumps({"synchronousWindowSystem": True, "windowFrameMargins": False, "screens": [
+        {"name": "projector", "x": 0, "y": 0, "width": size[0], "height": size[1], "logicalDpi": 96, "logicalBpp": 32,
+         "dpr": 1}]}))
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
 
 
 def _wait(app, condition: Callable[[], bool], timeout: float = 120.0) -> None:
@@ -162,6 +181,16 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         w.showNormal()
         w.resize(*SIZE)
 
+    def presenting(source: str, target: str = "", step: int | None = None) -> Callable:
+        """Presenter mode, full screen on this process's screen (``--screen``): what the back of a room sees."""
+        def setup(w) -> None:
+            _type(app, w, source, target)
+            w.state.select(kind="cross", layer=2, head=None)
+            w.state.set_step(w.state.n_steps if step is None else step)
+            w.act_presenter.trigger()
+            _wait(app, lambda: w.isFullScreen())
+        return setup
+
     def inspector(w) -> None:
         _type(app, w, sentence)
         w.show_inspector()
@@ -256,6 +285,15 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         w.state.select(kind="encoder_self", layer=0, head=1)
         w.map_binding.move_window(2000, 1980)
 
+    screen = app.primaryScreen().geometry()
+    here = (screen.width(), screen.height())
+    if here in PROJECTOR_SCREENS:  # a process started for these pictures (``--screen``) takes only them
+        english, chinese = projector_shots(here)
+        shoot(english, presenting("the old farmer eats the green apples and the black cat sees the small dog", step=12))
+        if "en-zh" in models:
+            shoot(chinese, presenting("the small cat sees two books on the table", step=7), model="en-zh",
+                  language="zh_CN")
+        return written
     shoot("main", main)
     shoot("masks", masks)
     shoot("scores", scores)
@@ -286,10 +324,24 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/screenshots", help="folder for the PNG files")
+    parser.add_argument("--screen", default=None, help="WxH: shoot presenter mode on a screen of that size only")
     parser.add_argument("names", nargs="*", help="only these screenshots (default: all)")
     args = parser.parse_args(argv)
+    wanted = set(args.names) or None
+    if args.screen:
+        width, height = (int(x) for x in args.screen.lower().split("x"))
+        use_screen((width, height), Path(tempfile.mkdtemp(prefix="attention-scope-screen-")))
+        render_all(Path(args.out), wanted)
+        return 0
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    render_all(Path(args.out), set(args.names) or None)
+    render_all(Path(args.out), wanted)
+    for size in PROJECTOR_SCREENS:  # each screen size in a process of its own
+        names = [n for n in projector_shots(size) if wanted is None or n in wanted]
+        if names:
+            import subprocess
+
+            subprocess.run([sys.executable, __file__, "--screen", f"{size[0]}x{size[1]}", "--out", args.out, *names],
+                           check=True)
     return 0
 
 

@@ -78,15 +78,20 @@ def ffmpeg_video_size(path: Path) -> tuple[int, int]:
 def test_heatmap_view_follows_the_app(trace):
     forced = ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=1, head=None, step=2, forced=True))
     assert forced.title == "Cross-attention (decoder → encoder) · layer 1 · mean of heads · step 2 / 4"
-    # a typed target is known in full; each row is labelled by its input and the token it predicts
-    assert forced.query_tokens == ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]
+    # a typed target is known in full; each row is labelled by its input and the next typed token, with the
+    # model's own first choice where it differs (what the row's attention served)
+    typed = ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]
+    firsts = trace.first_choice_tokens
+    assert forced.query_tokens == [label if first == label.split(" → ")[1] else f"{label} (model: {first})"
+                                   for label, first in zip(typed, firsts, strict=True)]
     assert forced.key_tokens == ["w1", "w2", "w3", "w4", "<eos>"]
     assert (forced.current_row, forced.visible_rows) == (1, 2)
     np.testing.assert_allclose(forced.matrix, trace.cross[1].mean(axis=0), atol=1e-6)
-    assert forced.query_label == "query: decoder input → token it predicts" and forced.key_label == "key: source token"
+    assert forced.query_label == "query: decoder input → next typed token" and forced.key_label == "key: source token"
 
     generated = ex.heatmap_view(trace, ex.ViewSpec(kind="decoder_self", layer=0, head=3, step=2, forced=False))
     assert generated.query_tokens == ["<bos> → t1", "t1 → t2", ex.FUTURE_LABEL, ex.FUTURE_LABEL]  # not generated yet
+    assert generated.query_label == "query: decoder input → token it chose"
     assert generated.key_tokens == ["<bos>", "t1", ex.FUTURE_LABEL, ex.FUTURE_LABEL]  # keys are decoder inputs
     assert generated.title == "Decoder self-attention (masked) · layer 0 · head 3 · step 2 / 4"
     assert generated.key_label == "key: decoder input"
@@ -103,17 +108,42 @@ def test_rows_read_as_the_token_they_predict(trace):
     """Issue 18: a row labelled by its input reads one row off ("le" looks at "cat"): label it "→ chat"."""
     from viz_app.widgets.map_view import ROOM_ROWS, decoder_row_labels
 
-    assert decoder_row_labels(trace, 4, True) == ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]
+    assert decoder_row_labels(trace, 4, False) == ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]
     assert decoder_row_labels(trace, 4, True, "input") == ["<bos>", "t1", "t2", "t3"]
     long = replace(trace, tgt_tokens=["a-long-input-piece"] * 4, output_tokens=["a-long-output-piece"] * 4)
-    assert decoder_row_labels(long, 4, True) == ["→ a-long-output-piece"] * 4  # no room for both: the prediction
+    assert decoder_row_labels(long, 4, False) == ["→ a-long-output-piece"] * 4  # no room for both: the prediction
     many = ROOM_ROWS + 1
     crowded = replace(trace, tgt_tokens=["x"] * many, output_tokens=["y"] * many, tgt_is_pad=np.zeros(many, bool))
-    assert set(decoder_row_labels(crowded, many, True)) == {"→ y"}
+    assert set(decoder_row_labels(crowded, many, False)) == {"→ y"}
     padded = replace(trace, tgt_is_pad=np.array([False, False, True, True]), tgt_tokens=["<bos>", "t1", "<pad>", "<pad>"])
-    assert decoder_row_labels(padded, 4, True)[2:] == ["<pad>", "<pad>"]  # a padded row predicts nothing
-    rollout = ex.heatmap_view(trace, ex.ViewSpec(mode="rollout", forced=True))
+    assert decoder_row_labels(padded, 4, False)[2:] == ["<pad>", "<pad>"]  # a padded row predicts nothing
+    rollout = ex.heatmap_view(trace, ex.ViewSpec(mode="rollout", forced=False))
     assert rollout.query_tokens[0] == "<bos> → t1"
+
+
+def test_typed_rows_say_what_the_model_would_have_chosen(trace, qtbot):
+    """Under teacher forcing a row's right-hand token is the typed target, not the prediction: the label (and so the
+    tooltip and the CSV) adds the model's own first choice where it differs, "<bos> → 小 (model: 黑)"."""
+    from viz_app.widgets.map_view import decoder_row_labels
+
+    firsts = [str(trace.output_tokens[i]) for i in range(4)]  # a typed target the model agrees with at every row
+    agreed = replace(trace, first_choice_tokens=firsts)
+    assert decoder_row_labels(agreed, 4, True) == ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]
+    disagreed = replace(trace, first_choice_tokens=["t9", "t2", "t3", "t7"])
+    assert decoder_row_labels(disagreed, 4, True) == ["<bos> → t1 (model: t9)", "t1 → t2", "t2 → t3", "t3 → <eos> (model: t7)"]
+    assert decoder_row_labels(disagreed, 4, False) == ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]  # chosen: no note
+    assert decoder_row_labels(disagreed, 4, True, "input") == ["<bos>", "t1", "t2", "t3"]
+    long = replace(disagreed, tgt_tokens=["a-long-input-piece"] * 4, output_tokens=["a-long-output-piece"] * 4)
+    assert decoder_row_labels(long, 4, True)[0] == "→ a-long-output-piece (model: t9)"
+    # the model's first choice is the arg-max of each row, ties to the smaller id (as output_ranks ranks them)
+    ranks = trace.output_ranks()
+    assert [first == out for first, out in zip(trace.first_choice_tokens, trace.output_tokens, strict=True)] == \
+        [int(r) == 1 for r in ranks]
+    view = ex.heatmap_view(disagreed, ex.ViewSpec(kind="cross", layer=0, forced=True))
+    widget = AttentionHeatmap()
+    qtbot.addWidget(widget)
+    ex.apply_view(widget, view)
+    assert "(model: t9)" in widget.tooltip_for(0, 0)
 
 
 def test_titles_are_the_windows(trace):
@@ -186,7 +216,8 @@ def test_png_is_2x_with_labels_and_colour_bar(qapp, trace, tmp_path):
     # the rendered widget carries the labels it was given
     with ex.HeatmapRenderer(900, 700) as renderer:
         widget = renderer.show(view)
-        assert [t for _, t in widget.query_tick_labels()] == ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]
+        assert [t for _, t in widget.query_tick_labels()] == view.query_tokens
+        assert [t.split(" (model:")[0] for t in view.query_tokens] == ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]
         assert [t for _, t in widget.key_tick_labels()] == ["w1", "w2", "w3", "w4", "<eos>"]
         first, again = renderer.render(view), renderer.render(view)
         assert first == again  # the first render is already fully laid out
@@ -303,7 +334,8 @@ def test_svg_is_xml_with_the_tokens_as_text(qapp, trace, tmp_path):
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     assert (root.get("width"), root.get("height")) == ("700", "500")
     texts = {"".join(el.itertext()).strip() for el in root.iter("{http://www.w3.org/2000/svg}text")}
-    assert {"w1", "w2", "w3", "w4", "<eos>", "<bos> → t1", "t1 → t2", "t2 → t3"} <= texts
+    assert {"w1", "w2", "w3", "w4", "<eos>", *view.query_tokens} <= texts
+    assert view.query_tokens[0] == "<bos> → t1" and view.query_tokens[1].startswith("t1 → t2")
     assert view.title in texts
     # the 4 × 5 matrix is embedded enlarged k times (k ≥ 2), so viewers that smooth bitmaps still show sharp cells
     hrefs = [el.get("{http://www.w3.org/1999/xlink}href") for el in root.iter("{http://www.w3.org/2000/svg}image")]
@@ -377,7 +409,8 @@ def test_csv_round_trip(trace, tmp_path):
         rows = list(csv.reader(fh))
     matrix = trace.at_step(3).cross[1].mean(axis=0)
     assert rows[0][1:] == ["w1", "w2", "w3", "w4", "<eos>"]
-    assert [r[0] for r in rows[1:]] == ["<bos> → t1", "t1 → t2", "t2 → t3"]  # the rows as the heatmap labels them
+    assert [r[0] for r in rows[1:]] == view.query_tokens[:3]  # the rows as the heatmap labels them
+    assert [r[0].split(" (model: ")[0] for r in rows[1:]] == ["<bos> → t1", "t1 → t2", "t2 → t3"]
     values = np.array([[float(v) for v in r[1:]] for r in rows[1:]])
     assert values.shape == matrix.shape == (3, 5)
     np.testing.assert_allclose(values, matrix, atol=1e-6)

@@ -78,3 +78,21 @@ def test_the_window_takes_session_as_export_and_render_do(window_calls, tmp_path
     assert window_calls == [([str(lecture)], None), ([str(lecture), "--device", "cpu"], None)]
     assert launch(["--session", str(lecture), "--model", "en-fr"]) == 2  # one thing to open
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_presenter_and_language_flags_reach_the_window(window_calls, capsys):
+    """A classroom shortcut: ``attention-scope --presenter --language zh_CN`` opens the window presenting, in Chinese
+    for that run; a language the app does not have is one line and status 2, never a window."""
+    from viz_app.i18n import LANGUAGES
+    from viz_app.shell.launcher import LANGUAGE_CODES
+    from viz_app.shell.launcher import main as launch
+
+    assert set(LANGUAGE_CODES) == set(LANGUAGES)
+    assert launch(["--presenter", "--language", "zh_CN"]) == 0
+    assert launch(["--language=en", "--model", "en-fr"]) == 0
+    assert window_calls == [(["--presenter", "--language", "zh_CN"], None), (["en-fr", "--language", "en"], None)]
+    for argv in (["--language", "fr"], ["--language"], ["--presenter=yes"]):
+        assert launch(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and err.startswith("attention-scope: error: "), err
+    assert len(window_calls) == 2

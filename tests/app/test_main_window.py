@@ -430,10 +430,14 @@ def test_settings_round_trip_across_two_windows(make_window, qtbot, settings_pat
 
 def test_parse_args_keeps_qt_options_for_qt():
     assert parse_args(["-platform", "offscreen", "m.safetensors", "--device", "cpu"]) == (
-        "m.safetensors", "cpu", None, ["-platform", "offscreen"])
-    assert parse_args(["--dtype=bfloat16", "m.safetensors", "-reverse"]) == ("m.safetensors", None, "bfloat16", ["-reverse"])
+        "m.safetensors", "cpu", None, ["-platform", "offscreen"], False, None)
+    assert parse_args(["--dtype=bfloat16", "m.safetensors", "-reverse"]) == (
+        "m.safetensors", None, "bfloat16", ["-reverse"], False, None)
     assert parse_args(["m.safetensors", "--dtype", "bfloat16", "--device=cpu"]).dtype == "bfloat16"
-    assert parse_args([]) == (None, None, None, [])
+    assert parse_args([]) == (None, None, None, [], False, None)
+    classroom = parse_args(["--presenter", "--language", "zh_CN", "-platform", "offscreen"])
+    assert (classroom.presenter, classroom.language, classroom.qt_args) == (True, "zh_CN", ["-platform", "offscreen"])
+    assert parse_args(["--language=en"]).language == "en"
 
 
 # ---------------------------------------------------------------------- start-up order

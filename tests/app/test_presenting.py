@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication
@@ -22,8 +23,12 @@ def test_presenter_mode_enlarges_hides_and_restores(window, qtbot):
     window.act_presenter.trigger()
     assert window.presenter.active and window.isFullScreen()
     assert window._font_pt >= 20 and window._font_pt == PRESENTER_POINT_SIZE
-    # the heatmap's labels and the chips follow the presenter size
-    assert window.heatmap._left._font.pointSizeF() >= 20
+    # the heatmap's labels and the chips follow the presenter size; the map's tick labels are made to fit their cells
+    # (every row and column labelled) up to that size
+    heat = window.heatmap
+    assert heat._font_pt == PRESENTER_POINT_SIZE and 9.0 <= min(heat.label_point_sizes()) <= PRESENTER_POINT_SIZE
+    qtbot.wait(50)
+    assert len(heat._left._text_specs()) == len(heat.query_tick_labels()) or min(heat.label_point_sizes()) == 9.0
     assert _visible_docks(window) == {"dockInputs", "dockNextToken"}  # issue 18: what the model predicts stays
     assert not window.menuBar().isVisible() and not window.statusBar().isVisible()
     # stepping still works from the keyboard while presenting
@@ -182,3 +187,160 @@ def test_the_shortcut_sheet_lists_every_key_the_window_has(window):
     missing = [a.text() for a in window.findChildren(QAction) if not a.shortcut().isEmpty() and a.text() and id(a) not in listed]
     assert missing == []
     assert window.act_save_session in window.shortcut_actions() and window.act_train in window.shortcut_actions()
+
+
+def test_the_presenter_and_language_flags_open_the_window_presenting_in_that_language(qapp, tiny_checkpoint, tmp_path,
+                                                                                     monkeypatch):
+    """``attention-scope --presenter --language zh_CN``: presenting from the first paint, in Chinese for that run; the
+    remembered language stays what it was."""
+    from viz_app.i18n import install, tr
+    from viz_app.scope.settings import AppSettings
+    from viz_app.shell import app as app_module
+
+    settings = tmp_path / "settings.ini"
+    AppSettings(settings).set("view/language", "en")
+    monkeypatch.setenv("ATTENTION_SCOPE_SETTINGS", str(settings))
+    monkeypatch.setenv(app_module.PROBE_ENV, "1")  # quits once the first heatmap is painted
+    monkeypatch.setenv(app_module.PROBE_TIMEOUT_ENV, "60")
+    seen: dict[str, object] = {}
+    remove = app_module._StartupProbe.remove
+
+    def record(probe) -> None:
+        w = probe.window
+        seen.update(presenting=w.presenter.active, full=w.isFullScreen(), dock=w.dock_inputs.windowTitle(),
+                    checked=w.act_languages["zh_CN"].isChecked())
+        remove(probe)
+
+    monkeypatch.setattr(app_module._StartupProbe, "remove", record)
+    try:
+        assert app_module.run([str(tiny_checkpoint), "--presenter", "--language", "zh_CN"]) == 0
+    finally:
+        install("en")
+    assert seen == {"presenting": True, "full": True, "dock": "句子", "checked": True}
+    assert tr("MainWindow", "Sentence") == "Sentence"
+    assert AppSettings(settings).get_str("view/language") == "en"
+
+
+PRESENTER_SCRIPT = '''
+import json, sys, time
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from viz_app.i18n import install
+from viz_app.scope.settings import AppSettings
+from viz_app.window.main_window import MainWindow
+
+def settle(window, old=None):
+    end = time.time() + 90
+    while time.time() < end and (window.state.trace is None or window.state.trace is old or window.host.busy):
+        app.processEvents(); time.sleep(0.01)
+    for _ in range(40):
+        app.processEvents(); time.sleep(0.005)
+
+results = []
+for language, model, src, tgt in json.loads(sys.argv[2]):
+    install(language)
+    window = MainWindow(AppSettings(f"{sys.argv[1]}/{language}.ini"), model=model)
+    window.show()
+    settle(window)
+    first = window.state.trace
+    for edit, text in ((window.inputs.source, src), (window.inputs.target, tgt)):
+        edit.setText(text)
+        edit.textEdited.emit(text)  # as typed
+    window.inputs_binding.flush()
+    settle(window, first)
+    assert window.state.src_text == src and window.state.tgt_text == tgt
+    window.act_presenter.trigger()
+    settle(window)
+    heat, screen = window.heatmap, window.screen().geometry()
+    box = heat.plot_item().getViewBox().sceneBoundingRect().united(heat._colorbar.sceneBoundingRect())
+    results.append(dict(
+        language=language, screen=[screen.width(), screen.height()], window=list(window.frameGeometry().getRect()),
+        heatmap=[heat.width(), heat.height()], cells_and_bar=[box.width(), box.height()],
+        rows=[len(heat.query_tick_labels()), len(heat._left._text_specs())],
+        cols=[len(heat.key_tick_labels()), len(heat._bottom._text_specs())],
+        title=heat.title_text(), query_title=heat._left.shown_title(), key_title=heat._bottom.shown_title(),
+        step=window.step_bar.label.text(), slider=window.step_bar.slider.width(),
+        next_token=window.dock_next.isVisible() and not window.dock_next.visibleRegion().isEmpty(),
+        label_pt=list(heat.label_point_sizes())))
+    window.shutdown()
+    window.deleteLater()
+    install("en")
+print(json.dumps(results))
+'''
+
+#: 16 tokens a side (15 words and <eos>), typed target for the Chinese model
+LESSON = [["en", "en-fr", "the old farmer eats the green apples and the black cat sees the small dog", ""],
+          ["zh_CN", "en-zh", "the old farmer eats the green apples and the black cat sees the small dog",
+           "老农民吃绿苹果，小黑猫看见小狗"]]
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1280, 720), (1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_presenter_mode_makes_the_map_the_picture_on_a_projector(tmp_path, size):
+    """At 1,280 × 720 the map was about 200 × 140 pixels, its titles cut ("Cross-attention…", "query: deco…"), every
+    other row and column unlabelled, the next-token list half the width. Now: the map (with its labels, titles and
+    colour bar) over 40 % of the screen, each of 16 rows and columns labelled, titles whole with the step number,
+    the next-token list beside the map only on a screen wide enough, the step slider kept usable; English and Chinese."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    config = tmp_path / "screen.json"
+    config.write_text(json.dumps({"synchronousWindowSystem": True, "windowFrameMargins": False, "screens": [
+        {"name": "projector", "x": 0, "y": 0, "width": size[0], "height": size[1], "logicalDpi": 96, "logicalBpp": 32,
+         "dpr": 1}]}))
+    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={config}",
+           "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", PRESENTER_SCRIPT, str(tmp_path), json.dumps(LESSON)], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    for shown in json.loads(out.stdout.strip().splitlines()[-1]):
+        what = (shown["language"], size)
+        assert shown["screen"] == list(size), what
+        area = size[0] * size[1]
+        assert shown["heatmap"][0] * shown["heatmap"][1] >= 0.40 * area, (what, shown["heatmap"])
+        assert shown["cells_and_bar"][0] * shown["cells_and_bar"][1] >= 0.15 * area, (what, shown["cells_and_bar"])
+        assert shown["rows"] == [16, 16] and shown["cols"] == [16, 16], (what, shown["rows"], shown["cols"])
+        for title in (shown["title"], shown["query_title"], shown["key_title"]):
+            assert "…" not in title, (what, title)
+        assert "16 / 16" in shown["title"] and "16 / 16" in shown["step"], (what, shown["title"])
+        assert shown["slider"] >= 120, (what, shown["slider"])
+        assert shown["next_token"] == (size[0] >= 1600), what
+        assert min(shown["label_pt"]) >= 9.0, what
+
+
+def test_n_shows_and_hides_the_next_token_panel(window, qtbot):
+    """Presenting on a narrow screen leaves the next-token list out; N brings it (and hides it again)."""
+    window.act_presenter.trigger()
+    qtbot.wait(50)
+    assert window.dock_next.isVisible()  # the tests' screen is 1,920 pixels wide: room beside the map
+    window.act_next_token.trigger()
+    assert not window.dock_next.isVisible()
+    window.act_next_token.trigger()
+    assert window.dock_next.isVisible()
+    window.act_presenter.trigger()
+    assert window.dock_next.isVisible() and window.dock_inputs.titleBarWidget() is None
+    assert not window.inputs.is_compact()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_no_two_entries_of_a_menu_share_an_accelerator(make_window, language):
+    """"What can I type?" and "Compare two sentences" were both Alt+W (可以输入什么？(W) / 比较两个句子(W))."""
+    import re
+
+    from PySide6.QtWidgets import QMenu
+
+    from viz_app.i18n import install
+
+    install(language)
+    try:
+        window = make_window()
+        menus = window.findChildren(QMenu)
+        assert menus
+        for menu in menus:
+            keys = [m.group(1).lower() for a in menu.actions() if not a.isSeparator()
+                    for m in [re.search(r"&([^&\s])", a.text().replace("&&", ""))] if m]
+            assert len(keys) == len(set(keys)), (menu.title(), [a.text() for a in menu.actions()])
+    finally:
+        install("en")

@@ -59,7 +59,10 @@ def test_png_and_csv(qapp, tiny_checkpoint, tmp_path, capsys):
     assert main(render(tiny_checkpoint, out, "--step", "3", "--force", head="2")) == 0  # by default: input → predicted
     with open(out, newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
-    assert [r[0] for r in rows[1:]] == [f"{a} → {b}" for a, b in zip(expected.tgt_tokens, expected.output_tokens, strict=True)]
+    # the next typed token, and the model's own first choice where it differs (the window's wording)
+    assert [r[0] for r in rows[1:]] == [f"{a} → {b}" + ("" if c == b else f" (model: {c})") for a, b, c in
+                                        zip(expected.tgt_tokens, expected.output_tokens, expected.first_choice_tokens, strict=True)]
+    assert any(c != b for b, c in zip(expected.output_tokens, expected.first_choice_tokens, strict=True))
     np.testing.assert_allclose(np.array([[float(v) for v in r[1:]] for r in rows[1:]]), expected.cross[1, 2], atol=1e-6)
 
 

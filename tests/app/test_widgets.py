@@ -508,3 +508,16 @@ def test_chinese_key_labels_stand_upright_and_latin_ones_turn(qtbot):
     tall = axis.fixedHeight
     w.set_matrix(np.full((4, 4), 0.25, dtype=np.float32), keys, ["小", "猫", "在", "上"])
     assert axis.fixedHeight < tall  # all upright: the axis needs a line's height, not the longest label's length
+
+
+def test_a_lone_punctuation_mark_is_labelled_between_quotes(qtbot):
+    """A turned "." or "," alone was a speck on the key axis: it is drawn between quotation marks."""
+    import numpy as np
+
+    from viz_app.widgets import AttentionHeatmap
+
+    heat = AttentionHeatmap()
+    qtbot.addWidget(heat)
+    heat.set_matrix(np.full((3, 5), 0.2, np.float32), ["le → .", "!", "…"], ["cat", ".", ",", "?!", "..."])
+    assert [t for _, t in heat.key_tick_labels()] == ["cat", "'.'", "','", "'?!'", "..."]
+    assert [t for _, t in heat.query_tick_labels()] == ["le → .", "'!'", "…"]  # "…": a row not computed yet

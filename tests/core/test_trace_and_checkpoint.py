@@ -56,6 +56,19 @@ def test_trace_at_step_truncates_decoder_rows_only():
     np.testing.assert_array_equal(early.cross, trace.cross[:, :, :2])
 
 
+def test_a_trace_records_the_model_s_first_choice_at_each_row(tmp_path):
+    """Under teacher forcing the typed token is not the prediction: the trace keeps each row's arg-max as a token
+    (what a row's label shows as "(model: X)"), through ``at_step`` and a saved ``.npz``."""
+    bundle = tiny_bundle()
+    trace = bundle.trace("w1 w2 w3", "t1 t2 t3")
+    vocab = list(bundle.tgt_tokenizer.vocab)
+    assert trace.first_choice_tokens == [vocab[int(i)] for i in np.argmax(trace.logprobs, axis=1)]
+    ranks = trace.output_ranks()
+    assert [a == b for a, b in zip(trace.first_choice_tokens, trace.output_tokens, strict=True)] == [r == 1 for r in ranks]
+    assert trace.at_step(2).first_choice_tokens == trace.first_choice_tokens[:2]
+    assert Trace.load(trace.save(tmp_path / "t.npz")).first_choice_tokens == trace.first_choice_tokens
+
+
 def test_trace_load_refuses_other_npz(tmp_path):
     np.savez(tmp_path / "x.npz", a=np.zeros(3))
     with pytest.raises(ValueError, match="not an attention trace"):

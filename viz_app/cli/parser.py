@@ -29,7 +29,8 @@ COMMANDS: tuple[str, ...] = ("export", "render", "info", "train", "eval", "align
                              "uninstall-shortcut")
 
 DESCRIPTION = "Watch an encoder-decoder Transformer think: every attention map, step by step."
-EPILOG = (f"Without a command, '{PROG}' opens the window: {PROG} [PATH] [--model NAME|PATH] [--device cpu|cuda|mps] [--dtype bfloat16], "
+EPILOG = (f"Without a command, '{PROG}' opens the window: {PROG} [PATH] [--model NAME|PATH] [--device cpu|cuda|mps] [--dtype bfloat16] "
+          "[--presenter] [--language en|zh_CN], "
           "PATH being a checkpoint, a model folder or a .scope.json session. "
           f"'{PROG} COMMAND --help' describes a command.")
 

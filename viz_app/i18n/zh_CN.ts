@@ -367,67 +367,72 @@
     <context>
         <name>Compare</name>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="40" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="56" />
             <source>Sentence B, e.g. the cats see the dog</source>
             <translation>句子 B，例如 the cats see the dog</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="42" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="58" />
             <source>Target B (optional; empty: the target of A, or the model translates)</source>
             <translation>目标 B（可选；留空则沿用 A 的目标，或由模型翻译）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="43" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="59" />
             <source>Compare with the current sentence</source>
             <translation>与当前句子比较</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="97" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="85" />
+            <source>Type sentence B above and press Compare: A (the sentence in the window), B and A − B of the map you are looking at appear here, side by side.</source>
+            <translation>在上方输入句子 B，然后点击“与当前句子比较”：A（窗口中的句子）、B 以及当前所看注意力图的 A − B 会并排显示在这里。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/compare_view.py" line="135" />
             <source>A − B (red: A attends more, blue: B does)</source>
             <translation>A − B（红：A 关注更多，蓝：B 关注更多）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="113" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="152" />
             <source>; </source>
             <translation>；</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="121" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="160" />
             <source>step {step}: A chose {a} ({la}), B chose {b} ({lb})</source>
             <translation>第 {step} 步：A 选了 {a}（{la}），B 选了 {b}（{lb}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="94" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="132" />
             <source>A − B is not drawn for this attention: {reason}.</source>
             <translation>这种注意力不画 A − B：{reason}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="110" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="149" />
             <source>the sources have {a} and {b} tokens</source>
             <translation>两个源句分别有 {a} 和 {b} 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="112" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="151" />
             <source>the targets have {a} and {b} positions</source>
             <translation>两个目标分别有 {a} 和 {b} 个位置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="126" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="165" />
             <source>From step {step} on, A and B continue different prefixes: give both the same target to compare like for like.</source>
             <translation>从第 {step} 步起，A 和 B 的前缀已不相同：给两者相同的目标，才能逐项对比。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/compare_view.py" line="90" />
+            <location filename="../../viz_app/widgets/compare_view.py" line="128" />
             <source>{side}: {sentence}</source>
             <translation>{side}：{sentence}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/compare_sentences.py" line="81" />
-            <source>Compare t&amp;wo sentences…</source>
-            <translation>比较两个句子(&amp;W)…</translation>
+            <location filename="../../viz_app/window/compare_sentences.py" line="82" />
+            <source>Compare two &amp;sentences…</source>
+            <translation>比较两个句子(&amp;S)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/compare_sentences.py" line="83" />
+            <location filename="../../viz_app/window/compare_sentences.py" line="84" />
             <source>Run a second sentence beside the current one and show A, B and A − B of every map</source>
             <translation>在当前句子旁再运行一个句子，显示每张图的 A、B 和 A − B</translation>
         </message>
@@ -435,6 +440,10 @@
             <location filename="../../viz_app/window/compare_sentences.py" line="45" />
             <source>Compare two sentences</source>
             <translation>比较两个句子</translation>
+        </message>
+        <message>
+            <source>Compare t&amp;wo sentences…</source>
+            <translation type="vanished">比较两个句子(&amp;W)…</translation>
         </message>
         <message>
             <source>Compare &amp;two sentences…</source>
@@ -600,48 +609,48 @@
             <translation>用 &lt;pad&gt; 把解码器输入补足到 N 个，以观察目标端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="367" />
+            <location filename="../../viz_app/widgets/controls.py" line="376" />
             <source>Decoding step: at step t the decoder has produced t tokens</source>
             <translation>解码步：第 t 步时，解码器已生成 t 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="378" />
+            <location filename="../../viz_app/widgets/controls.py" line="387" />
             <source>Playback speed</source>
             <translation>播放速度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="431" />
+            <location filename="../../viz_app/widgets/controls.py" line="440" />
             <source>What the heatmap shows: the attention weights, the scores before the softmax, the attention rollout from the source to each target position, how much each token moved the chosen token (attribution), or what each attended token actually added (weight × size of its transformed value)</source>
             <translation>热力图显示的内容：注意力权重、softmax 之前的分数、从源句到每个目标位置的注意力 rollout、每个词元对所选词元的推动有多大（归因），或每个被关注的词元实际加进去了多少（权重 × 其变换后值向量的大小）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="441" />
+            <location filename="../../viz_app/widgets/controls.py" line="450" />
             <source>L</source>
             <comment>prefix of a layer number: L0, L1…</comment>
             <translation>L</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="442" />
+            <location filename="../../viz_app/widgets/controls.py" line="451" />
             <source>Layer (0 = closest to the input)</source>
             <translation>层（0 = 最靠近输入的一层）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="445" />
+            <location filename="../../viz_app/widgets/controls.py" line="454" />
             <source>One head, or the mean of all heads of the layer</source>
             <translation>单个注意力头，或该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="449" />
+            <location filename="../../viz_app/widgets/controls.py" line="458" />
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="450" />
+            <location filename="../../viz_app/widgets/controls.py" line="459" />
             <source>Colour by log(weight): makes small weights visible</source>
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="549" />
+            <location filename="../../viz_app/widgets/controls.py" line="558" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
@@ -661,98 +670,98 @@
             <translation>目标句(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="207" />
+            <location filename="../../viz_app/widgets/controls.py" line="208" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="207" />
+            <location filename="../../viz_app/widgets/controls.py" line="208" />
             <source>&amp;Decoding</source>
             <translation>解码(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="208" />
+            <location filename="../../viz_app/widgets/controls.py" line="209" />
             <source>temp.</source>
             <comment>sampling temperature</comment>
             <translation>温度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="209" />
+            <location filename="../../viz_app/widgets/controls.py" line="210" />
             <source>top-k</source>
             <translation>top-k</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="209" />
+            <location filename="../../viz_app/widgets/controls.py" line="210" />
             <source>top-p</source>
             <translation>top-p</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="210" />
+            <location filename="../../viz_app/widgets/controls.py" line="211" />
             <source>seed</source>
             <translation>种子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="210" />
+            <location filename="../../viz_app/widgets/controls.py" line="211" />
             <source>beams</source>
             <translation>束宽</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="211" />
+            <location filename="../../viz_app/widgets/controls.py" line="212" />
             <source>pad source to</source>
             <translation>源端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="211" />
+            <location filename="../../viz_app/widgets/controls.py" line="212" />
             <source>pad target to</source>
             <translation>目标端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="309" />
+            <location filename="../../viz_app/widgets/controls.py" line="318" />
             <source>Translation: {text}</source>
             <translation>译文：{text}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="340" />
+            <location filename="../../viz_app/widgets/controls.py" line="349" />
             <source>teacher forcing the typed target</source>
             <translation>教师强制：使用输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="410" />
+            <location filename="../../viz_app/widgets/controls.py" line="419" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="455" />
+            <location filename="../../viz_app/widgets/controls.py" line="464" />
             <source>Sho&amp;w</source>
             <translation>显示(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="455" />
+            <location filename="../../viz_app/widgets/controls.py" line="464" />
             <source>&amp;Attention</source>
             <translation>注意力(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="456" />
+            <location filename="../../viz_app/widgets/controls.py" line="465" />
             <source>La&amp;yer</source>
             <translation>层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="457" />
+            <location filename="../../viz_app/widgets/controls.py" line="466" />
             <source>&amp;Head</source>
             <translation>头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="457" />
+            <location filename="../../viz_app/widgets/controls.py" line="466" />
             <source>&amp;Colours</source>
             <translation>配色(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="460" />
+            <location filename="../../viz_app/widgets/controls.py" line="469" />
             <source>Masks:</source>
             <translation>掩码：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="495" />
+            <location filename="../../viz_app/widgets/controls.py" line="504" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
@@ -762,23 +771,23 @@
             <translation>（无模型）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="311" />
+            <location filename="../../viz_app/widgets/controls.py" line="320" />
             <source>as its grammar translates it</source>
             <translation>与语法给出的译文一致</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="513" />
+            <location filename="../../viz_app/widgets/controls.py" line="522" />
             <source>Not for a sentence this long: its maps are computed one at a time when shown</source>
             <translation>句子过长时不可用：其注意力图只在显示时逐张计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="497" />
+            <location filename="../../viz_app/widgets/controls.py" line="506" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="313" />
+            <location filename="../../viz_app/widgets/controls.py" line="322" />
             <source>its grammar: {text}</source>
             <translation>语法给出的译文：{text}</translation>
         </message>
@@ -1231,29 +1240,29 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="129" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="135" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="417" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="425" />
             <source>{tile} — click to inspect this head</source>
             <translation>{tile} — 点击查看这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="283" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="290" />
             <source>OFF</source>
             <comment>a switched-off head</comment>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="179" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="185" />
             <source>L{layer}</source>
             <comment>short for layer N</comment>
             <translation>L{layer}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/mosaic.py" line="183" />
+            <location filename="../../viz_app/widgets/mosaic.py" line="189" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>H{head}</translation>
@@ -1433,57 +1442,62 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Heatmap</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="603" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="710" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="604" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="711" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="626" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="745" />
             <source>not computed yet</source>
             <translation>尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="876" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1019" />
             <source>−∞ (blocked)</source>
             <translation>−∞（已屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="898" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1021" />
+            <source>switched off: this head adds nothing to the layer's output</source>
+            <translation>已关闭：这个头对该层的输出没有任何贡献</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/heatmap.py" line="1043" />
             <source>query {query} → key {key}: {weight}</source>
             <translation>查询 {query} → 键 {key}：{weight}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="888" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1033" />
             <source>query {query} → key {key}: not computed yet</source>
             <translation>查询 {query} → 键 {key}：尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="893" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1038" />
             <source>query {query} → key {key}: score {score} (before the softmax)</source>
             <translation>查询 {query} → 键 {key}：分数 {score}（softmax 之前）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1080" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1272" />
             <source>{title} · scores before the softmax</source>
             <translation>{title} · softmax 之前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1082" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1274" />
             <source>{title} (log colour scale)</source>
             <translation>{title}（对数色标）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="892" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1037" />
             <source>query {query} → key {key}: −∞ (blocked by the mask)</source>
             <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1066" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1254" />
             <source>blocked by the mask:</source>
             <translation>被掩码屏蔽：</translation>
         </message>
@@ -1697,122 +1711,122 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>MainWindow</name>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="75" />
+            <location filename="../../viz_app/scope/controller.py" line="76" />
             <source>by the app's splitter</source>
             <translation>按本应用的规则</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="76" />
+            <location filename="../../viz_app/scope/controller.py" line="77" />
             <source>at spaces only</source>
             <translation>只按空格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="77" />
+            <location filename="../../viz_app/scope/controller.py" line="78" />
             <source>by its tokenizer.json</source>
             <translation>按它的 tokenizer.json</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="89" />
+            <location filename="../../viz_app/scope/controller.py" line="90" />
             <source>Loaded {name}</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="223" />
+            <location filename="../../viz_app/scope/controller.py" line="237" />
             <source>Stopped the run; edit the sentence to run it again</source>
             <translation>已停止本次运行；修改句子即可重新运行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="423" />
+            <location filename="../../viz_app/scope/controller.py" line="443" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="86" />
+            <location filename="../../viz_app/scope/controller.py" line="87" />
             <source>Loaded {name}; source text is cut {source}, target text {target}</source>
             <translation>已加载 {name}；源文本{source}切分，目标文本{target}切分</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="312" />
+            <location filename="../../viz_app/scope/controller.py" line="332" />
             <source>The sentence was not run again: its last run was stopped or took too long. Edit it to run it.</source>
             <translation>这个句子没有自动重新运行：它上一次的运行被停止或耗时过长。修改句子即可运行。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="198" />
+            <location filename="../../viz_app/scope/controller.py" line="212" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="211" />
+            <location filename="../../viz_app/scope/controller.py" line="225" />
             <source>Stopped opening {name}</source>
             <translation>已停止打开 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="259" />
+            <location filename="../../viz_app/scope/controller.py" line="273" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="410" />
+            <location filename="../../viz_app/scope/controller.py" line="430" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="412" />
+            <location filename="../../viz_app/scope/controller.py" line="432" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="245" />
+            <location filename="../../viz_app/scope/controller.py" line="259" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="269" />
+            <location filename="../../viz_app/scope/controller.py" line="283" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="365" />
+            <location filename="../../viz_app/scope/controller.py" line="385" />
             <source>the session's step {step} is past this sentence's last step: step {steps} is shown</source>
             <translation>会话中的第 {step} 步超出了这个句子的最后一步：显示的是第 {steps} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="373" />
+            <location filename="../../viz_app/scope/controller.py" line="393" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="390" />
+            <location filename="../../viz_app/scope/controller.py" line="410" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="400" />
+            <location filename="../../viz_app/scope/controller.py" line="420" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="469" />
+            <location filename="../../viz_app/scope/controller.py" line="489" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="175" />
+            <location filename="../../viz_app/scope/controller.py" line="188" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="386" />
+            <location filename="../../viz_app/scope/controller.py" line="406" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="387" />
+            <location filename="../../viz_app/scope/controller.py" line="407" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="403" />
+            <location filename="../../viz_app/scope/controller.py" line="423" />
             <source>{error}; opened {fallback} instead</source>
             <translation>{error}；已改为打开 {fallback}</translation>
         </message>
@@ -1822,129 +1836,139 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="186" />
-            <source>query: decoder input → token it predicts</source>
-            <translation>查询：解码器输入 → 它预测的词元</translation>
+            <location filename="../../viz_app/widgets/map_view.py" line="205" />
+            <source>query: decoder input → token it chose</source>
+            <translation>查询：解码器输入 → 它选中的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="136" />
+            <location filename="../../viz_app/widgets/map_view.py" line="140" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="185" />
+            <location filename="../../viz_app/widgets/map_view.py" line="202" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="341" />
+            <location filename="../../viz_app/widgets/map_view.py" line="204" />
+            <source>query: decoder input → next typed token</source>
+            <translation>查询：解码器输入 → 下一个键入的词元</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="361" />
             <source>Integrated gradients</source>
             <translation>积分梯度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="342" />
+            <location filename="../../viz_app/widgets/map_view.py" line="362" />
             <source>Gradient × input</source>
             <translation>梯度 × 输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="344" />
+            <location filename="../../viz_app/widgets/map_view.py" line="364" />
             <source>{method} over the target prefix · step {step} / {total}</source>
             <translation>{method}：目标前缀 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="346" />
+            <location filename="../../viz_app/widgets/map_view.py" line="366" />
             <source>{method} over the source · step {step} / {total}</source>
             <translation>{method}：源句 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="357" />
+            <location filename="../../viz_app/widgets/map_view.py" line="377" />
             <source>earlier target token (decoder input)</source>
             <translation>之前的目标词元（解码器输入）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="357" />
+            <location filename="../../viz_app/widgets/map_view.py" line="377" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="137" />
+            <location filename="../../viz_app/widgets/map_view.py" line="141" />
             <source>{kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>{kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="240" />
+            <location filename="../../viz_app/widgets/map_view.py" line="195" />
+            <source>{label} (model: {token})</source>
+            <translation>{label}（模型：{token}）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="259" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="240" />
+            <location filename="../../viz_app/widgets/map_view.py" line="259" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="247" />
+            <location filename="../../viz_app/widgets/map_view.py" line="266" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="421" />
+            <location filename="../../viz_app/widgets/map_view.py" line="441" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="136" />
+            <location filename="../../viz_app/widgets/map_view.py" line="140" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="251" />
+            <location filename="../../viz_app/widgets/map_view.py" line="270" />
             <source>{title} · switched OFF (adds nothing to the layer)</source>
             <translation>{title} · 已关闭（对该层输出没有贡献）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="255" />
+            <location filename="../../viz_app/widgets/map_view.py" line="274" />
             <source>Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}</source>
             <translation>值置零 · {kind} · 第 {layer} 层，全部头 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="259" />
+            <location filename="../../viz_app/widgets/map_view.py" line="278" />
             <source>‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="278" />
+            <location filename="../../viz_app/widgets/map_view.py" line="297" />
             <source>{title}
 rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{title}
 第 {r0}–{r1} 行（共 {rows} 行），第 {c0}–{c1} 列（共 {cols} 列）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="253" />
+            <location filename="../../viz_app/widgets/map_view.py" line="272" />
             <source>{title} · {n} of {total} heads OFF</source>
             <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="352" />
+            <location filename="../../viz_app/widgets/map_view.py" line="372" />
             <source>L{layer} H{head}</source>
             <translation>L{layer} H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="353" />
+            <location filename="../../viz_app/widgets/map_view.py" line="373" />
             <source>L{layer} mean</source>
             <translation>L{layer} 各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="355" />
+            <location filename="../../viz_app/widgets/map_view.py" line="375" />
             <source>{title} · agreement with {which}: ρ = {rho}</source>
             <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="364" />
+            <location filename="../../viz_app/widgets/map_view.py" line="384" />
             <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="264" />
+            <location filename="../../viz_app/widgets/map_view.py" line="283" />
             <source>{title} · {share} % from the source</source>
             <translation>{title} · {share}% 来自源句</translation>
         </message>
@@ -2225,8 +2249,8 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
         </message>
         <message>
             <location filename="../../viz_app/window/actions.py" line="95" />
-            <source>Label each decoder row by its input token instead of the token it predicts</source>
-            <translation>用输入词元而不是它预测的词元来标注解码器的每一行</translation>
+            <source>Label each decoder row by its input token instead of the token that follows it</source>
+            <translation>用输入词元而不是其后的词元来标注解码器的每一行</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/actions.py" line="97" />
@@ -2240,11 +2264,21 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
         </message>
         <message>
             <location filename="../../viz_app/window/actions.py" line="100" />
+            <source>Show or hide the &amp;next-token panel</source>
+            <translation>显示或隐藏下一个词元面板(&amp;N)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="101" />
+            <source>What the model would say next; while presenting on a screen narrower than 1,600 pixels it waits for this key</source>
+            <translation>模型接下来会说什么；在宽度不足 1600 像素的屏幕上演示时，按此键才显示</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/actions.py" line="104" />
             <source>&amp;Train a model from scratch…</source>
             <translation>从零训练模型(&amp;T)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="101" />
+            <location filename="../../viz_app/window/actions.py" line="105" />
             <source>Watch attention appear while a small model trains</source>
             <translation>观察小模型在训练过程中注意力如何形成</translation>
         </message>
@@ -2444,102 +2478,102 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="98" />
+            <location filename="../../viz_app/window/layout.py" line="99" />
             <source>Open model…</source>
             <translation>打开模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="105" />
+            <location filename="../../viz_app/window/layout.py" line="106" />
             <source>Cancel loading</source>
             <translation>取消加载</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="128" />
+            <location filename="../../viz_app/window/layout.py" line="129" />
             <source>Sentence</source>
             <translation>句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="139" />
+            <location filename="../../viz_app/window/layout.py" line="140" />
             <source>All heads</source>
             <translation>所有注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="140" />
+            <location filename="../../viz_app/window/layout.py" line="141" />
             <source>Head statistics</source>
             <translation>注意力头统计</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="141" />
+            <location filename="../../viz_app/window/layout.py" line="144" />
             <source>Heads</source>
             <translation>注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="142" />
+            <location filename="../../viz_app/window/layout.py" line="145" />
             <source>Next token</source>
             <translation>下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="143" />
+            <location filename="../../viz_app/window/layout.py" line="146" />
             <source>Positional encoding</source>
             <translation>位置编码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="145" />
+            <location filename="../../viz_app/window/layout.py" line="148" />
             <source>What can I type?</source>
             <translation>可以输入什么？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="156" />
+            <location filename="../../viz_app/window/layout.py" line="160" />
             <source>Ablation</source>
             <translation>消融</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="159" />
+            <location filename="../../viz_app/window/layout.py" line="163" />
             <source>Model inspector</source>
             <translation>模型检视器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="160" />
+            <location filename="../../viz_app/window/layout.py" line="164" />
             <source>Train</source>
             <translation>训练</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="183" />
+            <location filename="../../viz_app/window/layout.py" line="197" />
             <source>no model</source>
             <translation>无模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="189" />
+            <location filename="../../viz_app/window/layout.py" line="203" />
             <source>Heads or the positional encoding are switched off: the model is not intact</source>
             <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="193" />
+            <location filename="../../viz_app/window/layout.py" line="207" />
             <source>Stop run</source>
             <translation>停止运行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="194" />
+            <location filename="../../viz_app/window/layout.py" line="208" />
             <source>Stop waiting for this run (Esc); the result on screen stays</source>
             <translation>不再等待本次运行（Esc）；屏幕上的结果保持不变</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="200" />
+            <location filename="../../viz_app/window/layout.py" line="214" />
             <source>Model activity</source>
             <translation>模型运行状态</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="200" />
+            <location filename="../../viz_app/window/layout.py" line="214" />
             <source>Loaded model</source>
             <translation>已加载的模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="201" />
+            <location filename="../../viz_app/window/layout.py" line="215" />
             <source>Device and number format</source>
             <translation>设备与数值格式</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="202" />
+            <location filename="../../viz_app/window/layout.py" line="216" />
             <source>Duration of the last model call</source>
             <translation>上一次模型调用的耗时</translation>
         </message>
@@ -2554,17 +2588,17 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>对齐连线（源句 → 译文）(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="99" />
+            <location filename="../../viz_app/window/main_window.py" line="102" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="215" />
+            <location filename="../../viz_app/window/main_window.py" line="221" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="216" />
+            <location filename="../../viz_app/window/main_window.py" line="222" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
@@ -2644,17 +2678,17 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>跟随系统</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/model_panels.py" line="82" />
+            <location filename="../../viz_app/window/model_panels.py" line="84" />
             <source>Compare with another checkpoint</source>
             <translation>与另一个检查点比较</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/model_panels.py" line="96" />
+            <location filename="../../viz_app/window/model_panels.py" line="98" />
             <source>Comparison ready</source>
             <translation>比较完成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/model_panels.py" line="78" />
+            <location filename="../../viz_app/window/model_panels.py" line="80" />
             <source>Open a model and type a sentence first: the comparison runs on it.</source>
             <translation>请先打开模型并输入一个句子：比较将在这个句子上进行。</translation>
         </message>
@@ -2709,14 +2743,22 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>上次模型调用耗时 {ms} 毫秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="32" />
+            <location filename="../../viz_app/window/wiring.py" line="33" />
             <source>Continue on the CPU</source>
             <translation>改在 CPU 上继续</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="46" />
+            <location filename="../../viz_app/window/wiring.py" line="47" />
             <source>The overview of every head could not be computed: {error}</source>
             <translation>无法计算所有注意力头的总览：{error}</translation>
+        </message>
+        <message>
+            <source>query: decoder input → token it predicts</source>
+            <translation type="vanished">查询：解码器输入 → 它预测的词元</translation>
+        </message>
+        <message>
+            <source>Label each decoder row by its input token instead of the token it predicts</source>
+            <translation type="vanished">用输入词元而不是它预测的词元来标注解码器的每一行</translation>
         </message>
         <message>
             <source>&amp;Alignment with gold links</source>
@@ -3096,22 +3138,22 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>Overlays</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="75" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="83" />
             <source>source padding</source>
             <translation>源端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="76" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="84" />
             <source>target padding</source>
             <translation>目标端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="77" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="85" />
             <source>causal</source>
             <translation>因果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="78" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="86" />
             <source>combined</source>
             <translation>组合</translation>
         </message>
@@ -4402,32 +4444,32 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{w} × v({token})</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="104" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="108" />
             <source>Computing…</source>
             <translation>正在计算…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="71" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="75" />
             <source>A sentence this long is not walked through: replaying it would keep every map the window computes one at a time.</source>
             <translation>这么长的句子无法逐步演示：重放计算会保留所有注意力图，而窗口一次只计算一张。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="75" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="79" />
             <source>The rollout combines every layer and head, so no single computation made this cell: switch to the weights view and click a cell of one attention map.</source>
             <translation>注意力展开综合了所有层和所有头，这个格子并不是某一次计算的结果：请切换到权重视图，再点击某一张注意力图中的格子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="80" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="84" />
             <source>This view does not show one head's attention weights: set Show to weights or scores, then click a cell.</source>
             <translation>这个视图显示的不是某一个头的注意力权重：请把“显示”设为权重或分数，再点击格子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="88" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="92" />
             <source>This row is not computed yet at this step: step forward, then click it.</source>
             <translation>这一步还没有算到这一行：先往前走几步，再点击它。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="95" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="99" />
             <source>The map shows the mean of the heads; this is head {head}, the head that gives this cell the most weight.</source>
             <translation>图中显示的是各头平均；这里展示的是头 {head}，也就是给这个格子权重最大的那个头。</translation>
         </message>

@@ -11,6 +11,7 @@ callable that pushes edits still waiting for the debounce into the state.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -89,6 +90,17 @@ def loaded_message(info: ModelInfo) -> str:
     return tr("MainWindow", "Loaded {name}").format(name=info.name)
 
 
+#: a model's task when it is a language pair ("en-fr", "en-zh"): source and target language codes
+LANGUAGE_PAIR = re.compile(r"([a-z]{2,3})-([a-z]{2,3})")
+
+
+def same_source_language(a: ModelInfo, b: ModelInfo) -> bool:
+    """Whether two models translate from the same language, by their tasks ("en-fr" and "en-zh": English)."""
+    tasks = [info.metadata.get("task") if isinstance(info.metadata, dict) else None for info in (a, b)]
+    pairs = [LANGUAGE_PAIR.fullmatch(t) if isinstance(t, str) else None for t in tasks]
+    return pairs[0] is not None and pairs[1] is not None and pairs[0].group(1) == pairs[1].group(1)
+
+
 def example_sentence(info: ModelInfo) -> str:
     """A sentence to show on first opening a model: a known one, one from its metadata, or vocabulary words."""
     for key in (info.key, info.name):
@@ -131,6 +143,7 @@ class ScopeController(QObject):
         self.default_view_pending = False
         self.pending_session: Session | None = None  # a session being opened: applied when its model has loaded
         self._texts_at_load: tuple[str, str] | None = None  # the state's sentences when a load was asked for
+        self._model_at_load: ModelInfo | None = None  # and its model
         self._gpu_failure = False
         #: the error banner says why another model was opened at start (a mistyped --model): the fallback's load and
         #: results must not hide it; the next model the user opens, or a new failure, ends that
@@ -193,6 +206,7 @@ class ScopeController(QObject):
         self._flush_inputs()
         self.loading_key = key
         self._texts_at_load = (self.state.src_text, self.state.tgt_text)
+        self._model_at_load = self.state.model
         self.host.load_model(key, options)
         self.loadingChanged.emit(key)
         self.statusMessage.emit(tr("MainWindow", "Loading {name}…").format(name=Path(key).name))
@@ -278,6 +292,7 @@ class ScopeController(QObject):
         self._flush_inputs()  # a sentence, decoding or padding change made during the load is not dropped
         typed = (s.src_text, s.tgt_text)
         typed_during_load = self._texts_at_load is not None and typed != self._texts_at_load
+        before, self._model_at_load = self._model_at_load, None  # the model on screen when this one was asked for
         self._texts_at_load = None
         s.set_model(info)
         self.loadingChanged.emit("")
@@ -292,10 +307,15 @@ class ScopeController(QObject):
             self.apply_session_inputs(session)
             self.apply_session_view(session)
         else:
+            remembered = self.persistence.sentences(info.key)
             if typed_during_load:  # the user typed while the model loaded: that sentence, not a remembered one
                 src, tgt = typed
+            elif typed[0].strip() and before is not None and before.key != info.key and same_source_language(before, info):
+                # en-fr → en-zh: the same English, now in Chinese (the other model's remembered sentence replaced it);
+                # the typed target was the other language's: this model's own only if it was typed for this sentence
+                src = typed[0]
+                tgt = remembered[1] if remembered is not None and remembered[0] == src else ""
             else:
-                remembered = self.persistence.sentences(info.key)
                 src, tgt = remembered if remembered is not None else (example_sentence(info), "")
             if self.pending_view is None:  # not the remembered view of a start-up: this model's own, or the default
                 selection = self.persistence.remembered_selection(info.key)

@@ -40,21 +40,26 @@ _QT_OPTIONS_WITH_VALUE = {"-platform", "-platformpluginpath", "-platformtheme", 
 
 
 class WindowArgs(NamedTuple):
-    """What the window's command line asks for: a model, a device, a precision, and what is left for Qt."""
+    """What the window's command line asks for: a model, a device, a precision, what is left for Qt, presenter mode
+    from the start, and this run's UI language (None: the remembered one)."""
 
     model: str | None
     device: str | None
     dtype: str | None
     qt_args: list[str]
+    presenter: bool = False
+    language: str | None = None
 
 
 #: the window's own options that take a value, as ``--name value`` or ``--name=value``
-_WINDOW_OPTIONS = ("--device", "--dtype")
+_WINDOW_OPTIONS = ("--device", "--dtype", "--language")
 
 
 def parse_args(argv: Sequence[str]) -> WindowArgs:
-    """The model path (the first positional argument), ``--device``, ``--dtype``, and Qt's arguments."""
+    """The model path (the first positional argument), ``--device``, ``--dtype``, ``--presenter``, ``--language`` and
+    Qt's arguments."""
     model: str | None = None
+    presenter = False
     values: dict[str, str] = {}
     qt_args: list[str] = []
     args = list(argv)
@@ -70,12 +75,14 @@ def parse_args(argv: Sequence[str]) -> WindowArgs:
             qt_args += [arg, args[i + 1]]
             i += 2
             continue
-        if arg.startswith("-"):
+        if arg == "--presenter":
+            presenter = True
+        elif arg.startswith("-"):
             qt_args.append(arg)
         elif model is None:
             model = arg
         i += 1
-    return WindowArgs(model, values.get("--device"), values.get("--dtype"), qt_args)
+    return WindowArgs(model, values.get("--device"), values.get("--dtype"), qt_args, presenter, values.get("--language"))
 
 
 def run(argv: Sequence[str] = (), import_options: dict | None = None) -> int:
@@ -89,7 +96,7 @@ def run(argv: Sequence[str] = (), import_options: dict | None = None) -> int:
     from viz_app.shell.pyside_import_hook import install as speed_up_imports
 
     speed_up_imports()  # before pyqtgraph and torch are imported (see pyside_import_hook)
-    model, device, dtype, qt_args = parse_args(argv)
+    model, device, dtype, qt_args, presenter, language = parse_args(argv)
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "attention-scope", *qt_args])
     app.setApplicationName(APP_NAME)
     app.setApplicationDisplayName("Attention Scope")
@@ -109,12 +116,15 @@ def run(argv: Sequence[str] = (), import_options: dict | None = None) -> int:
     settings = AppSettings()
     if model is not None and import_options:
         remember_import_options(settings, model, import_options)
-    install(resolve_language(settings.get_str("view/language", "")))
-    window = MainWindow(settings, model=model, device=device, dtype=dtype)
+    # --language is this run's: installed, never remembered (a switch in the menu is remembered, as always)
+    install(resolve_language(language or settings.get_str("view/language", "")))
+    window = MainWindow(settings, model=model, device=device, dtype=dtype, language=language)
     _settle_after_first_answer(window, collector)
     holder = _WindowHolder(window, settings, device, on_new_window=lambda w: _settle_after_first_answer(w, collector))
     probe = _StartupProbe.install(app, window) if os.environ.get(PROBE_ENV, "") not in ("", "0") else None
     window.show()
+    if presenter:
+        window.act_presenter.setChecked(True)  # a classroom shortcut: straight to the projector layout
     try:
         return int(app.exec())
     finally:

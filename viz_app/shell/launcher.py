@@ -4,8 +4,9 @@
   ``.scope.json`` session): the window. GUI flags: ``--model NAME|PATH`` (a bundled model's name
   works here), ``--device cpu|cuda|mps``, ``--dtype float32|bfloat16|float16`` (values that cannot be used are a
   usage error before any window), what the weights cannot tell (``--heads``, ``--src-vocab``,
-  ``--bos``…, ``--tokenization``: remembered for that model as the dialog's answers are), and Qt's own
-  options (``-platform offscreen``, ``-style X``…);
+  ``--bos``…, ``--tokenization``: remembered for that model as the dialog's answers are), ``--presenter`` (open
+  straight in presenter mode: a classroom shortcut), ``--language en|zh_CN`` (this run's UI language, whatever was
+  remembered), and Qt's own options (``-platform offscreen``, ``-style X``…);
 - a subcommand (``export``, ``render``, ``info``…), ``-h``/``--help``, ``--version`` or any other
   option: :func:`viz_app.cli.main`;
 - any other word: a usage error (one line, exit status 2), never a window opened on nothing.
@@ -27,17 +28,22 @@ from collections.abc import Sequence
 #: the status of "no window can be opened here" (no display, missing system libraries): a usage error, as argparse's
 EXIT_NO_WINDOW = 2
 #: GUI options that take a value (both ``--device cpu`` and ``--device=cpu``)
-GUI_OPTIONS = ("--device", "--dtype", "--model", "--session")  # --session FILE: as export and render take it
+GUI_OPTIONS = ("--device", "--dtype", "--model", "--session", "--language")  # --session FILE: as export and render take it
+#: GUI options without a value
+GUI_FLAGS = frozenset({"--presenter"})
 #: what each window option takes and an example, for the line that says one was given without its value
 GUI_OPTION_VALUES = {"--device": ("auto, cpu, cuda or mps", "--device cpu"),
                      "--dtype": ("float32, bfloat16 or float16", "--dtype bfloat16"),
                      "--model": ("a bundled model's name or a path", "--model en-fr"),
-                     "--session": ("a saved session", "--session lecture.scope.json")}
+                     "--session": ("a saved session", "--session lecture.scope.json"),
+                     "--language": ("en or zh_CN", "--language zh_CN")}
 #: Qt's own command-line options without a value (QGuiApplication / QApplication); those with one are
 #: ``viz_app.shell.app._QT_OPTIONS_WITH_VALUE``
 QT_FLAGS = frozenset({"-reverse", "-nograb", "-dograb", "-sync", "-widgetcount", "-testability"})
 #: ``--dtype`` values (``model_core.devices.DTYPES`` and "auto", held equal by a test: that module imports torch)
 DTYPE_NAMES = ("auto", "float32", "bfloat16", "float16")
+#: ``--language`` values (``viz_app.i18n.LANGUAGES``' codes, held equal by a test: that module imports Qt)
+LANGUAGE_CODES = ("en", "zh_CN")
 #: ``--device`` values, checked before torch is imported; cuda:N names one GPU of several
 DEVICE_PATTERN = re.compile(r"(auto|cpu|mps|cuda(:\d+)?)", re.IGNORECASE)
 
@@ -70,7 +76,7 @@ def gui_arguments(argv: Sequence[str]) -> tuple[list[str] | None, str | None]:
             out += [arg, args[i + 1]]
             i += 2
             continue
-        if arg in QT_FLAGS:
+        if arg in QT_FLAGS or arg in GUI_FLAGS:
             out.append(arg)
         elif arg.startswith("-") or model is not None or not os.path.exists(arg):
             return None, arg  # an option of the parser (--help…), a second path, or a word that is not a path
@@ -86,7 +92,10 @@ def window_option_problem(gui: Sequence[str]) -> str | None:
     that is asked for is looked for (that imports torch, which the window would import next anyway)."""
     from viz_app.shell.app import parse_args  # the window's own reading of ``gui`` (Qt-free at import)
 
-    _, device, dtype, _ = parse_args(gui)
+    args = parse_args(gui)
+    device, dtype = args.device, args.dtype
+    if args.language is not None and args.language not in LANGUAGE_CODES:
+        return f"--language {args.language!r}: choose {' or '.join(LANGUAGE_CODES)}"
     if device is not None and not DEVICE_PATTERN.fullmatch(device):
         return f"--device {device!r}: choose auto, cpu, cuda (or cuda:N) or mps"
     if dtype is not None and dtype.lower() not in DTYPE_NAMES:
@@ -144,8 +153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if offending is not None and offending.startswith("-") and offending.split("=")[0] not in ("-h", "--help", "--version"):
             from viz_app.cli.parser import usage_error
 
-            return usage_error(f"unknown option {offending!r}: the window takes --model, --device, --dtype and the "
-                               f"import answers (--heads, --bos…); commands: {', '.join(COMMANDS)}")
+            return usage_error(f"unknown option {offending!r}: the window takes --model, --device, --dtype, --presenter, "
+                               f"--language and the import answers (--heads, --bos…); commands: {', '.join(COMMANDS)}")
         if offending is not None and not offending.startswith("-"):
             from viz_app.cli.parser import usage_error
 

@@ -15,12 +15,28 @@ from dataclasses import replace
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from model_core.compare import Comparison
 from viz_app.i18n import tr
 from viz_app.widgets.heatmap import AttentionHeatmap
 from viz_app.widgets.map_view import HeatmapView, ViewSpec, apply_view, heatmap_view
+
+#: each of the three maps' minimum (width, height): readable, and the dock under a 720-pixel screen's other panels
+MAP_MINIMUM = (140, 100)
+#: the per-step lines' strip scrolls past this height
+STEPS_HEIGHT = 110
 
 
 def difference_view(a: HeatmapView, b: HeatmapView, title: str) -> HeatmapView:
@@ -49,18 +65,39 @@ class ComparePanel(QWidget):
         self.steps = QLabel(self)
         self.steps.setWordWrap(True)
         self.steps.setTextFormat(Qt.TextFormat.RichText)
-        grid = QGridLayout()
+        self.steps.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        # a line per step scrolls in its own strip: as one label it grew the dock, and with it the window past the screen
+        self.steps_area = QScrollArea(self)
+        self.steps_area.setWidgetResizable(True)
+        self.steps_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.steps_area.setWidget(self.steps)
+        self.steps_area.setMinimumHeight(0)
+        self.steps_area.setMaximumHeight(STEPS_HEIGHT)
+        self.steps_area.hide()
+        grid_box = QWidget(self)
+        grid = QGridLayout(grid_box)
+        grid.setContentsMargins(0, 0, 0, 0)
         for column, heat in enumerate(self.maps):
-            heat.setMinimumSize(220, 300)  # three maps side by side: each must stay readable
+            heat.setMinimumSize(*MAP_MINIMUM)  # three maps side by side: each readable, the dock still fits a small screen
             grid.addWidget(heat, 0, column)
             grid.setColumnStretch(column, 1)
+        # before a comparison: what to do, instead of three empty plots with placeholder axes
+        self.prompt = QLabel(tr("Compare", "Type sentence B above and press Compare: A (the sentence in the window), B and "
+                                           "A − B of the map you are looking at appear here, side by side."), self)
+        self.prompt.setWordWrap(True)
+        self.prompt.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.pages = QStackedWidget(self)
+        self.pages.addWidget(self.prompt)
+        self.pages.addWidget(grid_box)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.src_b)
-        layout.addWidget(self.tgt_b)
-        layout.addWidget(self.button)
-        layout.addLayout(grid, 1)
+        boxes = QHBoxLayout()  # one row: the maps keep the dock's height
+        boxes.addWidget(self.src_b, 3)
+        boxes.addWidget(self.tgt_b, 3)
+        boxes.addWidget(self.button)
+        layout.addLayout(boxes)
+        layout.addWidget(self.pages, 1)
         layout.addWidget(self.message)
-        layout.addWidget(self.steps)
+        layout.addWidget(self.steps_area)
         self.comparison: Comparison | None = None
         self.spec: ViewSpec | None = None
 
@@ -79,6 +116,7 @@ class ComparePanel(QWidget):
         comparison, spec = self.comparison, self.spec
         if comparison is None or spec is None:
             return
+        self.pages.setCurrentIndex(1)
         a_trace, b_trace = comparison.trace_a, comparison.trace_b
         spec = replace(spec, mode="weights", overlays=())
         step_a = min(spec.step if spec.step is not None else a_trace.n_steps, a_trace.n_steps)
@@ -98,6 +136,7 @@ class ComparePanel(QWidget):
             apply_view(self.maps[2], difference_view(a, b, title))
             self.message.setText("")
         self.steps.setText(self._steps_text(comparison))
+        self.steps_area.setVisible(bool(self.steps.text()))
 
     @staticmethod
     def _reason(comparison: Comparison, kind: str) -> str:

@@ -200,6 +200,7 @@ class InputPanel(QWidget):
         grid.setColumnStretch(1, 1)
 
         options_box = QWidget(self)
+        self._options_box = options_box
         options = FlowLayout(options_box, spacing=2)  # wraps on narrow windows instead of forcing a minimum width
         options.setContentsMargins(0, 0, 0, 0)
         self._labelled: dict[str, QWidget] = {}
@@ -235,6 +236,14 @@ class InputPanel(QWidget):
         for spin in (self.temperature, self.top_k, self.top_p, self.seed, self.beam_width, self.pad_src, self.pad_tgt):
             spin.valueChanged.connect(self.edited)
         self._update_visibility()
+
+    def set_compact(self, on: bool) -> None:
+        """Presenter mode: the sentence boxes and their chips only (model and decoding choices hidden), so the map
+        keeps the screen's height; leaving presenter mode shows them again."""
+        self._options_box.setVisible(not on)
+
+    def is_compact(self) -> bool:
+        return self._options_box.isHidden()
 
     # ------------------------------------------------------------------ values
     # -- height: the chips' wrapped rows must be seen -----------------------------------------------------------

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPixmap, QTextDocument
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QHBoxLayout, QToolTip, QVBoxLayout, QWidget
 
@@ -25,6 +25,14 @@ from viz_app.widgets.theme_colors import muted_for
 
 #: Above this many tokens an axis shows only every n-th label (n = ceil(tokens / MAX_LABELS)).
 MAX_LABELS = 60
+#: the smallest tick labels the projector layout makes to fit every label in its cell (smaller, every other is skipped)
+FITTED_LABEL_FLOOR_PT = 9.0
+#: in the projector layout, the turned column labels take at most this share of the widget's height
+COLUMN_LABELS_SHARE = 0.16
+#: labels closer than this many times their own height (along the axis) are thinned: the one rule of fitting and drawing
+LABEL_SPACING = 1.05
+#: in the projector layout, the plot title and the axis titles relative to the label size
+PROJECTOR_TITLE_SCALE = 0.8
 #: An axis of more tokens than this numbers its labels with their positions (from 0, as the title's "rows a–b"):
 #: a long map shows every other label or fewer, and unnumbered they read like a sentence that is not there
 NUMBERED_LABELS_FROM = 32
@@ -93,6 +101,9 @@ _LOG_TICKS = [(-4.0, "0.0001"), (-3.0, "0.001"), (-2.0, "0.01"), (-1.0, "0.1"), 
 VALUE_MODES: tuple[str, ...] = ("weights", "scores", "values")
 #: Blocked (−∞) score cells: an opaque neutral base under dark diagonal stripes. Grey is not an end of
 #: any attention colour map, and the stripes keep the cells distinct from every colour a finite score gets.
+#: a switched-off head's map: a grey veil and dark stripes over it (RGBA)
+OFF_SHADE = (128, 128, 128, 150)
+OFF_STRIPES = (30, 30, 30, 200)
 HATCH_BASE = (158, 158, 158)
 HATCH_STRIPE = (33, 33, 33)
 #: Stripe spacing and width in device pixels (constant at every zoom, like a cosmetic pen).
@@ -241,7 +252,17 @@ def thinned_labels(tokens: Sequence[str], max_labels: int = MAX_LABELS, limit: i
     """Tick labels at cell centres; every n-th one when there are more than ``max_labels`` tokens."""
     n = len(tokens)
     step = 1 if n <= max_labels else math.ceil(n / max_labels)
-    return [(i + 0.5, display_token(tokens[i], limit)) for i in range(0, n, step)]
+    return [(i + 0.5, _visible_label(tokens[i], limit)) for i in range(0, n, step)]
+
+
+def _visible_label(token: str, limit: int) -> str:
+    """A tick label: the token as :func:`display_token` shows it, and a lone punctuation mark between the language's
+    quotation marks, as a turned "." or "," alone was a speck nobody saw (from the back of a room, not at all); "…" is
+    a row not computed yet, not a token."""
+    text = display_token(token, limit)
+    if 0 < len(token) <= 2 and token != "…" and all(unicodedata.category(ch).startswith("P") for ch in token):
+        return quoted(text)
+    return text
 
 
 def _never_wider_than_its_room(label: pg.LabelItem) -> None:
@@ -294,6 +315,7 @@ class TokenAxis(pg.AxisItem):
         self._title = ""
         self._shown_title = ""
         self._title_pt = self._font.pointSizeF()
+        self._wrap_title = False
         self.setStyle(tickFont=self._font, autoExpandTextSpace=False)
         self._fit()
 
@@ -335,6 +357,55 @@ class TokenAxis(pg.AxisItem):
         self.setStyle(tickFont=self._font)
         self._apply_title()
 
+    def set_tick_point_size(self, pt: float) -> None:
+        """The tick labels alone at ``pt`` (the title keeps its size): labels made to fit their cells."""
+        if abs(self._font.pointSizeF() - pt) < 0.05:
+            return
+        self._font = QFont(self._font)
+        self._font.setPointSizeF(pt)
+        self.setStyle(tickFont=self._font)
+        self._fit()
+
+    def tick_point_size(self) -> float:
+        return self._font.pointSizeF()
+
+    def set_title_wrapping(self, wrap: bool) -> None:
+        """Break a title longer than the axis onto more lines at its spaces instead of cutting it with "…"."""
+        if wrap != self._wrap_title:
+            self._wrap_title = wrap
+            self._apply_title()
+
+    def set_title_point_size(self, pt: float) -> None:
+        """The axis title alone at ``pt`` points."""
+        if abs(pt - self._title_pt) >= 0.05:
+            self._title_pt = pt
+            self._apply_title()
+
+    def label_extent(self, pt: float) -> float:
+        """How far the tick labels reach out from the axis at ``pt`` points (their width on a vertical axis, a turned
+        label's length on a horizontal one), for a size not yet applied."""
+        font = QFont(self._font)
+        font.setPointSizeF(pt)
+        fm = QFontMetricsF(font)
+        texts = [self.shown_text(v, t) for v, t in self._labels]
+        if self.orientation in ("left", "right") or self._rotate:
+            return max((fm.height() if self._rotate and reads_upright(t) else fm.horizontalAdvance(t) for t in texts),
+                       default=0.0)
+        return fm.height()
+
+    def label_pitch(self, pt: float) -> float:
+        """The room one label takes along the axis at ``pt`` points (a line's height, an upright label's width), as
+        :meth:`_text_specs` spaces them."""
+        font = QFont(self._font)
+        font.setPointSizeF(pt)
+        fm = QFontMetricsF(font)
+        if self.orientation in ("left", "right"):
+            return fm.height()
+        if self._rotate:
+            return max([fm.height()] + [fm.horizontalAdvance(t) + 4 for v, t0 in self._labels
+                                        if reads_upright(t := self.shown_text(v, t0))])
+        return max((fm.horizontalAdvance(self.shown_text(v, t)) for v, t in self._labels), default=0.0) + 4
+
     def refresh_title(self) -> None:
         """Redraw the title in the current text colour (after a theme change)."""
         self._apply_title()
@@ -347,8 +418,16 @@ class TokenAxis(pg.AxisItem):
             upright = self._upright_title()
             # a short CJK title on a vertical axis stands upright, one character under the other, as Chinese is
             # written in a column; turned on its side (pyqtgraph's way for every vertical title) "层" reads wrong
-            self._shown_title = self._title if upright else self._elided_title()
-            text = "<br>".join(html.escape(ch) for ch in self._title) if upright else html.escape(self._shown_title)
+            if upright:
+                self._shown_title = self._title
+                text = "<br>".join(html.escape(ch) for ch in self._title)
+            elif self._wrap_title:
+                lines = self._wrapped_title()
+                self._shown_title = "\n".join(lines)
+                text = "<br>".join(html.escape(line) for line in lines)
+            else:
+                self._shown_title = self._elided_title()
+                text = html.escape(self._shown_title)
             self.setLabel(text, **style)
             self.label.setToolTip(self._title if self._shown_title != self._title else "")
             self.label.setRotation(0 if upright else (-90 if self.orientation in ("left", "right") else 0))
@@ -410,6 +489,15 @@ class TokenAxis(pg.AxisItem):
         return metrics.elidedText(self._title, Qt.TextElideMode.ElideRight,
                                   room - (whole - metrics.horizontalAdvance(self._title)))
 
+    def _wrapped_title(self) -> list[str]:
+        """The title in lines that fit :meth:`title_room`, broken at spaces (whole until the axis is laid out)."""
+        room = self.title_room()
+        whole = self.title_length()
+        if room <= 0 or whole <= room:
+            return [self._title]
+        metrics = self._title_metrics()
+        return wrap_at_separators(self._title, metrics, room - (whole - metrics.horizontalAdvance(self._title)), separator=" ")
+
     def _upright_title(self) -> bool:
         """Whether the title is a short run of CJK characters on a vertical axis (drawn upright, stacked)."""
         return (self.orientation in ("left", "right") and 0 < len(self._title) <= MAX_UPRIGHT_TITLE
@@ -421,7 +509,9 @@ class TokenAxis(pg.AxisItem):
 
     def resizeEvent(self, ev=None) -> None:  # Qt's name
         title = getattr(self, "_title", "")  # (called during __init__)
-        if self.label is not None and title and not self._upright_title() and self._elided_title() != self._shown_title:
+        wrapped = getattr(self, "_wrap_title", False)
+        if (self.label is not None and title and not self._upright_title()
+                and ("\n".join(self._wrapped_title()) if wrapped else self._elided_title()) != self._shown_title):
             self._apply_title()  # a new length: cut the title again (this calls resizeEvent once more, unchanged)
             return
         super().resizeEvent(ev)
@@ -489,7 +579,7 @@ class TokenAxis(pg.AxisItem):
             gap = min(abs(b[0] - a[0]) for a, b in zip(self._labels, self._labels[1:], strict=False)) or 1.0
         else:
             gap = 1.0
-        stride = max(1, math.ceil(along * 1.05 / max(1e-9, abs(gap * scale))))
+        stride = max(1, math.ceil(along * LABEL_SPACING / max(1e-9, abs(gap * scale)) - 1e-6))
         pad = max(0, self.style["tickLength"]) + self.style["tickTextOffset"][0 if vertical else 1]
         specs: list[tuple[QRectF, int, str]] = []
         for value, label in self._labels[::stride]:
@@ -539,6 +629,18 @@ class TokenAxis(pg.AxisItem):
             p.restore()
 
 
+def _largest_fitting(axis: TokenAxis, room: float, top: float) -> float:
+    """The largest tick size up to ``top`` points (tenths; at least :data:`FITTED_LABEL_FLOOR_PT`) at which ``axis``'s
+    labels take no more than ``room`` pixels each along the axis, as :meth:`TokenAxis._text_specs` spaces them."""
+    if axis.label_pitch(top) * LABEL_SPACING <= room:
+        return top
+    lo, hi = FITTED_LABEL_FLOOR_PT, top
+    for _ in range(10):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if axis.label_pitch(mid) * LABEL_SPACING <= room else (lo, mid)
+    return max(FITTED_LABEL_FLOOR_PT, math.floor(lo * 10) / 10)
+
+
 def _cosmetic_pen(color, width: float, style=Qt.PenStyle.SolidLine):
     pen = pg.mkPen(color, width=width, style=style)
     pen.setCosmetic(True)
@@ -574,6 +676,7 @@ class AttentionHeatmap(QWidget):
         self._title = ""
         self._title_key: tuple[str, float] | None = None
         self._wrap_title = False
+        self._projector = False  # presenter mode's layout: labels fitted to their cells, titles wrapped
         self._overlays: dict[str, np.ndarray] = {}
         self._overlay_rgba: np.ndarray | None = None
         self._hover: tuple[int, int] | None = None
@@ -600,6 +703,10 @@ class AttentionHeatmap(QWidget):
         self._vb: pg.ViewBox = self._plot.getViewBox()
         self._vb.invertY(True)
         self._vb.setDefaultPadding(0.0)
+        # the projector layout fits its labels to the view box as laid out: again after a relayout (coalesced)
+        self._refit = QTimer(self, singleShot=True, interval=0)
+        self._refit.timeout.connect(self._fit_labels)
+        self._vb.sigResized.connect(self._on_view_resized)
         self._left.set_title(tr("Heatmap", "query"))
         self._bottom.set_title(tr("Heatmap", "key"))
 
@@ -616,6 +723,18 @@ class AttentionHeatmap(QWidget):
         self._hatch.setZValue(0.5)
         self._hatch.hide()
         self._plot.addItem(self._hatch, ignoreBounds=True)
+
+        # a switched-off head (ablation): the whole map greyed and hatched, under the row outline
+        self._off_items = []
+        for brush in (QBrush(QColor(*OFF_SHADE)), QBrush(QColor(*OFF_STRIPES), Qt.BrushStyle.BDiagPattern)):
+            item = QGraphicsRectItem()
+            item.setPen(pg.mkPen(None))
+            item.setBrush(brush)
+            item.setZValue(2.5)
+            item.hide()
+            self._plot.addItem(item, ignoreBounds=True)
+            self._off_items.append(item)
+        self._switched_off = False
 
         self._future = QGraphicsRectItem()
         self._future.setPen(pg.mkPen(None))
@@ -708,6 +827,8 @@ class AttentionHeatmap(QWidget):
         self._left.set_title(tr("Heatmap", "query") if query_label is None else query_label)
         self._bottom.set_title(tr("Heatmap", "key") if key_label is None else key_label)
         self._set_title(title)
+        if self._projector:
+            self._fit_labels()
 
         self._refresh_image()
         if shape_changed:
@@ -715,6 +836,7 @@ class AttentionHeatmap(QWidget):
             self._vb.setRange(xRange=(0, k), yRange=(0, q), padding=0)
         self._update_row_items()
         self._update_overlay()
+        self._update_off_items()
         self.matrixChanged.emit()
 
     def map_cell_to_image(self, row: int, col: int) -> tuple[int, int] | None:
@@ -800,6 +922,22 @@ class AttentionHeatmap(QWidget):
         self._set_title(self._title)
         self._update_legend()
 
+    def set_switched_off(self, on: bool) -> None:
+        """Draw the map as switched off (an ablated head): greyed and hatched over every cell, and said in the legend."""
+        if on != self._switched_off:
+            self._switched_off = on
+            self._update_off_items()
+            self._update_legend()
+
+    def is_switched_off(self) -> bool:
+        return self._switched_off
+
+    def _update_off_items(self) -> None:
+        q, k = self._raw.shape if self._raw is not None else (0, 0)
+        for item in self._off_items:
+            item.setRect(QRectF(0, 0, k, q))
+            item.setVisible(self._switched_off and q > 0)
+
     def set_emphasis(self, on: bool) -> None:
         """Presenter mode: a thicker outline around the current query row, visible from the back of a room."""
         dark, light = (9, 5) if on else (4, 2)
@@ -814,9 +952,13 @@ class AttentionHeatmap(QWidget):
         self._font_pt = float(pt)
         self._left.set_point_size(self._font_pt)
         self._bottom.set_point_size(self._font_pt)
+        if self._projector:
+            self._left.set_title_point_size(self._font_pt * PROJECTOR_TITLE_SCALE)
+            self._bottom.set_title_point_size(self._font_pt * PROJECTOR_TITLE_SCALE)
         self._apply_colorbar_font()
         self._set_title(self._title)
         self._update_legend()
+        self._fit_labels()
         font = QFont()
         font.setPointSizeF(self._font_pt)
         self._future_text.setFont(font)
@@ -868,12 +1010,15 @@ class AttentionHeatmap(QWidget):
         return [text for _, _, text in self._left._text_specs()]
 
     def legend_text(self) -> str:
-        """Plain text of the legend's names (overlays, then the −∞ hatch), in the UI language ("" when hidden)."""
+        """Plain text of the legend's names (overlays, the −∞ hatch, a switched-off head), in the UI language ("" when
+        hidden)."""
         if not self._legend.isVisible():
             return ""
         names = [overlay_label(n) for n in self._active_overlays()]
         if self._hatch_shown():
             names.append(tr("Heatmap", "−∞ (blocked)"))
+        if self._switched_off:
+            names.append(tr("Heatmap", "switched off: this head adds nothing to the layer's output"))
         return ", ".join(names)
 
     def hover_text(self) -> str:
@@ -903,6 +1048,48 @@ class AttentionHeatmap(QWidget):
 
     def graphics_widget(self) -> pg.GraphicsLayoutWidget:
         return self._glw
+
+    def set_projector_layout(self, on: bool) -> None:
+        """Presenter mode: every row and column labelled (the tick labels made smaller, down to
+        :data:`FITTED_LABEL_FLOOR_PT`, to fit their cells, instead of every other one skipped), and the titles wrapped
+        rather than cut with "…" (the step number at the title's end was cut off on a 1,920-pixel screen)."""
+        if on == self._projector:
+            return
+        self._projector = on
+        self.set_title_wrapping(on)
+        self._left.set_title_wrapping(on)
+        self._bottom.set_title_wrapping(on)
+        self._title_key = None  # the title's size changes with the layout
+        self.set_font_point_size(self._font_pt)
+
+    def label_point_sizes(self) -> tuple[float, float]:
+        """(row labels, column labels) point sizes as drawn."""
+        return self._left.tick_point_size(), self._bottom.tick_point_size()
+
+    def _fit_labels(self) -> None:
+        """The tick labels' sizes: the label size, or in the projector layout the largest (at most that) at which every
+        row and column label fits its cell. Sized from the map's view box as laid out now, and again after each
+        relayout that the new sizes cause (a coalesced timer): the rows' room depends on the column labels' length,
+        the columns' on the row labels' width."""
+        pt = self._font_pt
+        if not self._projector or self._raw is None or min(self._raw.shape) == 0:
+            self._left.set_tick_point_size(pt)
+            self._bottom.set_tick_point_size(pt)
+            return
+        rows, cols = self._raw.shape
+        view = self._vb.size()
+        if view.width() <= 1 or view.height() <= 1:
+            return  # not laid out yet: the view box's first resize fits them
+        bottom_pt = pt
+        per_pt = self._bottom.label_extent(pt) / pt
+        if per_pt > 0:  # turned column labels reach down by their length: at most a share of the height
+            bottom_pt = max(FITTED_LABEL_FLOOR_PT, min(pt, COLUMN_LABELS_SHARE * self._glw.height() / per_pt))
+        self._left.set_tick_point_size(_largest_fitting(self._left, view.height() / rows, pt))
+        self._bottom.set_tick_point_size(min(bottom_pt, _largest_fitting(self._bottom, view.width() / cols, pt)))
+
+    def _on_view_resized(self) -> None:
+        if self._projector:
+            self._refit.start()
 
     def set_title_wrapping(self, wrap: bool) -> None:
         """Break a title too wide for the plot at its " · " separators instead of cutting it with "…".
@@ -1052,7 +1239,8 @@ class AttentionHeatmap(QWidget):
         names = self._active_overlays()
         hatch = self._hatch_shown()
         self._legend_has_hatch = hatch
-        if not names and not hatch:
+        off = getattr(self, "_switched_off", False)
+        if not names and not hatch and not off:
             self._legend.setVisible(False)
             self._legend.setText("")
             return
@@ -1070,6 +1258,10 @@ class AttentionHeatmap(QWidget):
             base = "rgb({},{},{})".format(*HATCH_BASE)
             sections.append(f"<span style='color: rgb({r},{g},{b}); background-color: {base}; "
                             f"font-size: {self._font_pt * 1.3:g}pt'>▨</span>&nbsp;{html.escape(tr('Heatmap', '−∞ (blocked)'))}")
+        if off:
+            sections.append(f"<span style='color: rgb(30,30,30); background-color: rgb(128,128,128); "
+                            f"font-size: {self._font_pt * 1.3:g}pt'>▨</span>&nbsp;"
+                            + html.escape(tr("Heatmap", "switched off: this head adds nothing to the layer's output")))
         self._legend.setText("&nbsp;&nbsp;&nbsp;&nbsp;".join(sections), size=f"{self._font_pt:g}pt")
         self._legend.setVisible(True)
 
@@ -1082,6 +1274,11 @@ class AttentionHeatmap(QWidget):
             return tr("Heatmap", "{title} (log colour scale)").format(title=title)
         return title
 
+    def _title_point_size(self) -> float:
+        """The plot title's size: a point over the labels, or in the projector layout a share of them (the step bar
+        above the map says the step in the label size; the title's lines took the map's rows)."""
+        return self._font_pt * PROJECTOR_TITLE_SCALE if self._projector else self._font_pt + 1
+
     def _title_room(self) -> int:
         """The title's width in pixels: over the image column only (the query axis and the colour bar take the rest
         of the row; with presenter-size labels those are a quarter of the width)."""
@@ -1089,7 +1286,7 @@ class AttentionHeatmap(QWidget):
 
     def _title_metrics(self) -> QFontMetricsF:
         font = QFont()
-        font.setPointSizeF(self._font_pt + 1)
+        font.setPointSizeF(self._title_point_size())
         return QFontMetricsF(font)
 
     def title_shortfall(self) -> int:
@@ -1119,7 +1316,7 @@ class AttentionHeatmap(QWidget):
                 given = [part for line in given for part in wrap_at_separators(line, metrics, width)]
             lines = [metrics.elidedText(line, Qt.TextElideMode.ElideRight, width) for line in given]
             shown = "\n".join(lines)  # each line cut on its own (a long sentence's window is the second line)
-            self._plot.setTitle("<br>".join(html.escape(line) for line in lines), size=f"{self._font_pt + 1:g}pt")
+            self._plot.setTitle("<br>".join(html.escape(line) for line in lines), size=f"{self._title_point_size():g}pt")
             self._plot.titleLabel.setMinimumWidth(0)
             # pyqtgraph gives the title row a fixed 30 px: too low for two lines, or one in presenter-size type,
             # which then overlapped the top of the map
@@ -1141,8 +1338,11 @@ class AttentionHeatmap(QWidget):
             self._set_title(self._title)
 
     def eventFilter(self, watched, event) -> bool:  # Qt's name
-        if watched is self._glw and event.type() == QEvent.Type.Resize and self._title:
-            self._set_title(self._title)
+        if watched is self._glw and event.type() == QEvent.Type.Resize:
+            if self._title:
+                self._set_title(self._title)
+            if self._projector:
+                self._refit.start()
         return False
 
     def colormap_name(self) -> str:

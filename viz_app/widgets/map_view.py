@@ -33,10 +33,10 @@ from viz_app.widgets.heatmap import AttentionHeatmap
 
 #: Label of a decoder row not generated yet at the shown step (its token is not known then).
 FUTURE_LABEL = "…"
-#: How decoder rows (queries) are labelled: by the token the row predicts ("le → chat", the default: a row is read
-#: as "to write *chat*, the model looked at…") or by the decoder input alone ("le", the model's own view of it).
-#: "input → predicted" is shown while every such label fits in this many characters and the map has at most
-#: ROOM_ROWS rows; otherwise only "→ predicted".
+#: How decoder rows (queries) are labelled: by the token that follows the row's input ("le → chat", the default: a
+#: row is read as "to write *chat*, the model looked at…") or by the decoder input alone ("le", the model's own view
+#: of it). "input → next" is shown while every such label fits in this many characters and the map has at most
+#: ROOM_ROWS rows; otherwise only "→ next".
 ROOM_CHARS = 24
 ROOM_ROWS = 40
 
@@ -62,7 +62,8 @@ class ViewSpec:
     #: what the map holds: the attention weights, the pre-softmax scores (−∞ where blocked), or the
     #: encoder-decoder rollout (target × source; kind, layer and head do not apply)
     mode: str = "weights"
-    #: decoder rows labelled by the token they predict ("predicted") or by the decoder input ("input")
+    #: decoder rows labelled "input → the token that follows it" ("predicted": chosen, or typed when forced) or by
+    #: the decoder input alone ("input")
     row_labels: str = "predicted"
     #: heads switched off in the run that made the trace, (kind, layer, head): the title says so
     ablated_heads: frozenset[tuple[str, int, int]] = frozenset()
@@ -102,6 +103,9 @@ class HeatmapView:
     #: the map's (row, column) of the matrix's first cell: a long map's window starts there, (0, 0) for a whole map
     #: (what the heatmap adds to a cell for clicks and overlays given in the map's own cells, e.g. gold links)
     origin: tuple[int, int] = (0, 0)
+    #: the map is of a head switched off in the run (or the mean of a layer whose heads are all off): drawn greyed and
+    #: hatched, so "before / after" is seen without reading the title
+    switched_off: bool = False
 
     def computed(self) -> tuple[np.ndarray, list[str], list[str]]:
         """The part of the map that exists at this step, with its real tokens: ``trace.at_step(step)``'s matrix.
@@ -143,11 +147,14 @@ def _cut(token: str, limit: int = 12) -> str:
 
 
 def decoder_row_labels(trace: Trace, step: int, forced: bool, mode: str = "predicted") -> list[str]:
-    """The label of every decoder row (query) at ``step``: ``"le → chat"`` (input → the token the row predicts),
-    ``"→ chat"`` when those do not fit, or the decoder input alone in ``"input"`` mode.
+    """The label of every decoder row (query) at ``step``: ``"le → chat"`` (input → the token that follows it: the
+    one the model chose, or under teacher forcing the next typed token), ``"→ chat"`` when those do not fit, or the
+    decoder input alone in ``"input"`` mode.
 
-    Why "predicted" by default: row *t* is the query at decoder input *t*, whose distribution chose output *t*; a
-    row labelled by its input reads one row off ("le" looks at "cat"). Rows not generated yet are
+    Why "input → next" by default: row *t* is the query at decoder input *t*, whose distribution chose output *t*; a
+    row labelled by its input reads one row off ("le" looks at "cat"). Under teacher forcing the next token is typed,
+    not predicted: where the model's own first choice differs, the label says so (``"<bos> → 小 (model: 黑)"``), since
+    that choice, not the typed word, is what the row's attention served. Rows not generated yet are
     :data:`FUTURE_LABEL`; padded rows predict nothing and keep their input (``<pad>``).
     """
     if mode not in ROW_LABEL_MODES:
@@ -158,6 +165,7 @@ def decoder_row_labels(trace: Trace, step: int, forced: bool, mode: str = "predi
         return [tok if k else FUTURE_LABEL for tok, k in zip(inputs, known, strict=True)]
     pads = np.asarray(trace.tgt_is_pad, dtype=bool)
     outputs = list(trace.output_tokens)
+    firsts = list(trace.first_choice_tokens or ()) if forced else []
     pairs = []
     for i, tok in enumerate(inputs):
         if not known[i]:
@@ -169,21 +177,32 @@ def decoder_row_labels(trace: Trace, step: int, forced: bool, mode: str = "predi
     both = [f"{_cut(p[0])} → {_cut(p[1])}" for p in pairs if p is not None and p[1] is not None]
     room = len(inputs) <= ROOM_ROWS and all(len(text) <= ROOM_CHARS for text in both)
     labels = []
-    for p in pairs:
+    for i, p in enumerate(pairs):
         if p is None:
             labels.append(FUTURE_LABEL)
         elif p[1] is None:
             labels.append(p[0])
         else:
-            labels.append(f"{_cut(p[0])} → {_cut(p[1])}" if room else f"→ {p[1]}")
+            label = f"{_cut(p[0])} → {_cut(p[1])}" if room else f"→ {p[1]}"
+            if i < len(firsts) and firsts[i] != p[1]:
+                label = model_choice_label(label, _cut(firsts[i]) if room else firsts[i])
+            labels.append(label)
     return labels
 
 
-def query_axis_label(mode: str) -> str:
-    """The title of the decoder rows' axis for a row-label mode."""
+def model_choice_label(label: str, choice: str) -> str:
+    """A teacher-forced row's label with the model's own first choice beside the typed token."""
+    return tr("MainWindow", "{label} (model: {token})").format(label=label, token=choice)
+
+
+def query_axis_label(mode: str, forced: bool = False) -> str:
+    """The title of the decoder rows' axis for a row-label mode: what the token after the arrow is (the next typed
+    token under teacher forcing, else the token the decoding chose)."""
     if mode == "input":
         return tr("MainWindow", "query: decoder input")
-    return tr("MainWindow", "query: decoder input → token it predicts")
+    if forced:
+        return tr("MainWindow", "query: decoder input → next typed token")
+    return tr("MainWindow", "query: decoder input → token it chose")
 
 
 def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
@@ -243,7 +262,7 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         keys = decoder_row_labels(trace, t, spec.forced, "input") if spec.kind == "decoder_self" else list(trace.src_tokens)
         current_row = t - 1 if t > 0 else None
         visible_rows = t
-        q_label = query_axis_label(spec.row_labels)
+        q_label = query_axis_label(spec.row_labels, spec.forced)
         k_label = tr("MainWindow", "key: decoder input") if spec.kind == "decoder_self" else tr("MainWindow", "key: source token")
     title = map_title(spec.kind, spec.layer, spec.head, t, total)
     off = sorted(h for k, la, h in spec.ablated_heads if k == spec.kind and la == spec.layer)
@@ -278,9 +297,10 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         title = tr("MainWindow", "{title}\nrows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}").format(
             title=title, r0=r0, r1=r1 - 1, rows=int(maps.shape[2]), c0=c0, c1=c1 - 1, cols=int(maps.shape[3]))
     origin = (0, 0) if spec.window is None else (spec.window[0], spec.window[2])
+    switched_off = spec.mode != "value-zeroing" and (spec.head in off if spec.head is not None else len(off) == n_heads)
     return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title, q_label, k_label,
                        current_row, visible_rows, spec.colormap, spec.log_scale, enabled, spec.font_pt, spec.mode, levels,
-                       origin)
+                       origin, switched_off)
 
 
 def _rows(layer, head: int | None, start: int, stop: int) -> np.ndarray:
@@ -364,7 +384,7 @@ def _attribution_view(trace: Trace, spec: ViewSpec, t: int) -> HeatmapView:
             k_label = tr("MainWindow", "{label} · step {step}'s row sums to {share} % of log p − log p(baseline)").format(
                 label=k_label, step=t, share=round(100 * summed / change))
     return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title,
-                       query_axis_label(spec.row_labels), k_label, t - 1 if t > 0 else None, t,
+                       query_axis_label(spec.row_labels, spec.forced), k_label, t - 1 if t > 0 else None, t,
                        spec.colormap, False, {}, spec.font_pt, "attribution")
 
 
@@ -432,7 +452,7 @@ def _rollout_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         title = tr("MainWindow", "{title}\nrows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}").format(
             title=title, r0=r0, r1=r1 - 1, rows=int(whole.shape[0]), c0=c0, c1=c1 - 1, cols=int(whole.shape[1]))
     return HeatmapView("cross", 0, None, t, total, matrix, queries, keys, title,
-                       query_axis_label(spec.row_labels), tr("MainWindow", "source token"), current_row, visible_rows,
+                       query_axis_label(spec.row_labels, spec.forced), tr("MainWindow", "source token"), current_row, visible_rows,
                        spec.colormap, spec.log_scale, {}, spec.font_pt, "rollout", None, origin)
 
 
@@ -449,3 +469,4 @@ def apply_view(widget: AttentionHeatmap, view: HeatmapView) -> None:
                       key_label=view.key_label, current_row=view.current_row, visible_rows=view.visible_rows,
                       origin=view.origin)
     widget.set_overlays(view.overlays)
+    widget.set_switched_off(view.switched_off)

@@ -112,6 +112,12 @@ class HeadMosaic(QWidget):
         self._off_cross.setZValue(6)
         self._plot.addItem(self._off_cross, ignoreBounds=True)
         self._off_texts: list[pg.TextItem] = []
+        # ... and greyed, so the overview reads "before / after" at a glance
+        self._off_shade = QGraphicsPathItem()
+        self._off_shade.setPen(pg.mkPen(None))
+        self._off_shade.setBrush(pg.mkBrush(128, 128, 128, 170))
+        self._off_shade.setZValue(5)
+        self._plot.addItem(self._off_shade, ignoreBounds=True)
         # a short note in a tile's corner (the attribution view's agreement ρ per head)
         self._notes: dict[tuple[int, int], str] = {}
         self._note_texts: list[pg.TextItem] = []
@@ -268,7 +274,7 @@ class HeadMosaic(QWidget):
         for item in self._off_texts:
             self._plot.removeItem(item)
         self._off_texts = []
-        path = QPainterPath()
+        path, shade = QPainterPath(), QPainterPath()
         if self._maps_shape is not None:
             _n_layers, _n_heads, q, k = self._maps_shape
             font = QFont()
@@ -276,6 +282,7 @@ class HeadMosaic(QWidget):
             font.setBold(True)
             for layer, head in sorted(self.off_tiles()):
                 x0, y0 = self.tile_origin(layer, head)
+                shade.addRect(QRectF(x0, y0, k, q))
                 path.moveTo(x0, y0)
                 path.lineTo(x0 + k, y0 + q)
                 path.moveTo(x0 + k, y0)
@@ -288,6 +295,7 @@ class HeadMosaic(QWidget):
                 self._plot.addItem(text, ignoreBounds=True)
                 self._off_texts.append(text)
         self._off_cross.setPath(path)
+        self._off_shade.setPath(shade)
 
     def placeholder_text(self) -> str:
         """The sentence shown instead of the grid ("" while tiles are shown)."""

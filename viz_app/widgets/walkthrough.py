@@ -133,8 +133,8 @@ class CellWalkthroughPanel(QWidget):
         which = tr("Walkthrough", "{kind} · layer {layer} · head {head}").format(
             kind=kind_title(cell.kind), layer=cell.layer, head=cell.head)
         where = tr("Walkthrough", "query “{query}” (row {row})  →  key “{key}” (column {col})").format(
-            query=display_token(self._query_label, 24), row=cell.query, key=display_token(cell.key_tokens[cell.key], 24),
-            col=cell.key)
+            query=display_token(self._query_label, 24), row=cell.query + 1, key=display_token(cell.key_tokens[cell.key], 24),
+            col=cell.key + 1)  # counted from 1, as people count: row 5 is step 5's, the fifth key column 5
         return f"{which}\n{where}"
 
     def fitted_point_size(self) -> float:

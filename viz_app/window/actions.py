@@ -92,11 +92,15 @@ class WindowActions:
         self.act_clear_ablation = action(tr("MainWindow", "Switch every head back &on"), ["Ctrl+Shift+B"],
                                          tr("MainWindow", "Undo every ablation: the intact model again"))
         self.act_input_labels = action(tr("MainWindow", "Label rows by the decoder &input"), [],
-                                       tr("MainWindow", "Label each decoder row by its input token instead of the token it predicts"))
+                                       tr("MainWindow", "Label each decoder row by its input token instead of the token that follows it"))
         self.act_input_labels.setCheckable(True)
         self.act_typing_guide = action(tr("MainWindow", "&What can I type?"), ["F2"],
                                        tr("MainWindow", "The words this model knows, and sentences it translates correctly"))
         self.act_typing_guide.setProperty("extra_shortcut", True)  # listed on the shortcut sheet (F1)
+        self.act_next_token = action(tr("MainWindow", "Show or hide the &next-token panel"), ["N"],
+                                     tr("MainWindow", "What the model would say next; while presenting on a screen "
+                                                      "narrower than 1,600 pixels it waits for this key"))
+        self.act_next_token.setProperty("extra_shortcut", True)  # listed on the shortcut sheet (F1)
         self.act_train = action(tr("MainWindow", "&Train a model from scratch…"), ["Ctrl+T"],
                                 tr("MainWindow", "Watch attention appear while a small model trains"))
 

@@ -46,8 +46,9 @@ class SentenceComparison(QObject):
         self.dock.setObjectName("dock_compare")
         self.dock.setWidget(self.panel)
         w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
-        # three maps side by side need height to be read: half the window the first time (the user resizes after)
-        w.resizeDocks([self.dock], [max(420, w.height() // 2)], Qt.Orientation.Vertical)
+        # three maps side by side need height to be read: half the window the first time (the user resizes after);
+        # never more, so that on a small screen the map above keeps its room
+        w.resizeDocks([self.dock], [w.height() // 2], Qt.Orientation.Vertical)
         self.panel.compareRequested.connect(self.compare)
         w.host.sentencesCompared.connect(self._on_compared)
         for signal in (s.stepChanged, s.selectionChanged):
@@ -78,7 +79,7 @@ class SentenceComparison(QObject):
 def add_compare_sentences(window: QMainWindow, menu: QMenu) -> SentenceComparison:
     """Model ▸ Compare two sentences…: the entry that opens the dock (built then), and the object behind it."""
     comparison = SentenceComparison(window, window)
-    action = QAction(tr("Compare", "Compare t&wo sentences…"), window)
+    action = QAction(tr("Compare", "Compare two &sentences…"), window)  # Alt+W is "What can I type?"
     action.setObjectName("act_compare_sentences")
     action.setStatusTip(tr("Compare", "Run a second sentence beside the current one and show A, B and A − B of every map"))
     action.triggered.connect(comparison.show)

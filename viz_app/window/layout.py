@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QStackedWidget,
+    QTabBar,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -138,11 +139,14 @@ def build_docks(w: MainWindow) -> None:
     w.heads_tabs.setDocumentMode(True)
     w.heads_tabs.addTab(w.mosaic, tr("MainWindow", "All heads"))
     w.heads_tabs.addTab(w.head_stats, tr("MainWindow", "Head statistics"))
-    w.dock_mosaic = add_dock(w, tr("MainWindow", "Heads"), "dockHeads", w.heads_tabs, right)
+    # scrolls below its minimum (the statistics' table and plot): on a 720-pixel screen the right column holds it,
+    # the next-token panel and a bottom dock (Compare) without the window growing past the screen
+    w.dock_mosaic = add_dock(w, tr("MainWindow", "Heads"), "dockHeads", w.heads_tabs, right, scroll=True)
     w.dock_next = add_dock(w, tr("MainWindow", "Next token"), "dockNextToken", w.next_token, right)
     w.dock_positional = add_dock(w, tr("MainWindow", "Positional encoding"), "dockPositional", w.positional, right)
     w.typing_guide = TypingGuidePanel(w)
-    w.dock_typing_guide = add_dock(w, tr("MainWindow", "What can I type?"), "dockTypingGuide", w.typing_guide, right)
+    w.dock_typing_guide = add_dock(w, tr("MainWindow", "What can I type?"), "dockTypingGuide", w.typing_guide, right,
+                                   scroll=True)  # its lists scroll: its minimum must not hold the window taller than a screen
     w.dock_typing_guide.hide()  # opened with F2 or Model ▸ What can I type?
     # one group of tabbed docks on the right; the panels opened on demand join it when first shown (reveal_dock)
     w.tabifyDockWidget(w.dock_next, w.dock_positional)
@@ -161,8 +165,18 @@ def build_docks(w: MainWindow) -> None:
     for dock in (w.dock_inspector, w.dock_training, w.dock_ablation):  # opened from the Model menu when wanted
         dock.hide()
     w.dock_next.raise_()
+    whole_tab_names(w)
     w.resizeDocks([w.dock_mosaic], [520], Qt.Orientation.Horizontal)
     w.resizeDocks([w.dock_mosaic, w.dock_next], [420, 360], Qt.Orientation.Vertical)
+
+
+def whole_tab_names(window: QMainWindow) -> None:
+    """Dock tabs show their whole names and scroll when they do not fit ("Next to…", "Ablat…" with five tabs open).
+    QMainWindow makes a tab bar whenever docks are tabbed together: called after each such change."""
+    for bar in window.findChildren(QTabBar):
+        if bar.parent() is window:
+            bar.setElideMode(Qt.TextElideMode.ElideNone)
+            bar.setUsesScrollButtons(True)
 
 
 def set_tab_order(w: MainWindow) -> None:
@@ -211,10 +225,13 @@ class LayoutKeeper(QObject):
     window class needs no event overrides for it. After :meth:`stop` nothing is written any more.
     """
 
-    def __init__(self, window: QMainWindow, settings: AppSettings) -> None:
+    def __init__(self, window: QMainWindow, settings: AppSettings, paused=lambda: False) -> None:
         super().__init__(window)
         self.window = window
         self.settings = settings
+        #: while true nothing is saved: presenter mode's full screen and its grown Sentence dock are not the user's
+        #: arrangement (saved, they came back ~100 pixels taller after a language switch, which rebuilds the window)
+        self.paused = paused
         self.timer = QTimer(self, singleShot=True, interval=LAYOUT_SAVE_MS)
         self.timer.timeout.connect(self.save)
         self._stopped = False
@@ -227,11 +244,13 @@ class LayoutKeeper(QObject):
         window_state = self.settings.get_bytes("window/state")
         if window_state is not None:
             self.window.restoreState(window_state)
+        whole_tab_names(self.window)
 
     def watch(self) -> None:
         """Save after the window is moved or resized, or a dock moves, floats, hides or shows."""
         self.window.installEventFilter(self)
         for dock in window_docks(self.window):
+            dock.dockLocationChanged.connect(lambda _area: whole_tab_names(self.window))
             dock.dockLocationChanged.connect(self.timer.start)
             dock.topLevelChanged.connect(self.timer.start)
             dock.visibilityChanged.connect(self.timer.start)
@@ -243,7 +262,7 @@ class LayoutKeeper(QObject):
 
     @Slot()
     def save(self) -> None:
-        if not self._stopped:
+        if not self._stopped and not self.paused():
             self.settings.set_many({"window/geometry": self.window.saveGeometry(), "window/state": self.window.saveState()})
 
     def stop(self) -> None:

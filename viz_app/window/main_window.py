@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import shiboken6
 from PySide6.QtCore import QMimeData, QSignalBlocker, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QMainWindow
+from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QMainWindow, QWidget
 
 from model_core.sessions import Session
 from model_core.trace import Trace
@@ -60,7 +60,8 @@ from viz_app.window.lesson_tools import lesson_sized
 from viz_app.window.menus import build_menus
 from viz_app.window.model_panels import ModelPanels
 from viz_app.window.playback import Playback
-from viz_app.window.presenter import PresenterMode
+from viz_app.window.presenter import PRESENTER_CHIP_SCALE, PresenterMode, next_token_beside_map, place_next_token
+from viz_app.window.screen_fit import ScreenGuard, fit_window, keep_inside
 from viz_app.window.session_files import SessionFiles
 from viz_app.window.status import WindowStatus
 from viz_app.window.theme import Theme
@@ -88,13 +89,15 @@ WORKER_START_DEADLINE_MS = 1000
 
 
 class MainWindow(QMainWindow):
-    """Attention Scope's window. ``settings`` None uses the user's QSettings; tests pass a temp file."""
+    """Attention Scope's window. ``settings`` None uses the user's QSettings; tests pass a temp file. ``language``: the
+    UI language this run was started in (``--language``), checked in the menu instead of the remembered one."""
 
     #: the user chose another UI language ("" = the system's); the application rebuilds the window
     languageChangeRequested = Signal(str)
 
     def __init__(self, settings: AppSettings | None = None, *, model: str | None = None, host: WorkerHost | None = None,
-                 autoload: bool = True, device: str | None = None, dtype: str | None = None) -> None:
+                 autoload: bool = True, device: str | None = None, dtype: str | None = None,
+                 language: str | None = None) -> None:
         super().__init__()
         self.setWindowTitle(tr("MainWindow", "Attention Scope"))
         self.setObjectName("AttentionScopeMainWindow")
@@ -111,7 +114,7 @@ class MainWindow(QMainWindow):
         build_docks(self)
         build_status_bar(self)
         set_tab_order(self)
-        self.resize(1440, 900)
+        fit_window(self)  # 1,440 × 900, or less on a smaller screen (a projector's 1,280 × 720)
         self.status = WindowStatus(self)
         self.exports = ExportActions(self, self)
         self.addActions(self.exports.actions())  # Ctrl+Shift+C works window-wide
@@ -124,8 +127,9 @@ class MainWindow(QMainWindow):
                            self.inputs.target_chips, self.inputs, self.step_bar, self.typing_guide, *lesson_sized(self)))
         self.appearance.languageChangeRequested.connect(self.languageChangeRequested)
         self.presenter = PresenterMode(
-            self, secondary_docks=lambda: [d for d in window_docks(self) if d not in (self.dock_inputs, self.dock_next)],
-            keep=[self.dock_next], chrome=[self.menuBar(), self.statusBar(), self.selectors],
+            self, secondary_docks=lambda: [d for d in window_docks(self) if d is not self.dock_inputs],
+            keep=lambda: [self.dock_next] if next_token_beside_map(self) else [],
+            chrome=[self.menuBar(), self.statusBar(), self.selectors],
             get_font_pt=lambda: self._font_pt, set_font_pt=lambda pt: self.set_font_point_size(pt, save=False),
             set_emphasis=self._set_emphasis)
         self._help_windows: list[HelpWindow] = []
@@ -146,12 +150,14 @@ class MainWindow(QMainWindow):
         self.session_files = SessionFiles(self, self.state, self.controller, self.persistence, flush_inputs=self.flush_inputs,
                                           show_error=self.show_error, show_status=self.show_status)
         connect_window(self)  # (it also installs the docks of later features)
-        self.layout_keeper = LayoutKeeper(self, self.settings)
+        self.layout_keeper = LayoutKeeper(self, self.settings, paused=lambda: self.presenter.active)
         self.layout_keeper.restore()  # after every dock exists: restoreState places docks by object name
+        keep_inside(self)  # a geometry saved on a larger screen
+        self.screen_guard = ScreenGuard(self)  # a panel shown later never leaves the window taller than the screen
         self.layout_keeper.watch()
         self.settings.on_problem(lambda text: self.settings_banner.show_message(text, "notice"))  # told once, never blocks
         self.set_theme(self.settings.get_str("view/theme", "system"), save=False)
-        language = self.settings.get_str("view/language", "")
+        language = language or self.settings.get_str("view/language", "")
         self.act_languages.get(language, self.act_languages[""]).setChecked(True)
         if autoload:
             self.controller.open_initial_model(model, is_session=looks_like_session)
@@ -393,9 +399,30 @@ class MainWindow(QMainWindow):
         self.appearance.set_point_size(pt, save=save)
 
     def _set_emphasis(self, on: bool) -> None:
-        """Thicker current-step highlight while presenting (read from the back of a room)."""
+        """Presenter mode's layout for a projector: a thicker current-step highlight, every row and column of the map
+        labelled and its titles wrapped, the Sentence panel down to its boxes and chips, the next-token list beside the
+        map at a share of the screen's width (where there is room for it: :func:`next_token_beside_map`)."""
         self.heatmap.set_emphasis(on)
         self.mosaic.set_emphasis(on)
+        self.heatmap.set_projector_layout(on)
+        self.inputs.set_compact(on)
+        # the sentence is secondary (the map's columns and rows name its tokens): its chips smaller than the labels,
+        # the dock without its title bar; leaving presenter mode gives both back (the font is reset before this)
+        if on:
+            for chips in (self.inputs.source_chips, self.inputs.target_chips):
+                chips.set_font_point_size(self._font_pt * PRESENTER_CHIP_SCALE)
+        self.dock_inputs.setTitleBarWidget(QWidget(self.dock_inputs) if on else None)
+        if on:  # without its options row the panel needs less height: give it to the map
+            QTimer.singleShot(0, self._fit_sentence_dock)
+        if on and self.dock_next.isVisible():
+            QTimer.singleShot(0, lambda: place_next_token(self))
+
+    def _fit_sentence_dock(self) -> None:
+        """The Sentence dock at the height its boxes and wrapped chips need (presenter mode)."""
+        need = self.inputs.wanted_height()
+        if need > 0:
+            self.resizeDocks([self.dock_inputs], [need + self.dock_inputs.height() - self.inputs.height()],
+                             Qt.Orientation.Vertical)
 
     @Slot(bool)
     def on_presenter_toggled(self, on: bool) -> None:

@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QScrollArea, QWidget
 
 from viz_app.i18n import tr
+from viz_app.window.layout import whole_tab_names
 from viz_app.window.theme import apply_theme
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ class ModelPanels(QObject):
             w.tabifyDockWidget(w.dock_next, dock)
         dock.show()
         dock.raise_()
+        whole_tab_names(w)
 
     # ------------------------------------------------------------------ inspector and comparison
     @Slot()

@@ -15,6 +15,27 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 #: label size in presenter mode (the issue's floor is 20 pt on token labels, chips and axes)
 PRESENTER_POINT_SIZE = 22.0
+#: the sentence's chips while presenting, relative to the label size: the sentence stays readable but secondary
+#: (at the full size its chips wrapped to four lines on a 1,024 × 768 projector and took 40 % of the height)
+PRESENTER_CHIP_SCALE = 0.7
+#: the next-token list stays beside the map on a screen at least this wide (1,920 × 1,080); on a narrower one (a
+#: 1,280 × 720 projector) it took half the map's width, and is shown on a key (N) instead
+NEXT_TOKEN_BESIDE_FROM = 1600
+#: its share of the screen's width beside the map
+NEXT_TOKEN_SHARE = 0.24
+
+
+def next_token_beside_map(window: QMainWindow) -> bool:
+    """Whether the screen ``window`` is on has room for the next-token list beside the map while presenting."""
+    screen = window.screen()
+    return screen is not None and screen.geometry().width() >= NEXT_TOKEN_BESIDE_FROM
+
+
+def place_next_token(window) -> None:
+    """The next-token dock at its share of the width beside the map (presenting); ``window`` is a MainWindow."""
+    screen = window.screen()
+    if screen is not None and window.dock_next.isVisible() and not window.dock_next.isFloating():
+        window.resizeDocks([window.dock_next], [round(screen.geometry().width() * NEXT_TOKEN_SHARE)], Qt.Orientation.Horizontal)
 
 
 @dataclass
@@ -41,7 +62,7 @@ class PresenterMode(QObject):
         set_font_pt: Callable[[float], None],
         set_emphasis: Callable[[bool], None],
         point_size: float = PRESENTER_POINT_SIZE,
-        keep: Sequence[QDockWidget] = (),
+        keep: Sequence[QDockWidget] | Callable[[], Sequence[QDockWidget]] = (),
     ) -> None:
         super().__init__(window)
         self._window = window
@@ -49,7 +70,9 @@ class PresenterMode(QObject):
         self._chrome = list(chrome)  # menu bar, status bar…: hidden while presenting
         self._get_font, self._set_font, self._set_emphasis = get_font_pt, set_font_pt, set_emphasis
         self.point_size = point_size
-        self._keep = list(keep)  # docks shown (and raised) while presenting: the next-token panel
+        # docks shown (and raised) while presenting: the next-token panel where the screen has room beside the map;
+        # asked on entry, as the screen decides
+        self._keep = keep if callable(keep) else (lambda kept=list(keep): kept)
         self._saved: _Saved | None = None
 
     @property
@@ -65,11 +88,12 @@ class PresenterMode(QObject):
     def enter(self) -> None:
         w = self._window
         font = self._get_font()
-        hidden = [x for x in (*self._docks(), *self._chrome) if x.isVisible()]
+        keep = list(self._keep())
+        hidden = [x for x in (*self._docks(), *self._chrome) if x.isVisible() and x not in keep]
         self._saved = _Saved(w.windowState(), w.saveGeometry(), w.saveState(), font, hidden)
         for widget in hidden:
             widget.hide()
-        for dock in self._keep:
+        for dock in keep:
             dock.show()
             dock.raise_()
         self._set_font(max(self.point_size, font))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleFactory, QWidget
 
 from viz_app.i18n import N_
 from viz_app.widgets.theme_colors import DARK, LIGHT, Theme
@@ -56,13 +56,34 @@ def _palette(theme: Theme) -> QPalette:
     return palette
 
 
+class FramedIndicators(QProxyStyle):
+    """Fusion, with a frame in the text colour around every check box: Fusion outlines one in a shade darker than the
+    window, which on the dark theme's dark grey left an unchecked box nearly invisible (the overlay and log-scale
+    switches among them)."""
+
+    def drawPrimitive(self, element, option, painter, widget=None) -> None:  # Qt's name
+        super().drawPrimitive(element, option, painter, widget)
+        if element in (QStyle.PrimitiveElement.PE_IndicatorCheckBox, QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck):
+            colour = QColor(option.palette.color(QPalette.ColorRole.WindowText))
+            colour.setAlpha(INDICATOR_FRAME_ALPHA)
+            painter.save()
+            painter.setPen(colour)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(option.rect.adjusted(0, 0, -1, -1))
+            painter.restore()
+
+
+#: the check boxes' frame: the text colour at this opacity (0..255), seen on either theme's window colour
+INDICATOR_FRAME_ALPHA = 170
+
+
 def apply_application_theme(theme: Theme) -> None:
     """Qt palette (Fusion draws it faithfully on every platform) and pyqtgraph defaults for new plots."""
     app = QApplication.instance()
     if isinstance(app, QApplication):
         # replacing the style deletes the old one under every live widget: do it once, never per window
-        if app.style().name().lower() != "fusion":
-            app.setStyle("Fusion")
+        if not isinstance(app.style(), FramedIndicators):
+            app.setStyle(FramedIndicators(QStyleFactory.create("Fusion")))
         palette = _palette(theme)
         if app.palette() != palette:
             app.setPalette(palette)

@@ -17,6 +17,7 @@ from viz_app.i18n import tr
 from viz_app.scope.state import AppState
 from viz_app.widgets.heatmap import AttentionHeatmap
 from viz_app.widgets.map_view import decoder_row_labels
+from viz_app.window.screen_fit import available_geometry, first_geometry, inside
 from viz_app.workers.model_worker import WorkerHost
 from viz_app.workers.walkthrough_worker import WalkthroughHost, WalkthroughRequest
 
@@ -54,6 +55,9 @@ class CellWalkthroughBinding(QObject):
             self.dialog = WalkthroughDialog(self.window)
             if self._font_pt:
                 self.dialog.set_font_point_size(self._font_pt)
+            # its first size (1,100 × 800) on a smaller screen: inside it, so its buttons and last rows are reachable
+            available = available_geometry(self.window)
+            self.dialog.setGeometry(inside(first_geometry(available, self.dialog.size()), available))
         self.dialog.show()
         self.dialog.raise_()
         return self.dialog

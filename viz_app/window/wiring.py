@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 
 from viz_app.i18n import tr
 from viz_app.window.alignment_tools import install_alignment_tools
 from viz_app.window.bindings import TypingGuideBinding
 from viz_app.window.lesson_tools import install_lesson_tools
+from viz_app.window.presenter import place_next_token
 
 if TYPE_CHECKING:
     from viz_app.window.main_window import MainWindow
@@ -84,7 +85,10 @@ def connect_window(w: MainWindow) -> None:
     w.act_compare.triggered.connect(w.panels.compare_dialog)
     w.act_train.triggered.connect(w.show_training)
     w.act_ablate.triggered.connect(w.show_ablation)
-    w.act_typing_guide.triggered.connect(lambda: w.panels.reveal(w.dock_typing_guide))
+    w.act_typing_guide.triggered.connect(lambda: (w.panels.reveal(w.dock_typing_guide), give_height(w, w.dock_typing_guide)))
+    # Head statistics' table showed one row under the overview's height: its tab takes the larger share when chosen
+    w.heads_tabs.currentChanged.connect(lambda _i: give_height(w, w.dock_mosaic) if w.heads_tabs.currentWidget() is w.head_stats
+                                        else None)
     w.typing_guide_binding = TypingGuideBinding(s, w.typing_guide, w)
     w.typing_guide.exampleChosen.connect(lambda text: use_source_text(w, text))
     w.typing_guide.wordChosen.connect(lambda word: use_source_text(w, f"{w.inputs.source.text().rstrip()} {word}".lstrip()))
@@ -93,6 +97,7 @@ def connect_window(w: MainWindow) -> None:
     w.act_input_labels.toggled.connect(lambda on: s.set_row_labels("input" if on else "predicted"))
     s.displayChanged.connect(lambda: w.act_input_labels.setChecked(s.row_labels == "input"))
     w.act_presenter.toggled.connect(w.presenter.set_active)
+    w.act_next_token.triggered.connect(lambda: toggle_next_token(w))
     w.presenter.toggled.connect(w.on_presenter_toggled)
     for kind, act in w.act_kinds.items():
         act.triggered.connect(lambda _=False, k=kind: s.show_kind(k))
@@ -115,3 +120,39 @@ def use_source_text(w: MainWindow, text: str) -> None:
     """Put ``text`` in the source box (the target cleared: the model translates it) and run at once, as Enter does."""
     w.inputs.show_texts(text, "")
     w.run_now()
+
+
+def toggle_next_token(w: MainWindow) -> None:
+    """N: the next-token panel shown (raised, at its share of the width while presenting) or hidden."""
+    dock = w.dock_next
+    if dock.isVisible() and not dock.visibleRegion().isEmpty():
+        dock.hide()
+        return
+    dock.show()
+    dock.raise_()
+    if w.presenter.active:
+        place_next_token(w)
+
+
+#: a panel opened to be read (What can I type?, Head statistics) takes this share of the window's height
+READING_SHARE = 0.6
+
+
+def give_height(w: MainWindow, dock) -> None:
+    """``dock`` (or the tab group it is in) at :data:`READING_SHARE` of the window's height, taken from the other docks
+    of its column ("What can I type?" showed about four sentences at 1,440 × 900, the statistics table one row)."""
+    def grow() -> None:  # after the tab group it joined is laid out (a resize asked before that is dropped)
+        if not dock.isVisible() or dock.isFloating():
+            return
+        column = [d for d in (w.dock_mosaic, w.dock_next) if d.isVisible() and not d.isFloating()
+                  and w.dockWidgetArea(d) == w.dockWidgetArea(dock)]
+        shown = dock if dock in column else next((d for d in column if d in w.tabifiedDockWidgets(dock)), dock)
+        others = [d for d in column if d is not shown and d not in w.tabifiedDockWidgets(shown)]
+        total = sum(d.height() for d in (shown, *others))
+        want = min(round(w.height() * READING_SHARE), total - 90 * len(others))  # the others keep 90 pixels each
+        if want <= dock.height():
+            return
+        w.resizeDocks([shown, *others], [want, *[(total - want) // max(1, len(others))] * len(others)],
+                      Qt.Orientation.Vertical)
+
+    QTimer.singleShot(0, grow)

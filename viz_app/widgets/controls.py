@@ -185,6 +185,9 @@ class InputPanel(QWidget):
         self.translation.setTextFormat(Qt.TextFormat.RichText)
         self.translation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.translation.hide()
+        # its height is asked for with the chips' (wanted_height), never imposed: a minimum would raise the window's
+        # minimum past a 1,280 × 720 screen once Compare and the lesson panels are open
+        self.translation.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
 
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
@@ -241,6 +244,9 @@ class InputPanel(QWidget):
         """Presenter mode: the sentence boxes and their chips only (model and decoding choices hidden), so the map
         keeps the screen's height; leaving presenter mode shows them again."""
         self._options_box.setVisible(not on)
+        # the translation line too: the target chips already show the words, and the banner says when the grammar
+        # disagrees; on a 1,024 × 768 projector its lines would take the rows the map needs for every label
+        self.translation.setVisible(not on and bool(self.translation.text()))
 
     def is_compact(self) -> bool:
         return self._options_box.isHidden()
@@ -322,7 +328,7 @@ class InputPanel(QWidget):
             line += " &nbsp;<span style='color:#c0392b'>✗ " + tr("Controls", "its grammar: {text}").format(
                 text=f"<b>{html.escape(expected)}</b>") + "</span>"
         self.translation.setText(line)
-        self.translation.show()
+        self.translation.setVisible(not self.is_compact())
 
     def set_font_point_size(self, pt: float) -> None:
         """Presenter mode and Ctrl +/−: the translation line grows with the chips (read from the back of a room)."""

@@ -15,9 +15,12 @@ numbers of one row add up to a log-probability difference a teacher can check.
 Methods (cf. inseq's ``saliency``/``input_x_gradient``/``integrated_gradients``; this is our own code):
 
 - ``grad-input``: ``∂ log p / ∂e · e`` at the input (one forward, one backward per step);
-- ``integrated-gradients`` (Sundararajan et al. 2017): ``(e − b) · ∫₀¹ ∂ log p(b + α(e − b)) / ∂e dα``,
-  the integral by Gauss–Legendre quadrature with ``steps`` points (Captum's default rule). Completeness:
-  each row sums to ``log p(x) − log p(baseline)``; :class:`Attribution` keeps both log-probabilities.
+- ``integrated-gradients`` (Sundararajan et al. 2017): ``(e − b) · ∫₀¹ ∂ log p(b + α(e − b)) / ∂e dα``.
+  Completeness: each row sums to ``log p(x) − log p(baseline)``; :class:`Attribution` keeps both
+  log-probabilities. By default each row is integrated until it is complete to within :data:`TOLERANCE`
+  (:func:`_adaptive`: on ReLU models a fixed number of points is not enough, and more points do not help
+  steadily: the bundled models' rows summed to 24–177 % at 48 Gauss–Legendre points and 91–207 % at 256);
+  ``steps=N`` gives N Gauss–Legendre points for every row (Captum's default rule), for comparisons.
 
 Baselines: ``zero`` (every token embedding 0) or ``pad`` (every token replaced by ``<pad>``'s embedding).
 
@@ -59,9 +62,11 @@ MAX_STEPS = MAX_POINTS
 #: most this many allowances. Measured on the bundled models: the bound alone (slack 1) overshoots the true error
 #: about 5× and costs 2.1× the points for the same top tokens
 BOUND_SLACK = 3.0
-#: how far the adaptive rule refines a row whose two largest source attributions are closer than its error bound
-#: (a fraction of the row's change): beyond that they are shown as the near-tie they are
-TIE_TOLERANCE = 0.001
+#: how far the adaptive rule refines a converged row whose two largest source attributions are closer than its error
+#: bound: to a bound of this fraction of the row's change, or this many points; beyond that they are the near-tie they
+#: are (a tie is not a failure to converge: such a row is complete)
+TIE_TOLERANCE = 0.003
+TIE_POINTS = 1024
 #: float32 numbers one batched pass may hold per (row, point) pair's logits and activations (bounds memory)
 BATCH_ELEMENTS = 1 << 25
 
@@ -228,7 +233,7 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
     and ``Σ E`` bounds the row's completeness error. Intervals with the largest ``E`` are halved (the old points are
     kept) until the row's completeness error is within its allowance and ``Σ E`` within :data:`BOUND_SLACK` of it,
     or the row has ``max_points`` points; a row whose top two source tokens are closer than the bound is refined further
-    (up to :data:`TIE_TOLERANCE`), so the map's strongest token is the converged one. All rows' new midpoints go
+    (up to :data:`TIE_TOLERANCE` or :data:`TIE_POINTS`), so the map's strongest token is the converged one. All rows' new midpoints go
     through the model together.
 
     Returns per row: the attribution [R, S + T], f(1), f(0), points used, converged.
@@ -256,10 +261,11 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
             if abs(signed.sum()) <= allowed and bound <= target:
                 # ... and the top source token settled: two near-tied tokens (their gap under the bound) are refined
                 # on until the gap is larger, or the bound is TIE_TOLERANCE of the change (then they are a tie)
+                # or the row has TIE_POINTS
                 top = np.sort((h[:, None] / 2 * (parts[i][:-1, :src] + parts[i][1:, :src])).sum(0))[-2:]
                 gap = float(top[-1] - top[0]) if src > 1 else np.inf
                 target = max(gap, TIE_TOLERANCE * abs(f[-1] - f[0]), ABSOLUTE_FLOOR / 10)
-                if bound <= target:
+                if bound <= target or len(x) >= TIE_POINTS:
                     done[i] = converged[i] = True
                     continue
             room = max_points - len(x)

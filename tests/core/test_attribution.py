@@ -298,3 +298,40 @@ def test_the_windows_attribution_on_bundled_models_is_converged_or_marked(bundle
     assert ok.any()
     reference = attribute_trace(bundle.model, trace, steps=4096)
     np.testing.assert_array_equal(trace.attribution_src.argmax(-1)[ok], reference.src.argmax(-1)[ok])
+
+
+# ====================================================================== export says how close the rows came
+def test_export_states_completeness_per_row_and_names_unconverged_steps(tiny_checkpoint, tmp_path, capsys):
+    from model_core import Trace
+    from viz_app.cli import main
+
+    out = tmp_path / "adaptive.npz"
+    assert main(["export", "--model", str(tiny_checkpoint), "--src", "w1 w2 w3", "--tgt", "t1 t2 t3", "--attribution",
+                 "integrated-gradients", "--out", str(out)]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    trace = Trace.load(out)
+    points = trace.attribution_points
+    assert trace.attribution_converged.all() and points.min() >= 17
+    assert line.startswith("attribution: every row converged (within 1% of log p - log p(baseline)")
+    assert f"{points.min():,}–{points.max():,} points a row" in line
+    coarse = tmp_path / "coarse.npz"
+    assert main(["export", "--model", str(tiny_checkpoint), "--src", "w1 w2 w3", "--tgt", "t1 t2 t3", "--attribution",
+                 "integrated-gradients", "--attribution-steps", "1", "--out", str(coarse)]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    trace = Trace.load(coarse)
+    bad = np.flatnonzero(~trace.attribution_converged) + 1
+    assert len(bad) and (trace.attribution_points == 1).all()
+    assert line.startswith(f"attribution: NOT CONVERGED at step {', '.join(map(str, bad))} ({len(bad)} of 4 rows")
+    assert "not reliable" in line
+
+
+def test_export_takes_up_to_4096_fixed_points_and_refuses_more_in_one_line(tiny_checkpoint, tmp_path, capsys):
+    from viz_app.cli import build_parser, main
+
+    assert build_parser().parse_args(["export", "--model", "m", "--src", "a", "--out", "o.npz",
+                                      "--attribution-steps", "4096"]).attribution_steps == 4096
+    assert build_parser().parse_args(["export", "--model", "m", "--src", "a", "--out", "o.npz"]).attribution_steps is None
+    assert main(["export", "--model", str(tiny_checkpoint), "--src", "w1", "--attribution", "integrated-gradients",
+                 "--attribution-steps", "4097", "--out", str(tmp_path / "x.npz")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "must be 1..4096, not 4097" in err[-1] and "Traceback" not in "".join(err)

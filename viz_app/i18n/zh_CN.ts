@@ -1798,32 +1798,32 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="341" />
+            <location filename="../../viz_app/widgets/map_view.py" line="350" />
             <source>Integrated gradients</source>
             <translation>积分梯度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="342" />
+            <location filename="../../viz_app/widgets/map_view.py" line="351" />
             <source>Gradient × input</source>
             <translation>梯度 × 输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="344" />
+            <location filename="../../viz_app/widgets/map_view.py" line="353" />
             <source>{method} over the target prefix · step {step} / {total}</source>
             <translation>{method}：目标前缀 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="346" />
+            <location filename="../../viz_app/widgets/map_view.py" line="355" />
             <source>{method} over the source · step {step} / {total}</source>
             <translation>{method}：源句 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="357" />
+            <location filename="../../viz_app/widgets/map_view.py" line="366" />
             <source>earlier target token (decoder input)</source>
             <translation>之前的目标词元（解码器输入）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="357" />
+            <location filename="../../viz_app/widgets/map_view.py" line="366" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
@@ -1848,7 +1848,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="421" />
+            <location filename="../../viz_app/widgets/map_view.py" line="444" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
@@ -1885,29 +1885,44 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="352" />
+            <location filename="../../viz_app/widgets/map_view.py" line="361" />
             <source>L{layer} H{head}</source>
             <translation>L{layer} H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="353" />
+            <location filename="../../viz_app/widgets/map_view.py" line="362" />
             <source>L{layer} mean</source>
             <translation>L{layer} 各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="355" />
+            <location filename="../../viz_app/widgets/map_view.py" line="364" />
             <source>{title} · agreement with {which}: ρ = {rho}</source>
             <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="364" />
-            <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
-            <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
+            <location filename="../../viz_app/widgets/map_view.py" line="376" />
+            <source>{label} · step {step}'s row did not converge ({points} points): its numbers are not reliable</source>
+            <translation>{label} · 第 {step} 步这一行未收敛（{points} 个点）：其数值不可靠</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="387" />
+            <source>{title} · not converged: step {steps}</source>
+            <translation>{title} · 未收敛：第 {steps} 步</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/map_view.py" line="264" />
             <source>{title} · {share} % from the source</source>
             <translation>{title} · {share}% 来自源句</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="381" />
+            <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline) ({points} points)</source>
+            <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%（{points} 个点）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="384" />
+            <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
+            <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/actions.py" line="41" />

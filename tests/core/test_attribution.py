@@ -257,19 +257,28 @@ def captum_integrated_gradients(model, trace, n_steps: int) -> tuple[np.ndarray,
 
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
 def test_captum_agrees_with_the_adaptive_rule(activation):
-    """Captum at 512 points (converged on this tiny model: its own deltas say so) is the reference: the same top source token per row and
-    every attribution within 2 % of the row's largest."""
+    """Captum at 1,024 points (converged here: its own deltas say so) is the reference: the same top source token per
+    row and every attribution within 3 % of the row's largest. The ReLU model's matrices are scaled ×3 so that its path
+    has the kinks of a trained one: there the old default (48 Gauss–Legendre points) is off by more than that."""
     pytest.importorskip("captum.attr")
     bundle = tiny_bundle(seed=1, activation=activation)
+    if activation == "relu":
+        with torch.no_grad():
+            for name, p in bundle.model.named_parameters():
+                if p.dim() == 2 and "embedding" not in name:
+                    p.mul_(3.0)
     trace = bundle.trace("w1 w2 w3 w4 w5", "t1 t2 t3 t4")
     ours = attribute_trace(bundle.model, trace)
     assert ours.converged.all()
-    reference, deltas = captum_integrated_gradients(bundle.model, trace, 512)
+    reference, deltas = captum_integrated_gradients(bundle.model, trace, 1024)
     change = ours.logprob.astype(np.float64) - ours.baseline_logprob
     assert np.all(np.abs(deltas) <= allowed_error(change))  # Captum's own completeness: the reference is converged
     scale = np.abs(reference).max(-1, keepdims=True)
-    assert np.all(np.abs(ours.src - reference) <= 0.02 * scale), np.abs(ours.src - reference) / scale
+    assert np.all(np.abs(ours.src - reference) <= 0.03 * scale), np.abs(ours.src - reference) / scale
     np.testing.assert_array_equal(ours.src.argmax(-1), reference.argmax(-1))
+    if activation == "relu":  # the comparison has teeth: a fixed 48 points does not pass it
+        old = attribute_trace(bundle.model, trace, steps=48)
+        assert not np.all(np.abs(old.src - reference) <= 0.03 * scale)
 
 
 # ====================================================================== the bundled models, against references

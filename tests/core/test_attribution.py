@@ -212,11 +212,15 @@ def hf_bart(tmp_path_factory):
 
 def test_integrated_gradients_is_complete_through_a_hugging_face_model(hf_bart):
     trace = run(hf_bart, RunRequest("the cat sat on the mat", "le chat est sur le tapis")).trace
-    attribution = attribute_trace(hf_bart.model, trace, steps=32)
-    chosen = trace.logprobs[np.arange(trace.n_steps), trace.output_ids]
-    np.testing.assert_allclose(attribution.logprob, chosen, atol=1e-4)
-    assert np.abs(attribution.src).sum() > 0 and np.abs(attribution.tgt).sum() > 0
-    _assert_complete(attribution)
+    for attribution in (attribute_trace(hf_bart.model, trace, steps=32), attribute_trace(hf_bart.model, trace)):
+        chosen = trace.logprobs[np.arange(trace.n_steps), trace.output_ids]
+        np.testing.assert_allclose(attribution.logprob, chosen, atol=1e-4)  # the decoder cut after each row changes nothing
+        assert np.abs(attribution.src).sum() > 0 and np.abs(attribution.tgt).sum() > 0
+        if attribution.steps == 32:
+            _assert_complete(attribution)
+        else:  # adaptive: within its own allowance (1 %, or 0.01 nats for a small change)
+            assert attribution.converged.all()
+            _assert_converged_rows_complete(attribution)
     assert not any(p.grad is not None for p in hf_bart.model.parameters())  # only the embeddings were differentiated
 
 

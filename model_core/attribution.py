@@ -233,8 +233,8 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
     and ``Σ E`` bounds the row's completeness error. Intervals with the largest ``E`` are halved (the old points are
     kept) until the row's completeness error is within its allowance and ``Σ E`` within :data:`BOUND_SLACK` of it,
     or the row has ``max_points`` points; a row whose top two source tokens are closer than the bound is refined further
-    (up to :data:`TIE_TOLERANCE` or :data:`TIE_POINTS`), so the map's strongest token is the converged one. All rows' new midpoints go
-    through the model together.
+    (up to :data:`TIE_TOLERANCE` or :data:`TIE_POINTS`), so the map's strongest token is the converged one. All rows'
+    new midpoints go through the model together.
 
     Returns per row: the attribution [R, S + T], f(1), f(0), points used, converged.
     """
@@ -258,7 +258,8 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
             # converged: the completeness error itself within the allowance, and the bound on it (no cancellation
             # between intervals) within BOUND_SLACK times it, so a row cannot pass by a lucky cancellation
             target = BOUND_SLACK * allowed
-            if abs(signed.sum()) <= allowed and bound <= target:
+            complete = abs(signed.sum()) <= allowed and bound <= target
+            if complete:
                 # ... and the top source token settled: two near-tied tokens (their gap under the bound) are refined
                 # on until the gap is larger, or the bound is TIE_TOLERANCE of the change (then they are a tie)
                 # or the row has TIE_POINTS
@@ -269,8 +270,8 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
                     done[i] = converged[i] = True
                     continue
             room = max_points - len(x)
-            if room <= 0:
-                done[i] = True
+            if room <= 0:  # out of points: converged if complete (a near-tie left unresolved is not a failure)
+                done[i], converged[i] = True, complete
                 continue
             # halve the worst intervals, those that carry the bound's excess (at most 30 % of it a round: halving an
             # interval with a kink only halves its error, and a few at a time keeps the points where the kinks are)

@@ -47,10 +47,11 @@ class RunRequest:
     ablation: Ablation = NO_ABLATION
     capture_scores: bool = False  # the pre-softmax scores double the trace's memory: only on request
     #: attribution per step (model_core.attribution): None, "grad-input" or "integrated-gradients"; its baseline and
-    #: quadrature points. Costs a backward pass per row (× steps for integrated gradients): only on request
+    #: quadrature points (None: each row takes the points its completeness needs; a number: that many for every row).
+    #: Costs a forward and backward pass per row and point: only on request
     attribution: str | None = None
     attribution_baseline: str = "zero"
-    attribution_steps: int = 48
+    attribution_steps: int | None = None
     #: the value vectors' norms for the norm-based contributions (model_core.contributions): one more pass
     contributions: bool = False
     #: value zeroing (model_core.contributions.value_zeroing): one batched pass per layer and kind
@@ -185,7 +186,8 @@ def _run(bundle: ModelBundle, request: RunRequest, stop: Callable[[], bool] | No
                                 steps=request.attribution_steps, ablation=ablation)
         change = found.logprob - found.baseline_logprob if found.method == "integrated-gradients" else None
         trace = replace(trace, attribution_src=found.src, attribution_tgt=found.tgt, attribution_method=found.method,
-                        attribution_change=change)
+                        attribution_change=change, attribution_points=found.points,
+                        attribution_converged=found.converged)
     if request.contributions:
         from .contributions import with_value_norms
 

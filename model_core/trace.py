@@ -72,6 +72,10 @@ class Trace:
     attribution_method: str = ""
     #: integrated gradients: per row log p(input) − log p(baseline), what the row's attributions should sum to
     attribution_change: np.ndarray | None = None
+    #: integrated gradients: per row the path points evaluated, and whether the row met the stated completeness
+    #: (``model_core.attribution.TOLERANCE``); a row that did not is shown as unconverged, not as a percentage
+    attribution_points: np.ndarray | None = None
+    attribution_converged: np.ndarray | None = None
     #: on request (``RunRequest.contributions``, :mod:`model_core.contributions`): per kind, the norm
     #: ‖f_h(x_j)‖ [L, H, K] of each key's value vector through its head's slice of the output projection
     value_norms: dict[str, np.ndarray] = field(default_factory=dict)
@@ -151,6 +155,8 @@ class Trace:
             attribution_src=None if self.attribution_src is None else self.attribution_src[:t],
             attribution_tgt=None if self.attribution_tgt is None else self.attribution_tgt[:t, :t],
             attribution_change=None if self.attribution_change is None else self.attribution_change[:t],
+            attribution_points=None if self.attribution_points is None else self.attribution_points[:t],
+            attribution_converged=None if self.attribution_converged is None else self.attribution_converged[:t],
             value_norms={k: (v[:, :, :t] if k == "decoder_self" else v) for k, v in self.value_norms.items()},
             value_zeroing={k: (v if k == "encoder_self" else v[:, :t, : (t if k == "decoder_self" else v.shape[-1])])
                            for k, v in self.value_zeroing.items()},

@@ -78,12 +78,33 @@ def test_choosing_attribution_in_the_window_runs_again_and_shows_it(window, qtbo
 
 def test_value_zeroing_view_is_one_map_per_layer_and_the_attribution_axis_states_completeness():
     bundle = tiny_bundle(seed=4)
-    trace = run(bundle, RunRequest("w1 w2 w3", "t1 t2", value_zeroing=True, attribution="integrated-gradients",
-                                   attribution_steps=16)).trace
+    trace = run(bundle, RunRequest("w1 w2 w3", "t1 t2", value_zeroing=True, attribution="integrated-gradients")).trace
     view = heatmap_view(trace, ViewSpec(kind="cross", layer=1, head=3, mode="value-zeroing", forced=True))
     np.testing.assert_array_equal(view.matrix, trace.value_zeroing["cross"][1])
     np.testing.assert_allclose(view.matrix.sum(-1), 1.0, atol=1e-5)
     assert "every head" in view.title
     attribution = heatmap_view(trace, ViewSpec(kind="cross", layer=0, mode="attribution", step=2, forced=True))
     row = trace.attribution_src[1].sum() + trace.attribution_tgt[1].sum()
-    assert f"sums to {round(100 * row / trace.attribution_change[1])} %" in attribution.key_label
+    points = int(trace.attribution_points[1])
+    assert f"sums to {100 * row / trace.attribution_change[1]:.1f} % of log p − log p(baseline) ({points} points)" \
+        in attribution.key_label
+    assert "not converged" not in attribution.title
+
+
+def test_a_row_that_did_not_converge_is_said_in_words_not_as_a_percentage():
+    """The adaptive rule's verdict is what the window shows: an unconverged row reads "did not converge", and the
+    title lists every unconverged step up to the shown one (here rows 1 and 3 of 4, marked as a starved run leaves them)."""
+    from dataclasses import replace
+
+    bundle = tiny_bundle(seed=4)
+    trace = run(bundle, RunRequest("w1 w2 w3", "t1 t2 t3", attribution="integrated-gradients")).trace
+    assert trace.attribution_converged.all()
+    starved = replace(trace, attribution_converged=np.array([True, False, True, False]))
+    view = heatmap_view(starved, ViewSpec(kind="cross", layer=0, mode="attribution", step=2, forced=True))
+    points = int(trace.attribution_points[1])
+    assert f"step 2's row did not converge ({points} points)" in view.key_label and "%" not in view.key_label
+    assert view.title.endswith("not converged: step 2")
+    later = heatmap_view(starved, ViewSpec(kind="decoder_self", layer=0, mode="attribution", step=4, forced=True))
+    assert later.title.endswith("not converged: step 2, 4") and "did not converge" in later.key_label
+    fine = heatmap_view(starved, ViewSpec(kind="cross", layer=0, mode="attribution", step=1, forced=True))
+    assert "not converged" not in fine.title and "sums to" in fine.key_label

@@ -442,12 +442,12 @@
             <translation>比较两个句子</translation>
         </message>
         <message>
-            <source>Compare t&amp;wo sentences…</source>
-            <translation type="vanished">比较两个句子(&amp;W)…</translation>
-        </message>
-        <message>
             <source>Compare &amp;two sentences…</source>
             <translation type="vanished">比较两个句子(&amp;T)…</translation>
+        </message>
+        <message>
+            <source>Compare t&amp;wo sentences…</source>
+            <translation type="vanished">比较两个句子(&amp;W)…</translation>
         </message>
     </context>
     <context>
@@ -609,48 +609,48 @@
             <translation>用 &lt;pad&gt; 把解码器输入补足到 N 个，以观察目标端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="376" />
+            <location filename="../../viz_app/widgets/controls.py" line="382" />
             <source>Decoding step: at step t the decoder has produced t tokens</source>
             <translation>解码步：第 t 步时，解码器已生成 t 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="387" />
+            <location filename="../../viz_app/widgets/controls.py" line="393" />
             <source>Playback speed</source>
             <translation>播放速度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="440" />
+            <location filename="../../viz_app/widgets/controls.py" line="446" />
             <source>What the heatmap shows: the attention weights, the scores before the softmax, the attention rollout from the source to each target position, how much each token moved the chosen token (attribution), or what each attended token actually added (weight × size of its transformed value)</source>
             <translation>热力图显示的内容：注意力权重、softmax 之前的分数、从源句到每个目标位置的注意力 rollout、每个词元对所选词元的推动有多大（归因），或每个被关注的词元实际加进去了多少（权重 × 其变换后值向量的大小）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="450" />
+            <location filename="../../viz_app/widgets/controls.py" line="456" />
             <source>L</source>
             <comment>prefix of a layer number: L0, L1…</comment>
             <translation>L</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="451" />
+            <location filename="../../viz_app/widgets/controls.py" line="457" />
             <source>Layer (0 = closest to the input)</source>
             <translation>层（0 = 最靠近输入的一层）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="454" />
+            <location filename="../../viz_app/widgets/controls.py" line="460" />
             <source>One head, or the mean of all heads of the layer</source>
             <translation>单个注意力头，或该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="458" />
+            <location filename="../../viz_app/widgets/controls.py" line="464" />
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="459" />
+            <location filename="../../viz_app/widgets/controls.py" line="465" />
             <source>Colour by log(weight): makes small weights visible</source>
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="558" />
+            <location filename="../../viz_app/widgets/controls.py" line="564" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
@@ -660,108 +660,108 @@
             <translation>打开…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="193" />
+            <location filename="../../viz_app/widgets/controls.py" line="196" />
             <source>&amp;Source</source>
             <translation>源句(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="196" />
+            <location filename="../../viz_app/widgets/controls.py" line="199" />
             <source>&amp;Target</source>
             <translation>目标句(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="208" />
+            <location filename="../../viz_app/widgets/controls.py" line="211" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="208" />
+            <location filename="../../viz_app/widgets/controls.py" line="211" />
             <source>&amp;Decoding</source>
             <translation>解码(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="209" />
+            <location filename="../../viz_app/widgets/controls.py" line="212" />
             <source>temp.</source>
             <comment>sampling temperature</comment>
             <translation>温度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="210" />
+            <location filename="../../viz_app/widgets/controls.py" line="213" />
             <source>top-k</source>
             <translation>top-k</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="210" />
+            <location filename="../../viz_app/widgets/controls.py" line="213" />
             <source>top-p</source>
             <translation>top-p</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="211" />
+            <location filename="../../viz_app/widgets/controls.py" line="214" />
             <source>seed</source>
             <translation>种子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="211" />
+            <location filename="../../viz_app/widgets/controls.py" line="214" />
             <source>beams</source>
             <translation>束宽</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="212" />
+            <location filename="../../viz_app/widgets/controls.py" line="215" />
             <source>pad source to</source>
             <translation>源端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="212" />
+            <location filename="../../viz_app/widgets/controls.py" line="215" />
             <source>pad target to</source>
             <translation>目标端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="318" />
+            <location filename="../../viz_app/widgets/controls.py" line="324" />
             <source>Translation: {text}</source>
             <translation>译文：{text}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="349" />
+            <location filename="../../viz_app/widgets/controls.py" line="355" />
             <source>teacher forcing the typed target</source>
             <translation>教师强制：使用输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="419" />
+            <location filename="../../viz_app/widgets/controls.py" line="425" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="464" />
+            <location filename="../../viz_app/widgets/controls.py" line="470" />
             <source>Sho&amp;w</source>
             <translation>显示(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="464" />
+            <location filename="../../viz_app/widgets/controls.py" line="470" />
             <source>&amp;Attention</source>
             <translation>注意力(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="465" />
+            <location filename="../../viz_app/widgets/controls.py" line="471" />
             <source>La&amp;yer</source>
             <translation>层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="466" />
+            <location filename="../../viz_app/widgets/controls.py" line="472" />
             <source>&amp;Head</source>
             <translation>头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="466" />
+            <location filename="../../viz_app/widgets/controls.py" line="472" />
             <source>&amp;Colours</source>
             <translation>配色(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="469" />
+            <location filename="../../viz_app/widgets/controls.py" line="475" />
             <source>Masks:</source>
             <translation>掩码：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="504" />
+            <location filename="../../viz_app/widgets/controls.py" line="510" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
@@ -771,23 +771,23 @@
             <translation>（无模型）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="320" />
+            <location filename="../../viz_app/widgets/controls.py" line="326" />
             <source>as its grammar translates it</source>
             <translation>与语法给出的译文一致</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="522" />
+            <location filename="../../viz_app/widgets/controls.py" line="528" />
             <source>Not for a sentence this long: its maps are computed one at a time when shown</source>
             <translation>句子过长时不可用：其注意力图只在显示时逐张计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="506" />
+            <location filename="../../viz_app/widgets/controls.py" line="512" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="322" />
+            <location filename="../../viz_app/widgets/controls.py" line="328" />
             <source>its grammar: {text}</source>
             <translation>语法给出的译文：{text}</translation>
         </message>
@@ -1856,32 +1856,32 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>查询：解码器输入 → 下一个键入的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="361" />
+            <location filename="../../viz_app/widgets/map_view.py" line="370" />
             <source>Integrated gradients</source>
             <translation>积分梯度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="362" />
+            <location filename="../../viz_app/widgets/map_view.py" line="371" />
             <source>Gradient × input</source>
             <translation>梯度 × 输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="364" />
+            <location filename="../../viz_app/widgets/map_view.py" line="373" />
             <source>{method} over the target prefix · step {step} / {total}</source>
             <translation>{method}：目标前缀 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="366" />
+            <location filename="../../viz_app/widgets/map_view.py" line="375" />
             <source>{method} over the source · step {step} / {total}</source>
             <translation>{method}：源句 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="377" />
+            <location filename="../../viz_app/widgets/map_view.py" line="386" />
             <source>earlier target token (decoder input)</source>
             <translation>之前的目标词元（解码器输入）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="377" />
+            <location filename="../../viz_app/widgets/map_view.py" line="386" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
@@ -1911,7 +1911,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="441" />
+            <location filename="../../viz_app/widgets/map_view.py" line="464" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
@@ -1948,29 +1948,44 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="372" />
+            <location filename="../../viz_app/widgets/map_view.py" line="381" />
             <source>L{layer} H{head}</source>
             <translation>L{layer} H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="373" />
+            <location filename="../../viz_app/widgets/map_view.py" line="382" />
             <source>L{layer} mean</source>
             <translation>L{layer} 各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="375" />
+            <location filename="../../viz_app/widgets/map_view.py" line="384" />
             <source>{title} · agreement with {which}: ρ = {rho}</source>
             <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="384" />
-            <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
-            <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
+            <location filename="../../viz_app/widgets/map_view.py" line="396" />
+            <source>{label} · step {step}'s row did not converge ({points} points): its numbers are not reliable</source>
+            <translation>{label} · 第 {step} 步这一行未收敛（{points} 个点）：其数值不可靠</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="407" />
+            <source>{title} · not converged: step {steps}</source>
+            <translation>{title} · 未收敛：第 {steps} 步</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/map_view.py" line="283" />
             <source>{title} · {share} % from the source</source>
             <translation>{title} · {share}% 来自源句</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="401" />
+            <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline) ({points} points)</source>
+            <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%（{points} 个点）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="404" />
+            <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
+            <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/actions.py" line="41" />
@@ -2753,14 +2768,6 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>无法计算所有注意力头的总览：{error}</translation>
         </message>
         <message>
-            <source>query: decoder input → token it predicts</source>
-            <translation type="vanished">查询：解码器输入 → 它预测的词元</translation>
-        </message>
-        <message>
-            <source>Label each decoder row by its input token instead of the token it predicts</source>
-            <translation type="vanished">用输入词元而不是它预测的词元来标注解码器的每一行</translation>
-        </message>
-        <message>
             <source>&amp;Alignment with gold links</source>
             <translation type="vanished">与标准对齐比较(&amp;A)</translation>
         </message>
@@ -2775,6 +2782,14 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
         <message>
             <source>Step {step} is target padding (after &lt;eos&gt;): the row is masked out and predicts nothing.</source>
             <translation type="vanished">第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：这一行被掩码屏蔽，不做任何预测。</translation>
+        </message>
+        <message>
+            <source>query: decoder input → token it predicts</source>
+            <translation type="vanished">查询：解码器输入 → 它预测的词元</translation>
+        </message>
+        <message>
+            <source>Label each decoder row by its input token instead of the token it predicts</source>
+            <translation type="vanished">用输入词元而不是它预测的词元来标注解码器的每一行</translation>
         </message>
     </context>
     <context>

@@ -345,6 +345,15 @@ def agreement_of(trace: Trace, kind: str) -> np.ndarray | None:
     return value
 
 
+def unconverged_rows(trace: Trace, t: int) -> list[int]:
+    """The rows up to step ``t`` whose integrated gradients did not reach the stated completeness (none recorded: [])."""
+    flags = trace.attribution_converged
+    if flags is None or trace.attribution_method != "integrated-gradients":
+        return []
+    keep = ~np.asarray(trace.tgt_is_pad, bool)[:t]
+    return [int(r) for r in np.flatnonzero(~np.asarray(flags[:t], bool) & keep)]
+
+
 def _attribution_view(trace: Trace, spec: ViewSpec, t: int) -> HeatmapView:
     """Target rows × source tokens (cross or encoder kind) or × decoder inputs (decoder kind): each row's attribution.
 
@@ -376,13 +385,27 @@ def _attribution_view(trace: Trace, spec: ViewSpec, t: int) -> HeatmapView:
                 title=title, which=which, rho=f"{float(rho):+.2f}")
     k_label = tr("MainWindow", "earlier target token (decoder input)") if target_side else tr("MainWindow", "source token")
     if trace.attribution_change is not None and 0 < t <= len(trace.attribution_change):
-        # completeness, shown so a class can judge the numbers: the row's attributions against what they should sum to
+        # completeness, shown so a class can judge the numbers: the row's attributions against what they should sum to,
+        # and a row that did not reach it said in words (a percentage near 100 could read as fine when it is not)
         row = t - 1
         change = float(trace.attribution_change[row])
         summed = float(trace.attribution_src[row].sum() + trace.attribution_tgt[row].sum())
-        if np.isfinite(change) and abs(change) > 1e-6:
-            k_label = tr("MainWindow", "{label} · step {step}'s row sums to {share} % of log p − log p(baseline)").format(
-                label=k_label, step=t, share=round(100 * summed / change))
+        points = None if trace.attribution_points is None else int(trace.attribution_points[row])
+        unconverged = unconverged_rows(trace, t)
+        if row in unconverged:
+            k_label = tr("MainWindow", "{label} · step {step}'s row did not converge ({points} points): its numbers are "
+                         "not reliable").format(label=k_label, step=t, points=points if points is not None else "?")
+        elif np.isfinite(change) and abs(change) > 1e-6:
+            share = f"{100 * summed / change:.1f}"
+            if points is not None:
+                k_label = tr("MainWindow", "{label} · step {step}'s row sums to {share} % of log p − log p(baseline) "
+                             "({points} points)").format(label=k_label, step=t, share=share, points=points)
+            else:
+                k_label = tr("MainWindow", "{label} · step {step}'s row sums to {share} % of log p − log p(baseline)"
+                             ).format(label=k_label, step=t, share=share)
+        if unconverged:
+            title = tr("MainWindow", "{title} · not converged: step {steps}").format(
+                title=title, steps=", ".join(str(r + 1) for r in unconverged))
     return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title,
                        query_axis_label(spec.row_labels, spec.forced), k_label, t - 1 if t > 0 else None, t,
                        spec.colormap, False, {}, spec.font_pt, "attribution")

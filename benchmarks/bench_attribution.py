@@ -1,0 +1,182 @@
+"""Benchmark of integrated gradients: time to a converged attribution against Captum's ``IntegratedGradients``.
+
+Model: the bundled en-fr (ReLU, d_model 128, 3 + 3 layers). Sentences: held-out en-fr sources whose greedy translation
+has at least N tokens; the first N rows (N = 8, 16, 32 target tokens) are attributed, zero baseline.
+
+1. **Ours**: ``model_core.attribution.attribute`` with its default adaptive rule (each row refines a composite
+   trapezoid rule where its measured completeness error is, until within 1 % of log p − log p(baseline) or 0.01
+   nats; every row's points in batched passes).
+2. **Captum**: ``captum.attr.IntegratedGradients`` (its default Gauss–Legendre rule) on the same model, fed the
+   same token embeddings through the same embedding outputs, one row at a time (``target=row``) with the decoder cut
+   after the row as ours is (so the comparison is the rule and the batching, not a longer forward),
+   ``internal_batch_size`` 128. Captum has no stopping rule, so each row's ``n_steps`` is searched by doubling from
+   32: **Captum's time is only that of the first passing run per row** (as if the right n_steps were known
+   beforehand; the search itself is not billed). A row that does not pass by the cap is billed the cap's time and
+   counted as not reached (its time is then a lower bound).
+
+Equal completeness: a row passes when |Σ attributions − (log p − log p(baseline))| ≤ 1 % of it (0.01 nats when
+that is smaller), the same allowance for both (``model_core.attribution.allowed_error``).
+
+Also: **the window's attribution view**: ``run()`` with ``attribution="integrated-gradients"`` (what the window's
+worker runs when Show ▸ attribution is chosen) and ``heatmap_view`` for a sentence of 12 target tokens; target
+≤ 3 s. Full: Captum capped at 2,048 points (the search at 4,096 took over 20 minutes here); ``--quick``: 8 target
+tokens only, Captum capped at 1,024 points.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from _common import machine_info, print_machine, print_table, write_json
+
+from model_core.attribution import allowed_error, attribute
+from model_core.checkpoint import ModelBundle, load_model
+from model_core.data import generate
+from model_core.run import RunRequest, run
+
+QUICK = {"lengths": (8,), "captum_cap": 1024}
+FULL = {"lengths": (8, 16, 32), "captum_cap": 2048}
+WINDOW_TOKENS = 12
+
+
+def pick_rows(bundle: ModelBundle, length: int, seed: int = 0) -> tuple[str, list[int], list[int], list[int]]:
+    """A held-out source whose greedy translation has at least ``length`` tokens: (text, src ids, decoder inputs,
+    chosen ids) of its first ``length`` rows."""
+    for example in generate("en-fr", 2000, seed=seed, split="test"):
+        trace = run(bundle, RunRequest(example.src_text)).trace
+        if trace.n_steps >= length:
+            return (example.src_text, [int(i) for i in trace.src_ids], [int(i) for i in trace.tgt_ids[:length]],
+                    [int(i) for i in trace.output_ids[:length]])
+    raise SystemExit(f"no held-out sentence translates to {length} tokens")
+
+
+def pick_window_sentence(bundle: ModelBundle, length: int, seed: int = 0) -> str:
+    """A held-out source whose greedy translation has exactly ``length`` tokens."""
+    for example in generate("en-fr", 2000, seed=seed, split="test"):
+        if run(bundle, RunRequest(example.src_text)).trace.n_steps == length:
+            return example.src_text
+    raise SystemExit(f"no held-out sentence translates to exactly {length} tokens")
+
+
+def captum_rows(model: torch.nn.Module, src_ids: list[int], tgt_ids: list[int], out_ids: list[int],
+                cap: int) -> dict[str, Any]:
+    """Captum per row, ``n_steps`` doubled from 32 until the row passes; the passing run's time is billed."""
+    from captum.attr import IntegratedGradients
+
+    src = torch.tensor([src_ids])
+    feed: dict[str, torch.Tensor] = {}
+    hooks = [model.src_embedding.register_forward_hook(lambda m, a, o: feed.get("src")),
+             model.tgt_embedding.register_forward_hook(lambda m, a, o: feed.get("tgt"))]
+    billed, searched, reached, steps = 0.0, 0.0, 0, []
+    try:
+        for row in range(len(out_ids)):
+            tgt = torch.tensor([tgt_ids[: row + 1]])
+            feed.clear()
+            with torch.no_grad():
+                e_src, e_tgt = model.src_embedding(src), model.tgt_embedding(tgt)
+
+            def forward(x_src: torch.Tensor, x_tgt: torch.Tensor, row: int = row, tgt: torch.Tensor = tgt) -> torch.Tensor:
+                feed["src"], feed["tgt"] = x_src, x_tgt
+                logits, _, _ = model(src.expand(len(x_src), -1), tgt.expand(len(x_tgt), -1))
+                return torch.log_softmax(logits[:, row].float(), -1)[:, out_ids[row]]
+
+            ig = IntegratedGradients(forward)
+            with torch.no_grad():
+                top = float(forward(e_src, e_tgt)[0])
+                bottom = float(forward(torch.zeros_like(e_src), torch.zeros_like(e_tgt))[0])
+            allowance = float(allowed_error(np.array([top - bottom]))[0])
+            n = 32
+            while True:
+                started = time.perf_counter()
+                _attr, delta = ig.attribute((e_src, e_tgt), n_steps=n, internal_batch_size=128,
+                                            return_convergence_delta=True)
+                took = time.perf_counter() - started
+                searched += took
+                if abs(float(delta)) <= allowance or n >= cap:
+                    billed += took
+                    reached += abs(float(delta)) <= allowance
+                    steps.append(n)
+                    break
+                n *= 2
+    finally:
+        for h in hooks:
+            h.remove()
+    return {"seconds": billed, "search_seconds": searched, "rows_reached": reached, "n_steps": steps}
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smoke run: 8 target tokens, Captum capped at 1,024 points")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's own choice, as the app)")
+    parser.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    started = time.perf_counter()
+    info = machine_info()
+    info["load_average"] = "/".join(f"{x:.1f}" for x in os.getloadavg())
+    print_machine(info)
+    try:
+        import captum
+    except ImportError:
+        print("SKIP: captum is not installed; pip install -e '.[bench]'")
+        return 0
+    info["captum"] = captum.__version__
+    preset = QUICK if args.quick else FULL
+    bundle = load_model("en-fr", device="cpu")
+    model = bundle.model
+    print(f"mode    : {'quick' if args.quick else 'full'}, en-fr, zero baseline, captum {captum.__version__}, "
+          f"Captum's n_steps doubled from 32 up to {preset['captum_cap']:,}")
+    table, figures = [], {}
+    for length in preset["lengths"]:
+        text, src_ids, tgt_ids, out_ids = pick_rows(bundle, length)
+        attribute(model, src_ids, tgt_ids[:2], out_ids[:2])  # warm-up
+        t0 = time.perf_counter()
+        ours = attribute(model, src_ids, tgt_ids, out_ids)
+        ours_s = time.perf_counter() - t0
+        theirs = captum_rows(model, src_ids, tgt_ids, out_ids, preset["captum_cap"])
+        ratio = theirs["seconds"] / ours_s
+        figures[str(length)] = {"sentence": text, "source_tokens": len(src_ids), "ours_s": ours_s,
+                                "ours_rows_converged": int(ours.converged.sum()), "ours_points": ours.points.tolist(),
+                                "captum": theirs, "captum_over_ours": ratio}
+        print(f"{length} rows: ours {ours_s:.2f} s ({int(ours.converged.sum())}/{length} converged, "
+              f"{int(ours.points.sum()):,} points), Captum {theirs['seconds']:.2f} s billed ({theirs['rows_reached']}/{length} "
+              f"reached, search {theirs['search_seconds']:.0f} s): {ratio:.1f}×", flush=True)
+        table.append([length, len(src_ids), ours_s, f"{int(ours.converged.sum())}/{length}", int(ours.points.sum()),
+                      theirs["seconds"], f"{theirs['rows_reached']}/{length}", int(sum(theirs["n_steps"])),
+                      f"{ratio:.1f}×" + ("" if theirs["rows_reached"] == length else " (lower bound)")])
+    print_table(["rows", "src", "ours s", "ours converged", "ours points", "Captum s", "Captum reached", "Captum points",
+                 "Captum / ours"], table)
+    text = pick_window_sentence(bundle, WINDOW_TOKENS)
+    from viz_app.widgets.map_view import ViewSpec, heatmap_view
+
+    t0 = time.perf_counter()
+    result = run(bundle, RunRequest(text, attribution="integrated-gradients"))
+    heatmap_view(result.trace, ViewSpec(kind="cross", layer=0, mode="attribution", step=result.trace.n_steps))
+    window_s = time.perf_counter() - t0
+    converged = int(result.trace.attribution_converged.sum())
+    figures["window"] = {"sentence": text, "seconds": window_s, "rows_converged": converged}
+    print(f"\nwindow's attribution view, {WINDOW_TOKENS} target tokens ({text!r}): {window_s:.2f} s "
+          f"({converged}/{WINDOW_TOKENS} rows converged; target <= 3 s)")
+    result_json = {"machine": info, "mode": "quick" if args.quick else "full", "figures": figures,
+                   "seconds": time.perf_counter() - started}
+    print(f"{result_json['seconds']:.0f} s in all; load average at the end "
+          f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())}")
+    if args.json:
+        write_json(args.json, result_json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -111,19 +111,25 @@ def count_lines(path: str) -> int | None:
         return None
 
 
-def cmd_align(args: argparse.Namespace) -> int:
-    """One process as always; under a launcher (``torchrun``), this rank's part of a data-parallel run."""
+def one_process_or_ranks(args: argparse.Namespace, one_process: Callable[[argparse.Namespace], int],
+                         over_ranks: Callable[[argparse.Namespace, object], int]) -> int:
+    """One process as always; under a launcher (``torchrun``), this rank's part of a data-parallel run, where a
+    failed rank's one line is said by the rank that speaks for the job and the others exit quietly."""
     from model_core.ranks import RankFailure, process_group
 
     with process_group(args.device, error_text) as ranks:
         if ranks is None:
-            return _align_one_process(args)
+            return one_process(args)
         try:
-            return _align_over_ranks(args, ranks)
+            return over_ranks(args, ranks)
         except RankFailure as exc:
             if exc.speaker:
                 raise CliError(str(exc)) from None
             return EXIT_USAGE  # rank 0 says why: one line for the job
+
+
+def cmd_align(args: argparse.Namespace) -> int:
+    return one_process_or_ranks(args, _align_one_process, _align_over_ranks)
 
 
 def _check_output(out: Path, force: bool) -> None:

@@ -12,8 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from viz_app.cli.alignment import count_lines, progress, rank_device
-from viz_app.cli.common import EXIT_USAGE, CliError, add_model_args, error_text, import_options, int_in, open_bundle, printable
+from viz_app.cli.alignment import count_lines, one_process_or_ranks, progress, rank_device
+from viz_app.cli.common import CliError, add_model_args, import_options, int_in, open_bundle, printable
 
 OUTPUTS = ("heads.csv", "unusual.csv", "report.html")
 
@@ -38,18 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """One process as always; under a launcher (``torchrun``), this rank's part of a data-parallel run."""
-    from model_core.ranks import RankFailure, process_group
-
-    with process_group(args.device, error_text) as ranks:
-        if ranks is None:
-            return _report_one_process(args)
-        try:
-            return _report_over_ranks(args, ranks)
-        except RankFailure as exc:
-            if exc.speaker:
-                raise CliError(str(exc)) from None
-            return EXIT_USAGE  # rank 0 says why: one line for the job
+    return one_process_or_ranks(args, _report_one_process, _report_over_ranks)
 
 
 def _check_outputs(out: Path, force: bool) -> None:

@@ -1736,7 +1736,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已停止本次运行；修改句子即可重新运行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="443" />
+            <location filename="../../viz_app/scope/controller.py" line="445" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
@@ -1766,12 +1766,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="430" />
+            <location filename="../../viz_app/scope/controller.py" line="432" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="432" />
+            <location filename="../../viz_app/scope/controller.py" line="434" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
@@ -1801,12 +1801,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="420" />
-            <source>Could not open {name}: {reason}</source>
-            <translation>无法打开 {name}：{reason}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/scope/controller.py" line="489" />
+            <location filename="../../viz_app/scope/controller.py" line="491" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
@@ -1826,9 +1821,14 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="423" />
-            <source>{error}; opened {fallback} instead</source>
-            <translation>{error}；已改为打开 {fallback}</translation>
+            <location filename="../../viz_app/scope/controller.py" line="422" />
+            <source>Could not open {name} (opened {fallback} instead): {reason}</source>
+            <translation>无法打开 {name}（已改为打开 {fallback}）：{reason}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/controller.py" line="425" />
+            <source>Could not open {name}: {reason}</source>
+            <translation>无法打开 {name}：{reason}</translation>
         </message>
         <message>
             <location filename="../../viz_app/scope/persistence.py" line="74" />
@@ -2766,6 +2766,10 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <location filename="../../viz_app/window/wiring.py" line="47" />
             <source>The overview of every head could not be computed: {error}</source>
             <translation>无法计算所有注意力头的总览：{error}</translation>
+        </message>
+        <message>
+            <source>{error}; opened {fallback} instead</source>
+            <translation type="vanished">{error}；已改为打开 {fallback}</translation>
         </message>
         <message>
             <source>&amp;Alignment with gold links</source>

@@ -417,10 +417,12 @@ class ScopeController(QObject):
             name = Path(key).name
             # a CheckpointError already starts with the file's name ("bogus.pt: not a readable …"): say it once
             reason = message[len(name) + 1:].lstrip() if name and message.startswith(f"{name}:") else message
-            line = tr("MainWindow", "Could not open {name}: {reason}").format(name=name, reason=reason)
             fallback = self._startup_fallback(key)
-            if fallback:
-                line = tr("MainWindow", "{error}; opened {fallback} instead").format(error=line, fallback=fallback)
+            if fallback:  # what the class now sees goes first: a long reason is cut in the banner (whole in its tooltip)
+                line = tr("MainWindow", "Could not open {name} (opened {fallback} instead): {reason}").format(
+                    name=name, fallback=fallback, reason=reason)
+            else:
+                line = tr("MainWindow", "Could not open {name}: {reason}").format(name=name, reason=reason)
             self.errorRaised.emit(line)
             if fallback:
                 self.open_model(fallback)

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import budgets
-from .paths import OverBudget
+from .paths import CheckpointError, OverBudget
 
 __all__ = ["check_pattern", "check_tokenizer"]
 
@@ -399,3 +399,17 @@ def check_tokenizer(data: Mapping[str, Any], *, regex: bool = True) -> None:
     if growth[1] > budgets.MAX_TOKENIZER_PREPEND_CHARS:
         raise ValueError(f"its normalizer and pre_tokenizer can add {growth[1]:,.0f} characters to a text, over the "
                          f"{budgets.MAX_TOKENIZER_PREPEND_CHARS:,} this app allows")
+
+
+def check_tokenizer_file(label: str, data: Any) -> None:
+    """:func:`check_tokenizer` on a tokenizer read from a file (a Hugging Face folder, ``--tokenization FILE.json``):
+    its refusal is one line starting with ``label``, an :class:`OverBudget` for a budget, else a
+    :class:`CheckpointError`."""
+    if not isinstance(data, Mapping):
+        raise CheckpointError(f"{label} is not a JSON object")
+    try:
+        check_tokenizer(data)
+    except OverBudget as exc:
+        raise OverBudget(f"{label}: {exc}") from exc
+    except ValueError as exc:
+        raise CheckpointError(f"{label}: {exc}") from exc

@@ -24,7 +24,7 @@ from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
 from ..paths import OverBudget, human_bytes, open_regular, parse_json, read_regular_file
 from ..tokenize_deadline import TokenizeTimeout, bounded_encode
-from ..tokenizer_check import check_tokenizer
+from ..tokenizer_check import check_tokenizer_file
 from ..tokenizers import (
     ROLES,
     SPLITTERS,
@@ -266,12 +266,7 @@ def read_tokenizer_file(path: str | Path) -> Any:
     model = data.get("model") if isinstance(data, dict) else None
     if not isinstance(model, dict):
         raise CheckpointError(f"{label}: not a tokenizer.json of the tokenizers library (no model)")
-    try:
-        check_tokenizer(data)
-    except OverBudget as exc:
-        raise OverBudget(f"{label}: {exc}") from exc
-    except ValueError as exc:
-        raise CheckpointError(f"{label}: {exc}") from exc
+    check_tokenizer_file(label, data)
     try:
         backend = Backend.from_str(raw.decode("utf-8"))
         bounded_encode(backend, "Don't e-mail me, it's 5 o'clock.")

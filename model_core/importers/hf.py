@@ -70,7 +70,7 @@ from ..packed_linear import adopt_packing
 from ..paths import OverBudget, file_kind, human_bytes, open_regular, parse_json, read_regular_file
 from ..probe import QueriesKeys
 from ..tokenize_deadline import run_within
-from ..tokenizer_check import check_tokenizer
+from ..tokenizer_check import check_tokenizer_file
 
 __all__ = ["SUPPORTED_MODEL_TYPES", "HFDecoderCache", "HFSeq2SeqAdapter", "HFTokenizer", "load_hf_folder"]
 
@@ -1111,7 +1111,7 @@ def _check_tokenizer_file(path: Path) -> None:
         return
     label = f"{path.name}: tokenizer.json"
     data = parse_json(read_regular_file(file, budgets.MAX_TOKENIZER_FILE_BYTES, label, "it"), label, budgets.MAX_JSON_DEPTH)
-    _check_tokenizer_data(label, data)
+    check_tokenizer_file(label, data)
 
 
 def _check_loaded_tokenizer(path: Path, hf_tokenizer: Any) -> None:
@@ -1119,18 +1119,7 @@ def _check_loaded_tokenizer(path: Path, hf_tokenizer: Any) -> None:
     before any text is tokenised with it."""
     backend = getattr(hf_tokenizer, "backend_tokenizer", None)
     if backend is not None:
-        _check_tokenizer_data(f"{path.name}: the tokenizer", json.loads(backend.to_str()))
-
-
-def _check_tokenizer_data(label: str, data: Any) -> None:
-    if not isinstance(data, dict):
-        raise CheckpointError(f"{label} is not a JSON object")
-    try:
-        check_tokenizer(data)
-    except OverBudget as exc:
-        raise OverBudget(f"{label}: {exc}") from exc
-    except ValueError as exc:
-        raise CheckpointError(f"{label}: {exc}") from exc
+        check_tokenizer_file(f"{path.name}: the tokenizer", json.loads(backend.to_str()))
 
 
 # ====================================================================== loading

@@ -85,31 +85,50 @@ FR_PREP = {"in": "dans", "on": "sur", "under": "sous", "near": "près", "behind"
 ZH_PREP = {"in": "里", "on": "上", "under": "下面", "near": "附近", "behind": "后面"}
 #: the noun's own place word where it is not the preposition's: 在床上 (not 床里), 在公园里 (not 公园上)
 ZH_PLACE_WORD = {**{("in", n): "上" for n in ("bed", "street", "road", "sofa", "bus", "train", "boat", "plane", "bike",
-                                               "beach")}}
+                                               "beach", "town", "bench", "armchair", "ship")}}
 #: whole places Chinese names without 里 (在学校, 在公园: an institution or town is a place word itself)
 ZH_BARE_PLACE = frozenset({"school", "library", "park", "zoo", "shop", "supermarket", "market", "restaurant",
-                           "hospital", "station", "city", "village", "farm"})
+                           "hospital", "station", "city", "village", "farm", "post_office", "factory", "office", "hotel",
+                           "theatre", "stadium", "pharmacy", "bookshop", "harbour", "aquarium"})
 HUMAN = frozenset({"person", "family"})
 #: what a person "is" (my brother is a teacher): French drops the article there (mon frère est professeur)
-PROFESSIONS = frozenset({"teacher", "student", "doctor", "nurse", "farmer", "baker", "cook", "driver", "policeman"})
+PROFESSIONS = frozenset({"teacher", "student", "doctor", "nurse", "farmer", "baker", "cook", "driver", "policeman",
+                         "pilot", "singer", "dancer", "artist", "writer", "actor", "waiter", "postman", "scientist",
+                         "dentist", "engineer", "painter", "hairdresser", "vet", "mechanic", "journalist", "musician",
+                         "gardener", "photographer", "astronaut", "firefighter", "worker", "shopkeeper"})
+#: professions English names for a man only (a woman is a policewoman, a postwoman, a waitress)
+MALE_ONLY_PROFESSIONS = frozenset({"policeman", "postman", "waiter"})
 #: a profession said of a woman (ma sœur est boulangère); médecin and élève are both
 FR_FEMININE_PROFESSIONS = {"teacher": "professeure", "baker": "boulangère", "farmer": "fermière", "cook": "cuisinière",
-                           "driver": "conductrice", "nurse": "infirmière", "student": "élève", "doctor": "médecin"}
+                           "driver": "conductrice", "nurse": "infirmière", "student": "élève", "doctor": "médecin",
+                           "pilot": "pilote", "singer": "chanteuse", "dancer": "danseuse", "artist": "artiste",
+                           "writer": "écrivaine", "actor": "actrice", "scientist": "scientifique", "dentist": "dentiste",
+                           "engineer": "ingénieure", "painter": "peintre", "hairdresser": "coiffeuse", "vet": "vétérinaire",
+                           "mechanic": "mécanicienne", "journalist": "journaliste", "musician": "musicienne",
+                           "gardener": "jardinière", "photographer": "photographe", "astronaut": "astronaute",
+                           "firefighter": "pompière", "worker": "ouvrière", "shopkeeper": "commerçante"}
 #: where things are, by preposition: in a room or a place (or a box), on or under furniture, near or behind a
 #: building or something big
 PLACES_FOR: dict[str, frozenset[str]] = {
     "in": frozenset({"house", "flat", "room", "kitchen", "bathroom", "garden", "classroom", "school", "library", "park",
                      "zoo", "shop", "supermarket", "market", "restaurant", "hospital", "station", "street", "city",
-                     "village", "farm", "forest", "river", "lake", "sea", "box", "bag", "car", "field"}),
-    "on": frozenset({"table", "chair", "bed", "sofa", "desk", "box", "wall", "street", "road", "bridge", "beach"}),
-    "under": frozenset({"table", "chair", "bed", "sofa", "desk", "tree", "bridge", "car"}),
+                     "village", "farm", "forest", "river", "lake", "sea", "box", "bag", "car", "field", "town",
+                     "post_office", "factory", "office", "hotel", "theatre", "stadium", "desert", "jungle", "cave", "pond",
+                     "valley", "harbour", "pharmacy", "bookshop", "palace", "bedroom", "living_room", "corridor", "attic",
+                     "cellar", "dining_room", "basket", "drawer", "suitcase", "bucket", "circus", "aquarium"}),
+    "on": frozenset({"table", "chair", "bed", "sofa", "desk", "box", "wall", "street", "road", "bridge", "beach", "bench",
+                     "armchair", "shelf"}),
+    "under": frozenset({"table", "chair", "bed", "sofa", "desk", "tree", "bridge", "car", "bench", "armchair"}),
     "near": frozenset({"house", "school", "park", "station", "river", "lake", "tree", "door", "window", "car", "shop",
-                       "bridge", "sea", "beach", "forest", "farm", "village", "library", "hospital"}),
-    "behind": frozenset({"house", "school", "tree", "door", "car", "sofa", "shop", "station", "wall", "library"}),
+                       "bridge", "sea", "beach", "forest", "farm", "village", "library", "hospital", "hotel", "factory",
+                       "pond", "cave", "tower", "palace", "stadium", "theatre", "post_office", "pharmacy", "bookshop",
+                       "fountain", "statue", "bench", "gate"}),
+    "behind": frozenset({"house", "school", "tree", "door", "car", "sofa", "shop", "station", "wall", "library", "hotel",
+                         "factory", "tower", "theatre", "stadium", "fountain", "statue", "gate"}),
 }
 ANIMATE = frozenset({"person", "family", "animal"})
 #: adjectives French says with avoir for a person or an animal (j'ai faim, le chien a froid)
-FR_AVOIR = {"hungry": "faim", "cold": "froid", "hot": "chaud"}
+FR_AVOIR = {"hungry": "faim", "cold": "froid", "hot": "chaud", "thirsty": "soif", "scared": "peur"}
 #: the set phrases: English words, French tokens, Chinese words, and for each target word the English words
 #: (by position in the phrase) it translates
 _PHRASES = """
@@ -647,7 +666,7 @@ def _fr_verb_clause(s: Sentence) -> Out:
     verb = VERBS[s.verb or ""]
     p = person(s.subj)
     out = _fr_subject(s.subj)
-    generic = s.verb in ("like", "love") or (s.verb == "watch" and s.np is not None and s.np.noun == "television")
+    generic = s.verb in LIKING or (s.verb == "watch" and s.np is not None and s.np.noun == "television")
     negated_object = s.neg and not generic
     if s.kind == "can":
         skill = verb.skill and s.np is None and s.place is None  # je sais nager; je peux lire ce livre, nager ici
@@ -727,7 +746,7 @@ def _zh_adjectives(np: NP, role: str) -> Out:
             continue
         word, with_de = adj.zh, adj.zh_de
         if a == "old":
-            if noun.kind not in ANIMATE and np.noun not in ("tree", "flower"):
+            if noun.kind not in ANIMATE and np.noun not in ("tree", "flower", "plant"):
                 word = "旧"  # 旧书, 旧车
             elif noun.zh.startswith("老"):
                 word, with_de = "年老", True  # 年老的老师, not 老老师
@@ -1023,11 +1042,17 @@ def words_of(text: str) -> list[str]:
     return re.findall(r"\w+|[^\w\s]", text)
 
 
+#: a one-word noun form → (lemma, plural); a noun of several words (ice cream, post office) is read by its first word
 _NOUN_FORMS: dict[str, list[tuple[str, bool]]] = {}
-for _n in NOUNS.values():
-    _NOUN_FORMS.setdefault(_n.en.split()[-1], []).append((_n.en, False))
-    if _n.en_pl:
-        _NOUN_FORMS.setdefault(_n.en_pl.split()[-1], []).append((_n.en, True))
+_MULTIWORD_NOUNS: dict[str, list[tuple[tuple[str, ...], str, bool]]] = {}
+for _key, _n in NOUNS.items():
+    for _form, _plural in ((_n.en, False), (_n.en_pl, True)):
+        if not _form:
+            continue
+        if " " in _form:
+            _MULTIWORD_NOUNS.setdefault(_form.split()[0], []).append((tuple(_form.split()), _key, _plural))
+        else:
+            _NOUN_FORMS.setdefault(_form, []).append((_key, _plural))
 _VERB_FORMS: dict[str, str] = {}
 for _v in VERBS.values():
     for _form in (_v.en, _v.en_3sg, _v.en_ing):
@@ -1073,8 +1098,9 @@ def _heads(words: Sequence[str], k: int, det: str | None, adjs: tuple[str, ...])
     if k < len(words):
         for lemma, plural in _NOUN_FORMS.get(words[k], []):
             out.append((NP(lemma, det, plural, adjs), k + 1))
-        if k + 1 < len(words) and words[k] == "ice" and words[k + 1] == "cream":
-            out.append((NP("ice_cream", det, False, adjs), k + 2))
+        for form, lemma, plural in _MULTIWORD_NOUNS.get(words[k], []):
+            if tuple(words[k : k + len(form)]) == form:
+                out.append((NP(lemma, det, plural, adjs), k + len(form)))
     return out
 
 
@@ -1367,7 +1393,7 @@ def well_formed(s: Sentence) -> bool:
     if k == "be_np":
         assert s.np is not None and s.subj is not None
         female = (s.subj.pronoun == "she") or (s.subj.np is not None and s.subj.np.lex.gender == "f")
-        if female and s.np.noun == "policeman":
+        if female and s.np.noun in MALE_ONLY_PROFESSIONS:
             return False  # a policewoman is not a policeman
         if s.subj.pronoun is not None:  # I am a teacher: je suis professeur
             return s.np.det == "a" and s.np.noun in PROFESSIONS and s.subj.pronoun in ("i", "you", "he", "she") \
@@ -1437,12 +1463,16 @@ DESTINATIONS = frozenset({"school", "park", "zoo", "shop", "supermarket", "marke
                           "village", "farm", "kitchen", "garden", "classroom"})
 HOMES = frozenset({"house", "flat", "city", "village", "farm"})
 #: what animals do in the grammar (a zebra does not study)
-ANIMAL_VERBS = frozenset({"sleep", "eat", "drink", "run", "swim", "jump", "play", "see", "like", "walk"})
+ANIMAL_VERBS = frozenset({"sleep", "eat", "drink", "run", "swim", "jump", "play", "see", "like", "walk", "catch", "chase"})
+#: verbs of liking: their object is generic (I like apples, j'aime les pommes, not "a cat"), never progressive
+LIKING = frozenset({"like", "love", "hate"})
 #: what can be on or under a table, a chair or a bed, or inside a box, a bag or a car
 SMALL = frozenset({n for n, noun in NOUNS.items() if noun.kind in ("food", "school", "clothes", "container")} | {
     "ball", "toy", "doll", "box", "key", "phone", "clock", "watch", "flower", "lamp", "umbrella", "cat", "dog", "mouse",
-    "bird", "spider", "rabbit", "frog", "bee", "butterfly", "baby"} - {"desk", "board", "computer", "lesson", "word",
-                                                                       "song", "story", "game"})
+    "bird", "spider", "rabbit", "frog", "bee", "butterfly", "baby", "photo", "comb", "brush", "toothbrush", "ring", "necklace",
+    "wallet", "coin", "stamp", "newspaper", "magazine", "comic", "postcard", "stone", "shell", "feather", "button", "bracelet",
+    "cushion", "hamster", "snail", "ladybird", "kitten", "puppy"} - {"desk", "board", "computer", "lesson", "word", "song",
+                                                                     "story", "game", "test", "exam", "sentence", "timetable"})
 
 
 def _fits(noun: str, place: Place | None) -> bool:
@@ -1458,8 +1488,8 @@ def _fits(noun: str, place: Place | None) -> bool:
     if place.prep in ("on", "under"):
         outdoors = holder in ("tree", "bridge", "street", "road", "beach", "wall")
         return noun in SMALL or (outdoors and alive)
-    if place.prep == "in" and holder in ("box", "bag"):
-        return (noun in SMALL and not alive) or noun in ("cat", "mouse", "frog", "spider", "rabbit")
+    if place.prep == "in" and holder in ("box", "bag", "basket", "drawer", "suitcase", "bucket"):
+        return (noun in SMALL and not alive) or noun in ("cat", "mouse", "frog", "spider", "rabbit", "hamster", "kitten")
     return alive or noun in SMALL or place.np.lex.kind in ("place", "room")
 
 
@@ -1478,9 +1508,9 @@ def _verb_ok(s: Sentence) -> bool:
         return False  # I have a dog, two sisters (not "the dog", not five grandmothers)
     if s.kind == "simple" and s.verb == "have":
         return False
-    if s.kind == "progressive" and s.verb in ("see", "like", "love", "want", "have", "know"):
+    if s.kind == "progressive" and s.verb in ("see", "want", "have", "know", *LIKING):
         return False
-    if s.kind == "can" and s.verb in ("like", "love", "want", "have", "know"):
+    if s.kind == "can" and s.verb in ("want", "have", "know", *LIKING):
         return False
     if s.question and s.neg:
         return False
@@ -1508,7 +1538,7 @@ def _verb_ok(s: Sentence) -> bool:
         return False
     kind = s.np.lex.kind
     kinds = OBJECT_KINDS[verb.objects]
-    if s.np.noun in FIXED and s.verb not in ("see", "watch", "draw", "open", "close", "like", "love"):
+    if s.np.noun in FIXED and s.verb not in ("see", "watch", "draw", "open", "close", *LIKING):
         return False  # nobody buys a window or a cloud
     if s.verb == "watch" and kind not in ANIMATE and s.np.noun != "television":
         return False  # watch the birds, watch television; not "watch a cupboard"
@@ -1522,7 +1552,7 @@ def _verb_ok(s: Sentence) -> bool:
         ok = kind in kinds or (s.np.container is not None and verb.objects in ("drink", "food", "thingish", "buyable"))
     if s.np.det is None and not s.np.plural and not s.np.lex.mass and not (s.verb == "watch" and s.np.noun == "television"):
         return False
-    if s.np.det == "no" or (s.verb in ("like", "love") and s.np.det in ("a", "one", "some", *NUMBERS)):
+    if s.np.det == "no" or (s.verb in LIKING and s.np.det in ("a", "one", "some", *NUMBERS)):
         return False  # I like apples, I like the cat; not "I like a cat"
     return ok
 
@@ -1784,5 +1814,19 @@ def source_lexicon() -> frozenset[str]:
     return frozenset(words)
 
 
-__all__ = ["NP", "GrammarError", "Sentence", "draw", "english", "parse", "realise_fr", "realise_zh", "sample_sentence",
+def dictionary_words() -> frozenset[str]:
+    """The English words of the lexicon as a dictionary counts them: without plurals, -s and -ing forms, comparatives
+    and punctuation (cats, sees, seeing and bigger are cat, see and big)."""
+    inflected: set[str] = set()
+    for noun in NOUNS.values():
+        if noun.en_pl:
+            inflected |= set(noun.en_pl.split()) - set(noun.en.split())
+    for adj in ADJECTIVES.values():
+        inflected |= {adj.comparative} if adj.comparative else set()
+    for verb in VERBS.values():
+        inflected |= {verb.en_3sg, verb.en_ing} - {verb.en}
+    return frozenset(source_lexicon() - inflected - {"'", "s", ".", ",", "!", "?"})
+
+
+__all__ = ["NP", "GrammarError", "Sentence", "dictionary_words", "draw", "english", "parse", "realise_fr", "realise_zh", "sample_sentence",
            "source_lexicon", "translate_fr", "translate_zh", "well_formed", "words_of"]

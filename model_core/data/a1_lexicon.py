@@ -298,6 +298,222 @@ thursday - jeudi m - 星期四 个 day
 friday - vendredi m - 星期五 个 day
 saturday - samedi m - 星期六 个 day
 sunday - dimanche m - 星期天 个 day
+pilot - pilote m - 飞行员 个 person
+singer - chanteur m - 歌手 个 person
+dancer - danseur m - 舞蹈演员 个 person
+artist - artiste m - 艺术家 位 person
+writer - écrivain m - 作家 位 person
+actor - acteur m - 演员 个 person
+waiter - serveur m - 服务员 个 person
+postman postmen facteur m - 邮递员 个 person
+scientist - scientifique m - 科学家 位 person
+dentist - dentiste m - 牙医 位 person
+engineer - ingénieur m - 工程师 位 person
+painter - peintre m - 画家 位 person
+hairdresser - coiffeur m - 理发师 位 person
+vet - vétérinaire m - 兽医 位 person
+mechanic - mécanicien m - 修理工 个 person
+journalist - journaliste m - 记者 位 person
+musician - musicien m - 音乐家 位 person
+gardener - jardinier m - 园丁 个 person
+photographer - photographe m - 摄影师 位 person
+astronaut - astronaute m - 宇航员 个 person
+firefighter - pompier m - 消防员 个 person
+worker - ouvrier m - 工人 个 person
+shopkeeper - commerçant m - 店主 个 person
+prince - prince m - 王子 个 person
+princess - princesse f - 公主 个 person
+guest - invité m - 客人 位 person
+tourist - touriste m - 游客 个 person
+clown - clown m - 小丑 个 person
+classmate - camarade m - 同学 个 person
+teenager - adolescent m - 青少年 个 person
+adult - adulte m - 大人 个 person
+pupil - élève m - 小学生 个 person
+nephew - neveu m neveux 侄子 个 family
+niece - nièce f - 侄女 个 family
+grandson - petit-fils m petits-fils 孙子 个 family
+granddaughter - petite-fille f petites-filles 孙女 个 family
+lamb - agneau m - 羊羔 只 animal
+bull - taureau m - 公牛 头 animal
+deer deer cerf m - 鹿 只 animal
+crocodile - crocodile m - 鳄鱼 条 animal
+penguin - pingouin m - 企鹅 只 animal
+shark - requin m - 鲨鱼 条 animal
+octopus octopuses pieuvre f - 章鱼 只 animal
+crab - crabe m - 螃蟹 只 animal
+snail - escargot m - 蜗牛 只 animal
+worm - ver m - 虫子 条 animal
+hamster - hamster m - 仓鼠 只 animal
+panda - panda m - 熊猫 只 animal
+koala - koala m - 考拉 只 animal
+hippo - hippopotame m - 河马 头 animal
+eagle - aigle m - 老鹰 只 animal
+swan - cygne m - 天鹅 只 animal
+goose geese oie f - 鹅 只 animal
+rooster - coq m - 公鸡 只 animal
+insect - insecte m - 昆虫 只 animal
+dinosaur - dinosaure m - 恐龙 只 animal
+ladybird - coccinelle f - 瓢虫 只 animal
+hedgehog - hérisson m - 刺猬 只 animal
+gorilla - gorille m - 大猩猩 只 animal
+leopard - léopard m - 豹子 只 animal
+seal - phoque m - 海豹 只 animal
+lizard - lézard m - 蜥蜴 只 animal
+plum - prune f - 李子 个 food
+pineapple - ananas m ananas 菠萝 个 food
+watermelon - pastèque f - 西瓜 个 food
+mango mangoes mangue f - 芒果 个 food
+kiwi - kiwi m - 猕猴桃 个 food
+apricot - abricot m - 杏子 个 food
+cucumber - concombre m - 黄瓜 根 food
+cabbage - chou m choux 白菜 棵 food
+sausage - saucisse f - 香肠 根 food
+hamburger - hamburger m - 汉堡包 个 food
+croissant - croissant m - 羊角面包 个 food
+pancake - crêpe f - 薄饼 张 food
+doughnut - beignet m - 甜甜圈 个 food
+lollipop - sucette f - 棒棒糖 根 food
+olive - olive f - 橄榄 颗 food
+coconut - noix_de_coco f noix_de_coco 椰子 个 food
+avocado avocados avocat m - 牛油果 个 food
+pumpkin - citrouille f - 南瓜 个 food
+raspberry raspberries framboise f - 树莓 颗 food
+omelette - omelette f - 煎蛋卷 个 food
+fig - figue f - 无花果 个 food
+ham - jambon m - 火腿 - mass
+beef - bœuf m - 牛肉 - mass
+pork - porc m - 猪肉 - mass
+bacon - bacon m - 培根 - mass
+porridge - porridge m - 粥 - mass
+lettuce - laitue f - 生菜 - mass
+tofu - tofu m - 豆腐 - mass
+garlic - ail m - 大蒜 - mass
+wine - vin m - 葡萄酒 - drink
+cocoa - cacao m - 可可 - drink
+soda - soda m - 汽水 - drink
+textbook - manuel m - 课本 本 school
+calculator - calculatrice f - 计算器 个 school
+test - contrôle m - 考试 次 school
+exam - examen m - 考试 场 school
+sentence - phrase f - 句子 个 school
+pencil_case - trousse f - 铅笔盒 个 school
+chalk - craie f - 粉笔 支 school
+poster - affiche f - 海报 张 school
+timetable - emploi_du_temps m emplois_du_temps 课程表 张 school
+globe - globe m - 地球仪 个 school
+backpack - sac_à_dos m sacs_à_dos 背包 个 school
+drawing - dessin m - 画 幅 school
+photo - photo f - 照片 张 thing
+camera - appareil_photo m appareils_photo 相机 台 thing
+motorbike - moto f - 摩托车 辆 thing
+taxi - taxi m - 出租车 辆 thing
+truck - camion m - 卡车 辆 thing
+helicopter - hélicoptère m - 直升机 架 thing
+rocket - fusée f - 火箭 枚 thing
+ship - navire m - 轮船 艘 thing
+tractor - tracteur m - 拖拉机 辆 thing
+comb - peigne m - 梳子 把 thing
+brush - brosse f - 刷子 把 thing
+toothbrush - brosse_à_dents f brosses_à_dents 牙刷 把 thing
+bucket - seau m - 水桶 个 thing
+basket - panier m - 篮子 个 thing
+vase - vase m - 花瓶 个 thing
+armchair - fauteuil m - 扶手椅 把 thing
+carpet - tapis m tapis 地毯 块 thing
+oven - four m - 烤箱 台 thing
+kettle - bouilloire f - 水壶 个 thing
+teapot - théière f - 茶壶 个 thing
+ring - bague f - 戒指 枚 thing
+necklace - collier m - 项链 条 thing
+wallet - portefeuille m - 钱包 个 thing
+coin - pièce f - 硬币 枚 thing
+stamp - timbre m - 邮票 张 thing
+newspaper - journal m journaux 报纸 份 thing
+magazine - magazine m - 杂志 本 thing
+comic - bande_dessinée f bandes_dessinées 漫画书 本 thing
+postcard - carte_postale f cartes_postales 明信片 张 thing
+tent - tente f - 帐篷 顶 thing
+flag - drapeau m - 旗子 面 thing
+leaf leaves feuille f - 树叶 片 thing
+stone - pierre f - 石头 块 thing
+shell - coquillage m - 贝壳 个 thing
+feather - plume f - 羽毛 根 thing
+button - bouton m - 扣子 颗 thing
+bracelet - bracelet m - 手链 条 thing
+cushion - coussin m - 靠垫 个 thing
+plant - plante f - 植物 棵 thing
+ladder - échelle f - 梯子 把 thing
+hammer - marteau m - 锤子 把 thing
+bench - banc m - 长椅 张 thing
+gate - portail m - 大门 扇 thing
+suitcase - valise f - 行李箱 个 thing
+parcel - colis m colis 包裹 个 thing
+statue - statue f - 雕像 座 thing
+fountain - fontaine f - 喷泉 座 thing
+swing - balançoire f - 秋千 架 thing
+sandcastle - château_de_sable m châteaux_de_sable 沙堡 座 thing
+snowman snowmen bonhomme_de_neige m bonshommes_de_neige 雪人 个 thing
+nest - nid m - 鸟窝 个 thing
+cage - cage f - 笼子 个 thing
+drawer - tiroir m - 抽屉 个 thing
+cap - casquette f - 鸭舌帽 顶 clothes
+tie - cravate f - 领带 条 clothes
+raincoat - imperméable m - 雨衣 件 clothes
+sandal - sandale f - 凉鞋 只 clothes
+slipper - chausson m - 拖鞋 只 clothes
+town - ville f - 小镇 个 place
+country countries pays m pays 国家 个 place
+post_office - poste f - 邮局 个 place
+factory factories usine f - 工厂 家 place
+office - bureau m - 办公室 间 place
+hotel - hôtel m - 酒店 家 place
+theatre - théâtre m - 剧院 家 place
+stadium - stade m - 体育场 个 place
+desert - désert m - 沙漠 片 place
+jungle - jungle f - 丛林 片 place
+cave - grotte f - 山洞 个 place
+pond - étang m - 池塘 个 place
+valley - vallée f - 山谷 个 place
+harbour - port m - 港口 个 place
+pharmacy pharmacies pharmacie f - 药店 家 place
+bookshop - librairie f - 书店 家 place
+tower - tour f - 塔 座 place
+palace - palais m palais 宫殿 座 place
+bedroom - chambre f - 卧室 间 room
+living_room - salon m - 客厅 个 room
+corridor - couloir m - 走廊 条 room
+attic - grenier m - 阁楼 个 room
+cellar - cave f - 地下室 个 room
+dining_room - salle_à_manger f salles_à_manger 餐厅 个 room
+rainbow - arc-en-ciel m arcs-en-ciel 彩虹 道 nature
+planet - planète f - 行星 颗 nature
+rock - rocher m - 岩石 块 nature
+finger - doigt m - 手指 根 body
+toe - orteil m - 脚趾 个 body
+face - visage m - 脸 张 body
+neck - cou m - 脖子 个 body
+knee - genou m genoux 膝盖 个 body
+shoulder - épaule f - 肩膀 个 body
+geography - géographie f - 地理 - subject
+spanish - espagnol m - 西班牙语 - subject
+german - allemand m - 德语 - subject
+scooter - trottinette f - 滑板车 辆 thing
+skateboard - skateboard m - 滑板 个 thing
+torch torches lampe_de_poche f lampes_de_poche 手电筒 个 thing
+tray - plateau m - 托盘 个 thing
+rope - corde f - 绳子 根 thing
+helmet - casque m - 头盔 顶 clothes
+jumper - pull m - 毛衣 件 clothes
+apron - tablier m - 围裙 条 clothes
+dragon - dragon m - 龙 条 animal
+unicorn - licorne f - 独角兽 只 animal
+pigeon - pigeon m - 鸽子 只 animal
+starfish starfish étoile_de_mer f étoiles_de_mer 海星 只 animal
+peanut - cacahuète f - 花生 颗 food
+muffin - muffin m - 松饼 个 food
+circus circuses cirque m - 马戏团 个 place
+aquarium - aquarium m - 水族馆 个 place
 """
 
 # ------------------------------------------------------------------------------------------ adjectives
@@ -362,6 +578,29 @@ cute - mignon mignonne mignons mignonnes post - 可爱 的 可爱 plain
 wet - mouillé - - - post - 湿 - 湿 plain
 dry drier sec sèche secs sèches post - 干 - 干 plain
 round - rond - - - post - 圆 - 圆 plain
+purple - violet violette violets violettes post - 紫 - 紫色 colour
+ugly uglier laid - - - post - 难看 的 丑 plain
+delicious - délicieux délicieuse délicieux délicieuses post - 好吃 的 好吃 plain
+fresh - frais fraîche frais fraîches post - 新鲜 的 新鲜 plain
+soft softer doux douce doux douces post - 柔软 的 软 plain
+hard harder dur - - - post - 很硬 的 硬 plain
+noisy noisier bruyant - - - post - 吵闹 的 吵 plain
+brave braver courageux courageuse courageux courageuses post - 勇敢 的 勇敢 plain
+shy - timide - - - post - 害羞 的 害羞 plain
+lazy lazier paresseux paresseuse paresseux paresseuses post - 懒 - 懒 plain
+polite - poli - - - post - 有礼貌 的 有礼貌 plain
+friendly friendlier sympathique - - - post - 友善 的 友善 plain
+famous - célèbre - - - post - 有名 的 有名 plain
+dangerous - dangereux dangereuse dangereux dangereuses post - 危险 的 危险 plain
+thirsty - assoiffé - - - post - 口渴 的 渴 plain
+scared - effrayé - - - post - 害怕 的 害怕 plain
+proud - fier fière fiers fières post - 自豪 的 自豪 plain
+strange - bizarre - - - post - 奇怪 的 奇怪 plain
+interesting - intéressant - - - post - 有意思 的 有意思 plain
+boring - ennuyeux ennuyeuse ennuyeux ennuyeuses post - 无聊 的 无聊 plain
+weak weaker faible - - - post - 虚弱 的 虚弱 plain
+sporty - sportif sportive sportifs sportives post - 爱运动 的 爱运动 plain
+curious - curieux curieuse curieux curieuses post - 好奇 的 好奇 plain
 """
 
 # ---------------------------------------------------------------------------------------------- verbs
@@ -403,6 +642,19 @@ go goes going vais vas va allons allez vont aller 去 - -
 come comes coming viens viens vient venons venez viennent venir 来 - -
 live lives living habite habites habite habitons habitez habitent habiter 住 - -
 study studies studying étudie étudies étudie étudions étudiez étudient étudier 学习 - -
+wait waits waiting attends attends attend attendons attendez attendent attendre 等 - -
+smile smiles smiling souris souris sourit sourions souriez sourient sourire 微笑 - -
+shout shouts shouting crie cries crie crions criez crient crier 大喊 - -
+travel travels travelling voyage voyages voyage voyageons voyagez voyagent voyager 旅行 - -
+ski skis skiing skie skies skie skions skiez skient skier 滑雪 - skill
+skate skates skating patine patines patine patinons patinez patinent patiner 滑冰 - skill
+drive drives driving conduis conduis conduit conduisons conduisez conduisent conduire 开车 - skill
+count counts counting compte comptes compte comptons comptez comptent compter 数数 - skill
+paint paints painting peins peins peint peignons peignez peignent peindre 画画 - skill
+sell sells selling vends vends vend vendons vendez vendent vendre 卖 buyable -
+catch catches catching attrape attrapes attrape attrapons attrapez attrapent attraper 抓 animal -
+chase chases chasing poursuis poursuis poursuit poursuivons poursuivez poursuivent poursuivre 追 anim -
+hate hates hating déteste détestes déteste détestons détestez détestent détester 讨厌 any -
 """
 
 #: "laugh": je ris (the table's first column was written for the regular verbs; rire is "ris ris rit")
@@ -476,7 +728,8 @@ def _nouns() -> dict[str, Noun]:
     for line in _NOUNS.strip().splitlines():
         en, en_pl, fr, gender, fr_pl, zh, mw, kind = line.split()
         mass = kind in ("mass", "drink", "subject")
-        nouns[en] = Noun(en.replace("_", " "), None if mass else (_en_plural(en) if en_pl == "-" else en_pl), fr,
+        plural = None if mass else (_en_plural(en) if en_pl == "-" else en_pl).replace("_", " ")
+        nouns[en] = Noun(en.replace("_", " "), plural, fr,
                          _fr_plural(fr) if fr_pl == "-" else fr_pl, gender, zh, None if mw == "-" else mw, kind)
     return nouns
 
@@ -528,9 +781,9 @@ OBJECT_KINDS: dict[str, frozenset[str]] = {
     "washable": frozenset({"thing", "clothes", "container", "animal"}),
 }
 #: nouns that are texts (read, write) or can be opened (open, close) whatever their kind
-TEXTS: frozenset[str] = frozenset({"book", "letter", "story", "word", "map"})
+TEXTS: frozenset[str] = frozenset({"book", "letter", "story", "word", "map", "newspaper", "magazine", "comic", "postcard"})
 #: what one writes (a letter, a story, a word; not a book or a map at A1)
-WRITABLE: frozenset[str] = frozenset({"letter", "story", "word"})
+WRITABLE: frozenset[str] = frozenset({"letter", "story", "word", "postcard"})
 #: what a container holds (a cup of tea, a bowl of soup, a plate of rice; not a plate of tea)
 CONTAINS: dict[str, frozenset[str]] = {
     "cup": frozenset({"tea", "coffee", "milk", "water", "juice"}),
@@ -543,20 +796,26 @@ CONTAINS: dict[str, frozenset[str]] = {
 PUBLIC: frozenset[str] = frozenset({"station", "library", "airport", "hospital", "church", "museum", "cinema", "bank",
                                     "supermarket", "market", "zoo", "restaurant", "beach", "bakery", "pool", "shop",
                                     "park", "square", "bridge", "street", "road", "river", "lake", "sea", "forest",
-                                    "mountain", "island", "hill", "castle", "field"})
-OPENABLE: frozenset[str] = frozenset({"door", "window", "box", "book", "bag", "bottle"})
+                                    "mountain", "island", "hill", "castle", "field", "town", "country", "post_office", "factory",
+                                    "hotel", "theatre", "stadium", "desert", "jungle", "cave", "valley", "harbour",
+                                    "pharmacy", "bookshop", "tower", "palace", "circus", "aquarium"})
+OPENABLE: frozenset[str] = frozenset({"door", "window", "box", "book", "bag", "bottle", "gate", "suitcase", "parcel",
+                                      "drawer"})
 
 #: which adjectives a teacher puts with which kind of noun (a happy child, a red car; not a sad bottle)
 _PEOPLE = "small big tall short old young good bad beautiful pretty nice fat thin happy sad tired hungry angry " \
-          "strong quiet funny kind clever rich poor busy sick"
+          "strong quiet funny kind clever rich poor busy sick ugly brave shy lazy polite " \
+          "friendly famous thirsty scared proud strange interesting boring weak sporty curious noisy"
 _ANIMALS = "small big little old young beautiful pretty fat thin black white brown grey happy sad tired " \
-           "hungry angry strong quiet funny clever cute sick fast slow dirty clean"
+           "hungry angry strong quiet funny clever cute sick fast slow dirty clean ugly brave lazy " \
+           "noisy dangerous thirsty scared strange weak curious"
 _CLOTHES_EXTRA = "wet dry"
 _THINGS = "small big little long old new beautiful pretty black white red blue green yellow brown grey pink " \
-          "clean dirty heavy cheap expensive favourite"
-_FOOD = "small big good bad red green yellow hot cold favourite cheap expensive"
-_MASS = "hot cold good bad favourite cheap expensive"
-_PLACES = "small big old new beautiful pretty clean dirty quiet long cold warm favourite"
+          "clean dirty heavy cheap expensive favourite purple soft hard ugly strange interesting boring"
+_FOOD = "small big good bad red green yellow hot cold favourite cheap expensive delicious fresh"
+_MASS = "hot cold good bad favourite cheap expensive delicious fresh"
+_PLACES = "small big old new beautiful pretty clean dirty quiet long cold warm favourite noisy famous " \
+          "dangerous strange boring interesting ugly"
 ADJECTIVES_FOR: dict[str, frozenset[str]] = {
     **dict.fromkeys(("person", "family"), frozenset(_PEOPLE.split())),
     "animal": frozenset(_ANIMALS.split()),
@@ -584,11 +843,13 @@ PREDICATES_FOR: dict[str, frozenset[str]] = {
 UNIQUE: frozenset[str] = frozenset({"wife", "husband", "mother", "father", "mum", "dad", "king", "queen", "sun", "moon",
                                     "sky", "sea", "grandmother", "grandfather"})
 #: what does not move: not "there is a wall on the table", not "the door is in the garden"
-FIXED: frozenset[str] = frozenset({"wall", "door", "window", "board", "tree", "sky", "sun", "moon", "star", "cloud"})
+FIXED: frozenset[str] = frozenset({"wall", "door", "window", "board", "tree", "sky", "sun", "moon", "star", "cloud", "gate",
+                                   "statue", "fountain", "swing", "snowman", "sandcastle", "bench"})
 
 
 #: French words that begin with an h but do not elide (le hibou; an "h aspiré")
-H_ASPIRE: frozenset[str] = frozenset({"hibou", "hiboux", "haut", "héros", "hamster"})
+H_ASPIRE: frozenset[str] = frozenset({"hibou", "hiboux", "haut", "héros", "hamster", "hamsters", "hérisson", "hérissons",
+                                      "hamburger", "hamburgers"})
 FR_VOWELS = "aeiouyéèêëâàîïôûœ"
 
 

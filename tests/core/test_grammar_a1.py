@@ -121,8 +121,11 @@ def test_what_the_grammar_does_not_write_is_refused(english):
 
 
 def test_the_lexicon_is_a_first_year_classs():
-    """At least 700 English word forms; every noun's French gender and Chinese measure word are given."""
-    assert len(a1.source_lexicon()) >= 700
+    """At least 700 English words as a dictionary counts them (not cats beside cat); every noun's French gender and
+    Chinese measure word are given."""
+    words = a1.dictionary_words()
+    assert len(words) >= 700
+    assert {"cat", "see", "big", "the", "where"} <= words and not {"cats", "sees", "seeing", "bigger", "."} & words
     for noun in NOUNS.values():
         assert noun.gender in "mf" and noun.zh and (noun.mw is None) == noun.mass, noun
     for adj in ADJECTIVES.values():

@@ -946,6 +946,8 @@ def _zh_predicate(s: Sentence) -> Out:
     return pred if s.question else _chars("很", ("be",)) + pred
 
 
+#: what Chinese drinks though English eats it (我们在喝汤)
+ZH_DRUNK_FOOD = frozenset({"soup", "porridge"})
 _NO_OBJECT_ZH = {"eat": "吃东西", "drink": "喝东西", "read": "看书", "write": "写字", "draw": "画画"}
 
 
@@ -957,6 +959,8 @@ def _zh_verb_clause(s: Sentence) -> Out:
         out += _chars({"today": "今天", "tomorrow": "明天"}.get(s.extra, ""), ("when",))
     negated = s.neg
     word = verb.zh if s.np is not None or s.verb not in _NO_OBJECT_ZH else _NO_OBJECT_ZH[s.verb or ""]
+    if s.verb == "eat" and s.np is not None and s.np.noun in ZH_DRUNK_FOOD:
+        word = "喝"  # 喝汤, 喝粥: Chinese drinks its soup
     potential = s.kind == "can" and s.neg and s.verb == "see"  # 看不见: cannot see
     if s.kind == "can" and not potential:
         modal = "会" if verb.skill and s.np is None and s.place is None else "能"  # 我会游泳; 我能读这本书

@@ -1795,9 +1795,19 @@ def draw(task: str, rng: random.Random, split: Split) -> Example | None:
     tokens, s = drawn
     if task == "en-fr-a1":
         tgt, links = realise_fr(s)
-        return Example(tokens, tgt, links)
+        return Example(tokens, tgt, links, word_start=french_word_starts(tgt))
     words, links, starts = realise_zh(s)
     return Example(tokens, words, links, tgt_joiner="", word_start=starts)
+
+
+def french_word_starts(tokens: Sequence[str]) -> tuple[bool, ...]:
+    """Which French tokens begin a word, for the alignment error rate (which scores words, not pieces): not the
+    apostrophe of an elision (j ' ai: "j'" is one word), not a hyphen (est - ce), not the euphonic t of a-t-il."""
+    starts = []
+    for i, token in enumerate(tokens):
+        euphonic = token == "t" and 0 < i < len(tokens) - 1 and tokens[i - 1] == "-" and tokens[i + 1] == "-"
+        starts.append(token not in ("'", "-") and not euphonic)
+    return tuple(starts)
 
 
 def source_lexicon() -> frozenset[str]:
@@ -1832,5 +1842,6 @@ def dictionary_words() -> frozenset[str]:
     return frozenset(source_lexicon() - inflected - {"'", "s", ".", ",", "!", "?"})
 
 
-__all__ = ["NP", "GrammarError", "Sentence", "dictionary_words", "draw", "english", "parse", "realise_fr", "realise_zh", "sample_sentence",
-           "source_lexicon", "translate_fr", "translate_zh", "well_formed", "words_of"]
+__all__ = ["NP", "GrammarError", "Sentence", "dictionary_words", "draw", "english", "french_word_starts", "parse",
+           "realise_fr", "realise_zh", "sample_sentence", "source_lexicon", "translate_fr", "translate_zh", "well_formed",
+           "words_of"]

@@ -292,6 +292,15 @@ def test_train_and_test_never_share_a_sentence():
     assert train and test and not train & test
 
 
+def test_the_alignment_error_rate_scores_french_words_not_their_pieces():
+    """J'ai, est-ce, a-t-il: the apostrophe, the hyphens and the euphonic t continue a word."""
+    tokens = ("est", "-", "ce", "qu", "'", "il", "y", "a", "-", "t", "-", "il", "?")
+    assert a1.french_word_starts(tokens) == (True, False, True, True, False, True, True, True, False, False, False, True,
+                                             True)
+    example = next(e for e in generate("en-fr-a1", 200, seed=0, split="test") if "'" in e.tgt)
+    assert len(example.word_start) == len(example.tgt) and not example.word_start[example.tgt.index("'")]
+
+
 def test_set_phrases_weather_and_days_are_all_trained_and_never_held_out():
     """A closed list is learnt by heart: a sentence of it whose words hash into the test bucket is still trained."""
     from model_core.data.corpus import in_test_bucket

@@ -43,6 +43,15 @@ def test_a_hostile_model_name_is_escaped_in_the_status_bar_title_and_banners(mak
     assert "\\x1b[2J\\u202etxt" in window.error_banner.text()
 
 
+def test_a_banner_shows_markup_in_a_message_as_text(window):
+    """Qt's automatic format would render a file's name "<b>x</b><img src=…>" as rich text."""
+    from PySide6.QtCore import Qt
+
+    window.status.show_error("Could not open <b>bold</b><img src='x.png'>.pt")
+    banner = window.error_banner
+    assert banner.label.textFormat() == Qt.TextFormat.PlainText and "<b>bold</b>" in banner.text()
+
+
 def test_a_session_whose_model_is_refused_falls_back_like_a_refused_path(open_window, qtbot, monkeypatch,  # noqa: F811
                                                                           settings_file, model_file, tmp_path):  # noqa: F811
     """It left "No model loaded" where ``--model bogus`` opens the default model and says why."""

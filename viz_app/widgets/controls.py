@@ -556,6 +556,8 @@ class Banner(QFrame):
         super().__init__(parent)
         self.level = ""
         self.label = QLabel(self)
+        # plain text always: a message quotes names from files (a model called "<b>x</b>" is shown as typed)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.close_button = QToolButton(self)

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from .config import ModelConfig
 
 Method = Literal["greedy", "sample", "beam"]
 
@@ -91,3 +94,19 @@ def default_max_steps(n_src: int, max_len: int) -> int:
     least 32), at most ``max_len``. ``DecodeSession``'s default; also the length a generated output's maps are
     budgeted for before the run (``run``, ``export``), since a model that never says ``<eos>`` writes this many."""
     return min(max(2 * n_src + 16, 32), max_len)
+
+
+def banned_ids(config: ModelConfig) -> list[int]:
+    """The ids no strategy ever chooses: ``<pad>`` and ``<bos>``, except that BART-style models start decoding from
+    ``</s>`` (``bos_id == eos_id``), and that id must stay choosable."""
+    return sorted({config.pad_id, config.bos_id} - {config.eos_id})
+
+
+def forced_token(config: ModelConfig, position: int) -> int | None:
+    """The token every strategy takes at decoder ``position`` whatever the scores, or None.
+
+    mBART-50 starts decoding from ``</s>`` and its first target token is the target-language code, which Hugging
+    Face's ``generate`` forces (``forced_bos_token_id``); without it the model writes in no language in particular.
+    """
+    forced = config.extra.get("forced_bos_token_id") if config.extra else None
+    return forced if position == 0 and isinstance(forced, int) else None

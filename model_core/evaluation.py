@@ -21,6 +21,7 @@ import torch
 
 from .alignment import aer
 from .checkpoint import ModelBundle
+from .decoding import greedy_next
 from .model import Seq2SeqTransformer
 from .tasks import HeldOut
 
@@ -60,7 +61,8 @@ def _pad(rows: Sequence[Sequence[int]], pad: int, device: torch.device) -> torch
 
 @torch.inference_mode()
 def batch_greedy(model: Seq2SeqTransformer, sources: Sequence[Sequence[int]], max_steps: int | None = None) -> list[list[int]]:
-    """Greedy decoding of a batch with the key/value cache (same choices as DecodeSession greedy)."""
+    """Greedy decoding of a batch with the key/value cache: the choices of :func:`model_core.decoding.greedy_next`,
+    as ``DecodeSession`` makes them (a forced first token included)."""
     c = model.config
     model.eval()
     encoded = model.encode(_pad(sources, c.pad_id, model.device))
@@ -70,10 +72,8 @@ def batch_greedy(model: Seq2SeqTransformer, sources: Sequence[Sequence[int]], ma
     last = torch.full((b, 1), c.bos_id, device=model.device)
     done = torch.zeros(b, dtype=torch.bool, device=model.device)
     out: list[list[int]] = [[] for _ in range(b)]
-    for _ in range(limit):
-        logits = model.decode_step(last, cache).logits[:, -1].float()
-        logits[:, sorted({c.pad_id, c.bos_id} - {c.eos_id})] = float("-inf")  # as DecodeSession chooses
-        nxt = logits.argmax(-1)
+    for step in range(limit):
+        nxt = greedy_next(c, model.decode_step(last, cache).logits[:, -1].float(), step)
         for i in torch.nonzero(~done).flatten().tolist():
             out[i].append(int(nxt[i]))
         done |= nxt == c.eos_id

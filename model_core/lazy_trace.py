@@ -234,16 +234,17 @@ def lazy_trace(
 
 def greedy_ids(model: Seq2SeqTransformer, src_ids: Sequence[int], max_steps: int, ablation: Ablation = NO_ABLATION,
                stop: Callable[[], bool] | None = None) -> list[int]:
-    """Greedy output ids with the fused kernel and the key/value cache, no map captured (``DecodeSession``'s choice:
-    ``<pad>`` and ``<bos>`` never chosen unless ``<bos>`` is also ``<eos>``).
+    """Greedy output ids with the fused kernel and the key/value cache, no map captured: the choices of
+    :func:`model_core.decoding.greedy_next`, as ``DecodeSession`` makes them (a forced first token included).
 
     ``stop`` is asked every :data:`STOP_CHECK_STEPS` steps; when it says True, :class:`Superseded` is raised (the
     window's worker passes "a newer run was asked for": an untrained model never says ``<eos>``, and thousands of
     steps over a long document would keep the worker from the sentence the user typed since)."""
     import torch
 
+    from .decoding import greedy_next
+
     c = model.config
-    banned = sorted({c.pad_id, c.bos_id} - {c.eos_id})
     out: list[int] = []
     with torch.inference_mode():
         dev = model.device
@@ -254,8 +255,7 @@ def greedy_ids(model: Seq2SeqTransformer, src_ids: Sequence[int], max_steps: int
             if stop is not None and step % STOP_CHECK_STEPS == 0 and stop():
                 raise Superseded()
             logits = model.decode_step(torch.tensor([[token]], device=dev), cache, ablation=ablation).logits[0, -1].float()
-            logits[banned] = float("-inf")
-            token = int(torch.argmax(logits))
+            token = int(greedy_next(c, logits, step))
             out.append(token)
             if token == c.eos_id:
                 break

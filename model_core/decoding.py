@@ -18,13 +18,11 @@ import torch
 
 from . import masks
 from .config import ModelConfig
-from .decoding_settings import DecodingSettings as DecodingSettings  # torch-free home, re-exported
-from .decoding_settings import Hypothesis as Hypothesis
-from .decoding_settings import Method as Method
-from .decoding_settings import banned_ids, default_max_steps, forced_token
+from .decoding_settings import DecodingSettings, Hypothesis, banned_ids, default_max_steps, forced_token
 from .devices import dtype_name, host_float32, numpy_float32
-from .model import NO_ABLATION, Ablation, EncoderOutput, Seq2SeqTransformer
+from .model import EncoderOutput, Seq2SeqTransformer
 from .trace import Trace, ablated_head_rows
+from .vocab import NO_ABLATION, Ablation
 
 
 @dataclass
@@ -432,6 +430,20 @@ def teacher_forced_ids(c: ModelConfig, output_ids: Sequence[int], tgt_pad_to: in
     inputs = [c.bos_id, *output_ids[:-1]] if len(output_ids) else []
     extra = max(0, min(tgt_pad_to, c.max_len) - len(inputs))
     return inputs + [c.pad_id] * extra, list(output_ids) + [c.pad_id] * extra
+
+
+def padded(rows: Sequence[Sequence[int]], pad: int, device: torch.device | str = "cpu") -> torch.Tensor:
+    """``rows`` of ids as one [B, longest] long tensor, the shorter rows ended with ``pad``."""
+    width = max((len(r) for r in rows), default=0)
+    return torch.tensor([list(r) + [pad] * (width - len(r)) for r in rows], dtype=torch.long, device=device)
+
+
+def teacher_forced_batch(c: ModelConfig, sources: Sequence[Sequence[int]], outputs: Sequence[Sequence[int]],
+                         device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Padded ``[B, S]`` sources, ``[B, T]`` decoder inputs (:func:`teacher_forced_ids`: ``<bos> + y[:-1]``) and
+    ``[B, T]`` outputs ``y``: the one batch builder of training, the batched corpus passes and ``eval``'s links."""
+    inputs = [teacher_forced_ids(c, y)[0] for y in outputs]
+    return padded(sources, c.pad_id, device), padded(inputs, c.pad_id, device), padded(outputs, c.pad_id, device)
 
 
 def teacher_forced_trace(

@@ -1,4 +1,4 @@
-"""A :class:`~model_core.trace.Trace` whose maps are computed when read: a long sentence in the window (issue 20).
+"""A :class:`~model_core.trace.Trace` whose maps are computed when read: a long sentence in the window.
 
 Why a trace and not a new contract: every view reads maps the same way (``trace.attention(kind)[layer][head]``,
 ``[layer].mean(axis=0)``, ``at_step`` prefixes). :class:`LazyStack` answers exactly those reads from
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .pooling import TILE_PIXELS, tile_factors
-from .vocab import NO_ABLATION, Ablation
+from .vocab import KINDS, NO_ABLATION, Ablation
 
 if TYPE_CHECKING:  # torch is imported by the functions that run the model: the window imports this module
     from .lazy_maps import LazyMaps
@@ -227,7 +227,7 @@ def lazy_trace(
 
     forward = lazy_forward(model, src_ids, output_ids, ablation=ablation, tgt_pad_to=tgt_pad_to)
     _, output_ids = teacher_forced_ids(model.config, output_ids, tgt_pad_to)
-    stacks = [LazyStack(forward.maps, kind) for kind in ("encoder_self", "decoder_self", "cross")]
+    stacks = [LazyStack(forward.maps, kind) for kind in KINDS]
     return build_trace(model, src_ids, list(forward.decoder_inputs), output_ids, *stacks, forward.logprobs,
                        src_tokens=src_tokens, tgt_vocab=tgt_vocab, ablation=ablation)
 

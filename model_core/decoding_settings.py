@@ -1,8 +1,7 @@
 """The plain data of decoding — how a token is chosen, and one hypothesis — without torch.
 
 Why apart from :mod:`model_core.decoding`: the GUI builds :class:`DecodingSettings` from its
-controls while it starts, and must not wait for ``import torch`` to do so. ``model_core.decoding``
-re-exports both classes, so ``from model_core.decoding import DecodingSettings`` keeps working.
+controls while it starts, and must not wait for ``import torch`` to do so.
 """
 
 from __future__ import annotations
@@ -17,10 +16,10 @@ if TYPE_CHECKING:
 Method = Literal["greedy", "sample", "beam"]
 
 #: the widest beam: each hypothesis is a decoder pass per step, and a session file or a script asking for 10**9
-#: once made the window allocate 23 GB (issue 16); 32 is past where beam search stops changing translations
+#: once made the window allocate 23 GB; 32 is past where beam search stops changing translations
 MAX_BEAM_WIDTH = 32
 #: one seed range everywhere: the window's seed box is a 32-bit spin box, and a session asking for 2**40 once
-#: crashed the window at launch (issue 16)
+#: crashed the window at launch
 MAX_SEED = 2**31 - 1
 #: a temperature past this makes sampling uniform to float32 precision; below MIN_TEMPERATURE it is argmax
 MAX_TEMPERATURE = 1000.0

@@ -1,4 +1,4 @@
-"""GPU figures (issue 20): the full trace against Hugging Face eager, the cached step, and 4,096 source tokens.
+"""GPU figures: the full trace against Hugging Face eager, the cached step, and 4,096 source tokens.
 
 On one device (``--device``, default: CUDA, else MPS, else the CPU as a try-out), for each precision
 (``--dtypes``, default float32 and bfloat16):

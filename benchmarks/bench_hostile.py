@@ -1,4 +1,4 @@
-"""Hostile model files (issues 16 and 32): the peak memory and the time of each refusal, against the bounds.
+"""Hostile model files: the peak memory and the time of each refusal, against the bounds.
 
 Issue 16 measured what hostile files cost before anything refused them (a 17 KB ``.pth`` of stride-0
 views loaded as a 4.8 GB model, a 3 MB zip bomb took 3.3 GB and ~20 s, a FIFO blocked for ever, ...)
@@ -54,14 +54,14 @@ for folder in (ROOT, ROOT / "tests", ROOT / "tests" / "core"):
 
 from _common import machine_info, print_machine, print_table, write_json  # noqa: E402
 
-MEMORY_BOUND_BYTES = 3 * 10**9  # issue 16: "within 3 GB of memory ..."
+MEMORY_BOUND_BYTES = 3 * 10**9  # "within 3 GB of memory ..."
 TIME_BOUND_S = 10.0  # "... and 10 s"
 CHILD_HEADROOM_BYTES = 8 << 30  # the child's address-space cap above its own use: far above the bound, below the machine
 CHILD_TIMEOUT_S = 60.0
 QUICK = {"repeats": 1}
 FULL = {"repeats": 3}
 
-#: what issue 16 measured before the checks existed (rows of its table)
+#: what was measured before the checks existed (rows of the table of attacks)
 BEFORE = {
     "stride-0 .pth (seed format)": "loaded: 1.07 B parameters, 4.8 GB",
     "stride-0 .pt (tutorial format)": "10.5 GB position table",
@@ -80,8 +80,8 @@ BEFORE = {
     "pickle nested 8×10⁶ deep": "39 s at 10⁶ levels, 183 s at 2×10⁶; ~1 h at 8×10⁶",
 }
 
-#: renders through ``attention-scope render`` (issue 32): refused over the 3 GB budget, or drawn within it
-RENDERS: dict[str, tuple[list[str], str, str]] = {  # name: (flags, expected outcome, what issue 32 measured before)
+#: renders through ``attention-scope render``: refused over the 3 GB budget, or drawn within it
+RENDERS: dict[str, tuple[list[str], str, str]] = {  # name: (flags, expected outcome, what was measured before the checks existed)
     "PNG 8192×8192 scale 4": (["--width", "8192", "--height", "8192", "--scale", "4", "--out", "{tmp}/map.png"], "refused",
                               "accepted: 4.98 GB"),
     "SVG 8192×8192 scale 8": (["--width", "8192", "--height", "8192", "--scale", "8", "--out", "{tmp}/map.svg"], "refused", ""),
@@ -213,7 +213,7 @@ def bench_renders(full: bool) -> tuple[list[tuple], dict[str, Any]]:
 
 
 def bench_tokenize_cost(calls: int = 300) -> dict[str, float]:
-    """What the time bound costs per call (issue 32 allows 20 ms): a typed sentence through :func:`bounded_encode`
+    """What the time bound costs per call (20 ms are allowed): a typed sentence through :func:`bounded_encode`
     (a thread per call, waited for) against the library's own ``encode``, medians in milliseconds."""
     from model_core.importers import open_model
     from model_core.tokenize_deadline import bounded_encode
@@ -238,7 +238,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file")
     parser.add_argument("--strict", action="store_true", help="exit 2 when a bound is not met")
     parser.add_argument("--only", nargs="+", default=(), metavar="NAME", help="attacks whose name contains one of these")
-    parser.add_argument("--no-renders", action="store_true", help="skip the renders (issue 32), which take minutes")
+    parser.add_argument("--no-renders", action="store_true", help="skip the renders, which take minutes")
     return parser.parse_args(argv)
 
 
@@ -288,11 +288,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{name:<32} {verdict:<10} {line[:110]}", flush=True)
 
     print()
-    print_table(["attack", "issue 16 measured before", "now", "ms", "peak MB", "over imports MB", "3 GB / 10 s"], rows)
+    print_table(["attack", "measured before", "now", "ms", "peak MB", "over imports MB", "3 GB / 10 s"], rows)
     render_rows, render_results = ([], {}) if args.no_renders else bench_renders(not args.quick)
     if render_rows:
         print()
-        print_table(["render", "issue 32 measured before", "now", "ms", "peak MB", "3 GB (/ 10 s to refuse)"], render_rows)
+        print_table(["render", "measured before", "now", "ms", "peak MB", "3 GB (/ 10 s to refuse)"], render_rows)
         results.update({f"render: {name}": r for name, r in render_results.items()})
     cost = bench_tokenize_cost()
     print(f"\ntokenising a typed sentence: {cost['encode_ms']:.3f} ms by the library's encode, {cost['bounded_ms']:.3f} ms "

@@ -6,7 +6,7 @@ vocab 8000, random weights), in one run:
 * **model**: the full trace (every attention map of every layer and head to host numpy) once, and one
   cached decoding step at position N with attention capture (what stepping through generation costs);
 * **memory**: the trace's host bytes (float32; the scores double it when asked for), beside what the
-  best-known notebook viewer's JSON would need for the same maps (measured for shared/DESIGN.md: 858 MB
+  best-known notebook viewer's JSON would need for the same maps (docs/DEPENDENCIES.md: 858 MB
   for 512 tokens of a 12 × 12 model, about 7.6 bytes of JSON per attention weight);
 * **what a click costs** (offscreen Qt, medians): switching the step, the head, and the kind in the
   main heatmap (``map_view.heatmap_view`` + ``AttentionHeatmap`` + repaint), updating the all-heads
@@ -17,7 +17,7 @@ vocab 8000, random weights), in one run:
 "Interactive" here: a click repaints in ≤ 100 ms, an analysis panel fills in ≤ 1 s (computed once per
 trace or step, never on a paint). ``--quick`` runs N = 128 and 256; the default 256, 512 and 1024.
 
-**Long sentences** (issue 20, second table): N = 1,024 / 2,048 / 4,096 source tokens and 64 decoder tokens
+**Long sentences** (second table): N = 1,024 / 2,048 / 4,096 source tokens and 64 decoder tokens
 through the window's long path (``model_core.lazy_trace``: maps computed when shown; the heatmap shows a
 40 × 40 window, ``viz_app.widgets.minimap``): the lazy trace (fused forward + the overview's pooled tiles),
 a click on another head, the mean of the heads, another kind and a scroll of the window, the overview from the
@@ -55,7 +55,7 @@ MAX_LEN = 4200
 LONG_TARGET = 64
 CLICK_MS = 100.0
 PANEL_MS = 1000.0
-#: the notebook viewer's JSON, measured (shared/DESIGN.md): bytes per attention weight at 512 tokens, 12 × 12 heads
+#: the notebook viewer's JSON, measured (docs/DEPENDENCIES.md): bytes per attention weight at 512 tokens, 12 × 12 heads
 JSON_BYTES_PER_WEIGHT = 858e6 / (12 * 12 * 3 * 512 * 512)
 
 
@@ -185,7 +185,7 @@ def bench_long_sentence(model: Seq2SeqTransformer, n: int, seed: int, repeats: i
     trace = maps = None  # the lazy maps go before every map is materialised
     gc.collect()
     figures["eager_trace_ms"] = None
-    if n <= eager_max:  # the same sentence with every map materialised (what the window did before issue 20)
+    if n <= eager_max:  # the same sentence with every map materialised (what the window did before maps on demand)
         start = time.perf_counter()
         eager = teacher_forced_trace(model, src, out)
         figures["eager_trace_ms"] = (time.perf_counter() - start) * 1000.0

@@ -36,7 +36,7 @@ VOCAB = 8000
 FIRST_ORDINARY_ID = 4  # 0..3 are <pad> <bos> <eos> <unk>
 MAX_LEN = 1100
 
-#: the shapes the benchmarks time: the base size, and issue 20's 24 + 24-layer × 16-head layout at d_model 1,024
+#: the shapes the benchmarks time: the base size, and the 24 + 24-layer × 16-head layout at d_model 1,024
 LAYOUTS = {
     "base": dict(d_model=512, n_heads=8, n_encoder_layers=6, n_decoder_layers=6, d_ff=2048),
     "large": dict(d_model=1024, n_heads=16, n_encoder_layers=24, n_decoder_layers=24, d_ff=4096),
@@ -51,7 +51,7 @@ def layout_config(layout: str = "base", max_len: int = MAX_LEN) -> ModelConfig:
 BASE_CONFIG = layout_config()
 
 # Targets from the issue.
-TRACE_MIN_RATIO = 1.2  # Marian / ours at every length (issue 20: at least 1.2x Hugging Face eager)
+TRACE_MIN_RATIO = 1.2  # Marian / ours at every length (at least 1.2x Hugging Face eager)
 STEP_GROWTH_MAX = 2.0  # cached step at the longest prefix / at the shortest
 STEP_SPEEDUP_MIN = 8.0  # decoder re-run at the longest prefix / cached step there
 

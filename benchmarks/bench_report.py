@@ -116,8 +116,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--device", default="auto", help="auto (CUDA, then MPS, then CPU), cpu, cuda, mps")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file")
-    parser.add_argument("--no-ranks", action="store_true", help="skip the data-parallel side-by-side (item 4)")
-    parser.add_argument("--ranks-only", action="store_true", help="only the data-parallel side-by-side (item 4)")
+    parser.add_argument("--no-ranks", action="store_true", help="skip the data-parallel side-by-side")
+    parser.add_argument("--ranks-only", action="store_true", help="only the data-parallel side-by-side")
     args = parser.parse_args(argv)
     preset = QUICK if args.quick else FULL
     args.pairs = args.pairs or preset["pairs"]

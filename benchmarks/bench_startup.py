@@ -6,8 +6,8 @@ twice that time. Cases, each a new interpreter started with the current Python, 
 
 * **python**: interpreter start to the first line of ``-c`` code (the floor every case pays);
 * **import torch**: start to the line after ``import torch``;
-* **app**: ``python -m viz_app MODEL`` offscreen with ``ATTENTION_SCOPE_STARTUP_PROBE=1``: start to
-  the main window's first paint (``window-shown``) and to the heatmap's first painted trace
+* **app**: ``python benchmarks/startup_probe.py MODEL`` (``python -m viz_app MODEL`` with a probe on the window)
+  offscreen: start to the main window's first paint (``window-shown``) and to the heatmap's first painted trace
   (``first-heatmap``), both from the same launch (a real start: the window competes with the model
   loading in its worker thread; ``model-loaded``, when the worker reports the model, is a breakdown).
   MODEL is the bundled ``en-fr`` model, or — when none is bundled — a tiny random checkpoint
@@ -120,8 +120,7 @@ def run_round(model: Path, settings_dir: Path, index: int) -> dict[str, Any]:
     """One launch of each case, in a fixed order; seconds per figure."""
     py = launch([sys.executable, "-c", PYTHON_CODE])
     torch_marks = launch([sys.executable, "-c", TORCH_CODE])
-    app = launch([sys.executable, "-m", "viz_app", str(model)], {
-        "ATTENTION_SCOPE_STARTUP_PROBE": "1",
+    app = launch([sys.executable, str(ROOT / "benchmarks" / "startup_probe.py"), str(model)], {
         "ATTENTION_SCOPE_STARTUP_PROBE_TIMEOUT": str(int(LAUNCH_TIMEOUT_S) - 30),
         "ATTENTION_SCOPE_SETTINGS": str(settings_dir / f"settings-{index}.ini"),
     })

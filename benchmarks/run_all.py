@@ -14,7 +14,7 @@ trace, the step and 4,096 tokens on a GPU against Hugging Face eager; on a machi
 ``bench_soak`` (memory over 2,000 steps and 200 model switches), ``bench_report`` (the corpus report
 card's sentences per second against Hugging Face eager batched forwards), ``bench_attribution`` (integrated
 gradients' time to convergence against Captum's ``IntegratedGradients``; skipped without captum) and ``bench_hostile`` (each hostile
-file of issue 16 refused within 3 GB and 10 s; run with ``--strict`` by this script, so a bound that
+file refused within 3 GB and 10 s; run with ``--strict`` by this script, so a bound that
 is not met fails the run: a refusal that takes too much is a regression, not noise).
 """
 

@@ -1,6 +1,6 @@
 """Word alignments read from the cross-attention of a user's own sentence pairs, and their error rate.
 
-The question fairseq, OpenNMT and Marian users keep asking (issue 19): which source word does each
+The question fairseq, OpenNMT and Marian users keep asking: which source word does each
 target word come from, according to a head (or a layer's head mean), and how good is that head
 against a gold alignment?
 

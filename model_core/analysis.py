@@ -31,8 +31,8 @@ fixed weight, that fraction is the same for every real position, 1 − 2^(−L_d
 decoder layers): it tells how deep the decoder is, not how much a token relied on the source. What
 varies, and what to show, is how E spreads over the source and D over the earlier target tokens.
 
-A query with an all-zero attention row (one whose mask allows no key; padded rows in traces saved before
-issue 17 item 6, which zeroed them) keeps its residual only: its self-attention Â row is
+A query with an all-zero attention row (one whose mask allows no key; padded rows in traces saved by
+older versions, which zeroed them) keeps its residual only: its self-attention Â row is
 the identity row (that is what renormalising 0.5·0 + 0.5·I gives) and its cross-attention step
 leaves D and E unchanged, so nothing divides by zero.
 
@@ -119,7 +119,6 @@ FIXED_RANGES: dict[str, tuple[float, float]] = {
     "monotonicity": (-1.0, 1.0),
     "coverage": (0.0, 1.0),
 }
-KEY_SCALED_RANGES: dict[str, str] = {"entropy": "0 .. ln(n_keys)", "mean_distance": "0 .. n_keys - 1"}
 
 PROBLEM_CODES: tuple[str, ...] = ("axis-mismatch", "nan", "blocked-mass", "row-sum")
 
@@ -491,7 +490,7 @@ def _verify_kind(trace: Trace, kind: str, atol: float) -> list[Problem]:
         return [Problem(kind, None, None, "axis-mismatch", f"{kind}: " + "; ".join(axis))]
     allowed = np.asarray(trace.allowed(kind), bool)
     # [Q]: rows whose mask allows no key must be all zero; every other row, a padded query's too (what the model
-    # computed for it, masks.py), sums to 1. A trace saved before issue 17 item 6 blocks its padded rows in its masks.
+    # computed for it, masks.py), sums to 1. A trace saved by an older version blocks its padded rows in its masks.
     blocked_row = ~allowed.any(-1)
     problems: list[Problem] = []
     forbidden = ~allowed

@@ -6,7 +6,7 @@ the native checkpoint (:func:`~model_core.checkpoint.save_model`) and the traini
 re-exports these names), the ``export`` command and the desktop shortcut files. Imports neither Qt nor
 torch (``attention-scope export`` runs headless).
 
-The rules (issue 16):
+The rules:
 
 - **Checked before the work**: :func:`check_target` refuses an existing output (unless ``overwrite``; a
   symlink counts as existing, even a dangling one), a folder as the output, a missing folder, and a folder

@@ -11,7 +11,7 @@ is the query that predicts target token *t*, as in every trace of the app.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, TypeVar
@@ -102,13 +102,6 @@ class ForcedBatch:
     tgt_real: torch.Tensor
 
 
-def _padded(rows: Sequence[Sequence[int]], pad: int, device: torch.device) -> torch.Tensor:
-    import torch
-
-    width = max((len(r) for r in rows), default=0)
-    return torch.tensor([list(r) + [pad] * (width - len(r)) for r in rows], dtype=torch.long, device=device)
-
-
 def _stack(stack: torch.Tensor | None, layers: list[torch.Tensor]) -> torch.Tensor:
     """The captured [L, B, H, Q, K] maps: the native model's buffer, or the per-layer list (Hugging Face) stacked."""
     import torch
@@ -128,12 +121,12 @@ def forced_batch(bundle: ModelBundle, pairs: list[EncodedPair], *, capture: bool
 def _forced_batch(bundle: ModelBundle, pairs: list[EncodedPair], capture: bool, ablation: Ablation) -> ForcedBatch:
     import torch
 
+    from .decoding import teacher_forced_batch
+
     model, c = bundle.model, bundle.config
     model.eval()
     dev = model.device
-    src = _padded([p.src_ids for p in pairs], c.pad_id, dev)
-    inputs = _padded([[c.bos_id, *p.tgt_ids[:-1]] for p in pairs], c.pad_id, dev)
-    targets = _padded([p.tgt_ids for p in pairs], c.pad_id, dev)
+    src, inputs, targets = teacher_forced_batch(c, [p.src_ids for p in pairs], [p.tgt_ids for p in pairs], dev)
     lengths = torch.tensor([len(p.tgt_ids) for p in pairs], device=dev)
     tgt_real = torch.arange(inputs.shape[1], device=dev)[None, :] < lengths[:, None]
     src_lengths = torch.tensor([len(p.src_ids) for p in pairs], device=dev)

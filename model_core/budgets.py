@@ -10,7 +10,7 @@ allocation it would cause, and a file over budget gets one ``CheckpointError`` l
 it asked for and the limit.
 
 How the values were chosen: the budgets on *claims* keep a refused file within the 3 GB of memory and 10 s
-that issue 16 sets for any single open on the 2-core, 24 GB machines this project runs on. Those
+set for any single open on the 2-core, 24 GB machines this project runs on. Those
 guarantees come from comparing what a file claims with the bytes it actually holds (a tensor's shape
 with its storage or byte range, a configuration's sizes and parameter count with the weights' shapes
 and values, a zip's declared sizes with the file's own size, a file's size with what is on disk), not
@@ -18,7 +18,7 @@ from a low cap on honest sizes: after those checks, what a file can make the app
 by the file itself, about twice its size while loading (its weights and the model built from them).
 The caps on honest sizes (:data:`MAX_CHECKPOINT_BYTES`, :data:`MAX_PARAMETERS`) are therefore set by
 the models users open: every member of a supported family up to t5-large (738 M parameters, 3 GB,
-24 + 24 layers × 16 heads, the size issue 20 asks to be interactive) and mBART-large (611 M) fits,
+24 + 24 layers × 16 heads, the largest size meant to stay interactive) and mBART-large (611 M) fits,
 and so do BART-large (406 M, 1.6 GB) and Marian opus-mt (74 M). The memory such a file takes is its own size, which the user chose
 to open; what is refused is a file that asks for more than it is.
 
@@ -90,7 +90,7 @@ MAX_ZIP_MEMBERS = 1 << 16
 #: configuration and both tokenizers), a ``.pt``'s pickle (``data.pkl``) and central directory, a
 #: ``config.json``, a vocabulary file. The app's own checkpoints carry well under 1 MB; a word tokenizer of
 #: :data:`MAX_VOCAB` tokens is ~4 MB of JSON. Parsing 16 MB of JSON (a map of 940,000 words) takes ~1 s and
-#: ~130 MB of Python objects; the 3.5-million-word tokenizer of issue 16 (55 MB) is refused from its header length.
+#: ~130 MB of Python objects; a 3.5-million-word tokenizer (55 MB) is refused from its header length.
 MAX_METADATA_BYTES = 16 << 20
 
 #: The largest tokenizer file of a Hugging Face folder (64 MiB: ``tokenizer.json``, ``vocab.json``, a
@@ -110,7 +110,7 @@ MAX_POSITIONS = 1 << 16
 
 #: The most elements of a position table computed rather than read (``max_len × d_model``: 2²⁵ = 33.5 M, e.g.
 #: 65,536 positions × 512 or 8,192 × 4,096). The sinusoidal table is computed in float64 with temporaries,
-#: ~16 bytes per element at the peak: 0.53 GB and 0.8 s at this size. The 65,536 × 8,192 table of issue 16
+#: ~16 bytes per element at the peak: 0.53 GB and 0.8 s at this size. A 65,536 × 8,192 table
 #: (537 M elements, 10.5 GB while computed) is refused before it is built.
 MAX_POSITION_TABLE_ELEMENTS = 1 << 25
 
@@ -120,7 +120,7 @@ MAX_POSITION_TABLE_ELEMENTS = 1 << 25
 MAX_JSON_DEPTH = 32
 
 #: The most bytes of float32 attention maps a trace keeps whole (1 GiB): every map of every kind, layer and head.
-#: A base-size model (6 + 6 layers × 8 heads) reaches it near 1,300 tokens each side (604 MB at 1,024, issue 20);
+#: A base-size model (6 + 6 layers × 8 heads) reaches it near 1,300 tokens each side (604 MB at 1,024);
 #: above it the maps are recomputed from each layer's queries and keys when shown (:mod:`model_core.lazy_maps`),
 #: a few MB per layer instead of gigabytes.
 EAGER_MAPS_BYTES = 1 << 30
@@ -135,7 +135,7 @@ MAX_PICKLE_CONTAINERS = 1 << 18
 #: computed from their description before the tokenizer is built (:mod:`model_core.tokenizer_check`). Honest
 #: pipelines stay well under it: NFKC at most 18 characters for one, BERT's normalizer 36 (CJK spaced, accents
 #: split, lower-cased), byte-level 4. Each chained ``Replace`` a → aa doubles a text: 26 of them made a
-#: 5-character sentence 335 MB and 7.4 GB of memory in issue 32. Typed text is cut to the model's room before it
+#: 5-character sentence 335 MB and 7.4 GB of memory. Typed text is cut to the model's room before it
 #: is tokenised (a few thousand characters), so 100 times that stays within tens of megabytes.
 MAX_TOKENIZER_GROWTH = 100
 

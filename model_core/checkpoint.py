@@ -22,18 +22,15 @@ from safetensors.torch import save as safetensors_bytes
 
 from . import budgets
 from .atomic import write_bytes_atomic
-from .budgets import MAX_POSITIONS as MAX_POSITIONS
 from .config import ModelConfig
-from .decoding import DecodeSession, DecodingSettings
+from .decoding import DecodeSession
+from .decoding_settings import DecodingSettings
 from .devices import dtype_name, resolve_device, resolve_dtype
-from .model import NO_ABLATION, Ablation, Seq2SeqTransformer
-from .paths import CheckpointError as CheckpointError
-from .paths import OverBudget, human_bytes, open_regular, parse_json
-from .paths import assets_dir as assets_dir
-from .paths import bundled_models as bundled_models
-from .paths import resolve_model_path as resolve_model_path
+from .model import Seq2SeqTransformer
+from .paths import CheckpointError, OverBudget, human_bytes, open_regular, parse_json, resolve_model_path
 from .tokenizers import BOS, EOS, Tokenizer
 from .trace import Trace
+from .vocab import NO_ABLATION, Ablation
 
 if TYPE_CHECKING:
     from .importers.common import ImportOptions
@@ -41,8 +38,6 @@ if TYPE_CHECKING:
 FORMAT = "attention-scope"
 FORMAT_VERSION = "1"
 TIED_KEY = "output_projection.weight"
-# CheckpointError, assets_dir, bundled_models and resolve_model_path live in the torch-free model_core.paths
-# and are re-exported above (the ``x as x`` form) so ``from model_core.checkpoint import assets_dir`` keeps working.
 
 
 @dataclass
@@ -130,7 +125,7 @@ class ModelBundle:
 
 
 #: characters read per token a model can take: a text longer than (room × this) is cut before it is tokenised, so a
-#: 100 MB sentence costs a slice, not gigabytes of tokens (issue 16); no tokenizer makes one token of 64 characters
+#: 100 MB sentence costs a slice, not gigabytes of tokens; no tokenizer makes one token of 64 characters
 CHARS_PER_TOKEN = 64
 
 

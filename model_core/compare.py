@@ -46,9 +46,6 @@ class Comparison:
     def trace_b(self) -> Trace:
         return self.b.trace
 
-    def shape_of(self, trace: Trace, kind: str) -> tuple[int, int]:
-        return trace.attention(kind).shape[-2:]
-
     @property
     def not_aligned(self) -> dict[str, str]:
         """Per kind whose maps cannot be subtracted: why (the lengths that differ)."""

@@ -38,9 +38,6 @@ if TYPE_CHECKING:
 
     from .trace import Trace
 
-#: the contribution measures, as the window's Show menu and the command line name them
-MEASURES: tuple[str, ...] = ("norms", "value-zeroing")
-
 
 @dataclass(frozen=True)
 class AttentionParts:

@@ -18,13 +18,11 @@ import torch
 
 from . import masks
 from .config import ModelConfig
-from .decoding_settings import DecodingSettings as DecodingSettings  # torch-free home, re-exported
-from .decoding_settings import Hypothesis as Hypothesis
-from .decoding_settings import Method as Method
-from .decoding_settings import default_max_steps
+from .decoding_settings import DecodingSettings, Hypothesis, banned_ids, default_max_steps, forced_token
 from .devices import dtype_name, host_float32, numpy_float32
-from .model import NO_ABLATION, Ablation, EncoderOutput, Seq2SeqTransformer
+from .model import EncoderOutput, Seq2SeqTransformer
 from .trace import Trace, ablated_head_rows
+from .vocab import NO_ABLATION, Ablation
 
 
 @dataclass
@@ -69,6 +67,24 @@ def _host(*tensors: torch.Tensor) -> list[np.ndarray]:
     if _all_on_cpu(tensors):
         return [numpy_float32(t) for t in tensors]
     return host_float32(tensors)
+
+
+def choosable(config: ModelConfig, scores: torch.Tensor) -> torch.Tensor:
+    """``scores`` [..., V] (logits or log-probabilities) with the ids no strategy chooses (:func:`banned_ids`) at -inf."""
+    return scores.index_fill(-1, torch.tensor(banned_ids(config), device=scores.device), float("-inf"))
+
+
+def greedy_next(config: ModelConfig, scores: torch.Tensor, position: int) -> torch.Tensor:
+    """The greedy choice [...] of each row of ``scores`` [..., V] at decoder ``position``: the forced token there
+    (:func:`forced_token`), else the best id that may be chosen.
+
+    The one rule of the stepped session, a long sentence's decoding (:func:`model_core.lazy_trace.greedy_ids`) and
+    ``eval``'s batches (:func:`model_core.evaluation.batch_greedy`), so the three translate alike.
+    """
+    forced = forced_token(config, position)
+    if forced is not None:
+        return torch.full(scores.shape[:-1], forced, dtype=torch.long, device=scores.device)
+    return torch.argmax(choosable(config, scores), dim=-1)
 
 
 class SessionFull(ValueError):
@@ -168,9 +184,8 @@ class DecodeSession:
         """
         if token is None and self.finished:
             return None
-        forced_first = self.config.extra.get("forced_bos_token_id") if self.config.extra else None
-        if token is None and self.position == 0 and isinstance(forced_first, int):
-            token = forced_first  # mBART-50: the first target token is the language code, as Hugging Face's generate forces
+        if token is None:
+            token = forced_token(self.config, self.position)  # mBART-50's language code, whatever the strategy
         if self.position >= self.max_steps:
             raise SessionFull(f"the decoder is full ({self.max_steps} positions)")
         if token is not None and not 0 <= token < self.config.tgt_vocab_size:
@@ -208,24 +223,17 @@ class DecodeSession:
         best = self.best
         return best.ids[-1] if best.ids else None
 
-    def _choosable(self, logprobs: torch.Tensor) -> torch.Tensor:
-        """Log-probabilities the strategies choose from: ``<pad>`` and ``<bos>`` are never generated."""
-        c = self.config
-        # BART-style models start decoding from </s> (bos_id == eos_id): that id must stay choosable
-        banned = sorted({c.pad_id, c.bos_id} - {c.eos_id})
-        return logprobs.index_fill(-1, torch.tensor(banned, device=logprobs.device), float("-inf"))
-
     def _choose(self, logprobs: torch.Tensor, token: int | None) -> tuple[np.ndarray, list[Hypothesis]]:
         prev, s, eos = self._hyps, self.settings, self.config.eos_id
         if token is None and s.method == "beam":
-            return self._beam(self._choosable(logprobs))
+            return self._beam(choosable(self.config, logprobs))
         i = self._best_index()
         h = prev[i]
         if token is None:
             if s.method == "greedy":
-                token = int(torch.argmax(self._choosable(logprobs[i])))
+                token = int(greedy_next(self.config, logprobs[i], self.position))
             else:
-                token = self._sample(self._choosable(logprobs[i]))
+                token = self._sample(choosable(self.config, logprobs[i]))
         hyp = Hypothesis((*h.ids, token), h.score + float(logprobs[i, token]), token == eos)
         return np.array([i]), [hyp]
 
@@ -424,6 +432,20 @@ def teacher_forced_ids(c: ModelConfig, output_ids: Sequence[int], tgt_pad_to: in
     return inputs + [c.pad_id] * extra, list(output_ids) + [c.pad_id] * extra
 
 
+def padded(rows: Sequence[Sequence[int]], pad: int, device: torch.device | str = "cpu") -> torch.Tensor:
+    """``rows`` of ids as one [B, longest] long tensor, the shorter rows ended with ``pad``."""
+    width = max((len(r) for r in rows), default=0)
+    return torch.tensor([list(r) + [pad] * (width - len(r)) for r in rows], dtype=torch.long, device=device)
+
+
+def teacher_forced_batch(c: ModelConfig, sources: Sequence[Sequence[int]], outputs: Sequence[Sequence[int]],
+                         device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Padded ``[B, S]`` sources, ``[B, T]`` decoder inputs (:func:`teacher_forced_ids`: ``<bos> + y[:-1]``) and
+    ``[B, T]`` outputs ``y``: the one batch builder of training, the batched corpus passes and ``eval``'s links."""
+    inputs = [teacher_forced_ids(c, y)[0] for y in outputs]
+    return padded(sources, c.pad_id, device), padded(inputs, c.pad_id, device), padded(outputs, c.pad_id, device)
+
+
 def teacher_forced_trace(
     model: Seq2SeqTransformer, src_ids: Sequence[int], output_ids: Sequence[int], *,
     src_tokens: Sequence[str] | None = None, tgt_vocab: Sequence[str] | None = None,
@@ -466,10 +488,4 @@ def teacher_forced_trace(
         scores = {"encoder_self": host[4], "decoder_self": host[5], "cross": host[6]}
     return build_trace(model, src_ids, inputs, output_ids, host[0], host[1], host[2], host[3],
                        src_tokens=src_tokens, tgt_vocab=tgt_vocab, ablation=ablation, scores=scores)
-
-
-def greedy_decode(model: Seq2SeqTransformer, src_ids: Sequence[int], max_steps: int | None = None) -> list[int]:
-    """Greedy translation ids (ending with ``<eos>`` unless cut at ``max_steps``)."""
-    session = DecodeSession(model, src_ids, max_steps=max_steps)
-    return session.run()
 

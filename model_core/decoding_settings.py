@@ -1,23 +1,25 @@
 """The plain data of decoding — how a token is chosen, and one hypothesis — without torch.
 
 Why apart from :mod:`model_core.decoding`: the GUI builds :class:`DecodingSettings` from its
-controls while it starts, and must not wait for ``import torch`` to do so. ``model_core.decoding``
-re-exports both classes, so ``from model_core.decoding import DecodingSettings`` keeps working.
+controls while it starts, and must not wait for ``import torch`` to do so.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from .config import ModelConfig
 
 Method = Literal["greedy", "sample", "beam"]
 
 #: the widest beam: each hypothesis is a decoder pass per step, and a session file or a script asking for 10**9
-#: once made the window allocate 23 GB (issue 16); 32 is past where beam search stops changing translations
+#: once made the window allocate 23 GB; 32 is past where beam search stops changing translations
 MAX_BEAM_WIDTH = 32
 #: one seed range everywhere: the window's seed box is a 32-bit spin box, and a session asking for 2**40 once
-#: crashed the window at launch (issue 16)
+#: crashed the window at launch
 MAX_SEED = 2**31 - 1
 #: a temperature past this makes sampling uniform to float32 precision; below MIN_TEMPERATURE it is argmax
 MAX_TEMPERATURE = 1000.0
@@ -91,3 +93,19 @@ def default_max_steps(n_src: int, max_len: int) -> int:
     least 32), at most ``max_len``. ``DecodeSession``'s default; also the length a generated output's maps are
     budgeted for before the run (``run``, ``export``), since a model that never says ``<eos>`` writes this many."""
     return min(max(2 * n_src + 16, 32), max_len)
+
+
+def banned_ids(config: ModelConfig) -> list[int]:
+    """The ids no strategy ever chooses: ``<pad>`` and ``<bos>``, except that BART-style models start decoding from
+    ``</s>`` (``bos_id == eos_id``), and that id must stay choosable."""
+    return sorted({config.pad_id, config.bos_id} - {config.eos_id})
+
+
+def forced_token(config: ModelConfig, position: int) -> int | None:
+    """The token every strategy takes at decoder ``position`` whatever the scores, or None.
+
+    mBART-50 starts decoding from ``</s>`` and its first target token is the target-language code, which Hugging
+    Face's ``generate`` forces (``forced_bos_token_id``); without it the model writes in no language in particular.
+    """
+    forced = config.extra.get("forced_bos_token_id") if config.extra else None
+    return forced if position == 0 and isinstance(forced, int) else None

@@ -21,6 +21,7 @@ import torch
 
 from .alignment import aer
 from .checkpoint import ModelBundle
+from .decoding import greedy_next, padded, teacher_forced_batch
 from .model import Seq2SeqTransformer
 from .tasks import HeldOut
 
@@ -53,27 +54,21 @@ class EvalReport:
         return "\n".join(lines)
 
 
-def _pad(rows: Sequence[Sequence[int]], pad: int, device: torch.device) -> torch.Tensor:
-    width = max(len(r) for r in rows)
-    return torch.tensor([list(r) + [pad] * (width - len(r)) for r in rows], device=device)
-
-
 @torch.inference_mode()
 def batch_greedy(model: Seq2SeqTransformer, sources: Sequence[Sequence[int]], max_steps: int | None = None) -> list[list[int]]:
-    """Greedy decoding of a batch with the key/value cache (same choices as DecodeSession greedy)."""
+    """Greedy decoding of a batch with the key/value cache: the choices of :func:`model_core.decoding.greedy_next`,
+    as ``DecodeSession`` makes them (a forced first token included)."""
     c = model.config
     model.eval()
-    encoded = model.encode(_pad(sources, c.pad_id, model.device))
+    encoded = model.encode(padded(sources, c.pad_id, model.device))
     limit = min(max_steps or c.max_len, c.max_len)
     cache = model.init_cache(encoded, limit)
     b = len(sources)
     last = torch.full((b, 1), c.bos_id, device=model.device)
     done = torch.zeros(b, dtype=torch.bool, device=model.device)
     out: list[list[int]] = [[] for _ in range(b)]
-    for _ in range(limit):
-        logits = model.decode_step(last, cache).logits[:, -1].float()
-        logits[:, sorted({c.pad_id, c.bos_id} - {c.eos_id})] = float("-inf")  # as DecodeSession chooses
-        nxt = logits.argmax(-1)
+    for step in range(limit):
+        nxt = greedy_next(c, model.decode_step(last, cache).logits[:, -1].float(), step)
         for i in torch.nonzero(~done).flatten().tolist():
             out[i].append(int(nxt[i]))
         done |= nxt == c.eos_id
@@ -97,8 +92,7 @@ def cross_attention_links(
     Returns ``(per_head[layer*H + head][sentence], per_layer[layer][sentence])`` flattened as lists.
     """
     c = model.config
-    src = _pad(src_ids, c.pad_id, model.device)
-    tgt_in = _pad([[c.bos_id, *y[:-1]] for y in out_ids], c.pad_id, model.device)
+    src, tgt_in, _ = teacher_forced_batch(c, src_ids, out_ids, model.device)
     _, _, dec = model(src, tgt_in, capture=True)
     per_head: list[list[set]] = []
     per_layer: list[list[set]] = []

@@ -20,11 +20,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from .checkpoint import CheckpointError, ModelBundle
+from .checkpoint import ModelBundle
 from .config import ModelConfig
 from .decoding import teacher_forced_trace
 from .devices import describe, dtype_name
-from .trace import KIND_LABELS, Trace
+from .paths import CheckpointError
+from .trace import Trace
+from .vocab import KINDS
 
 __all__ = [
     "ArchitectureSummary",
@@ -277,7 +279,7 @@ class ComparisonResult:
 
     def matrices(self, kind: str, layer: int, head: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(A, B, B − A)`` for one head, each ``[queries, keys]``."""
-        if kind not in KIND_LABELS:
+        if kind not in KINDS:
             raise ValueError(f"unknown attention kind {kind!r}")
         return (self.trace_a.attention(kind)[layer, head], self.trace_b.attention(kind)[layer, head],
                 self.differences[kind][layer, head])
@@ -355,7 +357,7 @@ def compare_checkpoints(a: ModelBundle, b: ModelBundle, src_text: str, tgt_text:
         b.model, trace_a.src_ids.tolist(), trace_a.output_ids.tolist(), src_tokens=trace_a.src_tokens,
         tgt_vocab=b.tgt_tokenizer.vocab,
     )
-    differences = {kind: (trace_b.attention(kind) - trace_a.attention(kind)).astype(np.float32) for kind in KIND_LABELS}
+    differences = {kind: (trace_b.attention(kind) - trace_a.attention(kind)).astype(np.float32) for kind in KINDS}
     return ComparisonResult(
         name_a=a.name, name_b=b.name, trace_a=trace_a, trace_b=trace_b, differences=differences,
         logprob_difference=(trace_b.logprobs - trace_a.logprobs).astype(np.float32), teacher_forced=tgt_text is not None,

@@ -25,6 +25,45 @@ from .probe import NO_PROBE, AttentionProbe
 from .vocab import check_kind
 
 
+def attention_weights(
+    q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None, bias: torch.Tensor | None, *,
+    weights_out: torch.Tensor | None = None, scores_in_weights: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """softmax(q·kᵀ/√d_head + bias) over the last axis, and the scores it was taken of: the one arithmetic of the
+    maps captured in a pass (:meth:`MultiHeadAttention._explicit`) and of those computed when shown
+    (:class:`~model_core.lazy_maps.LazyMaps`), so both are the same numbers.
+
+    Blocked cells (``mask`` False) are -inf in the scores; a query that may attend to nothing (a padded position)
+    gets all-zero weights, not the NaN that softmax over only -inf gives. ``weights_out``, when given and no
+    gradient is wanted, receives the weights; with ``scores_in_weights`` the scores are computed in that buffer
+    too and overwritten by the weights (the returned scores are then the weights' tensor).
+    """
+    # q is scaled before the product, as nn.MultiheadAttention does: [Tq, d_head] multiplications
+    # instead of [Tq, Tk]; the product is a fresh tensor (or weights_out), so the masking below writes into it
+    scaled = q * (1.0 / math.sqrt(q.shape[-1]))
+    # in place: the scores are written into the weights' own buffer and the softmax overwrites them there,
+    # while they are still in the cache (no fresh [B, H, Tq, Tk] tensor per layer: ~2 % of a 256-token trace)
+    scores = torch.matmul(scaled, k.transpose(-2, -1), out=weights_out if scores_in_weights else None)
+    if bias is not None:
+        scores = scores.add_(bias) if scores_in_weights else scores + bias
+    blocked_rows = None
+    if mask is not None:
+        masks.block_(scores, mask)  # the scores returned show blocked cells as -inf
+        blocked_rows = ~mask.any(-1, keepdim=True)
+    if weights_out is not None and not scores.requires_grad:
+        weights = torch.softmax(scores, dim=-1, out=weights_out)
+    else:
+        weights = torch.softmax(scores, dim=-1)
+    if blocked_rows is not None and bool(blocked_rows.any()):  # a causal mask blocks no whole row: no pass
+        # in place where nothing needs the softmax's output for a backward pass (capture under inference, the
+        # app's case); out of place otherwise
+        if weights.requires_grad:
+            weights = weights.masked_fill(blocked_rows, 0.0)
+        else:
+            weights.masked_fill_(blocked_rows, 0.0)
+    return weights, scores
+
+
 @dataclass
 class KVCache:
     """Keys and values of one attention module, preallocated for ``capacity`` positions.
@@ -172,31 +211,8 @@ class MultiHeadAttention(nn.Module):
         Without ``keep_scores`` the scores may be computed in that buffer and overwritten by the weights (the
         returned scores are then the weights' tensor: only for a caller that does not keep the scores).
         """
-        # q is scaled before the product, as nn.MultiheadAttention does: [Tq, d_head] multiplications
-        # instead of [Tq, Tk]; the product is a fresh tensor (or weights_out), so the masking below writes into it
-        scaled = q * (1.0 / math.sqrt(self.d_head))
         in_place = weights_out is not None and not keep_scores and not torch.is_grad_enabled()
-        # in place: the scores are written into the weights' own buffer and the softmax overwrites them there,
-        # while they are still in the cache (no fresh [B, H, Tq, Tk] tensor per layer: ~2 % of a 256-token trace)
-        scores = torch.matmul(scaled, k.transpose(-2, -1), out=weights_out if in_place else None)
-        if bias is not None:
-            scores = scores.add_(bias) if in_place else scores + bias
-        blocked_rows = None
-        if mask is not None:
-            masks.block_(scores, mask)  # the scores returned show blocked cells as -inf
-            blocked_rows = ~mask.any(-1, keepdim=True)
-        if weights_out is not None and not scores.requires_grad:
-            weights = torch.softmax(scores, dim=-1, out=weights_out)
-        else:
-            weights = torch.softmax(scores, dim=-1)
-        if blocked_rows is not None and bool(blocked_rows.any()):  # a causal mask blocks no whole row: no pass
-            # A query that may attend to nothing (a padded position) gets all-zero weights, not the NaN
-            # that softmax over only -inf produces. In place where nothing needs the softmax's output for
-            # a backward pass (capture under inference, the app's case); out of place otherwise.
-            if weights.requires_grad:
-                weights = weights.masked_fill(blocked_rows, 0.0)
-            else:
-                weights.masked_fill_(blocked_rows, 0.0)
+        weights, scores = attention_weights(q, k, mask, bias, weights_out=weights_out, scores_in_weights=in_place)
         used = F.dropout(weights, dropout) if dropout else weights
         return used @ v, weights, scores
 

@@ -1,4 +1,4 @@
-"""A chosen subset of a long sentence's maps, written to one ``.npz`` (issue 20).
+"""A chosen subset of a long sentence's maps, written to one ``.npz``.
 
 Why its own module: the command line's ``export`` (``viz_app/cli/long_export.py``, from a fresh fused forward)
 and the window's Export trace (NPZ) (from the trace on screen, whose maps are a

@@ -1,12 +1,12 @@
-"""Attention maps on demand, for sequences whose maps are too big to keep (issue 20).
+"""Attention maps on demand, for sequences whose maps are too big to keep.
 
 Why: a trace keeps every map of every kind, layer and head, ``L × H × Tq × Tk`` float32 each: 604 MB for
 a base-size model at 1,024 tokens, gigabytes per layer at 4,096. What a map is computed from is small:
 each layer's queries and keys (``Tq × d_model`` and ``Tk × d_model``), its mask and its relative bias. So
 the forward runs with the fused kernel (no map materialised), the probe keeps those inputs
 (:class:`~model_core.probe.QueriesKeys`), and :class:`LazyMaps` recomputes a head's map, a block of its
-rows or the head mean when it is shown, with the same arithmetic as the explicit path of
-:class:`~model_core.layers.MultiHeadAttention` (q scaled before the product, bias added, blocked cells
+rows or the head mean when it is shown, with the arithmetic of the captured maps
+(:func:`~model_core.layers.attention_weights`: q scaled before the product, bias added, blocked cells
 -inf, softmax, fully blocked rows zero), and keeps the last few in a small least-recently-used cache.
 
 :func:`needs_lazy_maps` says when a trace's maps would exceed :data:`~model_core.budgets.EAGER_MAPS_BYTES`;
@@ -15,7 +15,6 @@ below it nothing changes (the eager :class:`~model_core.trace.Trace`).
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,10 +23,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from . import masks
 from .budgets import EAGER_MAPS_BYTES
 from .decoding import log_probs_in_place
 from .devices import numpy_float32
+from .layers import attention_weights
 from .model import Seq2SeqTransformer
 from .pooling import pool_factors
 from .probe import AttentionProbe, QueriesKeys
@@ -152,8 +151,8 @@ class LazyMaps:
         return numpy_float32(self._weights(kind, layer, heads, rows))
 
     def _weights(self, kind: str, layer: int, heads: Sequence[int], rows: tuple[int, int] | None) -> torch.Tensor:
-        """softmax(q·kᵀ/√d + bias) for ``heads`` and query rows ``rows``, as the explicit attention path writes it,
-        on the device (and in the precision) of the kept queries and keys."""
+        """softmax(q·kᵀ/√d + bias) for ``heads`` and query rows ``rows`` (:func:`~model_core.layers.attention_weights`,
+        the arithmetic of the captured maps), on the device (and in the precision) of the kept queries and keys."""
         layers = self._inputs[check_kind(kind)]
         if not 0 <= layer < len(layers):
             raise IndexError(f"{kind} has {len(layers)} layers, not {layer + 1}")
@@ -168,18 +167,12 @@ class LazyMaps:
         with torch.inference_mode():
             q = qk.q[0].index_select(0, index)[:, start:stop]
             k = qk.k[0].index_select(0, index)
-            scores = torch.matmul(q * (1.0 / math.sqrt(q.shape[-1])), k.transpose(-2, -1))
-            if qk.bias is not None:
-                scores = scores + qk.bias.index_select(0, index)[:, start:stop]
-            blocked_rows = None
+            bias = qk.bias.index_select(0, index)[:, start:stop] if qk.bias is not None else None
+            mask = None
             if qk.mask is not None:
                 mask = qk.mask[0]  # [1 or H, Tq or 1, Tk]
                 mask = mask[:, start:stop] if mask.shape[1] == n_rows else mask
-                masks.block_(scores, mask)
-                blocked_rows = ~mask.any(-1, keepdim=True)
-            weights = torch.softmax(scores, dim=-1)
-            if blocked_rows is not None and bool(blocked_rows.any()):
-                weights.masked_fill_(blocked_rows, 0.0)
+            weights, _ = attention_weights(q, k, mask, bias)
             return weights
 
 

@@ -1,4 +1,4 @@
-"""A :class:`~model_core.trace.Trace` whose maps are computed when read: a long sentence in the window (issue 20).
+"""A :class:`~model_core.trace.Trace` whose maps are computed when read: a long sentence in the window.
 
 Why a trace and not a new contract: every view reads maps the same way (``trace.attention(kind)[layer][head]``,
 ``[layer].mean(axis=0)``, ``at_step`` prefixes). :class:`LazyStack` answers exactly those reads from
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .pooling import TILE_PIXELS, tile_factors
-from .vocab import NO_ABLATION, Ablation
+from .vocab import KINDS, NO_ABLATION, Ablation
 
 if TYPE_CHECKING:  # torch is imported by the functions that run the model: the window imports this module
     from .lazy_maps import LazyMaps
@@ -227,23 +227,24 @@ def lazy_trace(
 
     forward = lazy_forward(model, src_ids, output_ids, ablation=ablation, tgt_pad_to=tgt_pad_to)
     _, output_ids = teacher_forced_ids(model.config, output_ids, tgt_pad_to)
-    stacks = [LazyStack(forward.maps, kind) for kind in ("encoder_self", "decoder_self", "cross")]
+    stacks = [LazyStack(forward.maps, kind) for kind in KINDS]
     return build_trace(model, src_ids, list(forward.decoder_inputs), output_ids, *stacks, forward.logprobs,
                        src_tokens=src_tokens, tgt_vocab=tgt_vocab, ablation=ablation)
 
 
 def greedy_ids(model: Seq2SeqTransformer, src_ids: Sequence[int], max_steps: int, ablation: Ablation = NO_ABLATION,
                stop: Callable[[], bool] | None = None) -> list[int]:
-    """Greedy output ids with the fused kernel and the key/value cache, no map captured (``DecodeSession``'s choice:
-    ``<pad>`` and ``<bos>`` never chosen unless ``<bos>`` is also ``<eos>``).
+    """Greedy output ids with the fused kernel and the key/value cache, no map captured: the choices of
+    :func:`model_core.decoding.greedy_next`, as ``DecodeSession`` makes them (a forced first token included).
 
     ``stop`` is asked every :data:`STOP_CHECK_STEPS` steps; when it says True, :class:`Superseded` is raised (the
     window's worker passes "a newer run was asked for": an untrained model never says ``<eos>``, and thousands of
     steps over a long document would keep the worker from the sentence the user typed since)."""
     import torch
 
+    from .decoding import greedy_next
+
     c = model.config
-    banned = sorted({c.pad_id, c.bos_id} - {c.eos_id})
     out: list[int] = []
     with torch.inference_mode():
         dev = model.device
@@ -254,8 +255,7 @@ def greedy_ids(model: Seq2SeqTransformer, src_ids: Sequence[int], max_steps: int
             if stop is not None and step % STOP_CHECK_STEPS == 0 and stop():
                 raise Superseded()
             logits = model.decode_step(torch.tensor([[token]], device=dev), cache, ablation=ablation).logits[0, -1].float()
-            logits[banned] = float("-inf")
-            token = int(torch.argmax(logits))
+            token = int(greedy_next(c, logits, step))
             out.append(token)
             if token == c.eos_id:
                 break

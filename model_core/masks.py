@@ -7,7 +7,7 @@ Hugging Face model do: a padded query's row is what the model computes for it (a
 real keys), which nothing real ever reads, and the trace marks it as padding by its padding flags
 (the "source padding" / "target padding" overlays shade those rows and columns).
 
-Why one policy for every format (issue 17 item 6): the native and tutorial models used to zero the
+Why one policy for every format: the native and tutorial models used to zero the
 padded rows while Hugging Face's are computed, so the same sentence padded showed two different
 pictures depending on where the model came from. A row with no allowed key at all (only possible
 with hand-made masks) still gets all-zero weights, never NaN (``layers.MultiHeadAttention``).
@@ -26,11 +26,6 @@ def padding(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
 def key_padding_allowed(is_pad_keys: torch.Tensor, n_queries: int) -> torch.Tensor:
     """``[B, Q, K]``: blocks padded keys (columns) only."""
     return (~is_pad_keys)[:, None, :].expand(-1, n_queries, -1)
-
-
-def query_padding_allowed(is_pad_queries: torch.Tensor, n_keys: int) -> torch.Tensor:
-    """``[B, Q, K]``: blocks padded queries (rows) only."""
-    return (~is_pad_queries)[:, :, None].expand(-1, -1, n_keys)
 
 
 def causal_allowed(n: int, device: torch.device | str | None = None, offset: int = 0) -> torch.Tensor:

@@ -32,10 +32,7 @@ from .layers import (
 )
 from .packed_linear import PackedLinear, allow_packing
 from .probe import AttentionProbe
-from .probe import head_gate as head_gate  # its home was here; re-exported
-from .vocab import KINDS, NO_ABLATION, Ablation
-
-ATTENTION_KINDS = KINDS
+from .vocab import NO_ABLATION, Ablation
 
 
 @dataclass

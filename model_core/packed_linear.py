@@ -39,7 +39,7 @@ from torch import nn
 
 #: The most bytes of float32 linear weights a model may have and still be packed (768 MiB): the packed copy is a
 #: second copy of them. The bundled and base-size models (under 200 MB) are packed; a 24 + 24-layer model with
-#: d_model 1,024 (2.8 GB of linear weights) is not, so issue 20's memory bound holds for it.
+#: d_model 1,024 (2.8 GB of linear weights) is not, so the long-sentence memory bound holds for it.
 PACKED_WEIGHTS_BYTES = 768 << 20
 
 #: The fewest multiply-adds (rows × in_features × out_features) a product must have to go through the packed weight

@@ -21,8 +21,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-ASSETS_PACKAGE = "attention_scope_assets"
-
 
 class CheckpointError(ValueError):
     """A model file that cannot be used, with a message fit to show a person."""

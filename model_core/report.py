@@ -227,7 +227,6 @@ class CorpusReport:
     n_layers: dict[str, int]
     n_heads: int
     heads: list[HeadReport]
-    has_gold: bool = False
     has_ablation: bool = False
     notes: list[str] = field(default_factory=list)
 
@@ -323,7 +322,7 @@ class ReportAccumulator:
                     report = HeadReport(kind, layer, head, int(r.counts["entropy"][layer, head]), metrics)
                     report.unusual = _most_unusual(r, layer, head, metrics["entropy"], self.keep)
                     heads.append(report)
-        return CorpusReport(self.bundle.name, n_sentences, self.n_layers, c.n_heads, heads, self.has_gold, self.ablation, [])
+        return CorpusReport(self.bundle.name, n_sentences, self.n_layers, c.n_heads, heads, self.ablation, [])
 
 
 def gold_for(gold_iter: Iterator[GoldAlignment] | None, first_index: int, count: int) -> list[GoldAlignment] | None:

@@ -325,14 +325,6 @@ def model_notices(bundle: ModelBundle) -> list[Notice]:
     return [Notice.make(r["code"], **r.get("params", {})) for r in records if isinstance(r, dict) and "code" in r]
 
 
-def input_notices(bundle: ModelBundle, request: RunRequest, src: SourceInput, tgt: SourceInput | None) -> list[Notice]:
-    """Everything the model and the typed sentences call for before anything runs (a cut source or target, words
-    the vocabulary lacks, padding past ``max_len``, a doubtful head count): what ``run`` reports, and what
-    ``export`` of a long sentence (viz_app/cli/long_export.py), which does not go through ``run``, prints too."""
-    notices = model_notices(bundle) + _source_notices(bundle, request, src) + _grammar_notices(bundle, grammar_target(bundle, src))
-    return notices + (target_notices(bundle, tgt) if tgt is not None else [])
-
-
 def _source_notices(bundle: ModelBundle, request: RunRequest, src: SourceInput) -> list[Notice]:
     c = bundle.config
     notices = []

@@ -48,11 +48,8 @@ if TYPE_CHECKING:  # both need torch: imported where used, so reading a session 
     from .run import RunRequest
     from .vocab import Ablation, ModelInfo
 
-ATTENTION_KINDS: tuple[str, ...] = KINDS
-
 FORMAT = "attention-scope-session"
 VERSION = 1
-SUFFIX = ".scope.json"  # what file dialogs propose; loading accepts any name
 
 _DECODING_FIELDS = tuple(f.name for f in fields(DecodingSettings))
 
@@ -169,12 +166,12 @@ class Selection:
 
 
 def _check_kind(kind: str, where: str) -> None:
-    if kind not in ATTENTION_KINDS:
-        raise SessionError(f"{where}: unknown attention kind {kind!r} (one of {', '.join(ATTENTION_KINDS)})")
+    if kind not in KINDS:
+        raise SessionError(f"{where}: unknown attention kind {kind!r} (one of {', '.join(KINDS)})")
 
 
-#: sessions are hand-editable text, not data dumps: a file or a sentence past these is refused, not read (issue 16:
-#: a 100 MB source once cost 7 GB and 77 s before being cut to the model's length)
+#: sessions are hand-editable text, not data dumps: a file or a sentence past these is refused, not read (a
+#: 100 MB source once cost 7 GB and 77 s before being cut to the model's length)
 MAX_SESSION_BYTES = 4 * 1024 * 1024
 MAX_TEXT_CHARS = 200_000
 #: no padding, step, layer or head of a model this app can open is larger (position tables stop far below)
@@ -238,8 +235,8 @@ class ScopeState:
         if self.selection.layer > MAX_INDEX or (self.selection.head or 0) > MAX_INDEX:
             out.append(f"selection: layer and head must be at most {MAX_INDEX}")
         for kind, layer, head in self.ablated_heads:
-            if kind not in ATTENTION_KINDS:
-                out.append(f"ablation.heads: unknown attention kind {kind!r} (one of {', '.join(ATTENTION_KINDS)})")
+            if kind not in KINDS:
+                out.append(f"ablation.heads: unknown attention kind {kind!r} (one of {', '.join(KINDS)})")
             elif not (0 <= layer <= MAX_INDEX and 0 <= head <= MAX_INDEX):
                 out.append(f"ablation.heads: layer and head must be in 0..{MAX_INDEX}, not [{kind!r}, {layer}, {head}]")
         if self.colormap not in COLORMAPS:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .atomic import save_trace
-from .vocab import KIND_LABELS
+from .vocab import KINDS
 
 NPZ_KEYS = (
     "src_tokens", "tgt_tokens", "encoder_self", "decoder_self", "cross", "allowed_encoder_self",
@@ -24,8 +24,8 @@ NPZ_KEYS = (
 
 
 def ablated_head_rows(heads: Iterable[tuple[str, int, int]]) -> np.ndarray:
-    """(kind, layer, head) triples as the [n, 3] int rows of ``Trace.ablated_heads`` (kind = index in KIND_LABELS)."""
-    kinds = list(KIND_LABELS)
+    """(kind, layer, head) triples as the [n, 3] int rows of ``Trace.ablated_heads`` (kind = index in KINDS)."""
+    kinds = list(KINDS)
     return np.array([(kinds.index(k), layer, h) for k, layer, h in sorted(heads)], np.int64).reshape(-1, 3)
 
 
@@ -62,7 +62,7 @@ class Trace:
     positional_kind: str = "sinusoidal"
     relative_bias: np.ndarray | None = None  # [H, 2·max_distance+1] when the model has one
     scores: dict[str, np.ndarray] = field(default_factory=dict)  # pre-softmax, on request
-    #: heads switched off when this trace was computed, rows of (kind index in KIND_LABELS, layer, head): their
+    #: heads switched off when this trace was computed, rows of (kind index in KINDS, layer, head): their
     #: weights are still in the maps (a class sees what was discarded) but they added nothing to the residual
     ablated_heads: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
     #: on request (``RunRequest.attribution``, :mod:`model_core.attribution`): per row, how much each source token
@@ -102,7 +102,7 @@ class Trace:
         return len(self.tgt_tokens)
 
     def attention(self, kind: str) -> np.ndarray:
-        if kind not in KIND_LABELS:
+        if kind not in KINDS:
             raise ValueError(f"unknown attention kind {kind!r}")
         return getattr(self, kind)
 
@@ -113,7 +113,7 @@ class Trace:
         """[layers, heads] booleans: False for a head that was switched off (ablated) in this trace."""
         stack = self.attention(kind)
         active = np.ones(stack.shape[:2], dtype=bool)
-        index = list(KIND_LABELS).index(kind)
+        index = list(KINDS).index(kind)
         for k, layer, head in np.asarray(self.ablated_heads, np.int64).reshape(-1, 3):
             if k == index and 0 <= layer < active.shape[0] and 0 <= head < active.shape[1]:
                 active[layer, head] = False
@@ -204,7 +204,7 @@ class Trace:
             elif f.name in ("value_norms", "value_zeroing"):
                 prefix = f"{f.name}_"
                 kwargs[f.name] = {k[len(prefix):]: v for k, v in arrays.items()
-                                  if k.startswith(prefix) and k[len(prefix):] in KIND_LABELS}
+                                  if k.startswith(prefix) and k[len(prefix):] in KINDS}
             elif f.name in arrays:
                 value = arrays[f.name]
                 if f.name.endswith("tokens") or f.name.endswith("_surfaces"):

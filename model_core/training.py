@@ -21,6 +21,8 @@ import torch.nn.functional as F
 
 from .atomic import atomic_file
 from .checkpoint import ModelBundle, save_model
+from .config import ModelConfig
+from .decoding import teacher_forced_batch
 from .model import Seq2SeqTransformer
 
 Pair = tuple[list[int], list[int]]  # (source ids with specials, target ids ending with <eos>)
@@ -97,19 +99,10 @@ def make_batches(pairs: Sequence[Pair], batch_size: int, rng: random.Random | No
     return batches
 
 
-def collate(pairs: Sequence[Pair], index: Sequence[int], pad: int, bos: int, device: torch.device):
-    """Padded ``src``, decoder input ``<bos> + y[:-1]`` and gold output ``y`` tensors."""
-    src_len = max(len(pairs[i][0]) for i in index)
-    tgt_len = max(len(pairs[i][1]) for i in index)
-    src = torch.full((len(index), src_len), pad, dtype=torch.long)
-    tgt_in = torch.full((len(index), tgt_len), pad, dtype=torch.long)
-    tgt_out = torch.full((len(index), tgt_len), pad, dtype=torch.long)
-    for row, i in enumerate(index):
-        s, y = pairs[i]
-        src[row, : len(s)] = torch.tensor(s)
-        tgt_in[row, : len(y)] = torch.tensor([bos, *y[:-1]])
-        tgt_out[row, : len(y)] = torch.tensor(y)
-    return src.to(device), tgt_in.to(device), tgt_out.to(device)
+def collate(pairs: Sequence[Pair], index: Sequence[int], config: ModelConfig, device: torch.device):
+    """Padded ``src``, decoder input ``<bos> + y[:-1]`` and gold output ``y`` tensors of the pairs at ``index``."""
+    chosen = [pairs[i] for i in index]
+    return teacher_forced_batch(config, [s for s, _ in chosen], [y for _, y in chosen], device)
 
 
 def batch_loss(model: Seq2SeqTransformer, src, tgt_in, tgt_out, smoothing: float) -> tuple[torch.Tensor, int]:
@@ -129,7 +122,7 @@ def evaluate_loss(model: Seq2SeqTransformer, pairs: Sequence[Pair], batch_size: 
     c, dev = model.config, model.device
     total, tokens = 0.0, 0
     for index in make_batches(pairs, batch_size, None):
-        src, tgt_in, tgt_out = collate(pairs, index, c.pad_id, c.bos_id, dev)
+        src, tgt_in, tgt_out = collate(pairs, index, c, dev)
         loss, n = batch_loss(model, src, tgt_in, tgt_out, 0.0)
         total += float(loss) * n
         tokens += n
@@ -212,7 +205,7 @@ class Trainer:
                     self.control.run_event.wait()
                     if self.control.stopped or self.step >= total:
                         break
-                    src, tgt_in, tgt_out = collate(self.train, index, c.pad_id, c.bos_id, model.device)
+                    src, tgt_in, tgt_out = collate(self.train, index, c, model.device)
                     self.step += 1
                     lr = noam_lr(self.step, c.d_model, s.warmup_steps, s.lr_factor)
                     for group in self.optimizer.param_groups:

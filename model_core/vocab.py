@@ -218,7 +218,6 @@ class ModelInfo:
     n_kv_heads: int = 0  # 0: same as n_heads
     config: dict = field(default_factory=dict, compare=False)  # ModelConfig.to_dict(), for the inspector
     options: dict = field(default_factory=dict, compare=False)  # import options the user gave (heads, vocab files)
-    device_type: str = "cpu"  # cuda / mps / cpu: whether "continue on the CPU" makes sense
     # role (pad, bos, eos, unk) -> the vocabulary's own name for it (<blank>, [UNK], <s>…): what chips mark as special
     src_specials: dict = field(default_factory=dict, compare=False)
     tgt_specials: dict = field(default_factory=dict, compare=False)

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import torch
 
-from model_core.checkpoint import assets_dir, load_model
+from model_core.checkpoint import load_model
+from model_core.paths import assets_dir
 from model_core.tasks import A1_DEMOS, DEMOS
 
 #: what can be trained here: the shipped recipes and the A1 ones waiting beside them (``python docs/tools/demo_models.py

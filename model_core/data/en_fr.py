@@ -42,7 +42,7 @@ French phenomena (all deterministic):
 French elision never arises: every French noun, preposed adjective and verb starts with a
 consonant (no h), and "of"/"near" never take a/an or some (that would need "d'un").
 
-The extended grammar (:data:`EXTENDED`, what the demo models are trained on) adds what people type: a final
+The grammar also has what people type (the demo models are trained on all of it): a final
 ". ! ?" or none, "," and "but" between clauses, "am/is/are (not) (very) ADJECTIVE" or "+ a place" (the adjective
 agrees with the subject: elles sont heureuses), "can/cannot" + verb (peut le voir, ne peut pas voir), like/have
 (aime, a; "de" after a negation), eat/drink/read/draw/cook without an object, and yes/no questions with
@@ -304,7 +304,7 @@ return returns motion retourne retournes retourne retournons retournez retournen
 speak speaks speak parle parles parle parlons parlez parlent
 """
 
-# the verbs the extended grammar adds (see EXTENDED): kept apart so the original sampler's draws are unchanged
+# like and have, in a table after the others: the order of VERBS, and so every seed's corpus, stays as it was
 _EXTRA_VERB_TABLE = """
 like likes any aime aimes aime aimons aimez aiment
 have has own ai as a avons avez ont
@@ -424,7 +424,7 @@ DETERMINERS: tuple[str, ...] = ("the", "a", "an", "some", *NUMBERS, *POSSESSIVES
 ADVERBIAL_PREPOSITIONS: tuple[str, ...] = ("in", "on", "under", "near", "behind", "with", "for")
 LOCATIVE_PREPOSITIONS: tuple[str, ...] = ("in", "on", "under", "near", "behind")
 FUNCTION_WORDS: tuple[str, ...] = ("and", "not", "do", "does", "of", "to")
-#: the words the extended grammar adds: "to be", "can", "very", "but" (see EXTENDED)
+#: "to be", "can", "very", "but": the words of the clauses people type beside the plain verbs
 BE_FORMS: tuple[str, ...] = ("am", "is", "are")
 EXTRA_FUNCTION_WORDS: tuple[str, ...] = (*BE_FORMS, "can", "cannot", "very", "but")
 #: sentence punctuation, each a token of its own on both sides (the tokenizer splits "dog." into "dog" ".")
@@ -434,25 +434,21 @@ PUNCTUATION: tuple[str, ...] = (".", ",", "!", "?")
 _REFLEXIVE = {("i", "me"), ("you", "you"), ("we", "us")}
 
 
-def _source_lexicon(extended: bool) -> frozenset[str]:
+def _source_lexicon() -> frozenset[str]:
     words: set[str] = set(SUBJECT_PRONOUNS) | set(OBJECT_PRONOUNS) | set(DETERMINERS)
     words |= set(ADVERBIAL_PREPOSITIONS) | set(FUNCTION_WORDS) | set(ADJECTIVES)
     for noun in NOUNS.values():
         words.add(noun.en)
         if noun.en_pl:
             words.add(noun.en_pl)
-    for verb in (VERBS if extended else BASE_VERBS).values():
+    for verb in VERBS.values():
         words |= {verb.en, verb.en_3sg}
-    if extended:
-        words |= set(EXTRA_FUNCTION_WORDS) | set(PUNCTUATION)
+    words |= set(EXTRA_FUNCTION_WORDS) | set(PUNCTUATION)
     return frozenset(words)
 
 
-SOURCE_LEXICON: frozenset[str] = _source_lexicon(extended=True)
+SOURCE_LEXICON: frozenset[str] = _source_lexicon()
 """Every English token the grammar can produce (words and punctuation)."""
-
-BASE_SOURCE_LEXICON: frozenset[str] = _source_lexicon(extended=False)
-"""The English of the original grammar (no punctuation, "to be", "can", "have", "like"): what en-zh still draws."""
 
 SOURCE_LEMMAS: frozenset[str] = frozenset(
     {*NOUNS, *ADJECTIVES, *VERBS, *SUBJECT_PRONOUNS, *OBJECT_PRONOUNS, *DETERMINERS, *ADVERBIAL_PREPOSITIONS, *FUNCTION_WORDS,
@@ -861,15 +857,6 @@ def words_of(text: str) -> list[str]:
     return re.findall(r"[^\s.,!?]+|[.,!?]", text.lower())
 
 
-def is_extended(sentence: Sentence) -> bool:
-    """Whether a sentence uses what the original grammar lacks: punctuation, questions, "but", "to be", "can",
-    like/have, or a verb without its object."""
-    if sentence.question or sentence.end is not None or sentence.conj or sentence.commas:
-        return True
-    return any(c.verb == BE or c.modal or c.verb in EXTRA_VERBS or (VERBS[c.verb].kind == "trans" and c.obj is None)
-               for c in sentence.clauses)
-
-
 def parse(tokens: Sequence[str] | str) -> Sentence:
     """The tree of an English sentence of the grammar, with source positions; GrammarError otherwise."""
     words = words_of(tokens) if isinstance(tokens, str) else [t.lower() for t in tokens]
@@ -897,9 +884,6 @@ def _pool(kinds: frozenset[str]) -> tuple[str, ...]:
 
 _PRE = tuple(a.en for a in ADJECTIVES.values() if a.preposed)
 _POST = tuple(a.en for a in ADJECTIVES.values() if not a.preposed)
-_BY_KIND: dict[str, tuple[str, ...]] = {
-    k: tuple(v.en for v in BASE_VERBS.values() if v.kind == k) for k in ("trans", "intr", "motion", "speak")
-}
 
 
 def _sample_np(rng: random.Random, kinds: frozenset[str], *, allow_of: bool = False, restricted: bool = False,
@@ -1001,7 +985,7 @@ def _sample_complements(rng: random.Random, kind: str, force: _Force | None, *,
 
 
 _ALL_KINDS = _OBJECT_CLASSES["any"]
-_BY_KIND_EXTENDED: dict[str, tuple[str, ...]] = {
+_BY_KIND: dict[str, tuple[str, ...]] = {
     k: tuple(v.en for v in VERBS.values() if v.kind == k) for k in ("trans", "intr", "motion", "speak")
 }
 
@@ -1015,9 +999,9 @@ def _sample_subject(rng: random.Random, force: _Force | None, kinds: frozenset[s
     return Coord(_sample_np(rng, kinds, force=force), _sample_np(rng, kinds, force=force))
 
 
-def _sample_clause_extended(rng: random.Random, *, last: bool, force: _Force | None, question: bool) -> Clause:
-    """A clause of the extended grammar: "to be" + adjective or place, "can" + verb, or a verb (like and
-    have among them, eat/drink/read/draw/cook sometimes without an object); no negation in questions."""
+def _sample_clause(rng: random.Random, *, last: bool, force: _Force | None, question: bool) -> Clause:
+    """A clause: "to be" + adjective or place, "can" + verb, or a verb (like and have among them,
+    eat/drink/read/draw/cook sometimes without an object); no negation in questions."""
     neg = not question and rng.random() < 0.25
     form = rng.random()
     forced_neg = force is not None and force.neg_subject and not force.done
@@ -1037,7 +1021,7 @@ def _sample_clause_extended(rng: random.Random, *, last: bool, force: _Force | N
     modal = form < 0.34
     r = rng.random()
     kind = "trans" if r < 0.66 else "intr" if r < 0.82 else "motion" if r < 0.91 else "speak"
-    verb = VERBS[rng.choice(_BY_KIND_EXTENDED[kind])]
+    verb = VERBS[rng.choice(_BY_KIND[kind])]
     obj: Pronoun | NP | Coord | None = None
     if kind == "trans":
         pronouns = [p for p in OBJECT_PRONOUNS if not (isinstance(subj, Pronoun) and (subj.word, p) in _REFLEXIVE)]
@@ -1051,12 +1035,12 @@ def _sample_clause_extended(rng: random.Random, *, last: bool, force: _Force | N
     return Clause(subj, verb.en, neg, obj, comp, adv, modal=modal)
 
 
-def _sample_extended(rng: random.Random, force: _Force | None) -> Sentence:
+def _sample_sentence(rng: random.Random, force: _Force | None) -> Sentence:
     """Questions (a fifth of one-clause sentences), "and"/"but" with or without a comma, and a final
     "." / "!" / "?" or none (people type both)."""
     n = 2 if rng.random() < 0.18 else 1
     question = n == 1 and rng.random() < 0.2 and not (force is not None and force.neg_subject)
-    clauses = tuple(_sample_clause_extended(rng, last=k == n - 1, force=force, question=question) for k in range(n))
+    clauses = tuple(_sample_clause(rng, last=k == n - 1, force=force, question=question) for k in range(n))
     conj = tuple("but" if rng.random() < 0.3 else "and" for _ in range(n - 1))
     commas = tuple(rng.random() < 0.4 for _ in range(n - 1))
     r = rng.random()
@@ -1076,29 +1060,23 @@ def words_only(tokens: Sequence[str]) -> tuple[str, ...]:
     return tuple(t for t in tokens if t not in PUNCTUATION)
 
 
-def sample_sentence(rng: random.Random, *, reserved: str | tuple[str, str] | None = None, extended: bool = False) -> Sentence:
+def sample_sentence(rng: random.Random, *, reserved: str | tuple[str, str] | None = None) -> Sentence:
     """A random sentence tree of 3..25 English words (punctuation not counted).
 
     ``reserved`` asks for one held-out combination: an entry of :data:`RESERVED_PAIRS` or
     ``"negation"`` for :data:`RESERVED_NEGATED_SUBJECT` as subject of a negated clause.
-    ``extended`` draws from the grammar with punctuation, questions, "to be", "can", like and have.
     """
-    return _sample(rng, reserved, extended)[0]
+    return _sample(rng, reserved)[0]
 
 
-def _sample(rng: random.Random, reserved: str | tuple[str, str] | None,
-            extended: bool = False) -> tuple[Sentence, tuple[str, ...]]:
+def _sample(rng: random.Random, reserved: str | tuple[str, str] | None) -> tuple[Sentence, tuple[str, ...]]:
     while True:
         force = None
         if reserved == "negation":
             force = _Force(neg_subject=True)
         elif reserved is not None:
             force = _Force(pair=(reserved[0], reserved[1]))
-        if extended:
-            sentence = _sample_extended(rng, force)
-        else:
-            n = 2 if rng.random() < 0.15 else 1
-            sentence = Sentence(tuple(_sample_clause(rng, last=k == n - 1, force=force) for k in range(n)))
+        sentence = _sample_sentence(rng, force)
         if force is not None and not force.done:
             continue
         tokens = render(sentence)
@@ -1109,7 +1087,7 @@ def _sample(rng: random.Random, reserved: str | tuple[str, str] | None,
 _RESERVED_CHOICES: tuple[str | tuple[str, str], ...] = (*RESERVED_PAIRS, "negation")
 
 
-def draw_source(rng: random.Random, split: Split, *, extended: bool = False) -> tuple[tuple[str, ...], Sentence] | None:
+def draw_source(rng: random.Random, split: Split) -> tuple[tuple[str, ...], Sentence] | None:
     """One English sentence for ``split`` (tokens and parsed tree), or None when it belongs to the other split.
 
     Train rejects held-out combinations and test-bucket sentences. Test forces a held-out
@@ -1117,7 +1095,7 @@ def draw_source(rng: random.Random, split: Split, *, extended: bool = False) -> 
     about half of a test set probe a held-out combination and half plain unseen sentences.
     """
     reserved = rng.choice(_RESERVED_CHOICES) if split == "test" and rng.random() < 0.1 else None
-    sentence, tokens = _sample(rng, reserved, extended)
+    sentence, tokens = _sample(rng, reserved)
     # the words decide the split, so "the cat sleeps ." and "the cat sleeps !" are never on both sides
     is_test = bool(reserved_combinations(sentence)) or in_test_bucket(" ".join(words_only(tokens)))
     if is_test != (split == "test"):
@@ -1128,10 +1106,6 @@ def draw_source(rng: random.Random, split: Split, *, extended: bool = False) -> 
 # -------------------------------------------------------------------------------------- French
 
 Token = tuple[str, tuple[int, ...]]
-
-#: en-fr (and en-zh) draw from the extended grammar (punctuation, questions, "to be", "can", like, have); the original
-#: one (``extended=False``) stays reproducible from its seeds for comparison with models trained on it
-EXTENDED = True
 
 _SUBJ_FR = {"i": "je", "you": "tu", "he": "il", "she": "elle", "we": "nous", "they": "ils"}
 _OBJ_FR = {"me": "me", "you": "te", "him": "le", "her": "la", "us": "nous", "them": "les"}
@@ -1309,7 +1283,7 @@ def translate(tokens: Sequence[str] | str) -> tuple[tuple[str, ...], tuple[tuple
 
 def draw(task: str, rng: random.Random, split: Split) -> Example | None:
     """One en-fr example for :func:`.corpus.generate` (None when the sample falls in the other split)."""
-    drawn = draw_source(rng, split, extended=EXTENDED)
+    drawn = draw_source(rng, split)
     if drawn is None:
         return None
     tokens, sentence = drawn
@@ -1319,6 +1293,6 @@ def draw(task: str, rng: random.Random, split: Split) -> Example | None:
 
 __all__ = [
     "ADJECTIVES", "NOUNS", "RESERVED_NEGATED_SUBJECT", "RESERVED_PAIRS", "SOURCE_LEMMAS", "SOURCE_LEXICON", "VERBS",
-    "GrammarError", "Sentence", "draw", "is_extended", "parse", "render", "reserved_combinations", "sample_sentence",
+    "GrammarError", "Sentence", "draw", "parse", "render", "reserved_combinations", "sample_sentence",
     "translate", "words_of",
 ]

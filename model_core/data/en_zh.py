@@ -358,7 +358,7 @@ def translate(tokens: Sequence[str] | str) -> tuple[tuple[str, ...], tuple[tuple
 
 def draw(task: str, rng: random.Random, split: Split) -> Example | None:
     """One en-zh example for :func:`.corpus.generate` (None when the sample falls in the other split)."""
-    drawn = en_fr.draw_source(rng, split, extended=True)
+    drawn = en_fr.draw_source(rng, split)
     if drawn is None:
         return None
     tokens, sentence = drawn

@@ -15,17 +15,8 @@ from typing import Any
 import torch
 
 from ..budgets import MAX_CHECKPOINT_BYTES, MAX_VOCAB
-from ..checkpoint import (
-    FORMAT,
-    CheckpointError,
-    DamagedSafetensors,
-    ModelBundle,
-    _read_tensors,
-    load_native,
-    read_metadata,
-    resolve_model_path,
-)
-from ..paths import OverBudget, check_regular_file, open_regular
+from ..checkpoint import FORMAT, DamagedSafetensors, ModelBundle, _read_tensors, load_native, read_metadata
+from ..paths import CheckpointError, OverBudget, check_regular_file, open_regular, resolve_model_path
 from . import annotated, fairseq, onmt, seed_tutorial, torch_tutorial
 from .common import (
     HINTS,

@@ -19,10 +19,10 @@ import numpy as np
 import torch
 
 from .. import budgets
-from ..checkpoint import CheckpointError, ModelBundle, build_model, check_on_disk
+from ..checkpoint import ModelBundle, build_model, check_on_disk
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
-from ..paths import OverBudget, human_bytes, open_regular, parse_json, read_regular_file
+from ..paths import CheckpointError, OverBudget, human_bytes, open_regular, parse_json, read_regular_file
 from ..tokenize_deadline import TokenizeTimeout, bounded_encode
 from ..tokenizer_check import check_tokenizer_file
 from ..tokenizers import (

@@ -53,24 +53,18 @@ from torch import nn
 
 from .. import budgets, masks
 from ..budgets import MAX_VOCAB
-from ..checkpoint import (
-    CheckpointError,
-    ModelBundle,
-    check_claims_against_values,
-    check_on_disk,
-    check_position_table,
-    read_safetensors_header,
-)
+from ..checkpoint import ModelBundle, check_claims_against_values, check_on_disk, check_position_table, read_safetensors_header
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
 from ..hf_cache import repo_id_of
 from ..hf_families import FAMILIES, REFUSED_MODEL_TYPES
-from ..model import NO_ABLATION, Ablation, DecoderOutput, EncoderOutput
+from ..model import DecoderOutput, EncoderOutput
 from ..packed_linear import adopt_packing
-from ..paths import OverBudget, file_kind, human_bytes, open_regular, parse_json, read_regular_file
+from ..paths import CheckpointError, OverBudget, file_kind, human_bytes, open_regular, parse_json, read_regular_file
 from ..probe import QueriesKeys
 from ..tokenize_deadline import run_within
 from ..tokenizer_check import check_tokenizer_file
+from ..vocab import NO_ABLATION, Ablation
 
 __all__ = ["SUPPORTED_MODEL_TYPES", "HFDecoderCache", "HFSeq2SeqAdapter", "HFTokenizer", "load_hf_folder"]
 

@@ -34,9 +34,10 @@ from typing import Any
 
 import torch
 
-from ..checkpoint import CheckpointError, ModelBundle, check_position_table, count_layers
+from ..checkpoint import ModelBundle, check_position_table, count_layers
 from ..config import ModelConfig
 from ..layers import is_sinusoid
+from ..paths import CheckpointError
 from ..tokenizers import ROLE_NAMES, Tokenizer
 from .common import ImportOptions, ask_unanswered, build_bundle, propose_heads, read_vocab, require, role_ids, vocab_tokenizers
 

@@ -1,4 +1,4 @@
-"""The Chinese tutorials' hand-written Transformer (see ``shared/seed-architecture.md``).
+"""The Chinese tutorials' hand-written Transformer (its format: docs/DEPENDENCIES.md, "Formats users bring").
 
 Keys: ``src_embedding`` / ``tgt_embedding``, ``pos_encoding.pe`` ([1, max_len, d], sinusoidal) or
 ``position_embeddings`` (learned), ``{encoder,decoder}.layers.N.{self_attn,cross_attn}.W_q/W_k/W_v/W_o``,
@@ -18,9 +18,10 @@ from pathlib import Path
 
 import torch
 
-from ..checkpoint import CheckpointError, ModelBundle, check_position_table, count_layers
+from ..checkpoint import ModelBundle, check_position_table, count_layers
 from ..config import ModelConfig
 from ..layers import is_sinusoid
+from ..paths import CheckpointError
 from .common import (
     ImportOptions,
     ask_unanswered,

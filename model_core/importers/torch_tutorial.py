@@ -19,9 +19,10 @@ from pathlib import Path
 
 import torch
 
-from ..checkpoint import CheckpointError, ModelBundle, check_position_table, count_layers
+from ..checkpoint import ModelBundle, check_position_table, count_layers
 from ..config import ModelConfig
 from ..layers import is_sinusoid
+from ..paths import CheckpointError
 from .common import (
     ImportOptions,
     ask_unanswered,

@@ -106,3 +106,12 @@ def make_window(qtbot, tiny_checkpoint, settings_path):
 @pytest.fixture
 def window(make_window):
     return make_window()
+
+
+def startup_probe_module():
+    """``benchmarks/startup_probe.py`` (what bench_startup.py starts), imported from its file."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "startup_probe.py"
+    spec = importlib.util.spec_from_file_location("startup_probe", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

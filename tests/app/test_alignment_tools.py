@@ -1,4 +1,4 @@
-"""The alignment dock and the report card in the window (issue 19 items 3 and 4): the AER map holds the
+"""The alignment dock and the report card in the window: the AER map holds the
 alignment module's numbers, gold links sit on the right cells, clicks select heads, a report opens and a
 sentence from it lands in the boxes with its head selected."""
 

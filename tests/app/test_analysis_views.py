@@ -83,4 +83,4 @@ def test_head_statistics_follow_the_step_and_open_a_head(window, qtbot):
 
 def test_a_correct_model_shows_no_verifier_warning(window):
     assert window.verifier_badge.problems() == []
-    assert window.verifier_badge.text().startswith("✓")  # issue 18 item 12: all is well, said in green
+    assert window.verifier_badge.text().startswith("✓")  # all is well, said in green

@@ -1,4 +1,4 @@
-"""The Show modes of issue 19 items 1-2 in the window: attribution (integrated gradients) and contributions ‖α·f(x)‖.
+"""The Show modes of the window that go beyond the weights: attribution (integrated gradients) and contributions ‖α·f(x)‖.
 
 Checked on what the heatmap holds: the matrix is the trace's attribution or weights × value norms, the
 title carries the agreement ρ of the selected head (recomputed here) or the share from the source, and

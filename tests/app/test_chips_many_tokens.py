@@ -1,4 +1,4 @@
-"""A long source's chips are laid out once, not once per chip (issue 20): showing each chip into an active flow
+"""A long source's chips are laid out once, not once per chip: showing each chip into an active flow
 layout laid all of them out again, so 4,096 source chips froze the window for minutes after the result.
 Counted in layout passes, not timed."""
 

@@ -1,4 +1,4 @@
-"""Compare two sentences in the window (issue 19 item 5): A, B and A − B of the selected map, asked of the worker."""
+"""Compare two sentences in the window: A, B and A − B of the selected map, asked of the worker."""
 
 from __future__ import annotations
 

@@ -21,8 +21,8 @@ from PySide6.QtGui import QImage
 
 from viz_app.cli import main as cli_main
 from viz_app.shell import desktop
-from viz_app.shell.app import APP_NAME, DESKTOP_FILE
 from viz_app.shell.icons import SIZES, app_icon, png_path, render_image, render_pngs, svg_path
+from viz_app.shell.identity import APP_NAME, DESKTOP_FILE
 
 KEY_RE = re.compile(r"^(?P<key>[A-Za-z0-9-]+)(\[(?P<locale>[A-Za-z]{2,3}(_[A-Z]{2})?(\.[A-Za-z0-9-]+)?(@[A-Za-z]+)?)\])?$")
 KNOWN_KEYS = {"Type", "Version", "Name", "GenericName", "NoDisplay", "Comment", "Icon", "Hidden", "OnlyShowIn", "NotShowIn",
@@ -353,19 +353,20 @@ def test_windows_goes_through_pyshortcuts_and_uninstall_removes_its_files(qapp, 
     assert not (tmp_path / "data" / desktop.MANIFEST_NAME).exists()
 
 
-# ------------------------------------------------------------------ app.py: identity, icon, start-up probe
+# ------------------------------------------------------------------ app.py: identity, icon; the start-up probe
 def test_run_sets_the_desktop_identity_and_the_probe_reports_both_paints(qapp, tiny_checkpoint, tmp_path, monkeypatch,
                                                                          capsys):
+    from tests.app.conftest import startup_probe_module
     from viz_app.shell import app as app_module
 
+    probe = startup_probe_module()
     saved = (qapp.applicationName(), qapp.applicationDisplayName(), qapp.organizationName(), qapp.desktopFileName(),
              qapp.windowIcon())
     monkeypatch.setenv("ATTENTION_SCOPE_SETTINGS", str(tmp_path / "settings.ini"))
-    monkeypatch.setenv(app_module.PROBE_ENV, "1")
-    monkeypatch.setenv(app_module.PROBE_TIMEOUT_ENV, "60")
-    monkeypatch.delenv(app_module.PROBE_T0_ENV, raising=False)
+    monkeypatch.setenv(probe.TIMEOUT_ENV, "60")
+    monkeypatch.delenv(probe.T0_ENV, raising=False)
     try:
-        assert app_module.run([str(tiny_checkpoint)]) == 0
+        assert app_module.run([str(tiny_checkpoint)], on_window=probe.StartupProbe) == 0
         assert qapp.desktopFileName() == DESKTOP_FILE
         assert qapp.applicationName() == APP_NAME == desktop.WM_CLASS
         assert sorted(s.width() for s in qapp.windowIcon().availableSizes()) == sorted(SIZES)

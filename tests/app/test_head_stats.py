@@ -1,7 +1,7 @@
 """The head statistics panel: the grid holds the metric, the colours use its fixed range, clicks and
 double-clicks choose heads, and the table sorts by value with missing values last.
 
-Also extends the i18n lint of tests/app/test_i18n.py to the modules of issue 9.
+Also extends the i18n lint of tests/app/test_i18n.py to the head-statistics modules.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from test_i18n import ROOT, assert_all_translated, fake_qm, fake_translation, is
 from model_core.analysis import CROSS_ONLY_METRICS, KINDS, METRIC_LABELS, METRICS, all_head_stats, metric_range
 from viz_app.widgets.head_stats import METRIC_HELP, METRIC_TITLES, MISSING_TEXT, HeadStatsPanel, format_metric
 
-#: the modules of issue 9 (heatmap.py and chips.py are in test_i18n.CHECKED_MODULES already)
+#: the head-statistics modules (heatmap.py and chips.py are in test_i18n.CHECKED_MODULES already)
 NEW_CHECKED_MODULES = [
     "viz_app/widgets/head_stats.py",
     "viz_app/widgets/ablation.py",

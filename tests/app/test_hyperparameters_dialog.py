@@ -24,7 +24,7 @@ LEFT = Qt.MouseButton.LeftButton
 
 
 def seed_checkpoint(folder: Path) -> Path:
-    """A seed-tutorial state_dict (key names of shared/seed-architecture.md; d_model 16, one layer each)."""
+    """A seed-tutorial state_dict (the key names of model_core/importers/seed_tutorial.py; d_model 16, one layer each)."""
     torch.manual_seed(0)
     d, ff, sd = 16, 24, {}
     sd["src_embedding.weight"], sd["tgt_embedding.weight"] = torch.randn(10, d), torch.randn(12, d)

@@ -24,7 +24,7 @@ def test_a_language_switch_rebuilds_the_window_on_the_same_model(qtbot, tiny_che
         old.languageChangeRequested.emit("en")
         assert new_windows == [holder.window] and holder.window is not old
         assert holder.window.isVisible() and not old.isVisible()
-        # the model thread carries over, warm (issue 18 item 13: a new thread made a switch take seconds)...
+        # the model thread carries over, warm (a new thread made a switch take seconds)...
         assert holder.window.host is old.host and old.host.thread.isRunning() and holder.window.host.parent() is holder.window
         old_results = []
         old.state.traceChanged.connect(lambda: old_results.append(old.state.trace))

@@ -90,7 +90,7 @@ def test_presenter_and_language_flags_reach_the_window(window_calls, capsys):
     assert set(LANGUAGE_CODES) == set(LANGUAGES)
     assert launch(["--presenter", "--language", "zh_CN"]) == 0
     assert launch(["--language=en", "--model", "en-fr"]) == 0
-    assert window_calls == [(["--presenter", "--language", "zh_CN"], None), (["en-fr", "--language", "en"], None)]
+    assert window_calls == [(["--language", "zh_CN", "--presenter"], None), (["en-fr", "--language", "en"], None)]
     for argv in (["--language", "fr"], ["--language"], ["--presenter=yes"]):
         assert launch(argv) == 2, argv
         err = capsys.readouterr().err.strip()

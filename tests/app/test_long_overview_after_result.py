@@ -1,5 +1,5 @@
 """A long sentence's result comes back as soon as its forward is done; the overview's pooled tiles follow from the
-model's worker, layer by layer, and the overview and minimap say "computing…" for what has not arrived (issue 20).
+model's worker, layer by layer, and the overview and minimap say "computing…" for what has not arrived.
 
 The worker's pooling is held at a gate so the test sees the window between the result and the tiles, whatever the
 machine's speed: the heatmap is already drawn from the maps on demand while no tile exists.

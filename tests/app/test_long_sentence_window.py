@@ -1,4 +1,4 @@
-"""A long sentence in the window (issue 20): its maps are computed when shown, and they are the model's maps.
+"""A long sentence in the window: its maps are computed when shown, and they are the model's maps.
 
 A tiny model (d_model 32, 2 + 2 layers, 4 heads, max_len 4,200) reads 4,096 source tokens; the maps budget is
 lowered so its 0.5 GB of encoder maps count as too big to keep (the path a base-size model takes at 4,096

@@ -1,4 +1,4 @@
-"""The window's exports of a long sentence (issue 20): the NPZ holds the shown kind and layer, every head and row
+"""The window's exports of a long sentence: the NPZ holds the shown kind and layer, every head and row
 (the same file as ``attention-scope export --kinds --layers``), refused in one line only over the maps budget; a
 map over ``EXPORT_WHOLE_TOKENS`` a side is drawn and written as the window on screen, and only that window's rows
 are computed; a shorter one is exported whole even while the screen shows a window of it.

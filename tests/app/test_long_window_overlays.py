@@ -1,4 +1,4 @@
-"""What is drawn over a long map's window sits on the map's own cells (issue 20): gold links, mask overlays and the
+"""What is drawn over a long map's window sits on the map's own cells: gold links, mask overlays and the
 current row are moved by the window's origin, and what falls outside the window is not drawn.
 
 A tiny model reads 300 source tokens (over ``minimap.LONG_MAP_TOKENS``), so its cross-attention is shown through a

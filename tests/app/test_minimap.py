@@ -1,4 +1,4 @@
-"""A long map's window and minimap (issue 20): which part is shown, and how a press, a drag or the wheel move it."""
+"""A long map's window and minimap: which part is shown, and how a press, a drag or the wheel move it."""
 
 from __future__ import annotations
 

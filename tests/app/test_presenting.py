@@ -29,7 +29,7 @@ def test_presenter_mode_enlarges_hides_and_restores(window, qtbot):
     assert heat._font_pt == PRESENTER_POINT_SIZE and 9.0 <= min(heat.label_point_sizes()) <= PRESENTER_POINT_SIZE
     qtbot.wait(50)
     assert len(heat._left._text_specs()) == len(heat.query_tick_labels()) or min(heat.label_point_sizes()) == 9.0
-    assert _visible_docks(window) == {"dockInputs", "dockNextToken"}  # issue 18: what the model predicts stays
+    assert _visible_docks(window) == {"dockInputs", "dockNextToken"}  # what the model predicts stays
     assert not window.menuBar().isVisible() and not window.statusBar().isVisible()
     # stepping still works from the keyboard while presenting
     window.view_stack.setFocus()
@@ -193,6 +193,7 @@ def test_the_presenter_and_language_flags_open_the_window_presenting_in_that_lan
                                                                                      monkeypatch):
     """``attention-scope --presenter --language zh_CN``: presenting from the first paint, in Chinese for that run; the
     remembered language stays what it was."""
+    from tests.app.conftest import startup_probe_module
     from viz_app.i18n import install, tr
     from viz_app.scope.settings import AppSettings
     from viz_app.shell import app as app_module
@@ -200,20 +201,19 @@ def test_the_presenter_and_language_flags_open_the_window_presenting_in_that_lan
     settings = tmp_path / "settings.ini"
     AppSettings(settings).set("view/language", "en")
     monkeypatch.setenv("ATTENTION_SCOPE_SETTINGS", str(settings))
-    monkeypatch.setenv(app_module.PROBE_ENV, "1")  # quits once the first heatmap is painted
-    monkeypatch.setenv(app_module.PROBE_TIMEOUT_ENV, "60")
+    probe = startup_probe_module()  # quits once the first heatmap is painted
+    monkeypatch.setenv(probe.TIMEOUT_ENV, "60")
     seen: dict[str, object] = {}
-    remove = app_module._StartupProbe.remove
 
-    def record(probe) -> None:
-        w = probe.window
-        seen.update(presenting=w.presenter.active, full=w.isFullScreen(), dock=w.dock_inputs.windowTitle(),
-                    checked=w.act_languages["zh_CN"].isChecked())
-        remove(probe)
+    class Recording(probe.StartupProbe):
+        def emit(self, label: str) -> None:
+            if label == "first-heatmap":
+                w = self.window
+                seen.update(presenting=w.presenter.active, full=w.isFullScreen(), dock=w.dock_inputs.windowTitle(),
+                            checked=w.act_languages["zh_CN"].isChecked())
 
-    monkeypatch.setattr(app_module._StartupProbe, "remove", record)
     try:
-        assert app_module.run([str(tiny_checkpoint), "--presenter", "--language", "zh_CN"]) == 0
+        assert app_module.run([str(tiny_checkpoint), "--presenter", "--language", "zh_CN"], on_window=Recording) == 0
     finally:
         install("en")
     assert seen == {"presenting": True, "full": True, "dock": "句子", "checked": True}

@@ -1,4 +1,4 @@
-"""Every view redraws once per change (issue 15, item 3): one result, one step, one selection, one colour."""
+"""Every view redraws once per change: one result, one step, one selection, one colour."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The load dialog asks the special roles a vocabulary's names leave open and offers the tokenization (issue 17 items 3-4).
+"""The load dialog asks the special roles a vocabulary's names leave open and offers the tokenization.
 
 The question comes from the real importer (a PyTorch-tutorial checkpoint whose vocabulary has both <s> and <sos>),
 and the answers the dialog returns must open that checkpoint.

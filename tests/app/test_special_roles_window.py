@@ -1,5 +1,5 @@
 """In the window: a checkpoint opened with the launcher's answers (a special role, a wrong head count) shows the
-vocabulary's own names in the chips and says that the head count is doubtful (issue 17 items 3 and 7)."""
+vocabulary's own names in the chips and says that the head count is doubtful."""
 
 from __future__ import annotations
 

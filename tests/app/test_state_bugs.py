@@ -1,4 +1,4 @@
-"""State bugs users hit (issue 15, item 6): each test failed before its fix."""
+"""State bugs users hit: each test failed before its fix."""
 
 from __future__ import annotations
 

@@ -212,7 +212,8 @@ def test_probe_is_taken_in_eval_mode_and_training_mode_comes_back(qtbot):
     assert [s for s, _, _ in seen] == [0, 2, 4] and all(training and grad for _, training, grad in seen)
     model = worker._trainer.model
     assert model.config.dropout > 0 and model.training
-    src_ids, tgt_ids, src_tokens = worker._probe_input
-    reference = teacher_forced_trace(model, src_ids, tgt_ids, src_tokens=src_tokens)
+    bundle, request = worker._bundle, worker._probe_request
+    src, tgt = bundle.encode_source(request.src), bundle.encode_target(request.tgt)
+    reference = teacher_forced_trace(model, src.ids, tgt.ids, src_tokens=src.tokens)
     model.train()
     np.testing.assert_allclose(traces[-1].cross, reference.cross, atol=1e-6)

@@ -37,7 +37,7 @@ def corrupted_trace():
 
 
 def test_a_clean_trace_shows_a_green_badge(window):
-    """Issue 18 item 12: all is well is said too (hidden only when no trace was checked)."""
+    """all is well is said too (hidden only when no trace was checked)."""
     _win, badge = window
     trace = tiny_bundle().trace("w1 w2 w3", "t1 t2", src_pad_to=5, tgt_pad_to=4)
     problems = verify_trace(trace)

@@ -191,7 +191,7 @@ def test_superseded_queued_requests_are_skipped(loaded, qtbot, monkeypatch):
 
 
 def test_a_host_asked_for_bfloat16_opens_every_model_in_it_and_runs_it(qtbot, tiny_checkpoint):
-    """``attention-scope --dtype bfloat16`` (issue 20: a 24 + 24-layer model under 3 GB): half the memory, the same
+    """``attention-scope --dtype bfloat16`` (a 24 + 24-layer model under 3 GB): half the memory, the same
     pipeline; the maps are the bfloat16 model's own (close to float32's, not equal)."""
     host = WorkerHost(dtype="bfloat16")
     try:

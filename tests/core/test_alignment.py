@@ -1,4 +1,4 @@
-"""Word alignments from the cross-attention (issue 19 item 3): AER by hand, Pharaoh, subword merging, the
+"""Word alignments from the cross-attention: AER by hand, Pharaoh, subword merging, the
 bundled en-fr model against its own gold links, and the ``align`` command."""
 
 from __future__ import annotations

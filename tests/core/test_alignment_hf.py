@@ -1,4 +1,4 @@
-"""``align`` and ``report`` on an imported Hugging Face model (issue 19): a Marian folder built offline with its
+"""``align`` and ``report`` on an imported Hugging Face model: a Marian folder built offline with its
 own SentencePiece tokenizer, checked against the model's own eager forward (``output_attentions=True``)."""
 
 from __future__ import annotations

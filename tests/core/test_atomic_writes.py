@@ -1,5 +1,5 @@
-"""model_core.atomic (re-exported by viz_app.export.atomic): exclusive, unpredictable temporary files; nothing left on
-any error; checks before the work (issue 16). Also the three model_core writers that use it: the trace (.npz), the
+"""model_core.atomic: exclusive, unpredictable temporary files; nothing left on
+any error; checks before the work. Also the three model_core writers that use it: the trace (.npz), the
 native checkpoint (.safetensors) and the training resume file."""
 
 from __future__ import annotations
@@ -130,20 +130,12 @@ def test_an_unwritable_folder_is_reported_by_the_check(tmp_path, monkeypatch):
     assert _names(tmp_path) == []
 
 
-@pytest.mark.parametrize("module", ["model_core.atomic", "viz_app.export.atomic"])
-def test_atomic_is_qt_free(module):
-    code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.split('.')[0] in {{'PySide6', 'torch'}}))"
+def test_atomic_is_qt_free():
+    code = "import sys, model_core.atomic; print(sorted(m for m in sys.modules if m.split('.')[0] in {'PySide6', 'torch'}))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[2])
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
-
-
-def test_the_app_module_reexports_the_core_names():
-    from viz_app.export import atomic as app_atomic
-
-    for name in app_atomic.__all__:
-        assert getattr(app_atomic, name) is getattr(atomic, name), name
 
 
 # ====================================================================== the model_core writers

@@ -72,7 +72,7 @@ def test_the_hugging_face_estimate_is_the_real_count_from_below(name):
 
 @pytest.mark.parametrize("name", ["bart-large", "mbart-large-50", "t5-large", "flan-t5-large"])
 def test_the_largest_models_of_the_supported_families_are_within_budget(name):
-    """Refused by the old 250 M budget, accepted now (issue 20 asks for t5-large's 24 + 24 layers × 16 heads)."""
+    """Refused by the old 250 M budget, accepted now (t5-large's 24 + 24 layers × 16 heads must open)."""
     from model_core.importers.hf import check_parameter_budget
 
     config, published = hf_configs()[name]
@@ -117,7 +117,7 @@ def bart_large_native(**changes: object) -> ModelConfig:
 
 @pytest.mark.parametrize("changes", [{}, {"n_encoder_layers": 24, "n_decoder_layers": 24}, {"src_vocab_size": 250054,
                                                                                           "tgt_vocab_size": 250054}],
-                         ids=["bart-large", "24+24 layers (issue 20)", "mbart-large vocabulary"])
+                         ids=["bart-large", "24+24 layers", "mbart-large vocabulary"])
 def test_a_native_model_between_the_old_and_new_budget_is_accepted(changes):
     config = bart_large_native(**changes)
     shapes = native_shapes(config)

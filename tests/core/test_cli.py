@@ -261,7 +261,7 @@ def test_paths_and_gui_flags_open_the_window(gui_calls, tiny_checkpoint, tmp_pat
         (["--model", "en-fr"], ["en-fr"]),  # a bundled name needs --model: a bare word could be a mistyped command
         (["--device=cpu", "--model=en-fr"], ["en-fr", "--device", "cpu"]),
         (["--model", "en-fr", "--dtype", "bfloat16"], ["en-fr", "--dtype", "bfloat16"]),
-        (["--model", "en-fr", "--dtype", "BFloat16", "--device", "CPU"], ["en-fr", "--dtype", "BFloat16", "--device", "CPU"]),
+        (["--model", "en-fr", "--dtype", "BFloat16", "--device", "CPU"], ["en-fr", "--device", "CPU", "--dtype", "BFloat16"]),
         (["-platform", "offscreen", "-reverse", str(tiny_checkpoint)], [str(tiny_checkpoint), "-platform", "offscreen", "-reverse"]),
     ]:
         gui_calls.clear()

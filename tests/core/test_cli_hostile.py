@@ -1,4 +1,4 @@
-"""The command line against hostile input (issue 16): whatever a library raises is one line, text from files
+"""The command line against hostile input: whatever a library raises is one line, text from files
 cannot drive the terminal, bytes that are not UTF-8 are refused in words, and a closed pipe ends a command quietly."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``export`` of a sentence whose maps exceed the memory budget: the chosen maps only (issue 20).
+"""``export`` of a sentence whose maps exceed the memory budget: the chosen maps only.
 
 The budget is lowered for the test (the tiny model's maps are a few KB), so a short sentence takes the
 long-sentence path; what it writes is checked against the ordinary export of the same sentence.
@@ -75,7 +75,7 @@ def test_a_long_source_without_a_target_asks_for_one(tiny_checkpoint, tmp_path, 
 
 
 def test_a_long_export_says_what_run_would_say_about_the_input(tiny_checkpoint, tmp_path, monkeypatch, capsys):
-    """The long path does not go through run(): its notes (here a word the vocabulary lacks) reach stderr all the same."""
+    """The long path's notes (here a word the vocabulary lacks) reach stderr as the ordinary export's do."""
     monkeypatch.setattr("model_core.budgets.EAGER_MAPS_BYTES", 1000)
     out = tmp_path / "part.npz"
     argv = ["export", "--model", str(tiny_checkpoint), "--src", "w1 w2 qqqq w4", "--tgt", "t1 zzzz", "--device", "cpu",

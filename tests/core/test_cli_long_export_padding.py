@@ -1,5 +1,5 @@
 """``export`` of a long sentence with ``--pad-tgt``: the padded decoder rows are written as the ordinary export
-writes them (issue 20: the maps on demand keep target padding, so the command line no longer refuses it)."""
+writes them (the maps on demand keep target padding, so the command line no longer refuses it)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Compare two sentences (issue 19 item 5): A − B position by position where positions correspond, said so where not.
+"""Compare two sentences: A − B position by position where positions correspond, said so where not.
 
 The differences are checked against the two runs made independently through the one pipeline; a sentence
 compared with itself differs by exactly 0; the command writes the arrays or the summary, and bad input is one line.

@@ -1,4 +1,4 @@
-"""Contributions that include the values (issue 19 item 2), checked against direct computation.
+"""Contributions that include the values, checked against direct computation.
 
 The norm-based contributions ‖αᵢⱼ W_o,h (W_v,h x_j + b_v,h)‖ are computed here by hand from the weight
 matrices and the layer's input (native model: built from the embedding table and positions; Hugging Face:

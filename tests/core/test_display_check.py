@@ -1,4 +1,4 @@
-"""First run (issue 16): before creating the QApplication, the launcher asks whether Qt can open a window, and says
+"""First run: before creating the QApplication, the launcher asks whether Qt can open a window, and says
 why not in one line (no display; the xcb plugin's system libraries missing) instead of Qt's abort (status 134).
 
 Driven with fakes: a monkeypatched environment, platform and library lookup; nothing here needs a display or Qt."""

@@ -10,7 +10,7 @@ Broken checkpoints are made by mutating a valid checkpoint of every supported fo
 files), the seed tutorial's ``.pth``, a Hugging Face (Marian) folder, a fairseq ``checkpoint_best.pt`` with its
 ``dict.*.txt`` and an OpenNMT-py ``model_step_N.pt`` (both carrying an ``argparse.Namespace``) — by truncating, flipping
 bytes, dropping weights, changing shapes, writing wrong metadata (nested JSON among it), and the
-shapes of issue 16: stride-0 views (and safetensors shapes bigger than their bytes), zip members and
+shapes of stride-0 views (and safetensors shapes bigger than their bytes), zip members and
 headers that declare huge sizes, configuration values of the wrong type, and a FIFO in place of a
 file; each must give one ``CheckpointError`` line, or load into a model that works, and never another
 exception or a hang (every open runs under an address-space cap and a timer).
@@ -800,7 +800,7 @@ def test_the_scores_of_a_model_without_an_encoder(tmp_path):
     ("d_model", 32.0, r"d_model must be a whole number"),
 ])
 def test_wrong_types_in_a_config_json_are_refused_in_one_line(valid_checkpoints, tmp_path, field_name, value, message):
-    """Found by the "wrong types" mutation (issue 16)."""
+    """Found by the "wrong types" mutation."""
     valid = valid_checkpoints["hf-marian"]
     root = _copy(valid, tmp_path)
     path = root / valid.target / "config.json"

@@ -27,7 +27,7 @@ def french(english: str) -> str:
 
 
 EXTENDED_CASES = [
-    # the sentences of issue 18, typed as people type them
+    # sentences as people type them
     ("The black cat sees the small dog.", "le chat noir voit le petit chien."),
     ("The cats do not eat!", "les chats ne mangent pas !"),
     # "to be" with agreement, negation with elision, "very"

@@ -28,7 +28,7 @@ def chinese(english: str) -> str:
 
 
 CASES = [
-    # the sentences of issue 18, typed as people type them
+    # sentences as people type them
     ("The black cat sees the small dog.", "黑猫看见了小狗。"),
     ("The cats do not eat!", "猫不吃东西！"),
     # resultative verbs: 没看见 (did not), 看不见 (cannot), never 不看见; 有 → 没有

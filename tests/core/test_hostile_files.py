@@ -1,4 +1,4 @@
-"""Hostile model files (issue 16): each is refused with ONE ``CheckpointError`` line, within 3 GB and 10 s.
+"""Hostile model files: each is refused with ONE ``CheckpointError`` line, within 3 GB and 10 s.
 
 Every attack of the issue's table that concerns opening a model is generated here at test time, in a
 temporary folder (sparse files take no disk space): stride-0 views in the seed and tutorial formats,
@@ -40,7 +40,7 @@ from safetensors.torch import save_file
 from model_core import budgets, save_model
 from model_core.importers import CheckpointError, ImportOptions, open_model
 
-MEMORY_HEADROOM = 3 << 30  # issue 16: every refusal within 3 GB ...
+MEMORY_HEADROOM = 3 << 30  # every refusal within 3 GB ...
 SECONDS = 10.0  # ... and 10 s
 SEED_SPECIALS = ["<pad>", "<bos>", "<eos>", "<unk>"]
 # the PyTorch tutorial builds nn.Transformer sequence-first, for which torch warns about its nested-tensor fast path
@@ -234,7 +234,7 @@ class Attack:
     """One hostile input: ``make(folder)`` builds it and returns what ``open_model`` is given (a path and
     ImportOptions fields); ``refusal`` is what the one line must say (the check that refuses it)."""
 
-    row: str  # the row of issue 16's table
+    row: str  # the row of the table of attacks
     make: Callable[[Path], tuple[Path, dict[str, Any]]]
     refusal: str
     needs: tuple[str, ...] = field(default=())  # optional modules (transformers)

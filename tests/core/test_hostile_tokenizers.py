@@ -238,7 +238,7 @@ def test_ctrl_c_ends_a_wait_for_a_slow_tokenizer(tmp_path):
 
 
 # ----------------------------------------------------------------------------------------- for benchmarks/bench_hostile.py
-#: each tokenizer attack of issue 32 as ``benchmarks/bench_hostile.py`` opens it (its refusal in one line, bounded)
+#: each tokenizer attack as ``benchmarks/bench_hostile.py`` opens it (its refusal in one line, bounded)
 TOKENIZER_ATTACKS: dict[str, Attack] = {
     "native: 26 chained Replace a→aa": Attack(
         "180 KB .safetensors: 70 s, 7.4 GB, exit 0",

@@ -1,4 +1,4 @@
-"""The layers hold (issue 15, item 7): import-linter's contracts in pyproject.toml, checked on the real import graph."""
+"""The layers hold: import-linter's contracts in pyproject.toml, checked on the real import graph."""
 
 from __future__ import annotations
 
@@ -10,8 +10,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+#: import-linter is in the test extra: a missing one is a broken environment, reported as a failure, never a skip
 LINT = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
-pytestmark = pytest.mark.skipif(LINT is None, reason="import-linter is not installed (the dev extra)")
+
+
+@pytest.fixture(autouse=True)
+def _lint_imports_installed():
+    assert LINT is not None, "lint-imports is missing: install the test extra (pip install '.[test]')"
 
 
 def _lint(config: Path | None = None) -> subprocess.CompletedProcess:

@@ -257,11 +257,11 @@ def test_a_padded_batch_matches_opennmt_on_every_real_row(saved):
             np.testing.assert_allclose(mine[b, :, :t_len], theirs[b, :, :t_len], atol=ATOL, rtol=0)
 
 
-#: whether this checkout computes padded query rows (issue 17 item 6) rather than zeroing them
+#: whether this checkout computes padded query rows rather than zeroing them
 PADDED_ROWS_COMPUTED = bool(masks.encoder_self_allowed(torch.tensor([[False, True]]))[0, 1].any())
 
 
-@pytest.mark.skipif(not PADDED_ROWS_COMPUTED, reason="this checkout zeroes padded query rows (issue 17 item 6 computes them)")
+@pytest.mark.skipif(not PADDED_ROWS_COMPUTED, reason="this checkout zeroes padded query rows (newer versions compute them)")
 def test_padded_rows_are_what_opennmt_computes_for_them(saved):
     reference, path = saved
     model = open_model(path, device="cpu").model

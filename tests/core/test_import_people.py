@@ -1,4 +1,4 @@
-"""Checkpoints as people save them (issue 17): wrapped state_dicts, training dicts, plain safetensors,
+"""Checkpoints as people save them: wrapped state_dicts, training dicts, plain safetensors,
 the Annotated Transformer, and vocabularies whose specials have other names.
 
 Each test builds the checkpoint the way its users do and compares the imported model with the original

@@ -80,15 +80,13 @@ def test_every_public_name_resolves_to_its_defining_object():
     assert set(model_core.__all__) <= set(dir(model_core))
 
 
-def test_old_import_paths_give_the_same_objects():
-    from model_core import checkpoint, decoding, decoding_settings, paths
+def test_the_package_names_are_their_homes_objects():
+    from model_core import decoding_settings, paths
 
-    assert decoding.DecodingSettings is decoding_settings.DecodingSettings is model_core.DecodingSettings
-    assert decoding.Hypothesis is decoding_settings.Hypothesis is model_core.Hypothesis
-    assert checkpoint.CheckpointError is paths.CheckpointError is model_core.CheckpointError
-    assert checkpoint.assets_dir is paths.assets_dir
-    assert checkpoint.bundled_models is paths.bundled_models is model_core.bundled_models
-    assert checkpoint.resolve_model_path is paths.resolve_model_path
+    assert decoding_settings.DecodingSettings is model_core.DecodingSettings
+    assert decoding_settings.Hypothesis is model_core.Hypothesis
+    assert paths.CheckpointError is model_core.CheckpointError
+    assert paths.bundled_models is model_core.bundled_models
     assert paths.assets_dir().is_dir() and (paths.icons_dir() / "attention-scope.svg").is_file()
 
 

@@ -1,4 +1,4 @@
-"""Target padding (``pad_tgt``) on a sentence whose maps are computed on demand (issue 20): the padded decoder
+"""Target padding (``pad_tgt``) on a sentence whose maps are computed on demand: the padded decoder
 rows exist, their keys are blocked and their rows are what the model computed, exactly as the eager trace has them
 (the padding-row policy of docs/ARCHITECTURE.md, ``tests/core/test_padding_rows.py``)."""
 

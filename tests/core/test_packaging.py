@@ -1,4 +1,4 @@
-"""Install (issue 16): every package and data file reaches the wheel without setuptools warnings; ``make run`` installs
+"""Install: every package and data file reaches the wheel without setuptools warnings; ``make run`` installs
 only what running needs, ``make test`` what the tests need, and one after the other installs nothing twice.
 
 The real install is checked by hand (``pip install --no-deps . 2>&1 | grep -i warn`` prints nothing; a wheel

@@ -1,4 +1,4 @@
-"""One padding-row policy (issue 17 item 6): a padded query's row is what the model computed for it.
+"""One padding-row policy: a padded query's row is what the model computed for it.
 
 Every attention map of a padded batch, every row of it, padded queries included, against
 ``nn.MultiheadAttention`` with a key padding mask (what ``nn.Transformer`` runs), with the same weights and the

@@ -1,4 +1,4 @@
-"""The corpus report card (issue 19 item 4): every number against a direct computation, a corpus that is
+"""The corpus report card: every number against a direct computation, a corpus that is
 never held, the ablation column against the one run pipeline, and the files."""
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def test_an_ablated_head_the_model_does_not_have_is_one_clear_error(bundle):
 
 
 def test_a_huge_source_is_cut_before_it_is_tokenised(bundle, monkeypatch):
-    """A 5 MB sentence must not be tokenised whole (issue 16: 100 MB cost 7 GB): the tokenizer sees a slice."""
+    """A 5 MB sentence must not be tokenised whole (100 MB cost 7 GB): the tokenizer sees a slice."""
     seen = []
     for entry in ("encode", "encode_typed"):  # every way the tokenizer is handed text
         original = getattr(bundle.src_tokenizer, entry)

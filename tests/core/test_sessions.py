@@ -321,7 +321,7 @@ def test_reading_and_writing_sessions_needs_no_torch(tmp_path):
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
 
 
-# ----------------------------------------------------------------------------- bounds (issue 15 item 2, issue 16)
+# ----------------------------------------------------------------------------- bounds
 @pytest.mark.parametrize(("path", "value", "message"), [
     ("decoding.beam_width", 10**9, "beam_width must be in 1..32"),
     ("decoding.seed", 2**40, "seed must be in 0..2147483647"),

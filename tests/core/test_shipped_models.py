@@ -32,7 +32,7 @@ def test_shipped_model_is_small_and_translates_held_out_sentences(name):
         assert bundle.translate(example.src_text) == expected, example.src_text
 
 
-#: the quality floors of issue 3, on the held-out split: (exact match, BLEU, best decoder layer's head-mean AER)
+#: the quality floors of the shipped models, on the held-out split: (exact match, BLEU, best decoder layer's head-mean AER)
 FLOORS = {"en-fr": (0.95, 95.0, 0.15), "en-zh": (0.95, 95.0, 0.15), "reverse": (0.99, None, None)}
 
 

@@ -133,7 +133,7 @@ def cmd_align(args: argparse.Namespace) -> int:
 
 
 def _check_output(out: Path, force: bool) -> None:
-    from viz_app.export.atomic import check_target
+    from model_core.atomic import check_target
 
     try:
         check_target(out, overwrite=force)  # known before the model runs, not after
@@ -143,7 +143,7 @@ def _check_output(out: Path, force: bool) -> None:
 
 def _align_one_process(args: argparse.Namespace) -> int:
     from model_core.alignment import HeadChoice, align_pairs, format_pharaoh, read_pharaoh, score
-    from viz_app.export.atomic import atomic_file
+    from model_core.atomic import atomic_file
 
     out = Path(args.out)
     _check_output(out, args.force)
@@ -180,9 +180,9 @@ def _say_aligned(args: argparse.Namespace, out: Path, layer: int, n: int, result
 def _align_over_ranks(args: argparse.Namespace, ranks) -> int:
     """Rank 0 checks the output and writes the lines it gathers, in the corpus's order; every rank runs its share."""
     from model_core.alignment import HeadChoice, read_pharaoh
+    from model_core.atomic import atomic_file
     from model_core.data_parallel import align_over_ranks
     from model_core.ranks import RankFailure
-    from viz_app.export.atomic import atomic_file
 
     out = Path(args.out)
     error, bundle, layer, column = None, None, 0, 0

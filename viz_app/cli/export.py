@@ -11,7 +11,7 @@ step, map, colour map, overlays and view); any flag given on the command line re
 (``QT_QPA_PLATFORM`` unset) it uses Qt's ``offscreen`` platform, so it runs over SSH, in CI and in
 containers. Cheap checks (output suffix, an existing file without ``--force``, a folder that refuses new
 files, an empty sentence, bad view flags) run before the model is loaded; files are written through
-:mod:`viz_app.export.atomic` (exclusive temporary file, never a planted symlink, nothing left on an error).
+:mod:`model_core.atomic` (exclusive temporary file, never a planted symlink, nothing left on an error).
 """
 
 from __future__ import annotations
@@ -285,7 +285,7 @@ def check_map_choice(bundle: ModelBundle, kind: str, layer: int, head: int | Non
 def check_output(path: str, force: bool) -> Path:
     """The output, once it is known to be writable: refused in one line if it exists (without ``--force``; a
     symlink counts), is a folder, or its folder is missing or refuses new files. Runs before any work."""
-    from viz_app.export.atomic import check_target
+    from model_core.atomic import check_target
 
     try:
         return check_target(path, overwrite=force)
@@ -294,7 +294,7 @@ def check_output(path: str, force: bool) -> Path:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from viz_app.export.atomic import save_trace
+    from model_core.atomic import save_trace
 
     out = check_output(args.out, args.force)  # before the session, the model or the run
     plan = plan_run(args, load_session(args), capture_scores=args.scores)

@@ -1,11 +1,11 @@
-"""``export`` of a long sentence: a chosen subset of its maps instead of every map (issue 20).
+"""``export`` of a long sentence: a chosen subset of its maps instead of every map.
 
 Why: every map of a 4,096-token sentence is gigabytes per layer. Above ``budgets.EAGER_MAPS_BYTES`` of maps
-the sentence runs through :func:`model_core.lazy_maps.lazy_forward` (the fused forward, keeping queries and
-keys) and only the maps chosen with ``--kinds``, ``--layers``, ``--map-heads`` and ``--rows A:B`` are computed
-and written; asking for everything is refused in one line that says how big it would be and which flags
-choose less. Below the budget nothing changes: the whole trace is written, and these flags are refused
-(they would silently drop maps a reader of the file expects).
+the sentence runs through :func:`model_core.run.run` as in the window (its trace's maps are computed on
+demand, :mod:`model_core.lazy_trace`; its notices are printed) and only the maps chosen with ``--kinds``,
+``--layers``, ``--map-heads`` and ``--rows A:B`` are computed and written; asking for everything is refused in
+one line that says how big it would be and which flags choose less. Below the budget nothing changes: the whole
+trace is written, and these flags are refused (they would silently drop maps a reader of the file expects).
 """
 
 from __future__ import annotations
@@ -83,12 +83,11 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
     """Write a long sentence's chosen maps to ``out`` and return True; False (nothing done) for a sentence whose
     maps fit the budget, after refusing subset flags for it. Every refusal is one :class:`CliError` line."""
     from model_core.budgets import EAGER_MAPS_BYTES
-    from model_core.decoding import teacher_forced_ids
     from model_core.decoding_settings import default_max_steps
-    from model_core.devices import dtype_name
     from model_core.lazy_export import save_map_subset
-    from model_core.lazy_maps import full_maps_bytes, lazy_forward, too_big_line
-    from model_core.run import input_notices
+    from model_core.lazy_maps import full_maps_bytes, too_big_line
+    from model_core.lazy_trace import is_lazy
+    from model_core.run import run
 
     chosen = [flag for flag, dest in SUBSET_FLAGS.items() if getattr(args, dest, None) is not None]
     c = bundle.config
@@ -118,23 +117,25 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
     subset = _subset(args)
     if subset.everything:
         raise CliError(too_big_line(size, EAGER_MAPS_BYTES))
-    for notice in input_notices(bundle, request, src, tgt):  # a cut source, unknown words: as run() reports them
-        print(notice_line(args.prog_name, notice), file=sys.stderr)
-    lazy = lazy_forward(bundle.model, src.ids, out_ids, ablation=request.ablation, tgt_pad_to=request.pad_tgt)
-    vocab = bundle.tgt_tokenizer
-    _, out_ids = teacher_forced_ids(c, out_ids, request.pad_tgt)  # the padded rows' outputs are <pad>, as in a trace
+    result = run(bundle, request)
+    trace = result.trace
+    if not is_lazy(trace.encoder_self):  # run() and this module budget the same sizes: a disagreement is a bug, not bad input
+        raise RuntimeError("run() kept every map of a sentence over the memory budget")
+    for notice in result.notices:  # a cut source, unknown words: as the ordinary export prints them
+        if notice.code != "maps_on_demand":  # the line below says how much of the maps was written
+            print(notice_line(args.prog_name, notice), file=sys.stderr)
+    maps = trace.encoder_self.maps
     try:
-        wanted = save_map_subset(out, lazy.maps, subset, src_ids=src.ids, output_ids=out_ids,
-                                 decoder_inputs=lazy.decoder_inputs, logprobs=lazy.logprobs, src_tokens=src.tokens,
-                                 overwrite=args.force, budget=EAGER_MAPS_BYTES,
-                                 decoder_tokens=[vocab.id_to_token(i) for i in lazy.decoder_inputs],
-                                 output_tokens=[vocab.id_to_token(i) for i in out_ids],
-                                 precision=dtype_name(bundle.model.dtype))
+        wanted = save_map_subset(out, maps, subset, src_ids=trace.src_ids.tolist(), output_ids=trace.output_ids.tolist(),
+                                 decoder_inputs=trace.tgt_ids.tolist(), logprobs=trace.logprobs,
+                                 src_tokens=trace.src_tokens, overwrite=args.force, budget=EAGER_MAPS_BYTES,
+                                 decoder_tokens=trace.tgt_tokens, output_tokens=trace.output_tokens,
+                                 precision=trace.precision)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if subset.rows is not None:  # a range past a shorter kind's end keeps what exists: said, not silent
         for kind in subset.kinds:
-            n_rows = lazy.maps.shape(kind)[2]
+            n_rows = maps.shape(kind)[2]
             if subset.rows[1] > n_rows:
                 print(f"{args.prog_name}: note: --rows {subset.rows[0]}:{subset.rows[1]} cut to "
                       f"{subset.rows[0]}:{n_rows} for {kind} (it has {n_rows:,} query rows)", file=sys.stderr)

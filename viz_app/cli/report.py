@@ -42,7 +42,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _check_outputs(out: Path, force: bool) -> None:
-    from viz_app.export.atomic import check_target
+    from model_core.atomic import check_target
 
     if out.exists() and not out.is_dir():
         raise CliError(f"{printable(out)} is not a folder")

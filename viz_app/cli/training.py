@@ -52,7 +52,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix != ".safetensors":
         raise CliError("--out must end with .safetensors")
-    from viz_app.export.atomic import check_target
+    from model_core.atomic import check_target
 
     check_target(out, overwrite=True)  # its folder exists and takes new files: known before the first epoch, not after
     start = time.perf_counter()

@@ -15,7 +15,7 @@ from PySide6.QtGui import QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
-from viz_app.export.atomic import check_target
+from model_core.atomic import check_target
 from viz_app.export.images import (
     DEFAULT_HEIGHT,
     DEFAULT_SCALE,

@@ -7,7 +7,7 @@ feeds the heatmap (title, axis labels, future rows, current row, overlays), and 
 :class:`HeatmapRenderer`, which draws with the app's own :class:`AttentionHeatmap` in an offscreen
 widget rather than re-implementing the drawing.
 
-Every file is written atomically (:mod:`viz_app.export.atomic`): the bytes go to a hidden temporary file,
+Every file is written atomically (:mod:`model_core.atomic`): the bytes go to a hidden temporary file,
 created exclusively with an unpredictable name in the destination folder (a planted symlink is never
 followed), which is renamed into place only when complete, so a crash, a full disk or a killed
 encoder never leaves a truncated image behind, and an existing file is replaced only with
@@ -42,9 +42,9 @@ from PySide6.QtCore import QBuffer, QIODevice, Qt
 from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
+from model_core import atomic
+from model_core.atomic import atomic_file, atomic_output, check_target
 from model_core.trace import Trace
-from viz_app.export import atomic
-from viz_app.export.atomic import atomic_file, atomic_output, check_target
 from viz_app.i18n import tr
 from viz_app.widgets.heatmap import AttentionHeatmap
 from viz_app.widgets.map_view import FUTURE_LABEL, HeatmapView, ViewSpec, apply_view, heatmap_view
@@ -61,10 +61,9 @@ DEFAULT_SCALE = 2.0
 GIF_SCALE = 1.0
 #: Milliseconds each decoding step stays on screen in an animation.
 DEFAULT_FRAME_MS = 700
-#: Suffixes of the still / animated / table formats, lower case, with the dot.
+#: Suffixes of the still / animated formats, lower case, with the dot.
 IMAGE_SUFFIXES = (".png", ".svg")
 ANIMATION_SUFFIXES = (".gif", ".mp4")
-TABLE_SUFFIXES = (".csv",)
 #: H.264 encoders tried in order (software ones: hardware encoders are listed by ffmpeg but often unusable).
 H264_ENCODERS = ("libx264", "libopenh264")
 MIN_SIDE, MAX_SIDE = 64, 8192
@@ -139,7 +138,7 @@ def render_widget_image(widget: AttentionHeatmap, scale: float = DEFAULT_SCALE) 
     Rendering into a QImage whose device pixel ratio is ``scale`` makes Qt draw text, lines and the
     colour bar as vectors at the higher resolution: a 2x export is sharp, not an upscaled screenshot.
     """
-    QApplication.processEvents()  # pending layout of a new or resized widget (see shared/DESIGN.md)
+    QApplication.processEvents()  # a new or resized widget lays out on the next event-loop turn: draw it laid out
     size = widget.size()
     image = QImage(max(1, round(size.width() * scale)), max(1, round(size.height() * scale)), QImage.Format.Format_RGB32)
     image.setDevicePixelRatio(scale)
@@ -310,7 +309,7 @@ def image_to_rgb(image: QImage) -> np.ndarray:
 
 
 # ====================================================================== atomic files
-# check_target, atomic_file, atomic_output: see viz_app.export.atomic (Qt-free, shared with ``attention-scope export``)
+# check_target, atomic_file, atomic_output: see model_core.atomic (Qt-free, shared with ``attention-scope export``)
 def _write_bytes(fh, data: bytes) -> None:
     """Write in chunks (one place for tests to inject a failure in the middle of a file)."""
     view = memoryview(data)

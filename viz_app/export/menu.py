@@ -132,10 +132,6 @@ class ExportActions(QObject):
         """The folder the next file dialog opens in (the last one used: worth saving in the settings)."""
         return self._directory
 
-    def set_directory(self, path: str | Path) -> None:
-        if Path(path).is_dir():
-            self._directory = Path(path)
-
     # ------------------------------------------------------------------ the actions
     def export_png(self) -> Path | None:
         return self._export(".png", tr("ExportActions", "Export image (PNG)"), tr("ExportActions", "PNG images (*.png)"),

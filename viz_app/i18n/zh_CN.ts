@@ -4,134 +4,131 @@
     <context>
         <name>Ablation</name>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="43" />
-            <source>encoder</source>
-            <translation>编码器</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="44" />
-            <source>decoder</source>
-            <translation>解码器</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="45" />
-            <source>cross</source>
-            <translation>交叉</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="76" />
+            <location filename="../../viz_app/widgets/ablation.py" line="70" />
             <source>Everything is on: this is the intact model.</source>
             <translation>全部开启：这是完整的原始模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="60" />
+            <location filename="../../viz_app/widgets/ablation.py" line="54" />
             <source>{kind} L{layer} H{head}</source>
             <translation>{kind} L{layer} H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="74" />
+            <location filename="../../viz_app/widgets/ablation.py" line="68" />
             <source>positional encoding off</source>
             <translation>位置编码已关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="97" />
+            <location filename="../../viz_app/widgets/ablation.py" line="91" />
             <source>Switch heads off to see what the model does without them. A switched-off head adds nothing to its layer's output.</source>
             <translation>关闭一些注意力头，看看没有它们时模型会怎样。被关闭的头对所在层的输出没有任何贡献。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="110" />
+            <location filename="../../viz_app/widgets/ablation.py" line="104" />
             <source>Positional encoding off</source>
             <translation>关闭位置编码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="111" />
+            <location filename="../../viz_app/widgets/ablation.py" line="105" />
             <source>Run the model without its position information: word order is then invisible to attention</source>
             <translation>在没有位置信息的情况下运行模型：此时注意力看不到词序</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="114" />
+            <location filename="../../viz_app/widgets/ablation.py" line="108" />
             <source>Switch everything back on</source>
             <translation>全部重新开启</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="115" />
+            <location filename="../../viz_app/widgets/ablation.py" line="109" />
             <source>Back to the intact model</source>
             <translation>恢复为完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="303" />
+            <location filename="../../viz_app/widgets/ablation.py" line="297" />
             <source>probability of the next token</source>
             <translation>下一个词元的概率</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="347" />
+            <location filename="../../viz_app/widgets/ablation.py" line="341" />
             <source>No distributions to compare.</source>
             <translation>没有可比较的分布。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="172" />
+            <location filename="../../viz_app/widgets/ablation.py" line="166" />
             <source>all heads</source>
             <translation>所有头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="377" />
+            <location filename="../../viz_app/widgets/ablation.py" line="371" />
             <source>Largest change: {token} {before} → {after}</source>
             <translation>变化最大：{token} {before} → {after}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="70" />
+            <location filename="../../viz_app/widgets/ablation.py" line="64" />
             <source>1 head off: {heads}</source>
             <translation>已关闭 1 个头：{heads}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="72" />
+            <location filename="../../viz_app/widgets/ablation.py" line="66" />
             <source>{count} heads off: {heads}</source>
             <translation>已关闭 {count} 个头：{heads}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="157" />
+            <location filename="../../viz_app/widgets/ablation.py" line="151" />
             <source>This model has none.</source>
             <translation>该模型没有这种注意力。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="296" />
+            <location filename="../../viz_app/widgets/ablation.py" line="290" />
             <source>before: intact model</source>
             <translation>消融前：完整模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="297" />
+            <location filename="../../viz_app/widgets/ablation.py" line="291" />
             <source>after: with the ablation</source>
             <translation>消融后</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="173" />
+            <location filename="../../viz_app/widgets/ablation.py" line="167" />
             <source>Switch every head of layer {layer} off (or back on)</source>
             <translation>关闭（或重新开启）第 {layer} 层的所有头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="159" />
+            <location filename="../../viz_app/widgets/ablation.py" line="153" />
             <source>layer {layer}</source>
             <translation>第 {layer} 层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="163" />
+            <location filename="../../viz_app/widgets/ablation.py" line="157" />
             <source>H{head}</source>
             <translation>H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="164" />
+            <location filename="../../viz_app/widgets/ablation.py" line="158" />
             <source>{name}: click to switch this head off (or back on)</source>
             <translation>{name}：点击关闭（或重新开启）这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="330" />
+            <location filename="../../viz_app/widgets/ablation.py" line="324" />
             <source>before: {text}</source>
             <translation>消融前：{text}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="333" />
+            <location filename="../../viz_app/widgets/ablation.py" line="327" />
             <source>after: {text}</source>
             <translation>消融后：{text}</translation>
+        </message>
+        <message>
+            <source>encoder</source>
+            <translation type="vanished">编码器</translation>
+        </message>
+        <message>
+            <source>decoder</source>
+            <translation type="vanished">解码器</translation>
+        </message>
+        <message>
+            <source>cross</source>
+            <translation type="vanished">交叉</translation>
         </message>
     </context>
     <context>
@@ -2353,142 +2350,142 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>界面语言将在下次启动时更改。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="49" />
+            <location filename="../../viz_app/window/bindings.py" line="50" />
             <source>&lt;h3&gt;No model loaded&lt;/h3&gt;&lt;p&gt;Open a checkpoint (&lt;tt&gt;.safetensors&lt;/tt&gt;, a PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict or a Hugging Face folder) with &lt;b&gt;File ▸ Open model…&lt;/b&gt; (Ctrl+O), the &lt;b&gt;Model&lt;/b&gt; list above, or drop it on the window.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;未加载模型&lt;/h3&gt;&lt;p&gt;打开一个检查点（&lt;tt&gt;.safetensors&lt;/tt&gt;、PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict 或 Hugging Face 文件夹）：使用&lt;b&gt;文件 ▸ 打开模型…&lt;/b&gt;（Ctrl+O）、上方的&lt;b&gt;模型&lt;/b&gt;列表，或直接把它拖到窗口上。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="52" />
+            <location filename="../../viz_app/window/bindings.py" line="53" />
             <source>&lt;h3&gt;Type a sentence&lt;/h3&gt;&lt;p&gt;Write a sentence in the &lt;b&gt;Source&lt;/b&gt; box above: the model translates it and you can step through every attention map it computed.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;输入一个句子&lt;/h3&gt;&lt;p&gt;在上方的&lt;b&gt;源句&lt;/b&gt;框中写一个句子：模型会翻译它，你可以逐步查看它计算出的每一张注意力图。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="54" />
+            <location filename="../../viz_app/window/bindings.py" line="55" />
             <source>&lt;h3&gt;Loading the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在加载模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="55" />
+            <location filename="../../viz_app/window/bindings.py" line="56" />
             <source>&lt;h3&gt;Running the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="368" />
+            <location filename="../../viz_app/window/bindings.py" line="369" />
             <source>computing…</source>
             <translation>计算中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="448" />
+            <location filename="../../viz_app/window/bindings.py" line="449" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="319" />
+            <location filename="../../viz_app/window/bindings.py" line="320" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="439" />
+            <location filename="../../viz_app/window/bindings.py" line="440" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="441" />
+            <location filename="../../viz_app/window/bindings.py" line="442" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="443" />
+            <location filename="../../viz_app/window/bindings.py" line="444" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="445" />
+            <location filename="../../viz_app/window/bindings.py" line="446" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="523" />
+            <location filename="../../viz_app/window/bindings.py" line="524" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="268" />
+            <location filename="../../viz_app/window/bindings.py" line="269" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="548" />
+            <location filename="../../viz_app/window/bindings.py" line="549" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="552" />
+            <location filename="../../viz_app/window/bindings.py" line="553" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="569" />
+            <location filename="../../viz_app/window/bindings.py" line="570" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="573" />
+            <location filename="../../viz_app/window/bindings.py" line="574" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="609" />
+            <location filename="../../viz_app/window/bindings.py" line="610" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="612" />
+            <location filename="../../viz_app/window/bindings.py" line="613" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="316" />
+            <location filename="../../viz_app/window/bindings.py" line="317" />
             <source>Computing the attribution…</source>
             <translation>正在计算归因…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="317" />
+            <location filename="../../viz_app/window/bindings.py" line="318" />
             <source>Computing the contributions…</source>
             <translation>正在计算贡献…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="318" />
+            <location filename="../../viz_app/window/bindings.py" line="319" />
             <source>Computing value zeroing…</source>
             <translation>正在计算值置零…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="322" />
+            <location filename="../../viz_app/window/bindings.py" line="323" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="447" />
+            <location filename="../../viz_app/window/bindings.py" line="448" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="697" />
+            <location filename="../../viz_app/window/bindings.py" line="698" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="470" />
+            <location filename="../../viz_app/window/bindings.py" line="471" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="707" />
+            <location filename="../../viz_app/window/bindings.py" line="708" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="467" />
+            <location filename="../../viz_app/window/bindings.py" line="468" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -2807,294 +2804,291 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>ModelInspector</name>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="57" />
-            <source>Encoder self-attention</source>
-            <translation>编码器自注意力</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="58" />
-            <source>Decoder self-attention</source>
-            <translation>解码器自注意力</translation>
-        </message>
-        <message>
             <location filename="../../viz_app/widgets/inspector.py" line="59" />
-            <source>Cross-attention</source>
-            <translation>交叉注意力</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="63" />
             <source>source embedding</source>
             <translation>源端嵌入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="64" />
+            <location filename="../../viz_app/widgets/inspector.py" line="60" />
             <source>target embedding</source>
             <translation>目标端嵌入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="65" />
+            <location filename="../../viz_app/widgets/inspector.py" line="61" />
             <source>shared embedding (source and target)</source>
             <translation>共享嵌入（源端与目标端）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="66" />
+            <location filename="../../viz_app/widgets/inspector.py" line="62" />
             <source>positional</source>
             <translation>位置编码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="67" />
+            <location filename="../../viz_app/widgets/inspector.py" line="63" />
             <source>embedding norms</source>
             <translation>嵌入层的归一化</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="68" />
+            <location filename="../../viz_app/widgets/inspector.py" line="64" />
             <source>final norms</source>
             <translation>最后的归一化层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="69" />
+            <location filename="../../viz_app/widgets/inspector.py" line="65" />
             <source>output projection</source>
             <translation>输出投影</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="70" />
+            <location filename="../../viz_app/widgets/inspector.py" line="66" />
             <source>other</source>
             <translation>其他</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="116" />
+            <location filename="../../viz_app/widgets/inspector.py" line="112" />
             <source>Model</source>
             <translation>模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="118" />
+            <location filename="../../viz_app/widgets/inspector.py" line="114" />
             <source>name</source>
             <translation>名称</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="119" />
+            <location filename="../../viz_app/widgets/inspector.py" line="115" />
             <source>format</source>
             <translation>格式</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="120" />
+            <location filename="../../viz_app/widgets/inspector.py" line="116" />
             <source>file</source>
             <translation>文件</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="121" />
+            <location filename="../../viz_app/widgets/inspector.py" line="117" />
             <source>device</source>
             <translation>设备</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="122" />
+            <location filename="../../viz_app/widgets/inspector.py" line="118" />
             <source>vocabularies</source>
             <translation>词表</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="125" />
+            <location filename="../../viz_app/widgets/inspector.py" line="121" />
             <source>Attention</source>
             <translation>注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="126" />
+            <location filename="../../viz_app/widgets/inspector.py" line="122" />
             <source>family</source>
             <translation>模型家族</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="127" />
+            <location filename="../../viz_app/widgets/inspector.py" line="123" />
             <source>heads</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="129" />
+            <location filename="../../viz_app/widgets/inspector.py" line="125" />
             <source>Parameters</source>
             <translation>参数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="134" />
+            <location filename="../../viz_app/widgets/inspector.py" line="130" />
             <source>total</source>
             <translation>总计</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="141" />
+            <location filename="../../viz_app/widgets/inspector.py" line="137" />
             <source>Configuration</source>
             <translation>配置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="170" />
+            <location filename="../../viz_app/widgets/inspector.py" line="166" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="171" />
+            <location filename="../../viz_app/widgets/inspector.py" line="167" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="232" />
+            <location filename="../../viz_app/widgets/inspector.py" line="228" />
             <source>Summary</source>
             <translation>概要</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="234" />
+            <location filename="../../viz_app/widgets/inspector.py" line="230" />
             <source>Compare</source>
             <translation>比较</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="264" />
+            <location filename="../../viz_app/widgets/inspector.py" line="260" />
             <source>weight value</source>
             <translation>权重值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="265" />
+            <location filename="../../viz_app/widgets/inspector.py" line="261" />
             <source>count</source>
             <translation>个数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="276" />
+            <location filename="../../viz_app/widgets/inspector.py" line="272" />
             <source>mean per layer</source>
             <translation>各层均值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="276" />
+            <location filename="../../viz_app/widgets/inspector.py" line="272" />
             <source>standard deviation per layer</source>
             <translation>各层标准差</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="315" />
+            <location filename="../../viz_app/widgets/inspector.py" line="311" />
             <source>Compare with another checkpoint…</source>
             <translation>与另一个检查点比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="316" />
+            <location filename="../../viz_app/widgets/inspector.py" line="312" />
             <source>Open a second checkpoint of the same architecture and show how its attention differs for the current sentence</source>
             <translation>打开同一结构的第二个检查点，显示它对当前句子的注意力有何不同</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="349" />
+            <location filename="../../viz_app/widgets/inspector.py" line="345" />
             <source>No comparison yet: compare this checkpoint with another one of the same architecture (for example two epochs, or two random seeds).</source>
             <translation>尚未比较：可将此检查点与另一个同结构的检查点进行比较（例如两个不同的训练轮次，或两个不同的随机种子）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="562" />
+            <location filename="../../viz_app/widgets/inspector.py" line="558" />
             <source>both teacher-forced on the typed target</source>
             <translation>两者均以输入的目标句进行教师强制</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="563" />
+            <location filename="../../viz_app/widgets/inspector.py" line="559" />
             <source>both teacher-forced on A's greedy translation</source>
             <translation>两者均以 A 的贪心解码译文进行教师强制</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="138" />
+            <location filename="../../viz_app/widgets/inspector.py" line="134" />
             <source>buffers (tables, not trained)</source>
             <translation>缓冲区（查找表，不参与训练）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="140" />
+            <location filename="../../viz_app/widgets/inspector.py" line="136" />
             <source>one shared tensor</source>
             <translation>共享同一张量</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="242" />
+            <location filename="../../viz_app/widgets/inspector.py" line="238" />
             <source>Property</source>
             <translation>属性</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="242" />
+            <location filename="../../viz_app/widgets/inspector.py" line="238" />
             <source>Value</source>
             <translation>值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="282" />
+            <location filename="../../viz_app/widgets/inspector.py" line="278" />
             <source>layer</source>
             <translation>层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="303" />
+            <location filename="../../viz_app/widgets/inspector.py" line="299" />
             <source>Each layer, over all its weight matrices:</source>
             <translation>每一层（统计该层全部权重矩阵）：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="338" />
+            <location filename="../../viz_app/widgets/inspector.py" line="334" />
             <source>head</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="444" />
+            <location filename="../../viz_app/widgets/inspector.py" line="440" />
             <source>No weight matrices to show.</source>
             <translation>没有可显示的权重矩阵。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="542" />
+            <location filename="../../viz_app/widgets/inspector.py" line="538" />
             <source>This model has no layers of this kind.</source>
             <translation>该模型没有这种类型的层。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="553" />
+            <location filename="../../viz_app/widgets/inspector.py" line="549" />
             <source>layer {layer}, head {head}</source>
             <translation>第 {layer} 层，头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="560" />
+            <location filename="../../viz_app/widgets/inspector.py" line="556" />
             <source>B − A (red: B attends more, blue: A does)</source>
             <translation>B − A（红：B 关注更多，蓝：A 关注更多）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="86" />
+            <location filename="../../viz_app/widgets/inspector.py" line="82" />
             <source>decoder layer {index}</source>
             <translation>解码器第 {index} 层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="123" />
+            <location filename="../../viz_app/widgets/inspector.py" line="119" />
             <source>source {src:,}, target {tgt:,} tokens</source>
             <translation>源端 {src:,} 个词元，目标端 {tgt:,} 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="127" />
+            <location filename="../../viz_app/widgets/inspector.py" line="123" />
             <source>{heads} of {size} dimensions</source>
             <translation>{heads} 个，每个 {size} 维</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="288" />
+            <location filename="../../viz_app/widgets/inspector.py" line="284" />
             <source>encoder</source>
             <translation>编码器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="288" />
+            <location filename="../../viz_app/widgets/inspector.py" line="284" />
             <source>decoder</source>
             <translation>解码器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="451" />
+            <location filename="../../viz_app/widgets/inspector.py" line="447" />
             <source>{name} — {group}, {count:,} values: mean {mean:.4g}, std {std:.4g}, min {min:.4g}, max {max:.4g}</source>
             <translation>{name} — {group}，共 {count:,} 个值：均值 {mean:.4g}，标准差 {std:.4g}，最小值 {min:.4g}，最大值 {max:.4g}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="564" />
+            <location filename="../../viz_app/widgets/inspector.py" line="560" />
             <source>largest change in this head: {value:.3g}; in all {kind} maps: {all:.3g} ({how})</source>
             <translation>该头的最大变化：{value:.3g}；所有{kind}图中的最大变化：{all:.3g}（{how}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="85" />
+            <location filename="../../viz_app/widgets/inspector.py" line="81" />
             <source>encoder layer {index}</source>
             <translation>编码器第 {index} 层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="136" />
+            <location filename="../../viz_app/widgets/inspector.py" line="132" />
             <source>size ({dtype})</source>
             <translation>大小（{dtype}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="554" />
+            <location filename="../../viz_app/widgets/inspector.py" line="550" />
             <source>A: {name} ({where})</source>
             <translation>A：{name}（{where}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="556" />
+            <location filename="../../viz_app/widgets/inspector.py" line="552" />
             <source>B: {name} ({where})</source>
             <translation>B：{name}（{where}）</translation>
+        </message>
+        <message>
+            <source>Encoder self-attention</source>
+            <translation type="vanished">编码器自注意力</translation>
+        </message>
+        <message>
+            <source>Decoder self-attention</source>
+            <translation type="vanished">解码器自注意力</translation>
+        </message>
+        <message>
+            <source>Cross-attention</source>
+            <translation type="vanished">交叉注意力</translation>
         </message>
         <message>
             <source>B − A</source>
@@ -3374,97 +3368,82 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>ReportDialog</name>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="32" />
-            <source>encoder self</source>
-            <translation>编码器自注意力</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="33" />
-            <source>decoder self</source>
-            <translation>解码器自注意力</translation>
-        </message>
-        <message>
             <location filename="../../viz_app/window/report_dialog.py" line="34" />
-            <source>cross</source>
-            <translation>交叉注意力</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="38" />
             <source>entropy</source>
             <translation>熵</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="39" />
+            <location filename="../../viz_app/window/report_dialog.py" line="35" />
             <source>max weight</source>
             <translation>最大权重</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="40" />
+            <location filename="../../viz_app/window/report_dialog.py" line="36" />
             <source>distance</source>
             <translation>距离</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="41" />
+            <location filename="../../viz_app/window/report_dialog.py" line="37" />
             <source>on &lt;eos&gt;</source>
             <translation>落在 &lt;eos&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="42" />
+            <location filename="../../viz_app/window/report_dialog.py" line="38" />
             <source>monotonic</source>
             <translation>单调性</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="43" />
+            <location filename="../../viz_app/window/report_dialog.py" line="39" />
             <source>coverage</source>
             <translation>覆盖度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="44" />
+            <location filename="../../viz_app/window/report_dialog.py" line="40" />
             <source>AER</source>
             <translation>AER</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="45" />
+            <location filename="../../viz_app/window/report_dialog.py" line="41" />
             <source>Δ log p off</source>
             <translation>关闭后 Δ log p</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="71" />
+            <location filename="../../viz_app/window/report_dialog.py" line="67" />
             <source>attention</source>
             <translation>注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="71" />
+            <location filename="../../viz_app/window/report_dialog.py" line="67" />
             <source>layer</source>
             <translation>层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="71" />
+            <location filename="../../viz_app/window/report_dialog.py" line="67" />
             <source>head</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="85" />
+            <location filename="../../viz_app/window/report_dialog.py" line="81" />
             <source>Show in the window</source>
             <translation>在主窗口中显示</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="102" />
+            <location filename="../../viz_app/window/report_dialog.py" line="98" />
             <source>Every head over the corpus; pick one to see the sentences where it behaves most unusually (entropy farthest from its mean).</source>
             <translation>语料库上每个头的统计；选中一个头，可查看它表现最反常的句子（熵离它的平均值最远）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="67" />
+            <location filename="../../viz_app/window/report_dialog.py" line="63" />
             <source>Report card: {folder}</source>
             <translation>报告卡：{folder}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="148" />
+            <location filename="../../viz_app/window/report_dialog.py" line="144" />
             <source>{kind}, layer {layer}, head {head}: mean entropy {mean}</source>
             <translation>{kind}，第 {layer} 层，头 {head}：平均熵 {mean}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="152" />
+            <location filename="../../viz_app/window/report_dialog.py" line="148" />
             <source>sentence {n}, entropy {entropy}:
 {source}
 → {target}</source>
@@ -3473,9 +3452,21 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
 → {target}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/report_dialog.py" line="158" />
+            <location filename="../../viz_app/window/report_dialog.py" line="154" />
             <source>No sentence recorded for this head</source>
             <translation>这个头没有记录到句子</translation>
+        </message>
+        <message>
+            <source>encoder self</source>
+            <translation type="vanished">编码器自注意力</translation>
+        </message>
+        <message>
+            <source>decoder self</source>
+            <translation type="vanished">解码器自注意力</translation>
+        </message>
+        <message>
+            <source>cross</source>
+            <translation type="vanished">交叉注意力</translation>
         </message>
     </context>
     <context>
@@ -3567,29 +3558,44 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>State</name>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="28" />
+            <location filename="../../viz_app/scope/state.py" line="41" />
             <source>Encoder self-attention</source>
             <translation>编码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="29" />
+            <location filename="../../viz_app/scope/state.py" line="42" />
+            <source>encoder</source>
+            <translation>编码器</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/state.py" line="43" />
             <source>Decoder self-attention (masked)</source>
             <translation>解码器自注意力（带掩码）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="30" />
-            <source>Cross-attention (decoder → encoder)</source>
-            <translation>交叉注意力（解码器 → 编码器）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/scope/state.py" line="35" />
+            <location filename="../../viz_app/scope/state.py" line="43" />
             <source>Decoder self-attention</source>
             <translation>解码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="36" />
+            <location filename="../../viz_app/scope/state.py" line="44" />
+            <source>decoder</source>
+            <translation>解码器</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/state.py" line="45" />
+            <source>Cross-attention (decoder → encoder)</source>
+            <translation>交叉注意力（解码器 → 编码器）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/state.py" line="45" />
             <source>Cross-attention</source>
             <translation>交叉注意力</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/state.py" line="46" />
+            <source>cross</source>
+            <translation>交叉</translation>
         </message>
     </context>
     <context>
@@ -3709,369 +3715,366 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>TrainingView</name>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="53" />
-            <source>Cross-attention</source>
-            <translation>交叉注意力</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/training.py" line="50" />
-            <source>Encoder self-attention</source>
-            <translation>编码器自注意力</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/training.py" line="52" />
-            <source>Decoder self-attention</source>
-            <translation>解码器自注意力</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/training.py" line="58" />
+            <location filename="../../viz_app/widgets/training.py" line="51" />
             <source>tiny</source>
             <translation>微型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="58" />
+            <location filename="../../viz_app/widgets/training.py" line="51" />
             <source>small</source>
             <translation>小型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="64" />
+            <location filename="../../viz_app/widgets/training.py" line="57" />
             <source>copy (output = input)</source>
             <translation>复制（输出 = 输入）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="65" />
+            <location filename="../../viz_app/widgets/training.py" line="58" />
             <source>reverse the sequence</source>
             <translation>反转序列</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="66" />
+            <location filename="../../viz_app/widgets/training.py" line="59" />
             <source>sort the symbols</source>
             <translation>符号排序</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="67" />
+            <location filename="../../viz_app/widgets/training.py" line="60" />
             <source>English → French (toy grammar)</source>
             <translation>英语 → 法语（教学用小语法）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="68" />
+            <location filename="../../viz_app/widgets/training.py" line="61" />
             <source>English → Chinese (toy grammar)</source>
             <translation>英语 → 中文（教学用小语法）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="113" />
+            <location filename="../../viz_app/widgets/training.py" line="106" />
             <source>TSV file…</source>
             <translation>TSV 文件…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="114" />
+            <location filename="../../viz_app/widgets/training.py" line="107" />
             <source>What to learn: a demo task, or your own file of source&lt;TAB&gt;target lines</source>
             <translation>学习什么：一个演示任务，或你自己的文件（每行为 源句&lt;TAB&gt;目标句）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="123" />
+            <location filename="../../viz_app/widgets/training.py" line="116" />
             <source>Model size: tiny trains in seconds on a CPU; small learns the translation tasks better</source>
             <translation>模型规模：微型在 CPU 上几秒钟就能训练完；小型能更好地学会翻译任务</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="130" />
+            <location filename="../../viz_app/widgets/training.py" line="123" />
             <source>Passes over the training sentences</source>
             <translation>遍历全部训练句子的次数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="135" />
+            <location filename="../../viz_app/widgets/training.py" line="128" />
             <source> steps</source>
             <translation> 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="136" />
+            <location filename="../../viz_app/widgets/training.py" line="129" />
             <source>Redraw the probe sentence's attention every this many training steps</source>
             <translation>每隔这么多个训练步，重绘一次探针句的注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="150" />
+            <location filename="../../viz_app/widgets/training.py" line="143" />
             <source>Start</source>
             <translation>开始</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="151" />
+            <location filename="../../viz_app/widgets/training.py" line="144" />
             <source>Train a new model from scratch on the chosen task</source>
             <translation>在所选任务上从零训练一个新模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="152" />
+            <location filename="../../viz_app/widgets/training.py" line="145" />
             <source>Pause</source>
             <translation>暂停</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="153" />
+            <location filename="../../viz_app/widgets/training.py" line="146" />
             <source>Pause or resume training</source>
             <translation>暂停或继续训练</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="154" />
+            <location filename="../../viz_app/widgets/training.py" line="147" />
             <source>Stop</source>
             <translation>停止</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="155" />
+            <location filename="../../viz_app/widgets/training.py" line="148" />
             <source>End the run after the current step</source>
             <translation>在当前步完成后结束训练</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="156" />
+            <location filename="../../viz_app/widgets/training.py" line="149" />
             <source>Save checkpoint…</source>
             <translation>保存检查点…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="157" />
+            <location filename="../../viz_app/widgets/training.py" line="150" />
             <source>Write the best model so far (lowest validation loss; the current one before the first epoch ends) to a .safetensors file</source>
             <translation>把目前最好的模型（验证集损失最低者；第一轮结束前则为当前模型）写入 .safetensors 文件</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="193" />
+            <location filename="../../viz_app/widgets/training.py" line="186" />
             <source>Which attention of the probe sentence to show</source>
             <translation>显示探针句的哪一种注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="194" />
+            <location filename="../../viz_app/widgets/training.py" line="187" />
             <source>Layer (the last one learns the clearest alignment)</source>
             <translation>层（最后一层学到的对齐最清晰）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="195" />
+            <location filename="../../viz_app/widgets/training.py" line="188" />
             <source>One head, or the mean of all heads</source>
             <translation>单个注意力头，或所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="355" />
+            <location filename="../../viz_app/widgets/training.py" line="348" />
             <source>Choose a training corpus</source>
             <translation>选择训练语料</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="356" />
+            <location filename="../../viz_app/widgets/training.py" line="349" />
             <source>Tab-separated text (*.tsv *.txt);;All files (*)</source>
             <translation>制表符分隔文本 (*.tsv *.txt);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="365" />
+            <location filename="../../viz_app/widgets/training.py" line="358" />
             <source>Save the trained model</source>
             <translation>保存训练好的模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="366" />
+            <location filename="../../viz_app/widgets/training.py" line="359" />
             <source>Attention Scope checkpoint (*.safetensors)</source>
             <translation>Attention Scope 检查点 (*.safetensors)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="455" />
+            <location filename="../../viz_app/widgets/training.py" line="448" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="457" />
+            <location filename="../../viz_app/widgets/training.py" line="450" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="517" />
+            <location filename="../../viz_app/widgets/training.py" line="510" />
             <source>Choose a task and a size, then press Start to train a model from scratch.</source>
             <translation>选择任务和规模，然后点击“开始”，从零训练一个模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="140" />
+            <location filename="../../viz_app/widgets/training.py" line="133" />
             <source>Task:</source>
             <translation>任务：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="140" />
+            <location filename="../../viz_app/widgets/training.py" line="133" />
             <source>Size:</source>
             <translation>规模：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="141" />
+            <location filename="../../viz_app/widgets/training.py" line="134" />
             <source>Epochs:</source>
             <translation>轮数：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="142" />
+            <location filename="../../viz_app/widgets/training.py" line="135" />
             <source>Redraw attention every:</source>
             <translation>注意力重绘间隔：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="178" />
+            <location filename="../../viz_app/widgets/training.py" line="171" />
             <source>Loss</source>
             <translation>损失</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="179" />
+            <location filename="../../viz_app/widgets/training.py" line="172" />
             <source>training step</source>
             <translation>训练步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="180" />
+            <location filename="../../viz_app/widgets/training.py" line="173" />
             <source>cross-entropy (nats / token)</source>
             <translation>交叉熵（nats / 词元）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="182" />
+            <location filename="../../viz_app/widgets/training.py" line="175" />
             <source>train loss</source>
             <translation>训练损失</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="184" />
+            <location filename="../../viz_app/widgets/training.py" line="177" />
             <source>validation loss</source>
             <translation>验证集损失</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="199" />
+            <location filename="../../viz_app/widgets/training.py" line="192" />
             <source>Map:</source>
             <translation>注意力图：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="199" />
+            <location filename="../../viz_app/widgets/training.py" line="192" />
             <source>Layer:</source>
             <translation>层：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="200" />
+            <location filename="../../viz_app/widgets/training.py" line="193" />
             <source>Head:</source>
             <translation>头：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="377" />
+            <location filename="../../viz_app/widgets/training.py" line="370" />
             <source>Resume</source>
             <translation>继续</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="451" />
+            <location filename="../../viz_app/widgets/training.py" line="444" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="451" />
+            <location filename="../../viz_app/widgets/training.py" line="444" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="456" />
+            <location filename="../../viz_app/widgets/training.py" line="449" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="459" />
+            <location filename="../../viz_app/widgets/training.py" line="452" />
             <source>{kind} · L{layer} · {head} · step {step}</source>
             <translation>{kind} · L{layer} · {head} · 第 {step} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="519" />
+            <location filename="../../viz_app/widgets/training.py" line="512" />
             <source>Preparing the task and building the model…</source>
             <translation>正在准备任务并构建模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="541" />
+            <location filename="../../viz_app/widgets/training.py" line="534" />
             <source>The probe sentence's attention appears here after the first step.</source>
             <translation>第一步完成后，探针句的注意力将显示在这里。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="543" />
+            <location filename="../../viz_app/widgets/training.py" line="536" />
             <source>Start a run to watch the attention of a held-out sentence form as the model learns.</source>
             <translation>开始训练，观察一个留出句子的注意力如何随着模型的学习而形成。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="342" />
+            <location filename="../../viz_app/widgets/training.py" line="335" />
             <source>Saving the checkpoint to {path}…</source>
             <translation>正在把检查点保存到 {path}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="389" />
+            <location filename="../../viz_app/widgets/training.py" line="382" />
             <source>Probe (a held-out example): {source} → {target}</source>
             <translation>探针句（留出样例）：{source} → {target}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="427" />
+            <location filename="../../viz_app/widgets/training.py" line="420" />
             <source>Error: {message}</source>
             <translation>错误：{message}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="431" />
+            <location filename="../../viz_app/widgets/training.py" line="424" />
             <source>Checkpoint saved to {path}</source>
             <translation>检查点已保存到 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="435" />
+            <location filename="../../viz_app/widgets/training.py" line="428" />
             <source>Could not save the checkpoint: {message}</source>
             <translation>无法保存检查点：{message}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="457" />
+            <location filename="../../viz_app/widgets/training.py" line="450" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="494" />
+            <location filename="../../viz_app/widgets/training.py" line="487" />
             <source>epoch {epoch} / {epochs}</source>
             <translation>第 {epoch} / {epochs} 轮</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="495" />
+            <location filename="../../viz_app/widgets/training.py" line="488" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="497" />
+            <location filename="../../viz_app/widgets/training.py" line="490" />
             <source>{rate} tokens/s</source>
             <translation>{rate} 词元/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="500" />
+            <location filename="../../viz_app/widgets/training.py" line="493" />
             <source>train loss {loss}</source>
             <translation>训练损失 {loss}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="503" />
+            <location filename="../../viz_app/widgets/training.py" line="496" />
             <source>lr {lr}</source>
             <translation>学习率 {lr}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="504" />
+            <location filename="../../viz_app/widgets/training.py" line="497" />
             <source>elapsed {time}</source>
             <translation>已用时 {time}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="471" />
+            <location filename="../../viz_app/widgets/training.py" line="464" />
             <source>layer {layer}</source>
             <translation>第 {layer} 层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="502" />
+            <location filename="../../viz_app/widgets/training.py" line="495" />
             <source>best validation loss {loss}</source>
             <translation>最佳验证集损失 {loss}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="521" />
+            <location filename="../../viz_app/widgets/training.py" line="514" />
             <source>Training “{task}” ({size}, {params} parameters) on {device} with {n} sentences.</source>
             <translation>正在 {device} 上用 {n} 个句子训练“{task}”（{size}，{params} 个参数）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="527" />
+            <location filename="../../viz_app/widgets/training.py" line="520" />
             <source>Stopping after the current step…</source>
             <translation>将在当前步完成后停止…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="525" />
+            <location filename="../../viz_app/widgets/training.py" line="518" />
             <source>Paused at step {step}. Resume to go on, or save a checkpoint.</source>
             <translation>已在第 {step} 步暂停。点击“继续”接着训练，或保存检查点。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="529" />
+            <location filename="../../viz_app/widgets/training.py" line="522" />
             <source>Stopped at step {step}.</source>
             <translation>已在第 {step} 步停止。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/training.py" line="531" />
+            <location filename="../../viz_app/widgets/training.py" line="524" />
             <source>Finished after {step} steps.</source>
             <translation>训练完成，共 {step} 步。</translation>
+        </message>
+        <message>
+            <source>Cross-attention</source>
+            <translation type="vanished">交叉注意力</translation>
+        </message>
+        <message>
+            <source>Encoder self-attention</source>
+            <translation type="vanished">编码器自注意力</translation>
+        </message>
+        <message>
+            <source>Decoder self-attention</source>
+            <translation type="vanished">解码器自注意力</translation>
         </message>
     </context>
     <context>

@@ -82,10 +82,6 @@ class AppSettings:
         """Every problem met so far, in the UI language ("" when there is none)."""
         return " ".join(self._problems.values())
 
-    def problem_kinds(self) -> tuple[str, ...]:
-        """The kinds met so far (see :data:`PROBLEM_KINDS`), in the order they were met."""
-        return tuple(self._problems)
-
     def on_problem(self, callback: Callable[[str], None]) -> None:
         """Call ``callback(problem)`` at once if there is a problem already, then once for each new kind."""
         self._listeners.append(callback)

@@ -10,6 +10,7 @@ arrays, strings, frozen dataclasses); no tensor ever reaches the GUI.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
@@ -23,17 +24,26 @@ from viz_app.i18n import N_, tr_marked
 
 #: how decoder rows are labelled: by the token they predict (the default) or by the decoder input
 ROW_LABEL_MODES: tuple[str, ...] = ("predicted", "input")
-#: kind -> marked display title (show it with :func:`kind_title`; the keys are what code and settings use)
-KIND_TITLES: dict[str, tuple[str, str]] = {
-    "encoder_self": N_("State", "Encoder self-attention"),
-    "decoder_self": N_("State", "Decoder self-attention (masked)"),
-    "cross": N_("State", "Cross-attention (decoder → encoder)"),
-}
-#: kind -> marked short name, for selectors where the title's parenthesis would not fit (:func:`kind_short_title`)
-KIND_SHORT_TITLES: dict[str, tuple[str, str]] = {
-    "encoder_self": N_("State", "Encoder self-attention"),
-    "decoder_self": N_("State", "Decoder self-attention"),
-    "cross": N_("State", "Cross-attention"),
+
+
+class KindNames(NamedTuple):
+    """The marked names of one attention kind (shown with :func:`kind_title`, :func:`kind_short_title`,
+    :func:`kind_abbreviation`)."""
+
+    title: tuple[str, str]  # a view's title
+    short: tuple[str, str]  # selectors and sentences, where the title's parenthesis would not fit
+    abbreviation: tuple[str, str]  # a head's name in summaries and tables ("cross L1 H0")
+
+
+#: kind -> its names: the one table of what the window calls the attention kinds (the keys are what code and
+#: settings use)
+KIND_NAMES: dict[str, KindNames] = {
+    "encoder_self": KindNames(N_("State", "Encoder self-attention"), N_("State", "Encoder self-attention"),
+                              N_("State", "encoder")),
+    "decoder_self": KindNames(N_("State", "Decoder self-attention (masked)"), N_("State", "Decoder self-attention"),
+                              N_("State", "decoder")),
+    "cross": KindNames(N_("State", "Cross-attention (decoder → encoder)"), N_("State", "Cross-attention"),
+                       N_("State", "cross")),
 }
 # which masks can block anything in which map (the others are disabled in the UI)
 OVERLAYS_FOR_KIND: dict[str, tuple[str, ...]] = {
@@ -45,12 +55,17 @@ OVERLAYS_FOR_KIND: dict[str, tuple[str, ...]] = {
 
 def kind_title(kind: str) -> str:
     """The display title of an attention kind, in the UI language (e.g. "Cross-attention (decoder → encoder)")."""
-    return tr_marked(KIND_TITLES[kind])
+    return tr_marked(KIND_NAMES[kind].title)
 
 
 def kind_short_title(kind: str) -> str:
     """The short display name of an attention kind, in the UI language (e.g. "Cross-attention")."""
-    return tr_marked(KIND_SHORT_TITLES[kind])
+    return tr_marked(KIND_NAMES[kind].short)
+
+
+def kind_abbreviation(kind: str) -> str:
+    """The one-word name of an attention kind in a head's name, in the UI language (e.g. "cross" in "cross L1 H0")."""
+    return tr_marked(KIND_NAMES[kind].abbreviation)
 
 
 #: what a long sentence's heatmap can show: its maps are computed when shown, and the scores, the rollout, the
@@ -216,10 +231,6 @@ class AppState(QObject):
         if self.trace is not None:
             return int(self.trace.attention(kind).shape[1])
         return self.model.n_heads if self.model is not None else 0
-
-    def step_view(self) -> Trace | None:
-        """The trace as it stood after ``step`` decoding steps (numpy views, no copies)."""
-        return self.trace.at_step(self.step) if self.trace is not None else None
 
     def beams_at_step(self) -> tuple[Beam, ...]:
         """Live beams after ``step`` steps (history is indexed by steps taken minus one)."""
@@ -414,10 +425,6 @@ class AppState(QObject):
         if mode != self.row_labels:
             self._put(view={**self._scope.view, "row_labels": mode})
             self.displayChanged.emit()
-
-    @property
-    def wants_scores(self) -> bool:
-        return self.view_mode == "scores"
 
     def set_overlay(self, name: str, on: bool) -> None:
         if name not in OVERLAYS:

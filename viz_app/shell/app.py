@@ -6,37 +6,27 @@ model path (so a file manager's "open with" works); ``--device cpu|cuda|mps`` fo
 (a 24 + 24-layer model of d_model 1,024 stays under 3 GB at 4,096 tokens; the maps are then
 bfloat16's). Qt's own options (``-platform offscreen`` …) are passed through to Qt untouched.
 
-Start-up probe (``benchmarks/bench_startup.py``): with ``ATTENTION_SCOPE_STARTUP_PROBE=1`` the app
-prints ``window-shown <s>`` once the main window has been painted, ``model-loaded <s>`` when the
-worker reports the model loaded, and ``first-heatmap <s>`` once the heatmap has painted the first
-trace (each line ends ``torch-loaded=no|importing|yes``), then quits. ``<s>`` is seconds of
-``time.perf_counter()`` since ``ATTENTION_SCOPE_STARTUP_T0`` (the parent's ``perf_counter()`` just
-before it started this process: the clock is system-wide), else since this module was imported.
 This module imports nothing but the standard library at module level, so ``viz_app.shell.desktop`` can
 read its constants.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
-import os
 import sys
-import time
 import warnings
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
-_IMPORTED_AT = time.perf_counter()
+from viz_app.shell.identity import APP_NAME, DESKTOP_FILE, ORGANIZATION
 
-from viz_app.shell.identity import APP_NAME, DESKTOP_FILE, ORGANIZATION  # noqa: E402  (re-exported: tests, desktop)
-
-PROBE_ENV = "ATTENTION_SCOPE_STARTUP_PROBE"
-PROBE_T0_ENV = "ATTENTION_SCOPE_STARTUP_T0"
-PROBE_TIMEOUT_ENV = "ATTENTION_SCOPE_STARTUP_PROBE_TIMEOUT"  # seconds before the probe gives up (exit status 3)
-# Qt options that take a value: their value is not our model path
-_QT_OPTIONS_WITH_VALUE = {"-platform", "-platformpluginpath", "-platformtheme", "-plugin", "-qwindowgeometry",
-                          "-qwindowtitle", "-qwindowicon", "-style", "-stylesheet", "-display", "-geometry", "-title",
-                          "-name", "-session", "-qmljsdebugger", "-graphicssystem"}
+#: Qt's own command-line options (QGuiApplication / QApplication), passed to Qt untouched: those that take a value
+QT_OPTIONS_WITH_VALUE = ("-platform", "-platformpluginpath", "-platformtheme", "-plugin", "-qwindowgeometry",
+                         "-qwindowtitle", "-qwindowicon", "-style", "-stylesheet", "-display", "-geometry", "-title",
+                         "-name", "-session", "-qmljsdebugger", "-graphicssystem")
+#: and those without a value
+QT_FLAGS = ("-reverse", "-nograb", "-dograb", "-sync", "-widgetcount", "-testability")
 
 
 class WindowArgs(NamedTuple):
@@ -50,46 +40,84 @@ class WindowArgs(NamedTuple):
     presenter: bool = False
     language: str | None = None
 
+    def argv(self) -> list[str]:
+        """These arguments as :func:`run` takes them (the model first)."""
+        named = [(flag, value) for flag, value in (("--device", self.device), ("--dtype", self.dtype),
+                                                   ("--language", self.language)) if value is not None]
+        return ([self.model] if self.model is not None else []) + [part for pair in named for part in pair] + \
+            (["--presenter"] if self.presenter else []) + self.qt_args
 
-#: the window's own options that take a value, as ``--name value`` or ``--name=value``
-_WINDOW_OPTIONS = ("--device", "--dtype", "--language")
+
+class WindowArgsError(ValueError):
+    """An argument the window cannot take, named by ``argument``: ``problem`` is "no-value" (an option given without
+    its value), "second" (a second model or session: the window opens one) or "unknown" (anything else)."""
+
+    def __init__(self, argument: str, problem: str) -> None:
+        super().__init__(f"{argument}: {problem}")
+        self.argument, self.problem = argument, problem
+
+
+class _QtOption(argparse.Action):
+    """Keeps a Qt option, and its value when it takes one, in ``qt_args`` in the order given."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        namespace.qt_args += [option_string, values] if self.nargs is None else [option_string]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's exit (an ambiguous "-p"): the option is one the window does not take
+        raise WindowArgsError(message.split()[2] if message.startswith("ambiguous option: ") else message, "unknown")
+
+
+def _window_parser() -> argparse.ArgumentParser:
+    """The window's options, Qt's own among them (argparse's help and exit are the command line's, not the window's)."""
+    parser = _Parser(prog="attention-scope", add_help=False, allow_abbrev=False, exit_on_error=False)
+    parser.add_argument("path", nargs="?")  # a file manager's "open with"
+    parser.add_argument("--model", dest="named", action="append", default=[])  # a bundled model's name works here
+    parser.add_argument("--session", dest="named", action="append", default=[])  # the window tells one from the other
+    parser.add_argument("--device")
+    parser.add_argument("--dtype")
+    parser.add_argument("--language")
+    parser.add_argument("--presenter", action="store_true")
+    for option in QT_OPTIONS_WITH_VALUE:
+        parser.add_argument(option, action=_QtOption, dest=argparse.SUPPRESS, default=argparse.SUPPRESS)
+    for flag in QT_FLAGS:
+        parser.add_argument(flag, action=_QtOption, nargs=0, dest=argparse.SUPPRESS, default=argparse.SUPPRESS)
+    return parser
+
+
+def read_args(argv: Sequence[str]) -> tuple[WindowArgs, str | None, str | None]:
+    """(the window's arguments, the model given as a path rather than with ``--model`` / ``--session`` or None, a
+    second model or None): what the launcher checks before it opens the window. :class:`WindowArgsError` names the
+    first argument that is no option of the window's or Qt's, or an option without its value."""
+    try:
+        ns, rest = _window_parser().parse_known_args(list(argv), argparse.Namespace(qt_args=[]))
+    except argparse.ArgumentError as exc:
+        raise WindowArgsError(exc.argument_name or str(exc), "no-value") from None
+    if rest:
+        raise WindowArgsError(rest[0], "unknown")
+    models = [*([ns.path] if ns.path is not None else []), *ns.named]
+    args = WindowArgs(models[0] if models else None, ns.device, ns.dtype, ns.qt_args, ns.presenter, ns.language)
+    return args, ns.path, models[1] if len(models) > 1 else None
 
 
 def parse_args(argv: Sequence[str]) -> WindowArgs:
-    """The model path (the first positional argument), ``--device``, ``--dtype``, ``--presenter``, ``--language`` and
-    Qt's arguments."""
-    model: str | None = None
-    presenter = False
-    values: dict[str, str] = {}
-    qt_args: list[str] = []
-    args = list(argv)
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        name, eq, value = arg.partition("=")
-        if name in _WINDOW_OPTIONS and (eq or i + 1 < len(args)):
-            values[name] = value if eq else args[i + 1]
-            i += 1 if eq else 2
-            continue
-        if arg in _QT_OPTIONS_WITH_VALUE and i + 1 < len(args):
-            qt_args += [arg, args[i + 1]]
-            i += 2
-            continue
-        if arg == "--presenter":
-            presenter = True
-        elif arg.startswith("-"):
-            qt_args.append(arg)
-        elif model is None:
-            model = arg
-        i += 1
-    return WindowArgs(model, values.get("--device"), values.get("--dtype"), qt_args, presenter, values.get("--language"))
+    """The model (a path, or ``--model`` / ``--session``), ``--device``, ``--dtype``, ``--presenter``, ``--language``
+    and Qt's own options; :class:`WindowArgsError` names the first argument the window cannot take."""
+    args, _path, second = read_args(argv)
+    if second is not None:
+        raise WindowArgsError(second, "second")
+    return args
 
 
-def run(argv: Sequence[str] = (), import_options: dict | None = None) -> int:
+def run(argv: Sequence[str] = (), import_options: dict | None = None,
+        on_window: Callable[[Any], None] | None = None) -> int:
     """Open the window (on ``argv[0]``'s model when given) and run the event loop; returns the exit code.
 
     ``import_options`` (the launcher's ``--heads``, ``--bos``… flags) are remembered for that model before the window
-    opens it, as answers given in its dialog are, so it opens without asking them.
+    opens it, as answers given in its dialog are, so it opens without asking them. ``on_window`` is called with the
+    main window once it is built, before it is shown: a harness's hook (``benchmarks/startup_probe.py`` times the
+    first paints with it), so that nothing of a benchmark lives in the window.
     """
     from PySide6.QtWidgets import QApplication
 
@@ -121,15 +149,14 @@ def run(argv: Sequence[str] = (), import_options: dict | None = None) -> int:
     window = MainWindow(settings, model=model, device=device, dtype=dtype, language=language)
     _settle_after_first_answer(window, collector)
     holder = _WindowHolder(window, settings, device, on_new_window=lambda w: _settle_after_first_answer(w, collector))
-    probe = _StartupProbe.install(app, window) if os.environ.get(PROBE_ENV, "") not in ("", "0") else None
+    if on_window is not None:
+        on_window(window)
     window.show()
     if presenter:
         window.act_presenter.setChecked(True)  # a classroom shortcut: straight to the projector layout
     try:
         return int(app.exec())
     finally:
-        if probe is not None:
-            probe.remove()
         holder.window.shutdown()
         collector.stop()
 
@@ -236,107 +263,3 @@ def _detach_receivers(host) -> None:
             warnings.simplefilter("ignore", RuntimeWarning)
             with contextlib.suppress(RuntimeError, TypeError, SystemError):
                 getattr(host, name).disconnect()
-
-
-def _probe_seconds() -> float:
-    """Seconds since the parent's ``perf_counter()`` in ``ATTENTION_SCOPE_STARTUP_T0``, else since import."""
-    try:
-        t0 = float(os.environ[PROBE_T0_ENV])
-    except (KeyError, ValueError):
-        t0 = _IMPORTED_AT
-    return time.perf_counter() - t0
-
-
-def _torch_state() -> str:
-    """'no', 'importing' (another thread is inside ``import torch``) or 'yes', without importing anything."""
-    module = sys.modules.get("torch")
-    if module is None:
-        return "no"
-    return "importing" if getattr(getattr(module, "__spec__", None), "_initializing", False) else "yes"
-
-
-class _StartupProbe:
-    """Prints when the window and then the first heatmap were painted, then quits (see the module docstring).
-
-    Why paint events rather than ``show()`` or a signal: the user sees the window when it has been
-    painted, and the heatmap when its image item has drawn a trace. The window's first paint is
-    stamped on the next event-loop turn (after all its children painted in the same pass); the
-    heatmap is stamped after its ``ImageItem.paint`` returns with a trace in the state.
-    """
-
-    def __init__(self, app, window) -> None:
-        from PySide6.QtCore import QEvent, QObject, QTimer
-
-        self.app = app
-        self.window = window
-        self.window_shown = False
-        self.heatmap_painted = False
-        self._patched: list = []
-
-        probe = self
-
-        class _PaintFilter(QObject):
-            def eventFilter(self, obj, event) -> bool:
-                if event.type() == QEvent.Type.Paint and not probe.window_shown:
-                    probe.window_shown = True
-                    QTimer.singleShot(0, probe._on_window_painted)
-                return False
-
-        self._filter = _PaintFilter(window)
-        window.installEventFilter(self._filter)
-        timeout_s = float(os.environ.get(PROBE_TIMEOUT_ENV, "120") or 120)
-        QTimer.singleShot(int(timeout_s * 1000), self._on_timeout)
-        self._wrap_heatmap_images()
-        self.model_loaded = False
-        host = getattr(window, "host", None)
-        if host is not None and hasattr(host, "modelLoaded"):  # WorkerHost lives in the GUI thread
-            host.modelLoaded.connect(self._on_model_loaded)
-
-    @classmethod
-    def install(cls, app, window) -> _StartupProbe:
-        return cls(app, window)
-
-    def _wrap_heatmap_images(self) -> None:
-        import pyqtgraph as pg
-
-        heatmap = getattr(self.window, "heatmap", None)
-        if heatmap is None:
-            return
-        for item in heatmap.plot_item().items:
-            if isinstance(item, pg.ImageItem):
-                original = item.paint
-
-                def paint(painter, *args, _original=original, _item=item) -> None:
-                    _original(painter, *args)
-                    if (not self.heatmap_painted and _item.image is not None
-                            and getattr(self.window.state, "trace", None) is not None):
-                        self.heatmap_painted = True
-                        self._emit("first-heatmap")
-                        from PySide6.QtCore import QTimer
-
-                        QTimer.singleShot(0, self.app.quit)
-
-                item.paint = paint
-                self._patched.append((item, original))
-
-    def _emit(self, label: str) -> None:
-        print(f"{label} {_probe_seconds():.6f} torch-loaded={_torch_state()}", flush=True)
-
-    def _on_window_painted(self) -> None:
-        self._emit("window-shown")
-
-    def _on_model_loaded(self, *_args) -> None:
-        if not self.model_loaded:
-            self.model_loaded = True
-            self._emit("model-loaded")
-
-    def _on_timeout(self) -> None:
-        if not self.heatmap_painted:
-            print(f"probe-timeout {_probe_seconds():.6f}", flush=True)
-            self.app.exit(3)
-
-    def remove(self) -> None:
-        self.window.removeEventFilter(self._filter)
-        for item, original in self._patched:
-            item.paint = original
-        self._patched.clear()

@@ -27,19 +27,12 @@ from collections.abc import Sequence
 
 #: the status of "no window can be opened here" (no display, missing system libraries): a usage error, as argparse's
 EXIT_NO_WINDOW = 2
-#: GUI options that take a value (both ``--device cpu`` and ``--device=cpu``)
-GUI_OPTIONS = ("--device", "--dtype", "--model", "--session", "--language")  # --session FILE: as export and render take it
-#: GUI options without a value
-GUI_FLAGS = frozenset({"--presenter"})
 #: what each window option takes and an example, for the line that says one was given without its value
 GUI_OPTION_VALUES = {"--device": ("auto, cpu, cuda or mps", "--device cpu"),
                      "--dtype": ("float32, bfloat16 or float16", "--dtype bfloat16"),
                      "--model": ("a bundled model's name or a path", "--model en-fr"),
                      "--session": ("a saved session", "--session lecture.scope.json"),
                      "--language": ("en or zh_CN", "--language zh_CN")}
-#: Qt's own command-line options without a value (QGuiApplication / QApplication); those with one are
-#: ``viz_app.shell.app._QT_OPTIONS_WITH_VALUE``
-QT_FLAGS = frozenset({"-reverse", "-nograb", "-dograb", "-sync", "-widgetcount", "-testability"})
 #: ``--dtype`` values (``model_core.devices.DTYPES`` and "auto", held equal by a test: that module imports torch)
 DTYPE_NAMES = ("auto", "float32", "bfloat16", "float16")
 #: ``--language`` values (``viz_app.i18n.LANGUAGES``' codes, held equal by a test: that module imports Qt)
@@ -50,40 +43,21 @@ DEVICE_PATTERN = re.compile(r"(auto|cpu|mps|cuda(:\d+)?)", re.IGNORECASE)
 
 def gui_arguments(argv: Sequence[str]) -> tuple[list[str] | None, str | None]:
     """(``argv`` as :func:`viz_app.shell.app.run` takes it, None) when it asks for the window, else (None, the first
-    argument that is not for the window; a window option itself when its value is missing)."""
-    from viz_app.shell.app import _QT_OPTIONS_WITH_VALUE
+    argument that is not for the window; a window option itself when its value is missing).
 
-    args = list(argv)
-    out: list[str] = []
-    model: str | None = None
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        name, eq, value = arg.partition("=")
-        if name in GUI_OPTIONS and not eq and (i + 1 == len(args) or args[i + 1].startswith("--")):
-            return None, name  # "--dtype" last, or followed by another option: its value is missing
-        if name in GUI_OPTIONS:
-            value = value if eq else args[i + 1]
-            if name in ("--model", "--session") and model is not None:
-                return None, arg  # a second model (or session)
-            if name in ("--model", "--session"):  # the window tells a session from a model by its content
-                model = value
-            else:
-                out += [name, value]
-            i += 1 if eq else 2
-            continue
-        if arg in _QT_OPTIONS_WITH_VALUE and i + 1 < len(args):
-            out += [arg, args[i + 1]]
-            i += 2
-            continue
-        if arg in QT_FLAGS or arg in GUI_FLAGS:
-            out.append(arg)
-        elif arg.startswith("-") or model is not None or not os.path.exists(arg):
-            return None, arg  # an option of the parser (--help…), a second path, or a word that is not a path
-        else:
-            model = arg
-        i += 1
-    return ([model] if model is not None else []) + out, None
+    The window's own parser (:func:`viz_app.shell.app.read_args`) reads them; a model given as a bare word must be an
+    existing file or folder (a bundled name needs ``--model``: a bare word could be a mistyped command)."""
+    from viz_app.shell.app import WindowArgsError, read_args
+
+    try:
+        args, path, second = read_args(argv)
+    except WindowArgsError as exc:
+        return None, exc.argument
+    if path is not None and not os.path.exists(path):
+        return None, path
+    if second is not None:
+        return None, second
+    return args.argv(), None
 
 
 def window_option_problem(gui: Sequence[str]) -> str | None:

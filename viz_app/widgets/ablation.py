@@ -32,18 +32,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from viz_app.i18n import N_, quoted, tr, tr_marked
-from viz_app.scope.state import KINDS, kind_short_title
+from viz_app.i18n import quoted, tr
+from viz_app.scope.state import KINDS, kind_abbreviation, kind_short_title
 from viz_app.widgets.heatmap import display_token
 from viz_app.widgets.next_token import empty_bars, format_prob, probability_plot
 
 Head = tuple[str, int, int]
-#: kind -> marked short name used in the one-line summary ("cross L1 H0")
-KIND_ABBREVIATIONS: dict[str, tuple[str, str]] = {
-    "encoder_self": N_("Ablation", "encoder"),
-    "decoder_self": N_("Ablation", "decoder"),
-    "cross": N_("Ablation", "cross"),
-}
 #: how many heads the summary names before "…"
 SUMMARY_NAMES = 6
 #: a switched-off head (checked button): struck through on red, readable on light and dark themes
@@ -57,7 +51,7 @@ BAR_HEIGHT = 0.38
 
 def head_name(kind: str, layer: int, head: int) -> str:
     """``cross L1 H0`` in the UI language."""
-    return tr("Ablation", "{kind} L{layer} H{head}").format(kind=tr_marked(KIND_ABBREVIATIONS[kind]), layer=layer, head=head)
+    return tr("Ablation", "{kind} L{layer} H{head}").format(kind=kind_abbreviation(kind), layer=layer, head=head)
 
 
 def ablation_summary(heads: Iterable[Head], positional: bool) -> str:
@@ -105,7 +99,7 @@ class AblationPanel(QWidget):
         self._grids = QWidget()
         self._grids_layout = QVBoxLayout(self._grids)
         self._grids_layout.setContentsMargins(0, 0, 0, 0)
-        # shown in full: the dock scrolls as a whole (a scroll box inside it showed 2–3 rows of heads, issue 18)
+        # shown in full: the dock scrolls as a whole (a scroll box inside it showed 2–3 rows of heads)
 
         self.positional = QCheckBox(tr("Ablation", "Positional encoding off"))
         self.positional.setToolTip(tr("Ablation", "Run the model without its position information: "

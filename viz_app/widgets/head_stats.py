@@ -6,7 +6,7 @@ click on a column. The statistics are :mod:`model_core.analysis`'s, computed by 
 paint path (:func:`~model_core.analysis.all_head_stats`); this widget only draws them.
 
 The grid is ONE ``ImageItem`` (C-contiguous float32, fixed levels, 256-entry lookup table: the fast
-path of shared/DESIGN.md) drawn with the metric's FIXED range (:func:`~model_core.analysis.metric_range`),
+path of docs/DEPENDENCIES.md) drawn with the metric's FIXED range (:func:`~model_core.analysis.metric_range`),
 so a colour means the same value at every step; the numbers in the cells are painted by one item
 that skips them when the cells are too small to hold them.
 """

@@ -2,7 +2,7 @@
 
 Speed is the design constraint (a head switch must repaint within one 60 Hz frame), so the matrix is
 one ``ImageItem`` fed C-contiguous float32 with fixed levels and a 256-entry lookup table (the
-fast path measured in shared/DESIGN.md); the overlays are one more RGBA ``ImageItem``; axis labels
+fast path measured in docs/DEPENDENCIES.md); the overlays are one more RGBA ``ImageItem``; axis labels
 are only touched when the tokens change, not on every head switch.
 """
 
@@ -85,7 +85,7 @@ OVERLAY_LABELS: dict[str, tuple[str, str]] = {
     "causal": N_("Overlays", "causal"),
     "combined": N_("Overlays", "combined"),
 }
-OVERLAY_ALPHA = 255  # opaque: blended with the map, a mask colour became an attention colour (issue 18)
+OVERLAY_ALPHA = 255  # opaque: blended with the map, a mask colour became an attention colour
 
 
 def overlay_label(name: str) -> str:

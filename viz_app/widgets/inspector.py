@@ -47,17 +47,13 @@ from PySide6.QtWidgets import (
 
 from model_core.vocab import KINDS
 from viz_app.i18n import N_, tr, tr_marked
+from viz_app.scope.state import kind_short_title
 from viz_app.widgets.colormaps import DIVERGING_NAME, diverging_lookup_table, get_colormap
 from viz_app.widgets.heatmap import AttentionHeatmap, TokenAxis, thinned_labels
 
 if TYPE_CHECKING:  # only for type hints: the widget receives these objects, it never imports model_core at run time
     from model_core.inspection import ArchitectureSummary, ComparisonResult, ParameterDistributions
 
-KIND_NAMES: dict[str, tuple[str, str]] = {
-    "encoder_self": N_("ModelInspector", "Encoder self-attention"),
-    "decoder_self": N_("ModelInspector", "Decoder self-attention"),
-    "cross": N_("ModelInspector", "Cross-attention"),
-}
 #: model_core.inspection group names -> marked display names ("encoder layer N" is handled apart)
 GROUP_NAMES: dict[str, tuple[str, str]] = {
     "source embedding": N_("ModelInspector", "source embedding"),
@@ -318,7 +314,7 @@ class ModelInspector(QWidget):
         self.compare_button.clicked.connect(self.compareRequested)
         self.kind_combo = QComboBox()
         for kind in KINDS:
-            self.kind_combo.addItem(tr_marked(KIND_NAMES[kind]), kind)
+            self.kind_combo.addItem(kind_short_title(kind), kind)
         self.layer_spin = QSpinBox()
         self.head_spin = QSpinBox()
         self.kind_combo.currentIndexChanged.connect(self._on_controls_changed)
@@ -562,7 +558,7 @@ class ModelInspector(QWidget):
         how = (tr("ModelInspector", "both teacher-forced on the typed target") if result.teacher_forced
                else tr("ModelInspector", "both teacher-forced on A's greedy translation"))
         self.compare_info.setText(tr("ModelInspector", "largest change in this head: {value:.3g}; in all {kind} maps: {all:.3g} "
-                                     "({how})").format(value=largest, kind=tr_marked(KIND_NAMES[kind]).lower(),
+                                     "({how})").format(value=largest, kind=kind_short_title(kind).lower(),
                                                        all=result.max_abs_difference(kind), how=how))
 
 

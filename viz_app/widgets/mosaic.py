@@ -1,7 +1,7 @@
 """Every head of every layer at once, as a clickable grid of small attention maps.
 
-All tiles live in ONE ``ImageItem`` with transparent gutters between them: shared/DESIGN.md
-measured ~180 ms per update for 48 separate plots against ~2.4 ms for one tiled image, and one
+All tiles live in ONE ``ImageItem`` with transparent gutters between them: docs/DEPENDENCIES.md
+records ~180 ms per update for 48 separate plots against ~2.4 ms for one tiled image, and one
 view also avoids the many-ViewBox crash seen with some PySide6 versions.  The gutters hold
 :data:`GUTTER_VALUE` (below the levels, so it lands on a transparent lookup entry) rather than NaN,
 which would push a large mosaic off pyqtgraph's indexed-colour fast path.

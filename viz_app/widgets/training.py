@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from viz_app.i18n import tr
+from viz_app.scope.state import kind_short_title
 from viz_app.widgets.heatmap import AttentionHeatmap
 from viz_app.workers.training_worker import DEMO_TASKS, SIZES, RunInfo, TrainingConfig, TrainingRunner
 
@@ -43,14 +44,6 @@ TSV_ITEM = "__tsv__"
 KINDS: tuple[str, ...] = ("cross", "encoder_self", "decoder_self")
 TRAIN_COLOR = (31, 119, 180)
 VALID_COLOR = (255, 127, 14)
-
-
-def _kind_title(kind: str) -> str:
-    if kind == "encoder_self":
-        return tr("TrainingView", "Encoder self-attention")
-    if kind == "decoder_self":
-        return tr("TrainingView", "Decoder self-attention")
-    return tr("TrainingView", "Cross-attention")
 
 
 def _size_title(size: str) -> str:
@@ -187,7 +180,7 @@ class TrainingView(QWidget):
         self.kind_picker = QComboBox()
         self.kind_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         for kind in KINDS:
-            self.kind_picker.addItem(_kind_title(kind), kind)
+            self.kind_picker.addItem(kind_short_title(kind), kind)
         self.layer_picker = QComboBox()
         self.head_picker = QComboBox()
         self.kind_picker.setToolTip(tr("TrainingView", "Which attention of the probe sentence to show"))
@@ -457,7 +450,7 @@ class TrainingView(QWidget):
         head_text = tr("TrainingView", "mean of heads") if head is None else tr("TrainingView", "head {head}").format(head=head)
         # short: the pickers above already name the map, and a title wider than the panel would clip the plot
         title = tr("TrainingView", "{kind} · L{layer} · {head} · step {step}").format(
-            kind=_kind_title(kind), layer=layer, head=head_text, step=self._probe_step)
+            kind=kind_short_title(kind), layer=layer, head=head_text, step=self._probe_step)
         self._shown = np.ascontiguousarray(matrix, dtype=np.float32)
         self.heatmap.set_matrix(self._shown, queries, keys, title=title, query_label=q_label, key_label=k_label)
 

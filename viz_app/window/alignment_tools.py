@@ -1,4 +1,4 @@
-"""The window's alignment workbench and report card (issue 19 items 3 and 4).
+"""The window's alignment workbench and report card.
 
 * **Alignment**: a dock (Model ▸ Alignment with gold links) where the teacher loads gold links for the
   sentence pair on screen (a Pharaoh file and its line, or typed); the AER of every head and layer mean

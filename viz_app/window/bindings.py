@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 from model_core.analysis import all_head_stats, verify_trace
 from model_core.lazy_trace import pooled_overview
 from model_core.pooling import pool_blocked, pool_max, pooled_length, tile_factors
+from model_core.vocab import KINDS
 from viz_app.i18n import N_, quoted, tr, tr_marked
 from viz_app.scope.state import LONG_SENTENCE_MODES, AppState, kind_title, long_sentence, view_needs_run
 from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
@@ -510,7 +511,7 @@ def overview_tiles(maps, blocked: np.ndarray | None) -> tuple[np.ndarray, np.nda
 
 def lazy_too_big(trace) -> bool:
     """Whether a trace holds maps computed on demand too big to exist at once (a long sentence's encoder)."""
-    return any(pooled_overview(trace.attention(k)) for k in ("encoder_self", "decoder_self", "cross"))
+    return any(pooled_overview(trace.attention(k)) for k in KINDS)
 
 
 def is_padding_row(trace, row: int) -> bool:

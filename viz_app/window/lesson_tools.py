@@ -1,4 +1,4 @@
-"""The cell walkthrough and the alignment lines in the window (issue 18).
+"""The cell walkthrough and the alignment lines in the window.
 
 * **Cell walkthrough**: a click on a heatmap cell opens a box with that cell's numbers
   (:class:`~viz_app.window.walkthrough_binding.CellWalkthroughBinding`).

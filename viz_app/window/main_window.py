@@ -31,7 +31,6 @@ from PySide6.QtCore import QMimeData, QSignalBlocker, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QMainWindow, QWidget
 
-from model_core.sessions import Session
 from model_core.trace import Trace
 from viz_app.dialogs.about import show_about
 from viz_app.dialogs.help import HelpWindow, show_explanation, show_shortcuts
@@ -312,9 +311,6 @@ class MainWindow(QMainWindow):
         show_about(self, self.state.model.device if self.state.model else "")
 
     # ================================================================== sessions (viz_app.window.session_files)
-    def current_session(self) -> Session:
-        return self.session_files.current()
-
     def save_session(self, path: str) -> bool:
         return self.session_files.save(path)
 

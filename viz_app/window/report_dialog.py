@@ -27,12 +27,8 @@ from PySide6.QtWidgets import (
 
 from model_core.report_files import HeadRow, ReportCard
 from viz_app.i18n import N_, tr, tr_marked
+from viz_app.scope.state import kind_abbreviation
 
-KIND_TITLES: dict[str, tuple[str, str]] = {
-    "encoder_self": N_("ReportDialog", "encoder self"),
-    "decoder_self": N_("ReportDialog", "decoder self"),
-    "cross": N_("ReportDialog", "cross"),
-}
 #: the columns shown (those the report has), with their headers
 METRIC_TITLES: dict[str, tuple[str, str]] = {
     "entropy": N_("ReportDialog", "entropy"),
@@ -110,7 +106,7 @@ class ReportDialog(QDialog):
             self.table.selectRow(0)
 
     def _fill_row(self, row: int, head: HeadRow) -> None:
-        kind = QTableWidgetItem(tr_marked(KIND_TITLES[head.kind]))
+        kind = QTableWidgetItem(kind_abbreviation(head.kind))
         kind.setData(ROLE_HEAD, (head.kind, head.layer, head.head))
         self.table.setItem(row, 0, kind)
         for column, value in ((1, head.layer), (2, head.head)):
@@ -146,7 +142,7 @@ class ReportDialog(QDialog):
             self.unusual_title.setText("")
             return
         self.unusual_title.setText(tr("ReportDialog", "{kind}, layer {layer}, head {head}: mean entropy {mean}").format(
-            kind=tr_marked(KIND_TITLES[head.kind]), layer=head.layer, head=head.head,
+            kind=kind_abbreviation(head.kind), layer=head.layer, head=head.head,
             mean=f"{head.metrics.get('entropy', math.nan):.3f}"))
         for u in head.unusual:
             text = tr("ReportDialog", "sentence {n}, entropy {entropy}:\n{source}\n→ {target}").format(

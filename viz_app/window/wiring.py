@@ -112,8 +112,8 @@ def connect_window(w: MainWindow) -> None:
     w.dock_mosaic.visibilityChanged.connect(lambda visible: visible and w.head_stats_binding.timer.start())
     w.dock_positional.visibilityChanged.connect(w.positional_binding.catch_up)
 
-    install_alignment_tools(w)  # issue 19: the alignment dock (Model menu) and File ▸ Open report…
-    install_lesson_tools(w)  # issue 18: the cell walkthrough (heatmap clicks) and the alignment-lines dock
+    install_alignment_tools(w)  # the alignment dock (Model menu) and File ▸ Open report…
+    install_lesson_tools(w)  # the cell walkthrough (heatmap clicks) and the alignment-lines dock
 
 
 def use_source_text(w: MainWindow, text: str) -> None:

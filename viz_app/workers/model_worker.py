@@ -1,6 +1,6 @@
 """Model work off the GUI thread: one long-lived worker in a QThread, newest request wins.
 
-Why this shape (shared/DESIGN.md): the model is loaded once and kept in a single ``ModelWorker``
+Why this shape (docs/DEPENDENCIES.md, "Threads"): the model is loaded once and kept in a single ``ModelWorker``
 moved to a ``QThread``, so torch never runs on the GUI thread and the window never freezes.
 Every request carries an id; the GUI-side :class:`WorkerHost` remembers the newest id of each
 kind and drops results that arrive for an older one (a fast typist produces many requests; only
@@ -92,7 +92,7 @@ def model_info(bundle: ModelBundle, key: str, options: dict[str, Any] | None = N
         d_model=c.d_model, max_len=c.max_len, positional=c.positional,
         src_vocab=tuple(bundle.src_tokenizer.vocab), tgt_vocab=tuple(bundle.tgt_tokenizer.vocab),
         metadata=dict(bundle.metadata), positional_table=table, format=bundle.format, n_kv_heads=int(c.n_kv_heads or c.n_heads),
-        config=c.to_dict(), options=dict(options or {}), device_type=bundle.model.device.type,
+        config=c.to_dict(), options=dict(options or {}),
         src_specials=specials_of(bundle.src_tokenizer), tgt_specials=specials_of(bundle.tgt_tokenizer),
     )
 

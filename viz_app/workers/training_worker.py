@@ -1,6 +1,6 @@
 """Live training off the GUI thread: one QThread per run, driven by ``model_core.training.Trainer``.
 
-Why this shape (shared/DESIGN.md, "Threads"): torch must never run on the GUI thread, and a
+Why this shape (docs/DEPENDENCIES.md, "Threads"): torch must never run on the GUI thread, and a
 worker's signal connected to a lambda would run that lambda in the worker thread. So the
 :class:`TrainingWorker` lives in its own ``QThread`` and only emits signals; the GUI-side
 :class:`TrainingRunner` connects them to its own ``@Slot`` methods (delivered queued on the GUI
@@ -34,10 +34,12 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
 from model_core.config import PRESETS
+from model_core.run import RunRequest
 from viz_app.i18n import tr
 from viz_app.workers.model_worker import DEVICE_ENV, one_line
 
 if TYPE_CHECKING:  # torch is imported when the first run starts, not with the app (see tests/core/test_lazy_imports.py)
+    from model_core.checkpoint import ModelBundle
     from model_core.training import TrainControl, TrainEvent
 
 #: run states, in the order a run goes through them (``failed`` when an error ended it)
@@ -241,8 +243,10 @@ class TrainingWorker(QObject):
         self.control = TrainControl(run_event=_ServicedGate(self.between_steps, self.on_pause))
         self._trainer: Any = None
         self._saveable: _Saveable | None = None
-        self._probe_input: tuple[list[int], list[int], list[str]] | None = None
-        self._tgt_vocab: list[str] = []
+        #: the model being trained, with its tokenizers, and the probe sentence: run through model_core.run as the
+        #: window runs any sentence (the class sees the very trace the model's window would show)
+        self._bundle: ModelBundle | None = None
+        self._probe_request: RunRequest | None = None
         self._last_probe_step = -1
         self._last_position = (-1, -1)
         self._last_position_time = 0.0
@@ -277,15 +281,12 @@ class TrainingWorker(QObject):
                     "trained_with": "attention-scope live training"}
         probe = choose_probe(data)
         if probe is not None:
-            src, tgt = bundle.encode_source(probe[0]), bundle.encode_target(probe[1])
-            self._probe_input = (src.ids, tgt.ids, src.tokens)
             probe_text = probe
             metadata["example"] = probe[0]
         else:  # no held-out sentence: probe the first validation (else training) pair
             s_ids, t_ids = (data.valid or data.train)[0]
-            self._probe_input = (list(s_ids), list(t_ids), [bundle.src_tokenizer.id_to_token(i) for i in s_ids])
             probe_text = (bundle.src_tokenizer.decode(s_ids), bundle.tgt_tokenizer.decode(t_ids))
-        self._tgt_vocab = list(bundle.tgt_tokenizer.vocab)
+        self._bundle, self._probe_request = bundle, RunRequest(probe_text[0], probe_text[1])
 
         settings = TrainSettings(epochs=c.epochs, batch_size=c.batch_size, warmup_steps=c.warmup_steps, seed=c.seed,
                                  max_steps=c.max_steps, log_every=c.log_every)
@@ -342,17 +343,16 @@ class TrainingWorker(QObject):
         """The probe sentence's attention now: eval mode (no dropout), no graph, then train mode back."""
         import torch
 
-        from model_core.decoding import teacher_forced_trace
+        from model_core.run import run
 
-        if self._probe_input is None or self._trainer is None:
+        if self._probe_request is None or self._bundle is None or self._trainer is None:
             return
         model = self._trainer.model
         was_training = model.training
-        src_ids, tgt_ids, src_tokens = self._probe_input
         try:
             model.eval()
             with torch.no_grad():
-                trace = teacher_forced_trace(model, src_ids, tgt_ids, src_tokens=src_tokens, tgt_vocab=self._tgt_vocab)
+                trace = run(self._bundle, self._probe_request).trace
         finally:
             model.train(was_training)
         self._last_probe_step = step

@@ -18,7 +18,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
 from model_core.trace import Trace
-from model_core.vocab import KIND_LABELS, Ablation
+from model_core.vocab import KINDS, Ablation
 from viz_app.i18n import tr
 from viz_app.workers.model_worker import ModelWorker, WorkerHost, one_line
 
@@ -43,7 +43,7 @@ class WalkthroughRequest:
 
     def ablation(self) -> Ablation:
         """The run's ablation: the heads the trace records as switched off, and the positional encoding."""
-        kinds = list(KIND_LABELS)
+        kinds = list(KINDS)
         heads = [(kinds[int(k)], int(layer), int(h)) for k, layer, h in np.asarray(self.trace.ablated_heads).reshape(-1, 3)]
         return Ablation.of(heads, self.positional_off)
 

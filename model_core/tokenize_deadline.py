@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from . import budgets
 
-__all__ = ["TokenizeStopped", "TokenizeTimeout", "bounded_encode", "run_within", "stop_tokenizing_when"]
+__all__ = ["TokenizeStopped", "TokenizeTimeout", "bounded_encode", "current_stop", "run_within", "stop_tokenizing_when"]
 
 T = TypeVar("T")
 
@@ -48,6 +48,12 @@ def stop_tokenizing_when(stop: Callable[[], bool] | None) -> Iterator[None]:
         _local.stop = previous
 
 
+def current_stop() -> Callable[[], bool] | None:
+    """The ``stop`` of the innermost :func:`stop_tokenizing_when` on this thread, if any (also asked by
+    :mod:`model_core.tokenize_worker` while it waits for its child)."""
+    return getattr(_local, "stop", None)
+
+
 def run_within(fn: Callable[[], T], seconds: float | None = None, what: str = "tokenizing the text") -> T:
     """``fn()`` in a daemon thread, waited for at most ``seconds`` (:data:`~model_core.budgets.TOKENIZE_SECONDS`).
 
@@ -66,7 +72,7 @@ def run_within(fn: Callable[[], T], seconds: float | None = None, what: str = "t
         finally:
             done.set()
 
-    stop = getattr(_local, "stop", None)
+    stop = current_stop()
     threading.Thread(target=target, name="tokenize", daemon=True).start()
     waited = 0.0
     while not done.wait(0.1):  # short slices: a Ctrl-C reaches the waiting thread between them

@@ -31,6 +31,8 @@ SLOW_PATTERN = r"[a-z]*\d"
 SLOW_TEXT = "a" * 60_000
 #: words at spaces, then the slow pattern on each
 SLOW = {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, split_on(SLOW_PATTERN)]}
+# the PyTorch tutorial's checkpoints build nn.Transformer sequence-first, for which torch warns about its nested-tensor path
+pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")
 VOCAB = {"<pad>": 0, "<bos>": 1, "<eos>": 2, "<unk>": 3, "a": 4, "b": 5, "the": 6, "cat": 7}
 
 
@@ -210,3 +212,45 @@ def _alive(pid: int) -> bool:
         return False
     status = Path(f"/proc/{pid}/stat")
     return not (status.exists() and status.read_text().split(") ")[-1].startswith("Z"))
+
+
+# ----------------------------------------------------------------------------------------- where tokenizers come from
+def test_a_hugging_face_fast_tokenizer_is_rehearsed_in_its_child(tmp_path, monkeypatch):
+    """The folder's tokenizer.json runs first in a child (started while the model loads); transformers' own call
+    then gives the ids, unchanged."""
+    pytest.importorskip("transformers")
+    from model_core import budgets
+    from model_core.importers import ImportOptions, open_model
+    from tests.core.test_hostile_tokenizers import fast_tokenizer_folder
+
+    folder = fast_tokenizer_folder(tmp_path, pre_tokenizer=SLOW)
+    bundle = open_model(folder, ImportOptions(), device="cpu")
+    tok = bundle.src_tokenizer
+    assert tok._rehearsal is not None and tok._rehearsal.running
+    plain = tok.hf(text="▁a ▁b", add_special_tokens=False)["input_ids"]
+    assert tok.encode("▁a ▁b") == [*tok._prefix, *plain, *tok._suffix]
+    monkeypatch.setattr(budgets, "TOKENIZE_SECONDS", 0.5)
+    with pytest.raises(TokenizeTimeout, match=rf"^tokenizing the text with {folder.name}'s source tokenizer took more than 0\.5 s"):
+        tok.encode(SLOW_TEXT)
+    assert not tok._rehearsal.running  # stopped in the child, not left running in a thread here
+    assert tok.encode("▁a ▁b") == [*tok._prefix, *plain, *tok._suffix]
+    for side in (bundle.src_tokenizer, bundle.tgt_tokenizer):
+        side.close()
+
+
+def test_a_users_tokenizer_json_runs_in_its_child(tmp_path, monkeypatch):
+    from model_core import budgets
+    from model_core.importers import ImportOptions, open_model
+    from tests.core.test_hostile_tokenizers import users_tokenizer
+
+    path, options = users_tokenizer(tmp_path, pre_tokenizer=SLOW)
+    bundle = open_model(path, ImportOptions(**options), device="cpu")
+    tok = bundle.src_tokenizer
+    assert not tok.own_rules and tok._worker is not None and tok._worker.running  # started while it loaded
+    assert tok.encode("do n't") == tok.backend.encode("do n't", add_special_tokens=False).ids
+    monkeypatch.setattr(budgets, "TOKENIZE_SECONDS", 0.5)
+    with pytest.raises(TokenizeTimeout, match=rf"^tokenizing the text with {path.name}'s source tokenizer took more than 0\.5 s"):
+        tok.encode(SLOW_TEXT)
+    assert not tok._worker.running
+    for side in (bundle.src_tokenizer, bundle.tgt_tokenizer):
+        side.close()

@@ -8,7 +8,9 @@ so it runs in a daemon thread while the caller waits in short slices: a Ctrl-C i
 second, and past the deadline the caller gets :class:`TokenizeTimeout` (one line) and goes on. The abandoned thread
 ends when the library does (it cannot be stopped from outside; it holds no lock of the app's meanwhile). A Rust panic
 (``pyo3_runtime.PanicException``, a ``BaseException``) is raised in the caller as a ``ValueError`` line.
-Starting the thread costs about 0.1 ms a call.
+Starting the thread costs about 0.1 ms a call. This is the path of the app's own pipelines (linear in the text:
+:func:`model_core.tokenizers.own_rules`) and of transformers' own call; every other tokenizer from a file runs in a
+child process that can be killed (:mod:`model_core.tokenize_worker`).
 """
 
 from __future__ import annotations

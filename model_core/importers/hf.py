@@ -1343,6 +1343,7 @@ def _load_hf_folder(path: Path, device: str | torch.device | None, dtype: str | 
             tgt_tok = side(hf_tokenizer, "target", tgt_rows)
     except BaseException as exc:  # a tokenizer that cannot encode a probe text is unusable (a panic included)
         raise _panic_guard(path, "the tokenizer does not work", exc) from exc
+    tgt_tok._rehearsal = src_tok._rehearsal  # one tokenizer for both sides: one child rehearses both
     for side, tok, rows in (("source", src_tok, src_rows), ("target", tgt_tok, tgt_rows)):
         tok.origin = f"{path.name}'s {side} tokenizer"
         tok.start_worker()

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from copy import deepcopy
 from pathlib import Path
 from typing import Any
@@ -185,12 +186,14 @@ def test_ctrl_c_ends_a_wait_for_a_slow_tokenizer_and_its_child(tmp_path):
         "except KeyboardInterrupt:\n"
         "    print('interrupted', worker.running, flush=True)\n"
         "    sys.exit(130)\n", encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
-                            cwd=Path(__file__).resolve().parents[2], start_new_session=True)
+    root = str(Path(__file__).resolve().parents[2])  # this checkout's model_core, not an installed one
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=root,
+                            env={**os.environ, "PYTHONPATH": root}, start_new_session=True)
     child = 0
     try:
         assert proc.stdout is not None
         child = int(proc.stdout.readline())
+        _wait_until_busy(child)  # the interrupt must come while the caller waits for the child, not before
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the whole group, the child included
         out, _ = proc.communicate(timeout=30)  # the tokenizer alone runs for minutes
     finally:
@@ -202,6 +205,19 @@ def test_ctrl_c_ends_a_wait_for_a_slow_tokenizer_and_its_child(tmp_path):
         os.kill(child, signal.SIGKILL)
     assert proc.returncode == 130 and out.strip() == "interrupted False"
     assert not alive
+
+
+def _wait_until_busy(pid: int, cpu_ticks: int = 20) -> None:
+    """Until ``pid`` has spent ``cpu_ticks`` of CPU time (it is tokenising the long text), or 60 s; a second where
+    /proc is missing."""
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.exists():
+        time.sleep(1)
+        return
+    for _ in range(6000):
+        if int(stat.read_text().rsplit(")", 1)[1].split()[11]) >= cpu_ticks:
+            return
+        time.sleep(0.01)
 
 
 def _alive(pid: int) -> bool:
@@ -227,6 +243,7 @@ def test_a_hugging_face_fast_tokenizer_is_rehearsed_in_its_child(tmp_path, monke
     bundle = open_model(folder, ImportOptions(), device="cpu")
     tok = bundle.src_tokenizer
     assert tok._rehearsal is not None and tok._rehearsal.running
+    assert bundle.tgt_tokenizer._rehearsal is tok._rehearsal  # one child for the one tokenizer of both sides
     plain = tok.hf(text="▁a ▁b", add_special_tokens=False)["input_ids"]
     assert tok.encode("▁a ▁b") == [*tok._prefix, *plain, *tok._suffix]
     monkeypatch.setattr(budgets, "TOKENIZE_SECONDS", 0.5)

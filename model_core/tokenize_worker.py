@@ -122,8 +122,8 @@ def _close_quietly(holder: dict[str, _Child | None]) -> None:
 class TokenizeWorker:
     """A tokenizer's JSON served by a child process: :meth:`encode` within a time and memory bound.
 
-    ``origin`` (may be set later) names the tokenizer in every line ("m.safetensors's source tokenizer", "tokenizer my.json"). The child
-    is started by :meth:`start` (the model's load calls it, off the window's thread) or at the first call, and again
+    ``origin`` (may be set later) names the tokenizer in every line ("m.safetensors's source tokenizer"). The child is
+    started by :meth:`start` (the model's load calls it, off the window's thread) or at the first call, and again
     after one was ended; :meth:`close` (also run when the worker is collected and at exit) ends it.
     """
 
@@ -158,6 +158,9 @@ class TokenizeWorker:
 
     def _child(self) -> _Child:
         child = self._holder.get("child")
+        if child is not None and child.proc.poll() is not None:  # ended while idle (killed from outside): replaced
+            _close_quietly(self._holder)
+            child = None
         if child is None:
             child = self._holder["child"] = _Child(self.tokenizer_json, self.memory)
         return child
@@ -171,12 +174,13 @@ class TokenizeWorker:
             child = self._child()
             try:
                 if not child.ready:
-                    answer = self._wait(child, START_SECONDS, "starting")
+                    answer = self._wait(child, START_SECONDS, "starting the process that tokenises",
+                                        "the machine is too busy, or the tokenizer too large")
                     if "ready" not in answer:
-                        raise self._failed(child, answer, "building it")
+                        raise self._failed(child, answer, "building the tokenizer")
                     child.ready = True
                 child.send({"text": text, "special": bool(add_special_tokens)})
-                answer = self._wait(child, limit, "tokenizing the text")
+                answer = self._wait(child, limit, "tokenizing the text", "its tokenizer's rules are too costly for this text")
                 if "ids" not in answer:
                     raise self._failed(child, answer, "tokenizing the text")
                 return Encoded(answer["ids"], [(int(a), int(b)) for a, b in answer["offsets"]])
@@ -184,7 +188,7 @@ class TokenizeWorker:
                 _close_quietly(self._holder)  # whatever went wrong, its answer stream is no longer ours
                 raise
 
-    def _wait(self, child: _Child, limit: float, doing: str) -> dict[str, Any]:
+    def _wait(self, child: _Child, limit: float, doing: str, why: str) -> dict[str, Any]:
         """The child's next answer, waited for in short slices (a Ctrl-C is taken between them)."""
         stop = current_stop()
         deadline = time.monotonic() + limit
@@ -196,8 +200,7 @@ class TokenizeWorker:
                 if stop is not None and stop():
                     raise TokenizeStopped() from None
                 if time.monotonic() >= deadline:
-                    raise TokenizeTimeout(f"{self._with(doing)} took more than {limit:g} s "
-                                          "(its tokenizer's rules are too costly for this text); it was stopped") from None
+                    raise TokenizeTimeout(f"{self._with(doing)} took more than {limit:g} s ({why}); it was stopped") from None
         if answer is None:
             answer = self._death(child)
         return answer

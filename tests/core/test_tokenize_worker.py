@@ -158,6 +158,17 @@ def test_the_window_s_stop_ends_the_wait_and_the_child():
     tok.close()
 
 
+def test_a_child_ended_from_outside_while_idle_is_replaced():
+    tok = _tokenizer(pre_tokenizer={"type": "Whitespace"})
+    assert tok.encode("a") == [4]
+    worker = tok._worker
+    assert worker is not None
+    worker._holder["child"].proc.kill()  # as the system's out-of-memory killer would
+    worker._holder["child"].proc.wait()
+    assert tok.encode("b") == [5]
+    tok.close()
+
+
 def test_a_collected_tokenizer_leaves_no_process_behind():
     tok = _tokenizer(pre_tokenizer={"type": "Whitespace"})
     tok.encode("a")

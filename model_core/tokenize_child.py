@@ -4,8 +4,9 @@ Why a script of its own: it is started as ``python -I this_file.py`` and imports
 ``tokenizers`` library (no torch, no Qt, not even ``model_core``: ``-I`` keeps this file's folder, which holds the
 app's own ``tokenizers.py``, off ``sys.path``), so it starts in a fraction of a second and its address space holds
 little besides the tokenizer. Before it reads anything it lowers its own address-space limit (``RLIMIT_AS``, where the
-system has one) to the budget it is given, ignores Ctrl-C (the parent decides; a terminal's Ctrl-C reaches the whole
-process group) and then serves requests one at a time on its standard input and output.
+system has one) to the budget it is given, asks Linux to kill it when its parent ends (a crashed app leaves no
+orphan tokenising on), ignores Ctrl-C (the parent decides; a terminal's Ctrl-C reaches the whole process group) and
+then serves requests one at a time on its standard input and output.
 
 Messages, both ways: a 4-byte big-endian length, then that many bytes of UTF-8 JSON. The first request is
 ``{"tokenizer": JSON text}``; then ``{"text": ..., "special": bool}``, each answered by ``{"ids": [...],
@@ -17,6 +18,7 @@ standard error): the parent reads that from the file standard error goes to.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import struct
 import sys
@@ -56,6 +58,23 @@ def _limit_memory(limit: int) -> None:
         pass
 
 
+def _die_with_parent(parent: int) -> None:
+    """On Linux, be killed when the process that started this one ends, however it ends (a crash, SIGKILL): a child
+    busy in the library reads no end of input, and would otherwise run on as an orphan. Linux ties this to the
+    *thread* that started the child: one started from a thread that has since ended is gone too, and the parent's
+    next call starts another (:meth:`model_core.tokenize_worker.TokenizeWorker.encode`)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if parent and os.getppid() != parent:  # it ended before the line above
+        os._exit(1)
+
+
 def _failure(exc: BaseException) -> dict[str, Any]:
     detail = " ".join(str(exc).split())[:160] or type(exc).__name__
     if isinstance(exc, MemoryError):
@@ -66,8 +85,10 @@ def _failure(exc: BaseException) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    """Serve requests until standard input ends; ``argv[1]``: the address-space limit in bytes (0: none)."""
+    """Serve requests until standard input ends; ``argv[1]``: the address-space limit in bytes (0: none), ``argv[2]``:
+    the parent's process id."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(int(argv[2]) if len(argv) > 2 else 0)
     _limit_memory(int(argv[1]) if len(argv) > 1 else 0)
     from tokenizers import Tokenizer
 

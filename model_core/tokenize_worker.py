@@ -18,6 +18,7 @@ for time, ``ValueError`` otherwise); the next call starts a new child, so the mo
 from __future__ import annotations
 
 import json
+import os
 import queue
 import struct
 import subprocess
@@ -55,7 +56,7 @@ class _Child:
         self.errors: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115  (closed by close(), after the child ended)
         flags = subprocess.CREATE_NO_WINDOW if sys.platform == "win32" else 0
         try:
-            self.proc = subprocess.Popen([sys.executable, "-I", str(_CHILD), str(memory)], stdin=subprocess.PIPE,
+            self.proc = subprocess.Popen([sys.executable, "-I", str(_CHILD), str(memory), str(os.getpid())], stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=self.errors, creationflags=flags)
         except OSError as exc:
             self.errors.close()

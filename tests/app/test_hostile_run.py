@@ -82,7 +82,7 @@ def test_a_model_whose_tokenizer_doubles_the_text_is_refused_in_the_banner_and_t
     assert window.state.model is old_model and window.state.trace is old_trace and window.state.src_text == text
 
 
-def cubic_wordpiece_model(folder) -> str:
+def cubic_wordpiece_model(folder, **overrides) -> str:
     """A tiny native model whose source tokenizer passes every check yet takes cubic time on a long word: WordPiece
     with no length cap tries every piece of a word from the longest down ("a" × 4,000 then "b": 4 s; × 8,000: ~30 s)."""
     import json
@@ -91,7 +91,7 @@ def cubic_wordpiece_model(folder) -> str:
 
     from tests.core.test_hostile_files import native_parts
 
-    weights, meta = native_parts()
+    weights, meta = native_parts(**overrides)
     data = json.loads(meta["src_tokenizer"])
     vocab = data["backend"]["model"]["vocab"]
     tokens = sorted(vocab, key=vocab.get)
@@ -127,3 +127,28 @@ def test_a_text_too_slow_for_its_tokenizer_is_stopped_with_the_banner_and_the_mo
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         _type(window, "w1 w2 a")
     assert window.state.model is model and window.state.trace is not None
+
+
+def test_esc_stops_a_run_whose_tokenizer_s_child_is_busy_and_ends_that_child(window, qtbot, tmp_path, monkeypatch):
+    """Room for 32,000 characters (max_len 512): the cubic WordPiece would take hours on them, and the time bound is
+    out of the way, so only the stop can end the child."""
+    from model_core import budgets
+    from tests.core.test_tokenize_worker import _wait_until_busy
+
+    monkeypatch.setattr(budgets, "TOKENIZE_SECONDS", 600.0)
+
+    path = cubic_wordpiece_model(tmp_path, max_len=512)
+    with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
+        window.open_model(path)
+    qtbot.waitUntil(lambda: window.state.model.key == path and not window.host.busy, timeout=TIMEOUT)
+    source = window.host.worker.bundle.src_tokenizer
+    assert source._worker is not None
+    _type(window, "a" * 40_000 + "b")
+    qtbot.waitUntil(lambda: source._worker.running and not window.status_stop_run.isHidden(), timeout=TIMEOUT)
+    _wait_until_busy(source._worker._holder["child"].proc.pid)
+    window.act_focus_view.trigger()  # Esc
+    assert "Stopped the run" in window.statusBar().currentMessage() and not window.error_banner.isVisible()
+    qtbot.waitUntil(lambda: not source._worker.running, timeout=TIMEOUT)  # the model thread ended the child within 0.1 s
+    with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
+        _type(window, "w1 w2 a")  # a new child
+    assert source._worker.running

@@ -218,6 +218,35 @@ def test_ctrl_c_ends_a_wait_for_a_slow_tokenizer_and_its_child(tmp_path):
     assert not alive
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_busy_child_ends_with_its_parent_however_the_parent_ends(tmp_path):
+    """A parent killed outright runs no finalizer, and a child busy in the library reads no end of input."""
+    script = tmp_path / "dies.py"
+    script.write_text(
+        "import os, signal, sys, threading\n"
+        "from model_core.tokenize_worker import TokenizeWorker\n"
+        "from tests.core.test_tokenize_worker import _wait_until_busy\n"
+        f"worker = TokenizeWorker({_json(pre_tokenizer=SLOW)!r}, 'slow.json', seconds=600)\n"
+        "worker.start()\n"
+        "pid = worker._holder['child'].proc.pid\n"
+        f"threading.Thread(target=worker.encode, args=('a' * {len(SLOW_TEXT) * 4},), daemon=True).start()\n"
+        "_wait_until_busy(pid)\n"
+        "print(pid, flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n", encoding="utf-8")
+    root = str(Path(__file__).resolve().parents[2])
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=root,
+                          env={**os.environ, "PYTHONPATH": root}, timeout=120)
+    child = int(proc.stdout.split()[0])
+    for _ in range(500):  # the kernel sends the signal as the parent ends; the child may take a moment to go
+        if not _alive(child):
+            break
+        time.sleep(0.01)
+    alive = _alive(child)
+    if alive:
+        os.kill(child, signal.SIGKILL)
+    assert proc.returncode == -signal.SIGKILL and not alive
+
+
 def _wait_until_busy(pid: int, cpu_ticks: int = 20) -> None:
     """Until ``pid`` has spent ``cpu_ticks`` of CPU time (it is tokenising the long text), or 60 s; a second where
     /proc is missing."""

@@ -212,15 +212,30 @@ def bench_renders(full: bool) -> tuple[list[tuple], dict[str, Any]]:
     return rows, results
 
 
-def bench_tokenize_cost(calls: int = 300) -> dict[str, float]:
-    """What the time bound costs per call (20 ms are allowed): a typed sentence through :func:`bounded_encode`
-    (a thread per call, waited for) against the library's own ``encode``, medians in milliseconds."""
+def bench_tokenize_cost(calls: int = 300, starts: int = 5) -> dict[str, float]:
+    """What the bounds cost per call (20 ms are allowed): a typed sentence through :func:`bounded_encode` (a
+    thread per call, the app's own tokenizers) and through a :class:`TokenizeWorker` (the child process a tokenizer
+    from a file runs in: one round trip per call) against the library's own ``encode`` in this process, medians in
+    milliseconds, interleaved so that a busy machine slows all three alike; the ratios are the figures to compare.
+    Also the child's start (process, ``import tokenizers``, building the tokenizer, first answer), paid once per
+    tokenizer while its model loads."""
     from model_core.importers import open_model
     from model_core.tokenize_deadline import bounded_encode
+    from model_core.tokenize_worker import TokenizeWorker
 
     backend = open_model("en-fr", device="cpu").src_tokenizer.backend
+    description = backend.to_str()
     text = "The black cat, which the small dog does not see, sits on the red mat."
-    direct, bounded = [], []
+    started = []
+    for _ in range(starts):
+        t = time.perf_counter()
+        probe = TokenizeWorker(description, "en-fr's source tokenizer")
+        probe.encode(text)
+        started.append((time.perf_counter() - t) * 1000)
+        probe.close()
+    worker = TokenizeWorker(description, "en-fr's source tokenizer")
+    same = worker.encode(text).ids == backend.encode(text, add_special_tokens=False).ids
+    direct, bounded, child = [], [], []
     for _ in range(calls):
         t = time.perf_counter()
         backend.encode(text, add_special_tokens=False)
@@ -228,8 +243,15 @@ def bench_tokenize_cost(calls: int = 300) -> dict[str, float]:
         t = time.perf_counter()
         bounded_encode(backend, text)
         bounded.append((time.perf_counter() - t) * 1000)
-    return {"encode_ms": statistics.median(direct), "bounded_ms": statistics.median(bounded),
-            "bounded_p95_ms": sorted(bounded)[int(0.95 * len(bounded))]}
+        t = time.perf_counter()
+        worker.encode(text)
+        child.append((time.perf_counter() - t) * 1000)
+    worker.close()
+    encode_ms, bounded_ms, child_ms = (statistics.median(x) for x in (direct, bounded, child))
+    return {"encode_ms": encode_ms, "bounded_ms": bounded_ms, "bounded_p95_ms": sorted(bounded)[int(0.95 * len(bounded))],
+            "child_ms": child_ms, "child_p95_ms": sorted(child)[int(0.95 * len(child))],
+            "child_over_bounded": child_ms / bounded_ms, "child_over_encode": child_ms / encode_ms,
+            "child_start_ms": statistics.median(started), "child_same_ids": float(same)}
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -296,7 +318,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         results.update({f"render: {name}": r for name, r in render_results.items()})
     cost = bench_tokenize_cost()
     print(f"\ntokenising a typed sentence: {cost['encode_ms']:.3f} ms by the library's encode, {cost['bounded_ms']:.3f} ms "
-          f"(p95 {cost['bounded_p95_ms']:.3f} ms) through the time bound's thread (allowed: 20 ms)")
+          f"(p95 {cost['bounded_p95_ms']:.3f} ms) through the time bound's thread, {cost['child_ms']:.3f} ms "
+          f"(p95 {cost['child_p95_ms']:.3f} ms) through a tokenizer's child process: {cost['child_over_bounded']:.1f}x the "
+          f"thread, {cost['child_over_encode']:.1f}x encode (allowed: 20 ms); the child starts in {cost['child_start_ms']:.0f} ms"
+          f"{'' if cost['child_same_ids'] else '; its ids DIFFER'}")
     failed = [name for name, r in results.items() if not all(r["met"].values())]
     print(f"\n{len(results) - len(failed)}/{len(results)} attacks refused in one line within {MEMORY_BOUND_BYTES / 1e9:g} GB "
           f"and {TIME_BOUND_S:g} s" + (f"; NOT met: {', '.join(failed)}" if failed else "") +

@@ -149,6 +149,11 @@ MAX_TOKENIZER_PATTERN_CHARS = 1000
 #: :mod:`model_core.tokenizer_check`, for costs they cannot see. A sentence of the model's length takes milliseconds.
 TOKENIZE_SECONDS = 5.0
 
+#: The address space a child process that tokenises with a tokenizer read from a file may take (1 GiB;
+#: :mod:`model_core.tokenize_worker`): one starts at ~25 MB, and a typed text grown by at most
+#: :data:`MAX_TOKENIZER_GROWTH` needs tens of megabytes more; what asks for more is stopped, not the app.
+TOKENIZE_MEMORY_BYTES = 1 << 30
+
 __all__ = [
     "EAGER_MAPS_BYTES",
     "MAX_CHECKPOINT_BYTES", "MAX_CLAIM_RATIO", "MAX_CLAIM_SLACK", "MAX_JSON_DEPTH", "MAX_METADATA_BYTES", "MAX_PARAMETERS",
@@ -156,5 +161,5 @@ __all__ = [
     "MAX_TOKENIZER_GROWTH",
     "MAX_TOKENIZER_PATTERN_CHARS", "MAX_TOKENIZER_PREPEND_CHARS", "MAX_VOCAB",
     "MAX_ZIP_MEMBERS", "MAX_ZIP_UNCOMPRESSED_BYTES", "MAX_ZIP_UNCOMPRESSED_RATIO", "MAX_ZIP_UNCOMPRESSED_SLACK",
-    "TOKENIZE_SECONDS",
+    "TOKENIZE_MEMORY_BYTES", "TOKENIZE_SECONDS",
 ]

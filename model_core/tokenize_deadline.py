@@ -8,7 +8,9 @@ so it runs in a daemon thread while the caller waits in short slices: a Ctrl-C i
 second, and past the deadline the caller gets :class:`TokenizeTimeout` (one line) and goes on. The abandoned thread
 ends when the library does (it cannot be stopped from outside; it holds no lock of the app's meanwhile). A Rust panic
 (``pyo3_runtime.PanicException``, a ``BaseException``) is raised in the caller as a ``ValueError`` line.
-Starting the thread costs about 0.1 ms a call.
+Starting the thread costs about 0.1 ms a call. This is the path of the app's own pipelines (linear in the text:
+:func:`model_core.tokenizers.own_rules`) and of transformers' own call; every other tokenizer from a file runs in a
+child process that can be killed (:mod:`model_core.tokenize_worker`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any, TypeVar
 
 from . import budgets
 
-__all__ = ["TokenizeStopped", "TokenizeTimeout", "bounded_encode", "run_within", "stop_tokenizing_when"]
+__all__ = ["TokenizeStopped", "TokenizeTimeout", "bounded_encode", "current_stop", "run_within", "stop_tokenizing_when"]
 
 T = TypeVar("T")
 
@@ -48,6 +50,12 @@ def stop_tokenizing_when(stop: Callable[[], bool] | None) -> Iterator[None]:
         _local.stop = previous
 
 
+def current_stop() -> Callable[[], bool] | None:
+    """The ``stop`` of the innermost :func:`stop_tokenizing_when` on this thread, if any (also asked by
+    :mod:`model_core.tokenize_worker` while it waits for its child)."""
+    return getattr(_local, "stop", None)
+
+
 def run_within(fn: Callable[[], T], seconds: float | None = None, what: str = "tokenizing the text") -> T:
     """``fn()`` in a daemon thread, waited for at most ``seconds`` (:data:`~model_core.budgets.TOKENIZE_SECONDS`).
 
@@ -66,7 +74,7 @@ def run_within(fn: Callable[[], T], seconds: float | None = None, what: str = "t
         finally:
             done.set()
 
-    stop = getattr(_local, "stop", None)
+    stop = current_stop()
     threading.Thread(target=target, name="tokenize", daemon=True).start()
     waited = 0.0
     while not done.wait(0.1):  # short slices: a Ctrl-C reaches the waiting thread between them

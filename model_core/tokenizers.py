@@ -14,6 +14,8 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+from typing import Any
 
 from tokenizers import Tokenizer as _Backend
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
@@ -22,6 +24,7 @@ from .budgets import MAX_JSON_DEPTH, MAX_METADATA_BYTES
 from .detokenize import as_written, detokenize
 from .paths import OverBudget, json_depth, loads
 from .tokenize_deadline import bounded_encode
+from .tokenize_worker import TokenizeWorker
 from .tokenizer_check import check_tokenizer
 from .vocab import SPECIAL_LOOKING
 
@@ -156,6 +159,8 @@ class Tokenizer:
         self.ranking: list[tuple[str, int]] | None = None
         #: where it was read from ("m.safetensors's source tokenizer"), named by a timeout or a panic while tokenising
         self.origin: str | None = None
+        self._own: bool | None = None  # whether its rules are one of the app's own pipelines (:func:`own_rules`)
+        self._worker: TokenizeWorker | None = None
 
     # ------------------------------------------------------------------ building
     @staticmethod
@@ -164,6 +169,22 @@ class Tokenizer:
             clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=lowercase
         )
         backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+
+    @staticmethod
+    def _whitespace_pipeline(backend: _Backend, lowercase: bool) -> None:
+        if lowercase:
+            backend.normalizer = normalizers.Lowercase()
+        backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+
+    @staticmethod
+    def _bpe_pipeline(backend: _Backend) -> None:
+        # NFC, not NFKC: a Chinese ？ or ！ stays as typed (NFKC made it ASCII, and the model then wrote "吗?")
+        backend.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Lowercase()])
+        # words at spaces, then punctuation on its own: "car?" was one piece, and "红色的车吗？" with its "？"
+        # (no regular expression: a stored tokenizer with one is refused, see _check_backend_description)
+        backend.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Metaspace(),
+                                                         pre_tokenizers.Punctuation(behavior="isolated")])
+        backend.decoder = decoders.Metaspace()
 
     @classmethod
     def word_level(cls, vocab: Sequence[str]) -> Tokenizer:
@@ -214,9 +235,7 @@ class Tokenizer:
             backend.normalizer = splitter.normalizer
             backend.pre_tokenizer = splitter.pre_tokenizer
         elif splitter == "whitespace":
-            if lowercase:
-                backend.normalizer = normalizers.Lowercase()
-            backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+            cls._whitespace_pipeline(backend, lowercase)
         elif splitter == "app":
             cls._word_pipeline(backend, lowercase=lowercase)
         else:
@@ -226,13 +245,7 @@ class Tokenizer:
     @classmethod
     def train_bpe(cls, texts: Iterable[str], vocab_size: int = 4000, min_frequency: int = 2) -> Tokenizer:
         backend = _Backend(models.BPE(unk_token=UNK))
-        # NFC, not NFKC: a Chinese ？ or ！ stays as typed (NFKC made it ASCII, and the model then wrote "吗?")
-        backend.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Lowercase()])
-        # words at spaces, then punctuation on its own: "car?" was one piece, and "红色的车吗？" with its "？"
-        # (no regular expression: a stored tokenizer with one is refused, see _check_backend_description)
-        backend.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Metaspace(),
-                                                         pre_tokenizers.Punctuation(behavior="isolated")])
-        backend.decoder = decoders.Metaspace()
+        cls._bpe_pipeline(backend)
         trainer = trainers.BpeTrainer(
             vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=list(SPECIALS), show_progress=False
         )
@@ -276,15 +289,50 @@ class Tokenizer:
         """What the backend reads: the app's word tokenizers take typed English (:func:`spell_out`)."""
         return spell_out(text) if self.kind == "word" else text
 
+    @property
+    def own_rules(self) -> bool:
+        """Whether its rules are one of the app's own pipelines (:func:`own_rules`): it then tokenises in this process."""
+        if self._own is None:
+            self._own = own_rules(self.backend)
+        return self._own
+
+    def start_worker(self) -> None:
+        """Start the child process a tokenizer with rules from a file tokenises in (:mod:`model_core.tokenize_worker`)
+        now, while its model loads, rather than at the first sentence; nothing for one with the app's own rules."""
+        worker = self._runner()
+        if worker is not None:
+            worker.start()
+
+    def close(self) -> None:
+        """End its child process, if any (one is also ended when the tokenizer is collected, and at exit)."""
+        if self._worker is not None:
+            self._worker.close()
+
+    def _runner(self) -> TokenizeWorker | None:
+        if self.own_rules:
+            return None
+        if self._worker is None:
+            self._worker = TokenizeWorker(self.backend.to_str(), self.origin)
+        self._worker.origin = self.origin
+        return self._worker
+
+    def _encoding(self, readable: str) -> Any:
+        """The library's encoding of ``readable`` (``ids``, ``offsets``): here within a time bound for the app's own
+        rules (linear in the text), else in the tokenizer's child process, within a time and a memory bound."""
+        worker = self._runner()
+        if worker is None:
+            return bounded_encode(self.backend, readable, origin=self.origin)
+        return worker.encode(readable)
+
     def encode(self, text: str) -> list[int]:
         """Ids of ``text`` without specials; unknown pieces map to ``<unk>``."""
-        return bounded_encode(self.backend, self._readable(text), origin=self.origin).ids
+        return self._encoding(self._readable(text)).ids
 
     def encode_typed(self, text: str) -> tuple[list[int], list[str]]:
         """:meth:`encode`'s ids and the text each token came from, as typed (capitals kept), in one pass: an
         ``<unk>`` can then say which word it stands for; a spelled-out contraction gives its parts ("do", "not")."""
         readable = self._readable(text)
-        encoding = bounded_encode(self.backend, readable, origin=self.origin)
+        encoding = self._encoding(readable)
         return encoding.ids, [readable[a:b] for a, b in encoding.offsets]
 
     def surfaces(self, text: str) -> list[str]:
@@ -356,6 +404,48 @@ class Tokenizer:
             text = " ".join(str(exc).split())[:160] or type(exc).__name__
             raise ValueError(f"the tokenizers library cannot build it ({type(exc).__name__}: {text})") from exc
         return tokenizer
+
+
+def _rules(backend: _Backend) -> tuple[bytes | None, ...]:
+    """A backend's rules as the library writes them: normalizer, pre-tokenizer, post-processor and decoder."""
+    parts = (backend.normalizer, backend.pre_tokenizer, backend.post_processor, backend.decoder)
+    return tuple(None if part is None else bytes(part.__getstate__()) for part in parts)
+
+
+@cache
+def _own_pipelines() -> frozenset[tuple[bytes | None, ...]]:
+    """The rules of every pipeline this module builds (word, whitespace and BPE), made by the same code."""
+    own = set()
+    for lowercase in (True, False):
+        for build in (Tokenizer._word_pipeline, Tokenizer._whitespace_pipeline):
+            backend = _Backend(models.WordLevel({UNK: 0}, unk_token=UNK))
+            build(backend, lowercase)
+            own.add(_rules(backend))
+    backend = _Backend(models.BPE(unk_token=UNK))
+    Tokenizer._bpe_pipeline(backend)
+    own.add(_rules(backend))
+    return frozenset(own)
+
+
+def own_rules(backend: _Backend) -> bool:
+    """Whether a backend's rules are exactly one of this app's own pipelines, whatever file it came from.
+
+    Why this decides where a tokenizer runs: those pipelines have no regular expression and no rewriting normalizer
+    (Unicode normalisation, lower-casing, cutting at spaces and punctuation, CJK per character), and their model is
+    a word lookup (``WordLevel``) or plain byte-pair merges (``BPE`` without dropout, prefix or suffix): tokenising
+    takes time and memory linear in the text (near-linear for a word's merges), whatever vocabulary, merges or added
+    tokens the file gives (those are data, counted by :mod:`model_core.tokenizer_check`). Such a tokenizer (the
+    bundled models', any the app trained or built from a vocabulary) runs in this process; every other one runs in a
+    child process that can be stopped (:mod:`model_core.tokenize_worker`).
+    """
+    model = backend.model
+    kind = type(model).__name__
+    if kind == "BPE":
+        if any(getattr(model, name, None) is not None for name in ("dropout", "continuing_subword_prefix", "end_of_word_suffix")):
+            return False
+    elif kind != "WordLevel":
+        return False
+    return _rules(backend) in _own_pipelines()
 
 
 def specials_of(tokenizer: object) -> dict[str, str]:

@@ -23,7 +23,8 @@ from ..checkpoint import ModelBundle, build_model, check_on_disk
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
 from ..paths import CheckpointError, OverBudget, human_bytes, open_regular, parse_json, read_regular_file
-from ..tokenize_deadline import TokenizeTimeout, bounded_encode
+from ..tokenize_deadline import TokenizeTimeout
+from ..tokenize_worker import TokenizeWorker
 from ..tokenizer_check import check_tokenizer_file
 from ..tokenizers import (
     ROLES,
@@ -250,7 +251,8 @@ def read_tokenizer_file(path: str | Path) -> Any:
 
     Bounded like a Hugging Face folder's tokenizer files (:data:`~model_core.budgets.MAX_TOKENIZER_FILE_BYTES`,
     JSON depth, :data:`~model_core.budgets.MAX_VOCAB` entries counted before building); a panic of the Rust
-    library while building or probing it is one line too. Nothing in it runs as Python.
+    library while building or probing it is one line too. Nothing in it runs as Python; the probe sentence is
+    tokenised in a child process with a time and memory bound (:mod:`model_core.tokenize_worker`).
     """
     from tokenizers import Tokenizer as Backend
 
@@ -267,16 +269,21 @@ def read_tokenizer_file(path: str | Path) -> Any:
     if not isinstance(model, dict):
         raise CheckpointError(f"{label}: not a tokenizer.json of the tokenizers library (no model)")
     check_tokenizer_file(label, data)
+    description = raw.decode("utf-8")
     try:
-        backend = Backend.from_str(raw.decode("utf-8"))
-        bounded_encode(backend, "Don't e-mail me, it's 5 o'clock.")
+        backend = Backend.from_str(description)
     except (KeyboardInterrupt, SystemExit):
         raise
-    except TokenizeTimeout as exc:
-        raise CheckpointError(f"{label}: {exc}") from exc
     except BaseException as exc:  # the tokenizers library raises plain Exception, and panics with BaseException
         text = " ".join(str(exc).split())[:160] or type(exc).__name__
         raise CheckpointError(f"{label}: the tokenizers library cannot build it ({text})") from exc
+    probe = TokenizeWorker(description, None)
+    try:
+        probe.encode("Don't e-mail me, it's 5 o'clock.")
+    except (TokenizeTimeout, ValueError) as exc:  # one line already: its time, its memory, a panic
+        raise CheckpointError(f"{label}: {exc}") from exc
+    finally:
+        probe.close()
     return backend
 
 
@@ -650,6 +657,7 @@ def vocab_tokenizer(tokens: list[str], rows: int, side: str, where: str, roles: 
         raise CheckpointError(f"{where}: {side} vocabulary: the tokenizers library cannot build it ({text})") from exc
     tokenizer.splitter = splitter if isinstance(splitter, str) else "tokenizer.json"
     tokenizer.origin = f"{where}'s {side} tokenizer"
+    tokenizer.start_worker()  # a user's tokenizer.json: its child process starts while the model loads
     return tokenizer
 
 

@@ -63,6 +63,7 @@ from ..packed_linear import adopt_packing
 from ..paths import CheckpointError, OverBudget, file_kind, human_bytes, open_regular, parse_json, read_regular_file
 from ..probe import QueriesKeys
 from ..tokenize_deadline import run_within
+from ..tokenize_worker import TokenizeWorker
 from ..tokenizer_check import check_tokenizer_file
 from ..vocab import NO_ABLATION, Ablation
 
@@ -161,6 +162,14 @@ def _is_byte_level(hf_tokenizer: Any) -> bool:
                                                                "LEDTokenizer", "BlenderbotTokenizer")
 
 
+def _rehearsal_worker(hf_tokenizer: Any) -> TokenizeWorker | None:
+    """A child process holding a fast tokenizer's own rules (``backend_tokenizer``), or None for a slow one."""
+    from tokenizers import Tokenizer as Backend
+
+    backend = getattr(hf_tokenizer, "backend_tokenizer", None)
+    return TokenizeWorker(backend.to_str(), None) if isinstance(backend, Backend) else None
+
+
 class HFTokenizer:
     """One side (source or target) of a Hugging Face tokenizer, with the app's ``Tokenizer`` duck type.
 
@@ -204,6 +213,8 @@ class HFTokenizer:
         for tok, i in index.items():  # the tokenizer's own mapping wins over duplicates
             self._index[tok] = i
         self._prefix, self._suffix, self.adds_eos = self._probe_specials()
+        #: a fast tokenizer's rules (its tokenizer.json) run on each text first in a child process that can be stopped
+        self._rehearsal = _rehearsal_worker(hf_tokenizer)
 
     def _side_vocab(self) -> dict[str, int]:
         """token → id of this side's vocabulary (the tokenizer's one, or Marian's target vocabulary)."""
@@ -246,9 +257,33 @@ class HFTokenizer:
     def __len__(self) -> int:
         return len(self.vocab)
 
+    def start_worker(self) -> None:
+        """Start the child process that rehearses each text (see :meth:`encode`) now, while the model loads."""
+        if self._rehearsal is not None:
+            self._rehearsal.origin = getattr(self, "origin", None)
+            self._rehearsal.start()
+
+    def close(self) -> None:
+        """End the rehearsing child process, if any (also ended when the tokenizer is collected, and at exit)."""
+        if self._rehearsal is not None:
+            self._rehearsal.close()
+
     def encode(self, text: str) -> list[int]:
-        """Ids as the Hugging Face tokenizer makes them for this side, without the trailing ``</s>``."""
-        what = f"tokenizing the text with {self.origin}" if getattr(self, "origin", None) else "tokenizing the text"
+        """Ids as the Hugging Face tokenizer makes them for this side, without the trailing ``</s>``.
+
+        A fast tokenizer's text is first tokenised by its own rules (the folder's tokenizer.json, the library's
+        object as loaded) in a child process with a time and memory bound (:mod:`model_core.tokenize_worker`): a
+        hang, a memory bomb or a panic is stopped there, in one line. Only a text that passed is tokenised here, by
+        transformers' own call (which also adds the specials of the side), where the same rules take the same time
+        (within the in-process thread bound as a backstop). A slow (sentencepiece, Python) tokenizer has no rules
+        from its files that run as regular expressions, and keeps the thread bound only.
+        """
+        origin = getattr(self, "origin", None)
+        what = f"tokenizing the text with {origin}" if origin else "tokenizing the text"
+        rehearsal = getattr(self, "_rehearsal", None)
+        if rehearsal is not None:
+            rehearsal.origin = origin
+            rehearsal.encode(text)
         return [*self._prefix, *run_within(lambda: self._call(text, False), what=what), *self._suffix]
 
     def tokenize(self, text: str) -> list[str]:
@@ -1302,8 +1337,10 @@ def _load_hf_folder(path: Path, device: str | torch.device | None, dtype: str | 
             tgt_tok = side(hf_tokenizer, "target", tgt_rows)
     except BaseException as exc:  # a tokenizer that cannot encode a probe text is unusable (a panic included)
         raise _panic_guard(path, "the tokenizer does not work", exc) from exc
+    tgt_tok._rehearsal = src_tok._rehearsal  # one tokenizer for both sides: one child rehearses both
     for side, tok, rows in (("source", src_tok, src_rows), ("target", tgt_tok, tgt_rows)):
         tok.origin = f"{path.name}'s {side} tokenizer"
+        tok.start_worker()
         if len(tok) > rows:
             raise CheckpointError(f"{path.name}: the {side} tokenizer has {len(tok)} tokens but the model embeds only {rows}")
     try:

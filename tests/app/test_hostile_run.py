@@ -80,3 +80,75 @@ def test_a_model_whose_tokenizer_doubles_the_text_is_refused_in_the_banner_and_t
         window.open_model(str(path))
     assert "67,108,864 times longer" in window.error_banner.text()
     assert window.state.model is old_model and window.state.trace is old_trace and window.state.src_text == text
+
+
+def cubic_wordpiece_model(folder, **overrides) -> str:
+    """A tiny native model whose source tokenizer passes every check yet takes cubic time on a long word: WordPiece
+    with no length cap tries every piece of a word from the longest down ("a" × 4,000 then "b": 4 s; × 8,000: ~30 s)."""
+    import json
+
+    from safetensors.torch import save_file
+
+    from tests.core.test_hostile_files import native_parts
+
+    weights, meta = native_parts(**overrides)
+    data = json.loads(meta["src_tokenizer"])
+    vocab = data["backend"]["model"]["vocab"]
+    tokens = sorted(vocab, key=vocab.get)
+    tokens[-2:] = ["a", "##a"]
+    data["backend"]["model"] = {"type": "WordPiece", "unk_token": "<unk>", "continuing_subword_prefix": "##",
+                                "max_input_chars_per_word": 10**7, "vocab": {t: i for i, t in enumerate(tokens)}}
+    data["backend"]["pre_tokenizer"] = {"type": "WhitespaceSplit"}
+    meta["src_tokenizer"] = json.dumps(data)
+    path = folder / "wordpiece.safetensors"
+    save_file(weights, str(path), metadata=meta)
+    return str(path)
+
+
+def test_a_text_too_slow_for_its_tokenizer_is_stopped_with_the_banner_and_the_model_stays(window, qtbot, tmp_path, monkeypatch):
+    """A real child process, stopped at the bound; the next sentence starts another."""
+    from model_core import budgets
+
+    path = cubic_wordpiece_model(tmp_path)
+    with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
+        window.open_model(path)
+    qtbot.waitUntil(lambda: window.state.model.key == path and not window.host.busy, timeout=TIMEOUT)
+    model = window.state.model
+    source = window.host.worker.bundle.src_tokenizer
+    assert source._worker is not None and source._worker.running  # started while the model loaded
+    monkeypatch.setattr(budgets, "TOKENIZE_SECONDS", 1.0)
+    slow = "a" * 8000 + "b"
+    with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
+        _type(window, slow)
+    banner = window.error_banner.text()
+    assert window.error_banner.isVisible() and "wordpiece.safetensors's source tokenizer took more than 1 s" in banner
+    assert not source._worker.running  # its child was ended, not left tokenising
+    assert window.state.model is model and window.state.src_text == slow
+    with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
+        _type(window, "w1 w2 a")
+    assert window.state.model is model and window.state.trace is not None
+
+
+def test_esc_stops_a_run_whose_tokenizer_s_child_is_busy_and_ends_that_child(window, qtbot, tmp_path, monkeypatch):
+    """Room for 32,000 characters (max_len 512): the cubic WordPiece would take hours on them, and the time bound is
+    out of the way, so only the stop can end the child."""
+    from model_core import budgets
+    from tests.core.test_tokenize_worker import _wait_until_busy
+
+    monkeypatch.setattr(budgets, "TOKENIZE_SECONDS", 600.0)
+
+    path = cubic_wordpiece_model(tmp_path, max_len=512)
+    with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
+        window.open_model(path)
+    qtbot.waitUntil(lambda: window.state.model.key == path and not window.host.busy, timeout=TIMEOUT)
+    source = window.host.worker.bundle.src_tokenizer
+    assert source._worker is not None
+    _type(window, "a" * 40_000 + "b")
+    qtbot.waitUntil(lambda: source._worker.running and not window.status_stop_run.isHidden(), timeout=TIMEOUT)
+    _wait_until_busy(source._worker._holder["child"].proc.pid)
+    window.act_focus_view.trigger()  # Esc
+    assert "Stopped the run" in window.statusBar().currentMessage() and not window.error_banner.isVisible()
+    qtbot.waitUntil(lambda: not source._worker.running, timeout=TIMEOUT)  # the model thread ended the child within 0.1 s
+    with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
+        _type(window, "w1 w2 a")  # a new child
+    assert source._worker.running

@@ -21,11 +21,7 @@ import torch
 
 from model_core.checkpoint import load_model
 from model_core.paths import assets_dir
-from model_core.tasks import A1_DEMOS, DEMOS
-
-#: what can be trained here: the shipped recipes and the A1 ones waiting beside them (``python docs/tools/demo_models.py
-#: en-fr-a1 en-zh-a1 --out-dir DIR``)
-RECIPES = {**DEMOS, **A1_DEMOS}
+from model_core.tasks import DEMOS
 
 
 def cpu_name() -> str:
@@ -44,7 +40,7 @@ def train_demo(name: str, out_dir: Path, device: str = "cpu", progress: bool = T
     continues an interrupted run from its ``.resume.pt`` file."""
     from model_core.training import train_task
 
-    spec = RECIPES[name]
+    spec = DEMOS[name]
     out = out_dir / f"{name}.safetensors"
     start = time.perf_counter()
     train_task(spec.task, out, size=spec.size, device=device, epochs=spec.epochs, seed=spec.seed,
@@ -61,7 +57,7 @@ def evaluate_demo(name: str, out_dir: Path, seconds: float, device: str = "cpu")
     from model_core.evaluation import evaluate
     from model_core.tasks import prepare_task
 
-    spec = RECIPES[name]
+    spec = DEMOS[name]
     data = prepare_task(spec.task, n_train=spec.n_train, seed=spec.seed)
     bundle = load_model(out_dir / f"{name}.safetensors", device=device)
     text = evaluate(bundle, data.test, task=spec.task, tgt_joiner=data.tgt_joiner).format()
@@ -72,7 +68,7 @@ def evaluate_demo(name: str, out_dir: Path, seconds: float, device: str = "cpu")
 def read_reports(out_dir: Path) -> dict[str, tuple[str, float]]:
     """The evaluation each demo model's training left beside it (``NAME.eval.txt``)."""
     found = {}
-    for name in RECIPES:
+    for name in DEMOS:
         path = out_dir / f"{name}.eval.txt"
         if path.exists():
             seconds, _, text = path.read_text(encoding="utf-8").partition("\n")
@@ -92,7 +88,7 @@ def write_readme(out_dir: Path, sections: dict[str, tuple[str, float]], note: st
     if note:
         lines += [note, ""]
     for name, (report, seconds) in sections.items():
-        spec = RECIPES[name]
+        spec = DEMOS[name]
         size = (out_dir / f"{name}.safetensors").stat().st_size / 2**20
         lines += [f"## {name}", "",
                   f"Preset `{spec.size}`{f' with {spec.overrides}' if spec.overrides else ''}, {spec.n_train} training "
@@ -104,8 +100,8 @@ def write_readme(out_dir: Path, sections: dict[str, tuple[str, float]], note: st
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("names", nargs="*", default=list(DEMOS), choices=list(RECIPES),
-                        help=f"which models (default: {' '.join(DEMOS)}; also {' '.join(A1_DEMOS)})")
+    parser.add_argument("names", nargs="*", default=list(DEMOS), choices=list(DEMOS),
+                        help=f"which models (default: {' '.join(DEMOS)})")
     parser.add_argument("--out-dir", default=str(assets_dir() / "models"))
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--resume", action="store_true", help="continue interrupted runs from their .resume.pt files")

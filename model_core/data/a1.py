@@ -5,8 +5,8 @@ lexicon, and a teacher's own first sentences ("Hello, my friend!", "Where is the
 it. This one is built from a beginner's syllabus: set phrases, bare noun phrases, "to be" with adjectives and nouns,
 there is / there are, have, possessives (my, your … and 's), where / who / what / how many questions, comparatives,
 the present simple and progressive, can / cannot (savoir and 会 for a skill), numbers to ten, colours, family,
-animals, food and drink, school, house and town, weather and days. The shipped en-fr / en-zh models are untouched
-by it: its tasks are ``en-fr-a1`` and ``en-zh-a1`` (:data:`model_core.tasks.A1_DEMOS`).
+animals, food and drink, school, house and town, weather and days. Its tasks are ``en-fr-a1`` and ``en-zh-a1``, the
+tasks of the bundled en-fr and en-zh models (:data:`model_core.tasks.DEMOS`).
 
 How it is built: every sentence is a tree (:class:`Sentence`: a construction and its slots). :func:`english` writes
 the English tokens, each with a *tag* naming the slot it comes from; :func:`french` and :func:`chinese` write the

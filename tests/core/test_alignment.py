@@ -141,8 +141,10 @@ def test_head_choice_names_the_model_s_sizes():
 # ---------------------------------------------------------------------------------------------- the bundled model
 def _en_fr_files(tmp_path, n: int = 120):
     from model_core.data import generate
+    from model_core.tasks import DEMOS
 
-    examples = generate("en-fr", n, seed=0, split="test")
+    spec = DEMOS["en-fr"]
+    examples = generate(spec.task, n, seed=spec.seed, split="test")
     (tmp_path / "src.txt").write_text("".join(e.src_text + "\n" for e in examples), encoding="utf-8")
     (tmp_path / "tgt.txt").write_text("".join(e.tgt_text + "\n" for e in examples), encoding="utf-8")
     gold = ["  ".join(f"{s}-{j}" for j, sources in enumerate(e.alignment) for s in sources) for e in examples]

@@ -63,14 +63,15 @@ def test_shipped_model_has_its_evaluation_report(name):
     assert float(seconds) > 0 and f"task: {DEMOS[name].task}" in text and "exact match" in text
 
 
-#: the issue-18 sentences, typed as people type them: capitals, punctuation, contractions, curly apostrophes; the
+#: sentences typed as people type them: capitals, punctuation, contractions, curly apostrophes; the
 #: translation written as a sentence is (its first letter upper case)
 TYPED = {
     "en-fr": [("The black cat sees the small dog.", "Le chat noir voit le petit chien."),
               ("The cats do not eat!", "Les chats ne mangent pas !"),
               ("The cats don't eat!", "Les chats ne mangent pas !"),
               ("The cats don’t eat!", "Les chats ne mangent pas !"),
-              ("I'm happy.", "Je suis heureux.")],
+              ("I'm happy.", "Je suis content."),
+              ("The small dog can't see the black cat.", "Le petit chien ne peut pas voir le chat noir.")],
     "en-zh": [("The black cat sees the small dog.", "黑猫看见了小狗。"),
               ("The cats do not eat!", "猫不吃东西！"),
               ("The cats don't eat!", "猫不吃东西！"),
@@ -84,3 +85,47 @@ def test_shipped_model_translates_what_a_teacher_types(name, english, expected):
     bundle = load_model(name, device="cpu")
     assert "<unk>" not in bundle.encode_source(english).tokens
     assert bundle.translate(english) == expected
+
+
+#: a beginner's class, typed as a teacher types it (capitals, punctuation, contractions): greetings and set phrases,
+#: this / that / it, there is, to be and to have, 's, where / who / what / how many, comparatives, the progressive,
+#: can, numbers, colours, family, animals, food, school, house, town, weather, days; and a few sentences a class says
+#: that the demo grammar does not make (and, any, football, seventy, an imperative), which must carry the notice
+CLASSROOM = """
+Hello, my friend! | Good morning! | Good evening. | Good night, children! | Goodbye! | Thank you! | Thank you very much.
+Please. | Yes. | No. | How are you? | I'm fine. | And you? | Nice to meet you! | What is your name? | How old are you?
+I am seven years old. | My sister is two years old. | It's a beautiful house. | This is my sister. | That is a big dog.
+These are my books. | Where is the cat? | Who is that? | What is this? | Where are my shoes? | What colour is the car?
+The children play in the garden. | The queen's dog is black. | My brother's car is red. | They eat apples.
+The old woman does not drink coffee. | I have three books. | I want a cup of tea. | She drinks a glass of water.
+My brother is a teacher. | My sister is a doctor. | I am a teacher. | The black cat. | the black cat
+The black cat sees the small dog. | A small red car. | Two white horses. | There is a dog in the garden.
+There are two cats under the table. | How many sisters do you have? | How many apples are there on the table?
+The dog is bigger than the cat. | My house is smaller than your house. | She is reading a book. | We are eating soup.
+I can swim. | He can't swim. | Can you sing? | I can't see the board. | It is raining. | It's cold. | Today is Monday.
+Tomorrow is Friday. | I'm hungry. | Are you tired? | The soup is hot. | My mother is in the kitchen.
+The book is on the table. | I don't have a dog. | Do you like chocolate? | I like cats. | We live in a small village.
+I am ten years old. | The bird is in the tree. | My father is a farmer. | The cat is under the bed.
+The girls are singing. | Is the water cold? | My grandmother has a black cat. | The pencil is in my bag.
+We eat bread and cheese. | There isn't any milk. | The boys are playing football. | Open the door, please.
+My grandmother is seventy years old.
+"""
+
+
+@pytest.mark.parametrize("name", ["en-fr", "en-zh"])
+def test_a_beginners_class_gets_what_a_teacher_writes_or_the_notice(name):
+    """At least 9 in 10 come out as the grammar writes them (the French and the Chinese a teacher writes, checked by
+    hand in tests/core/test_grammar_a1.py); every other one carries a notice, so no wrong translation goes unsaid."""
+    from model_core.run import RunRequest, run
+
+    bundle = load_model(name, device="cpu")
+    sentences = [s.strip() for s in CLASSROOM.replace("\n", "|").split("|") if s.strip()]
+    right, unsaid = 0, []
+    for sentence in sentences:
+        result = run(bundle, RunRequest(sentence))
+        if result.expected is not None and result.translation == result.expected:
+            right += 1
+        elif not {notice.code for notice in result.notices} & {"outside_grammar", "grammar_differs"}:
+            unsaid.append(sentence)
+    assert not unsaid
+    assert right >= 0.9 * len(sentences), f"{right} of {len(sentences)}"

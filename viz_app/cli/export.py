@@ -294,7 +294,7 @@ def check_output(path: str, force: bool) -> Path:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from model_core.atomic import save_trace
+    from model_core.trace import save_trace
 
     out = check_output(args.out, args.force)  # before the session, the model or the run
     plan = plan_run(args, load_session(args), capture_scores=args.scores)

@@ -20,7 +20,8 @@ import torch
 import torch.nn.functional as F
 
 from .atomic import atomic_file
-from .checkpoint import ModelBundle, save_model
+from .bundle import ModelBundle
+from .checkpoint import save_model
 from .config import ModelConfig
 from .decoding import teacher_forced_batch
 from .model import Seq2SeqTransformer

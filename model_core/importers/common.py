@@ -19,10 +19,11 @@ import numpy as np
 import torch
 
 from .. import budgets
-from ..checkpoint import ModelBundle, build_model, check_on_disk
+from ..bundle import ModelBundle
+from ..checkpoint import build_model, check_on_disk
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
-from ..paths import CheckpointError, OverBudget, human_bytes, open_regular, parse_json, read_regular_file
+from ..files import CheckpointError, OverBudget, human_bytes, open_regular, parse_json, read_regular_file
 from ..tokenize_deadline import TokenizeTimeout
 from ..tokenize_worker import TokenizeWorker
 from ..tokenizer_check import check_tokenizer_file

@@ -43,7 +43,7 @@ from viz_app.cli.common import (
 from viz_app.cli.long_export import add_subset_args, export_long_sentence
 
 if TYPE_CHECKING:
-    from model_core.checkpoint import ModelBundle
+    from model_core.bundle import ModelBundle
     from model_core.importers import ImportOptions
     from model_core.run import RunRequest, RunResult
     from model_core.sessions import Session

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
@@ -26,7 +27,8 @@ from .config import ModelConfig
 from .decoding import teacher_forced_batch
 from .model import Seq2SeqTransformer
 
-Pair = tuple[list[int], list[int]]  # (source ids with specials, target ids ending with <eos>)
+if TYPE_CHECKING:
+    from .tasks import Pair
 
 
 @dataclass

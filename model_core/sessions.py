@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from .budgets import MAX_JSON_DEPTH
 from .decoding_settings import DecodingSettings
-from .paths import NumberTooLong, json_depth, loads
+from .files import NumberTooLong, json_depth, loads
 from .vocab import KINDS
 
 if TYPE_CHECKING:  # both need torch: imported where used, so reading a session stays torch-free

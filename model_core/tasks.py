@@ -14,7 +14,8 @@ from pathlib import Path
 from .config import ModelConfig, preset
 from .data import TASKS, generate, load_tsv
 from .tokenizers import Tokenizer
-from .training import Pair
+
+Pair = tuple[list[int], list[int]]  # (source ids with specials, target ids ending with <eos>): what training reads
 
 DEFAULT_SIZES = {"en-fr": 24000, "en-zh": 24000, "copy": 12000, "reverse": 12000, "sort": 12000, "en-fr-a1": 60000,
                  "en-zh-a1": 60000}

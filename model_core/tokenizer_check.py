@@ -19,7 +19,7 @@ for minutes in Oniguruma, the library's regular-expression engine. So, from the 
   what they cannot see.
 
 Every refusal is one ``ValueError`` line naming the part of the tokenizer and why (an
-:class:`~model_core.paths.OverBudget` for a count over budget). This module reads only the JSON; it builds nothing.
+:class:`~model_core.files.OverBudget` for a count over budget). This module reads only the JSON; it builds nothing.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import budgets
-from .paths import CheckpointError, OverBudget
+from .files import CheckpointError, OverBudget
 
 __all__ = ["check_pattern", "check_tokenizer"]
 

@@ -119,6 +119,6 @@ A1_DEMOS: dict[str, DemoSpec] = {
     # (validation loss 1.4 after six epochs with seed 0, 1.57 after three with seed 1, where en-zh was at 0.12); the
     # 710-word lexicon gives French 1,300 word forms (Chinese 700 characters). 20 epochs: the run ends within a
     # working session on two cores
-    "en-fr-a1": DemoSpec("en-fr-a1", epochs=20, n_train=80000, overrides={"norm_position": "pre"}),
-    "en-zh-a1": DemoSpec("en-zh-a1", epochs=25, n_train=80000),
+    "en-fr-a1": DemoSpec("en-fr-a1", epochs=10, n_train=80000, overrides={"norm_position": "pre"}),
+    "en-zh-a1": DemoSpec("en-zh-a1", epochs=10, n_train=80000, overrides={"norm_position": "pre"}),
 }

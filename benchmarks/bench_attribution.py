@@ -36,8 +36,9 @@ import numpy as np
 import torch
 from _common import machine_info, print_machine, print_table, write_json
 
+from model_core import load_model
 from model_core.attribution import allowed_error, attribute
-from model_core.checkpoint import ModelBundle, load_model
+from model_core.bundle import ModelBundle
 from model_core.data import generate
 from model_core.run import RunRequest, run
 

@@ -42,8 +42,9 @@ import numpy as np
 import torch
 from _common import interleaved_timings, machine_info, median_ms, print_machine, print_table, spread_pct, write_json
 
+from model_core import load_model
 from model_core.batched import chunks, encode_pair
-from model_core.checkpoint import ModelBundle, load_model
+from model_core.bundle import ModelBundle
 from model_core.data import generate
 from model_core.report import build_report
 

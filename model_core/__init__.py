@@ -17,13 +17,16 @@ from typing import TYPE_CHECKING, Any
 
 from .config import ModelConfig
 from .decoding_settings import DecodingSettings, Hypothesis
-from .paths import CheckpointError, bundled_models
+from .files import CheckpointError
+from .paths import bundled_models
 from .trace import Trace
 from .vocab import KINDS, Ablation, ModelInfo, Notice
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
-    from .checkpoint import ModelBundle, load_model, save_model
+    from .bundle import ModelBundle
+    from .checkpoint import save_model
     from .decoding import DecodeSession, teacher_forced_trace
+    from .importers import load_model
     from .model import Seq2SeqTransformer
     from .tokenizers import Tokenizer
 
@@ -32,10 +35,10 @@ __version__ = "0.1.0"
 #: name -> submodule that defines it; imported on first access (these pull in torch or 🤗 tokenizers)
 _LAZY: dict[str, str] = {
     "DecodeSession": "decoding",
-    "ModelBundle": "checkpoint",
+    "ModelBundle": "bundle",
     "Seq2SeqTransformer": "model",
     "Tokenizer": "tokenizers",
-    "load_model": "checkpoint",
+    "load_model": "importers",
     "save_model": "checkpoint",
     "teacher_forced_trace": "decoding",
 }

@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # torch only where a model runs: the window reads one trace's
     import torch
 
     from .batched import EncodedPair, ForcedBatch
-    from .checkpoint import ModelBundle
+    from .bundle import ModelBundle
 
 Link = tuple[int, int]  # (source word, target word), as Pharaoh writes them
 Method = Literal["argmax", "threshold"]

@@ -1,6 +1,6 @@
 """Files written whole or not at all, never through a planted link, never over a file nobody asked to replace.
 
-Every file the project writes goes through here: in ``model_core`` the ``.npz`` trace (:meth:`Trace.save`),
+Every file the project writes goes through here: in ``model_core`` the ``.npz`` trace (:func:`~model_core.trace.save_trace`),
 the native checkpoint (:func:`~model_core.checkpoint.save_model`) and the training resume file
 (:meth:`~model_core.training.Trainer.save_resume`); in the app every export (``viz_app.export``, which
 re-exports these names), the ``export`` command and the desktop shortcut files. Imports neither Qt nor
@@ -37,10 +37,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from model_core.trace import Trace
+from typing import IO
 
 #: flags of a temporary file: new (never an existing name or a link), not inherited by child processes
 _CREATE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -258,12 +255,3 @@ def write_text_atomic(text: str, path: str | os.PathLike, *, overwrite: bool = F
         fh.write(text)
     return Path(path)
 
-
-def save_trace(trace: Trace, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
-    """The whole trace as ``.npz`` (the arrays of :meth:`Trace.to_arrays`, what :meth:`Trace.save` writes and
-    :meth:`Trace.load` reads), by the rules above."""
-    import numpy as np
-
-    with atomic_file(path, overwrite=overwrite) as fh:
-        np.savez_compressed(fh, **trace.to_arrays())
-    return Path(path)

@@ -21,7 +21,7 @@ from .vocab import NO_ABLATION, Ablation
 if TYPE_CHECKING:  # torch is imported by the functions that run the model: reading files needs none (the window)
     import torch
 
-    from .checkpoint import ModelBundle
+    from .bundle import ModelBundle
 
 T = TypeVar("T")
 
@@ -36,7 +36,7 @@ def text_lines(path: str | os.PathLike) -> Iterator[tuple[int, str]]:
     Only a regular file is opened (a FIFO or ``/dev/zero`` is refused first); a line over
     :data:`MAX_LINE_BYTES` bytes or one that is not UTF-8 is a ValueError naming the file and line.
     """
-    from .paths import check_regular_file
+    from .files import check_regular_file
 
     name = os.fspath(path)
     check_regular_file(name, name)

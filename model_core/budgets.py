@@ -145,6 +145,11 @@ MAX_TOKENIZER_PREPEND_CHARS = 4096
 #: The longest regular expression a tokenizer may carry (1,000 characters; GPT-2's split pattern is 90).
 MAX_TOKENIZER_PATTERN_CHARS = 1000
 
+#: The longest word a WordPiece model may try to split (``max_input_chars_per_word``; 200): WordPiece tries every
+#: piece of a word from the longest down, so one word costs the cube of its length (4,000 characters took 3.8 s).
+#: BERT and the tokenizers library use 100; a longer word becomes the unknown token, as it does there.
+MAX_WORDPIECE_WORD_CHARS = 200
+
 #: How long tokenising one typed text may take (5 s): a backstop behind the structural checks of
 #: :mod:`model_core.tokenizer_check`, for costs they cannot see. A sentence of the model's length takes milliseconds.
 TOKENIZE_SECONDS = 5.0
@@ -159,7 +164,7 @@ __all__ = [
     "MAX_CHECKPOINT_BYTES", "MAX_CLAIM_RATIO", "MAX_CLAIM_SLACK", "MAX_JSON_DEPTH", "MAX_METADATA_BYTES", "MAX_PARAMETERS",
     "MAX_PICKLE_CONTAINERS", "MAX_POSITIONS", "MAX_POSITION_TABLE_ELEMENTS", "MAX_SPARSE_HOLE_BYTES", "MAX_TOKENIZER_FILE_BYTES",
     "MAX_TOKENIZER_GROWTH",
-    "MAX_TOKENIZER_PATTERN_CHARS", "MAX_TOKENIZER_PREPEND_CHARS", "MAX_VOCAB",
+    "MAX_TOKENIZER_PATTERN_CHARS", "MAX_TOKENIZER_PREPEND_CHARS", "MAX_VOCAB", "MAX_WORDPIECE_WORD_CHARS",
     "MAX_ZIP_MEMBERS", "MAX_ZIP_UNCOMPRESSED_BYTES", "MAX_ZIP_UNCOMPRESSED_RATIO", "MAX_ZIP_UNCOMPRESSED_SLACK",
     "TOKENIZE_MEMORY_BYTES", "TOKENIZE_SECONDS",
 ]

@@ -13,146 +13,26 @@ import math
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO
 
 import torch
 from safetensors.torch import save as safetensors_bytes
 
 from . import budgets
 from .atomic import write_bytes_atomic
+from .bundle import ModelBundle
 from .config import ModelConfig
-from .decoding import DecodeSession
-from .decoding_settings import DecodingSettings
 from .devices import dtype_name, resolve_device, resolve_dtype
+from .files import CheckpointError, OverBudget, human_bytes, open_regular, parse_json
 from .model import Seq2SeqTransformer
-from .paths import CheckpointError, OverBudget, human_bytes, open_regular, parse_json, resolve_model_path
+from .paths import resolve_model_path
 from .tokenizers import BOS, EOS, Tokenizer
-from .trace import Trace
-from .vocab import NO_ABLATION, Ablation
-
-if TYPE_CHECKING:
-    from .importers.common import ImportOptions
 
 FORMAT = "attention-scope"
 FORMAT_VERSION = "1"
 TIED_KEY = "output_projection.weight"
-
-
-@dataclass
-class SourceInput:
-    """A sentence as the model sees it: ids, display tokens, and whether it was cut."""
-
-    ids: list[int]
-    tokens: list[str]
-    truncated: bool = False
-    original_length: int = 0
-    #: the text was cut before it was tokenised (``cut_text``): ``original_length`` is an estimate (``estimated_length``)
-    length_is_lower_bound: bool = False
-    #: the typed text of each token ("" for specials and padding), when the tokenizer can say it: an unknown word's
-    #: chip shows what was typed rather than only ``<unk>``
-    surfaces: list[str] | None = None
-
-
-@dataclass
-class ModelBundle:
-    """A model with its tokenizers, name and provenance: what the app and CLI hold."""
-
-    model: Seq2SeqTransformer
-    src_tokenizer: Tokenizer
-    tgt_tokenizer: Tokenizer
-    name: str = "model"
-    path: Path | None = None
-    format: str = "native"
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def config(self) -> ModelConfig:
-        return self.model.config
-
-    def encode_source(self, text: str, pad_to: int = 0) -> SourceInput:
-        """Source ids with the model's specials, cut to ``max_len`` (flagged), padded to ``pad_to``."""
-        c = self.config
-        room = c.max_len - int(c.src_add_bos) - int(c.src_add_eos)
-        ids, typed, cut, original = _encode_cut(self.src_tokenizer, text, room)
-        truncated = cut or len(ids) > room
-        ids, typed = ids[:room], None if typed is None else typed[:room]
-        head, tail = [c.bos_id] if c.src_add_bos else [], [c.eos_id] if c.src_add_eos else []
-        ids = head + ids + tail
-        if pad_to > len(ids):
-            ids = ids + [c.pad_id] * min(pad_to - len(ids), c.max_len - len(ids))
-        surfaces = None if typed is None else [""] * len(head) + typed + [""] * (len(ids) - len(head) - len(typed))
-        return SourceInput(ids, [self.src_tokenizer.id_to_token(i) for i in ids], truncated, original, cut, surfaces)
-
-    def encode_target(self, text: str) -> SourceInput:
-        """Target ids for teacher forcing: the typed tokens then ``<eos>``, cut to ``max_len``."""
-        c = self.config
-        ids, typed, cut, original = _encode_cut(self.tgt_tokenizer, text, c.max_len - 1)
-        truncated = cut or len(ids) + 1 > c.max_len
-        ids = [*ids[:c.max_len - 1], c.eos_id]
-        surfaces = None if typed is None else [*typed[:c.max_len - 1], ""]
-        return SourceInput(ids, [self.tgt_tokenizer.id_to_token(i) for i in ids], truncated, original, cut, surfaces)
-
-    def session(
-        self, text: str, settings: DecodingSettings = DecodingSettings(), *, pad_to: int = 0,
-        capture_scores: bool = False, ablation: Ablation = NO_ABLATION, max_steps: int | None = None,
-    ) -> DecodeSession:
-        src = self.encode_source(text, pad_to)
-        return DecodeSession(
-            self.model, src.ids, src_tokens=src.tokens, tgt_vocab=self.tgt_tokenizer.vocab, settings=settings,
-            capture_scores=capture_scores, ablation=ablation, max_steps=max_steps,
-        )
-
-    def translate(self, text: str, max_steps: int | None = None) -> str:
-        session = self.session(text, max_steps=max_steps)
-        return self.tgt_tokenizer.decode(session.run())
-
-    def trace(
-        self, src_text: str, tgt_text: str | None = None, *, src_pad_to: int = 0, tgt_pad_to: int = 0,
-        capture_scores: bool = False, ablation: Ablation = NO_ABLATION,
-    ) -> Trace:
-        """The trace of ``tgt_text`` teacher-forced, or of the greedy translation when it is None.
-
-        A shortcut for :func:`model_core.run.run` (the pipeline the window and the command line use);
-        ``src_pad_to`` / ``tgt_pad_to`` add ``<pad>`` tokens so the padding masks can be seen.
-        """
-        from .run import RunRequest, run
-
-        request = RunRequest(src_text, tgt_text, pad_src=src_pad_to, pad_tgt=tgt_pad_to, ablation=ablation,
-                             capture_scores=capture_scores)
-        return run(self, request).trace
-
-
-#: characters read per token a model can take: a text longer than (room × this) is cut before it is tokenised, so a
-#: 100 MB sentence costs a slice, not gigabytes of tokens; no tokenizer makes one token of 64 characters
-CHARS_PER_TOKEN = 64
-
-
-def _encode_cut(tokenizer: Tokenizer, text: str, room: int) -> tuple[list[int], list[str] | None, bool, int]:
-    """``text`` cut to what ``room`` tokens can come from (:func:`cut_text`) and encoded: (ids, the typed text of each
-    token or None when the tokenizer cannot say, whether the text was cut, its whole length in tokens, estimated
-    when it was cut)."""
-    whole = len(text)
-    text, cut = cut_text(text, room)
-    encode_typed = getattr(tokenizer, "encode_typed", None)  # the app's tokenizers; not Hugging Face's
-    ids, typed = encode_typed(text) if encode_typed is not None else (tokenizer.encode(text), None)
-    return ids, typed, cut, estimated_length(len(ids), len(text), whole) if cut else len(ids)
-
-
-def estimated_length(tokens: int, read: int, whole: int) -> int:
-    """A whole text's token count, from the ``tokens`` of its first ``read`` characters (of ``whole``), to two
-    significant figures: what a truncation notice says of a text too long to tokenise whole. "It has at least 999"
-    (what was read) told a teacher nothing about a 3,400-token paragraph."""
-    estimate = max(tokens, round(tokens * whole / max(1, read)))
-    digits = max(0, len(str(estimate)) - 2)
-    return max(tokens, round(estimate, -digits))
-
-
-def cut_text(text: str, room: int) -> tuple[str, bool]:
-    """``text`` cut to what ``room`` tokens can come from, and whether it was cut (the run then says "truncated")."""
-    limit = max(room, 1) * CHARS_PER_TOKEN
-    return (text[:limit], True) if len(text) > limit else (text, False)
 
 
 def save_model(
@@ -440,33 +320,6 @@ def _extra_from_metadata(meta: dict[str, str], label: str) -> dict[str, Any]:
     if not isinstance(extra, dict):
         raise CheckpointError(f"{label}: the 'extra' metadata is not a JSON object")
     return extra
-
-
-def load_model(
-    name_or_path: str | os.PathLike, device: str | torch.device | None = "auto", dtype: str | torch.dtype | None = None,
-    options: ImportOptions | None = None,
-) -> ModelBundle:
-    """Load a model in any format the app opens onto ``device``: the Python API's one entry point.
-
-    A bundled model's name, a native ``.safetensors``, a Hugging Face folder or cached repo id, or a checkpoint of
-    the tutorials, OpenNMT-py, fairseq, Lightning… (``options``: what such weights do not say, as
-    :func:`model_core.importers.open_model` takes them; it raises :class:`~model_core.importers.NeedsHyperparameters`
-    naming what is missing). Why one function: ``from model_core import load_model`` is what the README shows first,
-    and a user should not have to know which loader their file needs. A file no format recognises is read as a native
-    checkpoint, whose reader says best what is wrong with a damaged one.
-    """
-    from .importers import detect_format, open_model  # the importers build on this module: imported when used
-
-    path = resolve_model_path(name_or_path)
-    try:
-        fmt = detect_format(path)
-    except OverBudget:
-        raise
-    except CheckpointError:
-        fmt = "native"
-    if fmt != "native" or options is not None:  # open_model also says when answers were given that a file never reads
-        return open_model(path, options, device=device, dtype=dtype)
-    return load_native(path, device=device, dtype=dtype)
 
 
 def load_native(

@@ -24,7 +24,7 @@ import numpy as np
 from .vocab import KINDS
 
 if TYPE_CHECKING:
-    from .checkpoint import ModelBundle
+    from .bundle import ModelBundle
     from .run import RunRequest, RunResult
     from .trace import Trace
 

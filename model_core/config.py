@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .paths import loads
+from .files import loads
 
 Activation = Literal["relu", "gelu"]
 NormPosition = Literal["post", "pre"]

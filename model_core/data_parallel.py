@@ -35,7 +35,7 @@ from .vocab import KINDS
 
 if TYPE_CHECKING:
     from .alignment import GoldAlignment, Method
-    from .checkpoint import ModelBundle
+    from .bundle import ModelBundle
 
 #: a rank's work on its batch of a round: (index of the batch's first pair in the corpus, the pairs, their gold)
 Work = Callable[[int, list[tuple[str, str]], "list[GoldAlignment] | None"], None]

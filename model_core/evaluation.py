@@ -20,7 +20,7 @@ import sacrebleu
 import torch
 
 from .alignment import aer
-from .checkpoint import ModelBundle
+from .bundle import ModelBundle
 from .decoding import greedy_next, padded, teacher_forced_batch
 from .model import Seq2SeqTransformer
 from .tasks import HeldOut

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from . import budgets
+from .files import CheckpointError, parse_json, read_regular_file
 from .hf_families import FAMILIES, REFUSED_MODEL_TYPES
-from .paths import CheckpointError, parse_json, read_regular_file
 
 __all__ = ["CachedModel", "cache_dir", "download_hint", "find_cached", "list_cached", "looks_like_repo_id",
            "not_cached_message", "repo_id_of"]

@@ -5,7 +5,7 @@ Everything here returns plain dataclasses of numbers, numpy arrays and strings, 
 inspector can show it without touching torch, and the work (histograms of millions of weights,
 two forward passes) can run off the GUI thread. Torch and numpy only, never Qt.
 
-The functions work on any :class:`~model_core.checkpoint.ModelBundle`: the native model and the
+The functions work on any :class:`~model_core.bundle.ModelBundle`: the native model and the
 Hugging Face adapter alike, because they read the module generically through
 ``named_parameters`` and ``ModelBundle.trace`` rather than knowing its layout.
 """
@@ -20,11 +20,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from .checkpoint import ModelBundle
+from .bundle import ModelBundle
 from .config import ModelConfig
 from .decoding import teacher_forced_trace
 from .devices import describe, dtype_name
-from .paths import CheckpointError
+from .files import CheckpointError
 from .trace import Trace
 from .vocab import KINDS
 

@@ -49,7 +49,7 @@ from .vocab import KINDS, Ablation
 
 if TYPE_CHECKING:
     from .alignment import GoldAlignment
-    from .checkpoint import ModelBundle
+    from .bundle import ModelBundle
 
 #: the per-sentence statistics, in the order of ``heads.csv`` (the analysis metrics, for ids)
 SENTENCE_METRICS: tuple[str, ...] = (

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .paths import read_regular_file
+from .files import read_regular_file
 from .vocab import KINDS
 
 #: a report of a 64 × 64-head model with 3 sentences per head is ~2 MB; anything far larger is not a report

@@ -25,7 +25,7 @@ from .trace import Trace
 from .vocab import NO_ABLATION, Ablation, Beam, Notice
 
 if TYPE_CHECKING:
-    from .checkpoint import ModelBundle, SourceInput
+    from .bundle import ModelBundle, SourceInput
 
 
 class EmptySourceError(ValueError):

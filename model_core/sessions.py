@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from .budgets import MAX_JSON_DEPTH
 from .decoding_settings import DecodingSettings
-from .paths import NumberTooLong, json_depth, loads
+from .files import NumberTooLong, json_depth, loads
 from .vocab import KINDS
 
 if TYPE_CHECKING:  # both need torch: imported where used, so reading a session stays torch-free
@@ -55,7 +55,27 @@ _DECODING_FIELDS = tuple(f.name for f in fields(DecodingSettings))
 
 
 class SessionError(ValueError):
-    """A session file that cannot be used, with a one-line message fit to show a person."""
+    """A session file that cannot be used, with a message fit to show a person: one line per problem, each naming
+    its field (the command line joins them with "; "); ``problems`` holds them one by one."""
+
+    def __init__(self, message: str, problems: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems or (message,)
+
+
+#: the most problems of one session reported, the rest counted: a hand-edited file is fixed in one go, and the
+#: message stays short enough for one line of a terminal or the window's banner
+MAX_REPORTED_PROBLEMS = 5
+
+
+def session_error(problems: list[str] | tuple[str, ...]) -> SessionError:
+    """One :class:`SessionError` for every problem found: the first :data:`MAX_REPORTED_PROBLEMS` one per line,
+    then how many more."""
+    shown = list(problems[:MAX_REPORTED_PROBLEMS])
+    if len(problems) > len(shown):
+        rest = len(problems) - len(shown)
+        shown.append(f"and {rest} more problem{'s' if rest > 1 else ''}")
+    return SessionError("\n".join(shown), tuple(problems))
 
 
 # ----------------------------------------------------------------------------- value types
@@ -79,16 +99,19 @@ class ModelRef:
     tokenization: str | None = None
 
     def __post_init__(self) -> None:
+        problems = []
         if (self.name is None) == (self.path is None):
-            raise SessionError("model: give exactly one of 'name' (a bundled model) and 'path'")
-        if not self.location:
-            raise SessionError(f"model.{'name' if self.name is not None else 'path'} must not be empty")
+            problems.append("model: give exactly one of 'name' (a bundled model) and 'path'")
+        elif not self.location:
+            problems.append(f"model.{'name' if self.name is not None else 'path'} must not be empty")
         if self.heads is not None and self.heads <= 0:
-            raise SessionError(f"model.heads must be positive, not {self.heads}")
+            problems.append(f"model.heads must be positive, not {self.heads}")
         if self.norm_position not in (None, "pre", "post"):
-            raise SessionError(f"model.norm_position must be 'pre' or 'post', not {self.norm_position!r}")
+            problems.append(f"model.norm_position must be 'pre' or 'post', not {self.norm_position!r}")
         if self.activation not in (None, "relu", "gelu"):
-            raise SessionError(f"model.activation must be 'relu' or 'gelu', not {self.activation!r}")
+            problems.append(f"model.activation must be 'relu' or 'gelu', not {self.activation!r}")
+        if problems:
+            raise session_error(problems)
 
     @property
     def location(self) -> str:
@@ -160,9 +183,13 @@ class Selection:
     head: int | None = None
 
     def __post_init__(self) -> None:
-        _check_kind(self.kind, "selection.kind")
+        problems = []
+        if self.kind not in KINDS:
+            problems.append(f"selection.kind: unknown attention kind {self.kind!r} (one of {', '.join(KINDS)})")
         if self.layer < 0 or (self.head is not None and self.head < 0):
-            raise SessionError(f"selection: layer and head must be >= 0, not {self.layer}, {self.head}")
+            problems.append(f"selection: layer and head must be >= 0, not {self.layer}, {self.head}")
+        if problems:
+            raise session_error(problems)
 
 
 def _check_kind(kind: str, where: str) -> None:
@@ -185,7 +212,7 @@ class ScopeState:
     Session files are its JSON (:meth:`to_dict` / :meth:`from_dict`, format version 1), the window's
     remembered settings and its model calls (:meth:`run_request`) derive from it. Construction checks
     everything that can be checked without the model and raises one :class:`SessionError` with one line
-    per violation; :meth:`problems_for` adds what needs the model (layers, heads, vocabulary). ``target``
+    per violation (:func:`session_error`); :meth:`problems_for` adds what needs the model (layers, heads, vocabulary). ``target``
     "" = let the model translate.
     """
 
@@ -207,7 +234,7 @@ class ScopeState:
     def __post_init__(self) -> None:
         problems = self._problems()
         if problems:
-            raise SessionError("\n".join(problems))
+            raise session_error(problems)
         heads = []
         for kind, layer, head in self.ablated_heads:
             _check_kind(kind, "ablation.heads")
@@ -222,10 +249,10 @@ class ScopeState:
         from .vocab import COLORMAPS, OVERLAYS, VIEW_MODES
 
         out = []
-        for name in ("pad_src", "pad_tgt", "step"):
+        for name, field_name in (("pad_src", "padding.src"), ("pad_tgt", "padding.tgt"), ("step", "step")):  # as the file names them
             value = getattr(self, name)
             if not 0 <= value <= MAX_INDEX:
-                out.append(f"{name} must be in 0..{MAX_INDEX}, not {value}")
+                out.append(f"{field_name} must be in 0..{MAX_INDEX}, not {value}")
         for name in ("source", "target"):
             text = getattr(self, name)
             if len(text) > MAX_TEXT_CHARS:
@@ -458,20 +485,39 @@ def _typed(value: Any, kind: type, where: str, optional: bool = False) -> Any:
     return value
 
 
-def _section(data: dict[str, Any], key: str, known: tuple[str, ...], required: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The object ``data[key]`` (empty when absent), checked for unknown and missing keys."""
-    value = _typed(data.get(key, {}), dict, key)
-    _check_keys(value, known, key + ".", required)
-    return value
+class _Fields:
+    """Parses a session field by field, keeping each field's problem (and its default) instead of stopping at the
+    first: a hand-edited file with three mistakes is told all three at once."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def get(self, parse: Callable[[], Any], default: Any = None) -> Any:
+        """What ``parse`` returns, or ``default`` when it raises a :class:`SessionError` (its problems kept)."""
+        try:
+            return parse()
+        except SessionError as exc:
+            self.problems.extend(exc.problems)
+            return default
+
+    def section(self, data: dict[str, Any], key: str, known: tuple[str, ...]) -> dict[str, Any]:
+        """The object ``data[key]`` (empty when absent or not an object), its unknown keys reported."""
+        value = self.get(lambda: _typed(data.get(key, {}), dict, key), {})
+        self.get(lambda: _check_keys(value, known, key + "."))
+        return value
 
 
 def _check_keys(data: dict[str, Any], known: tuple[str, ...], prefix: str, required: tuple[str, ...] = ()) -> None:
+    problems = []
     unknown = sorted(set(data) - set(known))
     if unknown:
-        raise SessionError(f"unknown field {prefix}{unknown[0]} (a typo, or a file from another program?)")
+        names = ", ".join(prefix + k for k in unknown)
+        problems.append(f"unknown field{'s' if len(unknown) > 1 else ''} {names} (a typo, or a file from another program?)")
     missing = [k for k in required if k not in data]
     if missing:
-        raise SessionError(f"missing field {prefix}{missing[0]}")
+        problems.append(f"missing field{'s' if len(missing) > 1 else ''} {', '.join(prefix + k for k in missing)}")
+    if problems:
+        raise session_error(problems)
 
 
 _TOP_LEVEL = ("format", "version", "model", "source", "target", "decoding", "padding", "step", "selection", "ablation",
@@ -479,6 +525,7 @@ _TOP_LEVEL = ("format", "version", "model", "source", "target", "decoding", "pad
 
 
 def _parse(data: Any) -> Session:
+    """A session from its JSON: a file that is no session stops at once; a session's problems are all reported."""
     if not isinstance(data, dict):
         raise SessionError(f"not a session file: the top level is {_describe(data)}, not an object")
     if data.get("format") != FORMAT:
@@ -489,74 +536,97 @@ def _parse(data: Any) -> Session:
         raise SessionError(f"written by a newer Attention Scope (session version {version}; this one reads up to {VERSION})")
     if version < 1:
         raise SessionError(f"version must be >= 1, not {version}")
-    _check_keys(data, _TOP_LEVEL, "", required=("model", "source"))
+    f = _Fields()
+    f.get(lambda: _check_keys(data, _TOP_LEVEL, "", required=("model", "source")))
     kwargs: dict[str, Any] = {
-        "model": _parse_model(data["model"]),
-        "source": _typed(data["source"], str, "source"),
-        "target": _typed(data.get("target", ""), str, "target"),
-        "settings": _parse_decoding(_section(data, "decoding", _DECODING_FIELDS)),
-        "step": _typed(data.get("step", 0), int, "step"),
-        "colormap": _typed(data.get("colormap", "viridis"), str, "colormap"),
-        "log_scale": _typed(data.get("log_scale", False), bool, "log_scale"),
-        "view": _typed(data.get("view", {}), dict, "view"),
+        "model": f.get(lambda: _parse_model(data["model"])) if "model" in data else None,
+        "source": f.get(lambda: _typed(data.get("source", ""), str, "source"), ""),
+        "target": f.get(lambda: _typed(data.get("target", ""), str, "target"), ""),
+        "settings": f.get(lambda: _parse_decoding(f.section(data, "decoding", _DECODING_FIELDS)), DecodingSettings()),
+        "step": f.get(lambda: _typed(data.get("step", 0), int, "step"), 0),
+        "colormap": f.get(lambda: _typed(data.get("colormap", "viridis"), str, "colormap"), "viridis"),
+        "log_scale": f.get(lambda: _typed(data.get("log_scale", False), bool, "log_scale"), False),
+        "view": f.get(lambda: _typed(data.get("view", {}), dict, "view"), {}),
     }
-    padding = _section(data, "padding", ("src", "tgt"))
-    kwargs["pad_src"] = _typed(padding.get("src", 0), int, "padding.src")
-    kwargs["pad_tgt"] = _typed(padding.get("tgt", 0), int, "padding.tgt")
-    selection = _section(data, "selection", ("kind", "layer", "head"))
-    kwargs["selection"] = Selection(
-        kind=_typed(selection.get("kind", "cross"), str, "selection.kind"),
-        layer=_typed(selection.get("layer", 0), int, "selection.layer"),
-        head=_typed(selection.get("head"), int, "selection.head", optional=True),
-    )
-    ablation = _section(data, "ablation", ("heads", "positional"))
-    kwargs["ablated_heads"] = _parse_heads(ablation.get("heads", []))
-    kwargs["ablate_positional"] = _typed(ablation.get("positional", False), bool, "ablation.positional")
-    overlays = _typed(data.get("overlays", {}), dict, "overlays")
-    kwargs["overlays"] = {name: _typed(on, bool, f"overlays.{name}") for name, on in overlays.items()}
-    return Session(**kwargs)
+    padding = f.section(data, "padding", ("src", "tgt"))
+    kwargs["pad_src"] = f.get(lambda: _typed(padding.get("src", 0), int, "padding.src"), 0)
+    kwargs["pad_tgt"] = f.get(lambda: _typed(padding.get("tgt", 0), int, "padding.tgt"), 0)
+    selection = f.section(data, "selection", ("kind", "layer", "head"))
+    failed = object()  # a field with a problem (a head may well be None)
+    kind = f.get(lambda: _typed(selection.get("kind", "cross"), str, "selection.kind"), failed)
+    layer = f.get(lambda: _typed(selection.get("layer", 0), int, "selection.layer"), failed)
+    head = f.get(lambda: _typed(selection.get("head"), int, "selection.head", optional=True), failed)
+    if failed not in (kind, layer, head):
+        kwargs["selection"] = f.get(lambda: Selection(kind=kind, layer=layer, head=head), Selection())
+    ablation = f.section(data, "ablation", ("heads", "positional"))
+    kwargs["ablated_heads"] = _parse_heads(f, ablation.get("heads", []))
+    kwargs["ablate_positional"] = f.get(lambda: _typed(ablation.get("positional", False), bool, "ablation.positional"), False)
+    overlays = f.get(lambda: _typed(data.get("overlays", {}), dict, "overlays"), {})
+    kwargs["overlays"] = {}
+    for name, on in overlays.items():
+        value = f.get(lambda name=name, on=on: _typed(on, bool, f"overlays.{name}"))
+        if value is not None:
+            kwargs["overlays"][name] = value
+    if not f.problems:
+        return Session(**kwargs)
+    f.get(lambda: Session(**kwargs))  # what the values break, the fields with problems at their defaults
+    raise session_error(f.problems)
 
 
 def _parse_model(value: Any) -> ModelRef:
     model = _typed(value, dict, "model")
-    _check_keys(model, tuple(f.name for f in fields(ModelRef)), "model.")
+    f = _Fields()
+    f.get(lambda: _check_keys(model, tuple(known.name for known in fields(ModelRef)), "model."))
     kwargs: dict[str, Any] = {
-        "name": _typed(model.get("name"), str, "model.name", optional=True),
-        "path": _typed(model.get("path"), str, "model.path", optional=True),
-        "heads": _typed(model.get("heads"), int, "model.heads", optional=True),
-        "norm_position": _typed(model.get("norm_position"), str, "model.norm_position", optional=True),
-        **{name: _typed(model.get(name), str, f"model.{name}", optional=True) for name in _CHOICE_FIELDS},
+        "name": f.get(lambda: _typed(model.get("name"), str, "model.name", optional=True)),
+        "path": f.get(lambda: _typed(model.get("path"), str, "model.path", optional=True)),
+        "heads": f.get(lambda: _typed(model.get("heads"), int, "model.heads", optional=True)),
+        "norm_position": f.get(lambda: _typed(model.get("norm_position"), str, "model.norm_position", optional=True)),
+        **{name: f.get(lambda name=name: _typed(model.get(name), str, f"model.{name}", optional=True)) for name in _CHOICE_FIELDS},
     }
     for side in ("src_vocab", "tgt_vocab"):
         vocab = model.get(side)
         if isinstance(vocab, list):
-            kwargs[side] = tuple(_typed(t, str, f"model.{side}[{i}]") for i, t in enumerate(vocab))
+            kwargs[side] = tuple(f.get(lambda i=i, t=t, side=side: _typed(t, str, f"model.{side}[{i}]"), "")
+                                 for i, t in enumerate(vocab))
         elif vocab is None or isinstance(vocab, str):
             kwargs[side] = vocab
         else:
-            raise SessionError(f"model.{side} must be a file path or a list of tokens, not {_describe(vocab)}")
+            f.problems.append(f"model.{side} must be a file path or a list of tokens, not {_describe(vocab)}")
+    if f.problems:  # a name or path that is no text would also read as missing: not checked further
+        raise session_error(f.problems)
     return ModelRef(**kwargs)
 
 
 def _parse_decoding(values: dict[str, Any]) -> DecodingSettings:
     defaults = DecodingSettings()
+    f = _Fields()
     kwargs: dict[str, Any] = {}
     for name in _DECODING_FIELDS:
         default = getattr(defaults, name)
-        kwargs[name] = _typed(values.get(name, default), type(default), f"decoding.{name}")
+        kwargs[name] = f.get(lambda name=name, default=default: _typed(values.get(name, default), type(default), f"decoding.{name}"))
+    if f.problems:
+        raise session_error(f.problems)
     try:
         return DecodingSettings(**kwargs)
     except ValueError as exc:
         raise SessionError(f"decoding: {exc}") from exc
 
 
-def _parse_heads(value: Any) -> tuple[tuple[str, int, int], ...]:
+def _parse_heads(f: _Fields, value: Any) -> tuple[tuple[str, int, int], ...]:
+    """The ablated heads that are well formed; each malformed one is a problem of ``f``."""
     heads = []
-    for i, item in enumerate(_typed(value, list, "ablation.heads")):
+    for i, item in enumerate(f.get(lambda: _typed(value, list, "ablation.heads"), [])):
         where = f"ablation.heads[{i}]"
         if not isinstance(item, list) or len(item) != 3:
-            raise SessionError(f"{where} must be [kind, layer, head], not {json.dumps(item)}")
-        kind = _typed(item[0], str, f"{where}[0] (kind)")
-        _check_kind(kind, where)
-        heads.append((kind, _typed(item[1], int, f"{where}[1] (layer)"), _typed(item[2], int, f"{where}[2] (head)")))
+            f.problems.append(f"{where} must be [kind, layer, head], not {json.dumps(item)}")
+            continue
+        kind = f.get(lambda item=item, where=where: _typed(item[0], str, f"{where}[0] (kind)"))
+        if kind is not None and kind not in KINDS:
+            f.problems.append(f"{where}: unknown attention kind {kind!r} (one of {', '.join(KINDS)})")
+            kind = None
+        layer = f.get(lambda item=item, where=where: _typed(item[1], int, f"{where}[1] (layer)"))
+        head = f.get(lambda item=item, where=where: _typed(item[2], int, f"{where}[2] (head)"))
+        if None not in (kind, layer, head):
+            heads.append((kind, layer, head))
     return tuple(heads)

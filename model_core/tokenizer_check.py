@@ -9,6 +9,8 @@ for minutes in Oniguruma, the library's regular-expression engine. So, from the 
 - the worst-case growth of the normalizers and pre-tokenizer is computed, as ``length ≤ a·n + b`` composed through
   every step (a ``Sequence`` multiplies), and refused over :data:`~model_core.budgets.MAX_TOKENIZER_GROWTH`;
 - the vocabulary, merges and added tokens are counted against :data:`~model_core.budgets.MAX_VOCAB`;
+- a WordPiece model's longest word (``max_input_chars_per_word``) is held to
+  :data:`~model_core.budgets.MAX_WORDPIECE_WORD_CHARS`: WordPiece's cost is the cube of a word's length;
 - every regular expression must compile under RE2, a linear-time engine (no backreferences, no lookaround), and
   have no quantifier over a group that holds another quantifier or an alternation (``(a+)+``, ``(a|a){1,20}``) and
   no two variable quantifiers over overlapping characters in one sequence (``\\s*\\s*``): the shapes that make a
@@ -17,7 +19,7 @@ for minutes in Oniguruma, the library's regular-expression engine. So, from the 
   what they cannot see.
 
 Every refusal is one ``ValueError`` line naming the part of the tokenizer and why (an
-:class:`~model_core.paths.OverBudget` for a count over budget). This module reads only the JSON; it builds nothing.
+:class:`~model_core.files.OverBudget` for a count over budget). This module reads only the JSON; it builds nothing.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import budgets
-from .paths import CheckpointError, OverBudget
+from .files import CheckpointError, OverBudget
 
 __all__ = ["check_pattern", "check_tokenizer"]
 
@@ -388,6 +390,7 @@ def check_tokenizer(data: Mapping[str, Any], *, regex: bool = True) -> None:
         raise OverBudget(f"a vocabulary of {count:,} tokens, over the {budgets.MAX_VOCAB:,} this app builds (added tokens included)")
     if isinstance(merges, list) and len(merges) > budgets.MAX_VOCAB:
         raise OverBudget(f"{len(merges):,} merges, over the {budgets.MAX_VOCAB:,} this app builds")
+    _check_wordpiece(model)
     for part in ("normalizer", "pre_tokenizer", "post_processor", "decoder", "model"):
         _check_patterns(data.get(part), part, regex)
     growth = _then(_normalizer_growth(data.get("normalizer"), "normalizer"),
@@ -399,6 +402,20 @@ def check_tokenizer(data: Mapping[str, Any], *, regex: bool = True) -> None:
     if growth[1] > budgets.MAX_TOKENIZER_PREPEND_CHARS:
         raise ValueError(f"its normalizer and pre_tokenizer can add {growth[1]:,.0f} characters to a text, over the "
                          f"{budgets.MAX_TOKENIZER_PREPEND_CHARS:,} this app allows")
+
+
+def _check_wordpiece(model: Any) -> None:
+    """A WordPiece model tries every piece of a word from the longest down: a word of n characters costs ~n³/6
+    character comparisons, so the longest word it splits (longer ones become its unknown token) is bounded."""
+    if not isinstance(model, Mapping) or _type(model) != "WordPiece":
+        return
+    cap = model.get("max_input_chars_per_word", 100)  # the tokenizers library's default
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
+        raise ValueError(f"its model (WordPiece) max_input_chars_per_word is not a whole number of characters: {str(cap)[:40]!r}")
+    if cap > budgets.MAX_WORDPIECE_WORD_CHARS:
+        shown = f"{cap:,}" if cap < 10**15 else "more than 10^15"
+        raise ValueError(f"its model (WordPiece) splits words of up to {shown} characters (max_input_chars_per_word), over the "
+                         f"{budgets.MAX_WORDPIECE_WORD_CHARS} this app allows (a word's cost grows with the cube of its length)")
 
 
 def check_tokenizer_file(label: str, data: Any) -> None:

@@ -22,7 +22,7 @@ from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
 from .budgets import MAX_JSON_DEPTH, MAX_METADATA_BYTES
 from .detokenize import as_written, detokenize
-from .paths import OverBudget, json_depth, loads
+from .files import OverBudget, json_depth, loads
 from .tokenize_deadline import bounded_encode
 from .tokenize_worker import TokenizeWorker
 from .tokenizer_check import check_tokenizer
@@ -362,7 +362,7 @@ class Tokenizer:
     def from_json(cls, text: str) -> Tokenizer:
         """A tokenizer from :meth:`to_json`'s text, which comes from a file: checked, bounded, never trusted.
 
-        Refused with one ``ValueError`` line (an :class:`~model_core.paths.OverBudget` for a budget): text over
+        Refused with one ``ValueError`` line (an :class:`~model_core.files.OverBudget` for a budget): text over
         :data:`~model_core.budgets.MAX_METADATA_BYTES` or nested over :data:`~model_core.budgets.MAX_JSON_DEPTH`,
         a vocabulary over :data:`~model_core.budgets.MAX_VOCAB` (counted before anything is built), ids that are
         not exactly ``0..N-1`` (an id past the vocabulary would make every run fail), padding or truncation

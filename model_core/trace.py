@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic import save_trace
+from .atomic import atomic_file
 from .vocab import KINDS
 
 NPZ_KEYS = (
@@ -186,8 +186,8 @@ class Trace:
         return arrays
 
     def save(self, path: str | os.PathLike) -> Path:
-        """Write ``.npz`` atomically, replacing ``path`` (:func:`model_core.atomic.save_trace`: an exclusive temporary
-        file, no symlink followed, nothing left on an error)."""
+        """Write ``.npz`` atomically, replacing ``path`` (:func:`save_trace`: an exclusive temporary file, no symlink
+        followed, nothing left on an error)."""
         return save_trace(self, path, overwrite=True)
 
     @classmethod
@@ -213,3 +213,12 @@ class Trace:
                     value = str(value)
                 kwargs[f.name] = value
         return cls(**kwargs)  # type: ignore[arg-type]
+
+
+def save_trace(trace: Trace, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+    """The whole trace as ``.npz`` (the arrays of :meth:`Trace.to_arrays`, what :meth:`Trace.save` writes and
+    :meth:`Trace.load` reads), by the rules of :mod:`model_core.atomic` (refused over an existing file unless
+    ``overwrite``; an exclusive temporary file renamed into place, removed on any error)."""
+    with atomic_file(path, overwrite=overwrite) as fh:
+        np.savez_compressed(fh, **trace.to_arrays())
+    return Path(path)

@@ -15,17 +15,20 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
 
 from .atomic import atomic_file
-from .checkpoint import ModelBundle, save_model
+from .bundle import ModelBundle
+from .checkpoint import save_model
 from .config import ModelConfig
 from .decoding import teacher_forced_batch
 from .model import Seq2SeqTransformer
 
-Pair = tuple[list[int], list[int]]  # (source ids with specials, target ids ending with <eos>)
+if TYPE_CHECKING:
+    from .tasks import Pair
 
 
 @dataclass

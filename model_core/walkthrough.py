@@ -109,7 +109,7 @@ def cell_walkthrough(
 ) -> CellWalkthrough:
     """The walkthrough of cell (``query``, ``key``) of ``kind`` / ``layer`` / ``head`` in ``trace``.
 
-    ``bundle_or_model``: a :class:`~model_core.checkpoint.ModelBundle` or its model. ``ablation`` and
+    ``bundle_or_model``: a :class:`~model_core.bundle.ModelBundle` or its model. ``ablation`` and
     ``stepped`` say how the trace was computed (the run's ablation; generated step by step with the
     cache rather than teacher-forced), so the replay does the very same arithmetic. Raises ValueError
     (one line) for a cell out of range and :class:`WalkthroughUnavailable` for a model whose vectors

@@ -1,5 +1,5 @@
 import sys
 
-from viz_app.shell.launcher import main
+from viz_app.shell.launcher import script_main
 
-sys.exit(main())
+sys.exit(script_main())

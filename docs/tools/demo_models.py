@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from model_core.checkpoint import load_model
+from model_core import load_model
 from model_core.paths import assets_dir
 from model_core.tasks import DEMOS
 

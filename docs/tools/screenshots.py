@@ -204,8 +204,8 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         w.alignment_binding.set_gold_text("0-0 2-1 1-2 4-3 3-4 5-4 4-5 6-6 7-7 8-8 3?3")
 
     def report(w) -> None:  # issue 19: the report card, opened from a folder written by `attention-scope report`
+        from model_core import load_model
         from model_core.alignment import GoldAlignment
-        from model_core.checkpoint import load_model
         from model_core.data import generate
         from model_core.report import build_report
         from model_core.report_html import write_report

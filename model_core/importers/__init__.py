@@ -1,7 +1,8 @@
 """Open any supported checkpoint: the native format, the PyTorch tutorial's model, the Chinese
 tutorials' model, and (with the ``hf`` extra) Hugging Face encoder-decoder folders.
 
-``open_model`` detects the format from the file itself and never executes code from it.
+``open_model`` detects the format from the file itself and never executes code from it; :func:`load_model`
+(``from model_core import load_model``) is the one entry point that also reads the native format.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from typing import Any
 import torch
 
 from ..budgets import MAX_CHECKPOINT_BYTES, MAX_VOCAB
-from ..checkpoint import FORMAT, DamagedSafetensors, ModelBundle, _read_tensors, load_native, read_metadata
-from ..paths import CheckpointError, OverBudget, check_regular_file, open_regular, resolve_model_path
+from ..bundle import ModelBundle
+from ..checkpoint import FORMAT, DamagedSafetensors, _read_tensors, load_native, read_metadata
+from ..files import CheckpointError, OverBudget, check_regular_file, open_regular
+from ..paths import resolve_model_path
 from . import annotated, fairseq, onmt, seed_tutorial, torch_tutorial
 from .common import (
     HINTS,
@@ -29,7 +32,8 @@ from .common import (
 )
 from .vocab_pickle import saved_vocabularies
 
-__all__ = ["HINTS", "CheckpointError", "ImportOptions", "NeedsHyperparameters", "detect_format", "open_model", "propose_heads"]
+__all__ = ["HINTS", "CheckpointError", "ImportOptions", "NeedsHyperparameters", "detect_format", "load_model", "open_model",
+           "propose_heads"]
 
 PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl")
 
@@ -268,3 +272,29 @@ def _convert_state_dict(tensors: dict[str, torch.Tensor], path: Path, options: I
         raise CheckpointError(f"{path.name}: this app's weight names, but not an Attention Scope checkpoint (its metadata "
                               f"lacks 'format': '{FORMAT}', the configuration and the tokenizers); save it with save_model")
     raise CheckpointError(f"{path.name}: a PyTorch state_dict of an architecture this app does not know (keys like {sample})")
+
+
+def load_model(
+    name_or_path: str | os.PathLike, device: str | torch.device | None = "auto", dtype: str | torch.dtype | None = None,
+    options: ImportOptions | None = None,
+) -> ModelBundle:
+    """Load a model in any format the app opens onto ``device``: the Python API's one entry point.
+
+    A bundled model's name, a native ``.safetensors``, a Hugging Face folder or cached repo id, or a checkpoint of
+    the tutorials, OpenNMT-py, fairseq, Lightning… (``options``: what such weights do not say, as
+    :func:`open_model` takes them; it raises :class:`NeedsHyperparameters`
+    naming what is missing). Why one function: ``from model_core import load_model`` is what the README shows first,
+    and a user should not have to know which loader their file needs. A file no format recognises is read as a native
+    checkpoint, whose reader says best what is wrong with a damaged one. It lives here, above the native reader
+    (:mod:`model_core.checkpoint`) and every importer, so that none of them imports back up; ``model_core`` re-exports it.
+    """
+    path = resolve_model_path(name_or_path)
+    try:
+        fmt = detect_format(path)
+    except OverBudget:
+        raise
+    except CheckpointError:
+        fmt = "native"
+    if fmt != "native" or options is not None:  # open_model also says when answers were given that a file never reads
+        return open_model(path, options, device=device, dtype=dtype)
+    return load_native(path, device=device, dtype=dtype)

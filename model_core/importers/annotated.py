@@ -18,8 +18,8 @@ from pathlib import Path
 
 import torch
 
-from ..checkpoint import ModelBundle
-from ..paths import CheckpointError
+from ..bundle import ModelBundle
+from ..files import CheckpointError
 from . import seed_tutorial
 from .common import ImportOptions, ask_unanswered, propose_heads, require
 

@@ -19,10 +19,11 @@ import numpy as np
 import torch
 
 from .. import budgets
-from ..checkpoint import ModelBundle, build_model, check_on_disk
+from ..bundle import ModelBundle
+from ..checkpoint import build_model, check_on_disk
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
-from ..paths import CheckpointError, OverBudget, human_bytes, open_regular, parse_json, read_regular_file
+from ..files import CheckpointError, OverBudget, human_bytes, open_regular, parse_json, read_regular_file
 from ..tokenize_deadline import TokenizeTimeout
 from ..tokenize_worker import TokenizeWorker
 from ..tokenizer_check import check_tokenizer_file
@@ -35,7 +36,7 @@ from ..tokenizers import (
     resolve_specials,
     special_roles,
 )
-from . import safe_data
+from . import safe_data, vocab_pickle
 from .head_check import head_notices
 from .pickle_scan import check_legacy_pickles, check_pickle_containers
 
@@ -337,6 +338,8 @@ def describe_tokenization(src: Tokenizer, tgt: Tokenizer) -> str:
     return "; ".join((side("source", src), side("target", tgt)))
 
 
+#: what torch's weights-only reader may rebuild: numpy/argparse stand-ins and the recorded vocabulary classes
+_ALLOWED = safe_data.allowlist() + vocab_pickle.allowlist()
 #: torch's safe_globals is process-wide: two loads in two threads must not remove each other's allowlist
 _SAFE_GLOBALS_LOCK = threading.Lock()
 
@@ -369,7 +372,7 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
             check_legacy_pickles(fh, size, path.name)
         fh.seek(0)
         try:
-            with _SAFE_GLOBALS_LOCK, torch.serialization.safe_globals(safe_data.allowlist()), warnings.catch_warnings():
+            with _SAFE_GLOBALS_LOCK, torch.serialization.safe_globals(_ALLOWED), warnings.catch_warnings():
                 # torch's weights-only reader warns (two lines, naming its own source file) about any pickle protocol
                 # but 2 before it reads a byte; the file's problems, if any, are this function's one line
                 warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)

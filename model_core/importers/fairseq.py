@@ -39,9 +39,10 @@ from typing import Any
 import torch
 
 from .. import budgets
-from ..checkpoint import ModelBundle, check_position_table, count_layers
+from ..bundle import ModelBundle
+from ..checkpoint import check_position_table, count_layers
 from ..config import ModelConfig
-from ..paths import CheckpointError, OverBudget, read_regular_file
+from ..files import CheckpointError, OverBudget, read_regular_file
 from .common import ImportOptions, ask_unanswered, build_bundle, propose_heads, read_vocab, require, vocab_tokenizers
 
 READS_SAVED = True

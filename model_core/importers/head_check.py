@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 if TYPE_CHECKING:
-    from ..checkpoint import ModelBundle
+    from ..bundle import ModelBundle
 
 #: a map whose every weight is within this of 1/keys is uniform (float32 softmax of equal scores is exact to ~1e-7)
 UNIFORM_ATOL = 1e-3

@@ -53,14 +53,15 @@ from torch import nn
 
 from .. import budgets, masks
 from ..budgets import MAX_VOCAB
-from ..checkpoint import ModelBundle, check_claims_against_values, check_on_disk, check_position_table, read_safetensors_header
+from ..bundle import ModelBundle
+from ..checkpoint import check_claims_against_values, check_on_disk, check_position_table, read_safetensors_header
 from ..config import ModelConfig
 from ..devices import resolve_device, resolve_dtype
+from ..files import CheckpointError, OverBudget, file_kind, human_bytes, open_regular, parse_json, read_regular_file
 from ..hf_cache import repo_id_of
 from ..hf_families import FAMILIES, REFUSED_MODEL_TYPES
 from ..model import DecoderOutput, EncoderOutput
 from ..packed_linear import adopt_packing
-from ..paths import CheckpointError, OverBudget, file_kind, human_bytes, open_regular, parse_json, read_regular_file
 from ..probe import QueriesKeys
 from ..tokenize_deadline import run_within
 from ..tokenize_worker import TokenizeWorker

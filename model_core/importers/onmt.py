@@ -34,10 +34,11 @@ from typing import Any
 
 import torch
 
-from ..checkpoint import ModelBundle, check_position_table, count_layers
+from ..bundle import ModelBundle
+from ..checkpoint import check_position_table, count_layers
 from ..config import ModelConfig
+from ..files import CheckpointError
 from ..layers import is_sinusoid
-from ..paths import CheckpointError
 from ..tokenizers import ROLE_NAMES, Tokenizer
 from .common import ImportOptions, ask_unanswered, build_bundle, propose_heads, read_vocab, require, role_ids, vocab_tokenizers
 

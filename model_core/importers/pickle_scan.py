@@ -20,7 +20,7 @@ import pickle
 from typing import Any
 
 from .. import budgets
-from ..paths import OverBudget
+from ..files import OverBudget
 
 __all__ = ["check_legacy_pickles", "check_pickle_containers", "count_containers"]
 

@@ -147,12 +147,10 @@ def make_bytes(*args: Any) -> bytes:
 
 
 def allowlist() -> list[tuple[Any, str]]:
-    """The ``safe_globals`` entries: each stand-in under the names numpy 1 and 2 pickle with, and the vocabulary
-    classes :mod:`.vocab_pickle` records."""
+    """The ``safe_globals`` entries of the numpy and argparse stand-ins, under the names numpy 1 and 2 pickle with
+    (the vocabulary classes have their own, :func:`.vocab_pickle.allowlist`, which builds on :class:`RefusedData`)."""
     entries: list[tuple[Any, str]] = [(Namespace, "argparse.Namespace"), (NumericDtype, "numpy.dtype"), (Array, "numpy.ndarray"),
                                       (make_bytes, "builtins.bytes")]
     for module in ("numpy.core.multiarray", "numpy._core.multiarray"):
         entries += [(scalar, f"{module}.scalar"), (reconstruct, f"{module}._reconstruct")]
-    from .vocab_pickle import allowlist as vocabulary_stand_ins  # here: vocab_pickle imports this module
-
-    return entries + vocabulary_stand_ins()
+    return entries

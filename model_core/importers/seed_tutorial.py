@@ -18,10 +18,11 @@ from pathlib import Path
 
 import torch
 
-from ..checkpoint import ModelBundle, check_position_table, count_layers
+from ..bundle import ModelBundle
+from ..checkpoint import check_position_table, count_layers
 from ..config import ModelConfig
+from ..files import CheckpointError
 from ..layers import is_sinusoid
-from ..paths import CheckpointError
 from .common import (
     ImportOptions,
     ask_unanswered,

@@ -78,6 +78,22 @@ def test_a_broken_session_file_is_reported_and_changes_nothing(window, qtbot, tm
     assert (window.state.model.key, window.state.src_text) == before
 
 
+def test_every_problem_of_a_session_file_is_told_in_the_window(window, qtbot, tmp_path):
+    """One message, a line a problem on the banner and "; " between them in the status bar (a literal "\\n" before)."""
+    _prepare(window, qtbot)
+    before = (window.state.model.key, window.state.src_text)
+    bad = tmp_path / "bad.scope.json"
+    bad.write_text(json.dumps({"format": "attention-scope-session", "version": 1, "model": {"path": "m.safetensors"},
+                               "source": "a", "step": "3", "colormap": "jet", "colour": "red"}), encoding="utf-8")
+    assert not window.open_session(str(bad))
+    lines = window.error_banner.text().splitlines()
+    assert len(lines) == 3 and lines[0].startswith("Could not open the session: bad.scope.json: unknown field colour"), lines
+    assert lines[1] == "step must be an integer, not a string" and lines[2].startswith("unknown colormap 'jet'"), lines
+    status = window.statusBar().currentMessage()
+    assert "\\n" not in status and "unknown field colour (a typo, or a file from another program?); step must be" in status, status
+    assert (window.state.model.key, window.state.src_text) == before
+
+
 def _launched_with_edited_session(make_window, qtbot, tmp_path, edit: dict):
     """A window launched on a saved session after ``edit`` replaced some of its fields, once it has run."""
     first = make_window()

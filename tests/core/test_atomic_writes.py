@@ -16,6 +16,7 @@ import pytest
 from conftest import tiny_bundle
 
 from model_core import atomic
+from model_core.trace import save_trace
 
 symlinks = pytest.mark.skipif(sys.platform == "win32" or not hasattr(os, "symlink"), reason="symlinks")
 
@@ -99,7 +100,7 @@ def test_save_trace_on_a_full_disk_leaves_nothing(tmp_path, monkeypatch):
         def to_arrays(self):
             return {"a": np.arange(3)}
 
-    out = atomic.save_trace(FakeTrace(), tmp_path / "t.npz")  # type: ignore[arg-type]
+    out = save_trace(FakeTrace(), tmp_path / "t.npz")  # type: ignore[arg-type]
     with np.load(out) as data:
         assert data["a"].tolist() == [0, 1, 2]
 
@@ -109,7 +110,7 @@ def test_save_trace_on_a_full_disk_leaves_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(np, "savez_compressed", disk_full)
     with pytest.raises(OSError, match="No space left"):
-        atomic.save_trace(FakeTrace(), tmp_path / "u.npz")  # type: ignore[arg-type]
+        save_trace(FakeTrace(), tmp_path / "u.npz")  # type: ignore[arg-type]
     assert _names(tmp_path) == ["t.npz"]
 
 

@@ -292,7 +292,7 @@ BUNDLED_SENTENCES = [("en-fr", "the dog sleeps"), ("en-zh", "the cat sleeps"), (
 
 @pytest.fixture(scope="module")
 def bundled():
-    from model_core.checkpoint import load_model
+    from model_core import load_model
 
     return {name: load_model(name, device="cpu") for name in {n for n, _ in BUNDLED_SENTENCES}}
 

@@ -21,7 +21,7 @@ import torch
 from model_core import budgets
 from model_core.checkpoint import check_sizes, model_parameter_count
 from model_core.config import ModelConfig
-from model_core.paths import OverBudget
+from model_core.files import OverBudget
 
 OLD_PARAMETER_BUDGET = 250_000_000  # what refused bart-large and its family before
 

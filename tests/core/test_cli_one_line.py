@@ -11,9 +11,10 @@ import pytest
 import torch
 
 from model_core.devices import resolve_device
+from model_core.files import NumberTooLong, loads
 from model_core.importers import CheckpointError, ImportOptions, open_model
-from model_core.paths import NumberTooLong, loads
 from model_core.sessions import SessionError, load
+from model_core.vocab import COLORMAPS
 from viz_app.cli import main
 
 
@@ -62,6 +63,18 @@ def test_several_session_problems_are_separated(tmp_path, capsys):
     assert main(["render", "--session", str(session), "--out", str(tmp_path / "x.png")]) == 2
     line = _one_line(capsys.readouterr().err)
     assert "not -1; unknown colormap 'jet'" in line, line
+
+
+def test_a_session_s_problems_of_every_kind_are_all_told_in_one_line(tmp_path, capsys):
+    """A field of the wrong type stopped the reading: the problems after it went untold."""
+    session = tmp_path / "bad.scope.json"
+    session.write_text(json.dumps({"format": "attention-scope-session", "version": 1, "model": {"path": "m.safetensors", "heads": "8"},
+                                   "source": "a", "step": "3", "padding": {"src": -1}, "colormap": "jet"}), encoding="utf-8")
+    assert main(["export", "--session", str(session), "--out", str(tmp_path / "x.npz")]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert line.endswith("bad.scope.json: model.heads must be an integer or null, not a string; step must be an integer, not a "
+                         "string; padding.src must be in 0..65536, not -1; unknown colormap 'jet' (one of "
+                         f"{', '.join(COLORMAPS)})"), line
 
 
 def test_a_session_path_that_is_a_symlink_loop_says_so(tmp_path):

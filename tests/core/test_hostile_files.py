@@ -726,12 +726,12 @@ def test_the_sparse_safetensors_is_refused_even_where_blocks_are_not_reported(tm
 def test_a_fifo_swapped_in_after_the_check_cannot_block_the_open(tmp_path, monkeypatch):
     """Between ``os.stat`` and the open a FIFO may replace the file: ``O_NONBLOCK`` keeps the open from waiting
     for a writer, and ``fstat`` on what was opened refuses it."""
-    from model_core import paths
+    from model_core import files
 
     os.mkfifo(tmp_path / "swapped.safetensors")
-    monkeypatch.setattr(paths, "check_regular_file", lambda *_args, **_kw: None)  # as if it was a file when checked
+    monkeypatch.setattr(files, "check_regular_file", lambda *_args, **_kw: None)  # as if it was a file when checked
     with (bounded(seconds=5.0), pytest.raises(CheckpointError, match="is a FIFO"),
-          paths.open_regular(tmp_path / "swapped.safetensors", 1 << 20)):
+          files.open_regular(tmp_path / "swapped.safetensors", 1 << 20)):
         pass
 
 
@@ -739,11 +739,11 @@ def test_a_fifo_swapped_in_after_the_check_cannot_block_the_open(tmp_path, monke
 @pytest.mark.parametrize("entry", ["resolve_model_path", "check_regular_file", "open_regular"])
 def test_every_way_in_refuses_what_is_not_a_regular_file(tmp_path, kind, entry):
     """Each layer refuses on its own (they back each other up in open_model, so each is tested alone here)."""
-    from model_core import paths
+    from model_core import files, paths
 
     target = {"fifo": fifo, "/dev/zero": dev_zero, "socket": unix_socket}[kind](tmp_path)[0]
-    call = {"resolve_model_path": paths.resolve_model_path, "check_regular_file": paths.check_regular_file,
-            "open_regular": lambda p: paths.open_regular(p, 1 << 20).__enter__()}[entry]
+    call = {"resolve_model_path": paths.resolve_model_path, "check_regular_file": files.check_regular_file,
+            "open_regular": lambda p: files.open_regular(p, 1 << 20).__enter__()}[entry]
     with bounded(seconds=5.0), pytest.raises(CheckpointError, match=r"is a (FIFO|character device|socket).*not a regular file"):
         call(target)
 

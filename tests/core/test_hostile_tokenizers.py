@@ -119,6 +119,57 @@ def test_a_native_tokenizer_with_a_pattern_is_refused(tmp_path, pattern):
     refused(path, match=r"its pre_tokenizer \(Split\) uses a regular expression")
 
 
+def wordpiece_model(folder: Path, cap: int = 10**7, **overrides: Any) -> Path:
+    """A tiny native model whose source tokenizer is WordPiece splitting words of up to ``cap`` characters, with "a"
+    and "##a" in its vocabulary: a word of a's then "b" makes it try every piece from the longest down before giving
+    up (cubic: "a" × 4,000 then "b" took 3.8 s, × 8,000 ~30 s). Built here, not checked: the check refuses a big cap."""
+    from safetensors.torch import save_file
+
+    from tests.core.test_hostile_files import native_parts
+
+    weights, meta = native_parts(**overrides)
+    data = json.loads(meta["src_tokenizer"])
+    vocab = data["backend"]["model"]["vocab"]
+    tokens = sorted(vocab, key=vocab.get)
+    tokens[-2:] = ["a", "##a"]
+    data["backend"]["model"] = {"type": "WordPiece", "unk_token": "<unk>", "continuing_subword_prefix": "##",
+                                "max_input_chars_per_word": cap, "vocab": {t: i for i, t in enumerate(tokens)}}
+    data["backend"]["pre_tokenizer"] = {"type": "WhitespaceSplit"}
+    meta["src_tokenizer"] = json.dumps(data)
+    path = folder / "wordpiece.safetensors"
+    save_file(weights, str(path), metadata=meta)
+    return path
+
+
+def test_a_wordpiece_that_splits_huge_words_is_refused_and_an_ordinary_one_passes():
+    def wordpiece(**settings: Any) -> dict[str, Any]:
+        return word_level_json({}, model={"type": "WordPiece", "unk_token": "<unk>", "vocab": {"<unk>": 0, "a": 1}, **settings})
+
+    for settings in ({}, {"max_input_chars_per_word": 100}, {"max_input_chars_per_word": budgets.MAX_WORDPIECE_WORD_CHARS}):
+        check_tokenizer(wordpiece(**settings))
+    with pytest.raises(ValueError, match=r"^its model \(WordPiece\) splits words of up to 10,000,000 characters "
+                                         r"\(max_input_chars_per_word\), over the 200 this app allows \(a word's cost grows with the cube"):
+        check_tokenizer(wordpiece(max_input_chars_per_word=10**7))
+    with pytest.raises(ValueError, match=r"up to 201 characters"):
+        check_tokenizer(wordpiece(max_input_chars_per_word=budgets.MAX_WORDPIECE_WORD_CHARS + 1))
+    with pytest.raises(ValueError, match=r"up to more than 10\^15 characters"):
+        check_tokenizer(wordpiece(max_input_chars_per_word=10**400))
+    with pytest.raises(ValueError, match=r"max_input_chars_per_word is not a whole number of characters: '10000000\.0'"):
+        check_tokenizer(wordpiece(max_input_chars_per_word=1e7))
+
+
+def test_a_native_model_whose_wordpiece_splits_huge_words_is_refused_in_one_line(tmp_path, capsys):
+    """It passed every check before, and took 3.8 s on a 4,000-character word (cubic time)."""
+    from viz_app.cli import main
+
+    path = wordpiece_model(tmp_path)
+    refused(path, match=r"source tokenizer.*its model \(WordPiece\) splits words of up to 10,000,000 characters")
+    assert main(["info", "--model", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert err.startswith("attention-scope info: error: ") and "max_input_chars_per_word" in err, err
+
+
 # ----------------------------------------------------------------------------------------- Hugging Face folders
 def fast_tokenizer_folder(folder: Path, **parts: Any) -> Path:
     """A tiny Marian whose tokenizer is a PreTrainedTokenizerFast read from tokenizer.json, with ``parts`` set."""

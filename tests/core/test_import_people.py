@@ -563,8 +563,7 @@ def test_unclear_special_tokens_are_named(vocab, words):
 
 
 def test_an_annotated_model_saved_natively_keeps_its_special_names(annotated, tmp_path):
-    from model_core import save_model
-    from model_core.checkpoint import load_model
+    from model_core import load_model, save_model
 
     _, path, options = annotated
     options.heads = 2

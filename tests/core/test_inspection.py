@@ -9,6 +9,7 @@ import torch
 from conftest import tiny_bundle
 
 from model_core import ModelBundle, save_model, teacher_forced_trace
+from model_core.files import CheckpointError
 from model_core.importers import open_model
 from model_core.inspection import (
     architecture_difference,
@@ -17,7 +18,6 @@ from model_core.inspection import (
     parameter_distributions,
     parameter_group,
 )
-from model_core.paths import CheckpointError
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -61,7 +61,7 @@ def test_importing_model_core_and_its_torch_free_names_leaves_torch_unloaded(fre
 def test_a_torch_name_then_imports_torch_and_works(fresh):
     after = fresh["after"]
     assert after["torch"] is True
-    assert after["load_model_module"] == "model_core.checkpoint"
+    assert after["load_model_module"] == "model_core.importers"
     assert after["session_module"] == "model_core.decoding"
 
 
@@ -81,11 +81,11 @@ def test_every_public_name_resolves_to_its_defining_object():
 
 
 def test_the_package_names_are_their_homes_objects():
-    from model_core import decoding_settings, paths
+    from model_core import decoding_settings, files, paths
 
     assert decoding_settings.DecodingSettings is model_core.DecodingSettings
     assert decoding_settings.Hypothesis is model_core.Hypothesis
-    assert paths.CheckpointError is model_core.CheckpointError
+    assert files.CheckpointError is model_core.CheckpointError
     assert paths.bundled_models is model_core.bundled_models
     assert paths.assets_dir().is_dir() and (paths.icons_dir() / "attention-scope.svg").is_file()
 
@@ -98,7 +98,8 @@ def test_unknown_names_still_raise_attribute_error():
 
 
 def test_resolve_model_path_reports_a_missing_model_as_a_checkpoint_error(tmp_path):
-    from model_core.paths import CheckpointError, resolve_model_path
+    from model_core.files import CheckpointError
+    from model_core.paths import resolve_model_path
 
     existing = tmp_path / "m.safetensors"
     existing.write_bytes(b"x")

@@ -130,7 +130,7 @@ def test_a_tokenizer_that_makes_nothing_of_the_text_is_one_clear_line(bundle, mo
     """A Hugging Face folder whose tokenizer files came from another model made no ids at all, not even the end of
     the sentence: the empty ids reached the embedding as a float tensor ("Expected tensor for argument #1
     'indices'…"), or, translating, the run said the source was empty although it was not."""
-    from model_core.checkpoint import SourceInput
+    from model_core.bundle import SourceInput
 
     monkeypatch.setattr(bundle, "encode_source", lambda text, pad_to=0: SourceInput([], []))
     for request in (RunRequest("the black cat"), RunRequest("the black cat", tgt="le chat")):

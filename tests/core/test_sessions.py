@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from model_core import Ablation, DecodingSettings
 from model_core.importers import ImportOptions, open_model
-from model_core.sessions import FORMAT, VERSION, ModelRef, Selection, Session, SessionError, load
+from model_core.sessions import FORMAT, MAX_REPORTED_PROBLEMS, VERSION, ModelRef, Selection, Session, SessionError, load
 from model_core.vocab import COLORMAPS, OVERLAYS, VIEW_MODES
 
 KINDS = ("encoder_self", "decoder_self", "cross")
@@ -345,6 +345,39 @@ def test_every_violation_gets_its_own_line():
         Session.from_dict(data)
     lines = str(info.value).splitlines()
     assert len(lines) == 3 and any("colormap" in x for x in lines) and any("overlay" in x for x in lines)
+
+
+def test_every_problem_of_a_hand_edited_file_is_reported_at_once_each_naming_its_field():
+    """Only the first wrong field was told: a file with four mistakes took four attempts to fix. Now a field's
+    problem is kept, the field read at its default, and the rest of the file read on."""
+    data = base()
+    data["step"] = "3"  # wrong type
+    data["colour"] = "red"  # unknown field
+    data["model"]["heads"] = 0  # a value the model reference refuses
+    data["decoding"]["temperature"] = "hot"
+    data["ablation"]["heads"] = [["cross", 1, 0], ["sideways", 1, 0], ["cross", "1", 0]]
+    data["selection"]["head"] = -1
+    data["colormap"] = "jet"  # a value only the whole session checks
+    with pytest.raises(SessionError) as info:
+        Session.from_dict(data)
+    found = info.value.problems
+    assert found == ("unknown field colour (a typo, or a file from another program?)", "model.heads must be positive, not 0",
+                     "decoding.temperature must be a number, not a string", "step must be an integer, not a string",
+                     "selection: layer and head must be >= 0, not 1, -1",
+                     "ablation.heads[1]: unknown attention kind 'sideways' (one of encoder_self, decoder_self, cross)",
+                     "ablation.heads[2][1] (layer) must be an integer, not a string",
+                     f"unknown colormap 'jet' (one of {', '.join(COLORMAPS)})"), found
+    lines = str(info.value).splitlines()  # one error: the first few, one a line, then how many more
+    assert lines == [*found[:MAX_REPORTED_PROBLEMS], f"and {len(found) - MAX_REPORTED_PROBLEMS} more problems"]
+
+
+def test_unknown_and_missing_fields_are_all_named():
+    data = {**base(), "colour": "red", "zoom": 2}
+    del data["source"]
+    with pytest.raises(SessionError) as info:
+        Session.from_dict(data)
+    assert str(info.value).splitlines() == ["unknown fields colour, zoom (a typo, or a file from another program?)",
+                                            "missing field source"]
 
 
 def test_nan_and_infinite_temperatures_are_refused():

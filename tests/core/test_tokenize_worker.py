@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import suppress
 from copy import deepcopy
 from pathlib import Path
 from typing import Any
@@ -311,3 +312,71 @@ def test_a_users_tokenizer_json_runs_in_its_child(tmp_path, monkeypatch):
     assert not tok._worker.running
     for side in (bundle.src_tokenizer, bundle.tgt_tokenizer):
         side.close()
+
+
+def _busy_tokenizer_child(pid: int, cpu_ticks: int = 50) -> int:
+    """A tokenizer's child process of ``pid`` that has spent ``cpu_ticks`` of CPU time (tokenising a long text, not
+    starting or answering the load's short probes), read from /proc; 0 while there is none."""
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        with suppress(OSError, ValueError, IndexError):  # a child may end while it is read
+            for child in task.read_text().split():
+                if b"tokenize_child.py" in Path(f"/proc/{child}/cmdline").read_bytes():
+                    stat = Path(f"/proc/{child}/stat").read_text()
+                    if int(stat.rsplit(")", 1)[1].split()[11]) >= cpu_ticks:
+                        return int(child)
+    return 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to see the tokenizer's child at work")
+@pytest.mark.parametrize("script", ["attention-scope-cli", "attention-scope"])
+def test_ctrl_c_inside_tokenizing_ends_the_installed_script_at_once(tmp_path, script):
+    """The line came at once, but the interpreter's shutdown (torch's finalizers) took ~1.6 s more: the scripts
+    leave with ``os._exit`` once the line is out. Told by order, not by a clock: an ``atexit`` hook planted with
+    ``sitecustomize`` leaves a mark only if the interpreter shut down the slow way; the time from the signal to the
+    end is measured for benchmarks/README.md (a loaded machine makes a hard second flaky)."""
+    from tests.core.test_hostile_tokenizers import users_tokenizer
+
+    path, options = users_tokenizer(tmp_path, pre_tokenizer=SLOW)  # passes every check; 40,000 letters: ~10 s
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    mark = tmp_path / "shut-down-slowly"
+    (hook / "sitecustomize.py").write_text(f"import atexit\natexit.register(lambda: open({str(mark)!r}, 'w').close())\n",
+                                           encoding="utf-8")
+    out = tmp_path / "out" / "trace.npz"
+    out.parent.mkdir()
+    installed = Path(sys.executable).with_name(script)
+    command = [str(installed)] if installed.is_file() else [
+        sys.executable, "-m", {"attention-scope-cli": "viz_app.cli", "attention-scope": "viz_app"}[script]]
+    command += ["export", "--model", str(path), "--src-vocab", options["src_vocab"], "--tgt-vocab", options["tgt_vocab"],
+                "--heads", "4", "--tokenization", options["tokenization"], "--device", "cpu", "--src", "a" * 40_000,
+                "--out", str(out)]
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hook), *([] if installed.is_file() else [root])])}
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    child, signalled = 0, 0.0
+    try:
+        for _ in range(12_000):  # the tokenizer's child, busy on the long text (torch and the model load first)
+            child = _busy_tokenizer_child(proc.pid)
+            if child or proc.poll() is not None:
+                break
+            time.sleep(0.01)
+        assert child and proc.poll() is None, f"no tokenizer child got busy: {proc.communicate()}"
+        signalled = time.perf_counter()
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C
+        proc.wait(timeout=60)
+        ended = time.perf_counter() - signalled
+        _, err = proc.communicate()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    alive = _alive(child)
+    if alive:
+        os.kill(child, signal.SIGKILL)
+    print(f"{script}: ended {ended:.3f} s after Ctrl-C")  # for benchmarks/README.md (pytest -s)
+    assert proc.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].endswith(" export: interrupted"), err
+    assert not mark.exists()  # os._exit: no interpreter shutdown
+    assert not alive  # the child was ended before the script left
+    assert list(out.parent.iterdir()) == []  # nothing written, nothing half-written

@@ -9,7 +9,7 @@ import torch
 from conftest import tiny_model
 
 from model_core import DecodeSession, load_model
-from model_core.checkpoint import ModelBundle
+from model_core.bundle import ModelBundle
 from model_core.evaluation import alignment_error_rate, batch_greedy, evaluate
 from model_core.tasks import HeldOut, prepare_task
 from model_core.training import TrainControl, Trainer, TrainSettings, noam_lr

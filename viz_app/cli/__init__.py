@@ -6,6 +6,6 @@ Importing this package and building the parser import neither Qt nor torch.
 """
 
 from viz_app.cli.common import EXIT_USAGE, CliError
-from viz_app.cli.parser import COMMANDS, PROG, build_parser, main
+from viz_app.cli.parser import COMMANDS, PROG, build_parser, console_main, main
 
-__all__ = ["COMMANDS", "EXIT_USAGE", "PROG", "CliError", "build_parser", "main"]
+__all__ = ["COMMANDS", "EXIT_USAGE", "PROG", "CliError", "build_parser", "console_main", "main"]

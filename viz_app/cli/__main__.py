@@ -1,5 +1,5 @@
 import sys
 
-from viz_app.cli import main
+from viz_app.cli import console_main
 
-sys.exit(main())
+sys.exit(console_main())

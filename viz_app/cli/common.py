@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NoReturn
 from model_core.printable import printable, printable_lines  # noqa: F401 - the commands import both from here
 
 if TYPE_CHECKING:
-    from model_core.checkpoint import ModelBundle
+    from model_core.bundle import ModelBundle
     from model_core.importers import ImportOptions
     from model_core.vocab import Notice
 

@@ -43,7 +43,7 @@ from viz_app.cli.common import (
 from viz_app.cli.long_export import add_subset_args, export_long_sentence
 
 if TYPE_CHECKING:
-    from model_core.checkpoint import ModelBundle
+    from model_core.bundle import ModelBundle
     from model_core.importers import ImportOptions
     from model_core.run import RunRequest, RunResult
     from model_core.sessions import Session
@@ -294,7 +294,7 @@ def check_output(path: str, force: bool) -> Path:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from model_core.atomic import save_trace
+    from model_core.trace import save_trace
 
     out = check_output(args.out, args.force)  # before the session, the model or the run
     plan = plan_run(args, load_session(args), capture_scores=args.scores)

@@ -19,7 +19,7 @@ from model_core.vocab import KINDS
 from viz_app.cli.common import CliError, notice_line, printable
 
 if TYPE_CHECKING:
-    from model_core.checkpoint import ModelBundle
+    from model_core.bundle import ModelBundle
     from model_core.lazy_maps import MapSubset
     from model_core.run import RunRequest
 

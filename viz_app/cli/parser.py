@@ -123,6 +123,25 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         return EXIT_USAGE
 
 
+def leave_if_interrupted(code: int) -> int:
+    """``code``, except that a command ended by Ctrl-C (status 130) leaves at once: its one line is out, and the
+    interpreter's own shutdown (torch's and the other libraries' finalizers) took ~1.6 s more, which a user who
+    pressed Ctrl-C should not wait for. Nothing is lost: files are written whole or not at all (``model_core.atomic``
+    removes its temporary file while the interrupt unwinds, before this), and a tokenizer's child was ended then.
+    For the installed scripts only; :func:`main` returns, so tests and callers in this process go on."""
+    if code == EXIT_INTERRUPTED:
+        for stream in (sys.stdout, sys.stderr):  # None under pythonw (the GUI script on Windows)
+            with suppress(OSError, ValueError, AttributeError):  # a reader gone, a stream closed
+                stream.flush()
+        os._exit(code)
+    return code
+
+
+def console_main() -> int:
+    """The ``attention-scope-cli`` script and ``python -m viz_app.cli``: :func:`main`, leaving at once after Ctrl-C."""
+    return leave_if_interrupted(main())
+
+
 def _flushed(code: int) -> int:
     """``code``, once stdout (``--help``'s text) is flushed; a reader that went away ends it quietly."""
     try:

@@ -42,9 +42,9 @@ from PySide6.QtCore import QBuffer, QIODevice, Qt
 from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
-from model_core import atomic
 from model_core.atomic import atomic_file, atomic_output, check_target
 from model_core.trace import Trace
+from model_core.trace import save_trace as _save_trace
 from viz_app.i18n import tr
 from viz_app.widgets.heatmap import AttentionHeatmap
 from viz_app.widgets.map_view import FUTURE_LABEL, HeatmapView, ViewSpec, apply_view, heatmap_view
@@ -508,7 +508,7 @@ def save_csv(matrix: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequen
 
 def save_trace(trace: Trace, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
     """The whole trace as ``.npz`` (what :meth:`Trace.save` writes), with the same no-overwrite and no-partial rules."""
-    return atomic.save_trace(trace, path, overwrite=overwrite)
+    return _save_trace(trace, path, overwrite=overwrite)
 
 
 def copy_image_to_clipboard(image: QImage) -> None:

@@ -86,7 +86,13 @@ def window_option_problem(gui: Sequence[str]) -> str | None:
     return None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def script_main() -> int:
+    """The ``attention-scope`` script and ``python -m viz_app``: :func:`main`; a command (not the window) ended by
+    Ctrl-C leaves at once (:func:`viz_app.cli.parser.leave_if_interrupted`)."""
+    return main(leave_at_once=True)
+
+
+def main(argv: Sequence[str] | None = None, *, leave_at_once: bool = False) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     from viz_app.cli.parser import COMMANDS
 
@@ -134,10 +140,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             what = "a second model" if os.path.exists(offending) else "neither a command nor an existing file or folder"
             return usage_error(f"{offending!r} is {what} (commands: {', '.join(COMMANDS)}); see 'attention-scope --help'")
-    from viz_app.cli import main as cli_main
+    from viz_app.cli.parser import leave_if_interrupted
+    from viz_app.cli.parser import main as cli_main
 
-    return cli_main(args, prog="attention-scope")
+    code = cli_main(args, prog="attention-scope")
+    return leave_if_interrupted(code) if leave_at_once else code
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(script_main())

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
+from model_core.files import human_bytes
 from model_core.hf_cache import CachedModel, cache_dir, find_cached, list_cached
-from model_core.paths import human_bytes
 from viz_app.i18n import tr
 
 __all__ = ["add_hf_cache_menu", "fill_hf_cache_menu"]

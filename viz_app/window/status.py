@@ -55,7 +55,8 @@ class WindowStatus(QObject):
 
     def show_error(self, message: str) -> None:
         _banner(self.w.error_banner, message, "error")
-        self.w.statusBar().showMessage(shortened(printable(message)), ERROR_STATUS_MS)
+        one_line = "; ".join(line for line in message.splitlines() if line.strip())  # a session's problems: a line each
+        self.w.statusBar().showMessage(shortened(printable(one_line)), ERROR_STATUS_MS)
 
     def show_status(self, message: str) -> None:
         self.w.statusBar().showMessage(shortened(printable(message)), STATUS_MS)

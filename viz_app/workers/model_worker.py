@@ -30,15 +30,15 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
+from model_core.files import CheckpointError
 from model_core.lazy_trace import Superseded, focused_first, overview_jobs, pool_overview
-from model_core.paths import CheckpointError
 from model_core.run import EmptySourceError, RunRequest, run
 from model_core.tokenize_deadline import TokenizeTimeout
 from model_core.vocab import ModelInfo
 from viz_app.i18n import tr
 
 if TYPE_CHECKING:
-    from model_core.checkpoint import ModelBundle
+    from model_core.bundle import ModelBundle
 
 DEVICE_ENV = "ATTENTION_SCOPE_DEVICE"  # "cpu" forces the CPU; default "auto" (CUDA, then MPS, then CPU)
 DTYPE_ENV = "ATTENTION_SCOPE_DTYPE"  # "bfloat16": every model opened in bfloat16 (half the memory); default float32

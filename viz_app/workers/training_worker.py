@@ -39,7 +39,7 @@ from viz_app.i18n import tr
 from viz_app.workers.model_worker import DEVICE_ENV, one_line
 
 if TYPE_CHECKING:  # torch is imported when the first run starts, not with the app (see tests/core/test_lazy_imports.py)
-    from model_core.checkpoint import ModelBundle
+    from model_core.bundle import ModelBundle
     from model_core.training import TrainControl, TrainEvent
 
 #: run states, in the order a run goes through them (``failed`` when an error ended it)

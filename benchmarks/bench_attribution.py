@@ -6,15 +6,16 @@ has at least N tokens; the first N rows (N = 8, 16, 32 target tokens) are attrib
 1. **Ours**: ``model_core.attribution.attribute`` with its default adaptive rule (each row refines a composite
    trapezoid rule where its measured completeness error is, until within 1 % of log p − log p(baseline) or 0.01
    nats; every row's points in batched passes; its linear layers multiply through once-packed oneDNN weights,
-   forward and backward: ``packed_linear.input_gradients_only``).
+   forward and backward: ``packed_linear.input_gradients_only``). Timed three times, once before Captum's search and
+   twice after it; the median is billed.
 2. **Captum**: ``captum.attr.IntegratedGradients`` on the same model, fed the
    same token embeddings through the same embedding outputs, one row at a time (``target=row``) with the decoder cut
    after the row as ours is (not a longer forward), ``internal_batch_size`` 128, on the model as a Captum user runs
    it (autograd through ``F.linear``: the packed products are ours; the output gives each side's milliseconds per
    (row, point) so the two parts of the ratio, points and cost per point, can be told apart). Its rule: by default
    (``--captum-method best``) both Gauss–Legendre (Captum's default) and ``riemann_trapezoid`` are searched per row
-   and the cheaper passing run is billed (neither is better on every row: on the 16-row sentence the trapezoid passed
-   earlier on 4 rows and later on 4; ``--captum-method gausslegendre`` etc. measures one).
+   and the cheaper passing run is billed (neither is better on every row: on 14 rows of the 16-row sentence, doubling
+   n_steps, the trapezoid passed earlier on 4 and later on 3; ``--captum-method gausslegendre`` etc. measures one).
    Captum has no stopping rule, so each row's ``n_steps`` is searched on a ladder of ratio √2 from 32 (32, 45, 64,
    91, …): **Captum's time is only that of the first passing run per row** (as if the right n_steps were known
    beforehand, within √2; the search itself is not billed). A row that does not pass by the cap is billed the cap's

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import ModelConfig, preset
-from .data import TASKS, generate, load_tsv
+from .data import TASKS, generate, load_tsv, rehearsed
 from .tokenizers import Tokenizer
 
 Pair = tuple[list[int], list[int]]  # (source ids with specials, target ids ending with <eos>): what training reads
@@ -69,7 +69,8 @@ def prepare_task(task: str, n_train: int | None = None, n_valid: int = 500, n_te
         pairs = [encode_pair(src_tok, tgt_tok, e.src_text, e.tgt_text, {}) for e in train_ex]
         joiner = train_ex[0].tgt_joiner if train_ex else " "
         test = [HeldOut(e.src_text, e.tgt_text, e.alignment, e.word_start) for e in test_ex]
-        return TaskData(task, src_tok, tgt_tok, pairs[:n_train], pairs[n_train:], test, joiner)
+        train = pairs[:n_train] + [encode_pair(src_tok, tgt_tok, e.src_text, e.tgt_text, {}) for e in rehearsed(task)]
+        return TaskData(task, src_tok, tgt_tok, train, pairs[n_train:], test, joiner)
     path = Path(task)
     if not path.exists():
         raise ValueError(f"unknown task {task!r}: choose from {', '.join(TASKS)} or give a .tsv file")

@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .packed_linear import input_gradients_only
 from .vocab import NO_ABLATION, Ablation
 
 if TYPE_CHECKING:
@@ -202,6 +201,9 @@ class _PathEvaluator:
 
     def _pass(self, rows: np.ndarray, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         import torch
+
+        from .packed_linear import input_gradients_only  # torch: imported when called (the command line's parser reads
+        # this module's limits without torch)
 
         dev, m, s = self.e_src.device, len(rows), self.src.shape[1]
         cut = int(rows.max()) + 1

@@ -202,10 +202,13 @@ class _PathEvaluator:
     def _pass(self, rows: np.ndarray, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         import torch
 
+        from .packed_linear import input_gradients_only  # torch: imported when called (the command line's parser reads
+        # this module's limits without torch)
+
         dev, m, s = self.e_src.device, len(rows), self.src.shape[1]
         cut = int(rows.max()) + 1
         row = torch.as_tensor(rows, device=dev)
-        with torch.inference_mode(False), torch.enable_grad():
+        with torch.inference_mode(False), torch.enable_grad(), input_gradients_only():
             a = torch.as_tensor(alphas, device=dev).to(self.e_src.dtype)[:, None, None]
             x_src = (self.b_src + a * self.d_src).requires_grad_(True)
             x_tgt = (self.b_tgt[:cut] + a * self.d_tgt[:cut]).requires_grad_(True)

@@ -12,7 +12,9 @@ It is the same product in float32; only the order of the additions inside a dot 
 When it applies (every other call is plain ``F.linear``, so results with gradients, on a GPU, in
 bfloat16 or on another CPU are exactly what they were):
 
-- gradients are off (inference: traces, decoding, maps; never training or attribution),
+- gradients are off (inference: traces, decoding, maps; never training), or the caller asked for gradients of the
+  inputs only (:func:`input_gradients_only`: attribution, which differentiates with respect to the embeddings and
+  never the weights; the backward product then goes through a once-packed transposed copy of the weight too),
 - input and weight are float32 on the CPU, and the module's owner allowed packing
   (:func:`allow_packing`, with a bound on the extra memory: the packed copy is a second copy of the
   weights, so a model whose linear weights exceed :data:`PACKED_WEIGHTS_BYTES` is not packed),
@@ -32,6 +34,9 @@ import os
 import platform
 import threading
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -54,6 +59,45 @@ _LAYOUT_ROWS = 256
 
 _state_lock = threading.Lock()
 _available: bool | None = None
+#: per thread: whether products that record gradients may go through packed weights (:func:`input_gradients_only`)
+_input_gradients = threading.local()
+
+
+@contextmanager
+def input_gradients_only() -> Iterator[None]:
+    """Within this block (this thread), products that record gradients also go through the packed weights, and their
+    backward gives the gradient of the **input only**: the weights and biases get none, whatever their
+    ``requires_grad``. For callers that differentiate with respect to activations and never train, as attribution does
+    (``torch.autograd.grad`` of the embeddings): there MKL's ``addmm`` forward and ``mm`` backward were two thirds of
+    the time, and the packed products are 2–4.8× faster on its shapes (one thread, ``benchmarks/README.md``)."""
+    before = getattr(_input_gradients, "on", False)
+    _input_gradients.on = True
+    try:
+        yield
+    finally:
+        _input_gradients.on = before
+
+
+class _PackedProduct(torch.autograd.Function):
+    """``x Wᵀ + b`` (then ReLU when asked) through the packed weight; backward: ``grad · W`` through the packed ``Wᵀ``
+    (after ReLU's mask), for the input only (:func:`input_gradients_only`)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, layer: PackedLinear, packed: torch.Tensor, relu: bool) -> torch.Tensor:
+        out = torch.ops.mkldnn._linear_pointwise(x, packed, layer.bias, "relu" if relu else "none", [], "")
+        ctx.layer, ctx.relu = layer, relu
+        if relu:
+            ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None, None, None]:
+        if ctx.relu:
+            (out,) = ctx.saved_tensors
+            grad = torch.ops.aten.threshold_backward(grad, out, 0)  # what relu's own backward computes
+        transposed = ctx.layer._packed_transpose()
+        return torch.ops.mkldnn._linear_pointwise(grad.contiguous(), transposed, None, "none", [], ""), None, None, None
 
 
 def packing_available() -> bool:
@@ -101,6 +145,8 @@ class PackedLinear(nn.Linear):
         packed = self._packed_weight(x)
         if packed is None:
             return F.linear(x, self.weight, self.bias)
+        if torch.is_grad_enabled():  # only within input_gradients_only
+            return _PackedProduct.apply(x, self, packed, False)
         return torch.ops.mkldnn._linear_pointwise(x, packed, self.bias, "none", [], "")
 
     def forward_relu(self, x: torch.Tensor) -> torch.Tensor:
@@ -110,11 +156,13 @@ class PackedLinear(nn.Linear):
         packed = self._packed_weight(x)
         if packed is None:
             return F.relu(F.linear(x, self.weight, self.bias))
+        if torch.is_grad_enabled():  # only within input_gradients_only
+            return _PackedProduct.apply(x, self, packed, True)
         return torch.ops.mkldnn._linear_pointwise(x, packed, self.bias, "relu", [], "")
 
     def _packed_weight(self, x: torch.Tensor) -> torch.Tensor | None:
         weight = self.weight
-        if not self.packing_allowed or torch.is_grad_enabled():
+        if not self.packing_allowed or (torch.is_grad_enabled() and not getattr(_input_gradients, "on", False)):
             return None
         if x.device.type != "cpu" or x.dtype != torch.float32 or weight.dtype != torch.float32:
             return None
@@ -132,10 +180,21 @@ class PackedLinear(nn.Linear):
         self.__dict__["_packed"] = (weakref.ref(weight), stamp, packed)
         return packed
 
+    def _packed_transpose(self) -> torch.Tensor:
+        """The packed ``Wᵀ`` for the backward product (``grad · W``), kept beside the packed ``W`` it was made from."""
+        packed = self.__dict__["_packed"][2]
+        cached = self.__dict__.get("_packed_t")
+        if cached is not None and cached[0] is packed:
+            return cached[1]
+        transposed = torch.ops.mkldnn._reorder_linear_weight(self.weight.detach().t().contiguous(), _LAYOUT_ROWS)
+        self.__dict__["_packed_t"] = (packed, transposed)
+        return transposed
+
     def __getstate__(self) -> dict:
         """Copies and pickles leave the packed weight behind (it is rebuilt on first use; oneDNN tensors do not copy)."""
         state = dict(super().__getstate__())
         state.pop("_packed", None)
+        state.pop("_packed_t", None)
         return state
 
 
@@ -151,6 +210,7 @@ def allow_packing(model: nn.Module, budget_bytes: int = PACKED_WEIGHTS_BYTES) ->
     for layer in layers:
         layer.packing_allowed = allowed
         layer.__dict__.pop("_packed", None)
+        layer.__dict__.pop("_packed_t", None)
     return allowed
 
 

@@ -7,9 +7,10 @@ modules are importable for their helpers (``en_fr.translate``, ``en_zh.translate
 """
 
 from . import a1, algorithmic, en_fr, en_zh
-from .corpus import TASKS, CorpusError, Example, generate, in_test_bucket, load_tsv
+from .corpus import TASKS, CorpusError, Example, generate, in_test_bucket, load_tsv, rehearsed
 from .en_fr import GrammarError
 
 __all__ = [
     "TASKS", "CorpusError", "Example", "GrammarError", "a1", "algorithmic", "en_fr", "en_zh", "generate", "in_test_bucket", "load_tsv",
+    "rehearsed",
 ]

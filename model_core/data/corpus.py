@@ -179,3 +179,13 @@ def load_tsv(path: str | os.PathLike) -> list[tuple[str, str]]:
         raise CorpusError(f"{name}: no sentence pairs (the file is empty or has only blank lines)", path=path)
     return pairs
 
+
+
+def rehearsed(task: str) -> list[Example]:
+    """Sentences the training set of ``task`` repeats beyond :func:`generate`'s distinct ones: a grammar's closed list
+    (set phrases, the weather, the day) that a class learns by heart (none for tasks without one)."""
+    if task not in _TASK_MODULES:
+        raise ValueError(f"unknown task {task!r}; expected one of {', '.join(TASKS)}")
+    module = importlib.import_module(f"{__package__}.{_TASK_MODULES[task]}")
+    repeat = getattr(module, "rehearsed", None)
+    return list(repeat(task)) if repeat is not None else []

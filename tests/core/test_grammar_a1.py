@@ -313,6 +313,25 @@ def test_set_phrases_weather_and_days_are_all_trained_and_never_held_out():
     assert closed_in_bucket  # e.g. "it is raining": never seen in training before
 
 
+def test_the_closed_list_is_every_closed_sentence_the_sampler_draws_and_is_rehearsed_in_training():
+    """Drawn once among 80,000 distinct sentences, "How are you?" was never learnt: the training set repeats the list."""
+    import random
+
+    from model_core.data import rehearsed
+    from model_core.tasks import prepare_task
+
+    listed = {a1.english_tokens(s) for s in a1.closed_sentences()}
+    rng = random.Random(3)
+    drawn = {a1.english_tokens(s) for s in (a1.sample_sentence(rng) for _ in range(20000)) if not a1.held_out_possible(s)}
+    assert drawn and drawn <= listed and ("how", "are", "you", "?") in listed and ("it", "is", "raining", ".") in listed
+    assert len(rehearsed("en-fr-a1")) == a1.REHEARSALS * len(listed) and rehearsed("copy") == []
+    data = prepare_task("en-zh-a1", n_train=300, n_valid=50, n_test=20)
+    assert len(data.train) == 300 + a1.REHEARSALS * len(listed) and len(data.valid) == 50
+    how_are_you = data.src_tokenizer.encode("how are you ?")
+    assert sum(pair[0][: len(how_are_you)] == how_are_you and len(pair[0]) == len(how_are_you) + 1
+               for pair in data.train) >= 10  # about a hundred times over a ten-epoch run
+
+
 def test_a_sentence_one_word_off_is_refused_in_one_line_or_translated():
     """What a typing slip makes of a grammar sentence: GrammarError, or a tree both languages can write."""
     import random

@@ -76,6 +76,51 @@ def test_a_packed_product_equals_f_linear_and_is_taken_only_for_inference(forced
 
 
 @pytest.mark.skipif(not packing_available(), reason="needs x86-64 and oneDNN (true on CI)")
+@pytest.mark.parametrize("relu", [False, True])
+def test_with_input_gradients_only_a_packed_product_and_its_input_gradient_equal_f_linear_s(relu, forced_packing):
+    """Attribution's path: gradients on, for the input only. The product and the input's gradient (through the packed
+    transposed weight, after ReLU's mask) equal plain autograd's to float rounding; the weights get no gradient."""
+    lin = layer()
+    x = torch.randn(2, 7, 48, dtype=torch.float32)
+    cotangent = torch.randn(2, 7, 96)
+
+    def through(use_packing: bool) -> tuple[torch.Tensor, torch.Tensor]:
+        leaf = x.clone().requires_grad_(True)
+        with packed_linear.input_gradients_only() if use_packing else torch.enable_grad():
+            y = lin.forward_relu(leaf) if relu else lin(leaf)
+            (grad,) = torch.autograd.grad(y, leaf, cotangent)
+        return y.detach(), grad
+
+    lin.packing_allowed = False
+    want_y, want_grad = through(False)
+    lin.packing_allowed = True
+    got_y, got_grad = through(True)
+    assert "_packed" in lin.__dict__ and "_packed_t" in lin.__dict__  # the packed path was taken, both ways
+    if relu:
+        assert (want_y == 0).any() and (want_y > 0).any()  # the mask has something to do
+    torch.testing.assert_close(got_y, want_y, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(got_grad, want_grad, atol=1e-5, rtol=1e-5)
+    assert lin.weight.grad is None and lin.bias.grad is None
+    # outside the block gradients take plain F.linear again, weights included
+    y = lin(x)
+    assert torch.equal(y, F.linear(x, lin.weight, lin.bias))
+    y.sum().backward()
+    assert lin.weight.grad is not None
+
+
+@pytest.mark.skipif(not packing_available(), reason="needs x86-64 and oneDNN (true on CI)")
+def test_the_packed_transposed_weight_follows_a_change_of_the_weight(forced_packing):
+    lin = layer()
+    x = torch.randn(3, 48, requires_grad=True)
+    with packed_linear.input_gradients_only():
+        (before,) = torch.autograd.grad(lin(x).sum(), x)
+        with torch.no_grad():
+            lin.weight.mul_(2.0)
+        (after,) = torch.autograd.grad(lin(x).sum(), x)
+    torch.testing.assert_close(after, 2.0 * before, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.skipif(not packing_available(), reason="needs x86-64 and oneDNN (true on CI)")
 def test_the_relu_fused_into_a_packed_product_is_exactly_relu_of_that_product(forced_packing):
     lin = layer()
     x = torch.randn(3, 5, 48)

@@ -179,7 +179,7 @@ NOTICE_TEXTS: dict[str, str] = {
                              "with norm_first=True needs --norm-position pre",
     "tutorial_default_activation": "read with nn.Transformer's default ReLU, which its weights cannot confirm: a model built "
                                    "with activation=\"gelu\" needs --activation gelu",
-    "outside_grammar": "this sentence is outside the small grammar the {task} demo model was trained on: "
+    "outside_grammar": "this sentence is outside the small grammar this model was trained on ({task}): "
                        "its translation may be wrong",
     "grammar_differs": "the model's translation is wrong: its grammar translates this sentence as “{expected}”",
 }

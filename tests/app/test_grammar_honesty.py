@@ -23,7 +23,7 @@ def en_fr(make_window):
 def test_a_sentence_outside_the_grammar_is_said_in_the_banner(en_fr, qtbot):
     result = type_and_wait(qtbot, en_fr, en_fr.inputs.source, "Hello, the cat!")
     banner = en_fr.notice_banner
-    assert banner.isVisible() and "outside the small grammar the en-fr demo model was trained on" in banner.text()
+    assert banner.isVisible() and "outside the small grammar this model was trained on (en-fr-a1)" in banner.text()
     label = en_fr.inputs.translation
     assert label.isVisible() and result.translation in label.text().replace("&#x27;", "'")
     assert "its grammar" not in label.text() and "✓" not in label.text() and "✗" not in label.text()

@@ -268,8 +268,10 @@ for language, model, src, tgt in json.loads(sys.argv[2]):
 print(json.dumps(results))
 '''
 
-#: 16 tokens a side (15 words and <eos>), typed target for the Chinese model
-LESSON = [["en", "en-fr", "the old farmer eats the green apples and the black cat sees the small dog", ""],
+#: 16 tokens a side (15 words and <eos>), typed targets: the A1 grammar's sentences are at most 13 words long, so
+#: a class's longest sentence is typed with its translation (a teacher shows the map of a sentence they wrote)
+LESSON = [["en", "en-fr", "the old farmer eats the green apples and the black cat sees the small dog",
+           "le vieux fermier mange les pommes vertes et le chat noir voit le petit chien"],
           ["zh_CN", "en-zh", "the old farmer eats the green apples and the black cat sees the small dog",
            "老农民吃绿苹果，小黑猫看见小狗"]]
 

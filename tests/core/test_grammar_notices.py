@@ -44,7 +44,7 @@ def test_a_sentence_outside_the_grammar_gets_the_notice(task):
     assert "outside_grammar" in codes and "grammar_differs" not in codes
     assert result.expected is None and result.translation == bundle.tgt_tokenizer.decode(result.trace.output_ids)
     notice = next(n for n in result.notices if n.code == "outside_grammar")
-    assert notice.english() == (f"this sentence is outside the small grammar the {task} demo model was trained on: "
+    assert notice.english() == (f"this sentence is outside the small grammar this model was trained on ({task}): "
                                 "its translation may be wrong")
 
 
@@ -90,8 +90,8 @@ def test_export_and_render_print_the_note_and_a_capitalised_translation(tmp_path
     assert main(["export", "--model", "en-fr", "--src", "Hello, the cat!", "--device", "cpu", "--out", str(out)]) == 0
     captured = capsys.readouterr()
     note = [line for line in captured.err.splitlines() if "outside the small grammar" in line]
-    assert note == ["attention-scope export: note: this sentence is outside the small grammar the en-fr demo model was trained "
-                    "on: its translation may be wrong"]
+    assert note == ["attention-scope export: note: this sentence is outside the small grammar this model was trained "
+                    "on (en-fr-a1): its translation may be wrong"]
     source = examples_for("en-fr")[0].source
     assert main(["export", "--model", "en-fr", "--src", source, "--device", "cpu", "--out", str(out), "--force"]) == 0
     captured = capsys.readouterr()

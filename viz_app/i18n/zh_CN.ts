@@ -647,7 +647,7 @@
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="564" />
+            <location filename="../../viz_app/widgets/controls.py" line="566" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
@@ -988,12 +988,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Export</name>
         <message>
-            <location filename="../../viz_app/export/images.py" line="403" />
+            <location filename="../../viz_app/export/images.py" line="402" />
             <source>MP4 export needs ffmpeg: install the 'video' extra (pip install "attention-scope[video]") or put ffmpeg on the PATH</source>
             <translation>导出 MP4 需要 ffmpeg：请安装 'video' 可选依赖（pip install "attention-scope[video]"），或把 ffmpeg 加入 PATH</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/images.py" line="406" />
+            <location filename="../../viz_app/export/images.py" line="405" />
             <source>MP4 export needs an H.264 encoder (libx264 or libopenh264); the ffmpeg at {path} has none</source>
             <translation>导出 MP4 需要 H.264 编码器（libx264 或 libopenh264）；位于 {path} 的 ffmpeg 两者都没有</translation>
         </message>
@@ -1071,127 +1071,127 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>将热力图作为图片复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="141" />
+            <location filename="../../viz_app/export/menu.py" line="137" />
             <source>Export image (PNG)</source>
             <translation>导出图片（PNG）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="141" />
+            <location filename="../../viz_app/export/menu.py" line="137" />
             <source>PNG images (*.png)</source>
             <translation>PNG 图片 (*.png)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="145" />
+            <location filename="../../viz_app/export/menu.py" line="141" />
             <source>Export SVG</source>
             <translation>导出 SVG</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="145" />
+            <location filename="../../viz_app/export/menu.py" line="141" />
             <source>SVG drawings (*.svg)</source>
             <translation>SVG 矢量图 (*.svg)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="148" />
+            <location filename="../../viz_app/export/menu.py" line="144" />
             <source>Export animation (GIF)</source>
             <translation>导出动画（GIF）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="148" />
+            <location filename="../../viz_app/export/menu.py" line="144" />
             <source>GIF animations (*.gif)</source>
             <translation>GIF 动画 (*.gif)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="156" />
+            <location filename="../../viz_app/export/menu.py" line="152" />
             <source>Export video (MP4)</source>
             <translation>导出视频（MP4）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="156" />
+            <location filename="../../viz_app/export/menu.py" line="152" />
             <source>MP4 videos (*.mp4)</source>
             <translation>MP4 视频 (*.mp4)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="160" />
+            <location filename="../../viz_app/export/menu.py" line="156" />
             <source>Export matrix (CSV)</source>
             <translation>导出矩阵（CSV）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="160" />
+            <location filename="../../viz_app/export/menu.py" line="156" />
             <source>CSV tables (*.csv)</source>
             <translation>CSV 表格 (*.csv)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="164" />
+            <location filename="../../viz_app/export/menu.py" line="160" />
             <source>Export trace (NPZ)</source>
             <translation>导出注意力轨迹（NPZ）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="164" />
+            <location filename="../../viz_app/export/menu.py" line="160" />
             <source>Attention traces (*.npz)</source>
             <translation>注意力轨迹 (*.npz)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="179" />
+            <location filename="../../viz_app/export/menu.py" line="175" />
             <source>Image copied to the clipboard</source>
             <translation>图片已复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="295" />
+            <location filename="../../viz_app/export/menu.py" line="291" />
             <source>Replace file?</source>
             <translation>替换文件？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="245" />
+            <location filename="../../viz_app/export/menu.py" line="241" />
             <source>layer {layer}, all {heads} heads, {rows} × {keys} each: {size} MB of this sentence's {total} GB of maps</source>
             <translation>第 {layer} 层，全部 {heads} 个头，每个 {rows} × {keys}：共 {size} MB（整句的注意力图有 {total} GB）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="256" />
+            <location filename="../../viz_app/export/menu.py" line="252" />
             <source>rows {r0}–{r1}, columns {c0}–{c1}: the window on screen</source>
             <translation>第 {r0}–{r1} 行、第 {c0}–{c1} 列：即屏幕上显示的窗口</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="270" />
+            <location filename="../../viz_app/export/menu.py" line="266" />
             <source>Nothing to export yet: type a sentence first.</source>
             <translation>还没有可导出的内容：请先输入一个句子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="329" />
+            <location filename="../../viz_app/export/menu.py" line="325" />
             <source>Exported {path}</source>
             <translation>已导出 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="296" />
+            <location filename="../../viz_app/export/menu.py" line="292" />
             <source>{name} already exists in {folder}. Replace it?</source>
             <translation>{folder} 中已存在 {name}。要替换它吗？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="240" />
+            <location filename="../../viz_app/export/menu.py" line="236" />
             <source>layer {layer}'s {heads} maps would take {size} GB (the limit is {limit} GB); the command line's export chooses fewer heads or rows</source>
             <translation>第 {layer} 层的 {heads} 张注意力图需要 {size} GB（上限为 {limit} GB）；可用命令行的 export 选择更少的头或行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="313" />
+            <location filename="../../viz_app/export/menu.py" line="309" />
             <source>Could not export: {path} is a folder</source>
             <translation>无法导出：{path} 是一个文件夹</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="330" />
+            <location filename="../../viz_app/export/menu.py" line="326" />
             <source>{done} ({what})</source>
             <translation>{done}（{what}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="177" />
+            <location filename="../../viz_app/export/menu.py" line="173" />
             <source>Could not copy the image: {error}</source>
             <translation>无法复制图片：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="317" />
+            <location filename="../../viz_app/export/menu.py" line="313" />
             <source>Not exported: {name} was kept</source>
             <translation>未导出：已保留原有的 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="324" />
+            <location filename="../../viz_app/export/menu.py" line="320" />
             <source>Could not export {name}: {error}</source>
             <translation>无法导出 {name}：{error}</translation>
         </message>
@@ -2600,17 +2600,17 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>对齐连线（源句 → 译文）(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="102" />
+            <location filename="../../viz_app/window/main_window.py" line="101" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="221" />
+            <location filename="../../viz_app/window/main_window.py" line="220" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="222" />
+            <location filename="../../viz_app/window/main_window.py" line="221" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
@@ -2745,12 +2745,12 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>无法保存会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/status.py" line="88" />
+            <location filename="../../viz_app/window/status.py" line="89" />
             <source>working…</source>
             <translation>运行中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/status.py" line="73" />
+            <location filename="../../viz_app/window/status.py" line="74" />
             <source>last model call {ms} ms</source>
             <translation>上次模型调用耗时 {ms} 毫秒</translation>
         </message>
@@ -3472,37 +3472,37 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>Settings</name>
         <message>
-            <location filename="../../viz_app/scope/settings.py" line="107" />
+            <location filename="../../viz_app/scope/settings.py" line="103" />
             <source>Some saved settings could not be read and their defaults are used ({keys}).</source>
             <translation>部分已保存的设置无法读取，已改用默认值（{keys}）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/settings.py" line="147" />
+            <location filename="../../viz_app/scope/settings.py" line="143" />
             <source>The settings file was damaged: it was set aside as {copy}, and what could not be read is back to its default.</source>
             <translation>设置文件已损坏：原文件已另存为 {copy}，无法读取的设置已恢复为默认值。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/settings.py" line="150" />
+            <location filename="../../viz_app/scope/settings.py" line="146" />
             <source>The settings file {file} is damaged: what could not be read is back to its default.</source>
             <translation>设置文件 {file} 已损坏：无法读取的设置已恢复为默认值。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/settings.py" line="183" />
+            <location filename="../../viz_app/scope/settings.py" line="179" />
             <source>Settings cannot be saved to {file} ({reason}): what you change is kept until you quit.</source>
             <translation>无法将设置保存到 {file}（{reason}）：你所做的更改在退出程序之前仍然有效。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/settings.py" line="122" />
+            <location filename="../../viz_app/scope/settings.py" line="118" />
             <source>The settings file {file} cannot be read: the defaults are used.</source>
             <translation>无法读取设置文件 {file}：已改用默认值。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/settings.py" line="172" />
+            <location filename="../../viz_app/scope/settings.py" line="168" />
             <source>{folder} is not a folder</source>
             <translation>{folder} 不是文件夹</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/settings.py" line="185" />
+            <location filename="../../viz_app/scope/settings.py" line="181" />
             <source>access denied</source>
             <translation>拒绝访问</translation>
         </message>
@@ -3667,17 +3667,17 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>TrainingRunner</name>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="78" />
+            <location filename="../../viz_app/workers/training_worker.py" line="80" />
             <source>no task was chosen</source>
             <translation>未选择任务</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="82" />
+            <location filename="../../viz_app/workers/training_worker.py" line="84" />
             <source>epochs, probe interval, batch size and log interval must be at least 1</source>
             <translation>轮数、探针间隔、批大小和日志间隔都必须至少为 1</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="84" />
+            <location filename="../../viz_app/workers/training_worker.py" line="86" />
             <source>the output checkpoint must end with .safetensors</source>
             <translation>输出检查点的文件名必须以 .safetensors 结尾</translation>
         </message>
@@ -3707,7 +3707,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>GPU 显存不足：请选择“微型”规模，或在 CPU 上训练（启动时设置 {env}=cpu）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="80" />
+            <location filename="../../viz_app/workers/training_worker.py" line="82" />
             <source>unknown model size {size}</source>
             <translation>未知的模型规模 {size}</translation>
         </message>
@@ -4620,8 +4620,8 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
         </message>
         <message>
             <location filename="../../viz_app/scope/notices.py" line="52" />
-            <source>this sentence is outside the small grammar the {task} demo model was trained on: its translation may be wrong</source>
-            <translation>这句话不在 {task} 演示模型训练所用的小语法之内：它的译文可能有误</translation>
+            <source>this sentence is outside the small grammar this model was trained on ({task}): its translation may be wrong</source>
+            <translation>这个句子超出了该模型训练时所用的小语法（{task}），译文可能有误</translation>
         </message>
         <message>
             <location filename="../../viz_app/scope/notices.py" line="54" />
@@ -4642,6 +4642,10 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <location filename="../../viz_app/workers/model_worker.py" line="201" />
             <source>no model is loaded: open one with File ▸ Open model…</source>
             <translation>尚未加载模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
+        </message>
+        <message>
+            <source>this sentence is outside the small grammar the {task} demo model was trained on: its translation may be wrong</source>
+            <translation type="vanished">这句话不在 {task} 演示模型训练所用的小语法之内：它的译文可能有误</translation>
         </message>
         <message>
             <source>source truncated to {room} tokens (max_len {max_len}; it has at least {length})</source>

@@ -49,8 +49,8 @@ _MARKED: dict[str, tuple[str, str]] = {
     NOTICE_TEXTS["tutorial_default_activation"]: N_("Worker", "read with nn.Transformer's default ReLU, which its weights "
                                                     "cannot confirm: a model built with activation=\"gelu\" needs "
                                                     "--activation gelu"),
-    NOTICE_TEXTS["outside_grammar"]: N_("Worker", "this sentence is outside the small grammar the {task} demo model was "
-                                        "trained on: its translation may be wrong"),
+    NOTICE_TEXTS["outside_grammar"]: N_("Worker", "this sentence is outside the small grammar this model was trained "
+                                        "on ({task}): its translation may be wrong"),
     NOTICE_TEXTS["grammar_differs"]: N_("Worker", "the model's translation is wrong: its grammar translates this sentence "
                                         "as “{expected}”"),
 }

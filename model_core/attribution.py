@@ -226,7 +226,7 @@ class _PathEvaluator:
         return lp.detach().double().cpu().numpy(), parts.cpu().numpy()
 
 
-def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, max_points: int
+def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, max_points: int, settle: bool = True
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Integrated gradients of ``rows`` by a composite trapezoid rule refined where it is wrong.
 
@@ -238,7 +238,9 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
     kept) until the row's completeness error is within its allowance and ``Σ E`` within :data:`BOUND_SLACK` of it,
     or the row has ``max_points`` points; a row whose top two source tokens are closer than the bound is refined further
     (up to :data:`TIE_TOLERANCE` or :data:`TIE_POINTS`), so the map's strongest token is the converged one. All rows'
-    new midpoints go through the model together.
+    new midpoints go through the model together. ``settle`` False stops a row as soon as it is complete (the test
+    Captum's ``return_convergence_delta`` offers, no guard against cancellation, no settling of near-ties): for
+    comparing the two at equal completeness (``benchmarks/bench_attribution.py``).
 
     Returns per row: the attribution [R, S + T], f(1), f(0), points used, converged.
     """
@@ -261,8 +263,11 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
             bound = errors.sum()
             # converged: the completeness error itself within the allowance, and the bound on it (no cancellation
             # between intervals) within BOUND_SLACK times it, so a row cannot pass by a lucky cancellation
-            target = BOUND_SLACK * allowed
+            target = BOUND_SLACK * allowed if settle else np.inf
             complete = abs(signed.sum()) <= allowed and bound <= target
+            if complete and not settle:
+                done[i] = converged[i] = True
+                continue
             if complete:
                 # ... and the top source token settled: two near-tied tokens (their gap under the bound) are refined
                 # on until the gap is larger, or the bound is TIE_TOLERANCE of the change (then they are a tie)
@@ -280,7 +285,7 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
             # halve the worst intervals, those that carry the bound's excess (at most 30 % of it a round: halving an
             # interval with a kink only halves its error, and a few at a time keeps the points where the kinks are)
             worst = np.argsort(-errors, kind="stable")
-            need = min(bound - min(target, allowed), 0.3 * bound)
+            need = min(bound - min(target, allowed), 0.3 * bound) if settle else 0.3 * bound
             take = int(np.searchsorted(np.cumsum(errors[worst]), need) + 1)
             take = min(take, room, len(h))
             halve = np.sort(worst[:take])
@@ -310,7 +315,7 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
 def attribute(
     model: nn.Module, src_ids: Sequence[int], decoder_inputs: Sequence[int], output_ids: Sequence[int], *,
     method: str = "integrated-gradients", baseline: str = "zero", steps: int | None = None,
-    ablation: Ablation = NO_ABLATION, pad_id: int | None = None, max_points: int = MAX_POINTS,
+    ablation: Ablation = NO_ABLATION, pad_id: int | None = None, max_points: int = MAX_POINTS, settle: bool = True,
 ) -> Attribution:
     """Attribute ``log p(output_ids[t])`` at every decoder row ``t`` to the source and target-prefix tokens.
 
@@ -319,6 +324,7 @@ def attribute(
     no gradient (``torch.autograd.grad`` asks only for the embeddings). ``steps`` None (the default): each row
     takes the points it needs for completeness (:func:`_adaptive`, up to ``max_points``); a number: that many
     Gauss–Legendre points for every row (Captum's default rule; ``converged`` still says which rows met it).
+    ``settle`` False: the adaptive rule stops a row once complete, without its guards (see :func:`_adaptive`).
     """
     check_settings(method, baseline, steps)
     c = model.config
@@ -347,7 +353,7 @@ def attribute(
             f, parts = evaluate(rows, np.ones(len(rows)))
             attr[rows], logprob[rows], points[rows] = parts, f, 1
         elif fixed is None:
-            found, ends1, ends0, used, ok = _adaptive(evaluate, rows, width, s, max_points)
+            found, ends1, ends0, used, ok = _adaptive(evaluate, rows, width, s, max_points, settle)
             attr[rows], logprob[rows], base[rows], points[rows], converged[rows] = found, ends1, ends0, used, ok
         else:
             x, w = np.polynomial.legendre.leggauss(fixed)

@@ -30,7 +30,7 @@ import torch
 from _common import interleaved_timings, machine_info, median_ms, print_machine, print_table, spread_pct, write_json
 
 from model_core import DecodeSession, ModelConfig, Seq2SeqTransformer, teacher_forced_trace
-from model_core.packed_linear import adopt_packing
+from model_core.nn.packed_linear import adopt_packing
 
 VOCAB = 8000
 FIRST_ORDINARY_ID = 4  # 0..3 are <pad> <bos> <eos> <unk>

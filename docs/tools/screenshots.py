@@ -93,7 +93,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     """Write every screenshot into ``out``; returns the files written."""
     from PySide6.QtWidgets import QApplication
 
-    from model_core.paths import bundled_models
+    from model_core.io.paths import bundled_models
     from viz_app.i18n import install
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
@@ -205,10 +205,10 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
 
     def report(w) -> None:  # issue 19: the report card, opened from a folder written by `attention-scope report`
         from model_core import load_model
-        from model_core.alignment import GoldAlignment
+        from model_core.analysis.alignment import GoldAlignment
+        from model_core.analysis.report import build_report
+        from model_core.analysis.report_html import write_report
         from model_core.data import generate
-        from model_core.report import build_report
-        from model_core.report_html import write_report
 
         examples = generate("en-fr", 96, seed=0, split="test")
         gold = [GoldAlignment(frozenset((s, j) for j, ss in enumerate(e.alignment) for s in ss)) for e in examples]

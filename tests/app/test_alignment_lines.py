@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QImage
 
-from model_core.run import RunRequest, run
+from model_core.inference.run import RunRequest, run
 from tests.conftest import tiny_bundle
 from viz_app.cli import main
 from viz_app.export.alignment import alignment_svg, export_alignment

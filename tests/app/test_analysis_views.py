@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from model_core.analysis import all_head_stats, trace_rollout
+from model_core.analysis.measures import all_head_stats, trace_rollout
 
 TIMEOUT = 20000
 

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from conftest import tiny_bundle
 
-from model_core.attribution import agreement
-from model_core.contributions import source_share
-from model_core.run import RunRequest, run
+from model_core.inference.attribution import agreement
+from model_core.inference.contributions import source_share
+from model_core.inference.run import RunRequest, run
 from viz_app.widgets.map_view import ViewSpec, heatmap_view
 
 TIMEOUT = 20000

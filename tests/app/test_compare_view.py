@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from conftest import tiny_bundle
 
-from model_core.compare import compare
-from model_core.run import RunRequest
+from model_core.analysis.compare import compare
+from model_core.inference.run import RunRequest
 from viz_app.widgets.colormaps import DIVERGING_NAME
 from viz_app.widgets.compare_view import ComparePanel
 from viz_app.widgets.map_view import ViewSpec

@@ -1,7 +1,7 @@
 """A demo model's honesty in the window: a sentence outside its grammar is said in the notice banner, and the model's
 translation is shown as text with the grammar's beside it (✓ when they agree, in red when the model is wrong).
 
-The expected texts are the grammar's (model_core.typing_guide.gold_translation), never the model's.
+The expected texts are the grammar's (model_core.data.typing_guide.gold_translation), never the model's.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from model_core import bundled_models
-from model_core.typing_guide import gold_translation
+from model_core.data.typing_guide import gold_translation
 from tests.app.test_main_window import type_and_wait
 
 

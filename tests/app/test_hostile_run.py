@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import threading
 
-import model_core.tokenizers as tokenizers_module
-from model_core.tokenize_deadline import TokenizeTimeout, run_within
+import model_core.text.tokenizers as tokenizers_module
+from model_core.text.tokenize_deadline import TokenizeTimeout, run_within
 from tests.app.test_main_window import TIMEOUT
 
 

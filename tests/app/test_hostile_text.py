@@ -58,7 +58,7 @@ def test_a_session_whose_model_is_refused_falls_back_like_a_refused_path(open_wi
     assets = tmp_path / "assets"
     (assets / "models").mkdir(parents=True)
     shutil.copy(model_file, assets / "models" / "fallback.safetensors")
-    monkeypatch.setattr("model_core.paths.assets_dir", lambda: assets)
+    monkeypatch.setattr("model_core.io.paths.assets_dir", lambda: assets)
     bogus = tmp_path / "bogus.safetensors"
     bogus.write_bytes(b"not a model")
     session = tmp_path / "lesson.scope.json"

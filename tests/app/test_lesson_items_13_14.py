@@ -98,7 +98,7 @@ def _contrast(a: str, b: str) -> float:
 def test_a_bundled_model_opened_by_its_path_is_listed_once():
     """Item 14: File ▸ Open on assets/models/reverse.safetensors is the bundled "reverse", not a second entry."""
     from model_core import bundled_models
-    from model_core.paths import model_key
+    from model_core.io.paths import model_key
 
     bundled = bundled_models()
     if "reverse" not in bundled:
@@ -230,7 +230,7 @@ def test_an_unknown_word_chip_says_what_happened(qtbot):
 def test_a_handed_over_host_reuses_only_an_exact_match(qtbot, tiny_checkpoint):
     """Item 13 (the language switch): after hand_over the first load of the very model the thread holds and the
     first run of the very request answered last come from what is there; anything else is computed, and only once."""
-    from model_core.run import RunRequest
+    from model_core.inference.run import RunRequest
     from viz_app.workers.model_worker import WorkerHost
 
     host = WorkerHost()

@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from model_core import budgets, lazy_trace, save_model
-from model_core.decoding import teacher_forced_trace
-from model_core.lazy_trace import focused_first, overview_jobs, pool_overview
-from model_core.run import RunRequest, run
+from model_core import budgets, save_model
+from model_core.inference import lazy_trace
+from model_core.inference.decoding import teacher_forced_trace
+from model_core.inference.lazy_trace import focused_first, overview_jobs, pool_overview
+from model_core.inference.run import RunRequest, run
 from tests.app.conftest import RESULT_TIMEOUT_MS, tiny_bundle
 from viz_app.scope.settings import AppSettings
 from viz_app.widgets import mosaic

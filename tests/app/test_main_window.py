@@ -10,7 +10,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 import viz_app.workers.model_worker as worker_module
-from model_core.run import RunRequest, RunResult
+from model_core.inference.run import RunRequest, RunResult
 from viz_app.scope.settings import AppSettings
 from viz_app.scope.state import KINDS
 from viz_app.shell.app import parse_args
@@ -276,7 +276,7 @@ def test_target_padding_overlay(window, qtbot):
     alpha = window.heatmap.overlay_rgba()[..., 3] > 0
     pad = s.trace.tgt_is_pad
     assert pad.sum() == 3
-    # padding blocks padded keys only (model_core/masks.py): the padded queries' rows are computed and stay visible
+    # padding blocks padded keys only (model_core/nn/masks.py): the padded queries' rows are computed and stay visible
     np.testing.assert_array_equal(alpha, np.broadcast_to(pad[None, :], alpha.shape))
     shown = window.heatmap.displayed_matrix()
     assert np.isfinite(shown[pad]).all() and np.allclose(shown[pad].sum(axis=1), 1.0, atol=1e-5)

@@ -134,7 +134,7 @@ def test_a_model_deleted_while_open_keeps_working_and_reopening_it_says_why(open
 
 def test_a_load_that_raises_something_unexpected_keeps_the_model(open_window, qtbot, monkeypatch, settings_file, model_file):
     """test_main_window covers a corrupt file (a CheckpointError); a bug in an importer raises anything else."""
-    import model_core.importers
+    import model_core.io.importers
 
     window = open_window(settings_file, str(model_file))
     s = window.state
@@ -143,7 +143,7 @@ def test_a_load_that_raises_something_unexpected_keeps_the_model(open_window, qt
     def broken(*_args, **_kwargs):
         raise KeyError("config")  # what a careless importer raises; its message alone would say nothing
 
-    monkeypatch.setattr(model_core.importers, "open_model", broken)
+    monkeypatch.setattr(model_core.io.importers, "open_model", broken)
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         window.open_model(str(model_file.with_name("other.safetensors")))
     text = window.error_banner.text()
@@ -160,7 +160,7 @@ def test_a_remembered_model_that_is_gone_falls_back_with_a_message(open_window, 
     (assets / "models").mkdir(parents=True)
     if bundled:
         shutil.copy(model_file, assets / "models" / "fallback.safetensors")
-    monkeypatch.setattr("model_core.paths.assets_dir", lambda: assets)  # what bundled_models() lists, in both threads
+    monkeypatch.setattr("model_core.io.paths.assets_dir", lambda: assets)  # what bundled_models() lists, in both threads
     gone = tmp_path / "moved-away.safetensors"
     AppSettings(settings_file).set("model/last", str(gone))
 
@@ -184,7 +184,7 @@ def test_a_model_asked_for_at_start_that_cannot_be_opened_stays_said_after_the_f
     assets = tmp_path / "assets"
     (assets / "models").mkdir(parents=True)
     shutil.copy(model_file, assets / "models" / "fallback.safetensors")
-    monkeypatch.setattr("model_core.paths.assets_dir", lambda: assets)
+    monkeypatch.setattr("model_core.io.paths.assets_dir", lambda: assets)
     window = open_window(settings_file, "nosuch-model", wait=True)
     assert window.state.model.key == "fallback" and window.state.trace is not None
     text = window.error_banner.text()
@@ -343,7 +343,7 @@ def test_settings_that_cannot_be_saved_are_reported_once_and_kept_for_the_sessio
 @pytest.mark.parametrize("busy_with", ["run", "load"])
 def test_quitting_while_the_model_is_busy_exits_cleanly(open_window, qtbot, monkeypatch, settings_file, model_file, tmp_path,
                                                         busy_with):
-    import model_core.importers
+    import model_core.io.importers
 
     window = open_window(settings_file, str(model_file))
     started = threading.Event()
@@ -367,7 +367,7 @@ def test_quitting_while_the_model_is_busy_exits_cleanly(open_window, qtbot, monk
     else:
         other = tmp_path / "other.safetensors"
         shutil.copy(model_file, other)
-        monkeypatch.setattr(model_core.importers, "open_model", slowly(model_core.importers.open_model))
+        monkeypatch.setattr(model_core.io.importers, "open_model", slowly(model_core.io.importers.open_model))
         window.open_model(str(other))
     assert window.host.busy
     qtbot.waitUntil(started.is_set, timeout=TIMEOUT)

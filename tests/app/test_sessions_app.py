@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from model_core.sessions import load as load_session
+from model_core.io.sessions import load as load_session
 
 TIMEOUT = 20000
 

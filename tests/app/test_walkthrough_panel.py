@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from model_core.run import RunRequest, run
+from model_core.analysis.walkthrough import cell_walkthrough
+from model_core.inference.run import RunRequest, run
 from model_core.vocab import Ablation
-from model_core.walkthrough import cell_walkthrough
 from tests.conftest import tiny_bundle
 from viz_app.widgets.walkthrough import CellWalkthroughPanel, equation_lines, number
 from viz_app.window.walkthrough_binding import PANEL_SCALE, CellWalkthroughBinding

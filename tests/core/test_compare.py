@@ -13,8 +13,8 @@ import pytest
 import torch
 from conftest import tiny_bundle
 
-from model_core.compare import compare
-from model_core.run import RunRequest, run
+from model_core.analysis.compare import compare
+from model_core.inference.run import RunRequest, run
 from model_core.vocab import KINDS
 from viz_app.cli import main
 
@@ -113,7 +113,7 @@ def test_an_imported_hugging_face_model_compares_as_its_own_forward_differs(tmp_
 
     from test_import_hf import ATOL, build_marian, hf_reference
 
-    from model_core.importers import open_model
+    from model_core.io.importers import open_model
 
     (tmp_path / "build").mkdir()
     torch.manual_seed(0)

@@ -10,7 +10,7 @@ import pytest
 
 from model_core import bundled_models, load_model
 from model_core.data import generate
-from model_core.tasks import DEMOS
+from model_core.training.tasks import DEMOS
 
 MAX_BYTES = 10 * 2**20
 
@@ -39,8 +39,8 @@ FLOORS = {"en-fr": (0.95, 95.0, 0.15), "en-zh": (0.95, 95.0, 0.15), "reverse": (
 @pytest.mark.parametrize("name", list(DEMOS))
 def test_shipped_model_meets_its_quality_floors_on_the_held_out_split(name):
     """Measured here, not read from the report: the 500 held-out sentences ``make demo-models`` evaluates."""
-    from model_core.evaluation import evaluate
-    from model_core.tasks import prepare_task
+    from model_core.training.evaluation import evaluate
+    from model_core.training.tasks import prepare_task
 
     spec = DEMOS[name]
     data = prepare_task(spec.task, n_train=1, n_valid=0, n_test=500, seed=spec.seed)
@@ -56,7 +56,7 @@ def test_shipped_model_meets_its_quality_floors_on_the_held_out_split(name):
 
 @pytest.mark.parametrize("name", list(DEMOS))
 def test_shipped_model_has_its_evaluation_report(name):
-    from model_core.paths import assets_dir
+    from model_core.io.paths import assets_dir
 
     report = (assets_dir() / "models" / f"{name}.eval.txt").read_text(encoding="utf-8")
     seconds, _, text = report.partition("\n")

@@ -3,10 +3,10 @@
 * **Alignment**: a dock (Model ▸ Alignment with gold links) where the teacher loads gold links for the
   sentence pair on screen (a Pharaoh file and its line, or typed); the AER of every head and layer mean
   fills a map (a click selects that head's cross-attention) and the gold links are drawn over the
-  cross-attention heatmap. The numbers are :func:`model_core.alignment.trace_alignment`, the same reading
+  cross-attention heatmap. The numbers are :func:`model_core.analysis.alignment.trace_alignment`, the same reading
   as ``attention-scope align`` (numpy only, in the GUI thread: a few layers × heads of one sentence).
 * **Report card**: File ▸ Open report… reads a folder written by ``attention-scope report``
-  (:mod:`model_core.report_files`, torch-free) into :class:`~viz_app.window.report_dialog.ReportDialog`;
+  (:mod:`model_core.analysis.report_files`, torch-free) into :class:`~viz_app.window.report_dialog.ReportDialog`;
   from a head's unusual sentence, "Show in the window" puts the pair in the boxes and selects the head.
 
 :func:`install_alignment_tools` adds both to a built window; everything else here is testable without one.
@@ -24,9 +24,9 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from model_core.alignment import GoldAlignment, TraceAlignment, parse_pharaoh, trace_alignment
-from model_core.batched import text_lines
-from model_core.lazy_trace import MapsOnDemand
+from model_core.analysis.alignment import GoldAlignment, TraceAlignment, parse_pharaoh, trace_alignment
+from model_core.inference.batched import text_lines
+from model_core.inference.lazy_trace import MapsOnDemand
 from viz_app.i18n import tr
 from viz_app.scope.state import AppState
 from viz_app.widgets.aer_map import MEAN
@@ -187,7 +187,7 @@ class ReportOpener(QObject):
 
     def open(self, folder: str | os.PathLike) -> ReportDialog | None:
         """Show the report in ``folder`` (None and :attr:`error` set when it cannot be read)."""
-        from model_core.report_files import read_report
+        from model_core.analysis.report_files import read_report
         from viz_app.window.report_dialog import ReportDialog
 
         try:

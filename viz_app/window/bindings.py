@@ -18,9 +18,9 @@ from PySide6.QtCore import QEvent, QObject, QTimer, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 
-from model_core.analysis import all_head_stats, verify_trace
-from model_core.lazy_trace import pooled_overview
-from model_core.pooling import pool_blocked, pool_max, pooled_length, tile_factors
+from model_core.analysis.measures import all_head_stats, verify_trace
+from model_core.inference.lazy_trace import pooled_overview
+from model_core.inference.pooling import pool_blocked, pool_max, pooled_length, tile_factors
 from model_core.vocab import KINDS
 from viz_app.i18n import N_, quoted, tr, tr_marked
 from viz_app.scope.state import LONG_SENTENCE_MODES, AppState, kind_title, long_sentence, view_needs_run
@@ -727,7 +727,7 @@ class TypingGuideBinding(QObject):
 
     @Slot()
     def refresh(self) -> None:
-        from model_core.typing_guide import guide_for  # the grammars: read when a model arrives, not at start-up
+        from model_core.data.typing_guide import guide_for  # the grammars: read when a model arrives, not at start-up
 
         info = self.state.model
         if info is None:

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtGui import QGuiApplication
 
+from model_core.inference.run import RunResult
 from model_core.printable import printable, printable_lines
-from model_core.run import RunResult
 from viz_app.i18n import tr
 
 if TYPE_CHECKING:

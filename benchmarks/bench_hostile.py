@@ -1,8 +1,8 @@
 """Hostile model files: the peak memory and the time of each refusal, against the bounds.
 
-Issue 16 measured what hostile files cost before anything refused them (a 17 KB ``.pth`` of stride-0
-views loaded as a 4.8 GB model, a 3 MB zip bomb took 3.3 GB and ~20 s, a FIFO blocked for ever, ...)
-and set the bound: each gives one clear line within **3 GB of memory and 10 s**. This runs every
+Unchecked, hostile files cost a lot (a 17 KB ``.pth`` of stride-0 views loaded as a 4.8 GB model, a
+3 MB zip bomb took 3.3 GB and ~20 s, a FIFO blocked for ever, ...); the bound is that each gives one clear
+line within **3 GB of memory and 10 s**. This runs every
 attack of ``tests/core/test_hostile_files.py`` (its ``ATTACKS``: the files are built the same way,
 here in a temporary folder, sparse files taking no disk space) and opens each with
 ``model_core.io.importers.open_model`` in a **fresh child process**, which reports:
@@ -19,7 +19,7 @@ that refuses it), peak ≤ 3 GB (3·10⁹ bytes), time ≤ 10 s. The child runs 
 (its own use plus 8 GB) and a 60 s time-out, so a regressed check shows up as a failure in the table
 instead of taking the machine down.
 
-Issue 32 added the tokenizer attacks of ``tests/core/test_hostile_tokenizers.py`` (``TOKENIZER_ATTACKS``: chained
+It also opens the tokenizer attacks of ``tests/core/test_hostile_tokenizers.py`` (``TOKENIZER_ATTACKS``: chained
 ``Replace`` normalizers and backtracking ``Split`` patterns in a native checkpoint, a Hugging Face folder and a
 ``--tokenization`` file), the pickle nested 8×10⁶ deep, renders through ``attention-scope render`` (refused over
 the 3 GB budget within 10 s, or drawn within 3 GB: the child's peak or ffmpeg's), and what the tokenising time

@@ -75,7 +75,7 @@ def build_model(seed: int, large: bool = False, dtype: torch.dtype = torch.float
     """The base or large layout with random weights, its parameters created in ``dtype`` (never a float32 copy
     first: a bfloat16 large model must not pass through its 2.8 GB of float32 on the way)."""
     torch.manual_seed(seed)
-    config = layout_config("large" if large else "base", MAX_LEN)  # large: the issue's 24 + 24 × 16 heads layout
+    config = layout_config("large" if large else "base", MAX_LEN)  # large: t5-large's 24 + 24 × 16 heads layout
     with created_in(dtype):
         return Seq2SeqTransformer(config).eval()
 

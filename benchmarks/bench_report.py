@@ -209,8 +209,8 @@ def _launch(world: int, device: str, threads: int, args: argparse.Namespace, run
 
 
 def side_by_side(args: argparse.Namespace) -> dict[str, dict[str, float]]:
-    """Item 4 of the module docstring: the configurations launched in turn, ``repeats`` rounds (one timed report per
-    launch, after a warm-up), so a change in the machine's load falls on every configuration alike."""
+    """Part 4 of the module docstring (data-parallel, side by side): the configurations launched in turn, ``repeats``
+    rounds (one timed report per launch, after a warm-up), so a change in the machine's load falls on every configuration alike."""
     configurations = data_parallel_runs(args)
     samples: dict[str, list[tuple[float, float, float]]] = {label: [] for label, *_ in configurations}
     for _ in range(args.repeats):

@@ -2,10 +2,10 @@
 
 Why budgets at all: a checkpoint is untrusted data, and its headers say how big things are before
 anything is allocated: the length of a safetensors header, the uncompressed size of each member of a
-``.pt`` zip, the shape and storage of each tensor, the dimensions in a configuration. Issue 16 found
-small files that claimed huge sizes (a 17 KB ``.pth`` of stride-0 views that loaded as a
-1.07-billion-parameter model, a 3 MB zip bomb that inflated to 3.3 GB, a 3 KB file that built a
-10.5 GB position table). Every such claim is now compared with a budget below *before* the
+``.pt`` zip, the shape and storage of each tensor, the dimensions in a configuration. Small files
+can claim huge sizes (unchecked, a 17 KB ``.pth`` of stride-0 views loaded as a
+1.07-billion-parameter model, a 3 MB zip bomb inflated to 3.3 GB, a 3 KB file built a
+10.5 GB position table). Every such claim is compared with a budget below *before* the
 allocation it would cause, and a file over budget gets one ``CheckpointError`` line that names what
 it asked for and the limit.
 

@@ -196,14 +196,14 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         w.show_inspector()
         _settle(app, w)
 
-    def alignment(w) -> None:  # issue 19: gold links over the cross-attention, every head's AER
+    def alignment(w) -> None:  # gold links over the cross-attention, every head's AER
         _type(app, w, sentence, "le chat noir ne voit pas le petit chien")
         w.state.select(kind="cross", layer=2, head=None)
         w.state.set_step(w.state.n_steps)
         w.act_alignment.trigger()
         w.alignment_binding.set_gold_text("0-0 2-1 1-2 4-3 3-4 5-4 4-5 6-6 7-7 8-8 3?3")
 
-    def report(w) -> None:  # issue 19: the report card, opened from a folder written by `attention-scope report`
+    def report(w) -> None:  # the report card, opened from a folder written by `attention-scope report`
         from model_core import load_model
         from model_core.analysis.alignment import GoldAlignment
         from model_core.analysis.report import build_report
@@ -220,12 +220,12 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         dialog.unusual.setCurrentRow(0)
         w.shot_widget = dialog  # the picture is the dialog
 
-    def teacher_forcing(w) -> None:  # issue 18 item 14: every typed word's rank at once, under its chip
+    def teacher_forcing(w) -> None:  # every typed word's rank at once, under its chip
         _type(app, w, "the black cat sees the small dog", "le chat noir mange le petit chien")
         w.state.select(kind="cross", layer=2, head=None)
         w.state.set_step(4)
 
-    def typing_guide(w) -> None:  # issue 18: "What can I type?" (F2), an example clicked
+    def typing_guide(w) -> None:  # "What can I type?" (F2), an example clicked
         w.act_typing_guide.trigger()
         _settle(app, w)
         panel = w.typing_guide
@@ -233,7 +233,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _wait(app, lambda: w.state.trace is not None and not w.host.busy and w.state.src_text == panel.example_sources()[2])
         w.state.select(kind="cross", layer=2, head=None)
 
-    def attribution(w) -> None:  # issue 19 item 1: integrated gradients, each head's agreement ρ in its tile
+    def attribution(w) -> None:  # integrated gradients, each head's agreement ρ in its tile
         _type(app, w, sentence)
         w.state.select(kind="cross", layer=2, head=None)
         w.state.set_view_mode("attribution")
@@ -241,7 +241,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _settle(app, w)
         w.state.set_step(6)
 
-    def contributions(w) -> None:  # issue 19 item 2: Kobayashi's ‖α·f(x)‖ and the share from the source
+    def contributions(w) -> None:  # Kobayashi's ‖α·f(x)‖ and the share from the source
         _type(app, w, sentence)
         w.state.select(kind="cross", layer=2, head=None)
         w.state.set_view_mode("contributions")
@@ -249,7 +249,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _settle(app, w)
         w.state.set_step(6)
 
-    def compare(w) -> None:  # issue 19 item 5: a minimal pair, A, B and A − B (Model ▸ Compare two sentences…)
+    def compare(w) -> None:  # a minimal pair, A, B and A − B (Model ▸ Compare two sentences…)
         _type(app, w, "the cat sees the dog")
         w.state.select(kind="cross", layer=0, head=3)
         comparison = w.sentence_comparison
@@ -259,7 +259,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _wait(app, lambda: comparison.panel.comparison is not None and not w.host.busy)
         w.shot_widget = comparison.dock
 
-    def walkthrough(w) -> None:  # issue 18: a heatmap cell clicked, its weight worked through (q, k, softmax, Σ w·v)
+    def walkthrough(w) -> None:  # a heatmap cell clicked, its weight worked through (q, k, softmax, Σ w·v)
         _type(app, w, sentence)
         w.state.select(kind="cross", layer=0, head=2)  # a head that spreads its row: the softmax has something to show
         w.state.set_step(3)
@@ -268,7 +268,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _wait(app, lambda: binding.dialog is not None and binding.dialog.panel.cell() is not None)
         w.shot_widget = binding.dialog
 
-    def alignment_lines(w) -> None:  # issue 18: cross-attention as source → target lines, the board picture
+    def alignment_lines(w) -> None:  # cross-attention as source → target lines, the board picture
         _type(app, w, sentence)
         w.state.select(kind="cross", layer=2, head=None)
         w.state.set_step(7)
@@ -279,7 +279,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         lines.set_font_point_size(14)
         w.shot_widget = lines
 
-    def long_document(w) -> None:  # issue 20: a 4,096-token source, a labelled window of its map and the minimap
+    def long_document(w) -> None:  # a 4,096-token source, a labelled window of its map and the minimap
         words = sentence.split()
         _type(app, w, " ".join(words[i % len(words)] for i in range(4095)), "le chat noir ne voit pas le petit chien")
         w.state.select(kind="encoder_self", layer=0, head=1)

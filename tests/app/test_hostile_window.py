@@ -1,4 +1,4 @@
-"""Issue 16 in the window: nothing typed is lost, a load can be cancelled, a FIFO never wedges the model thread."""
+"""Hostile files in the window: nothing typed is lost, a load can be cancelled, a FIFO never wedges the model thread."""
 
 from __future__ import annotations
 

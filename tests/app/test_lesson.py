@@ -1,7 +1,4 @@
-"""Issue 18, "a lesson that reads right": what a teacher in front of a class must not be confused or embarrassed by.
-
-Each test names the item of the issue it guards.
-"""
+"""A lesson that reads right: what a teacher in front of a class must not be confused or embarrassed by."""
 
 from __future__ import annotations
 
@@ -9,7 +6,7 @@ import numpy as np
 
 
 def test_rows_are_labelled_by_the_predicted_token_and_the_choice_is_remembered(make_window, qtbot):
-    """Item 1: "le → chat" by default (the overview and exports share map_view); View ▸ restores input labels."""
+    """"le → chat" by default (the overview and exports share map_view); View ▸ restores input labels."""
     window = make_window()
     s = window.state
     labels = [t for _, t in window.heatmap.query_tick_labels()]
@@ -27,7 +24,7 @@ def test_rows_are_labelled_by_the_predicted_token_and_the_choice_is_remembered(m
 
 
 def test_sharpest_cross_layer_is_the_most_aligned_one(make_window):
-    """Item 2: the layer whose head-mean cross-attention has the lowest row entropy (padding left out)."""
+    """The layer whose head-mean cross-attention has the lowest row entropy (padding left out)."""
     from dataclasses import replace
 
     from viz_app.scope.controller import sharpest_cross_layer
@@ -42,7 +39,7 @@ def test_sharpest_cross_layer_is_the_most_aligned_one(make_window):
 
 
 def test_opens_on_the_most_instructive_view_once_per_model(make_window, monkeypatch, app_settings):
-    """Item 2: a model never shown before opens on cross-attention, mean of heads, at its sharpest layer
+    """A model never shown before opens on cross-attention, mean of heads, at its sharpest layer
     (computed once per model); a selection the user chose for that model wins the next time."""
     from viz_app.scope import controller
 
@@ -67,7 +64,7 @@ def test_opens_on_the_most_instructive_view_once_per_model(make_window, monkeypa
 
 
 def test_mask_overlays_use_colours_outside_every_colour_map(qtbot):
-    """Item 5: a masked cell must not read as an attention value: opaque colours far from every colour map's
+    """A masked cell must not read as an attention value: opaque colours far from every colour map's
     table (the diverging one included), the legend says "blocked by the mask" with the overlay's own colour."""
     from viz_app.widgets.colormaps import COLORMAP_NAMES, DIVERGING_NAME, lookup_table
     from viz_app.widgets.heatmap import OVERLAY_COLORS, OVERLAY_MIN_DISTANCE, AttentionHeatmap
@@ -93,7 +90,7 @@ def test_mask_overlays_use_colours_outside_every_colour_map(qtbot):
 
 
 def test_switched_off_heads_are_marked_and_the_head_list_is_not_a_tiny_scroll_box(make_window, qtbot):
-    """Item 6: the ablation grid is shown in full (the dock scrolls, not a box inside it); a switched-off head's
+    """The ablation grid is shown in full (the dock scrolls, not a box inside it); a switched-off head's
     tile gets a cross and "OFF", and the heatmap's title says it is off (the exports share the title)."""
     from PySide6.QtWidgets import QScrollArea
 
@@ -112,7 +109,7 @@ def test_switched_off_heads_are_marked_and_the_head_list_is_not_a_tiny_scroll_bo
 
 
 def test_padded_rows_predict_nothing(make_window, qtbot):
-    """Item 7: rows after <eos> under target padding are masked out: no "chosen <pad>, rank 340"."""
+    """Rows after <eos> under target padding are masked out: no "chosen <pad>, rank 340"."""
     window = make_window()
     s = window.state
     s.set_inputs(tgt_text="t1 t2")
@@ -128,7 +125,7 @@ def test_padded_rows_predict_nothing(make_window, qtbot):
 
 
 def test_presenter_mode_shows_what_a_class_needs(make_window, qtbot):
-    """Item 8: the next-token panel stays, the step counter and transport grow, F1 / Shift+F1 grow too;
+    """The next-token panel stays, the step counter and transport grow, F1 / Shift+F1 grow too;
     a padding overlay that blocks nothing shows no legend."""
     window = make_window()
     normal_help = window._show_shortcuts().size()

@@ -1,7 +1,4 @@
-"""Issue 18, items 9 to 14: the polish a lesson needs (no blank screens, consistent modes, readable labels).
-
-Each test names the item of the issue it guards.
-"""
+"""The polish a lesson needs (no blank screens, consistent modes, readable labels)."""
 
 from __future__ import annotations
 
@@ -10,7 +7,7 @@ from PySide6.QtCore import QPoint
 
 
 def test_a_new_sentence_goes_to_the_end_not_to_a_grey_step_0(make_window, qtbot):
-    """Item 9: a result for another sentence shows its whole decoding (as a first result does), even when the
+    """A result for another sentence shows its whole decoding (as a first result does), even when the
     previous sentence was being explained at step 0; the same sentence re-run keeps the step."""
     window = make_window()
     s = window.state
@@ -28,7 +25,7 @@ def test_a_new_sentence_goes_to_the_end_not_to_a_grey_step_0(make_window, qtbot)
 
 
 def test_the_sentence_panel_does_not_jump_and_the_heads_panel_says_what_it_waits_for(make_window, qtbot):
-    """Item 9: with no tokens (an empty sentence, no model) the chip rows keep their height, so the Source and
+    """With no tokens (an empty sentence, no model) the chip rows keep their height, so the Source and
     Target boxes stay where they were; the overview shows a sentence instead of empty axes."""
     window = make_window()
     window.resize(1600, 1000)
@@ -50,7 +47,7 @@ def test_the_sentence_panel_does_not_jump_and_the_heads_panel_says_what_it_waits
 
 
 def test_the_heads_panel_says_loading_while_a_model_loads(make_window, qtbot):
-    """Item 9: while the first model loads, the overview says so (no axes with a "(x0.001)" scale)."""
+    """While the first model loads, the overview says so (no axes with a "(x0.001)" scale)."""
     window = make_window(wait=False)
     assert not window.mosaic.graphics_widget().isVisible() or window.mosaic.has_maps()
     if not window.mosaic.has_maps():
@@ -60,7 +57,7 @@ def test_the_heads_panel_says_loading_while_a_model_loads(make_window, qtbot):
 
 
 def test_a_kind_key_in_rollout_leaves_rollout_and_shows_that_kind(make_window):
-    """Item 10: in rollout (which combines every kind) 1/2/3 must not change the greyed kind box under a map
+    """In rollout (which combines every kind) 1/2/3 must not change the greyed kind box under a map
     that stays: the key leaves rollout and shows that kind's weights."""
     window = make_window()
     s = window.state
@@ -73,7 +70,7 @@ def test_a_kind_key_in_rollout_leaves_rollout_and_shows_that_kind(make_window):
 
 
 def test_scores_mode_shows_scores_in_the_tiles_with_a_diverging_map(make_window, qtbot):
-    """Item 10: signed scores use the diverging map (in the heatmap and the overview), and the overview's tiles
+    """Signed scores use the diverging map (in the heatmap and the overview), and the overview's tiles
     show the scores too, not the weights."""
     from viz_app.widgets.colormaps import DIVERGING_NAME
 
@@ -97,7 +94,7 @@ def test_scores_mode_shows_scores_in_the_tiles_with_a_diverging_map(make_window,
 
 
 def test_positional_curves_show_the_dimensions_the_teacher_picks(make_window, qtbot):
-    """Item 11: not only dimensions 0–7: a first dimension and a count pick the curves (the slow dimensions too);
+    """Not only dimensions 0–7: a first dimension and a count pick the curves (the slow dimensions too);
     the "current sentence" caption is dark text on an opaque label, not yellow on the yellow region."""
     from viz_app.widgets.positional import PositionalPanel
 
@@ -127,7 +124,7 @@ def test_positional_curves_show_the_dimensions_the_teacher_picks(make_window, qt
 
 
 def test_the_verifier_badge_says_all_is_well(make_window):
-    """Item 12: a correct trace shows a green "✓ rows sum to 1, masks respected" (hidden only without a trace)."""
+    """A correct trace shows a green "✓ rows sum to 1, masks respected" (hidden only without a trace)."""
     window = make_window()
     badge = window.verifier_badge
     assert badge.isVisible() and badge.text() == "✓ rows sum to 1, masks respected"

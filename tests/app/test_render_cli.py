@@ -288,7 +288,7 @@ def test_bad_view_and_request_flags(qapp, tiny_checkpoint, tmp_path, capsys, mon
 @pytest.mark.parametrize("view, field", [("attribution", "attribution_src"), ("contributions", "value_norms"),
                                           ("value-zeroing", "value_zeroing")])
 def test_the_views_computed_on_request_are_computed_for_render(qapp, tiny_checkpoint, tmp_path, view, field):
-    """Issue 19: render --view attribution|contributions|value-zeroing asks the run for those numbers, as the window does."""
+    """render --view attribution|contributions|value-zeroing asks the run for those numbers, as the window does."""
     from model_core.inference.run import RunRequest, run
 
     out = tmp_path / f"{view}.csv"

@@ -107,7 +107,7 @@ def test_export_writes_attribution_and_value_norms(tiny_checkpoint, tmp_path):
 
 
 def test_an_imported_hugging_face_model_compares_as_its_own_forward_differs(tmp_path):
-    """Issue 19's 'on an imported Hugging Face model': A − B equals the difference of Marian's own eager maps and
+    """On an imported Hugging Face model, A − B equals the difference of Marian's own eager maps and
     log-probabilities for the two sentences (teacher-forced on one target, so every decoder position corresponds)."""
     import warnings
 

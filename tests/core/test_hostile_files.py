@@ -1,6 +1,6 @@
 """Hostile model files: each is refused with ONE ``CheckpointError`` line, within 3 GB and 10 s.
 
-Every attack of the issue's table that concerns opening a model is generated here at test time, in a
+Every known attack on opening a model is generated here at test time, in a
 temporary folder (sparse files take no disk space): stride-0 views in the seed and tutorial formats,
 a zip bomb saved as ``.pt``, a Hugging Face ``config.json`` that claims far more than its weights, 2 GB
 sparse ``.safetensors``/``.pt`` files, a metadata tokenizer of 3.5 M words, a FIFO (and ``/dev/zero``, a
@@ -310,7 +310,7 @@ def position_table_native(folder: Path) -> tuple[Path, dict]:
                        n_encoder_layers=0, n_decoder_layers=1), {}
 
 
-BOMB_BYTES = 49 * (64 << 20)  # 3.29 GB of zeros: the issue's 3.3 GB
+BOMB_BYTES = 49 * (64 << 20)  # 3.29 GB of zeros: over the 3 GB bound
 
 
 def zip_bomb(folder: Path) -> tuple[Path, dict]:

@@ -63,7 +63,7 @@ def test_shipped_model_has_its_evaluation_report(name):
     assert float(seconds) > 0 and f"task: {DEMOS[name].task}" in text and "exact match" in text
 
 
-#: the issue-18 sentences, typed as people type them: capitals, punctuation, contractions, curly apostrophes; the
+#: a lesson's sentences, typed as people type them: capitals, punctuation, contractions, curly apostrophes; the
 #: translation written as a sentence is (its first letter upper case)
 TYPED = {
     "en-fr": [("The black cat sees the small dog.", "Le chat noir voit le petit chien."),

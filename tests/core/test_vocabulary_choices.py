@@ -1,4 +1,4 @@
-"""Issue 17 items 3, 4 and 7: special tokens asked when their names do not tell, tokenization that matches the
+"""Special tokens asked when their names do not tell, tokenization that matches the
 vocabulary, and a doubtful head count noticed.
 
 Checkpoints are the PyTorch tutorial's ``nn.Transformer`` model saved as its users do; the maps are compared with

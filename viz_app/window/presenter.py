@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QByteArray, QObject, Qt, Signal
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
-#: label size in presenter mode (the issue's floor is 20 pt on token labels, chips and axes)
+#: label size in presenter mode (at least 20 pt on token labels, chips and axes, read from the back of a classroom)
 PRESENTER_POINT_SIZE = 22.0
 #: the sentence's chips while presenting, relative to the label size: the sentence stays readable but secondary
 #: (at the full size its chips wrapped to four lines on a 1,024 × 768 projector and took 40 % of the height)

@@ -5,7 +5,7 @@ kind (:meth:`model_core.nn.probe.AttentionProbe.allocate`): 12.6 MB per kind at 
 buffer of that size comes from the C allocator as fresh pages (it is above glibc's mmap threshold, or trimmed off
 the heap when freed), and the first write to each 4 KB page is a page fault: 512 faults per layer's 2 MB, which
 made every decoder softmax 3–4× slower than the same softmax into memory touched before (measured in
-``benchmarks/README.md``, "Full trace"; 3 % of a 256-token trace here, and up to 7 ms per 2 MB on a virtual machine
+``benchmarks/README.md``, "Where the time goes"; 3 % of a 256-token trace here, and up to 7 ms per 2 MB on a virtual machine
 while the process grows). Reusing the buffer of a trace nobody holds any more costs no fault.
 
 How it stays safe: a buffer is a NumPy array owned by this pool and lent as ``torch.from_numpy``; every tensor made

@@ -67,7 +67,7 @@ def _settle(app, window) -> None:
 
 
 def _type(app, window, source: str, target: str = "") -> None:
-    window.inputs.show_texts(source, target)
+    window.sentence.inputs.show_texts(source, target)
     window.state.set_inputs(source, target)
     window.flush_inputs()
     window.request_run()
@@ -131,7 +131,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
 
     def masks(w) -> None:
         _type(app, w, sentence)
-        w.inputs.show_padding(0, 14)
+        w.sentence.inputs.show_padding(0, 14)
         w.state.set_padding(0, 14)
         w.request_run()
         _settle(app, w)
@@ -155,14 +155,14 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
 
     def statistics(w) -> None:
         _type(app, w, sentence)
-        w.heads_tabs.setCurrentWidget(w.head_stats)
+        w.heads.tabs.setCurrentWidget(w.heads.stats)
         w.state.select(kind="cross", layer=2, head=1)
         w.state.set_step(w.state.n_steps)
 
     def positional(w) -> None:
         _type(app, w, sentence)
-        w.dock_positional.raise_()
-        w.positional.set_dims(0, 4)  # four curves read; eight are a tangle (the spin boxes pick any others)
+        w.positional.dock.raise_()
+        w.positional.panel.set_dims(0, 4)  # four curves read; eight are a tangle (the spin boxes pick any others)
 
     def ablation(w) -> None:
         _type(app, w, sentence)
@@ -200,8 +200,8 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _type(app, w, sentence, "le chat noir ne voit pas le petit chien")
         w.state.select(kind="cross", layer=2, head=None)
         w.state.set_step(w.state.n_steps)
-        w.act_alignment.trigger()
-        w.alignment_binding.set_gold_text("0-0 2-1 1-2 4-3 3-4 5-4 4-5 6-6 7-7 8-8 3?3")
+        w.alignment.action.trigger()
+        w.alignment.binding.set_gold_text("0-0 2-1 1-2 4-3 3-4 5-4 4-5 6-6 7-7 8-8 3?3")
 
     def report(w) -> None:  # the report card, opened from a folder written by `attention-scope report`
         from model_core import load_model
@@ -214,7 +214,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         gold = [GoldAlignment(frozenset((s, j) for j, ss in enumerate(e.alignment) for s in ss)) for e in examples]
         card = build_report(load_model("en-fr", device="cpu"), [(e.src_text, e.tgt_text) for e in examples], gold=gold)
         write_report(card, tmp / "report", overwrite=True)
-        dialog = w.report_opener.open(tmp / "report")
+        dialog = w.report.opener.open(tmp / "report")
         dialog.resize(1100, 700)
         dialog.select_head("cross", 2, 3)
         dialog.unusual.setCurrentRow(0)
@@ -228,7 +228,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     def typing_guide(w) -> None:  # "What can I type?" (F2), an example clicked
         w.act_typing_guide.trigger()
         _settle(app, w)
-        panel = w.typing_guide
+        panel = w.typing_guide.panel
         panel.examples.itemClicked.emit(panel.examples.item(2))
         _wait(app, lambda: w.state.trace is not None and not w.host.busy and w.state.src_text == panel.example_sources()[2])
         w.state.select(kind="cross", layer=2, head=None)
@@ -263,8 +263,8 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _type(app, w, sentence)
         w.state.select(kind="cross", layer=0, head=2)  # a head that spreads its row: the softmax has something to show
         w.state.set_step(3)
-        binding = w.walkthrough_binding
-        w.heatmap.cellClicked.emit(2, 1)  # the row that writes "noir", the key "black"
+        binding = w.walkthrough
+        w.map.heatmap.cellClicked.emit(2, 1)  # the row that writes "noir", the key "black"
         _wait(app, lambda: binding.dialog is not None and binding.dialog.panel.cell() is not None)
         w.shot_widget = binding.dialog
 
@@ -272,10 +272,10 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _type(app, w, sentence)
         w.state.select(kind="cross", layer=2, head=None)
         w.state.set_step(7)
-        w.act_alignment_lines.trigger()  # the dock (Model ▸ Alignment lines), shown on its own at a board's size
-        lines = w.alignment_lines
-        w.dock_alignment_lines.setFloating(True)
-        w.dock_alignment_lines.resize(1200, 560)
+        w.alignment_lines.action.trigger()  # the dock (Model ▸ Alignment lines), shown on its own at a board's size
+        lines = w.alignment_lines.panel
+        w.alignment_lines.dock.setFloating(True)
+        w.alignment_lines.dock.resize(1200, 560)
         lines.set_font_point_size(14)
         w.shot_widget = lines
 
@@ -283,7 +283,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         words = sentence.split()
         _type(app, w, " ".join(words[i % len(words)] for i in range(4095)), "le chat noir ne voit pas le petit chien")
         w.state.select(kind="encoder_self", layer=0, head=1)
-        w.map_binding.move_window(2000, 1980)
+        w.map.binding.move_window(2000, 1980)
 
     screen = app.primaryScreen().geometry()
     here = (screen.width(), screen.height())

@@ -124,9 +124,9 @@ def test_a_report_opens_and_a_sentence_goes_to_the_window_with_its_head(qtbot, t
 
 
 def test_the_window_has_the_dock_and_the_menu_entries(window):
-    assert window.act_open_report in window.file_menu.actions()
-    assert window.act_alignment in window.model_menu.actions()
-    window.act_alignment.trigger()
-    assert window.dock_alignment.isVisible()
-    window.alignment_binding.set_gold_text("0-0")
-    assert window.alignment_panel.aer_map.aer() is not None
+    assert window.report.action in window.menus.file.actions()
+    assert window.alignment.action in window.menus.model.actions()
+    window.alignment.action.trigger()
+    assert window.alignment.dock.isVisible()
+    window.alignment.binding.set_gold_text("0-0")
+    assert window.alignment.panel.aer_map.aer() is not None

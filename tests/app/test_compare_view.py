@@ -45,7 +45,7 @@ def test_lengths_that_differ_are_said_instead_of_subtracted(qtbot, bundle):
 
 
 def test_the_dock_asks_the_worker_with_the_windows_sentence_as_a(window, qtbot):
-    action = next(a for a in window.model_menu.actions() if a.objectName() == "act_compare_sentences")
+    action = next(a for a in window.menus.model.actions() if a.objectName() == "act_compare_sentences")
     action.trigger()  # Model ▸ Compare two sentences…
     comparison = window.sentence_comparison
     assert comparison.dock.isVisible()

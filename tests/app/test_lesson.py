@@ -9,18 +9,18 @@ def test_rows_are_labelled_by_the_predicted_token_and_the_choice_is_remembered(m
     """"le → chat" by default (the overview and exports share map_view); View ▸ restores input labels."""
     window = make_window()
     s = window.state
-    labels = [t for _, t in window.heatmap.query_tick_labels()]
+    labels = [t for _, t in window.map.heatmap.query_tick_labels()]
     trace = s.trace
     assert labels[0] == f"{trace.tgt_tokens[0]} → {trace.output_tokens[0]}"
-    assert window.act_input_labels in window.view_menu.actions()
+    assert window.act_input_labels in window.menus.view.actions()
     window.act_input_labels.trigger()
     assert s.row_labels == "input"
-    assert next(t for _, t in window.heatmap.query_tick_labels()) == trace.tgt_tokens[0]
+    assert next(t for _, t in window.map.heatmap.query_tick_labels()) == trace.tgt_tokens[0]
     assert window.current_view().row_labels == "input"  # what File ▸ Export draws
     window.shutdown()
     again = make_window()
     assert again.state.row_labels == "input" and again.act_input_labels.isChecked()
-    assert next(t for _, t in again.heatmap.query_tick_labels()) == again.state.trace.tgt_tokens[0]
+    assert next(t for _, t in again.map.heatmap.query_tick_labels()) == again.state.trace.tgt_tokens[0]
 
 
 def test_sharpest_cross_layer_is_the_most_aligned_one(make_window):
@@ -95,17 +95,17 @@ def test_switched_off_heads_are_marked_and_the_head_list_is_not_a_tiny_scroll_bo
     from PySide6.QtWidgets import QScrollArea
 
     window = make_window()
-    assert window.ablation_panel.findChildren(QScrollArea) == []
+    assert window.ablation.panel.findChildren(QScrollArea) == []
     s = window.state
     s.select(kind="cross", layer=0, head=1)
     s.set_ablation({("cross", 0, 1)})
     qtbot.waitUntil(lambda: not window.host.busy and s.baseline_logprobs is not None, timeout=20000)
-    assert window.mosaic.off_tiles() == {(0, 1)}
-    assert "switched OFF" in window.heatmap.title_text() or "switched OFF" in window.heatmap._title
+    assert window.heads.overview.off_tiles() == {(0, 1)}
+    assert "switched OFF" in window.map.heatmap.title_text() or "switched OFF" in window.map.heatmap._title
     s.set_head(None)
-    assert f"1 of {s.n_heads()} heads OFF" in window.heatmap._title
+    assert f"1 of {s.n_heads()} heads OFF" in window.map.heatmap._title
     s.set_kind("encoder_self")  # another kind's heads are all on
-    assert window.mosaic.off_tiles() == frozenset()
+    assert window.heads.overview.off_tiles() == frozenset()
 
 
 def test_padded_rows_predict_nothing(make_window, qtbot):
@@ -118,10 +118,10 @@ def test_padded_rows_predict_nothing(make_window, qtbot):
     qtbot.waitUntil(lambda: s.trace is not None and s.trace.tgt_is_pad.any() and not window.host.busy, timeout=20000)
     pads = np.flatnonzero(s.trace.tgt_is_pad)
     s.set_step(int(pads[0]) + 1)
-    assert window.next_token.bars() == []
-    assert "padding" in window.next_token.caption()
+    assert window.next_token.panel.bars() == []
+    assert "padding" in window.next_token.panel.caption()
     s.set_step(int(pads[0]))  # the row before is a real one
-    assert window.next_token.bars() != []
+    assert window.next_token.panel.bars() != []
 
 
 def test_presenter_mode_shows_what_a_class_needs(make_window, qtbot):
@@ -129,12 +129,12 @@ def test_presenter_mode_shows_what_a_class_needs(make_window, qtbot):
     a padding overlay that blocks nothing shows no legend."""
     window = make_window()
     normal_help = window._show_shortcuts().size()
-    normal_icon = window.step_bar.buttons["next"].iconSize().width()
+    normal_icon = window.map.step_bar.buttons["next"].iconSize().width()
     window.presenter.set_active(True)
     try:
-        assert window.dock_next.isVisible() and not window.dock_positional.isVisible()
-        assert window.step_bar.label.font().pointSizeF() >= 20
-        assert window.step_bar.buttons["next"].iconSize().width() > normal_icon
+        assert window.next_token.dock.isVisible() and not window.positional.dock.isVisible()
+        assert window.map.step_bar.label.font().pointSizeF() >= 20
+        assert window.map.step_bar.buttons["next"].iconSize().width() > normal_icon
         big = window._show_shortcuts().size()
         explain = window.explain("attention").size()
         assert big.width() > normal_help.width() or big.height() > normal_help.height()
@@ -144,4 +144,4 @@ def test_presenter_mode_shows_what_a_class_needs(make_window, qtbot):
     s = window.state
     assert not s.trace.tgt_is_pad.any()
     s.set_overlay("target padding", True)  # nothing is padded: no shading, no legend
-    assert window.heatmap.legend_text() == "" and window.heatmap.overlay_rgba() is None
+    assert window.map.heatmap.legend_text() == "" and window.map.heatmap.overlay_rgba() is None

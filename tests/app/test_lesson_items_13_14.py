@@ -52,18 +52,18 @@ def test_every_typed_token_shows_its_rank_at_once(make_window, qtbot):
     qtbot.waitUntil(lambda: not window.host.busy and s.trace is not None and s.forced
                     and list(s.trace.output_tokens[:3]) == ["t1", "t5", "t2"], timeout=TIMEOUT)
     s.set_step(1)  # the badges do not wait for the steps: all of them are there at step 1
-    badges = window.inputs.target_chips.badges()
+    badges = window.sentence.inputs.target_chips.badges()
     assert badges is not None and len(badges) == len(s.trace.output_tokens)
     for step in range(1, s.n_steps + 1):
         s.set_step(step)
-        shown = re.search(r"rank (\d+) of", window.next_token.caption())
+        shown = re.search(r"rank (\d+) of", window.next_token.panel.caption())
         assert shown is not None
         assert badges[step - 1][0] == f"#{shown.group(1)}"
-        assert window.next_token.highlight_colour() == badges[step - 1][1] == rank_colour(int(shown.group(1)))
+        assert window.next_token.panel.highlight_colour() == badges[step - 1][1] == rank_colour(int(shown.group(1)))
     s.set_inputs(tgt_text="")  # generated text: no badges (the model's own choices)
     window.request_run()
     qtbot.waitUntil(lambda: not window.host.busy and not s.forced, timeout=TIMEOUT)
-    assert window.inputs.target_chips.badges() is None
+    assert window.sentence.inputs.target_chips.badges() is None
 
 
 def test_rank_colours_read_right():
@@ -116,7 +116,7 @@ def test_opening_a_bundled_path_selects_the_bundled_entry(make_window, qtbot):
     window.open_model(str(bundled["reverse"]))
     qtbot.waitUntil(lambda: window.state.model is not None and window.state.model.key == "reverse" and not window.host.busy,
                     timeout=TIMEOUT)
-    picker = window.inputs.model_picker
+    picker = window.sentence.inputs.model_picker
     names = [picker.itemText(i) for i in range(picker.count())]
     assert "reverse.safetensors" not in names and names.count("reverse") == 1
     assert picker.currentData() == "reverse"
@@ -129,7 +129,7 @@ def test_a_broken_file_is_named_once(make_window, qtbot, tmp_path):
     window = make_window()
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         window.open_model(str(bogus))
-    text = window.error_banner.text()
+    text = window.map.error_banner.text()
     assert text.count("bogus.pt") == 1 and "not a readable" in text
 
 

@@ -240,7 +240,7 @@
             <translation>还没有交叉注意力可以显示：请先输入一个句子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_binding.py" line="46" />
+            <location filename="../../viz_app/window/alignment_binding.py" line="56" />
             <source>Step forward: each generated token draws its lines to the source.</source>
             <translation>前进一步：每生成一个词元，就会画出它连向源句的线。</translation>
         </message>
@@ -301,62 +301,62 @@
     <context>
         <name>AlignmentTools</name>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="249" />
-            <source>Gold alignments (Pharaoh)</source>
-            <translation>标准对齐（Pharaoh 格式）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="250" />
-            <source>Alignments (*.txt *.align *.talp *.wa);;All files (*)</source>
-            <translation>对齐文件 (*.txt *.align *.talp *.wa);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="184" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="185" />
             <source>Open a report folder</source>
             <translation>打开报告文件夹</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="150" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="240" />
+            <source>Gold alignments (Pharaoh)</source>
+            <translation>标准对齐（Pharaoh 格式）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="241" />
+            <source>Alignments (*.txt *.align *.talp *.wa);;All files (*)</source>
+            <translation>对齐文件 (*.txt *.align *.talp *.wa);;所有文件 (*)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="151" />
             <source>the head mean</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="160" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="161" />
             <source>The target was generated: gold links belong to a typed target</source>
             <translation>目标句是模型生成的；标准对齐针对的是输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="128" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="129" />
             <source>This sentence is too long to align every head at once</source>
             <translation>句子太长，无法一次对齐所有注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="118" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="119" />
             <source>Run a sentence pair to compare its attention with the gold links</source>
             <translation>运行一对句子，就能把它的注意力和标准对齐作比较</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="151" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="152" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="152" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="153" />
             <source>Best: layer {layer}, {head}, AER {value:.0f} %</source>
             <translation>最佳：第 {layer} 层，{head}，AER {value:.0f}%</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="157" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="158" />
             <source>Links past the sentence ({source} source and {target} target words): {links}</source>
             <translation>超出句子范围的对齐（源句 {source} 个词，目标句 {target} 个词）：{links}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="197" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="198" />
             <source>Cannot open the report: {error}</source>
             <translation>无法打开报告：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="83" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="84" />
             <source>more than {count:,} lines</source>
             <translation>超过 {count:,} 行</translation>
         </message>
@@ -647,7 +647,7 @@
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="564" />
+            <location filename="../../viz_app/widgets/controls.py" line="566" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
@@ -988,12 +988,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>Export</name>
         <message>
-            <location filename="../../viz_app/export/images.py" line="403" />
+            <location filename="../../viz_app/export/images.py" line="402" />
             <source>MP4 export needs ffmpeg: install the 'video' extra (pip install "attention-scope[video]") or put ffmpeg on the PATH</source>
             <translation>导出 MP4 需要 ffmpeg：请安装 'video' 可选依赖（pip install "attention-scope[video]"），或把 ffmpeg 加入 PATH</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/images.py" line="406" />
+            <location filename="../../viz_app/export/images.py" line="405" />
             <source>MP4 export needs an H.264 encoder (libx264 or libopenh264); the ffmpeg at {path} has none</source>
             <translation>导出 MP4 需要 H.264 编码器（libx264 或 libopenh264）；位于 {path} 的 ffmpeg 两者都没有</translation>
         </message>
@@ -1071,127 +1071,127 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>将热力图作为图片复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="141" />
+            <location filename="../../viz_app/export/menu.py" line="137" />
             <source>Export image (PNG)</source>
             <translation>导出图片（PNG）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="141" />
+            <location filename="../../viz_app/export/menu.py" line="137" />
             <source>PNG images (*.png)</source>
             <translation>PNG 图片 (*.png)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="145" />
+            <location filename="../../viz_app/export/menu.py" line="141" />
             <source>Export SVG</source>
             <translation>导出 SVG</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="145" />
+            <location filename="../../viz_app/export/menu.py" line="141" />
             <source>SVG drawings (*.svg)</source>
             <translation>SVG 矢量图 (*.svg)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="148" />
+            <location filename="../../viz_app/export/menu.py" line="144" />
             <source>Export animation (GIF)</source>
             <translation>导出动画（GIF）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="148" />
+            <location filename="../../viz_app/export/menu.py" line="144" />
             <source>GIF animations (*.gif)</source>
             <translation>GIF 动画 (*.gif)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="156" />
+            <location filename="../../viz_app/export/menu.py" line="152" />
             <source>Export video (MP4)</source>
             <translation>导出视频（MP4）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="156" />
+            <location filename="../../viz_app/export/menu.py" line="152" />
             <source>MP4 videos (*.mp4)</source>
             <translation>MP4 视频 (*.mp4)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="160" />
+            <location filename="../../viz_app/export/menu.py" line="156" />
             <source>Export matrix (CSV)</source>
             <translation>导出矩阵（CSV）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="160" />
+            <location filename="../../viz_app/export/menu.py" line="156" />
             <source>CSV tables (*.csv)</source>
             <translation>CSV 表格 (*.csv)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="164" />
+            <location filename="../../viz_app/export/menu.py" line="160" />
             <source>Export trace (NPZ)</source>
             <translation>导出注意力轨迹（NPZ）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="164" />
+            <location filename="../../viz_app/export/menu.py" line="160" />
             <source>Attention traces (*.npz)</source>
             <translation>注意力轨迹 (*.npz)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="179" />
+            <location filename="../../viz_app/export/menu.py" line="175" />
             <source>Image copied to the clipboard</source>
             <translation>图片已复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="295" />
+            <location filename="../../viz_app/export/menu.py" line="291" />
             <source>Replace file?</source>
             <translation>替换文件？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="245" />
+            <location filename="../../viz_app/export/menu.py" line="241" />
             <source>layer {layer}, all {heads} heads, {rows} × {keys} each: {size} MB of this sentence's {total} GB of maps</source>
             <translation>第 {layer} 层，全部 {heads} 个头，每个 {rows} × {keys}：共 {size} MB（整句的注意力图有 {total} GB）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="256" />
+            <location filename="../../viz_app/export/menu.py" line="252" />
             <source>rows {r0}–{r1}, columns {c0}–{c1}: the window on screen</source>
             <translation>第 {r0}–{r1} 行、第 {c0}–{c1} 列：即屏幕上显示的窗口</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="270" />
+            <location filename="../../viz_app/export/menu.py" line="266" />
             <source>Nothing to export yet: type a sentence first.</source>
             <translation>还没有可导出的内容：请先输入一个句子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="329" />
+            <location filename="../../viz_app/export/menu.py" line="325" />
             <source>Exported {path}</source>
             <translation>已导出 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="296" />
+            <location filename="../../viz_app/export/menu.py" line="292" />
             <source>{name} already exists in {folder}. Replace it?</source>
             <translation>{folder} 中已存在 {name}。要替换它吗？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="240" />
+            <location filename="../../viz_app/export/menu.py" line="236" />
             <source>layer {layer}'s {heads} maps would take {size} GB (the limit is {limit} GB); the command line's export chooses fewer heads or rows</source>
             <translation>第 {layer} 层的 {heads} 张注意力图需要 {size} GB（上限为 {limit} GB）；可用命令行的 export 选择更少的头或行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="313" />
+            <location filename="../../viz_app/export/menu.py" line="309" />
             <source>Could not export: {path} is a folder</source>
             <translation>无法导出：{path} 是一个文件夹</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="330" />
+            <location filename="../../viz_app/export/menu.py" line="326" />
             <source>{done} ({what})</source>
             <translation>{done}（{what}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="177" />
+            <location filename="../../viz_app/export/menu.py" line="173" />
             <source>Could not copy the image: {error}</source>
             <translation>无法复制图片：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="317" />
+            <location filename="../../viz_app/export/menu.py" line="313" />
             <source>Not exported: {name} was kept</source>
             <translation>未导出：已保留原有的 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="324" />
+            <location filename="../../viz_app/export/menu.py" line="320" />
             <source>Could not export {name}: {error}</source>
             <translation>无法导出 {name}：{error}</translation>
         </message>
@@ -2325,22 +2325,32 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>显示交叉注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="224" />
+            <location filename="../../viz_app/window/alignment_binding.py" line="67" />
+            <source>Alignment lines</source>
+            <translation>对齐连线</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_binding.py" line="71" />
+            <source>Alignment &amp;lines (source → target)</source>
+            <translation>对齐连线（源句 → 译文）(&amp;L)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="228" />
             <source>Alignment</source>
             <translation>对齐</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="229" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="233" />
             <source>Alignment with &amp;gold links</source>
             <translation>与标准对齐比较(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="234" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="253" />
             <source>Open &amp;report…</source>
             <translation>打开报告(&amp;R)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="235" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="254" />
             <source>A folder written by: attention-scope report</source>
             <translation>由 attention-scope report 生成的文件夹</translation>
         </message>
@@ -2415,32 +2425,32 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="549" />
+            <location filename="../../viz_app/window/bindings.py" line="544" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="553" />
+            <location filename="../../viz_app/window/bindings.py" line="548" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="570" />
+            <location filename="../../viz_app/window/bindings.py" line="577" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="574" />
+            <location filename="../../viz_app/window/bindings.py" line="581" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="610" />
+            <location filename="../../viz_app/window/bindings.py" line="617" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="613" />
+            <location filename="../../viz_app/window/bindings.py" line="620" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
@@ -2470,7 +2480,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="698" />
+            <location filename="../../viz_app/window/bindings.py" line="705" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
@@ -2480,7 +2490,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="708" />
+            <location filename="../../viz_app/window/bindings.py" line="715" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
@@ -2490,219 +2500,209 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="99" />
-            <source>Open model…</source>
-            <translation>打开模型…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="106" />
-            <source>Cancel loading</source>
-            <translation>取消加载</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="129" />
-            <source>Sentence</source>
-            <translation>句子</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="140" />
-            <source>All heads</source>
-            <translation>所有注意力头</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="141" />
-            <source>Head statistics</source>
-            <translation>注意力头统计</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="144" />
-            <source>Heads</source>
-            <translation>注意力头</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="145" />
-            <source>Next token</source>
-            <translation>下一个词元</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="146" />
-            <source>Positional encoding</source>
-            <translation>位置编码</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="148" />
-            <source>What can I type?</source>
-            <translation>可以输入什么？</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="160" />
-            <source>Ablation</source>
-            <translation>消融</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="163" />
-            <source>Model inspector</source>
-            <translation>模型检视器</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="164" />
-            <source>Train</source>
-            <translation>训练</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="197" />
-            <source>no model</source>
-            <translation>无模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="203" />
-            <source>Heads or the positional encoding are switched off: the model is not intact</source>
-            <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="207" />
-            <source>Stop run</source>
-            <translation>停止运行</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="208" />
-            <source>Stop waiting for this run (Esc); the result on screen stays</source>
-            <translation>不再等待本次运行（Esc）；屏幕上的结果保持不变</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="214" />
-            <source>Model activity</source>
-            <translation>模型运行状态</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="214" />
-            <source>Loaded model</source>
-            <translation>已加载的模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="215" />
-            <source>Device and number format</source>
-            <translation>设备与数值格式</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="216" />
-            <source>Duration of the last model call</source>
-            <translation>上一次模型调用的耗时</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/lesson_tools.py" line="35" />
-            <source>Alignment lines</source>
-            <translation>对齐连线</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/lesson_tools.py" line="39" />
-            <source>Alignment &amp;lines (source → target)</source>
-            <translation>对齐连线（源句 → 译文）(&amp;L)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="102" />
+            <location filename="../../viz_app/window/main_window.py" line="109" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="221" />
+            <location filename="../../viz_app/window/main_window.py" line="226" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="222" />
+            <location filename="../../viz_app/window/main_window.py" line="227" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="31" />
+            <location filename="../../viz_app/window/menus.py" line="37" />
             <source>&amp;File</source>
             <translation>文件(&amp;F)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="36" />
+            <location filename="../../viz_app/window/menus.py" line="42" />
             <source>&amp;Export</source>
             <translation>导出(&amp;E)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="42" />
+            <location filename="../../viz_app/window/menus.py" line="47" />
             <source>&amp;Go</source>
             <translation>跳转(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="48" />
+            <location filename="../../viz_app/window/menus.py" line="53" />
             <source>&amp;Show</source>
             <translation>显示(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="55" />
+            <location filename="../../viz_app/window/menus.py" line="60" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="62" />
+            <location filename="../../viz_app/window/menus.py" line="66" />
             <source>&amp;View</source>
             <translation>视图(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="64" />
+            <location filename="../../viz_app/window/menus.py" line="67" />
             <source>P&amp;anels</source>
             <translation>面板(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="73" />
+            <location filename="../../viz_app/window/menus.py" line="76" />
             <source>&amp;Theme</source>
             <translation>主题(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="79" />
+            <location filename="../../viz_app/window/menus.py" line="82" />
             <source>Lan&amp;guage</source>
             <translation>语言(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="87" />
+            <location filename="../../viz_app/window/menus.py" line="90" />
             <source>&amp;Help</source>
             <translation>帮助(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="90" />
+            <location filename="../../viz_app/window/menus.py" line="92" />
             <source>Explain &amp;panel</source>
             <translation>讲解面板(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="91" />
+            <location filename="../../viz_app/window/menus.py" line="93" />
             <source>Attention heatmap</source>
             <translation>注意力热力图</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="91" />
+            <location filename="../../viz_app/window/menus.py" line="93" />
             <source>Masks</source>
             <translation>掩码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="100" />
+            <location filename="../../viz_app/window/menus.py" line="94" />
+            <source>All heads</source>
+            <translation>所有注意力头</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="94" />
+            <source>Positional encoding</source>
+            <translation>位置编码</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="95" />
+            <source>Next token</source>
+            <translation>下一个词元</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="102" />
             <source>Presenting</source>
             <translation>演示</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="82" />
+            <location filename="../../viz_app/window/menus.py" line="85" />
             <source>Follow the system</source>
             <translation>跟随系统</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/model_panels.py" line="84" />
+            <location filename="../../viz_app/window/model_panels.py" line="34" />
+            <source>Model inspector</source>
+            <translation>模型检视器</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/model_panels.py" line="36" />
+            <source>Train</source>
+            <translation>训练</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/model_panels.py" line="92" />
             <source>Compare with another checkpoint</source>
             <translation>与另一个检查点比较</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/model_panels.py" line="98" />
+            <location filename="../../viz_app/window/model_panels.py" line="106" />
             <source>Comparison ready</source>
             <translation>比较完成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/model_panels.py" line="80" />
+            <location filename="../../viz_app/window/model_panels.py" line="88" />
             <source>Open a model and type a sentence first: the comparison runs on it.</source>
             <translation>请先打开模型并输入一个句子：比较将在这个句子上进行。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="71" />
+            <source>Open model…</source>
+            <translation>打开模型…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="78" />
+            <source>Cancel loading</source>
+            <translation>取消加载</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="129" />
+            <source>Sentence</source>
+            <translation>句子</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="174" />
+            <source>Head statistics</source>
+            <translation>注意力头统计</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="177" />
+            <source>Heads</source>
+            <translation>注意力头</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="210" />
+            <source>What can I type?</source>
+            <translation>可以输入什么？</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="228" />
+            <source>Ablation</source>
+            <translation>消融</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="232" />
+            <source>Heads or the positional encoding are switched off: the model is not intact</source>
+            <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="245" />
+            <source>no model</source>
+            <translation>无模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="250" />
+            <source>Stop run</source>
+            <translation>停止运行</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="251" />
+            <source>Stop waiting for this run (Esc); the result on screen stays</source>
+            <translation>不再等待本次运行（Esc）；屏幕上的结果保持不变</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="257" />
+            <source>Model activity</source>
+            <translation>模型运行状态</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="257" />
+            <source>Loaded model</source>
+            <translation>已加载的模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="258" />
+            <source>Device and number format</source>
+            <translation>设备与数值格式</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="259" />
+            <source>Duration of the last model call</source>
+            <translation>上一次模型调用的耗时</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/playback.py" line="41" />
@@ -2745,22 +2745,22 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>无法保存会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/status.py" line="88" />
+            <location filename="../../viz_app/window/status.py" line="89" />
             <source>working…</source>
             <translation>运行中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/status.py" line="73" />
+            <location filename="../../viz_app/window/status.py" line="74" />
             <source>last model call {ms} ms</source>
             <translation>上次模型调用耗时 {ms} 毫秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="33" />
+            <location filename="../../viz_app/window/wiring.py" line="31" />
             <source>Continue on the CPU</source>
             <translation>改在 CPU 上继续</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="47" />
+            <location filename="../../viz_app/window/wiring.py" line="46" />
             <source>The overview of every head could not be computed: {error}</source>
             <translation>无法计算所有注意力头的总览：{error}</translation>
         </message>
@@ -3472,37 +3472,37 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>Settings</name>
         <message>
-            <location filename="../../viz_app/scope/settings.py" line="107" />
+            <location filename="../../viz_app/scope/settings.py" line="103" />
             <source>Some saved settings could not be read and their defaults are used ({keys}).</source>
             <translation>部分已保存的设置无法读取，已改用默认值（{keys}）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/settings.py" line="147" />
+            <location filename="../../viz_app/scope/settings.py" line="143" />
             <source>The settings file was damaged: it was set aside as {copy}, and what could not be read is back to its default.</source>
             <translation>设置文件已损坏：原文件已另存为 {copy}，无法读取的设置已恢复为默认值。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/settings.py" line="150" />
+            <location filename="../../viz_app/scope/settings.py" line="146" />
             <source>The settings file {file} is damaged: what could not be read is back to its default.</source>
             <translation>设置文件 {file} 已损坏：无法读取的设置已恢复为默认值。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/settings.py" line="183" />
+            <location filename="../../viz_app/scope/settings.py" line="179" />
             <source>Settings cannot be saved to {file} ({reason}): what you change is kept until you quit.</source>
             <translation>无法将设置保存到 {file}（{reason}）：你所做的更改在退出程序之前仍然有效。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/settings.py" line="122" />
+            <location filename="../../viz_app/scope/settings.py" line="118" />
             <source>The settings file {file} cannot be read: the defaults are used.</source>
             <translation>无法读取设置文件 {file}：已改用默认值。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/settings.py" line="172" />
+            <location filename="../../viz_app/scope/settings.py" line="168" />
             <source>{folder} is not a folder</source>
             <translation>{folder} 不是文件夹</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/settings.py" line="185" />
+            <location filename="../../viz_app/scope/settings.py" line="181" />
             <source>access denied</source>
             <translation>拒绝访问</translation>
         </message>
@@ -3667,17 +3667,17 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>TrainingRunner</name>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="78" />
+            <location filename="../../viz_app/workers/training_worker.py" line="80" />
             <source>no task was chosen</source>
             <translation>未选择任务</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="82" />
+            <location filename="../../viz_app/workers/training_worker.py" line="84" />
             <source>epochs, probe interval, batch size and log interval must be at least 1</source>
             <translation>轮数、探针间隔、批大小和日志间隔都必须至少为 1</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="84" />
+            <location filename="../../viz_app/workers/training_worker.py" line="86" />
             <source>the output checkpoint must end with .safetensors</source>
             <translation>输出检查点的文件名必须以 .safetensors 结尾</translation>
         </message>
@@ -3707,7 +3707,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>GPU 显存不足：请选择“微型”规模，或在 CPU 上训练（启动时设置 {env}=cpu）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/workers/training_worker.py" line="80" />
+            <location filename="../../viz_app/workers/training_worker.py" line="82" />
             <source>unknown model size {size}</source>
             <translation>未知的模型规模 {size}</translation>
         </message>

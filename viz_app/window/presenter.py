@@ -31,11 +31,11 @@ def next_token_beside_map(window: QMainWindow) -> bool:
     return screen is not None and screen.geometry().width() >= NEXT_TOKEN_BESIDE_FROM
 
 
-def place_next_token(window) -> None:
-    """The next-token dock at its share of the width beside the map (presenting); ``window`` is a MainWindow."""
+def place_next_token(window: QMainWindow, dock: QDockWidget) -> None:
+    """The next-token ``dock`` at its share of the width beside the map (presenting)."""
     screen = window.screen()
-    if screen is not None and window.dock_next.isVisible() and not window.dock_next.isFloating():
-        window.resizeDocks([window.dock_next], [round(screen.geometry().width() * NEXT_TOKEN_SHARE)], Qt.Orientation.Horizontal)
+    if screen is not None and dock.isVisible() and not dock.isFloating():
+        window.resizeDocks([dock], [round(screen.geometry().width() * NEXT_TOKEN_SHARE)], Qt.Orientation.Horizontal)
 
 
 @dataclass

@@ -5,7 +5,7 @@ short (at most 13 English words), so a row count N (8, 16, 32 target tokens) is 
 class's short text: consecutive held-out sentences typed together with their French (teacher-forced), and the first N
 rows of that French attributed, zero baseline.
 
-1. **Ours**: ``model_core.attribution.attribute`` with its default adaptive rule (each row refines a composite
+1. **Ours**: ``model_core.inference.attribution.attribute`` with its default adaptive rule (each row refines a composite
    trapezoid rule where its measured completeness error is, until within 1 % of log p − log p(baseline) or 0.01
    nats; every row's points in batched passes; its linear layers multiply through once-packed oneDNN weights,
    forward and backward: ``packed_linear.input_gradients_only``). Timed three times, once before Captum's search and
@@ -24,7 +24,7 @@ rows of that French attributed, zero baseline.
    time and counted as not reached (its time is then a lower bound).
 
 Equal completeness: a row passes when |Σ attributions − (log p − log p(baseline))| ≤ 1 % of it (0.01 nats when
-that is smaller), the same allowance for both (``model_core.attribution.allowed_error``).
+that is smaller), the same allowance for both (``model_core.inference.attribution.allowed_error``).
 
 Also: **the window's attribution view**: ``run()`` with ``attribution="integrated-gradients"`` (what the window's
 worker runs when Show ▸ attribution is chosen) and ``heatmap_view`` for a sentence of 12 target tokens; target
@@ -46,11 +46,11 @@ import torch
 from _common import machine_info, print_machine, print_table, write_json
 
 from model_core import load_model
-from model_core.attribution import allowed_error, attribute
-from model_core.bundle import ModelBundle
 from model_core.data import generate
-from model_core.run import RunRequest, run
-from model_core.tasks import DEMOS
+from model_core.inference.attribution import allowed_error, attribute
+from model_core.inference.bundle import ModelBundle
+from model_core.inference.run import RunRequest, run
+from model_core.training.tasks import DEMOS
 
 QUICK = {"lengths": (8,), "captum_cap": 1024}
 #: Captum's n_steps ladder: ratio √2 from 32, so a row is billed at most √2 over its smallest passing count

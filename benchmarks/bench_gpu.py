@@ -43,8 +43,8 @@ from _common import call_median_ms, interleaved_timings, machine_info, median_ms
 from bench_model import BASE_CONFIG, TRACE_MIN_RATIO, layout_config, marian_trace, random_ids
 
 from model_core import DecodeSession, ModelConfig, Seq2SeqTransformer, teacher_forced_trace
-from model_core.analysis import VERIFY_ATOL
-from model_core.devices import resolve_device
+from model_core.analysis.measures import VERIFY_ATOL
+from model_core.nn.devices import resolve_device
 
 VOCAB = BASE_CONFIG.src_vocab_size
 MAX_LEN = 4200
@@ -116,7 +116,7 @@ def run_checks(device: torch.device, dtype: torch.dtype, seed: int) -> list[dict
     float32) the rounding of six layers adds up: the figure is printed against a loose bound of 0.1, a sanity check
     that the maps are the same maps, not a claim of accuracy.
     """
-    from model_core.lazy_trace import lazy_trace
+    from model_core.inference.lazy_trace import lazy_trace
 
     precision = str(dtype).removeprefix("torch.")
     same = VERIFY_ATOL[precision]
@@ -203,7 +203,7 @@ def bench_step(model: Seq2SeqTransformer, device: torch.device, positions: Seque
 
 def bench_long(model: Seq2SeqTransformer, marian: Any | None, device: torch.device, n: int, repeats: int, seed: int,
                eager: bool) -> dict[str, Any]:
-    from model_core.lazy_trace import lazy_trace, overview_jobs, pool_overview
+    from model_core.inference.lazy_trace import lazy_trace, overview_jobs, pool_overview
 
     c = model.config
     sync = functools.partial(synchronize, device)  # every timed call waits for the device's work

@@ -1,13 +1,13 @@
 """Hostile model files: the peak memory and the time of each refusal, against the bounds.
 
-Issue 16 measured what hostile files cost before anything refused them (a 17 KB ``.pth`` of stride-0
-views loaded as a 4.8 GB model, a 3 MB zip bomb took 3.3 GB and ~20 s, a FIFO blocked for ever, ...)
-and set the bound: each gives one clear line within **3 GB of memory and 10 s**. This runs every
+Unchecked, hostile files cost a lot (a 17 KB ``.pth`` of stride-0 views loaded as a 4.8 GB model, a
+3 MB zip bomb took 3.3 GB and ~20 s, a FIFO blocked for ever, ...); the bound is that each gives one clear
+line within **3 GB of memory and 10 s**. This runs every
 attack of ``tests/core/test_hostile_files.py`` (its ``ATTACKS``: the files are built the same way,
 here in a temporary folder, sparse files taking no disk space) and opens each with
-``model_core.importers.open_model`` in a **fresh child process**, which reports:
+``model_core.io.importers.open_model`` in a **fresh child process**, which reports:
 
-* its resident memory once ``model_core.importers`` (and torch) are imported: the floor every open pays;
+* its resident memory once ``model_core.io.importers`` (and torch) are imported: the floor every open pays;
 * its **peak** resident memory after the open (``resource.getrusage(RUSAGE_SELF).ru_maxrss``: the high-water
   mark of the whole process, imports included). The child is started through a tiny launcher process:
   Linux carries a process's ``ru_maxrss`` into the children it forks (this process, which built a
@@ -19,7 +19,7 @@ that refuses it), peak ≤ 3 GB (3·10⁹ bytes), time ≤ 10 s. The child runs 
 (its own use plus 8 GB) and a 60 s time-out, so a regressed check shows up as a failure in the table
 instead of taking the machine down.
 
-Issue 32 added the tokenizer attacks of ``tests/core/test_hostile_tokenizers.py`` (``TOKENIZER_ATTACKS``: chained
+It also opens the tokenizer attacks of ``tests/core/test_hostile_tokenizers.py`` (``TOKENIZER_ATTACKS``: chained
 ``Replace`` normalizers and backtracking ``Split`` patterns in a native checkpoint, a Hugging Face folder and a
 ``--tokenization`` file), the pickle nested 8×10⁶ deep, renders through ``attention-scope render`` (refused over
 the 3 GB budget within 10 s, or drawn within 3 GB: the child's peak or ffmpeg's), and what the tokenising time
@@ -118,7 +118,7 @@ print("RESULT " + json.dumps({"code": code, "seconds": seconds, "peak": peak}), 
 CHILD = r"""
 import json, os, resource, sys, time
 target, options, headroom = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3])
-from model_core.importers import CheckpointError, ImportOptions, open_model
+from model_core.io.importers import CheckpointError, ImportOptions, open_model
 page = resource.getpagesize()
 with open("/proc/self/statm", encoding="ascii") as fh:
     size, resident = (int(x) * page for x in fh.read().split()[:2])
@@ -219,9 +219,9 @@ def bench_tokenize_cost(calls: int = 300, starts: int = 5) -> dict[str, float]:
     milliseconds, interleaved so that a busy machine slows all three alike; the ratios are the figures to compare.
     Also the child's start (process, ``import tokenizers``, building the tokenizer, first answer), paid once per
     tokenizer while its model loads."""
-    from model_core.importers import open_model
-    from model_core.tokenize_deadline import bounded_encode
-    from model_core.tokenize_worker import TokenizeWorker
+    from model_core.io.importers import open_model
+    from model_core.text.tokenize_deadline import bounded_encode
+    from model_core.text.tokenize_worker import TokenizeWorker
 
     backend = open_model("en-fr", device="cpu").src_tokenizer.backend
     description = backend.to_str()

@@ -1,4 +1,4 @@
-"""Maps on demand (``model_core.lazy_maps``) at 1,024 / 2,048 / 4,096 source tokens, base-size and BART-large layouts.
+"""Maps on demand (``model_core.inference.lazy_maps``) at 1,024 / 2,048 / 4,096 source tokens, base-size and BART-large layouts.
 
 For each model and source length N (decoder ``--target`` tokens), in one run:
 
@@ -29,7 +29,7 @@ from _common import machine_info, print_machine, print_table, write_json
 from bench_model import LAYOUTS, VOCAB, layout_config
 
 from model_core import Seq2SeqTransformer, teacher_forced_trace
-from model_core.lazy_maps import full_maps_bytes, lazy_forward
+from model_core.inference.lazy_maps import full_maps_bytes, lazy_forward
 
 
 def build(layout: str, max_len: int, seed: int) -> Seq2SeqTransformer:

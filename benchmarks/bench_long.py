@@ -18,7 +18,7 @@ vocab 8000, random weights), in one run:
 trace or step, never on a paint). ``--quick`` runs N = 128 and 256; the default 256, 512 and 1024.
 
 **Long sentences** (second table): N = 1,024 / 2,048 / 4,096 source tokens and 64 decoder tokens
-through the window's long path (``model_core.lazy_trace``: maps computed when shown; the heatmap shows a
+through the window's long path (``model_core.inference.lazy_trace``: maps computed when shown; the heatmap shows a
 40 × 40 window, ``viz_app.widgets.minimap``): the lazy trace (fused forward + the overview's pooled tiles),
 a click on another head, the mean of the heads, another kind and a scroll of the window, the overview from the
 pooled tiles, the memory kept, each against materialising every map (``teacher_forced_trace``; run up to
@@ -75,7 +75,7 @@ def build_model(seed: int, large: bool = False, dtype: torch.dtype = torch.float
     """The base or large layout with random weights, its parameters created in ``dtype`` (never a float32 copy
     first: a bfloat16 large model must not pass through its 2.8 GB of float32 on the way)."""
     torch.manual_seed(seed)
-    config = layout_config("large" if large else "base", MAX_LEN)  # large: the issue's 24 + 24 × 16 heads layout
+    config = layout_config("large" if large else "base", MAX_LEN)  # large: t5-large's 24 + 24 × 16 heads layout
     with created_in(dtype):
         return Seq2SeqTransformer(config).eval()
 
@@ -88,7 +88,7 @@ def build_hf_large(seed: int, dtype: torch.dtype = torch.float32):
 
     from transformers import BartConfig, BartForConditionalGeneration
 
-    from model_core.importers.hf import HFSeq2SeqAdapter, model_config_from_hf
+    from model_core.io.importers.hf import HFSeq2SeqAdapter, model_config_from_hf
 
     torch.manual_seed(seed)
     hc = BartConfig(vocab_size=VOCAB, d_model=1024, encoder_layers=24, decoder_layers=24, encoder_attention_heads=16,
@@ -128,7 +128,7 @@ def bench_long_sentence(model: Seq2SeqTransformer, n: int, seed: int, repeats: i
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
-    from model_core.lazy_trace import lazy_trace, overview_jobs, pool_overview
+    from model_core.inference.lazy_trace import lazy_trace, overview_jobs, pool_overview
     from viz_app.widgets.map_view import ViewSpec, apply_view, heatmap_view
     from viz_app.widgets.minimap import map_window
     from viz_app.window.bindings import overview_tiles
@@ -294,7 +294,7 @@ def bench_matplotlib(matrix: np.ndarray, tokens: list[str], repeats: int) -> flo
 
 
 def bench_analysis(trace) -> dict[str, float]:
-    from model_core.analysis import all_head_stats, trace_rollout, verify_trace
+    from model_core.analysis.measures import all_head_stats, trace_rollout, verify_trace
 
     n = trace.n_steps
     return {

@@ -2,7 +2,7 @@
 
 Corpus: held-out en-fr sentence pairs (the bundled model's own task), teacher-forced, 32 pairs per batch.
 
-1. **Ours, native**: ``model_core.report.build_report`` on the bundled ``en-fr`` model (small preset:
+1. **Ours, native**: ``model_core.analysis.report.build_report`` on the bundled ``en-fr`` model (small preset:
    d_model 128, 4 heads, 3 + 3 layers) without the ablation column: every batch's forward with every
    attention map captured, then every head statistic of every sentence (entropy, distance, shares,
    monotonicity, coverage, the unusual-sentence heaps).
@@ -16,7 +16,7 @@ Corpus: held-out en-fr sentence pairs (the bundled model's own task), teacher-fo
 Ratios = sentences per second of ours / of Hugging Face (> 1: faster). Interleaved repeats (medians);
 the device is the one ``auto`` picks (a GPU when there is one). ``--quick``: 64 pairs, 2 repeats.
 
-4. **Data-parallel, side by side** (``model_core.data_parallel``, as ``torchrun`` runs it): the same corpus on
+4. **Data-parallel, side by side** (``model_core.analysis.data_parallel``, as ``torchrun`` runs it): the same corpus on
    the bundled model on the CPU as one process with one torch thread, one process with two threads, and two
    processes of one thread each over gloo; with two or more GPUs, also one GPU against all of them. Each
    launch is a fresh set of processes started as ``torchrun`` starts them (the launcher's variables), the
@@ -43,10 +43,10 @@ import torch
 from _common import interleaved_timings, machine_info, median_ms, print_machine, print_table, spread_pct, write_json
 
 from model_core import load_model
-from model_core.batched import chunks, encode_pair
-from model_core.bundle import ModelBundle
+from model_core.analysis.report import build_report
 from model_core.data import generate
-from model_core.report import build_report
+from model_core.inference.batched import chunks, encode_pair
+from model_core.inference.bundle import ModelBundle
 
 QUICK = {"pairs": 64, "repeats": 2, "warmup": 1}
 FULL = {"pairs": 512, "repeats": 5, "warmup": 1}
@@ -77,7 +77,7 @@ def build_marian(bundle: ModelBundle, seed: int) -> Any:
 
 def marian_bundle(bundle: ModelBundle, marian: Any) -> ModelBundle:
     """The Marian model behind the app's Hugging Face adapter, reading the en-fr tokenizers' ids."""
-    from model_core.importers.hf import HFSeq2SeqAdapter
+    from model_core.io.importers.hf import HFSeq2SeqAdapter
 
     size = marian.config.vocab_size
     config = dataclasses.replace(bundle.config, src_vocab_size=size, tgt_vocab_size=size)
@@ -146,8 +146,8 @@ def _rank_worker(rank: int, world: int, port: int, device: str, threads: int, n_
     if world > 1:
         os.environ.update(WORLD_SIZE=str(world), RANK=str(rank), LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1",
                           MASTER_PORT=str(port))
-    import model_core.data_parallel as data_parallel
-    from model_core.ranks import Ranks, process_group
+    import model_core.analysis.data_parallel as data_parallel
+    from model_core.analysis.ranks import Ranks, process_group
 
     spent = {"merge": 0.0, "waits": 0.0}
 
@@ -209,8 +209,8 @@ def _launch(world: int, device: str, threads: int, args: argparse.Namespace, run
 
 
 def side_by_side(args: argparse.Namespace) -> dict[str, dict[str, float]]:
-    """Item 4 of the module docstring: the configurations launched in turn, ``repeats`` rounds (one timed report per
-    launch, after a warm-up), so a change in the machine's load falls on every configuration alike."""
+    """Part 4 of the module docstring (data-parallel, side by side): the configurations launched in turn, ``repeats``
+    rounds (one timed report per launch, after a warm-up), so a change in the machine's load falls on every configuration alike."""
     configurations = data_parallel_runs(args)
     samples: dict[str, list[tuple[float, float, float]]] = {label: [] for label, *_ in configurations}
     for _ in range(args.repeats):

@@ -137,7 +137,7 @@ class Soak:
         return " ".join(words[(index + i) % len(words)] for i in range(4 + index % 5)) if words else "w1 w2"
 
     def type_sentence(self, text: str) -> None:
-        edit = self.window.inputs.source
+        edit = self.window.sentence.inputs.source
         edit.setText(text)
         edit.textEdited.emit(text)
         self.settle()

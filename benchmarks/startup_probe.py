@@ -80,7 +80,7 @@ class StartupProbe:
     def _wrap_heatmap_images(self) -> None:
         import pyqtgraph as pg
 
-        heatmap = getattr(self.window, "heatmap", None)
+        heatmap = getattr(getattr(self.window, "map", None), "heatmap", None)  # the window's middle part
         if heatmap is None:
             return
         for item in heatmap.plot_item().items:

@@ -18,29 +18,29 @@ from typing import TYPE_CHECKING, Any
 from .config import ModelConfig
 from .decoding_settings import DecodingSettings, Hypothesis
 from .files import CheckpointError
-from .paths import bundled_models
+from .io.paths import bundled_models
 from .trace import Trace
 from .vocab import KINDS, Ablation, ModelInfo, Notice
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
-    from .bundle import ModelBundle
-    from .checkpoint import save_model
-    from .decoding import DecodeSession, teacher_forced_trace
-    from .importers import load_model
-    from .model import Seq2SeqTransformer
-    from .tokenizers import Tokenizer
+    from .inference.bundle import ModelBundle
+    from .inference.decoding import DecodeSession, teacher_forced_trace
+    from .io.checkpoint import save_model
+    from .io.importers import load_model
+    from .nn.model import Seq2SeqTransformer
+    from .text.tokenizers import Tokenizer
 
 __version__ = "0.1.0"
 
 #: name -> submodule that defines it; imported on first access (these pull in torch or 🤗 tokenizers)
 _LAZY: dict[str, str] = {
-    "DecodeSession": "decoding",
-    "ModelBundle": "bundle",
-    "Seq2SeqTransformer": "model",
-    "Tokenizer": "tokenizers",
-    "load_model": "importers",
-    "save_model": "checkpoint",
-    "teacher_forced_trace": "decoding",
+    "DecodeSession": "inference.decoding",
+    "ModelBundle": "inference.bundle",
+    "Seq2SeqTransformer": "nn.model",
+    "Tokenizer": "text.tokenizers",
+    "load_model": "io.importers",
+    "save_model": "io.checkpoint",
+    "teacher_forced_trace": "inference.decoding",
 }
 
 #: names importable without torch (tests/core/test_lazy_imports.py checks this list in a fresh interpreter)

@@ -1,8 +1,8 @@
 """Files written whole or not at all, never through a planted link, never over a file nobody asked to replace.
 
 Every file the project writes goes through here: in ``model_core`` the ``.npz`` trace (:func:`~model_core.trace.save_trace`),
-the native checkpoint (:func:`~model_core.checkpoint.save_model`) and the training resume file
-(:meth:`~model_core.training.Trainer.save_resume`); in the app every export (``viz_app.export``, which
+the native checkpoint (:func:`~model_core.io.checkpoint.save_model`) and the training resume file
+(:meth:`~model_core.training.trainer.Trainer.save_resume`); in the app every export (``viz_app.export``, which
 re-exports these names), the ``export`` command and the desktop shortcut files. Imports neither Qt nor
 torch (``attention-scope export`` runs headless).
 

@@ -2,10 +2,10 @@
 
 Why budgets at all: a checkpoint is untrusted data, and its headers say how big things are before
 anything is allocated: the length of a safetensors header, the uncompressed size of each member of a
-``.pt`` zip, the shape and storage of each tensor, the dimensions in a configuration. Issue 16 found
-small files that claimed huge sizes (a 17 KB ``.pth`` of stride-0 views that loaded as a
-1.07-billion-parameter model, a 3 MB zip bomb that inflated to 3.3 GB, a 3 KB file that built a
-10.5 GB position table). Every such claim is now compared with a budget below *before* the
+``.pt`` zip, the shape and storage of each tensor, the dimensions in a configuration. Small files
+can claim huge sizes (unchecked, a 17 KB ``.pth`` of stride-0 views loaded as a
+1.07-billion-parameter model, a 3 MB zip bomb inflated to 3.3 GB, a 3 KB file built a
+10.5 GB position table). Every such claim is compared with a budget below *before* the
 allocation it would cause, and a file over budget gets one ``CheckpointError`` line that names what
 it asked for and the limit.
 
@@ -121,18 +121,18 @@ MAX_JSON_DEPTH = 32
 
 #: The most bytes of float32 attention maps a trace keeps whole (1 GiB): every map of every kind, layer and head.
 #: A base-size model (6 + 6 layers × 8 heads) reaches it near 1,300 tokens each side (604 MB at 1,024);
-#: above it the maps are recomputed from each layer's queries and keys when shown (:mod:`model_core.lazy_maps`),
+#: above it the maps are recomputed from each layer's queries and keys when shown (:mod:`model_core.inference.lazy_maps`),
 #: a few MB per layer instead of gigabytes.
 EAGER_MAPS_BYTES = 1 << 30
 
 #: The most containers (lists, dicts, tuples, objects) a ``.pt``'s pickle may build (262,144), counted before
-#: ``torch.load`` by :mod:`model_core.importers.pickle_scan`. Honest checkpoints hold a few thousand (a base model with
+#: ``torch.load`` by :mod:`model_core.io.importers.pickle_scan`. Honest checkpoints hold a few thousand (a base model with
 #: its optimizer state ~3,000); a pickle of lists nested 8 million deep fits in :data:`MAX_METADATA_BYTES` and took
 #: about an hour to refuse through torch's Python unpickler and the tensor walk; at this budget both take ~2 s.
 MAX_PICKLE_CONTAINERS = 1 << 18
 
 #: How many times longer a tokenizer's normalizers and pre-tokenizer may make a text in the worst case (100),
-#: computed from their description before the tokenizer is built (:mod:`model_core.tokenizer_check`). Honest
+#: computed from their description before the tokenizer is built (:mod:`model_core.text.tokenizer_check`). Honest
 #: pipelines stay well under it: NFKC at most 18 characters for one, BERT's normalizer 36 (CJK spaced, accents
 #: split, lower-cased), byte-level 4. Each chained ``Replace`` a → aa doubles a text: 26 of them made a
 #: 5-character sentence 335 MB and 7.4 GB of memory. Typed text is cut to the model's room before it
@@ -151,11 +151,11 @@ MAX_TOKENIZER_PATTERN_CHARS = 1000
 MAX_WORDPIECE_WORD_CHARS = 200
 
 #: How long tokenising one typed text may take (5 s): a backstop behind the structural checks of
-#: :mod:`model_core.tokenizer_check`, for costs they cannot see. A sentence of the model's length takes milliseconds.
+#: :mod:`model_core.text.tokenizer_check`, for costs they cannot see. A sentence of the model's length takes milliseconds.
 TOKENIZE_SECONDS = 5.0
 
 #: The address space a child process that tokenises with a tokenizer read from a file may take (1 GiB;
-#: :mod:`model_core.tokenize_worker`): one starts at ~25 MB, and a typed text grown by at most
+#: :mod:`model_core.text.tokenize_worker`): one starts at ~25 MB, and a typed text grown by at most
 #: :data:`MAX_TOKENIZER_GROWTH` needs tens of megabytes more; what asks for more is stopped, not the app.
 TOKENIZE_MEMORY_BYTES = 1 << 30
 

@@ -1,6 +1,6 @@
 """The plain data of decoding — how a token is chosen, and one hypothesis — without torch.
 
-Why apart from :mod:`model_core.decoding`: the GUI builds :class:`DecodingSettings` from its
+Why apart from :mod:`model_core.inference.decoding`: the GUI builds :class:`DecodingSettings` from its
 controls while it starts, and must not wait for ``import torch`` to do so.
 """
 

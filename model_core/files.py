@@ -3,7 +3,7 @@
 Only regular files (a FIFO, a socket or a device is refused before it is opened), never bigger than a budget
 of :mod:`model_core.budgets`, and JSON never nested deeper than one; each refusal is one
 :class:`CheckpointError` line. Why a module of its own, at the bottom of the imports: the locations
-(:mod:`model_core.paths`), the Hugging Face cache lookup (:mod:`model_core.hf_cache`), the tokenizers and
+(:mod:`model_core.io.paths`), the Hugging Face cache lookup (:mod:`model_core.io.hf_cache`), the tokenizers and
 every importer read files through it, and it needs only the standard library (``import model_core`` stays
 torch-free).
 """

@@ -65,7 +65,7 @@ class Trace:
     #: heads switched off when this trace was computed, rows of (kind index in KINDS, layer, head): their
     #: weights are still in the maps (a class sees what was discarded) but they added nothing to the residual
     ablated_heads: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
-    #: on request (``RunRequest.attribution``, :mod:`model_core.attribution`): per row, how much each source token
+    #: on request (``RunRequest.attribution``, :mod:`model_core.inference.attribution`): per row, how much each source token
     #: [T, S] and each decoder input [T, T] moved the chosen token's log-probability; the method that computed it
     attribution_src: np.ndarray | None = None
     attribution_tgt: np.ndarray | None = None
@@ -73,10 +73,10 @@ class Trace:
     #: integrated gradients: per row log p(input) − log p(baseline), what the row's attributions should sum to
     attribution_change: np.ndarray | None = None
     #: integrated gradients: per row the path points evaluated, and whether the row met the stated completeness
-    #: (``model_core.attribution.TOLERANCE``); a row that did not is shown as unconverged, not as a percentage
+    #: (``model_core.inference.attribution.TOLERANCE``); a row that did not is shown as unconverged, not as a percentage
     attribution_points: np.ndarray | None = None
     attribution_converged: np.ndarray | None = None
-    #: on request (``RunRequest.contributions``, :mod:`model_core.contributions`): per kind, the norm
+    #: on request (``RunRequest.contributions``, :mod:`model_core.inference.contributions`): per kind, the norm
     #: ‖f_h(x_j)‖ [L, H, K] of each key's value vector through its head's slice of the output projection
     value_norms: dict[str, np.ndarray] = field(default_factory=dict)
     #: on request (``RunRequest.value_zeroing``): per kind, Mohebbi et al.'s value zeroing [L, Q, K], rows summing to 1
@@ -87,7 +87,7 @@ class Trace:
     #: the same for a typed (teacher-forced) target, one per ``output_tokens`` entry ("" for ``<eos>``)
     tgt_surfaces: list[str] | None = None
     #: the floating-point type the model computed in ("float32", "bfloat16", "float16"); the maps are stored as
-    #: float32 whatever it is, and the verifier's tolerance follows it (:data:`model_core.analysis.VERIFY_ATOL`)
+    #: float32 whatever it is, and the verifier's tolerance follows it (:data:`model_core.analysis.measures.VERIFY_ATOL`)
     precision: str = "float32"
     #: the model's own first choice (the argmax of ``logprobs``) at each row, as a token string: what a row shows
     #: beside a typed (teacher-forced) token the model would not have chosen; None when the maker did not record it

@@ -26,7 +26,8 @@ KIND_LABELS: dict[str, str] = {"encoder_self": "encoder self-attention", "decode
 #: mask overlays a map can show (which apply to which kind: the window's OVERLAYS_FOR_KIND)
 OVERLAYS: tuple[str, ...] = ("source padding", "target padding", "causal", "combined")
 #: what the main heatmap shows: the attention weights, the pre-softmax scores, the rollout, the attribution of each
-#: step's choice (model_core.attribution), the norm-based contributions ‖αf(x)‖ or value zeroing (model_core.contributions)
+#: step's choice (model_core.inference.attribution), the norm-based contributions ‖αf(x)‖ or value zeroing
+#: (model_core.inference.contributions)
 VIEW_MODES: tuple[str, ...] = ("weights", "scores", "rollout", "attribution", "contributions", "value-zeroing")
 #: the colour maps of attention maps (the window's widgets/colormaps.py defines their colours)
 COLORMAPS: tuple[str, ...] = ("viridis", "cividis", "Blues", "Reds", "magma")
@@ -119,9 +120,9 @@ class Notice:
     ``…_about`` (a text so long it was cut before it was tokenised: ``length`` is estimated from what was read),
     ``padding_limited`` (max_len), ``source_unknown`` / ``target_unknown`` (count),
     ``no_eos`` (count); about the model itself, added to every run of an imported one
-    (:mod:`model_core.importers.head_check`): ``heads_unusual`` (heads, d_model, likely),
+    (:mod:`model_core.io.importers.head_check`): ``heads_unusual`` (heads, d_model, likely),
     ``attention_uniform`` (heads), ``heads_identical`` (heads, where); a sentence whose maps are computed on
-    demand (:mod:`model_core.lazy_trace`): ``maps_on_demand`` (size), ``long_greedy_only``, ``long_no_scores``,
+    demand (:mod:`model_core.inference.lazy_trace`): ``maps_on_demand`` (size), ``long_greedy_only``, ``long_no_scores``,
     ``long_no_analysis``; import answers the model's format has no use for: ``options_unused`` (an Attention Scope checkpoint) and
     ``options_unused_hf`` (a Hugging Face model), with ``options``; a PyTorch-tutorial checkpoint read with
     ``nn.Transformer``'s defaults that nobody confirmed: ``tutorial_defaults`` (norm position and activation),
@@ -201,7 +202,7 @@ class ModelInfo:
     key: str  # what was asked for: a bundled name or a path; what the settings remember
     name: str
     path: str
-    device: str  # "CPU · float32" style (model_core.devices.describe)
+    device: str  # "CPU · float32" style (model_core.nn.devices.describe)
     n_encoder_layers: int
     n_decoder_layers: int
     n_heads: int

@@ -3,7 +3,7 @@
 Run from the checkout: ``PYTHONPATH=. python docs/tools/demo_models.py``.
 
 A tool, not part of the installed library: ``python docs/tools/demo_models.py`` (the recipes, ``DEMOS``, are in
-:mod:`model_core.tasks`, where the tests read them).
+:mod:`model_core.training.tasks`, where the tests read them).
 
 Each model is trained, evaluated on held-out sentences, and the evaluation is written to
 ``assets/models/README.md`` with the wall time of the run and the machine it ran on.
@@ -20,8 +20,8 @@ from pathlib import Path
 import torch
 
 from model_core import load_model
-from model_core.paths import assets_dir
-from model_core.tasks import DEMOS
+from model_core.io.paths import assets_dir
+from model_core.training.tasks import DEMOS
 
 
 def cpu_name() -> str:
@@ -38,7 +38,7 @@ def train_demo(name: str, out_dir: Path, device: str = "cpu", progress: bool = T
                resume: bool = False) -> tuple[str, float]:
     """Train one demo model into ``out_dir/NAME.safetensors``; returns (eval report text, seconds). ``resume``
     continues an interrupted run from its ``.resume.pt`` file."""
-    from model_core.training import train_task
+    from model_core.training.trainer import train_task
 
     spec = DEMOS[name]
     out = out_dir / f"{name}.safetensors"
@@ -54,8 +54,8 @@ def train_demo(name: str, out_dir: Path, device: str = "cpu", progress: bool = T
 def evaluate_demo(name: str, out_dir: Path, seconds: float, device: str = "cpu") -> str:
     """Evaluate ``out_dir/NAME.safetensors`` on its task's held-out split; written to ``NAME.eval.txt`` with
     the training wall time (``--evaluate-only`` re-runs this after a change to the metrics, keeping the time)."""
-    from model_core.evaluation import evaluate
-    from model_core.tasks import prepare_task
+    from model_core.training.evaluation import evaluate
+    from model_core.training.tasks import prepare_task
 
     spec = DEMOS[name]
     data = prepare_task(spec.task, n_train=spec.n_train, seed=spec.seed)

@@ -67,7 +67,7 @@ def _settle(app, window) -> None:
 
 
 def _type(app, window, source: str, target: str = "") -> None:
-    window.inputs.show_texts(source, target)
+    window.sentence.inputs.show_texts(source, target)
     window.state.set_inputs(source, target)
     window.flush_inputs()
     window.request_run()
@@ -93,7 +93,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     """Write every screenshot into ``out``; returns the files written."""
     from PySide6.QtWidgets import QApplication
 
-    from model_core.paths import bundled_models
+    from model_core.io.paths import bundled_models
     from viz_app.i18n import install
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
@@ -131,7 +131,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
 
     def masks(w) -> None:
         _type(app, w, sentence)
-        w.inputs.show_padding(0, 14)
+        w.sentence.inputs.show_padding(0, 14)
         w.state.set_padding(0, 14)
         w.request_run()
         _settle(app, w)
@@ -155,14 +155,14 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
 
     def statistics(w) -> None:
         _type(app, w, sentence)
-        w.heads_tabs.setCurrentWidget(w.head_stats)
+        w.heads.tabs.setCurrentWidget(w.heads.stats)
         w.state.select(kind="cross", layer=2, head=1)
         w.state.set_step(w.state.n_steps)
 
     def positional(w) -> None:
         _type(app, w, sentence)
-        w.dock_positional.raise_()
-        w.positional.set_dims(0, 4)  # four curves read; eight are a tangle (the spin boxes pick any others)
+        w.positional.dock.raise_()
+        w.positional.panel.set_dims(0, 4)  # four curves read; eight are a tangle (the spin boxes pick any others)
 
     def ablation(w) -> None:
         _type(app, w, sentence)
@@ -196,44 +196,44 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         w.show_inspector()
         _settle(app, w)
 
-    def alignment(w) -> None:  # issue 19: gold links over the cross-attention, every head's AER
+    def alignment(w) -> None:  # gold links over the cross-attention, every head's AER
         _type(app, w, sentence, "le chat noir ne voit pas le petit chien")
         w.state.select(kind="cross", layer=2, head=None)
         w.state.set_step(w.state.n_steps)
-        w.act_alignment.trigger()
-        w.alignment_binding.set_gold_text("0-0 2-1 1-2 4-3 3-4 5-4 4-5 6-6 7-7 8-8 3?3")
+        w.alignment.action.trigger()
+        w.alignment.binding.set_gold_text("0-0 2-1 1-2 4-3 3-4 5-4 4-5 6-6 7-7 8-8 3?3")
 
-    def report(w) -> None:  # issue 19: the report card, opened from a folder written by `attention-scope report`
+    def report(w) -> None:  # the report card, opened from a folder written by `attention-scope report`
         from model_core import load_model
-        from model_core.alignment import GoldAlignment
+        from model_core.analysis.alignment import GoldAlignment
+        from model_core.analysis.report import build_report
+        from model_core.analysis.report_html import write_report
         from model_core.data import generate
-        from model_core.report import build_report
-        from model_core.report_html import write_report
 
         examples = generate("en-fr", 96, seed=0, split="test")
         gold = [GoldAlignment(frozenset((s, j) for j, ss in enumerate(e.alignment) for s in ss)) for e in examples]
         card = build_report(load_model("en-fr", device="cpu"), [(e.src_text, e.tgt_text) for e in examples], gold=gold)
         write_report(card, tmp / "report", overwrite=True)
-        dialog = w.report_opener.open(tmp / "report")
+        dialog = w.report.opener.open(tmp / "report")
         dialog.resize(1100, 700)
         dialog.select_head("cross", 2, 3)
         dialog.unusual.setCurrentRow(0)
         w.shot_widget = dialog  # the picture is the dialog
 
-    def teacher_forcing(w) -> None:  # issue 18 item 14: every typed word's rank at once, under its chip
+    def teacher_forcing(w) -> None:  # every typed word's rank at once, under its chip
         _type(app, w, "the black cat sees the small dog", "le chat noir mange le petit chien")
         w.state.select(kind="cross", layer=2, head=None)
         w.state.set_step(4)
 
-    def typing_guide(w) -> None:  # issue 18: "What can I type?" (F2), an example clicked
+    def typing_guide(w) -> None:  # "What can I type?" (F2), an example clicked
         w.act_typing_guide.trigger()
         _settle(app, w)
-        panel = w.typing_guide
+        panel = w.typing_guide.panel
         panel.examples.itemClicked.emit(panel.examples.item(2))
         _wait(app, lambda: w.state.trace is not None and not w.host.busy and w.state.src_text == panel.example_sources()[2])
         w.state.select(kind="cross", layer=2, head=None)
 
-    def attribution(w) -> None:  # issue 19 item 1: integrated gradients, each head's agreement ρ in its tile
+    def attribution(w) -> None:  # integrated gradients, each head's agreement ρ in its tile
         _type(app, w, sentence)
         w.state.select(kind="cross", layer=2, head=None)
         w.state.set_view_mode("attribution")
@@ -241,7 +241,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _settle(app, w)
         w.state.set_step(6)
 
-    def contributions(w) -> None:  # issue 19 item 2: Kobayashi's ‖α·f(x)‖ and the share from the source
+    def contributions(w) -> None:  # Kobayashi's ‖α·f(x)‖ and the share from the source
         _type(app, w, sentence)
         w.state.select(kind="cross", layer=2, head=None)
         w.state.set_view_mode("contributions")
@@ -249,7 +249,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _settle(app, w)
         w.state.set_step(6)
 
-    def compare(w) -> None:  # issue 19 item 5: a minimal pair, A, B and A − B (Model ▸ Compare two sentences…)
+    def compare(w) -> None:  # a minimal pair, A, B and A − B (Model ▸ Compare two sentences…)
         _type(app, w, "the cat sees the dog")
         w.state.select(kind="cross", layer=0, head=3)
         comparison = w.sentence_comparison
@@ -259,31 +259,31 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _wait(app, lambda: comparison.panel.comparison is not None and not w.host.busy)
         w.shot_widget = comparison.dock
 
-    def walkthrough(w) -> None:  # issue 18: a heatmap cell clicked, its weight worked through (q, k, softmax, Σ w·v)
+    def walkthrough(w) -> None:  # a heatmap cell clicked, its weight worked through (q, k, softmax, Σ w·v)
         _type(app, w, sentence)
         w.state.select(kind="cross", layer=0, head=2)  # a head that spreads its row: the softmax has something to show
         w.state.set_step(3)
-        binding = w.walkthrough_binding
-        w.heatmap.cellClicked.emit(2, 1)  # the row that writes "noir", the key "black"
+        binding = w.walkthrough
+        w.map.heatmap.cellClicked.emit(2, 1)  # the row that writes "noir", the key "black"
         _wait(app, lambda: binding.dialog is not None and binding.dialog.panel.cell() is not None)
         w.shot_widget = binding.dialog
 
-    def alignment_lines(w) -> None:  # issue 18: cross-attention as source → target lines, the board picture
+    def alignment_lines(w) -> None:  # cross-attention as source → target lines, the board picture
         _type(app, w, sentence)
         w.state.select(kind="cross", layer=2, head=None)
         w.state.set_step(7)
-        w.act_alignment_lines.trigger()  # the dock (Model ▸ Alignment lines), shown on its own at a board's size
-        lines = w.alignment_lines
-        w.dock_alignment_lines.setFloating(True)
-        w.dock_alignment_lines.resize(1200, 560)
+        w.alignment_lines.action.trigger()  # the dock (Model ▸ Alignment lines), shown on its own at a board's size
+        lines = w.alignment_lines.panel
+        w.alignment_lines.dock.setFloating(True)
+        w.alignment_lines.dock.resize(1200, 560)
         lines.set_font_point_size(14)
         w.shot_widget = lines
 
-    def long_document(w) -> None:  # issue 20: a 4,096-token source, a labelled window of its map and the minimap
+    def long_document(w) -> None:  # a 4,096-token source, a labelled window of its map and the minimap
         words = sentence.split()
         _type(app, w, " ".join(words[i % len(words)] for i in range(4095)), "le chat noir ne voit pas le petit chien")
         w.state.select(kind="encoder_self", layer=0, head=1)
-        w.map_binding.move_window(2000, 1980)
+        w.map.binding.move_window(2000, 1980)
 
     screen = app.primaryScreen().geometry()
     here = (screen.width(), screen.height())

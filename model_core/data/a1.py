@@ -6,7 +6,7 @@ it. This one is built from a beginner's syllabus: set phrases, bare noun phrases
 there is / there are, have, possessives (my, your … and 's), where / who / what / how many questions, comparatives,
 the present simple and progressive, can / cannot (savoir and 会 for a skill), numbers to ten, colours, family,
 animals, food and drink, school, house and town, weather and days. Its tasks are ``en-fr-a1`` and ``en-zh-a1``, the
-tasks of the bundled en-fr and en-zh models (:data:`model_core.tasks.DEMOS`).
+tasks of the bundled en-fr and en-zh models (:data:`model_core.training.tasks.DEMOS`).
 
 How it is built: every sentence is a tree (:class:`Sentence`: a construction and its slots). :func:`english` writes
 the English tokens, each with a *tag* naming the slot it comes from; :func:`french` and :func:`chinese` write the
@@ -1807,7 +1807,7 @@ def closed_sentences() -> list[Sentence]:
 
 def rehearsed(task: str) -> list[Example]:
     """The closed sentences of ``task`` (en-fr-a1 or en-zh-a1), each :data:`REHEARSALS` times: added to the training
-    set by :func:`model_core.tasks.prepare_task`, never to the held-out split."""
+    set by :func:`model_core.training.tasks.prepare_task`, never to the held-out split."""
     examples = []
     for s in closed_sentences():
         tokens = english_tokens(s)

@@ -10,7 +10,7 @@ from viz_app.widgets.map_view import ViewSpec, heatmap_view
 
 def _saturation(window) -> float:
     """The mean colour saturation (0..255) over the map's cells as painted."""
-    heat = window.heatmap
+    heat = window.map.heatmap
     image = heat.grab().toImage()
     rect = heat.graphics_widget().mapFromScene(heat.plot_item().getViewBox().sceneBoundingRect()).boundingRect()
     rect = rect.translated(heat.graphics_widget().pos()).adjusted(3, 3, -3, -3)
@@ -25,27 +25,27 @@ def test_the_map_and_the_overview_of_switched_off_heads_are_greyed(window, qtbot
     s.set_layer(1)
     s.set_head(None)
     qtbot.wait(50)
-    assert not window.heatmap.is_switched_off()
+    assert not window.map.heatmap.is_switched_off()
     colourful = _saturation(window)
     with qtbot.waitSignal(window.host.resultReady, timeout=20000):
         s.set_ablation({("cross", 1, h) for h in range(s.n_heads())})
-    qtbot.waitUntil(lambda: not window.host.busy and window.heatmap.is_switched_off(), timeout=20000)
+    qtbot.waitUntil(lambda: not window.host.busy and window.map.heatmap.is_switched_off(), timeout=20000)
     qtbot.wait(50)
-    assert "4 of 4 heads OFF" in window.heatmap.title_text()
-    assert "switched off" in window.heatmap.legend_text()
+    assert "4 of 4 heads OFF" in window.map.heatmap.title_text()
+    assert "switched off" in window.map.heatmap.legend_text()
     assert _saturation(window) < 0.6 * colourful  # greyed: the viridis colours are gone from the cells
     # the overview: each switched-off tile greyed, crossed and marked OFF
-    assert window.mosaic.off_tiles() == {(1, h) for h in range(4)}
-    assert not window.mosaic._off_shade.path().isEmpty()
+    assert window.heads.overview.off_tiles() == {(1, h) for h in range(4)}
+    assert not window.heads.overview._off_shade.path().isEmpty()
     # one head of the layer back on: the mean is no longer all off (the title counts), that head's map is not greyed
     with qtbot.waitSignal(window.host.resultReady, timeout=20000):
         s.set_ablation({("cross", 1, h) for h in range(1, 4)})
     qtbot.waitUntil(lambda: not window.host.busy, timeout=20000)
-    assert not window.heatmap.is_switched_off() and "3 of 4 heads OFF" in window.heatmap.title_text()
+    assert not window.map.heatmap.is_switched_off() and "3 of 4 heads OFF" in window.map.heatmap.title_text()
     s.set_head(0)
-    assert not window.heatmap.is_switched_off()
+    assert not window.map.heatmap.is_switched_off()
     s.set_head(2)
-    assert window.heatmap.is_switched_off() and "switched OFF" in window.heatmap.title_text()
+    assert window.map.heatmap.is_switched_off() and "switched OFF" in window.map.heatmap.title_text()
 
 
 def test_the_view_says_which_maps_are_off(window):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QImage
 
-from model_core.run import RunRequest, run
+from model_core.inference.run import RunRequest, run
 from tests.conftest import tiny_bundle
 from viz_app.cli import main
 from viz_app.export.alignment import alignment_svg, export_alignment
@@ -104,10 +104,10 @@ def test_render_view_lines(qapp, tiny_checkpoint, tmp_path, capsys):
 
 
 def test_the_binding_follows_the_heatmaps_selection(window, qtbot):
-    lines = window.alignment_lines  # the window's dock (viz_app/window/lesson_tools.py), kept up to date while hidden
+    lines = window.alignment_lines.panel  # the window's dock (AlignmentLinesPart), kept up to date while hidden
     state = window.state
-    window.act_alignment_lines.trigger()
-    assert window.dock_alignment_lines.isVisible()
+    window.alignment_lines.action.trigger()
+    assert window.alignment_lines.dock.isVisible()
     state.set_step(0)
     assert lines.view() is None and "Step forward" in lines.message()
     state.select(kind="cross", layer=1, head=2)

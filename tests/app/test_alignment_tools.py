@@ -10,7 +10,7 @@ from conftest import tiny_bundle
 from PySide6.QtCore import QPoint, Qt
 from test_i18n import ROOT, lint_source
 
-from model_core.alignment import parse_pharaoh, trace_alignment
+from model_core.analysis.alignment import parse_pharaoh, trace_alignment
 from viz_app.scope.state import AppState
 from viz_app.widgets.aer_map import MEAN
 from viz_app.widgets.alignment_panel import AlignmentPanel
@@ -96,8 +96,8 @@ def test_bad_gold_is_one_line_and_a_gold_file_line_is_chosen(parts, tmp_path):
 
 
 def test_a_report_opens_and_a_sentence_goes_to_the_window_with_its_head(qtbot, tmp_path):
-    from model_core.report import build_report
-    from model_core.report_html import write_report
+    from model_core.analysis.report import build_report
+    from model_core.analysis.report_html import write_report
 
     bundle = tiny_bundle(2)
     pairs = [("w1 w2", "t1 t2"), ("w3 w4 w5", "t3"), ("w6", "t4 t5 t6 t7"), ("w2 w2 w2", "t1")]
@@ -124,9 +124,9 @@ def test_a_report_opens_and_a_sentence_goes_to_the_window_with_its_head(qtbot, t
 
 
 def test_the_window_has_the_dock_and_the_menu_entries(window):
-    assert window.act_open_report in window.file_menu.actions()
-    assert window.act_alignment in window.model_menu.actions()
-    window.act_alignment.trigger()
-    assert window.dock_alignment.isVisible()
-    window.alignment_binding.set_gold_text("0-0")
-    assert window.alignment_panel.aer_map.aer() is not None
+    assert window.report.action in window.menus.file.actions()
+    assert window.alignment.action in window.menus.model.actions()
+    window.alignment.action.trigger()
+    assert window.alignment.dock.isVisible()
+    window.alignment.binding.set_gold_text("0-0")
+    assert window.alignment.panel.aer_map.aer() is not None

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from conftest import tiny_bundle
 
-from model_core.attribution import agreement
-from model_core.contributions import source_share
-from model_core.run import RunRequest, run
+from model_core.inference.attribution import agreement
+from model_core.inference.contributions import source_share
+from model_core.inference.run import RunRequest, run
 from viz_app.widgets.map_view import ViewSpec, heatmap_view
 
 TIMEOUT = 20000
@@ -53,7 +53,7 @@ def test_choosing_attribution_in_the_window_runs_again_and_shows_it(window, qtbo
         s.set_view_mode("attribution")
     qtbot.waitUntil(lambda: s.trace.attribution_src is not None and not window.host.busy, timeout=TIMEOUT)
     s.set_kind("cross")
-    heat = window.heatmap
+    heat = window.map.heatmap
     shown = heat.displayed_matrix()
     rows = np.isfinite(shown).all(axis=1)  # the rows computed at this step
     assert rows.any()
@@ -63,7 +63,7 @@ def test_choosing_attribution_in_the_window_runs_again_and_shows_it(window, qtbo
     # every head's agreement in its tile of the overview, as agreement() computes it over the unpadded rows
     t = s.trace
     rho = agreement(t.attribution_src, t.cross, t.allowed_cross)
-    notes = window.mosaic.notes()
+    notes = window.heads.overview.notes()
     assert len(notes) == np.isfinite(rho).sum() > 0
     assert all(text == f"ρ {rho[la, h]:+.2f}" for (la, h), text in notes.items())
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):

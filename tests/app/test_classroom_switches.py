@@ -32,7 +32,7 @@ def test_switching_en_fr_to_en_zh_keeps_the_typed_english(make_window, qtbot):
     wait_for_result(qtbot, window)
     s = window.state
     assert s.model.name == "en-zh" and (s.src_text, s.tgt_text) == (english, "")  # French is no target for en-zh
-    assert window.inputs.source.text() == english
+    assert window.sentence.inputs.source.text() == english
     with qtbot.waitSignal(window.host.modelLoaded, timeout=20000):
         window.open_model("reverse")  # not English → another language: its own sentence
     wait_for_result(qtbot, window)
@@ -90,7 +90,7 @@ def test_panels_opened_to_be_read_get_the_height(window, qtbot):
     """What can I type? showed about four sentences at 1,440 × 900 and Head statistics one row of its table."""
     window.act_typing_guide.trigger()
     qtbot.wait(50)
-    assert window.dock_typing_guide.height() >= 0.5 * window.height()
-    window.heads_tabs.setCurrentWidget(window.head_stats)
+    assert window.typing_guide.dock.height() >= 0.5 * window.height()
+    window.heads.tabs.setCurrentWidget(window.heads.stats)
     qtbot.wait(50)
-    assert window.dock_mosaic.height() >= 0.5 * window.height()
+    assert window.heads.dock.height() >= 0.5 * window.height()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from model_core.decoding_settings import DecodingSettings
-from model_core.sessions import ModelRef, Selection, Session
+from model_core.io.sessions import ModelRef, Selection, Session
 from viz_app.cli import main
 
 TIMEOUT = 20000

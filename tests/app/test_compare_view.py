@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from conftest import tiny_bundle
 
-from model_core.compare import compare
-from model_core.run import RunRequest
+from model_core.analysis.compare import compare
+from model_core.inference.run import RunRequest
 from viz_app.widgets.colormaps import DIVERGING_NAME
 from viz_app.widgets.compare_view import ComparePanel
 from viz_app.widgets.map_view import ViewSpec
@@ -45,7 +45,7 @@ def test_lengths_that_differ_are_said_instead_of_subtracted(qtbot, bundle):
 
 
 def test_the_dock_asks_the_worker_with_the_windows_sentence_as_a(window, qtbot):
-    action = next(a for a in window.model_menu.actions() if a.objectName() == "act_compare_sentences")
+    action = next(a for a in window.menus.model.actions() if a.objectName() == "act_compare_sentences")
     action.trigger()  # Model ▸ Compare two sentences…
     comparison = window.sentence_comparison
     assert comparison.dock.isVisible()

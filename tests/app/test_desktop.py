@@ -195,7 +195,7 @@ def test_every_size_is_committed_at_its_size_and_the_window_icon_has_them_all(qa
 def test_the_windows_and_macos_icons_hold_the_rendered_sizes():
     from PIL import Image
 
-    from model_core.paths import icons_dir
+    from model_core.io.paths import icons_dir
 
     with Image.open(icons_dir() / "attention-scope.ico") as ico:
         assert {(16, 16), (32, 32), (48, 48), (256, 256)} <= set(ico.info["sizes"])

@@ -105,7 +105,7 @@ def test_heatmap_view_follows_the_app(trace):
 
 
 def test_rows_read_as_the_token_they_predict(trace):
-    """Issue 18: a row labelled by its input reads one row off ("le" looks at "cat"): label it "→ chat"."""
+    """A row labelled by its input reads one row off ("le" looks at "cat"): label it "→ chat"."""
     from viz_app.widgets.map_view import ROOM_ROWS, decoder_row_labels
 
     assert decoder_row_labels(trace, 4, False) == ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]

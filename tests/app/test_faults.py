@@ -30,19 +30,19 @@ def test_gpu_out_of_memory_offers_the_cpu_and_keeps_the_inputs(window, qtbot, mo
         return real_compute(bundle, request, **kwargs)
 
     monkeypatch.setattr(worker_module, "run", out_of_memory_once)
-    window.inputs.source.setText("w3 w4 w5 w6")
-    window.inputs.source.textEdited.emit("w3 w4 w5 w6")
+    window.sentence.inputs.source.setText("w3 w4 w5 w6")
+    window.sentence.inputs.source.textEdited.emit("w3 w4 w5 w6")
     window.flush_inputs()
-    qtbot.waitUntil(lambda: window.error_banner.isVisible(), timeout=TIMEOUT)
-    assert "memory" in window.error_banner.text()
-    assert window.error_banner.action_button.isVisible()
+    qtbot.waitUntil(lambda: window.map.error_banner.isVisible(), timeout=TIMEOUT)
+    assert "memory" in window.map.error_banner.text()
+    assert window.map.error_banner.action_button.isVisible()
     assert s.trace is trace_before  # the previous picture stays
-    assert window.inputs.source.text() == "w3 w4 w5 w6"  # what was typed stays
-    window.error_banner.action_button.click()
+    assert window.sentence.inputs.source.text() == "w3 w4 w5 w6"  # what was typed stays
+    window.map.error_banner.action_button.click()
     qtbot.waitUntil(lambda: s.trace is not trace_before and not window.host.busy, timeout=TIMEOUT)
     assert s.trace.src_tokens[:4] == ["w3", "w4", "w5", "w6"]
-    assert not window.error_banner.isVisible()
-    assert "CPU" in window.status_device.text()
+    assert not window.map.error_banner.isVisible()
+    assert "CPU" in window.status_bar.device.text()
 
 
 def test_an_ordinary_error_offers_no_cpu_switch(window, qtbot, monkeypatch):
@@ -50,8 +50,8 @@ def test_an_ordinary_error_offers_no_cpu_switch(window, qtbot, monkeypatch):
         raise RuntimeError("shape mismatch in a custom layer")
 
     monkeypatch.setattr(worker_module, "run", broken)
-    window.inputs.source.setText("w1 w2")
-    window.inputs.source.textEdited.emit("w1 w2")
+    window.sentence.inputs.source.setText("w1 w2")
+    window.sentence.inputs.source.textEdited.emit("w1 w2")
     window.flush_inputs()
-    qtbot.waitUntil(lambda: window.error_banner.isVisible(), timeout=TIMEOUT)
-    assert not window.error_banner.action_button.isVisible()
+    qtbot.waitUntil(lambda: window.map.error_banner.isVisible(), timeout=TIMEOUT)
+    assert not window.map.error_banner.action_button.isVisible()

@@ -1,7 +1,7 @@
 """A demo model's honesty in the window: a sentence outside its grammar is said in the notice banner, and the model's
 translation is shown as text with the grammar's beside it (✓ when they agree, in red when the model is wrong).
 
-The expected texts are the grammar's (model_core.typing_guide.gold_translation), never the model's.
+The expected texts are the grammar's (model_core.data.typing_guide.gold_translation), never the model's.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from model_core import bundled_models
-from model_core.typing_guide import gold_translation
+from model_core.data.typing_guide import gold_translation
 from tests.app.test_main_window import type_and_wait
 
 
@@ -21,30 +21,30 @@ def en_fr(make_window):
 
 
 def test_a_sentence_outside_the_grammar_is_said_in_the_banner(en_fr, qtbot):
-    result = type_and_wait(qtbot, en_fr, en_fr.inputs.source, "Hello, the cat!")
-    banner = en_fr.notice_banner
+    result = type_and_wait(qtbot, en_fr, en_fr.sentence.inputs.source, "Hello, the cat!")
+    banner = en_fr.map.notice_banner
     assert banner.isVisible() and "outside the small grammar this model was trained on (en-fr-a1)" in banner.text()
-    label = en_fr.inputs.translation
+    label = en_fr.sentence.inputs.translation
     assert label.isVisible() and result.translation in label.text().replace("&#x27;", "'")
     assert "its grammar" not in label.text() and "✓" not in label.text() and "✗" not in label.text()
 
 
 def test_a_grammar_sentence_shows_the_grammars_translation_beside_the_models(en_fr, qtbot):
     source = "The black cat sees the small dog."
-    type_and_wait(qtbot, en_fr, en_fr.inputs.source, source)
+    type_and_wait(qtbot, en_fr, en_fr.sentence.inputs.source, source)
     expected = gold_translation("en-fr", source)
     assert expected == "Le chat noir voit le petit chien."
-    label = en_fr.inputs.translation
+    label = en_fr.sentence.inputs.translation
     assert label.isVisible() and expected in label.text() and "✓" in label.text()
-    assert not en_fr.notice_banner.isVisible() or "grammar" not in en_fr.notice_banner.text()
-    type_and_wait(qtbot, en_fr, en_fr.inputs.target, "le chat noir voit le petit chien .")  # teacher forcing: no text
+    assert not en_fr.map.notice_banner.isVisible() or "grammar" not in en_fr.map.notice_banner.text()
+    type_and_wait(qtbot, en_fr, en_fr.sentence.inputs.target, "le chat noir voit le petit chien .")  # teacher forcing: no text
     assert not label.isVisible()
 
 
 def test_a_wrong_translation_is_marked_beside_the_grammars(make_window):
     """The label's three forms, on the state's result as the controller installs it."""
     window = make_window()
-    inputs = window.inputs
+    inputs = window.sentence.inputs
     # the window's own result: the tiny model has no grammar task, so its translation is shown alone
     s = window.state
     assert s.expected is None and s.translation is not None and s.translation in inputs.translation.text()
@@ -63,4 +63,4 @@ def test_the_translation_line_grows_with_the_label_size(make_window):
     """Ctrl + (a projector): the translation and the grammar's beside it read from the back of the room."""
     window = make_window()
     window.set_font_point_size(22)
-    assert window.inputs.translation.font().pointSizeF() == 22
+    assert window.sentence.inputs.translation.font().pointSizeF() == 22

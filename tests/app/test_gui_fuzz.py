@@ -126,9 +126,9 @@ class WindowMachine(RuleBasedStateMachine):
         """One quick action, for bursts (no waiting)."""
         w = self.window
         if action == "source":
-            self._type(w.inputs.source, value)
+            self._type(w.sentence.inputs.source, value)
         elif action == "target":
-            self._type(w.inputs.target, value)
+            self._type(w.sentence.inputs.target, value)
         elif action == "flush":
             w.flush_inputs()
         elif action == "step":
@@ -138,18 +138,18 @@ class WindowMachine(RuleBasedStateMachine):
         elif action == "kind":
             self.choose_kind(value)
         elif action == "method":
-            w.inputs.method.setCurrentIndex(w.inputs.method.findData(value))
+            w.sentence.inputs.method.setCurrentIndex(w.sentence.inputs.method.findData(value))
 
     # ------------------------------------------------------------------ rules
     @rule(text=source_texts, now=st.booleans())
     def type_source(self, text: str, now: bool) -> None:
-        self._type(self.window.inputs.source, text)
+        self._type(self.window.sentence.inputs.source, text)
         if now:  # Enter; otherwise the debounce fires (the invariant flushes it)
             self.window.flush_inputs()
 
     @rule(text=target_texts)
     def type_target(self, text: str) -> None:
-        self._type(self.window.inputs.target, text)
+        self._type(self.window.sentence.inputs.target, text)
 
     @rule(action=st.sampled_from(STEP_ACTIONS))
     def step(self, action: str) -> None:
@@ -158,7 +158,7 @@ class WindowMachine(RuleBasedStateMachine):
 
     @rule(value=st.integers(0, 20))
     def slide(self, value: int) -> None:
-        self.window.step_bar.slider.setValue(value)
+        self.window.map.step_bar.slider.setValue(value)
 
     @rule(name=st.sampled_from(sorted(MODELS)))
     def switch_model(self, name: str) -> None:
@@ -167,14 +167,14 @@ class WindowMachine(RuleBasedStateMachine):
 
     @rule(kind=st.sampled_from(KINDS))
     def choose_kind(self, kind: str) -> None:
-        sel = self.window.selectors
+        sel = self.window.map.selectors
         sel.kind.setCurrentIndex(sel.kind.findData(kind))
 
     @rule(how=st.sampled_from(["spin", "up", "down"]), layer=st.integers(-1, 4))
     def choose_layer(self, how: str, layer: int) -> None:
         w = self.window
         if how == "spin":
-            w.selectors.layer.setValue(layer)
+            w.map.selectors.layer.setValue(layer)
         else:
             (w.act_layer_up if how == "up" else w.act_layer_down).trigger()
 
@@ -182,24 +182,24 @@ class WindowMachine(RuleBasedStateMachine):
     def choose_head(self, how: str, index: int) -> None:
         w = self.window
         if how == "combo":
-            w.selectors.head.setCurrentIndex(min(index, w.selectors.head.count() - 1))
+            w.map.selectors.head.setCurrentIndex(min(index, w.map.selectors.head.count() - 1))
         else:
             {"next": w.act_head_next, "prev": w.act_head_prev, "mean": w.act_head_mean}[how].trigger()
 
     @rule(name=st.sampled_from(OVERLAYS), on=st.booleans())
     def overlay(self, name: str, on: bool) -> None:
-        self.window.selectors.overlays[name].setChecked(on)
+        self.window.map.selectors.overlays[name].setChecked(on)
 
     @rule(name=st.sampled_from(COLORMAP_NAMES), log=st.booleans())
     def colours(self, name: str, log: bool) -> None:
-        sel = self.window.selectors
+        sel = self.window.map.selectors
         sel.colormap.setCurrentIndex(sel.colormap.findData(name))
         sel.log_scale.setChecked(log)
 
     @rule(method=st.sampled_from(["greedy", "sample", "beam"]), width=st.integers(1, 5), temperature=st.floats(0.05, 5.0),
           top_k=st.integers(0, 30), seed=st.integers(0, 5))
     def decoding(self, method: str, width: int, temperature: float, top_k: int, seed: int) -> None:
-        inputs = self.window.inputs
+        inputs = self.window.sentence.inputs
         inputs.method.setCurrentIndex(inputs.method.findData(method))
         inputs.beam_width.setValue(width)
         inputs.temperature.setValue(temperature)
@@ -208,8 +208,8 @@ class WindowMachine(RuleBasedStateMachine):
 
     @rule(src=st.integers(0, 30), tgt=st.integers(0, 30))
     def padding(self, src: int, tgt: int) -> None:
-        self.window.inputs.pad_src.setValue(src)
-        self.window.inputs.pad_tgt.setValue(tgt)
+        self.window.sentence.inputs.pad_src.setValue(src)
+        self.window.sentence.inputs.pad_tgt.setValue(tgt)
 
     @rule(on=st.booleans())
     def presenter(self, on: bool) -> None:
@@ -221,7 +221,7 @@ class WindowMachine(RuleBasedStateMachine):
 
     @rule(choice=st.sampled_from(["system", "light", "dark"]))
     def theme(self, choice: str) -> None:
-        self.window.act_themes[choice].trigger()
+        self.window.menus.themes[choice].trigger()
 
     @precondition(lambda self: self.window.state.model is not None)
     @rule(kind=st.sampled_from(KINDS), data=st.data())
@@ -251,59 +251,59 @@ class WindowMachine(RuleBasedStateMachine):
         self.settle()
         self._no_new_exception()
         w, s = self.window, self.window.state
-        assert not w.error_banner.isVisible(), f"a valid model and valid input, yet: {w.error_banner.text()}"
+        assert not w.map.error_banner.isVisible(), f"a valid model and valid input, yet: {w.map.error_banner.text()}"
         model = s.model
         assert model is not None and model.key == self.paths[self.model_name], "the window shows another model than the last opened"
-        assert w.inputs.model_picker.currentData() == model.key and w.status_model.text() == model.name
+        assert w.sentence.inputs.model_picker.currentData() == model.key and w.status_bar.model.text() == model.name
 
         # controls mirror the state
-        sel = w.selectors
+        sel = w.map.selectors
         assert (sel.kind.currentData(), sel.layer.value(), sel.head.currentData()) == (s.kind, s.layer, s.head)
         assert (sel.colormap.currentData(), sel.log_scale.isChecked()) == (s.colormap, s.log_scale)
         assert {name: box.isChecked() for name, box in sel.overlays.items()} == s.overlays
-        assert (w.inputs.source.text(), w.inputs.target.text()) == (s.src_text, s.tgt_text)
-        assert w.inputs.decoding_settings() == s.decoding
-        assert (w.inputs.pad_src.value(), w.inputs.pad_tgt.value()) == (s.pad_src, s.pad_tgt)
+        assert (w.sentence.inputs.source.text(), w.sentence.inputs.target.text()) == (s.src_text, s.tgt_text)
+        assert w.sentence.inputs.decoding_settings() == s.decoding
+        assert (w.sentence.inputs.pad_src.value(), w.sentence.inputs.pad_tgt.value()) == (s.pad_src, s.pad_tgt)
         n_layers, n_heads = s.n_layers(), s.n_heads()
         assert (0 <= s.layer < n_layers) if n_layers else s.layer == 0
         assert s.head is None or 0 <= s.head < n_heads
-        assert (not w.status_ablation.isHidden()) == s.ablation_active  # the user is told the model is not intact
+        assert (not w.ablation.warning.isHidden()) == s.ablation_active  # the user is told the model is not intact
 
         # stepping
         assert 0 <= s.step <= s.n_steps
-        assert w.step_bar.label.text() == f"step {s.step} / {s.n_steps}"
-        assert (w.step_bar.slider.value(), w.step_bar.slider.maximum()) == (s.step, s.n_steps)
+        assert w.map.step_bar.label.text() == f"step {s.step} / {s.n_steps}"
+        assert (w.map.step_bar.slider.value(), w.map.step_bar.slider.maximum()) == (s.step, s.n_steps)
 
         trace = s.trace
         if not s.src_text.strip():
-            assert trace is None and w.inputs.source_chips.chip_texts() == []
-            assert w.view_stack.currentIndex() == 0
+            assert trace is None and w.sentence.inputs.source_chips.chip_texts() == []
+            assert w.map.view_stack.currentIndex() == 0
             return
         assert trace is not None, "a sentence and a model, but no result"
         self._check_trace_matches_inputs(trace)
         # an unknown word's chip also shows what was typed there (Bonjour→<unk>)
         typed = trace.src_surfaces or [""] * len(trace.src_tokens)
         expected = [f"{typed[i].strip()}→{tok}" if kind == "unk" and typed[i].strip() else tok
-                    for i, (tok, kind) in enumerate(zip(trace.src_tokens, w.inputs.source_chips.chip_kinds(), strict=True))]
-        assert w.inputs.source_chips.chip_texts() == expected
+                    for i, (tok, kind) in enumerate(zip(trace.src_tokens, w.sentence.inputs.source_chips.chip_kinds(), strict=True))]
+        assert w.sentence.inputs.source_chips.chip_texts() == expected
         produced = list(trace.output_tokens) if s.forced else list(trace.output_tokens[: s.step])
         typed = (trace.tgt_surfaces or []) if s.forced else []
         produced = [f"{typed[i].strip()}→{tok}" if i < len(typed) and typed[i].strip() and kind == "unk" else tok
-                    for i, (tok, kind) in enumerate(zip(produced, w.inputs.target_chips.chip_kinds(), strict=True))]
-        assert w.inputs.target_chips.chip_texts() == produced
+                    for i, (tok, kind) in enumerate(zip(produced, w.sentence.inputs.target_chips.chip_kinds(), strict=True))]
+        assert w.sentence.inputs.target_chips.chip_texts() == produced
 
         matrix = s.matrix()
         if matrix is None:  # e.g. encoder self-attention of a model without an encoder: a hint instead
-            assert w.view_stack.currentIndex() == 0 and "no" in w.hint.text().lower()
+            assert w.map.view_stack.currentIndex() == 0 and "no" in w.map.hint.text().lower()
             return
-        assert w.view_stack.currentWidget() is w.heatmap
-        assert w.mosaic.selected() == ((s.layer, s.head) if s.head is not None else None)
+        assert w.map.view_stack.currentWidget() is w.map.heatmap
+        assert w.heads.overview.selected() == ((s.layer, s.head) if s.head is not None else None)
         if w.view_spec().mode != "weights":
             return  # scores (once captured) or rollout: not the weights matrix
         expected = np.log10(np.maximum(matrix, LOG_FLOOR), dtype=np.float32) if s.log_scale else np.array(matrix, dtype=np.float32)
         if s.kind != "encoder_self":
             expected[s.step:] = np.nan  # rows the decoder has not computed at this step are blank
-        np.testing.assert_allclose(w.heatmap.displayed_matrix(), expected, rtol=1e-6, atol=0)
+        np.testing.assert_allclose(w.map.heatmap.displayed_matrix(), expected, rtol=1e-6, atol=0)
 
     def _check_trace_matches_inputs(self, trace) -> None:
         """The trace is this model's answer to this sentence: never a stale result of another one."""

@@ -16,7 +16,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QStandardItemModel
 from test_i18n import ROOT, assert_all_translated, fake_qm, fake_translation, is_translated, lint_source  # noqa: F401 - fixtures
 
-from model_core.analysis import CROSS_ONLY_METRICS, KINDS, METRIC_LABELS, METRICS, all_head_stats, metric_range
+from model_core.analysis.measures import CROSS_ONLY_METRICS, KINDS, METRIC_LABELS, METRICS, all_head_stats, metric_range
 from viz_app.widgets.head_stats import METRIC_HELP, METRIC_TITLES, MISSING_TEXT, HeadStatsPanel, format_metric
 
 #: the head-statistics modules (heatmap.py and chips.py are in test_i18n.CHECKED_MODULES already)

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import threading
 
-import model_core.tokenizers as tokenizers_module
-from model_core.tokenize_deadline import TokenizeTimeout, run_within
+import model_core.text.tokenizers as tokenizers_module
+from model_core.text.tokenize_deadline import TokenizeTimeout, run_within
 from tests.app.test_main_window import TIMEOUT
 
 
 def _type(window, text: str) -> None:
-    window.inputs.source.setText(text)
-    window.inputs.edited.emit()
+    window.sentence.inputs.source.setText(text)
+    window.sentence.inputs.edited.emit()
     window.flush_inputs()
 
 
@@ -30,12 +30,12 @@ def test_a_run_slow_to_tokenise_is_stopped_with_esc_and_the_thread_is_free(windo
     old_trace = window.state.trace
     try:
         _type(window, "w2 w1 w2")
-        qtbot.waitUntil(lambda: entered.is_set() and not window.status_stop_run.isHidden(), timeout=TIMEOUT)
-        assert window.status_busy.text()  # "working…"
+        qtbot.waitUntil(lambda: entered.is_set() and not window.status_bar.stop_run.isHidden(), timeout=TIMEOUT)
+        assert window.status_bar.busy.text()  # "working…"
         window.act_focus_view.trigger()  # Esc
-        assert not window.host.busy and window.status_stop_run.isHidden()
+        assert not window.host.busy and window.status_bar.stop_run.isHidden()
         assert "Stopped the run" in window.statusBar().currentMessage()
-        assert window.state.trace is old_trace and not window.error_banner.isVisible()  # stopped, not failed
+        assert window.state.trace is old_trace and not window.map.error_banner.isVisible()  # stopped, not failed
         assert window.persistence.stalled_sentence(window.state.model.key) == "w2 w1 w2"
         monkeypatch.setattr(tokenizers_module, "bounded_encode", real)
         # the model thread stopped waiting for the tokenizer (it checks every 0.1 s), long before its minute is up
@@ -55,7 +55,7 @@ def test_a_sentence_that_timed_out_is_not_run_again_when_its_model_reopens(make_
     monkeypatch.setattr(tokenizers_module, "bounded_encode", too_slow)
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         _type(window, "w1 w1 w2")
-    assert "took more than 5 s" in window.error_banner.text()
+    assert "took more than 5 s" in window.map.error_banner.text()
     key = window.state.model.key
     assert window.persistence.stalled_sentence(key) == "w1 w1 w2"
     monkeypatch.undo()
@@ -65,7 +65,7 @@ def test_a_sentence_that_timed_out_is_not_run_again_when_its_model_reopens(make_
     qtbot.waitUntil(lambda: again.state.model is not None and not again.host.busy, timeout=TIMEOUT)
     assert again.state.src_text == "w1 w1 w2" and again.state.trace is None
     assert again.host.runs_requested == 0
-    assert "was not run again" in again.error_banner.text()
+    assert "was not run again" in again.map.error_banner.text()
     with qtbot.waitSignal(again.host.resultReady, timeout=TIMEOUT):
         _type(again, "w1 w2")  # an edit runs it
 
@@ -78,7 +78,7 @@ def test_a_model_whose_tokenizer_doubles_the_text_is_refused_in_the_banner_and_t
     old_model, old_trace, text = window.state.model, window.state.trace, window.state.src_text
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         window.open_model(str(path))
-    assert "67,108,864 times longer" in window.error_banner.text()
+    assert "67,108,864 times longer" in window.map.error_banner.text()
     assert window.state.model is old_model and window.state.trace is old_trace and window.state.src_text == text
 
 
@@ -112,8 +112,8 @@ def test_a_text_too_slow_for_its_tokenizer_is_stopped_with_the_banner_and_the_mo
     slow = "a" * 8000 + "b"
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         _type(window, slow)
-    banner = window.error_banner.text()
-    assert window.error_banner.isVisible() and "wordpiece.safetensors's source tokenizer took more than 1 s" in banner
+    banner = window.map.error_banner.text()
+    assert window.map.error_banner.isVisible() and "wordpiece.safetensors's source tokenizer took more than 1 s" in banner
     assert not source._worker.running  # its child was ended, not left tokenising
     assert window.state.model is model and window.state.src_text == slow
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
@@ -136,10 +136,10 @@ def test_esc_stops_a_run_whose_tokenizer_s_child_is_busy_and_ends_that_child(win
     source = window.host.worker.bundle.src_tokenizer
     assert source._worker is not None
     _type(window, "a" * 40_000 + "b")
-    qtbot.waitUntil(lambda: source._worker.running and not window.status_stop_run.isHidden(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: source._worker.running and not window.status_bar.stop_run.isHidden(), timeout=TIMEOUT)
     _wait_until_busy(source._worker._holder["child"].proc.pid)
     window.act_focus_view.trigger()  # Esc
-    assert "Stopped the run" in window.statusBar().currentMessage() and not window.error_banner.isVisible()
+    assert "Stopped the run" in window.statusBar().currentMessage() and not window.map.error_banner.isVisible()
     qtbot.waitUntil(lambda: not source._worker.running, timeout=TIMEOUT)  # the model thread ended the child within 0.1 s
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         _type(window, "w1 w2 a")  # a new child

@@ -25,7 +25,7 @@ def test_shortened_cuts_at_a_word_with_an_ellipsis():
 def test_a_long_banner_is_cut_at_a_word_and_whole_in_its_tooltip(window):
     message = "Could not open model.pt: " + " ".join(f"reason{i}" for i in range(80))
     window.status.show_error(message)
-    banner = window.error_banner
+    banner = window.map.error_banner
     assert banner.text().endswith("…") and len(banner.text()) <= BANNER_CHARS
     assert banner.label.toolTip() == message
     window.status.show_error("short")
@@ -36,11 +36,11 @@ def test_a_hostile_model_name_is_escaped_in_the_status_bar_title_and_banners(mak
     from tests.core.test_cli_hostile import _hostile_checkpoint
 
     window = make_window(model=str(_hostile_checkpoint(tmp_path)))
-    shown = [window.status_model.text(), window.windowTitle(), window.statusBar().currentMessage()]
+    shown = [window.status_bar.model.text(), window.windowTitle(), window.statusBar().currentMessage()]
     assert not any(c in text for text in shown for c in RAW), shown
-    assert "evil\\x1b[2J\\x1b]0;title\\x07\\nforged: line\\r" in window.status_model.text()
+    assert "evil\\x1b[2J\\x1b]0;title\\x07\\nforged: line\\r" in window.status_bar.model.text()
     window.status.show_error("a name: evil\x1b[2J\u202etxt")
-    assert "\\x1b[2J\\u202etxt" in window.error_banner.text()
+    assert "\\x1b[2J\\u202etxt" in window.map.error_banner.text()
 
 
 def test_a_banner_shows_markup_in_a_message_as_text(window):
@@ -48,7 +48,7 @@ def test_a_banner_shows_markup_in_a_message_as_text(window):
     from PySide6.QtCore import Qt
 
     window.status.show_error("Could not open <b>bold</b><img src='x.png'>.pt")
-    banner = window.error_banner
+    banner = window.map.error_banner
     assert banner.label.textFormat() == Qt.TextFormat.PlainText and "<b>bold</b>" in banner.text()
 
 
@@ -58,7 +58,7 @@ def test_a_session_whose_model_is_refused_falls_back_like_a_refused_path(open_wi
     assets = tmp_path / "assets"
     (assets / "models").mkdir(parents=True)
     shutil.copy(model_file, assets / "models" / "fallback.safetensors")
-    monkeypatch.setattr("model_core.paths.assets_dir", lambda: assets)
+    monkeypatch.setattr("model_core.io.paths.assets_dir", lambda: assets)
     bogus = tmp_path / "bogus.safetensors"
     bogus.write_bytes(b"not a model")
     session = tmp_path / "lesson.scope.json"
@@ -67,7 +67,7 @@ def test_a_session_whose_model_is_refused_falls_back_like_a_refused_path(open_wi
     window = open_window(settings_file, str(session), wait=False)
     qtbot.waitUntil(lambda: window.state.model is not None and window.state.trace is not None, timeout=TIMEOUT)
     assert window.state.model.key == "fallback"
-    text = window.error_banner.text()
+    text = window.map.error_banner.text()
     assert "bogus.safetensors" in text and "opened fallback instead" in text
 
 

@@ -1,4 +1,4 @@
-"""Issue 16 in the window: nothing typed is lost, a load can be cancelled, a FIFO never wedges the model thread."""
+"""Hostile files in the window: nothing typed is lost, a load can be cancelled, a FIFO never wedges the model thread."""
 
 from __future__ import annotations
 
@@ -12,16 +12,16 @@ from tests.app.test_main_window import TIMEOUT
 
 def test_a_source_longer_than_qt_default_is_kept_whole_and_noticed(window, qtbot):
     text = "w1 " * 20_000  # 60,000 characters: QLineEdit's default maximum is 32,767
-    window.inputs.source.setText(text)
-    assert window.inputs.source.text() == text
+    window.sentence.inputs.source.setText(text)
+    assert window.sentence.inputs.source.text() == text
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
-        window.inputs.edited.emit()
+        window.sentence.inputs.edited.emit()
         window.flush_inputs()
     assert window.state.src_text == text
-    assert window.notice_banner.isVisible() and "truncated" in window.notice_banner.text()
-    window.inputs.source.end(False)
-    window.inputs.source.backspace()  # one Backspace removes one character, not thousands
-    assert len(window.inputs.source.text()) == len(text) - 1
+    assert window.map.notice_banner.isVisible() and "truncated" in window.map.notice_banner.text()
+    window.sentence.inputs.source.end(False)
+    window.sentence.inputs.source.backspace()  # one Backspace removes one character, not thousands
+    assert len(window.sentence.inputs.source.text()) == len(text) - 1
 
 
 def test_a_fifo_as_the_model_is_refused_at_once_and_the_thread_stays_free(window, qtbot, tmp_path):
@@ -30,7 +30,7 @@ def test_a_fifo_as_the_model_is_refused_at_once_and_the_thread_stays_free(window
     old = window.state.model
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         window.open_model(str(fifo))
-    assert "not a regular file" in window.error_banner.text()
+    assert "not a regular file" in window.map.error_banner.text()
     assert window.state.model is old
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         window.state.toggle_head_ablation("cross", 0, 0)  # the model thread still answers

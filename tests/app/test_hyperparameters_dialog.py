@@ -14,7 +14,7 @@ import torch
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QComboBox, QDialogButtonBox, QLabel, QLineEdit
 
-from model_core.importers import ImportOptions, NeedsHyperparameters, open_model
+from model_core.io.importers import ImportOptions, NeedsHyperparameters, open_model
 from viz_app.dialogs.hyperparameters import HyperparametersDialog, answers_for, ask_import_options, options_from_answers
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -24,7 +24,7 @@ LEFT = Qt.MouseButton.LeftButton
 
 
 def seed_checkpoint(folder: Path) -> Path:
-    """A seed-tutorial state_dict (the key names of model_core/importers/seed_tutorial.py; d_model 16, one layer each)."""
+    """A seed-tutorial state_dict (the key names of model_core/io/importers/seed_tutorial.py; d_model 16, one layer each)."""
     torch.manual_seed(0)
     d, ff, sd = 16, 24, {}
     sd["src_embedding.weight"], sd["tgt_embedding.weight"] = torch.randn(10, d), torch.randn(12, d)

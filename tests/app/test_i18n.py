@@ -469,7 +469,7 @@ def test_state_and_worker_texts_are_translated(fake_translation, tiny_checkpoint
     import torch
 
     from model_core import load_model
-    from model_core.run import RunRequest, run
+    from model_core.inference.run import RunRequest, run
     from viz_app.scope.notices import notice_text
     from viz_app.scope.state import KINDS, kind_short_title, kind_title
     from viz_app.workers.model_worker import one_line

@@ -1,6 +1,6 @@
 """The model inspector holds exactly the data it was given (pytest-qt, offscreen; data, not pixels).
 
-The data comes from model_core.inspection on tiny real models, and the expectations are computed
+The data comes from model_core.analysis.inspection on tiny real models, and the expectations are computed
 independently from the models and traces themselves.
 """
 
@@ -11,7 +11,7 @@ import pytest
 from conftest import tiny_bundle
 from PySide6.QtCore import Qt
 
-from model_core.inspection import architecture_summary, compare_checkpoints, parameter_distributions
+from model_core.analysis.inspection import architecture_summary, compare_checkpoints, parameter_distributions
 from viz_app.widgets.inspector import MIN_DIFFERENCE_LEVEL, ModelInspector, group_label, human_bytes
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

@@ -1,7 +1,4 @@
-"""Issue 18, "a lesson that reads right": what a teacher in front of a class must not be confused or embarrassed by.
-
-Each test names the item of the issue it guards.
-"""
+"""A lesson that reads right: what a teacher in front of a class must not be confused or embarrassed by."""
 
 from __future__ import annotations
 
@@ -9,25 +6,25 @@ import numpy as np
 
 
 def test_rows_are_labelled_by_the_predicted_token_and_the_choice_is_remembered(make_window, qtbot):
-    """Item 1: "le → chat" by default (the overview and exports share map_view); View ▸ restores input labels."""
+    """"le → chat" by default (the overview and exports share map_view); View ▸ restores input labels."""
     window = make_window()
     s = window.state
-    labels = [t for _, t in window.heatmap.query_tick_labels()]
+    labels = [t for _, t in window.map.heatmap.query_tick_labels()]
     trace = s.trace
     assert labels[0] == f"{trace.tgt_tokens[0]} → {trace.output_tokens[0]}"
-    assert window.act_input_labels in window.view_menu.actions()
+    assert window.act_input_labels in window.menus.view.actions()
     window.act_input_labels.trigger()
     assert s.row_labels == "input"
-    assert next(t for _, t in window.heatmap.query_tick_labels()) == trace.tgt_tokens[0]
+    assert next(t for _, t in window.map.heatmap.query_tick_labels()) == trace.tgt_tokens[0]
     assert window.current_view().row_labels == "input"  # what File ▸ Export draws
     window.shutdown()
     again = make_window()
     assert again.state.row_labels == "input" and again.act_input_labels.isChecked()
-    assert next(t for _, t in again.heatmap.query_tick_labels()) == again.state.trace.tgt_tokens[0]
+    assert next(t for _, t in again.map.heatmap.query_tick_labels()) == again.state.trace.tgt_tokens[0]
 
 
 def test_sharpest_cross_layer_is_the_most_aligned_one(make_window):
-    """Item 2: the layer whose head-mean cross-attention has the lowest row entropy (padding left out)."""
+    """The layer whose head-mean cross-attention has the lowest row entropy (padding left out)."""
     from dataclasses import replace
 
     from viz_app.scope.controller import sharpest_cross_layer
@@ -42,7 +39,7 @@ def test_sharpest_cross_layer_is_the_most_aligned_one(make_window):
 
 
 def test_opens_on_the_most_instructive_view_once_per_model(make_window, monkeypatch, app_settings):
-    """Item 2: a model never shown before opens on cross-attention, mean of heads, at its sharpest layer
+    """A model never shown before opens on cross-attention, mean of heads, at its sharpest layer
     (computed once per model); a selection the user chose for that model wins the next time."""
     from viz_app.scope import controller
 
@@ -67,7 +64,7 @@ def test_opens_on_the_most_instructive_view_once_per_model(make_window, monkeypa
 
 
 def test_mask_overlays_use_colours_outside_every_colour_map(qtbot):
-    """Item 5: a masked cell must not read as an attention value: opaque colours far from every colour map's
+    """A masked cell must not read as an attention value: opaque colours far from every colour map's
     table (the diverging one included), the legend says "blocked by the mask" with the overlay's own colour."""
     from viz_app.widgets.colormaps import COLORMAP_NAMES, DIVERGING_NAME, lookup_table
     from viz_app.widgets.heatmap import OVERLAY_COLORS, OVERLAY_MIN_DISTANCE, AttentionHeatmap
@@ -93,26 +90,26 @@ def test_mask_overlays_use_colours_outside_every_colour_map(qtbot):
 
 
 def test_switched_off_heads_are_marked_and_the_head_list_is_not_a_tiny_scroll_box(make_window, qtbot):
-    """Item 6: the ablation grid is shown in full (the dock scrolls, not a box inside it); a switched-off head's
+    """The ablation grid is shown in full (the dock scrolls, not a box inside it); a switched-off head's
     tile gets a cross and "OFF", and the heatmap's title says it is off (the exports share the title)."""
     from PySide6.QtWidgets import QScrollArea
 
     window = make_window()
-    assert window.ablation_panel.findChildren(QScrollArea) == []
+    assert window.ablation.panel.findChildren(QScrollArea) == []
     s = window.state
     s.select(kind="cross", layer=0, head=1)
     s.set_ablation({("cross", 0, 1)})
     qtbot.waitUntil(lambda: not window.host.busy and s.baseline_logprobs is not None, timeout=20000)
-    assert window.mosaic.off_tiles() == {(0, 1)}
-    assert "switched OFF" in window.heatmap.title_text() or "switched OFF" in window.heatmap._title
+    assert window.heads.overview.off_tiles() == {(0, 1)}
+    assert "switched OFF" in window.map.heatmap.title_text() or "switched OFF" in window.map.heatmap._title
     s.set_head(None)
-    assert f"1 of {s.n_heads()} heads OFF" in window.heatmap._title
+    assert f"1 of {s.n_heads()} heads OFF" in window.map.heatmap._title
     s.set_kind("encoder_self")  # another kind's heads are all on
-    assert window.mosaic.off_tiles() == frozenset()
+    assert window.heads.overview.off_tiles() == frozenset()
 
 
 def test_padded_rows_predict_nothing(make_window, qtbot):
-    """Item 7: rows after <eos> under target padding are masked out: no "chosen <pad>, rank 340"."""
+    """Rows after <eos> under target padding are masked out: no "chosen <pad>, rank 340"."""
     window = make_window()
     s = window.state
     s.set_inputs(tgt_text="t1 t2")
@@ -121,23 +118,23 @@ def test_padded_rows_predict_nothing(make_window, qtbot):
     qtbot.waitUntil(lambda: s.trace is not None and s.trace.tgt_is_pad.any() and not window.host.busy, timeout=20000)
     pads = np.flatnonzero(s.trace.tgt_is_pad)
     s.set_step(int(pads[0]) + 1)
-    assert window.next_token.bars() == []
-    assert "padding" in window.next_token.caption()
+    assert window.next_token.panel.bars() == []
+    assert "padding" in window.next_token.panel.caption()
     s.set_step(int(pads[0]))  # the row before is a real one
-    assert window.next_token.bars() != []
+    assert window.next_token.panel.bars() != []
 
 
 def test_presenter_mode_shows_what_a_class_needs(make_window, qtbot):
-    """Item 8: the next-token panel stays, the step counter and transport grow, F1 / Shift+F1 grow too;
+    """The next-token panel stays, the step counter and transport grow, F1 / Shift+F1 grow too;
     a padding overlay that blocks nothing shows no legend."""
     window = make_window()
     normal_help = window._show_shortcuts().size()
-    normal_icon = window.step_bar.buttons["next"].iconSize().width()
+    normal_icon = window.map.step_bar.buttons["next"].iconSize().width()
     window.presenter.set_active(True)
     try:
-        assert window.dock_next.isVisible() and not window.dock_positional.isVisible()
-        assert window.step_bar.label.font().pointSizeF() >= 20
-        assert window.step_bar.buttons["next"].iconSize().width() > normal_icon
+        assert window.next_token.dock.isVisible() and not window.positional.dock.isVisible()
+        assert window.map.step_bar.label.font().pointSizeF() >= 20
+        assert window.map.step_bar.buttons["next"].iconSize().width() > normal_icon
         big = window._show_shortcuts().size()
         explain = window.explain("attention").size()
         assert big.width() > normal_help.width() or big.height() > normal_help.height()
@@ -147,4 +144,4 @@ def test_presenter_mode_shows_what_a_class_needs(make_window, qtbot):
     s = window.state
     assert not s.trace.tgt_is_pad.any()
     s.set_overlay("target padding", True)  # nothing is padded: no shading, no legend
-    assert window.heatmap.legend_text() == "" and window.heatmap.overlay_rgba() is None
+    assert window.map.heatmap.legend_text() == "" and window.map.heatmap.overlay_rgba() is None

@@ -1,7 +1,4 @@
-"""Issue 18, items 13 and 14: what read wrong in front of a class (ranks, colours, names said twice, Chinese, icons).
-
-Each test names the item of the issue it guards.
-"""
+"""What read wrong in front of a class (ranks, colours, names said twice, Chinese, icons)."""
 
 from __future__ import annotations
 
@@ -28,7 +25,7 @@ def _trace_with(logprobs: np.ndarray, output_ids: list[int], pads: list[bool] | 
 
 
 def test_output_ranks_count_better_tokens_and_break_ties_by_id():
-    """Item 14: the core ranks every row's output token at once; a brute-force sort over each row agrees."""
+    """The core ranks every row's output token at once; a brute-force sort over each row agrees."""
     rng = np.random.default_rng(0)
     lp = np.log(rng.dirichlet(np.ones(50), size=7))
     for row in (3, 4):
@@ -44,7 +41,7 @@ def test_output_ranks_count_better_tokens_and_break_ties_by_id():
 
 
 def test_every_typed_token_shows_its_rank_at_once(make_window, qtbot):
-    """Item 14: under teacher forcing a badge under each target chip gives that token's rank, the same rank the
+    """Under teacher forcing a badge under each target chip gives that token's rank, the same rank the
     next-token panel gives when one steps there; rank 1 is green (the model agrees), never the alarming red."""
     from viz_app.widgets.ranks import rank_colour
 
@@ -55,22 +52,22 @@ def test_every_typed_token_shows_its_rank_at_once(make_window, qtbot):
     qtbot.waitUntil(lambda: not window.host.busy and s.trace is not None and s.forced
                     and list(s.trace.output_tokens[:3]) == ["t1", "t5", "t2"], timeout=TIMEOUT)
     s.set_step(1)  # the badges do not wait for the steps: all of them are there at step 1
-    badges = window.inputs.target_chips.badges()
+    badges = window.sentence.inputs.target_chips.badges()
     assert badges is not None and len(badges) == len(s.trace.output_tokens)
     for step in range(1, s.n_steps + 1):
         s.set_step(step)
-        shown = re.search(r"rank (\d+) of", window.next_token.caption())
+        shown = re.search(r"rank (\d+) of", window.next_token.panel.caption())
         assert shown is not None
         assert badges[step - 1][0] == f"#{shown.group(1)}"
-        assert window.next_token.highlight_colour() == badges[step - 1][1] == rank_colour(int(shown.group(1)))
+        assert window.next_token.panel.highlight_colour() == badges[step - 1][1] == rank_colour(int(shown.group(1)))
     s.set_inputs(tgt_text="")  # generated text: no badges (the model's own choices)
     window.request_run()
     qtbot.waitUntil(lambda: not window.host.busy and not s.forced, timeout=TIMEOUT)
-    assert window.inputs.target_chips.badges() is None
+    assert window.sentence.inputs.target_chips.badges() is None
 
 
 def test_rank_colours_read_right():
-    """Item 14: rank 1 is green, a far rank red, and each badge's text is readable on its own colour."""
+    """Rank 1 is green, a far rank red, and each badge's text is readable on its own colour."""
     from viz_app.widgets.ranks import rank_colours
 
     def hue(name: str) -> int:
@@ -96,9 +93,9 @@ def _contrast(a: str, b: str) -> float:
 
 
 def test_a_bundled_model_opened_by_its_path_is_listed_once():
-    """Item 14: File ▸ Open on assets/models/reverse.safetensors is the bundled "reverse", not a second entry."""
+    """File ▸ Open on assets/models/reverse.safetensors is the bundled "reverse", not a second entry."""
     from model_core import bundled_models
-    from model_core.paths import model_key
+    from model_core.io.paths import model_key
 
     bundled = bundled_models()
     if "reverse" not in bundled:
@@ -109,7 +106,7 @@ def test_a_bundled_model_opened_by_its_path_is_listed_once():
 
 
 def test_opening_a_bundled_path_selects_the_bundled_entry(make_window, qtbot):
-    """Item 14: the model list keeps one entry per model after opening a bundled one by its path."""
+    """The model list keeps one entry per model after opening a bundled one by its path."""
     from model_core import bundled_models
 
     bundled = bundled_models()
@@ -119,20 +116,20 @@ def test_opening_a_bundled_path_selects_the_bundled_entry(make_window, qtbot):
     window.open_model(str(bundled["reverse"]))
     qtbot.waitUntil(lambda: window.state.model is not None and window.state.model.key == "reverse" and not window.host.busy,
                     timeout=TIMEOUT)
-    picker = window.inputs.model_picker
+    picker = window.sentence.inputs.model_picker
     names = [picker.itemText(i) for i in range(picker.count())]
     assert "reverse.safetensors" not in names and names.count("reverse") == 1
     assert picker.currentData() == "reverse"
 
 
 def test_a_broken_file_is_named_once(make_window, qtbot, tmp_path):
-    """Item 14: "Could not open bogus.pt: bogus.pt: …" said the name twice (the loader's message already has it)."""
+    """"Could not open bogus.pt: bogus.pt: …" said the name twice (the loader's message already has it)."""
     bogus = tmp_path / "bogus.pt"
     bogus.write_bytes(b"hello")
     window = make_window()
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         window.open_model(str(bogus))
-    text = window.error_banner.text()
+    text = window.map.error_banner.text()
     assert text.count("bogus.pt") == 1 and "not a readable" in text
 
 
@@ -147,7 +144,7 @@ def _ink(icon, side: int = 32) -> str:
 
 
 def test_transport_and_presenter_icons_follow_the_theme(make_window):
-    """Item 13: on the dark theme the stepping and presenter icons were dark grey on dark grey; they are drawn in
+    """On the dark theme the stepping and presenter icons were dark grey on dark grey; they are drawn in
     the theme's text colour, so they stand out on either theme (and after switching back and forth)."""
     window = make_window()
     actions = (window.act_first, window.act_prev, window.act_play, window.act_next, window.act_last, window.act_presenter)
@@ -163,7 +160,7 @@ def test_transport_and_presenter_icons_follow_the_theme(make_window):
 
 
 def test_a_short_chinese_axis_title_stands_upright():
-    """Item 13: "层" turned on its side read badly: short CJK titles on vertical axes stand upright; English stays
+    """"层" turned on its side read badly: short CJK titles on vertical axes stand upright; English stays
     along the axis, and a long Chinese title too."""
     from viz_app.widgets.heatmap import TokenAxis
 
@@ -183,7 +180,7 @@ def test_a_short_chinese_axis_title_stands_upright():
 
 
 def test_no_true_or_false_in_the_chinese_ui():
-    """Item 13: "掩码为 False" read as code, not as a teacher speaks: no ASCII True/False in a Chinese translation."""
+    """"掩码为 False" read as code, not as a teacher speaks: no ASCII True/False in a Chinese translation."""
     import xml.etree.ElementTree as ET
 
     from viz_app.i18n import HERE
@@ -195,7 +192,7 @@ def test_no_true_or_false_in_the_chinese_ui():
 
 
 def test_keys_are_named_in_one_style_in_both_languages(window):
-    """Item 13: the shortcut sheet said "Home" beside "左方向" and "空格" (Qt's half-translated names): arrows are
+    """The shortcut sheet said "Home" beside "左方向" and "空格" (Qt's half-translated names): arrows are
     arrows and keys keep their printed label in every language; only the space bar is named, in the UI language."""
     from viz_app.dialogs.help import shortcut_rows
     from viz_app.i18n import install
@@ -215,7 +212,7 @@ def test_keys_are_named_in_one_style_in_both_languages(window):
 
 
 def test_an_unknown_word_chip_says_what_happened(qtbot):
-    """Issue 18: unknown words are marked on their chips (their own style) and the tooltip says what it means and
+    """Unknown words are marked on their chips (their own style) and the tooltip says what it means and
     where the known words are listed; other chips keep their plain tooltip."""
     from viz_app.widgets.chips import TokenChips
 
@@ -228,9 +225,9 @@ def test_an_unknown_word_chip_says_what_happened(qtbot):
 
 
 def test_a_handed_over_host_reuses_only_an_exact_match(qtbot, tiny_checkpoint):
-    """Item 13 (the language switch): after hand_over the first load of the very model the thread holds and the
+    """The language switch: after hand_over the first load of the very model the thread holds and the
     first run of the very request answered last come from what is there; anything else is computed, and only once."""
-    from model_core.run import RunRequest
+    from model_core.inference.run import RunRequest
     from viz_app.workers.model_worker import WorkerHost
 
     host = WorkerHost()

@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from model_core import budgets, lazy_trace, save_model
-from model_core.decoding import teacher_forced_trace
-from model_core.lazy_trace import focused_first, overview_jobs, pool_overview
-from model_core.run import RunRequest, run
+from model_core import budgets, save_model
+from model_core.inference import lazy_trace
+from model_core.inference.decoding import teacher_forced_trace
+from model_core.inference.lazy_trace import focused_first, overview_jobs, pool_overview
+from model_core.inference.run import RunRequest, run
 from tests.app.conftest import RESULT_TIMEOUT_MS, tiny_bundle
 from viz_app.scope.settings import AppSettings
 from viz_app.widgets import mosaic
@@ -109,14 +110,14 @@ def test_the_window_is_interactive_before_the_tiles_and_fills_the_overview_as_th
         qtbot.waitUntil(lambda: window.state.trace is not None and window.state.trace.n_src == N_SRC
                         and not window.host.busy, timeout=4 * RESULT_TIMEOUT_MS)
         assert pooled_at_result and len(pooled_at_result[0]) == 6  # nothing pooled when the result left the worker
-        state, binding = window.state, window.map_binding
+        state, binding = window.state, window.map.binding
         opened_on = (state.kind, state.layer)
         reference = teacher_forced_trace(bundle.model, list(state.trace.src_ids), list(state.trace.output_ids))
         state.select(kind="encoder_self", layer=1, head=2)
         # interactive: the heatmap is the map's window, computed on demand, while no tile is pooled
-        np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.encoder_self[1, 2, :40, :40], atol=1e-5)
+        np.testing.assert_allclose(window.map.heatmap.displayed_matrix(), reference.encoder_self[1, 2, :40, :40], atol=1e-5)
         assert binding.overview_pending() == [0, 1] and arrived == []
-        assert window.mosaic.notes() == {(0, 0): "computing…", (1, 0): "computing…"}  # once per layer row
+        assert window.heads.overview.notes() == {(0, 0): "computing…", (1, 0): "computing…"}  # once per layer row
         assert binding.minimap.pending_text() == "computing…"
 
         gate.set()
@@ -125,11 +126,11 @@ def test_the_window_is_interactive_before_the_tiles_and_fills_the_overview_as_th
         assert opened_on == ("cross", 1) and arrived[0] == opened_on  # shown when the result came: pooled first
         assert arrived[1:] == [("encoder_self", 1), ("encoder_self", 0), ("cross", 0), ("decoder_self", 0),
                                ("decoder_self", 1)]
-        qtbot.waitUntil(lambda: binding.overview_pending() == [] and window.mosaic.notes() == {},
+        qtbot.waitUntil(lambda: binding.overview_pending() == [] and window.heads.overview.notes() == {},
                         timeout=RESULT_TIMEOUT_MS)
         assert binding.minimap.pending_text() == ""
         factor = state.trace.encoder_self.pooling_factors()
-        shown = window.mosaic.mosaic_image()
+        shown = window.heads.overview.mosaic_image()
         tile = mosaic.pool_max(reference.encoder_self[1, 2], factor)
         assert shown is not None and np.isclose(shown, tile.max(), atol=1e-5).any()
 
@@ -142,10 +143,10 @@ def test_an_overview_that_cannot_be_pooled_is_one_line_and_the_heatmap_still_wor
     with long_window(tmp_path, qtbot, settings_path, monkeypatch, failing) as (window, bundle):
         window.state.set_inputs(SOURCE, TARGET)
         window.request_run()
-        qtbot.waitUntil(lambda: "no room for the tiles" in window.error_banner.text(), timeout=RESULT_TIMEOUT_MS)
-        assert window.error_banner.text() == ("The overview of every head could not be computed: "
+        qtbot.waitUntil(lambda: "no room for the tiles" in window.map.error_banner.text(), timeout=RESULT_TIMEOUT_MS)
+        assert window.map.error_banner.text() == ("The overview of every head could not be computed: "
                                               "RuntimeError: no room for the tiles")
         window.state.select(kind="encoder_self", layer=0, head=0)
         reference = teacher_forced_trace(bundle.model, list(window.state.trace.src_ids),
                                          list(window.state.trace.output_ids))
-        np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.encoder_self[0, 0, :40, :40], atol=1e-5)
+        np.testing.assert_allclose(window.map.heatmap.displayed_matrix(), reference.encoder_self[0, 0, :40, :40], atol=1e-5)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from model_core import save_model
-from model_core.analysis import trace_rollout
+from model_core.analysis.measures import trace_rollout
 from tests.app.conftest import RESULT_TIMEOUT_MS, tiny_bundle
 from viz_app.scope.settings import AppSettings
 from viz_app.widgets.minimap import WINDOW_TOKENS as W
@@ -43,21 +43,21 @@ def test_a_long_rollout_is_shown_through_a_window_with_its_minimap(tmp_path, qtb
         rollout = trace_rollout(state.trace).source  # decoder positions × source tokens, computed anew here
         steps = state.trace.n_steps
         assert rollout.shape == (steps, N_SRC)
-        shown = window.map_binding.map_window()
+        shown = window.map.binding.map_window()
         assert shown is not None and shown.bounds == (0, steps, 0, W)  # every row (5), 40 of the 1,100 columns
-        np.testing.assert_allclose(window.heatmap.displayed_matrix(), rollout[:, :W], atol=1e-6)
-        assert [t for _, t in window.heatmap.key_tick_labels()][:3] == list(state.trace.src_tokens[:3])
-        assert "columns 0–39 of 1100" in window.heatmap.title_text()
-        assert window.map_binding.minimap.isVisible()
-        window.map_binding.move_window(0, 700)
-        assert window.map_binding.map_window().bounds == (0, steps, 700, 700 + W)
-        assert window.heatmap.origin == (0, 700)
-        np.testing.assert_allclose(window.heatmap.displayed_matrix(), rollout[:, 700:700 + W], atol=1e-6)
+        np.testing.assert_allclose(window.map.heatmap.displayed_matrix(), rollout[:, :W], atol=1e-6)
+        assert [t for _, t in window.map.heatmap.key_tick_labels()][:3] == list(state.trace.src_tokens[:3])
+        assert "columns 0–39 of 1100" in window.map.heatmap.title_text()
+        assert window.map.binding.minimap.isVisible()
+        window.map.binding.move_window(0, 700)
+        assert window.map.binding.map_window().bounds == (0, steps, 700, 700 + W)
+        assert window.map.heatmap.origin == (0, 700)
+        np.testing.assert_allclose(window.map.heatmap.displayed_matrix(), rollout[:, 700:700 + W], atol=1e-6)
         # its export is the window on screen, as for a long map (over EXPORT_WHOLE_TOKENS columns)
         assert N_SRC > EXPORT_WHOLE_TOKENS
-        spec = export_spec(state, window.map_binding.map_window())
+        spec = export_spec(state, window.map.binding.map_window())
         assert spec is not None and spec.mode == "rollout" and spec.window == (0, steps, 700, 700 + W)
         state.set_view_mode("weights")  # back to a map: the cross-attention's own window, same columns
-        assert window.map_binding.map_window().bounds[2:] == (700, 700 + W)
+        assert window.map.binding.map_window().bounds[2:] == (700, 700 + W)
     finally:
         window.shutdown()

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from model_core import budgets, save_model
-from model_core.decoding import teacher_forced_trace
-from model_core.lazy_trace import LazyStack, MapsOnDemand
-from model_core.run import RunRequest, run
+from model_core.inference.decoding import teacher_forced_trace
+from model_core.inference.lazy_trace import LazyStack, MapsOnDemand
+from model_core.inference.run import RunRequest, run
 from tests.app.conftest import RESULT_TIMEOUT_MS, tiny_bundle
 from viz_app.scope.settings import AppSettings
 from viz_app.widgets import mosaic
@@ -52,7 +52,7 @@ def test_the_window_shows_a_4096_token_sentence_from_maps_computed_on_demand(lon
         trace = state.trace
         assert isinstance(trace.encoder_self, LazyStack) and trace.encoder_self.shape == (2, 4, N_SRC, N_SRC)
         # weights only, and the selector says so: not "rollout" (or "scores", after a 4 s re-run) over the weights
-        modes = window.selectors.mode
+        modes = window.map.selectors.mode
         assert state.view_mode == "weights" and modes.currentData() == "weights"
         state.set_view_mode("scores")
         assert state.view_mode == "weights" and not window.host.busy and modes.currentData() == "weights"
@@ -66,43 +66,43 @@ def test_the_window_shows_a_4096_token_sentence_from_maps_computed_on_demand(lon
         reference = teacher_forced_trace(model, src_ids, list(trace.output_ids))
 
         state.select(kind="encoder_self", layer=1, head=2)
-        window_ = window.map_binding.map_window()
+        window_ = window.map.binding.map_window()
         assert window_ is not None and window_.bounds == (0, W, 0, W)
-        np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.encoder_self[1, 2, :W, :W], atol=1e-5)
-        assert [t for _, t in window.heatmap.query_tick_labels()] == list(trace.src_tokens[:W])  # each labelled
-        assert window.map_binding.minimap.isVisible()
+        np.testing.assert_allclose(window.map.heatmap.displayed_matrix(), reference.encoder_self[1, 2, :W, :W], atol=1e-5)
+        assert [t for _, t in window.map.heatmap.query_tick_labels()] == list(trace.src_tokens[:W])  # each labelled
+        assert window.map.binding.minimap.isVisible()
         state.select(head=3)  # a click on another head repaints from the lazy maps, the window kept
-        np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.encoder_self[1, 3, :W, :W], atol=1e-5)
-        window.map_binding.move_window(3000, 1000)  # a drag on the minimap: only these rows are computed
-        np.testing.assert_allclose(window.heatmap.displayed_matrix(),
+        np.testing.assert_allclose(window.map.heatmap.displayed_matrix(), reference.encoder_self[1, 3, :W, :W], atol=1e-5)
+        window.map.binding.move_window(3000, 1000)  # a drag on the minimap: only these rows are computed
+        np.testing.assert_allclose(window.map.heatmap.displayed_matrix(),
                                    reference.encoder_self[1, 3, 3000:3000 + W, 1000:1000 + W], atol=1e-5)
-        drawn = [text.split(" ", 1) for text in window.heatmap.drawn_query_labels()]  # thinned: not a sentence
+        drawn = [text.split(" ", 1) for text in window.map.heatmap.drawn_query_labels()]  # thinned: not a sentence
         assert drawn[0][0] == "3000" and all(3000 <= int(n) < 3000 + W and tok == trace.src_tokens[int(n)]
                                              for n, tok in drawn)
         state.select(head=None)
-        np.testing.assert_allclose(window.heatmap.displayed_matrix(),
+        np.testing.assert_allclose(window.map.heatmap.displayed_matrix(),
                                    reference.encoder_self[1, :, 3000:3000 + W, 1000:1000 + W].mean(0), atol=1e-5)
-        window.map_binding.move_window(5000, 5000)  # clamped inside the map
-        assert window.map_binding.map_window().bounds == (N_SRC - W, N_SRC, N_SRC - W, N_SRC)
-        assert window.heatmap.origin == (N_SRC - W, N_SRC - W)  # a click's cell is the map's, not the window's
-        assert window.walkthrough_binding.open_cell(0, 0) is None  # said in one line, never a replay of every map
-        assert "this long" in window.walkthrough_binding.dialog.panel.message()
+        window.map.binding.move_window(5000, 5000)  # clamped inside the map
+        assert window.map.binding.map_window().bounds == (N_SRC - W, N_SRC, N_SRC - W, N_SRC)
+        assert window.map.heatmap.origin == (N_SRC - W, N_SRC - W)  # a click's cell is the map's, not the window's
+        assert window.walkthrough.open_cell(0, 0) is None  # said in one line, never a replay of every map
+        assert "this long" in window.walkthrough.dialog.panel.message()
         # the overview: every head pooled from the maps computed on demand, as the mosaic pools an eager stack
         factor = -(-N_SRC // mosaic.MAX_TILE_PIXELS)
-        assert window.mosaic.mosaic_image() is not None
+        assert window.heads.overview.mosaic_image() is not None
         pooled = trace.encoder_self.pooled(factor)
         np.testing.assert_allclose(pooled, mosaic.pool_max(reference.encoder_self, factor), atol=1e-5)
         # cross-attention: 5 rows (whole) × 4,096 keys (a window of them)
         state.select(kind="cross", layer=0, head=None)
-        assert window.map_binding.map_window().bounds[:2] == (0, trace.n_steps)
-        c0, c1 = window.map_binding.map_window().bounds[2:]
-        np.testing.assert_allclose(window.heatmap.displayed_matrix(), reference.cross[0].mean(0)[:, c0:c1], atol=1e-5)
+        assert window.map.binding.map_window().bounds[:2] == (0, trace.n_steps)
+        c0, c1 = window.map.binding.map_window().bounds[2:]
+        np.testing.assert_allclose(window.map.heatmap.displayed_matrix(), reference.cross[0].mean(0)[:, c0:c1], atol=1e-5)
         # its overview tiles keep every row and pool only the keys (16 to a pixel)
-        assert window.mosaic.pooling_factors() == (1, 16)
-        x0, y0 = window.mosaic.tile_origin(1, 2)
-        shown = window.mosaic.mosaic_image()[y0 : y0 + trace.n_steps, x0 // 16 : x0 // 16 + 256]
+        assert window.heads.overview.pooling_factors() == (1, 16)
+        x0, y0 = window.heads.overview.tile_origin(1, 2)
+        shown = window.heads.overview.mosaic_image()[y0 : y0 + trace.n_steps, x0 // 16 : x0 // 16 + 256]
         np.testing.assert_allclose(shown, mosaic.pool_max(reference.cross[1, 2], (1, 16)), atol=1e-5)
-        assert not window.verifier_badge.isVisible()  # never checked: a long sentence's maps are never all at hand
+        assert not window.status_bar.verifier.isVisible()  # never checked: a long sentence's maps are never all at hand
     finally:
         window.shutdown()
 

@@ -17,9 +17,10 @@ from conftest import tiny_bundle
 from PySide6.QtCore import QObject
 from test_export import Dialogs, FakeHost
 
-from model_core import budgets, lazy_trace
-from model_core.decoding import teacher_forced_trace
-from model_core.run import RunRequest, run
+from model_core import budgets
+from model_core.inference import lazy_trace
+from model_core.inference.decoding import teacher_forced_trace
+from model_core.inference.run import RunRequest, run
 from viz_app.export import menu as ea
 from viz_app.scope.state import AppState
 from viz_app.widgets.heatmap import AttentionHeatmap

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import tiny_bundle
 
-from model_core.run import RunRequest, run
+from model_core.inference.run import RunRequest, run
 from viz_app.scope.state import AppState
 from viz_app.widgets.alignment_panel import AlignmentPanel
 from viz_app.widgets.heatmap import AttentionHeatmap
@@ -99,7 +99,8 @@ def test_mask_overlays_and_the_current_row_of_a_window_are_the_whole_map_s_part(
 
 
 def test_gold_for_a_sentence_too_long_to_align_at_once_is_one_line_not_an_exception(long_cross, monkeypatch):
-    from model_core import budgets, lazy_trace
+    from model_core import budgets
+    from model_core.inference import lazy_trace
 
     state, panel, heatmap, _trace = long_cross
     monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 0)  # maps on demand, none of which may be held at once
@@ -116,7 +117,8 @@ def test_gold_for_a_sentence_too_long_to_align_at_once_is_one_line_not_an_except
 def test_the_overview_beside_a_window_blanks_the_map_s_future_rows_not_the_window_s(qtbot, monkeypatch, lazy):
     from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 
-    from model_core import budgets, lazy_trace
+    from model_core import budgets
+    from model_core.inference import lazy_trace
     from viz_app.widgets.colormaps import GUTTER_VALUE
     from viz_app.widgets.mosaic import HeadMosaic
     from viz_app.window.bindings import MapBinding

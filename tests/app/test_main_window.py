@@ -10,7 +10,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 import viz_app.workers.model_worker as worker_module
-from model_core.run import RunRequest, RunResult
+from model_core.inference.run import RunRequest, RunResult
 from viz_app.scope.settings import AppSettings
 from viz_app.scope.state import KINDS
 from viz_app.shell.app import parse_args
@@ -45,19 +45,19 @@ def test_start_decodes_an_example_sentence(window, tiny_checkpoint):
     assert s.model is not None and s.model.name == "tiny" and s.model.key == str(tiny_checkpoint)
     assert s.src_text == "w0 w1 w2 w3 w4 w5"  # no known example for this model: its first words
     assert s.trace is not None and s.step == s.n_steps > 0
-    assert window.inputs.source_chips.chip_texts() == s.trace.src_tokens
-    assert window.inputs.target_chips.chip_texts() == s.trace.output_tokens
-    assert window.view_stack.currentWidget() is window.heatmap
-    assert window.status_model.text() == "tiny"
-    assert "float32" in window.status_device.text()
-    assert window.status_time.text().endswith("ms")
-    assert window.inputs.model_picker.currentData() == str(tiny_checkpoint)
-    assert window.inputs.target.placeholderText() == "leave empty to let the model translate"
+    assert window.sentence.inputs.source_chips.chip_texts() == s.trace.src_tokens
+    assert window.sentence.inputs.target_chips.chip_texts() == s.trace.output_tokens
+    assert window.map.view_stack.currentWidget() is window.map.heatmap
+    assert window.status_bar.model.text() == "tiny"
+    assert "float32" in window.status_bar.device.text()
+    assert window.status_bar.time.text().endswith("ms")
+    assert window.sentence.inputs.model_picker.currentData() == str(tiny_checkpoint)
+    assert window.sentence.inputs.target.placeholderText() == "leave empty to let the model translate"
 
 
 def test_typing_is_debounced_then_produces_chips_and_a_trace(window, qtbot):
     before = window.host.runs_requested
-    type_into(qtbot, window.inputs.source, "w7 w8 w9")
+    type_into(qtbot, window.sentence.inputs.source, "w7 w8 w9")
     assert window.host.runs_requested == before  # still typing: no model call yet
     assert window.state.src_text != "w7 w8 w9"
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
@@ -65,48 +65,48 @@ def test_typing_is_debounced_then_produces_chips_and_a_trace(window, qtbot):
     assert window.host.runs_requested == before + 1  # one call for the whole sentence
     trace = window.state.trace
     assert trace.src_tokens == ["w7", "w8", "w9", "<eos>"]
-    assert window.inputs.source_chips.chip_texts() == ["w7", "w8", "w9", "<eos>"]
-    assert window.inputs.source_chips.chip_kinds() == ["normal", "normal", "normal", "special"]
+    assert window.sentence.inputs.source_chips.chip_texts() == ["w7", "w8", "w9", "<eos>"]
+    assert window.sentence.inputs.source_chips.chip_kinds() == ["normal", "normal", "normal", "special"]
 
 
 def test_unknown_words_become_unk_chips_with_a_notice(window, qtbot):
-    type_and_wait(qtbot, window, window.inputs.source, "w1 bonjour w2")
-    chips = window.inputs.source_chips
+    type_and_wait(qtbot, window, window.sentence.inputs.source, "w1 bonjour w2")
+    chips = window.sentence.inputs.source_chips
     # the chip says which typed word the model could not read, and that it sees <unk> there
     assert chips.chip_texts()[1] == "bonjour→<unk>" and chips.chip_kinds()[1] == "unk"
     assert chips.chip_texts()[0] == "w1"  # known words show their token only
     assert "bonjour" in chips.chip_widget(1).toolTip()
-    assert window.notice_banner.isVisible() and "<unk>" in window.notice_banner.text()
+    assert window.map.notice_banner.isVisible() and "<unk>" in window.map.notice_banner.text()
     # a typed target's unknown word says what was typed too (its chip read only "<unk>")
-    type_and_wait(qtbot, window, window.inputs.target, "t1 salut t2")
-    target = window.inputs.target_chips
+    type_and_wait(qtbot, window, window.sentence.inputs.target, "t1 salut t2")
+    target = window.sentence.inputs.target_chips
     assert target.chip_texts()[:3] == ["t1", "salut→<unk>", "t2"] and target.chip_kinds()[1] == "unk"
 
 
 def test_long_input_is_truncated_with_a_visible_notice(window, qtbot):
-    type_and_wait(qtbot, window, window.inputs.source, " ".join(["w3"] * 70))
+    type_and_wait(qtbot, window, window.sentence.inputs.source, " ".join(["w3"] * 70))
     assert window.state.trace.n_src == 64
-    assert window.notice_banner.isVisible() and "truncated" in window.notice_banner.text()
+    assert window.map.notice_banner.isVisible() and "truncated" in window.map.notice_banner.text()
 
 
 def test_typed_target_is_teacher_forced(window, qtbot):
-    type_and_wait(qtbot, window, window.inputs.target, "t3 t4")
+    type_and_wait(qtbot, window, window.sentence.inputs.target, "t3 t4")
     s = window.state
     assert s.forced and s.trace.output_tokens == ["t3", "t4", "<eos>"]
-    assert window.inputs.target_chips.chip_texts() == ["t3", "t4", "<eos>"]
+    assert window.sentence.inputs.target_chips.chip_texts() == ["t3", "t4", "<eos>"]
     s.set_step(1)
-    assert window.inputs.target_chips.current() == 0
-    assert "typed target token 't3'" in window.next_token.caption()
-    assert window.inputs.mode_label.text().startswith("teacher forcing")
+    assert window.sentence.inputs.target_chips.current() == 0
+    assert "typed target token 't3'" in window.next_token.panel.caption()
+    assert window.sentence.inputs.mode_label.text().startswith("teacher forcing")
 
 
 def test_empty_source_shows_a_hint_and_makes_no_model_call(window, qtbot):
     before = window.host.runs_requested
-    type_into(qtbot, window.inputs.source, "")
-    qtbot.waitUntil(lambda: window.view_stack.currentIndex() == 0, timeout=TIMEOUT)
+    type_into(qtbot, window.sentence.inputs.source, "")
+    qtbot.waitUntil(lambda: window.map.view_stack.currentIndex() == 0, timeout=TIMEOUT)
     assert window.host.runs_requested == before
-    assert window.state.trace is None and "Type a sentence" in window.hint.text()
-    assert not window.act_next.isEnabled() and window.inputs.source_chips.chip_texts() == []
+    assert window.state.trace is None and "Type a sentence" in window.map.hint.text()
+    assert not window.act_next.isEnabled() and window.sentence.inputs.source_chips.chip_texts() == []
 
 
 # ---------------------------------------------------------------------- stepping
@@ -116,18 +116,18 @@ def test_stepping_moves_the_current_row_without_calling_the_model(window, qtbot)
     calls = window.host.requests_made
     total = s.n_steps
     window.act_last.trigger()
-    assert s.step == total and window.heatmap.current_row_rect().y() == total - 1
+    assert s.step == total and window.map.heatmap.current_row_rect().y() == total - 1
     window.act_prev.trigger()
-    assert s.step == total - 1 and window.heatmap.current_row_rect().y() == total - 2
-    assert np.isnan(window.heatmap.displayed_matrix()[total - 1]).all()  # the future row is blank
-    assert window.step_bar.label.text() == f"step {total - 1} / {total}"
-    assert window.step_bar.slider.value() == total - 1
+    assert s.step == total - 1 and window.map.heatmap.current_row_rect().y() == total - 2
+    assert np.isnan(window.map.heatmap.displayed_matrix()[total - 1]).all()  # the future row is blank
+    assert window.map.step_bar.label.text() == f"step {total - 1} / {total}"
+    assert window.map.step_bar.slider.value() == total - 1
     window.act_first.trigger()
-    assert s.step == 0 and window.heatmap.current_row_rect() is None
+    assert s.step == 0 and window.map.heatmap.current_row_rect() is None
     window.act_next.trigger()
-    assert s.step == 1 and window.heatmap.current_row_rect().y() == 0
-    assert window.inputs.target_chips.chip_texts() == s.trace.output_tokens[:1]  # generated so far
-    window.step_bar.slider.setValue(3)
+    assert s.step == 1 and window.map.heatmap.current_row_rect().y() == 0
+    assert window.sentence.inputs.target_chips.chip_texts() == s.trace.output_tokens[:1]  # generated so far
+    window.map.step_bar.slider.setValue(3)
     assert s.step == 3
     s.set_step(total + 10)
     assert s.step == total  # clamped
@@ -139,27 +139,27 @@ def test_keyboard_steps_outside_text_boxes_only(window, qtbot):
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=TIMEOUT)
     calls = window.host.requests_made
-    window.view_stack.setFocus()
+    window.map.view_stack.setFocus()
     total = s.n_steps
-    qtbot.keyClick(window.view_stack, Qt.Key.Key_Left)
+    qtbot.keyClick(window.map.view_stack, Qt.Key.Key_Left)
     assert s.step == total - 1
-    qtbot.keyClick(window.view_stack, Qt.Key.Key_Home)
+    qtbot.keyClick(window.map.view_stack, Qt.Key.Key_Home)
     assert s.step == 0
-    qtbot.keyClick(window.view_stack, Qt.Key.Key_Right)
+    qtbot.keyClick(window.map.view_stack, Qt.Key.Key_Right)
     assert s.step == 1
-    qtbot.keyClick(window.view_stack, Qt.Key.Key_End)
+    qtbot.keyClick(window.map.view_stack, Qt.Key.Key_End)
     assert s.step == total
     # in the source box the arrows move the cursor, not the step; Alt+arrows still step
-    window.inputs.source.setFocus()
-    qtbot.keyClick(window.inputs.source, Qt.Key.Key_Left)
+    window.sentence.inputs.source.setFocus()
+    qtbot.keyClick(window.sentence.inputs.source, Qt.Key.Key_Left)
     assert s.step == total
-    qtbot.keyClick(window.inputs.source, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    qtbot.keyClick(window.sentence.inputs.source, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
     assert s.step == total - 1
-    qtbot.keyClick(window.inputs.source, Qt.Key.Key_Escape)  # hands the keys back to the view
-    assert window.view_stack.hasFocus()
-    qtbot.keyClick(window.view_stack, Qt.Key.Key_Space)
+    qtbot.keyClick(window.sentence.inputs.source, Qt.Key.Key_Escape)  # hands the keys back to the view
+    assert window.map.view_stack.hasFocus()
+    qtbot.keyClick(window.map.view_stack, Qt.Key.Key_Space)
     assert window.act_play.isChecked()
-    qtbot.keyClick(window.view_stack, Qt.Key.Key_Space)
+    qtbot.keyClick(window.map.view_stack, Qt.Key.Key_Space)
     assert not window.act_play.isChecked()
     assert window.host.requests_made == calls
 
@@ -185,7 +185,7 @@ def test_heatmap_shows_the_trace_values_of_the_selection(window, kind):
     for layer in range(s.n_layers()):
         for head in (None, 0, s.n_heads() - 1):
             s.select(layer=layer, head=head)
-            shown = window.heatmap.displayed_matrix()
+            shown = window.map.heatmap.displayed_matrix()
             expected = expected_map(trace, kind, layer, head)
             if kind == "encoder_self":
                 np.testing.assert_allclose(shown, expected, rtol=1e-6)
@@ -199,89 +199,89 @@ def test_heatmap_shows_the_trace_values_of_the_selection(window, kind):
     s.set_log_scale(True)
     s.select(layer=0, head=1)
     expected = np.log10(np.maximum(expected_map(trace, kind, 0, 1), 1e-4))
-    shown = window.heatmap.displayed_matrix()
+    shown = window.map.heatmap.displayed_matrix()
     rows = slice(None) if kind == "encoder_self" else slice(0, step)
     np.testing.assert_allclose(shown[rows], expected[rows], rtol=1e-5)
 
 
 def test_selector_widgets_drive_the_state(window):
-    sel = window.selectors
+    sel = window.map.selectors
     sel.kind.setCurrentIndex(sel.kind.findData("decoder_self"))
     sel.layer.setValue(1)
     sel.head.setCurrentIndex(sel.head.findData(3))
     sel.colormap.setCurrentIndex(sel.colormap.findData("Blues"))
     s = window.state
     assert (s.kind, s.layer, s.head, s.colormap) == ("decoder_self", 1, 3, "Blues")
-    assert "layer 1 · head 3" in window.heatmap._title
+    assert "layer 1 · head 3" in window.map.heatmap._title
     sel.head.setCurrentIndex(0)
-    assert s.head is None and "mean of heads" in window.heatmap._title
+    assert s.head is None and "mean of heads" in window.map.heatmap._title
 
 
 def test_clicking_an_overview_tile_selects_that_layer_and_head(window, qtbot):
     s = window.state
-    window.mosaic.tileClicked.emit(1, 2)
+    window.heads.overview.tileClicked.emit(1, 2)
     assert (s.layer, s.head) == (1, 2)
-    assert window.selectors.layer.value() == 1 and window.selectors.head.currentData() == 2
-    assert window.mosaic.selected() == (1, 2)
-    np.testing.assert_allclose(window.heatmap.displayed_matrix()[: s.step], s.trace.attention(s.kind)[1, 2, : s.step])
+    assert window.map.selectors.layer.value() == 1 and window.map.selectors.head.currentData() == 2
+    assert window.heads.overview.selected() == (1, 2)
+    np.testing.assert_allclose(window.map.heatmap.displayed_matrix()[: s.step], s.trace.attention(s.kind)[1, 2, : s.step])
     # and with a real mouse click on a tile
-    view = window.mosaic.graphics_widget()
-    point = view.mapFromScene(window.mosaic.scene_pos_of_tile(0, 3))
+    view = window.heads.overview.graphics_widget()
+    point = view.mapFromScene(window.heads.overview.scene_pos_of_tile(0, 3))
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(point.x(), point.y()))
     qtbot.waitUntil(lambda: (s.layer, s.head) == (0, 3), timeout=TIMEOUT)
 
 
 # ---------------------------------------------------------------------- masks
 def test_mask_toggles_change_what_is_shaded(window, qtbot):
-    s, sel = window.state, window.selectors
+    s, sel = window.state, window.map.selectors
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
-        window.inputs.pad_src.setValue(12)
+        window.sentence.inputs.pad_src.setValue(12)
     qtbot.waitUntil(lambda: s.trace is not None and s.trace.n_src == 12, timeout=TIMEOUT)
     pad = s.trace.src_is_pad
     assert pad.sum() == 12 - 7
 
     s.set_kind("encoder_self")
     assert sel.overlays["source padding"].isEnabled() and not sel.overlays["causal"].isEnabled()
-    assert window.heatmap.overlay_rgba() is None
+    assert window.map.heatmap.overlay_rgba() is None
     sel.overlays["source padding"].setChecked(True)
-    alpha = window.heatmap.overlay_rgba()[..., 3] > 0
+    alpha = window.map.heatmap.overlay_rgba()[..., 3] > 0
     np.testing.assert_array_equal(alpha, np.broadcast_to(pad[None, :], alpha.shape))  # padded keys; padded rows are computed
-    assert window.mosaic.blocked_rgba() is not None
+    assert window.heads.overview.blocked_rgba() is not None
     sel.overlays["source padding"].setChecked(False)
-    assert window.heatmap.overlay_rgba() is None
+    assert window.map.heatmap.overlay_rgba() is None
 
     s.set_kind("cross")
     sel.overlays["source padding"].setChecked(True)
-    alpha = window.heatmap.overlay_rgba()[..., 3] > 0
+    alpha = window.map.heatmap.overlay_rgba()[..., 3] > 0
     np.testing.assert_array_equal(alpha, np.broadcast_to(pad[None, :], alpha.shape))
     sel.overlays["source padding"].setChecked(False)
 
     s.set_kind("decoder_self")
     assert not sel.overlays["source padding"].isEnabled() and sel.overlays["causal"].isEnabled()
     sel.overlays["causal"].setChecked(True)
-    alpha = window.heatmap.overlay_rgba()[..., 3] > 0
+    alpha = window.map.heatmap.overlay_rgba()[..., 3] > 0
     t = s.n_steps
     np.testing.assert_array_equal(alpha, np.triu(np.ones((t, t), bool), 1))
-    assert "causal" in window.heatmap.legend_text()
+    assert "causal" in window.map.heatmap.legend_text()
 
 
 def test_target_padding_overlay(window, qtbot):
     s = window.state
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
-        type_into(qtbot, window.inputs.target, "t1 t2")
-        window.inputs.pad_tgt.setValue(6)
+        type_into(qtbot, window.sentence.inputs.target, "t1 t2")
+        window.sentence.inputs.pad_tgt.setValue(6)
     qtbot.waitUntil(lambda: s.trace is not None and s.trace.n_steps == 6, timeout=TIMEOUT)
     s.set_kind("decoder_self")
-    window.selectors.overlays["target padding"].setChecked(True)
-    alpha = window.heatmap.overlay_rgba()[..., 3] > 0
+    window.map.selectors.overlays["target padding"].setChecked(True)
+    alpha = window.map.heatmap.overlay_rgba()[..., 3] > 0
     pad = s.trace.tgt_is_pad
     assert pad.sum() == 3
-    # padding blocks padded keys only (model_core/masks.py): the padded queries' rows are computed and stay visible
+    # padding blocks padded keys only (model_core/nn/masks.py): the padded queries' rows are computed and stay visible
     np.testing.assert_array_equal(alpha, np.broadcast_to(pad[None, :], alpha.shape))
-    shown = window.heatmap.displayed_matrix()
+    shown = window.map.heatmap.displayed_matrix()
     assert np.isfinite(shown[pad]).all() and np.allclose(shown[pad].sum(axis=1), 1.0, atol=1e-5)
-    window.selectors.overlays["combined"].setChecked(True)
-    alpha = window.heatmap.overlay_rgba()[..., 3] > 0
+    window.map.selectors.overlays["combined"].setChecked(True)
+    alpha = window.map.heatmap.overlay_rgba()[..., 3] > 0
     np.testing.assert_array_equal(alpha, ~s.trace.allowed_decoder_self)
 
 
@@ -289,45 +289,45 @@ def test_target_padding_overlay(window, qtbot):
 def test_beam_search_lists_the_beams_of_the_step(window, qtbot):
     s = window.state
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
-        window.inputs.method.setCurrentIndex(window.inputs.method.findData("beam"))
+        window.sentence.inputs.method.setCurrentIndex(window.sentence.inputs.method.findData("beam"))
     qtbot.waitUntil(lambda: s.decoding.method == "beam" and s.history != (), timeout=TIMEOUT)
-    assert window.inputs.beam_width.isVisibleTo(window) and not window.inputs.temperature.isVisibleTo(window)
+    assert window.sentence.inputs.beam_width.isVisibleTo(window) and not window.sentence.inputs.temperature.isVisibleTo(window)
     s.set_step(2)
-    assert window.next_token.beams_visible()
-    assert window.next_token.beams() == list(s.history[1])
-    assert window.next_token.bars()
+    assert window.next_token.panel.beams_visible()
+    assert window.next_token.panel.beams() == list(s.history[1])
+    assert window.next_token.panel.bars()
 
 
 def test_positional_panel_gets_the_model_table_when_first_shown(window, qtbot):
     # tabbed behind "Next token" at start, so the panel is drawn only once raised
-    assert window.dock_positional.visibleRegion().isEmpty()
-    assert window.positional.table_image() is None
-    window.dock_positional.raise_()
-    qtbot.waitUntil(lambda: window.positional.table_image() is not None, timeout=2000)
-    assert window.positional.mode() == "table"
+    assert window.positional.dock.visibleRegion().isEmpty()
+    assert window.positional.panel.table_image() is None
+    window.positional.dock.raise_()
+    qtbot.waitUntil(lambda: window.positional.panel.table_image() is not None, timeout=2000)
+    assert window.positional.panel.mode() == "table"
     table = window.state.model.positional_table
-    assert window.positional.table_image().shape[1] == table.shape[1]
+    assert window.positional.panel.table_image().shape[1] == table.shape[1]
 
 
 def test_positional_panel_follows_new_traces_when_shown_and_catches_up_when_raised(window, qtbot):
     s = window.state
-    window.dock_positional.raise_()
-    qtbot.waitUntil(lambda: window.positional.sentence_region() is not None, timeout=2000)
+    window.positional.dock.raise_()
+    qtbot.waitUntil(lambda: window.positional.panel.sentence_region() is not None, timeout=2000)
 
     def region_end() -> float:
-        return window.positional.sentence_region()[1]
+        return window.positional.panel.sentence_region()[1]
 
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
-        window.inputs.pad_src.setValue(30)
+        window.sentence.inputs.pad_src.setValue(30)
     qtbot.waitUntil(lambda: s.trace is not None and s.trace.n_src == 30, timeout=TIMEOUT)
     assert region_end() == pytest.approx(max(30, s.trace.n_steps) - 0.5)  # on screen: redrawn at once
-    window.dock_next.raise_()
-    qtbot.waitUntil(lambda: window.dock_positional.visibleRegion().isEmpty(), timeout=2000)
+    window.next_token.dock.raise_()
+    qtbot.waitUntil(lambda: window.positional.dock.visibleRegion().isEmpty(), timeout=2000)
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
-        window.inputs.pad_src.setValue(40)
+        window.sentence.inputs.pad_src.setValue(40)
     qtbot.waitUntil(lambda: s.trace is not None and s.trace.n_src == 40, timeout=TIMEOUT)
     assert region_end() == pytest.approx(max(30, s.trace.n_steps) - 0.5)  # hidden: left as it was
-    window.dock_positional.raise_()
+    window.positional.dock.raise_()
     qtbot.waitUntil(lambda: region_end() == pytest.approx(max(40, s.trace.n_steps) - 0.5), timeout=2000)
 
 
@@ -337,11 +337,11 @@ def test_a_corrupt_model_shows_an_error_and_keeps_the_old_model(window, qtbot, c
     old_trace, old_model = s.trace, s.model
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         window.open_model(str(corrupt_checkpoint))
-    assert window.error_banner.isVisible() and "corrupt.safetensors" in window.error_banner.text()
+    assert window.map.error_banner.isVisible() and "corrupt.safetensors" in window.map.error_banner.text()
     assert "corrupt.safetensors" in window.statusBar().currentMessage()
     assert s.model is old_model and s.trace is old_trace
-    assert window.inputs.model_picker.currentData() == str(tiny_checkpoint)
-    assert window.view_stack.currentWidget() is window.heatmap
+    assert window.sentence.inputs.model_picker.currentData() == str(tiny_checkpoint)
+    assert window.map.view_stack.currentWidget() is window.map.heatmap
 
 
 def test_a_failing_model_call_shows_an_error_and_keeps_the_trace(window, qtbot, monkeypatch):
@@ -353,25 +353,25 @@ def test_a_failing_model_call_shows_an_error_and_keeps_the_trace(window, qtbot, 
 
     monkeypatch.setattr(worker_module, "run", boom)
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
-        type_into(qtbot, window.inputs.source, "w5 w6")
-    assert window.error_banner.isVisible() and "injected failure" in window.error_banner.text()
-    assert s.trace is old_trace and window.view_stack.currentWidget() is window.heatmap
+        type_into(qtbot, window.sentence.inputs.source, "w5 w6")
+    assert window.map.error_banner.isVisible() and "injected failure" in window.map.error_banner.text()
+    assert s.trace is old_trace and window.map.view_stack.currentWidget() is window.map.heatmap
     monkeypatch.undo()
-    type_and_wait(qtbot, window, window.inputs.source, "w5 w6 w7")
-    assert not window.error_banner.isVisible()
+    type_and_wait(qtbot, window, window.sentence.inputs.source, "w5 w6 w7")
+    assert not window.map.error_banner.isVisible()
 
 
 def test_a_stale_result_is_dropped(window, qtbot):
     s = window.state
     stale_id = window.host.latest_run_id
-    type_and_wait(qtbot, window, window.inputs.source, "w2 w3")
+    type_and_wait(qtbot, window, window.sentence.inputs.source, "w2 w3")
     current = s.trace
     other = window.host.worker.bundle.trace("w9")  # a different trace: showing it would be visible
     fake = RunResult(RunRequest("w9"), other, (), 1.0, ())
     dropped = window.host.stale_dropped
     window.host.worker.resultReady.emit(stale_id, fake)  # a late answer to an older request
     assert s.trace is current and s.trace is not other and window.host.stale_dropped == dropped + 1
-    assert window.inputs.source_chips.chip_texts() == current.src_tokens
+    assert window.sentence.inputs.source_chips.chip_texts() == current.src_tokens
 
 
 # ---------------------------------------------------------------------- models and settings
@@ -382,7 +382,7 @@ def test_open_dialog_loads_another_model(window, qtbot, monkeypatch, tiny_checkp
     with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
         window.act_open.trigger()
     qtbot.waitUntil(lambda: window.state.model.key == str(other) and window.state.trace is not None, timeout=TIMEOUT)
-    assert window.inputs.model_picker.currentData() == str(other)
+    assert window.sentence.inputs.model_picker.currentData() == str(other)
     assert AppSettings(window.settings.file_name()).get_str("model/last") == str(other)
 
 
@@ -390,23 +390,23 @@ def test_no_model_state(make_window, monkeypatch):
     monkeypatch.setattr("viz_app.scope.controller.bundled_models", dict)  # the controller picks the model to open
     window = make_window(model=None, wait=False)
     assert window.state.model is None and window.host.requests_made == 0
-    assert "No model loaded" in window.hint.text() and window.hint_open.isVisible()
-    assert window.inputs.model_picker.itemText(0) == "(no model)" or window.inputs.model_picker.count() >= 1
+    assert "No model loaded" in window.map.hint.text() and window.map.hint_open.isVisible()
+    assert window.sentence.inputs.model_picker.itemText(0) == "(no model)" or window.sentence.inputs.model_picker.count() >= 1
 
 
 def test_settings_round_trip_across_two_windows(make_window, qtbot, settings_path, tiny_checkpoint):
     first = make_window()
-    type_and_wait(qtbot, first, first.inputs.source, "w3 w4 w5")
+    type_and_wait(qtbot, first, first.sentence.inputs.source, "w3 w4 w5")
     with qtbot.waitSignal(first.host.resultReady, timeout=TIMEOUT):
-        first.inputs.method.setCurrentIndex(first.inputs.method.findData("beam"))
-        first.inputs.beam_width.setValue(3)
+        first.sentence.inputs.method.setCurrentIndex(first.sentence.inputs.method.findData("beam"))
+        first.sentence.inputs.beam_width.setValue(3)
     s = first.state
     s.select(kind="decoder_self", layer=1, head=2)
     s.set_step(2)
     s.set_colormap("Blues")
     s.set_log_scale(True)
     s.set_overlay("causal", True)
-    first.dock_positional.hide()
+    first.positional.dock.hide()
     first.resize(760, 720)  # inside the offscreen screen (800 × 800), above the minimum size: restoreGeometry keeps it
     # written as they change, not only at exit
     saved = AppSettings(settings_path)
@@ -418,14 +418,14 @@ def test_settings_round_trip_across_two_windows(make_window, qtbot, settings_pat
     second = make_window(model=None)  # no model argument: the last one is reopened
     t = second.state
     assert t.model.key == str(tiny_checkpoint)
-    assert t.src_text == "w3 w4 w5" and second.inputs.source.text() == "w3 w4 w5"
+    assert t.src_text == "w3 w4 w5" and second.sentence.inputs.source.text() == "w3 w4 w5"
     assert (t.kind, t.layer, t.head, t.step) == ("decoder_self", 1, 2, 2)
     assert (t.colormap, t.log_scale, t.overlays["causal"]) == ("Blues", True, True)
     assert (t.decoding.method, t.decoding.beam_width) == ("beam", 3)
-    assert second.inputs.method.currentData() == "beam" and second.inputs.beam_width.value() == 3
-    assert second.selectors.colormap.currentData() == "Blues" and second.selectors.overlays["causal"].isChecked()
+    assert second.sentence.inputs.method.currentData() == "beam" and second.sentence.inputs.beam_width.value() == 3
+    assert second.map.selectors.colormap.currentData() == "Blues" and second.map.selectors.overlays["causal"].isChecked()
     assert (second.width(), second.height()) == (760, 720)
-    assert second.dock_positional.isHidden()
+    assert second.positional.dock.isHidden()
 
 
 def test_parse_args_keeps_qt_options_for_qt():
@@ -496,20 +496,20 @@ def test_panels_most_sessions_never_open_are_built_on_first_use(window):
     """The inspector and the training view cost ~0.2 s of start-up: built when first shown, themed, and working."""
     assert window._inspector is None and window._training_view is None
     window.show_training()
-    assert window._training_view is not None and window.dock_training.isVisible()
-    assert window.dock_training.widget().widget() is window.training_view
+    assert window._training_view is not None and window.panels.training_dock.isVisible()
+    assert window.panels.training_dock.widget().widget() is window.training_view
     window.show_inspector()
-    assert window._inspector is not None and window.dock_inspector.widget().widget() is window.inspector
+    assert window._inspector is not None and window.panels.inspector_dock.widget().widget() is window.inspector
 
 
 def test_positional_panel_drops_the_sentence_when_the_source_is_cleared(window, qtbot):
     """Cleared, the source has no tokens: the panel said "current sentence (10 tokens)" still."""
-    window.dock_positional.raise_()
-    qtbot.waitUntil(lambda: window.positional.sentence_region() is not None, timeout=2000)
-    edit = window.inputs.source
+    window.positional.dock.raise_()
+    qtbot.waitUntil(lambda: window.positional.panel.sentence_region() is not None, timeout=2000)
+    edit = window.sentence.inputs.source
     edit.setFocus()
     qtbot.keyClick(edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
     qtbot.keyClick(edit, Qt.Key.Key_Backspace)  # as a user clears it
     qtbot.waitUntil(lambda: window.state.trace is None, timeout=TIMEOUT)
-    qtbot.waitUntil(lambda: window.positional.sentence_region() is None, timeout=2000)
-    assert window.positional.table_image() is not None  # the model's own table stays
+    qtbot.waitUntil(lambda: window.positional.panel.sentence_region() is None, timeout=2000)
+    assert window.positional.panel.table_image() is not None  # the model's own table stays

@@ -25,14 +25,14 @@ def test_presenter_mode_enlarges_hides_and_restores(window, qtbot):
     assert window._font_pt >= 20 and window._font_pt == PRESENTER_POINT_SIZE
     # the heatmap's labels and the chips follow the presenter size; the map's tick labels are made to fit their cells
     # (every row and column labelled) up to that size
-    heat = window.heatmap
+    heat = window.map.heatmap
     assert heat._font_pt == PRESENTER_POINT_SIZE and 9.0 <= min(heat.label_point_sizes()) <= PRESENTER_POINT_SIZE
     qtbot.wait(50)
     assert len(heat._left._text_specs()) == len(heat.query_tick_labels()) or min(heat.label_point_sizes()) == 9.0
     assert _visible_docks(window) == {"dockInputs", "dockNextToken"}  # what the model predicts stays
     assert not window.menuBar().isVisible() and not window.statusBar().isVisible()
     # stepping still works from the keyboard while presenting
-    window.view_stack.setFocus()
+    window.map.view_stack.setFocus()
     before = window.state.step
     window.act_first.trigger()
     assert window.state.step == 0 and before >= 0
@@ -44,10 +44,10 @@ def test_presenter_mode_enlarges_hides_and_restores(window, qtbot):
 
 
 def test_f11_toggles_presenter_mode(window, qtbot):
-    window.view_stack.setFocus()
-    qtbot.keyClick(window.view_stack, Qt.Key.Key_F11)
+    window.map.view_stack.setFocus()
+    qtbot.keyClick(window.map.view_stack, Qt.Key.Key_F11)
     assert window.presenter.active
-    qtbot.keyClick(window.view_stack, Qt.Key.Key_F11)
+    qtbot.keyClick(window.map.view_stack, Qt.Key.Key_F11)
     assert not window.presenter.active
 
 
@@ -117,25 +117,25 @@ def test_themes_recolour_every_plot_and_persist(window, settings_path):
     from viz_app.window.theme import DARK, LIGHT
 
     window.set_theme("dark")
-    glw = window.heatmap.graphics_widget()
+    glw = window.map.heatmap.graphics_widget()
     assert glw.backgroundBrush().color().name() == DARK.background
-    assert window.heatmap._left.textPen().color().name() == DARK.foreground
-    assert window.mosaic.graphics_widget().backgroundBrush().color().name() == DARK.background
+    assert window.map.heatmap._left.textPen().color().name() == DARK.foreground
+    assert window.heads.overview.graphics_widget().backgroundBrush().color().name() == DARK.background
     palette = QApplication.palette()
     assert palette.color(palette.ColorRole.Window).name() == DARK.window
     assert AppSettings(settings_path).get_str("view/theme") == "dark"
     window.set_theme("light")
     assert glw.backgroundBrush().color().name() == LIGHT.background
-    assert window.heatmap._left.textPen().color().name() == LIGHT.foreground
-    assert window.act_themes["light"].isChecked()
+    assert window.map.heatmap._left.textPen().color().name() == LIGHT.foreground
+    assert window.menus.themes["light"].isChecked()
 
 
 def test_presenter_mode_thickens_the_current_row(window):
-    normal = window.heatmap.row_outline_width()
+    normal = window.map.heatmap.row_outline_width()
     window.act_presenter.trigger()
-    assert window.heatmap.row_outline_width() > normal
+    assert window.map.heatmap.row_outline_width() > normal
     window.act_presenter.trigger()
-    assert window.heatmap.row_outline_width() == normal
+    assert window.map.heatmap.row_outline_width() == normal
 
 
 def test_wrapped_chips_are_all_seen_in_presenter_mode(window, qtbot):
@@ -147,14 +147,14 @@ def test_wrapped_chips_are_all_seen_in_presenter_mode(window, qtbot):
     window.showNormal()
     window.resize(1280, 720)
     qtbot.wait(50)
-    type_and_wait(qtbot, window, window.inputs.source,
+    type_and_wait(qtbot, window, window.sentence.inputs.source,
                   "w1 w2 w3 w4 w5 w6 w7 w8 w9 w1 w2 w3 w4 w5 w6 w7 w8 w9 bonjour w1 w2 w3 w4 w5 w6 w7 w8 w9")
-    chips = window.inputs.source_chips
+    chips = window.sentence.inputs.source_chips
     last = chips.chip_widget(len(chips.chip_texts()) - 1)
     assert last.geometry().top() > chips.chip_widget(0).geometry().bottom()  # it did wrap
 
     def all_seen() -> bool:
-        panel = window.inputs
+        panel = window.sentence.inputs
         bottom = last.mapTo(panel, last.rect().bottomLeft()).y()
         return bottom <= panel.height() and not last.visibleRegion().isEmpty()
 
@@ -209,8 +209,8 @@ def test_the_presenter_and_language_flags_open_the_window_presenting_in_that_lan
         def emit(self, label: str) -> None:
             if label == "first-heatmap":
                 w = self.window
-                seen.update(presenting=w.presenter.active, full=w.isFullScreen(), dock=w.dock_inputs.windowTitle(),
-                            checked=w.act_languages["zh_CN"].isChecked())
+                seen.update(presenting=w.presenter.active, full=w.isFullScreen(), dock=w.sentence.dock.windowTitle(),
+                            checked=w.menus.languages["zh_CN"].isChecked())
 
     try:
         assert app_module.run([str(tiny_checkpoint), "--presenter", "--language", "zh_CN"], on_window=Recording) == 0
@@ -243,15 +243,15 @@ for language, model, src, tgt in json.loads(sys.argv[2]):
     window.show()
     settle(window)
     first = window.state.trace
-    for edit, text in ((window.inputs.source, src), (window.inputs.target, tgt)):
+    for edit, text in ((window.sentence.inputs.source, src), (window.sentence.inputs.target, tgt)):
         edit.setText(text)
         edit.textEdited.emit(text)  # as typed
-    window.inputs_binding.flush()
+    window.sentence.binding.flush()
     settle(window, first)
     assert window.state.src_text == src and window.state.tgt_text == tgt
     window.act_presenter.trigger()
     settle(window)
-    heat, screen = window.heatmap, window.screen().geometry()
+    heat, screen = window.map.heatmap, window.screen().geometry()
     box = heat.plot_item().getViewBox().sceneBoundingRect().united(heat._colorbar.sceneBoundingRect())
     results.append(dict(
         language=language, screen=[screen.width(), screen.height()], window=list(window.frameGeometry().getRect()),
@@ -259,8 +259,8 @@ for language, model, src, tgt in json.loads(sys.argv[2]):
         rows=[len(heat.query_tick_labels()), len(heat._left._text_specs())],
         cols=[len(heat.key_tick_labels()), len(heat._bottom._text_specs())],
         title=heat.title_text(), query_title=heat._left.shown_title(), key_title=heat._bottom.shown_title(),
-        step=window.step_bar.label.text(), slider=window.step_bar.slider.width(),
-        next_token=window.dock_next.isVisible() and not window.dock_next.visibleRegion().isEmpty(),
+        step=window.map.step_bar.label.text(), slider=window.map.step_bar.slider.width(),
+        next_token=window.next_token.dock.isVisible() and not window.next_token.dock.visibleRegion().isEmpty(),
         label_pt=list(heat.label_point_sizes())))
     window.shutdown()
     window.deleteLater()
@@ -316,14 +316,14 @@ def test_n_shows_and_hides_the_next_token_panel(window, qtbot):
     """Presenting on a narrow screen leaves the next-token list out; N brings it (and hides it again)."""
     window.act_presenter.trigger()
     qtbot.wait(50)
-    assert window.dock_next.isVisible()  # the tests' screen is 1,920 pixels wide: room beside the map
+    assert window.next_token.dock.isVisible()  # the tests' screen is 1,920 pixels wide: room beside the map
     window.act_next_token.trigger()
-    assert not window.dock_next.isVisible()
+    assert not window.next_token.dock.isVisible()
     window.act_next_token.trigger()
-    assert window.dock_next.isVisible()
+    assert window.next_token.dock.isVisible()
     window.act_presenter.trigger()
-    assert window.dock_next.isVisible() and window.dock_inputs.titleBarWidget() is None
-    assert not window.inputs.is_compact()
+    assert window.next_token.dock.isVisible() and window.sentence.dock.titleBarWidget() is None
+    assert not window.sentence.inputs.is_compact()
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])

@@ -22,10 +22,10 @@ def counted(window, monkeypatch):
         return wrapper
 
     monkeypatch.setattr(bindings, "apply_view", count("heatmap", bindings.apply_view))
-    for name, obj, method in (("mosaic", window.mosaic, "set_maps"), ("hint", window.map_binding, "refresh_hint"),
-                              ("next_token", window.next_token, "set_distribution"), ("step_bar", window.step_bar, "show_step"),
-                              ("selectors", window.selectors, "show_selection"),
-                              ("target_chips", window.inputs.target_chips, "set_tokens")):
+    for name, obj, method in (("mosaic", window.heads.overview, "set_maps"), ("hint", window.map.binding, "refresh_hint"),
+                              ("next_token", window.next_token.panel, "set_distribution"), ("step_bar", window.map.step_bar, "show_step"),
+                              ("selectors", window.map.selectors, "show_selection"),
+                              ("target_chips", window.sentence.inputs.target_chips, "set_tokens")):
         monkeypatch.setattr(obj, method, count(name, getattr(obj, method)))
     return window, calls
 
@@ -33,11 +33,11 @@ def counted(window, monkeypatch):
 def test_one_result_redraws_each_view_once(counted, qtbot):
     window, calls = counted
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
-        type_into(qtbot, window.inputs.source, "w4 w5 w6")
+        type_into(qtbot, window.sentence.inputs.source, "w4 w5 w6")
     calls.clear()
     qtbot.waitUntil(lambda: window.state.src_text == "w4 w5 w6" and not window.host.busy, timeout=TIMEOUT)
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
-        type_into(qtbot, window.inputs.source, "w7 w8")
+        type_into(qtbot, window.sentence.inputs.source, "w7 w8")
     qtbot.waitUntil(lambda: window.state.trace is not None and window.state.trace.src_tokens[0] == "w7", timeout=TIMEOUT)
     assert calls["heatmap"] == 1 and calls["mosaic"] == 1, calls
     assert calls["hint"] == 1, calls  # while a map is shown, the model's busy/idle does not touch the hint

@@ -70,7 +70,7 @@ def wait_for_result(qtbot, window: MainWindow) -> None:
 
 def type_text(qtbot, window: MainWindow, source: str | None = None, target: str | None = None) -> None:
     """Type into the boxes as a person does (``textEdited``), apply at once, and wait for the answer."""
-    for edit, text in ((window.inputs.source, source), (window.inputs.target, target)):
+    for edit, text in ((window.sentence.inputs.source, source), (window.sentence.inputs.target, target)):
         if text is not None:
             edit.setText(text)
             edit.textEdited.emit(text)
@@ -78,9 +78,9 @@ def type_text(qtbot, window: MainWindow, source: str | None = None, target: str 
     wait_for_result(qtbot, window)
     s = window.state
     if source is not None:
-        assert s.src_text == source and window.inputs.source.text() == source
+        assert s.src_text == source and window.sentence.inputs.source.text() == source
     if target is not None:
-        assert s.tgt_text == target and window.inputs.target.text() == target
+        assert s.tgt_text == target and window.sentence.inputs.target.text() == target
 
 
 def words(trace) -> list[str]:
@@ -115,9 +115,9 @@ def test_a_model_deleted_while_open_keeps_working_and_reopening_it_says_why(open
     doomed.unlink()
 
     type_text(qtbot, window, source="w5 w6 w7")  # the model is in memory: it still answers
-    assert words(s.trace) == ["w5", "w6", "w7"] and not window.error_banner.isVisible()
+    assert words(s.trace) == ["w5", "w6", "w7"] and not window.map.error_banner.isVisible()
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
-        window.inputs.method.setCurrentIndex(window.inputs.method.findData("beam"))
+        window.sentence.inputs.method.setCurrentIndex(window.sentence.inputs.method.findData("beam"))
         window.flush_inputs()
     wait_for_result(qtbot, window)
     assert s.decoding.method == "beam" and s.history
@@ -125,8 +125,8 @@ def test_a_model_deleted_while_open_keeps_working_and_reopening_it_says_why(open
     trace = s.trace
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         window.open_model(str(doomed))
-    assert window.error_banner.isVisible()
-    assert "doomed.safetensors" in window.error_banner.text() and "no such file" in window.error_banner.text()
+    assert window.map.error_banner.isVisible()
+    assert "doomed.safetensors" in window.map.error_banner.text() and "no such file" in window.map.error_banner.text()
     assert s.model.key == str(doomed) and s.trace is trace  # the loaded model and its picture stay
     type_text(qtbot, window, source="w1 w2")
     assert words(s.trace) == ["w1", "w2"]
@@ -134,7 +134,7 @@ def test_a_model_deleted_while_open_keeps_working_and_reopening_it_says_why(open
 
 def test_a_load_that_raises_something_unexpected_keeps_the_model(open_window, qtbot, monkeypatch, settings_file, model_file):
     """test_main_window covers a corrupt file (a CheckpointError); a bug in an importer raises anything else."""
-    import model_core.importers
+    import model_core.io.importers
 
     window = open_window(settings_file, str(model_file))
     s = window.state
@@ -143,11 +143,11 @@ def test_a_load_that_raises_something_unexpected_keeps_the_model(open_window, qt
     def broken(*_args, **_kwargs):
         raise KeyError("config")  # what a careless importer raises; its message alone would say nothing
 
-    monkeypatch.setattr(model_core.importers, "open_model", broken)
+    monkeypatch.setattr(model_core.io.importers, "open_model", broken)
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         window.open_model(str(model_file.with_name("other.safetensors")))
-    text = window.error_banner.text()
-    assert window.error_banner.isVisible() and "other.safetensors" in text and "KeyError" in text and "\n" not in text
+    text = window.map.error_banner.text()
+    assert window.map.error_banner.isVisible() and "other.safetensors" in text and "KeyError" in text and "\n" not in text
     assert s.model is model and s.trace is trace and not window.host.busy
     type_text(qtbot, window, source="w4 w5")  # the model loaded before still answers
     assert words(s.trace) == ["w4", "w5"]
@@ -160,12 +160,12 @@ def test_a_remembered_model_that_is_gone_falls_back_with_a_message(open_window, 
     (assets / "models").mkdir(parents=True)
     if bundled:
         shutil.copy(model_file, assets / "models" / "fallback.safetensors")
-    monkeypatch.setattr("model_core.paths.assets_dir", lambda: assets)  # what bundled_models() lists, in both threads
+    monkeypatch.setattr("model_core.io.paths.assets_dir", lambda: assets)  # what bundled_models() lists, in both threads
     gone = tmp_path / "moved-away.safetensors"
     AppSettings(settings_file).set("model/last", str(gone))
 
     window = open_window(settings_file, None, wait=bundled)
-    banner = window.settings_banner
+    banner = window.map.settings_banner
     assert banner.isVisible() and str(gone) in banner.text() and "no longer exists" in banner.text()
     if bundled:
         assert window.state.model.key == "fallback" and window.state.trace is not None
@@ -173,8 +173,8 @@ def test_a_remembered_model_that_is_gone_falls_back_with_a_message(open_window, 
         assert AppSettings(settings_file).get_str("model/last") == "fallback"
     else:
         assert window.state.model is None and window.host.requests_made == 0
-        assert "No model loaded" in window.hint.text()
-    assert not window.error_banner.isVisible()
+        assert "No model loaded" in window.map.hint.text()
+    assert not window.map.error_banner.isVisible()
 
 
 def test_a_model_asked_for_at_start_that_cannot_be_opened_stays_said_after_the_fallback(
@@ -184,17 +184,17 @@ def test_a_model_asked_for_at_start_that_cannot_be_opened_stays_said_after_the_f
     assets = tmp_path / "assets"
     (assets / "models").mkdir(parents=True)
     shutil.copy(model_file, assets / "models" / "fallback.safetensors")
-    monkeypatch.setattr("model_core.paths.assets_dir", lambda: assets)
+    monkeypatch.setattr("model_core.io.paths.assets_dir", lambda: assets)
     window = open_window(settings_file, "nosuch-model", wait=True)
     assert window.state.model.key == "fallback" and window.state.trace is not None
-    text = window.error_banner.text()
-    assert window.error_banner.isVisible() and "nosuch-model" in text and "opened fallback instead" in text
+    text = window.map.error_banner.text()
+    assert window.map.error_banner.isVisible() and "nosuch-model" in text and "opened fallback instead" in text
     type_text(qtbot, window, source="w4 w5")  # later results keep it too, until another model is opened
-    assert window.error_banner.isVisible()
+    assert window.map.error_banner.isVisible()
     with qtbot.waitSignal(window.state.modelChanged, timeout=TIMEOUT):
         window.open_model(str(model_file))
     wait_for_result(qtbot, window)
-    assert not window.error_banner.isVisible()
+    assert not window.map.error_banner.isVisible()
 
 
 # ---------------------------------------------------------------------- settings that cannot be read
@@ -210,7 +210,7 @@ def test_a_damaged_settings_file_is_set_aside_and_the_app_works(open_window, qtb
     garbage, colormap = DAMAGED_FILES[damage]
     settings_file.write_bytes(garbage)
     window = open_window(settings_file, str(model_file))
-    banner = window.settings_banner
+    banner = window.map.settings_banner
     assert banner.isVisible() and "damaged" in banner.text()
     copy = settings_file.with_name(settings_file.name + DAMAGED_SUFFIX)
     assert copy.read_bytes() == garbage  # the user's file is kept, not overwritten
@@ -220,7 +220,7 @@ def test_a_damaged_settings_file_is_set_aside_and_the_app_works(open_window, qtb
 
     type_text(qtbot, window, source="w3 w4", target="t5")
     window.state.set_kind("decoder_self")
-    assert window.inputs.source.text() == "w3 w4" and words(window.state.trace) == ["w3", "w4"]
+    assert window.sentence.inputs.source.text() == "w3 w4" and words(window.state.trace) == ["w3", "w4"]
     assert len(told) == 1  # said once (the replay on registering), never again
     fresh = AppSettings(settings_file)  # the new file is clean and holds what was typed
     assert fresh.problem == ""
@@ -262,7 +262,7 @@ def test_invalid_settings_values_fall_back_to_defaults_and_are_reported_once(ope
     s = window.state
     assert (s.kind, s.colormap, s.log_scale, s.decoding.method, s.pad_src, s.pad_tgt) == ("cross", "viridis", False, "greedy", 0, 0)
     assert not any(s.overlays.values()) and 0 <= s.step <= s.n_steps and s.layer == 0
-    banner = window.settings_banner
+    banner = window.map.settings_banner
     assert banner.isVisible() and "could not be read" in banner.text()
     unreadable = {"view/layer", "view/head", "view/step", "view/log_scale", "view/font_pt", "view/overlay_causal",
                   "decoding/beam_width", "decoding/top_k", "input/pad_src", "window/geometry"}
@@ -320,7 +320,7 @@ def test_settings_that_cannot_be_saved_are_reported_once_and_kept_for_the_sessio
                                                                                   model_file):
     path, before = unwritable_settings
     window = open_window(path, str(model_file))
-    banner = window.settings_banner
+    banner = window.map.settings_banner
     assert banner.isVisible() and "cannot be saved" in banner.text(), banner.text()
     assert window.state.colormap == before.get("view/colormap", "viridis")  # still read
     told = []
@@ -331,7 +331,7 @@ def test_settings_that_cannot_be_saved_are_reported_once_and_kept_for_the_sessio
     type_text(qtbot, window, source="w3 w4 w5 w6")
     assert len(told) == 1 and banner.isVisible()
     s = window.state
-    assert window.inputs.source.text() == "w3 w4 w5 w6" and words(s.trace) == ["w3", "w4", "w5", "w6"]
+    assert window.sentence.inputs.source.text() == "w3 w4 w5 w6" and words(s.trace) == ["w3", "w4", "w5", "w6"]
     assert (s.kind, s.layer, s.head, s.overlays["causal"]) == ("decoder_self", 1, 2, True)
     key = _settings_key(str(model_file))
     assert window.settings.get_str(f"sentences/{key}/src") == "w3 w4 w5 w6"  # kept in memory for the session
@@ -343,7 +343,7 @@ def test_settings_that_cannot_be_saved_are_reported_once_and_kept_for_the_sessio
 @pytest.mark.parametrize("busy_with", ["run", "load"])
 def test_quitting_while_the_model_is_busy_exits_cleanly(open_window, qtbot, monkeypatch, settings_file, model_file, tmp_path,
                                                         busy_with):
-    import model_core.importers
+    import model_core.io.importers
 
     window = open_window(settings_file, str(model_file))
     started = threading.Event()
@@ -361,13 +361,13 @@ def test_quitting_while_the_model_is_busy_exits_cleanly(open_window, qtbot, monk
 
     if busy_with == "run":
         monkeypatch.setattr(worker_module, "run", slowly(worker_module.run))
-        window.inputs.source.setText("w2 w3")
-        window.inputs.source.textEdited.emit("w2 w3")
+        window.sentence.inputs.source.setText("w2 w3")
+        window.sentence.inputs.source.textEdited.emit("w2 w3")
         window.flush_inputs()
     else:
         other = tmp_path / "other.safetensors"
         shutil.copy(model_file, other)
-        monkeypatch.setattr(model_core.importers, "open_model", slowly(model_core.importers.open_model))
+        monkeypatch.setattr(model_core.io.importers, "open_model", slowly(model_core.io.importers.open_model))
         window.open_model(str(other))
     assert window.host.busy
     qtbot.waitUntil(started.is_set, timeout=TIMEOUT)
@@ -418,7 +418,7 @@ def test_nothing_is_lost_when_the_process_is_killed(open_window, qtbot, settings
     wait_for_result(qtbot, first)
     type_text(qtbot, first, source="w7 w8 w9 w10", target="t2 t3")
     with qtbot.waitSignal(first.host.resultReady, timeout=TIMEOUT):
-        first.inputs.pad_src.setValue(9)
+        first.sentence.inputs.pad_src.setValue(9)
         first.flush_inputs()
     wait_for_result(qtbot, first)
     s = first.state
@@ -433,7 +433,7 @@ def test_nothing_is_lost_when_the_process_is_killed(open_window, qtbot, settings
     t = second.state
     assert t.model.key == str(other)
     assert (t.src_text, t.tgt_text) == ("w7 w8 w9 w10", "t2 t3")
-    assert (second.inputs.source.text(), second.inputs.target.text()) == ("w7 w8 w9 w10", "t2 t3")
+    assert (second.sentence.inputs.source.text(), second.sentence.inputs.target.text()) == ("w7 w8 w9 w10", "t2 t3")
     assert (t.kind, t.layer, t.head, t.step) == ("decoder_self", 1, 2, 2)
     assert (t.colormap, t.log_scale, t.overlays["causal"], t.pad_src) == ("Blues", True, True, 9)
     assert t.trace.n_src == 9 and t.forced
@@ -441,4 +441,4 @@ def test_nothing_is_lost_when_the_process_is_killed(open_window, qtbot, settings
     with qtbot.waitSignal(second.host.modelLoaded, timeout=TIMEOUT):
         second.open_model(str(model_file))
     wait_for_result(qtbot, second)
-    assert second.state.src_text == "w3 w4 w5" and second.inputs.source.text() == "w3 w4 w5"
+    assert second.state.src_text == "w3 w4 w5" and second.sentence.inputs.source.text() == "w3 w4 w5"

@@ -214,7 +214,7 @@ def _csv_matrix(path: Path) -> tuple[list[str], list[str], np.ndarray]:
 
 def _lecture(tiny_checkpoint: Path, folder: Path) -> tuple[Path, object]:
     from model_core.decoding_settings import DecodingSettings
-    from model_core.sessions import ModelRef, Selection, Session
+    from model_core.io.sessions import ModelRef, Selection, Session
 
     session = Session(ModelRef(path=str(tiny_checkpoint)), SRC, settings=DecodingSettings("beam", beam_width=3), pad_src=6,
                       step=2, selection=Selection("decoder_self", 1, 3), ablated_heads=(("cross", 0, 1),),
@@ -223,7 +223,7 @@ def _lecture(tiny_checkpoint: Path, folder: Path) -> tuple[Path, object]:
 
 
 def test_render_session_draws_the_sessions_map_of_the_sessions_run(qapp, tiny_checkpoint, tmp_path, capsys):
-    from model_core.run import run
+    from model_core.inference.run import run
 
     path, session = _lecture(tiny_checkpoint, tmp_path)
     out = tmp_path / "map.csv"
@@ -288,8 +288,8 @@ def test_bad_view_and_request_flags(qapp, tiny_checkpoint, tmp_path, capsys, mon
 @pytest.mark.parametrize("view, field", [("attribution", "attribution_src"), ("contributions", "value_norms"),
                                           ("value-zeroing", "value_zeroing")])
 def test_the_views_computed_on_request_are_computed_for_render(qapp, tiny_checkpoint, tmp_path, view, field):
-    """Issue 19: render --view attribution|contributions|value-zeroing asks the run for those numbers, as the window does."""
-    from model_core.run import RunRequest, run
+    """render --view attribution|contributions|value-zeroing asks the run for those numbers, as the window does."""
+    from model_core.inference.run import RunRequest, run
 
     out = tmp_path / f"{view}.csv"
     assert main(render(tiny_checkpoint, out, "--view", view, "--step", "3")) == 0
@@ -348,7 +348,7 @@ def test_render_in_chinese_draws_the_windows_chinese_titles_and_puts_english_bac
 def test_a_layer_or_head_the_model_lacks_is_refused_before_the_run(qapp, tiny_checkpoint, tmp_path, capsys, monkeypatch,
                                                                    flags, words):
     """On a long document the run takes seconds: a typo in --layer was only refused after it."""
-    import model_core.run as pipeline
+    import model_core.inference.run as pipeline
     from viz_app.cli import main
 
     def no_run(*_args, **_kwargs):

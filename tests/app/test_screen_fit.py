@@ -42,9 +42,9 @@ def test_the_first_size_fits_the_screen(screen):
 def _open_every_lesson_panel(window, qtbot) -> None:
     window.findChild(QAction, "act_compare_sentences").trigger()
     window.act_typing_guide.trigger()
-    window.heads_tabs.setCurrentWidget(window.head_stats)
-    window.walkthrough_binding.open_cell(0, 0)
-    qtbot.waitUntil(lambda: window.walkthrough_binding.dialog is not None)
+    window.heads.tabs.setCurrentWidget(window.heads.stats)
+    window.walkthrough.open_cell(0, 0)
+    qtbot.waitUntil(lambda: window.walkthrough.dialog is not None)
     qtbot.wait(50)
 
 
@@ -61,7 +61,7 @@ def test_every_lesson_panel_fits_a_small_screen(make_window, qtbot, language):
             space = room(QRect(0, 0, screen.width(), screen.height()))
             needed = window.minimumSizeHint()
             assert needed.width() <= space.width() and needed.height() <= space.height(), (screen, needed)
-        compare = window.findChild(type(window.dock_inputs), "dock_compare")
+        compare = window.findChild(type(window.sentence.dock), "dock_compare")
         assert compare.isVisible()
     finally:
         install("en")
@@ -69,8 +69,8 @@ def test_every_lesson_panel_fits_a_small_screen(make_window, qtbot, language):
 
 def test_an_empty_comparison_shows_what_to_do_not_placeholder_axes(window, qtbot):
     window.findChild(QAction, "act_compare_sentences").trigger()
-    panel = window.compare_sentences.panel if hasattr(window, "compare_sentences") else None
-    panel = panel or window.findChild(type(window.dock_inputs), "dock_compare").widget()
+    panel = window.sentence_comparison.panel
+    assert panel is window.findChild(type(window.sentence.dock), "dock_compare").widget()
     assert panel.pages.currentWidget() is panel.prompt and "sentence B" in panel.prompt.text()
     assert not any(m.isVisible() for m in panel.maps) and not panel.steps_area.isVisible()
 
@@ -90,12 +90,12 @@ SCRIPT = textwrap.dedent("""
     sizes = {"first": list(window.frameGeometry().getRect())}
     window.findChild(QAction, "act_compare_sentences").trigger()
     window.act_typing_guide.trigger()
-    window.heads_tabs.setCurrentWidget(window.head_stats)
-    window.walkthrough_binding.open_cell(0, 0)
+    window.heads.tabs.setCurrentWidget(window.heads.stats)
+    window.walkthrough.open_cell(0, 0)
     for _ in range(30):
         app.processEvents(); time.sleep(0.01)
     sizes["panels"] = list(window.frameGeometry().getRect())
-    sizes["walkthrough"] = list(window.walkthrough_binding.dialog.frameGeometry().getRect())
+    sizes["walkthrough"] = list(window.walkthrough.dialog.frameGeometry().getRect())
     sizes["screen"] = list(window.screen().availableGeometry().getRect())
     print(json.dumps(sizes))
     window.shutdown()

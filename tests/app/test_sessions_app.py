@@ -6,15 +6,15 @@ import json
 
 import pytest
 
-from model_core.sessions import load as load_session
+from model_core.io.sessions import load as load_session
 
 TIMEOUT = 20000
 
 
 def _prepare(window, qtbot):
     s = window.state
-    window.inputs.source.setText("w3 w4 w5 w6")
-    window.inputs.source.textEdited.emit("w3 w4 w5 w6")
+    window.sentence.inputs.source.setText("w3 w4 w5 w6")
+    window.sentence.inputs.source.textEdited.emit("w3 w4 w5 w6")
     window.flush_inputs()
     qtbot.waitUntil(lambda: not window.host.busy and s.trace is not None and s.trace.src_tokens[0] == "w3", timeout=TIMEOUT)
     s.select(kind="decoder_self", layer=1, head=2)
@@ -48,8 +48,8 @@ def test_save_then_open_in_a_new_window_restores_everything(make_window, qtbot, 
     qtbot.waitUntil(lambda: second.state.trace is not None and not second.host.busy and second.state.step == 2,
                     timeout=TIMEOUT)
     assert _view(second) == expected
-    assert second.inputs.source.text() == "w3 w4 w5 w6"
-    assert second.selectors.overlays["causal"].isChecked()
+    assert second.sentence.inputs.source.text() == "w3 w4 w5 w6"
+    assert second.map.selectors.overlays["causal"].isChecked()
 
 
 def test_opening_a_session_over_the_same_model_keeps_the_model(window, qtbot, tmp_path):
@@ -74,7 +74,7 @@ def test_a_broken_session_file_is_reported_and_changes_nothing(window, qtbot, tm
     bad = tmp_path / "bad.scope.json"
     bad.write_text('{"format": "attention-scope-session", "version": 99}')
     assert not window.open_session(str(bad))
-    assert window.error_banner.isVisible() and "session" in window.error_banner.text().lower()
+    assert window.map.error_banner.isVisible() and "session" in window.map.error_banner.text().lower()
     assert (window.state.model.key, window.state.src_text) == before
 
 
@@ -86,7 +86,7 @@ def test_every_problem_of_a_session_file_is_told_in_the_window(window, qtbot, tm
     bad.write_text(json.dumps({"format": "attention-scope-session", "version": 1, "model": {"path": "m.safetensors"},
                                "source": "a", "step": "3", "colormap": "jet", "colour": "red"}), encoding="utf-8")
     assert not window.open_session(str(bad))
-    lines = window.error_banner.text().splitlines()
+    lines = window.map.error_banner.text().splitlines()
     assert len(lines) == 3 and lines[0].startswith("Could not open the session: bad.scope.json: unknown field colour"), lines
     assert lines[1] == "step must be an integer, not a string" and lines[2].startswith("unknown colormap 'jet'"), lines
     status = window.statusBar().currentMessage()
@@ -115,8 +115,8 @@ def test_a_broken_session_given_at_launch_says_so_once_a_model_shows(make_window
     edit = {"step": 999_999} if broken == "step" else {"selection": {"kind": "decoder_self", "layer": 7, "head": 2}}
     second = _launched_with_edited_session(make_window, qtbot, tmp_path, edit)
     qtbot.wait(200)  # a later run would have cleared it
-    assert second.error_banner.isVisible(), "nothing said the lecture was not opened"
-    assert "Could not open the session" in second.error_banner.text()
+    assert second.map.error_banner.isVisible(), "nothing said the lecture was not opened"
+    assert "Could not open the session" in second.map.error_banner.text()
 
 
 def test_a_session_step_past_its_sentence_is_said(make_window, qtbot, tmp_path):
@@ -125,5 +125,5 @@ def test_a_session_step_past_its_sentence_is_said(make_window, qtbot, tmp_path):
     second = _launched_with_edited_session(make_window, qtbot, tmp_path, {"step": 500})
     steps = second.state.n_steps
     assert second.state.step == steps
-    qtbot.waitUntil(lambda: "step 500" in second.notice_banner.text(), timeout=2000)
-    assert f"step {steps} is shown" in second.notice_banner.text()
+    qtbot.waitUntil(lambda: "step 500" in second.map.notice_banner.text(), timeout=2000)
+    assert f"step {steps} is shown" in second.map.notice_banner.text()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QComboBox, QPushButton
 
-from model_core.importers import ImportOptions, NeedsHyperparameters, open_model
+from model_core.io.importers import ImportOptions, NeedsHyperparameters, open_model
 from tests.core.test_vocabulary_choices import AMBIGUOUS, SPACY, checkpoint
 from viz_app.dialogs.hyperparameters import HyperparametersDialog, answers_for
 

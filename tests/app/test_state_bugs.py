@@ -20,18 +20,18 @@ def test_text_typed_while_a_model_loads_is_kept(window, qtbot, tiny_checkpoint, 
     other = _other_model(tiny_checkpoint, tmp_path)
     with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
         window.open_model(other)
-        type_into(qtbot, window.inputs.source, "w9 w8 w7")  # typed before the new model has answered
+        type_into(qtbot, window.sentence.inputs.source, "w9 w8 w7")  # typed before the new model has answered
     qtbot.waitUntil(lambda: window.state.trace is not None and not window.host.busy, timeout=TIMEOUT)
     window.flush_inputs()
     qtbot.waitUntil(lambda: not window.host.busy, timeout=TIMEOUT)
-    assert window.inputs.source.text() == "w9 w8 w7"
+    assert window.sentence.inputs.source.text() == "w9 w8 w7"
     assert window.state.src_text == "w9 w8 w7"
     assert window.state.trace.src_tokens[:3] == ["w9", "w8", "w7"]
 
 
 def test_a_decoding_change_made_while_a_model_loads_is_kept(window, qtbot, tiny_checkpoint, tmp_path):
     other = _other_model(tiny_checkpoint, tmp_path)
-    inputs = window.inputs
+    inputs = window.sentence.inputs
     with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
         window.open_model(other)
         inputs.method.setCurrentIndex(inputs.method.findData("beam"))  # the debounce has not fired yet
@@ -59,29 +59,29 @@ def test_stepping_back_refreshes_the_hover_text(window, qtbot):
     s = window.state
     assert s.step == s.n_steps >= 2
     row = s.n_steps - 1
-    window.heatmap.cellHovered.emit(row, 0, 0.5)
+    window.map.heatmap.cellHovered.emit(row, 0, 0.5)
     assert "not computed yet" not in window.statusBar().currentMessage()
     s.set_step(0)
     message = window.statusBar().currentMessage()
-    assert message == window.heatmap.tooltip_for(row, 0) and "not computed yet" in message
+    assert message == window.map.heatmap.tooltip_for(row, 0) and "not computed yet" in message
 
 
 def test_clearing_the_source_clears_notices_and_tiles(window, qtbot):
-    type_and_wait(qtbot, window, window.inputs.source, "w1 bonjour w2")
-    assert window.notice_banner.isVisible() and "<unk>" in window.notice_banner.text()
-    assert window.mosaic.has_maps()
-    type_into(qtbot, window.inputs.source, "")
+    type_and_wait(qtbot, window, window.sentence.inputs.source, "w1 bonjour w2")
+    assert window.map.notice_banner.isVisible() and "<unk>" in window.map.notice_banner.text()
+    assert window.heads.overview.has_maps()
+    type_into(qtbot, window.sentence.inputs.source, "")
     window.flush_inputs()
     assert window.state.trace is None
-    assert not window.notice_banner.isVisible()
-    assert not window.mosaic.has_maps()
-    assert window.view_stack.currentIndex() == 0  # the hint page
+    assert not window.map.notice_banner.isVisible()
+    assert not window.heads.overview.has_maps()
+    assert window.map.view_stack.currentIndex() == 0  # the hint page
 
 
 def test_enter_in_the_source_runs_at_once(window, qtbot):
-    type_into(qtbot, window.inputs.source, "w4 w5")
+    type_into(qtbot, window.sentence.inputs.source, "w4 w5")
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
-        qtbot.keyClick(window.inputs.source, Qt.Key.Key_Return)
+        qtbot.keyClick(window.sentence.inputs.source, Qt.Key.Key_Return)
     assert window.state.src_text == "w4 w5"
 
 
@@ -93,7 +93,7 @@ def test_a_session_that_does_not_fit_the_model_is_not_applied_at_all(window, qtb
                                 "source": "w1 w2", "colormap": "magma", "decoding": {"method": "beam", "beam_width": 3},
                                 "selection": {"kind": "encoder_self", "layer": 9, "head": 0}}))
     assert not window.open_session(str(path))
-    assert "selection.layer 9 is out of range" in window.error_banner.text()
+    assert "selection.layer 9 is out of range" in window.map.error_banner.text()
     assert (s.kind, s.layer, s.head, s.colormap, s.decoding, s.src_text, s.ablated_heads) == before
 
 
@@ -102,7 +102,7 @@ def test_a_hostile_session_at_launch_gives_one_line_and_the_default_model(make_w
     path.write_text(json.dumps({"format": "attention-scope-session", "version": 1, "model": {"name": "en-fr"},
                                 "source": "the cat", "decoding": {"method": "beam", "beam_width": 10**9, "seed": 2**40}}))
     window = make_window(model=str(path), wait=False)
-    qtbot.waitUntil(lambda: window.error_banner.isVisible(), timeout=TIMEOUT)
-    text = window.error_banner.text()
+    qtbot.waitUntil(lambda: window.map.error_banner.isVisible(), timeout=TIMEOUT)
+    text = window.map.error_banner.text()
     assert "beam_width must be in 1..32" in text and "seed must be in 0..2147483647" in text
-    assert window.inputs.decoding_settings().beam_width <= 32
+    assert window.sentence.inputs.decoding_settings().beam_width <= 32

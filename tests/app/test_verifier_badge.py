@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMainWindow
 from test_i18n import assert_all_translated, fake_qm, fake_translation, is_translated  # noqa: F401 - the two fixtures
 
-from model_core.analysis import Problem, verify_trace
+from model_core.analysis.measures import Problem, verify_trace
 from viz_app.widgets.verifier_badge import TOOLTIP_PROBLEMS, VerifierBadge, problem_details
 
 

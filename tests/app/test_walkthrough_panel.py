@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from model_core.run import RunRequest, run
+from model_core.analysis.walkthrough import cell_walkthrough
+from model_core.inference.run import RunRequest, run
 from model_core.vocab import Ablation
-from model_core.walkthrough import cell_walkthrough
 from tests.conftest import tiny_bundle
 from viz_app.widgets.walkthrough import CellWalkthroughPanel, equation_lines, number
 from viz_app.window.walkthrough_binding import PANEL_SCALE, CellWalkthroughBinding
@@ -49,13 +49,13 @@ def test_the_panel_draws_every_kind_of_cell(qtbot):
 
 def test_clicking_a_cell_opens_the_walkthrough(window, qtbot):
     state = window.state
-    binding = window.walkthrough_binding  # installed by the window (viz_app/window/lesson_tools.py)
+    binding = window.walkthrough  # built by the window (MainWindow.__init__)
     assert isinstance(binding, CellWalkthroughBinding)
     state.set_step(state.n_steps)
     state.select(kind="cross", layer=1, head=None)
     trace = state.trace
     row, col = min(1, trace.n_steps - 1), 1
-    window.heatmap.cellClicked.emit(row, col)
+    window.map.heatmap.cellClicked.emit(row, col)
     dialog = binding.dialog
     assert dialog is not None and dialog.isVisible()
     qtbot.waitUntil(lambda: dialog.panel.cell() is not None, timeout=TIMEOUT_MS)
@@ -78,7 +78,7 @@ def test_clicking_a_cell_opens_the_walkthrough(window, qtbot):
     assert not dialog.note.isVisible() or dialog.note.text() == ""
     window.set_font_point_size(20, save=False)  # presenter mode and Ctrl +/− reach the box and the lines
     assert dialog.panel._font_pt == pytest.approx(20 * PANEL_SCALE)
-    assert window.alignment_lines._font_pt == pytest.approx(20)
+    assert window.alignment_lines.panel._font_pt == pytest.approx(20)
 
 
 def test_the_worker_refuses_a_map_the_loaded_model_did_not_compute(qapp):

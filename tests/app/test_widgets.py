@@ -461,7 +461,7 @@ def test_a_wide_maps_tiles_are_not_slivers_between_gutters(qtbot):
 def test_a_wide_map_keeps_every_row_in_the_overview_pooling_only_its_columns(qtbot):
     """10 rows × 3,001 keys: the columns are pooled 12 to a pixel, the rows not at all (one factor from the longer side
     pooled the ten rows into one, and the tile showed each column's maximum over every step)."""
-    from model_core.pooling import pool_max
+    from model_core.inference.pooling import pool_max
     from viz_app.widgets import HeadMosaic
 
     mosaic = HeadMosaic()

@@ -10,8 +10,8 @@ import torch
 
 import viz_app.workers.model_worker as worker_module
 from model_core import DecodingSettings, load_model
-from model_core.analysis import verify_trace
-from model_core.run import RunRequest, RunResult
+from model_core.analysis.measures import verify_trace
+from model_core.inference.run import RunRequest, RunResult
 from viz_app.workers.model_worker import WorkerHost, one_line
 
 TIMEOUT = 20000

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from model_core.alignment import (
+from model_core.analysis.alignment import (
     AERCounts,
     GoldAlignment,
     HeadChoice,
@@ -17,7 +17,7 @@ from model_core.alignment import (
     score,
     word_index,
 )
-from model_core.evaluation import alignment_error_rate
+from model_core.training.evaluation import alignment_error_rate
 from tests.conftest import tiny_model
 
 
@@ -141,7 +141,7 @@ def test_head_choice_names_the_model_s_sizes():
 # ---------------------------------------------------------------------------------------------- the bundled model
 def _en_fr_files(tmp_path, n: int = 120):
     from model_core.data import generate
-    from model_core.tasks import DEMOS
+    from model_core.training.tasks import DEMOS
 
     spec = DEMOS["en-fr"]
     examples = generate(spec.task, n, seed=spec.seed, split="test")
@@ -217,7 +217,7 @@ def test_align_errors_are_one_line(tmp_path, capsys, case, message):
 
 @pytest.mark.parametrize("shift", [False, True])
 def test_the_window_s_trace_alignment_is_the_command_s(shift):
-    from model_core.alignment import trace_alignment
+    from model_core.analysis.alignment import trace_alignment
 
     bundle = _bpe_bundle()
     src_text, tgt_text = "the catmats sat", "THE DOGSMAT SAT ON"
@@ -253,7 +253,7 @@ def test_a_gold_link_outside_its_pair_is_refused_saying_how_the_pair_was_cut():
 
 
 def test_a_gold_indexed_by_whitespace_words_gets_a_hint():
-    from model_core.alignment import PairAlignment, check_gold
+    from model_core.analysis.alignment import PairAlignment, check_gold
 
     # Marian's SentencePiece glues a spaced-out "." to nothing: 'cat .' is one word for it, two for whitespace
     pair = PairAlignment(0, 2, 2, [], None, ("the", "cat."), ("le", "chat."), "the cat .", "le chat .", 3, 3)

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from model_core.alignment import align_pairs, word_index
-from model_core.analysis import all_head_stats
-from model_core.importers import open_model
-from model_core.report import build_report
+from model_core.analysis.alignment import align_pairs, word_index
+from model_core.analysis.measures import all_head_stats
+from model_core.analysis.report import build_report
+from model_core.io.importers import open_model
 from tests.core.test_import_hf import build_marian
 
 pytestmark = pytest.mark.filterwarnings("ignore:Recommended. pip install sacremoses")

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model_core import DecodeSession, DecodingSettings, Trace, teacher_forced_trace
-from model_core.analysis import (
+from model_core.analysis.measures import (
     FIXED_RANGES,
     METRICS,
     PROBLEM_CODES,
@@ -477,7 +477,8 @@ def test_verifier_accepts_a_stepped_trace_at_every_step():
 
 
 def test_special_tokens_match_the_tokenizers():
-    from model_core import tokenizers, vocab
+    from model_core import vocab
+    from model_core.text import tokenizers
 
     assert vocab.APP_SPECIALS == tokenizers.DEFAULT_SPECIALS  # the numpy-only default names are the tokenizers' own
 

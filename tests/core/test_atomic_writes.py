@@ -147,7 +147,7 @@ class Writer:
         import torch
 
         from model_core import Trace, load_model, save_model
-        from model_core.training import Trainer, TrainSettings
+        from model_core.training.trainer import Trainer, TrainSettings
 
         bundle = tiny_bundle()
         if kind == "trace":

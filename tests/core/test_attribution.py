@@ -18,7 +18,7 @@ import pytest
 import torch
 from conftest import tiny_bundle
 
-from model_core.attribution import (
+from model_core.inference.attribution import (
     MAX_STEPS,
     METHODS,
     agreement,
@@ -30,7 +30,7 @@ from model_core.attribution import (
     source_share,
     spearman,
 )
-from model_core.run import RunRequest, run
+from model_core.inference.run import RunRequest, run
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -197,7 +197,7 @@ def test_source_share_of_absolute_totals():
 
 @pytest.fixture(scope="module")
 def hf_bart(tmp_path_factory):
-    from model_core.importers import open_model
+    from model_core.io.importers import open_model
     from tests.core.test_import_hf import build_bart
 
     work = tmp_path_factory.mktemp("bart-build")

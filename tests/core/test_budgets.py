@@ -19,9 +19,9 @@ import pytest
 import torch
 
 from model_core import budgets
-from model_core.checkpoint import check_sizes, model_parameter_count
 from model_core.config import ModelConfig
 from model_core.files import OverBudget
+from model_core.io.checkpoint import check_sizes, model_parameter_count
 
 OLD_PARAMETER_BUDGET = 250_000_000  # what refused bart-large and its family before
 
@@ -61,7 +61,7 @@ def meta_parameters(config: object) -> int:
 def test_the_hugging_face_estimate_is_the_real_count_from_below(name):
     """The count checked against the budget is within 1% of what transformers builds, and never above it (the
     check of config.json against the values the weights hold relies on that: an honest folder is never refused)."""
-    from model_core.importers.hf import config_sizes
+    from model_core.io.importers.hf import config_sizes
 
     config, published = hf_configs()[name]
     real = meta_parameters(config)
@@ -73,7 +73,7 @@ def test_the_hugging_face_estimate_is_the_real_count_from_below(name):
 @pytest.mark.parametrize("name", ["bart-large", "mbart-large-50", "t5-large", "flan-t5-large"])
 def test_the_largest_models_of_the_supported_families_are_within_budget(name):
     """Refused by the old 250 M budget, accepted now (t5-large's 24 + 24 layers × 16 heads must open)."""
-    from model_core.importers.hf import check_parameter_budget
+    from model_core.io.importers.hf import check_parameter_budget
 
     config, published = hf_configs()[name]
     assert OLD_PARAMETER_BUDGET < published <= budgets.MAX_PARAMETERS
@@ -82,7 +82,7 @@ def test_the_largest_models_of_the_supported_families_are_within_budget(name):
 
 
 def test_a_model_over_the_parameter_budget_is_refused_from_its_configuration():
-    from model_core.importers.hf import check_parameter_budget
+    from model_core.io.importers.hf import check_parameter_budget
 
     config, published = hf_configs()["t5-3b"]
     assert published > budgets.MAX_PARAMETERS
@@ -100,8 +100,8 @@ class Shape:
 
 def native_shapes(config: ModelConfig) -> dict[str, Shape]:
     """The tensors a native checkpoint of ``config`` holds (as ``save_model`` writes them), from a meta skeleton."""
-    from model_core.checkpoint import TIED_KEY
-    from model_core.model import Seq2SeqTransformer
+    from model_core.io.checkpoint import TIED_KEY
+    from model_core.nn.model import Seq2SeqTransformer
 
     with torch.device("meta"):
         model = Seq2SeqTransformer(config)

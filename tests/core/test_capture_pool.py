@@ -1,4 +1,4 @@
-"""Capture buffers are lent again only when nothing reads them (model_core/capture_pool.py)."""
+"""Capture buffers are lent again only when nothing reads them (model_core/nn/capture_pool.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import torch
 from conftest import tiny_model
 
 from model_core import teacher_forced_trace
-from model_core.capture_pool import CAPTURE_POOL, CapturePool, capture_buffer
+from model_core.nn.capture_pool import CAPTURE_POOL, CapturePool, capture_buffer
 
 SHAPE = (2, 1, 4, 8, 8)
 

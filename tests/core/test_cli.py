@@ -241,7 +241,7 @@ def test_a_window_option_that_cannot_be_used_is_refused_before_any_window(gui_ca
 
 
 def test_the_launchers_dtype_names_are_the_models():
-    from model_core.devices import DTYPES, resolve_dtype
+    from model_core.nn.devices import DTYPES, resolve_dtype
     from viz_app.shell.launcher import DTYPE_NAMES
 
     assert set(DTYPE_NAMES) == {"auto", *DTYPES}
@@ -324,7 +324,7 @@ FLAGS = {
 
 def _session(ckpt: Path, folder: Path, name: str) -> Path:
     from model_core.decoding_settings import DecodingSettings
-    from model_core.sessions import ModelRef, Selection, Session
+    from model_core.io.sessions import ModelRef, Selection, Session
 
     spec = dict(SESSIONS[name])
     settings = DecodingSettings(**spec.pop("settings"))
@@ -335,9 +335,9 @@ def _session(ckpt: Path, folder: Path, name: str) -> Path:
 
 @pytest.mark.parametrize("name", list(SESSIONS))
 def test_export_session_equals_the_same_request_given_as_flags(tiny_checkpoint, tmp_path, capsys, name):
-    from model_core.importers import open_model
-    from model_core.run import run
-    from model_core.sessions import load
+    from model_core.inference.run import run
+    from model_core.io.importers import open_model
+    from model_core.io.sessions import load
 
     path = _session(tiny_checkpoint, tmp_path, name)
     by_session, by_flags, plain = tmp_path / "session.npz", tmp_path / "flags.npz", tmp_path / "plain.npz"
@@ -384,8 +384,8 @@ def test_ablating_a_head_changes_the_log_probabilities(tiny_checkpoint, tmp_path
 
 def test_beam_search_with_width_4(tiny_checkpoint, tmp_path, capsys):
     from model_core.decoding_settings import DecodingSettings
-    from model_core.importers import open_model
-    from model_core.run import RunRequest, run
+    from model_core.inference.run import RunRequest, run
+    from model_core.io.importers import open_model
 
     bundle = open_model(str(tiny_checkpoint), device="cpu")
     core = {width: run(bundle, RunRequest("w3 w1 w4 w2", settings=DecodingSettings("beam", beam_width=width))).trace

@@ -32,12 +32,12 @@ def _one_line(err: str) -> str:
 
 # ---------------------------------------------------------------------------------------------- everything is one line
 def test_a_panic_in_a_dependency_is_one_line_and_status_2(tiny_checkpoint, tmp_path, monkeypatch, capsys):
-    import model_core.run
+    import model_core.inference.run
 
     def panic(*_args, **_kwargs):
         raise PanicException("called `Result::unwrap()` on an `Err` value:\nregex backtrack limit\x1b[2J")
 
-    monkeypatch.setattr(model_core.run, "run", panic)
+    monkeypatch.setattr(model_core.inference.run, "run", panic)
     out = tmp_path / "x.npz"
     assert main(["export", "--model", str(tiny_checkpoint), "--device", "cpu", "--src", "w1", "--out", str(out)]) == 2
     line = _one_line(capsys.readouterr().err)
@@ -246,9 +246,9 @@ def no_model_load(monkeypatch):
         raise AssertionError("the model was loaded before the output was checked")
 
     monkeypatch.setattr(export, "open_bundle", loaded)
-    import model_core.training
+    import model_core.training.trainer
 
-    monkeypatch.setattr(model_core.training, "train_task", loaded)
+    monkeypatch.setattr(model_core.training.trainer, "train_task", loaded)
     return training
 
 

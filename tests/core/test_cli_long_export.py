@@ -91,7 +91,7 @@ def test_a_translation_is_budgeted_as_long_as_the_model_may_write(tiny_checkpoin
     Budgeted for one token, such a translation wrote 1.3 GB of maps past a 1.07 GB limit (a new-user trial)."""
     from model_core import load_model
     from model_core.decoding_settings import default_max_steps
-    from model_core.lazy_maps import full_maps_bytes
+    from model_core.inference.lazy_maps import full_maps_bytes
 
     c = load_model(tiny_checkpoint, device="cpu").config
     steps = default_max_steps(6, c.max_len)

@@ -10,10 +10,10 @@ import warnings
 import pytest
 import torch
 
-from model_core.devices import resolve_device
 from model_core.files import NumberTooLong, loads
-from model_core.importers import CheckpointError, ImportOptions, open_model
-from model_core.sessions import SessionError, load
+from model_core.io.importers import CheckpointError, ImportOptions, open_model
+from model_core.io.sessions import SessionError, load
+from model_core.nn.devices import resolve_device
 from model_core.vocab import COLORMAPS
 from viz_app.cli import main
 

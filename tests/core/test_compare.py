@@ -13,8 +13,8 @@ import pytest
 import torch
 from conftest import tiny_bundle
 
-from model_core.compare import compare
-from model_core.run import RunRequest, run
+from model_core.analysis.compare import compare
+from model_core.inference.run import RunRequest, run
 from model_core.vocab import KINDS
 from viz_app.cli import main
 
@@ -107,13 +107,13 @@ def test_export_writes_attribution_and_value_norms(tiny_checkpoint, tmp_path):
 
 
 def test_an_imported_hugging_face_model_compares_as_its_own_forward_differs(tmp_path):
-    """Issue 19's 'on an imported Hugging Face model': A − B equals the difference of Marian's own eager maps and
+    """On an imported Hugging Face model, A − B equals the difference of Marian's own eager maps and
     log-probabilities for the two sentences (teacher-forced on one target, so every decoder position corresponds)."""
     import warnings
 
     from test_import_hf import ATOL, build_marian, hf_reference
 
-    from model_core.importers import open_model
+    from model_core.io.importers import open_model
 
     (tmp_path / "build").mkdir()
     torch.manual_seed(0)

@@ -16,8 +16,8 @@ import torch
 from conftest import tiny_bundle
 
 from model_core import Ablation
-from model_core.contributions import norm_maps, source_share, value_zeroing
-from model_core.run import RunRequest, run
+from model_core.inference.contributions import norm_maps, source_share, value_zeroing
+from model_core.inference.run import RunRequest, run
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -114,7 +114,7 @@ def test_value_zeroing_of_encoder_layer_0_by_hand():
 
 @pytest.fixture(scope="module")
 def hf_bart(tmp_path_factory):
-    from model_core.importers import open_model
+    from model_core.io.importers import open_model
     from tests.core.test_import_hf import build_bart
 
     work = tmp_path_factory.mktemp("bart-build")

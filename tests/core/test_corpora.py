@@ -353,8 +353,8 @@ def test_load_tsv_rejects_a_file_without_pairs(tmp_path, content: bytes) -> None
 
 def test_chinese_words_mark_their_first_character_and_the_aer_scores_only_those():
     from model_core.data import generate
-    from model_core.evaluation import scored_positions
-    from model_core.tasks import HeldOut
+    from model_core.training.evaluation import scored_positions
+    from model_core.training.tasks import HeldOut
 
     for example in generate("en-zh", 20, seed=3, split="test"):
         assert len(example.word_start) == len(example.tgt) and example.word_start[0]

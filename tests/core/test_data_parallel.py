@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from model_core import ranks as ranks_module
-from model_core.ranks import backend_for, launched
+from model_core.analysis import ranks as ranks_module
+from model_core.analysis.ranks import backend_for, launched
 from tests.conftest import tiny_bundle
 
 N_PAIRS = 240  # 15 batches of 16: rank 0 runs 8, rank 1 runs 7 (the last round has one batch)
@@ -70,13 +70,13 @@ def _worker(rank: int, world: int, ports: list[int], commands: list[list[str]], 
     if rank == 0:
         Path(logs).with_name("rank0.pid").write_text(str(os.getpid()))
     if fault == "short" and rank == 1:  # this rank's copy of the corpus lacks its last line
-        import model_core.report as report
+        import model_core.analysis.report as report
 
         real_read = report.read_tsv
         report.read_tsv = lambda path: list(real_read(path))[:-1]
     elif fault and rank == 1:
-        import model_core.data_parallel as data_parallel
-        import model_core.report as report
+        import model_core.analysis.data_parallel as data_parallel
+        import model_core.analysis.report as report
 
         real, calls = report.forced_batch, []
 

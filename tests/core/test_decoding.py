@@ -8,7 +8,7 @@ import torch
 from conftest import tiny_model
 
 from model_core import DecodeSession, DecodingSettings, teacher_forced_trace
-from model_core.decoding import SessionFull
+from model_core.inference.decoding import SessionFull
 
 SRC = [5, 6, 7, 8, 9, 2]
 KEYS = ("encoder_self", "decoder_self", "cross", "logprobs")
@@ -158,8 +158,8 @@ def test_limits_and_bad_tokens():
 def test_attention_is_copied_to_host_once_per_step_from_a_gpu(monkeypatch):
     """Off the CPU every step moves its maps and log-probabilities into ONE host buffer with one wait. No GPU here:
     the device test is made to answer "not the CPU", so the transfer path runs on CPU tensors."""
-    import model_core.decoding as decoding
-    from model_core.devices import host_float32
+    import model_core.inference.decoding as decoding
+    from model_core.nn.devices import host_float32
 
     calls = []
 
@@ -182,7 +182,7 @@ def test_attention_is_copied_to_host_once_per_step_from_a_gpu(monkeypatch):
 
 
 def test_host_float32_puts_every_tensor_in_one_float32_buffer():
-    from model_core.devices import host_float32
+    from model_core.nn.devices import host_float32
 
     tensors = [torch.randn(2, 3, 4), torch.randn(5).to(torch.bfloat16), torch.randn(3, 7)[:, ::2]]  # one not contiguous
     arrays = host_float32(tensors)
@@ -196,7 +196,7 @@ def test_host_float32_puts_every_tensor_in_one_float32_buffer():
 
 def test_a_host_buffer_that_cannot_be_pinned_is_pageable(monkeypatch):
     """Page-locked memory can be refused (memlock limit, none left): the copy then goes to pageable memory."""
-    from model_core import devices
+    from model_core.nn import devices
 
     real_empty = torch.empty
 

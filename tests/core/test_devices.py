@@ -8,7 +8,7 @@ import torch
 from conftest import tiny_model
 
 from model_core import DecodeSession, teacher_forced_trace
-from model_core.devices import resolve_device, resolve_dtype
+from model_core.nn.devices import resolve_device, resolve_dtype
 
 HAS_CUDA = torch.cuda.is_available()
 

@@ -17,9 +17,9 @@ import torch
 
 from model_core import budgets
 from model_core.decoding_settings import default_max_steps
-from model_core.evaluation import batch_greedy
-from model_core.importers import open_model
-from model_core.run import RunRequest, run
+from model_core.inference.run import RunRequest, run
+from model_core.io.importers import open_model
+from model_core.training.evaluation import batch_greedy
 from tests.core.test_import_hf import BART_LIKE, _sentencepiece
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

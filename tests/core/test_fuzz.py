@@ -49,8 +49,8 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 from model_core import CheckpointError, DecodeSession, DecodingSettings, load_model, save_model, teacher_forced_trace
-from model_core.importers import ImportOptions, open_model
-from model_core.tokenizers import Tokenizer
+from model_core.io.importers import ImportOptions, open_model
+from model_core.text.tokenizers import Tokenizer
 
 # read as tests/conftest.py reads it (which loads the hypothesis profile: "attention-scope" or "attention-scope-long");
 # not imported from there, since under tests/app the name ``conftest`` may be that folder's conftest

@@ -12,8 +12,8 @@ import torch
 from conftest import tiny_model
 
 from model_core import DecodeSession, budgets, load_model, teacher_forced_trace
-from model_core.lazy_trace import is_lazy, lazy_trace
-from model_core.run import RunRequest, run
+from model_core.inference.lazy_trace import is_lazy, lazy_trace
+from model_core.inference.run import RunRequest, run
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU on this machine"),
               pytest.mark.filterwarnings("ignore:Recommended. pip install sacremoses")]
@@ -87,7 +87,7 @@ def test_hugging_face_model_on_cuda_reproduces_its_own_cpu_forward(family, tmp_p
     from test_import_hf import SRC as HF_SRC
     from test_import_hf import TGT as HF_TGT
 
-    from model_core.importers import open_model
+    from model_core.io.importers import open_model
 
     _, original, folder, _ = saved_case(family, tmp_path_factory)
     ref = hf_reference(original, folder, HF_SRC, HF_TGT)

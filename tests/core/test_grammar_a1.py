@@ -12,9 +12,9 @@ import pytest
 
 from model_core.data import a1, generate
 from model_core.data.a1_lexicon import ADJECTIVES, NOUNS, fr_elides_before
+from model_core.data.typing_guide import examples_for, gold_translation, guide_for
 from model_core.detokenize import as_written, detokenize
-from model_core.tokenizers import Tokenizer
-from model_core.typing_guide import examples_for, gold_translation, guide_for
+from model_core.text.tokenizers import Tokenizer
 
 N = 4000
 
@@ -318,7 +318,7 @@ def test_the_closed_list_is_every_closed_sentence_the_sampler_draws_and_is_rehea
     import random
 
     from model_core.data import rehearsed
-    from model_core.tasks import prepare_task
+    from model_core.training.tasks import prepare_task
 
     listed = {a1.english_tokens(s) for s in a1.closed_sentences()}
     rng = random.Random(3)

@@ -12,7 +12,7 @@ import pytest
 
 from model_core.data import GrammarError, en_fr, generate
 from model_core.detokenize import as_written, detokenize
-from model_core.tasks import prepare_task
+from model_core.training.tasks import prepare_task
 
 N = 6000
 

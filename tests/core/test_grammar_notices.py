@@ -1,5 +1,5 @@
 """A demo task's model says when a typed sentence is outside its grammar, and shows the grammar's translation beside
-its own (model_core.run): a teacher's own sentence otherwise gets confident nonsense without a word.
+its own (model_core.inference.run): a teacher's own sentence otherwise gets confident nonsense without a word.
 
 Expected translations are the grammar's (model_core.data); the models are tiny random ones with the grammar's words as
 vocabulary, so the model's output is (almost surely) wrong and the test does not hang on a trained model's quality.
@@ -11,8 +11,8 @@ import pytest
 
 from model_core import ModelBundle, Tokenizer, bundled_models, load_model
 from model_core.data import en_fr, en_zh
-from model_core.run import RunRequest, run
-from model_core.typing_guide import examples_for, gold_translation, grammar_tokens
+from model_core.data.typing_guide import examples_for, gold_translation, grammar_tokens
+from model_core.inference.run import RunRequest, run
 from tests.conftest import tiny_model
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from model_core.data import en_fr, en_zh, generate
 from model_core.detokenize import detokenize
-from model_core.tasks import prepare_task
+from model_core.training.tasks import prepare_task
 
 N = 6000
 

@@ -18,7 +18,7 @@ import torch
 from test_import_hf import ATOL, SRC, TGT, hf_reference, saved_case
 
 from model_core import Ablation, DecodeSession, DecodingSettings
-from model_core.run import RunRequest, run
+from model_core.inference.run import RunRequest, run
 
 OFF = [("encoder_self", 0, 1), ("decoder_self", 1, 0), ("cross", 1, 2), ("cross", 1, 3)]
 
@@ -88,7 +88,7 @@ def test_the_positional_encoding_of_a_hugging_face_model_cannot_be_switched_off(
 def test_scores_of_a_hugging_face_model_are_refused_in_one_line_before_the_run(tmp_path_factory, tmp_path, capsys):
     """Hugging Face's eager attention returns weights only: run() gives the weights, and export --scores / render
     --view scores say so before running (they failed with "stack expects a non-empty TensorList" after the run)."""
-    from model_core.run import NO_SCORES
+    from model_core.inference.run import NO_SCORES
     from viz_app.cli import main
 
     _, _, folder, bundle = saved_case("marian", tmp_path_factory)

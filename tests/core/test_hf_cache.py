@@ -20,9 +20,9 @@ import pytest
 import torch
 
 from model_core import CheckpointError
-from model_core.hf_cache import cache_dir, find_cached, list_cached, looks_like_repo_id, repo_id_of
-from model_core.importers import open_model
-from model_core.paths import resolve_model_path
+from model_core.io.hf_cache import cache_dir, find_cached, list_cached, looks_like_repo_id, repo_id_of
+from model_core.io.importers import open_model
+from model_core.io.paths import resolve_model_path
 from tests.core.test_import_hf import build_marian
 from viz_app.cli import main
 
@@ -128,7 +128,7 @@ def test_a_cached_name_opens_as_its_snapshot_and_computes_what_the_model_compute
 
 def test_a_path_and_a_bundled_name_win_over_the_cache(cache, tmp_path, monkeypatch):
     """The order: an existing path, then a bundled model's name, then the cache."""
-    import model_core.paths as paths
+    import model_core.io.paths as paths
 
     local = tmp_path / "Helsinki-NLP" / "opus-mt-en-de"
     local.mkdir(parents=True)

@@ -14,8 +14,8 @@ import torch
 from test_import_hf import ATOL, SRC, TGT, hf_reference, saved_case
 
 from model_core import Ablation, budgets
-from model_core.lazy_trace import is_lazy
-from model_core.run import RunRequest, run
+from model_core.inference.lazy_trace import is_lazy
+from model_core.inference.run import RunRequest, run
 
 pytestmark = [pytest.mark.filterwarnings("ignore:Recommended. pip install sacremoses"),
               pytest.mark.usefixtures("one_torch_thread")]

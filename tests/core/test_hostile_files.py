@@ -1,12 +1,12 @@
 """Hostile model files: each is refused with ONE ``CheckpointError`` line, within 3 GB and 10 s.
 
-Every attack of the issue's table that concerns opening a model is generated here at test time, in a
+Every known attack on opening a model is generated here at test time, in a
 temporary folder (sparse files take no disk space): stride-0 views in the seed and tutorial formats,
 a zip bomb saved as ``.pt``, a Hugging Face ``config.json`` that claims far more than its weights, 2 GB
 sparse ``.safetensors``/``.pt`` files, a metadata tokenizer of 3.5 M words, a FIFO (and ``/dev/zero``, a
 socket) as the checkpoint, configuration fields of the wrong type, token ids past the vocabulary,
 nested JSON, a tokenizer regex that backtracks, and a tokenizer library that panics. Each is opened
-with :func:`model_core.importers.open_model` under a capped address space and a timer, so a
+with :func:`model_core.io.importers.open_model` under a capped address space and a timer, so a
 regression fails the test instead of swapping the machine or hanging it, and each expected message
 names the check that refuses it (remove the check and the test fails).
 
@@ -38,7 +38,7 @@ import torch
 from safetensors.torch import save_file
 
 from model_core import budgets, save_model
-from model_core.importers import CheckpointError, ImportOptions, open_model
+from model_core.io.importers import CheckpointError, ImportOptions, open_model
 
 MEMORY_HEADROOM = 3 << 30  # every refusal within 3 GB ...
 SECONDS = 10.0  # ... and 10 s
@@ -310,7 +310,7 @@ def position_table_native(folder: Path) -> tuple[Path, dict]:
                        n_encoder_layers=0, n_decoder_layers=1), {}
 
 
-BOMB_BYTES = 49 * (64 << 20)  # 3.29 GB of zeros: the issue's 3.3 GB
+BOMB_BYTES = 49 * (64 << 20)  # 3.29 GB of zeros: over the 3 GB bound
 
 
 def zip_bomb(folder: Path) -> tuple[Path, dict]:
@@ -633,7 +633,7 @@ def test_a_zip_whose_members_declare_twice_its_size_is_refused_by_the_ratio(tmp_
     """The zip-bomb check is relative to the file, not a fixed cap: a ``.pt`` of 3.7 MB whose (deflated, valid) member
     declares 8 MB is refused before ``torch.load``, while the same members stored, as ``torch.save`` writes them,
     pass the check."""
-    from model_core.importers.common import check_zip_budget, zip_uncompressed_allowance
+    from model_core.io.importers.common import check_zip_budget, zip_uncompressed_allowance
 
     torch.manual_seed(0)
     members = torch_members({"w": torch.cat([torch.randn(1 << 20), torch.zeros(1 << 20)])})
@@ -655,7 +655,7 @@ def test_a_zip_whose_members_declare_twice_its_size_is_refused_by_the_ratio(tmp_
 
 
 def test_the_zip_allowance_follows_the_file_not_the_cap():
-    from model_core.importers.common import zip_uncompressed_allowance
+    from model_core.io.importers.common import zip_uncompressed_allowance
 
     assert zip_uncompressed_allowance(0) == 1 << 20
     assert zip_uncompressed_allowance(3 << 30) == int((3 << 30) * 1.05) + (1 << 20)  # a 3 GB file may declare 3.15 GB + 1 MB
@@ -677,7 +677,7 @@ def dense_file(path: Path, size: int) -> Path:
 
 
 def on_disk(path: Path) -> None:
-    from model_core.checkpoint import check_on_disk
+    from model_core.io.checkpoint import check_on_disk
 
     with open(path, "rb") as fh:
         check_on_disk(fh, path.stat().st_size, path.name)
@@ -700,7 +700,7 @@ def test_a_file_that_compresses_well_is_not_taken_for_a_sparse_one(tmp_path, mon
     ``SEEK_HOLE`` tell the difference; where they are missing, the block count decides."""
     import types
 
-    from model_core import checkpoint
+    from model_core.io import checkpoint
 
     path = dense_file(tmp_path / "compressed.pt", 70 << 20)
     real_fstat = os.fstat
@@ -716,7 +716,7 @@ def test_a_file_that_compresses_well_is_not_taken_for_a_sparse_one(tmp_path, mon
 def test_the_sparse_safetensors_is_refused_even_where_blocks_are_not_reported(tmp_path, monkeypatch):
     """Where the file system does not report blocks, the 2 GB tensor of the sparse ``.safetensors`` is still refused
     before it is read: the file holds far more values than its configuration's model has room for."""
-    from model_core import checkpoint
+    from model_core.io import checkpoint
 
     monkeypatch.setattr(checkpoint, "check_on_disk", lambda *_args: None)
     path, _ = sparse_safetensors(tmp_path)
@@ -739,7 +739,8 @@ def test_a_fifo_swapped_in_after_the_check_cannot_block_the_open(tmp_path, monke
 @pytest.mark.parametrize("entry", ["resolve_model_path", "check_regular_file", "open_regular"])
 def test_every_way_in_refuses_what_is_not_a_regular_file(tmp_path, kind, entry):
     """Each layer refuses on its own (they back each other up in open_model, so each is tested alone here)."""
-    from model_core import files, paths
+    from model_core import files
+    from model_core.io import paths
 
     target = {"fifo": fifo, "/dev/zero": dev_zero, "socket": unix_socket}[kind](tmp_path)[0]
     call = {"resolve_model_path": paths.resolve_model_path, "check_regular_file": files.check_regular_file,
@@ -753,7 +754,7 @@ class FakePanic(BaseException):
 
 
 def test_a_tokenizer_library_panic_becomes_one_line(tmp_path, monkeypatch):
-    from model_core import tokenizers
+    from model_core.text import tokenizers
 
     path = native_with(tmp_path, "panic.safetensors")
 
@@ -767,7 +768,7 @@ def test_a_tokenizer_library_panic_becomes_one_line(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("interrupt", [KeyboardInterrupt, SystemExit])
 def test_an_interrupt_while_building_a_tokenizer_is_never_swallowed(tmp_path, monkeypatch, interrupt):
-    from model_core import tokenizers
+    from model_core.text import tokenizers
 
     path = native_with(tmp_path, "interrupt.safetensors")
 
@@ -816,7 +817,7 @@ def test_the_parameter_count_checked_before_building_is_exact(overrides):
     allocates, for every variant."""
     from conftest import tiny_model
 
-    from model_core.checkpoint import model_parameter_count
+    from model_core.io.checkpoint import model_parameter_count
 
     model = tiny_model(**overrides)
     assert model_parameter_count(model.config) == sum(p.numel() for p in model.parameters())

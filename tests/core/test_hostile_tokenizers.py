@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from model_core import budgets
-from model_core.importers import ImportOptions
-from model_core.tokenize_deadline import TokenizeTimeout, run_within
-from model_core.tokenizer_check import check_pattern, check_tokenizer
+from model_core.io.importers import ImportOptions
+from model_core.text.tokenize_deadline import TokenizeTimeout, run_within
+from model_core.text.tokenizer_check import check_pattern, check_tokenizer
 from tests.core.test_hostile_files import SEED_SPECIALS, Attack, marian_folder, native_with, refused, tokenizer_json
 
 pytestmark = [pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"), pytest.mark.usefixtures("one_torch_thread")]
@@ -193,7 +193,7 @@ def test_a_hugging_face_tokenizer_json_is_checked_before_it_is_built(tmp_path, p
 
 def test_an_honest_fast_tokenizer_folder_still_opens(tmp_path):
     pytest.importorskip("transformers")
-    from model_core.importers import open_model
+    from model_core.io.importers import open_model
 
     target = fast_tokenizer_folder(tmp_path, pre_tokenizer={"type": "Sequence", "pretokenizers": [
         {"type": "WhitespaceSplit"}, split_on(r"n't|'s|[.,!?]")]}, normalizer={"type": "NFKC"})
@@ -267,7 +267,7 @@ def test_ctrl_c_ends_a_wait_for_a_slow_tokenizer(tmp_path):
     script.write_text(
         "import sys\n"
         "from tokenizers import Tokenizer\n"
-        "from model_core.tokenize_deadline import bounded_encode\n"
+        "from model_core.text.tokenize_deadline import bounded_encode\n"
         f"backend = Tokenizer.from_str({hostile!r})  # built unchecked: the pattern backtracks for minutes\n"
         "try:\n"
         "    print('waiting', flush=True)  # inside the try: the interrupt may come at once\n"
@@ -320,7 +320,7 @@ TOKENIZER_ATTACKS: dict[str, Attack] = {
 
 
 def test_a_timeout_while_tokenising_names_the_file_the_tokenizer_came_from(tiny_checkpoint, monkeypatch):
-    from model_core.importers import open_model
+    from model_core.io.importers import open_model
 
     bundle = open_model(tiny_checkpoint, ImportOptions(), device="cpu")
     release = threading.Event()

@@ -20,7 +20,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from model_core.importers import CheckpointError, ImportOptions, NeedsHyperparameters, open_model, propose_heads
+from model_core.io.importers import CheckpointError, ImportOptions, NeedsHyperparameters, open_model, propose_heads
 
 SEED_SPECIALS = ["<pad>", "<bos>", "<eos>", "<unk>"]
 # the PyTorch tutorial builds nn.Transformer sequence-first, for which torch warns about its nested-tensor fast path
@@ -49,7 +49,7 @@ def one_clear_error(path, options: ImportOptions | None = None, match: str = "")
 
 # ----------------------------------------------------------------------------------------- seed tutorial .pth
 def seed_state_dict(d: int = 32, heads: int = 4, ff: int = 48, src_vocab: int = 30, tgt_vocab: int = 40) -> dict[str, torch.Tensor]:
-    """A state_dict with the seed tutorial's key names and shapes (see model_core/importers/seed_tutorial.py), one layer each."""
+    """A state_dict with the seed tutorial's key names and shapes (see model_core/io/importers/seed_tutorial.py), one layer each."""
     torch.manual_seed(0)
     sd: dict[str, torch.Tensor] = {"src_embedding.weight": torch.randn(src_vocab, d), "tgt_embedding.weight": torch.randn(tgt_vocab, d)}
     pos = torch.arange(100).unsqueeze(1).float()

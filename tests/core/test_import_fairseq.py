@@ -25,8 +25,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from model_core import masks, teacher_forced_trace
-from model_core.importers import CheckpointError, ImportOptions, NeedsHyperparameters, open_model
+from model_core import teacher_forced_trace
+from model_core.io.importers import CheckpointError, ImportOptions, NeedsHyperparameters, open_model
+from model_core.nn import masks
 
 PAD, EOS = 1, 2
 ATOL = 1e-4

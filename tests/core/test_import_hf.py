@@ -21,8 +21,8 @@ import sentencepiece as spm
 import torch
 
 from model_core import DecodingSettings, teacher_forced_trace
-from model_core.importers import open_model
-from model_core.importers.hf import HFSeq2SeqAdapter, HFTokenizer
+from model_core.io.importers import open_model
+from model_core.io.importers.hf import HFSeq2SeqAdapter, HFTokenizer
 
 ATOL = 1e-4
 SRC, TGT = "the cat sat on the mat", "le chat est sur le tapis"
@@ -302,7 +302,7 @@ def test_a_file_picked_inside_the_folder_opens_the_folder(hf_case):
 def test_byte_level_tokens_are_shown_as_people_read_them():
     """BART / RoBERTa / GPT-2 tokens are stored in a byte alphabet: "Ġcat" for " cat", "Ã©" for "é", and a Chinese
     character as three such letters. Labels, chips and CSV headers showed them raw."""
-    from model_core.importers.hf import readable_byte_level
+    from model_core.io.importers.hf import readable_byte_level
 
     def stored(text: str) -> str:  # GPT-2's own byte-to-letter map, written out here independently
         keep = [*range(33, 127), *range(161, 173), *range(174, 256)]

@@ -20,9 +20,9 @@ import pytest
 import torch
 
 from model_core import CheckpointError
-from model_core.analysis import verify_trace
-from model_core.importers import open_model
-from model_core.importers.hf import HFSeq2SeqAdapter, config_sizes
+from model_core.analysis.measures import verify_trace
+from model_core.io.importers import open_model
+from model_core.io.importers.hf import HFSeq2SeqAdapter, config_sizes
 from tests.core.test_import_hf import BART_LIKE, LINES, _sentencepiece
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

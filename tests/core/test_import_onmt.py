@@ -21,8 +21,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from model_core import masks, teacher_forced_trace
-from model_core.importers import CheckpointError, ImportOptions, open_model
+from model_core import teacher_forced_trace
+from model_core.io.importers import CheckpointError, ImportOptions, open_model
+from model_core.nn import masks
 
 ATOL = 1e-4
 SPECIALS = ["<unk>", "<blank>", "<s>", "</s>"]  # pyonmttok's vocabularies in OpenNMT-py 3: these first

@@ -17,7 +17,7 @@ from test_import_tutorials import SeedTransformer, TutorialSeq2Seq, tutorial_voc
 from torch import nn
 
 from model_core import teacher_forced_trace
-from model_core.importers import CheckpointError, ImportOptions, open_model
+from model_core.io.importers import CheckpointError, ImportOptions, open_model
 
 pytestmark = [pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"), pytest.mark.usefixtures("one_torch_thread")]
 SEED_SRC = ["<pad>", "<bos>", "<eos>", "<unk>"] + [f"s{i}" for i in range(26)]
@@ -162,7 +162,7 @@ def test_a_training_checkpoint_with_namespace_and_numpy_opens_without_a_question
 def test_numpy_values_are_read_as_numbers(tmp_path):
     import argparse
 
-    from model_core.importers.common import load_pickle_safely
+    from model_core.io.importers.common import load_pickle_safely
 
     values = {"f8": np.float64(1.2), "i8": np.int64(-7), "u1": np.uint8(200), "b": np.bool_(True), "c": np.complex64(1 + 2j),
               "a": np.arange(12, dtype=np.int32).reshape(3, 4), "fortran": np.asfortranarray(np.linspace(0, 1, 6).reshape(2, 3)),
@@ -194,7 +194,7 @@ class Payload:
 
 
 def test_a_custom_class_is_refused_by_name_and_nothing_runs(tmp_path):
-    from model_core.importers import CheckpointError
+    from model_core.io.importers import CheckpointError
 
     torch.manual_seed(3)
     state = SeedTransformer().state_dict()
@@ -216,7 +216,7 @@ def test_a_custom_class_is_refused_by_name_and_nothing_runs(tmp_path):
 @pytest.mark.parametrize("value", [np.array(["text"]), np.array([1, "x"], dtype=object), np.zeros(2, dtype=[("a", "f4")]),
                                    np.datetime64("2020-01-01")], ids=["str", "object", "structured", "datetime"])
 def test_numpy_values_that_are_not_numbers_are_refused(tmp_path, value):
-    from model_core.importers import CheckpointError
+    from model_core.io.importers import CheckpointError
 
     torch.save({"model": SeedTransformer().state_dict(), "value": value}, tmp_path / "np.pt")
     with pytest.raises(CheckpointError, match="refused") as info:
@@ -226,7 +226,7 @@ def test_numpy_values_that_are_not_numbers_are_refused(tmp_path, value):
 
 @pytest.mark.parametrize("state", [(3, "<", None, None, None, -1, -1, 63), (3, "<", None, ("a",), {"a": 1}, -1, -1, 0), "x"])
 def test_a_forged_numpy_dtype_state_is_refused(state):
-    from model_core.importers.safe_data import NumericDtype, RefusedData
+    from model_core.io.importers.safe_data import NumericDtype, RefusedData
 
     with pytest.raises(RefusedData):
         NumericDtype("f8").__setstate__(state)
@@ -236,7 +236,7 @@ def test_a_forged_numpy_dtype_state_is_refused(state):
 def test_a_plain_safetensors_state_dict_opens_like_the_same_pt(tmp_path):
     from safetensors.torch import save_file
 
-    from model_core.importers import NeedsHyperparameters
+    from model_core.io.importers import NeedsHyperparameters
 
     model, options = _tutorial(tmp_path)
     torch.save(model.state_dict(), tmp_path / "model.pt")
@@ -282,7 +282,7 @@ def test_a_tied_model_saved_with_safetensors_save_model_is_tied_again(tmp_path, 
 def test_a_plain_safetensors_of_an_unknown_layout_says_so(tmp_path):
     from safetensors.torch import save_file
 
-    from model_core.importers import CheckpointError
+    from model_core.io.importers import CheckpointError
 
     save_file({"encoder.weight": torch.zeros(2, 2)}, str(tmp_path / "other.safetensors"))
     with pytest.raises(CheckpointError, match="architecture this app does not know"):
@@ -486,7 +486,7 @@ def annotated(tmp_path):
 
 
 def test_the_annotated_transformer_asks_only_for_heads_with_proposals(annotated):
-    from model_core.importers import NeedsHyperparameters
+    from model_core.io.importers import NeedsHyperparameters
 
     _, path, options = annotated
     with pytest.raises(NeedsHyperparameters) as info:
@@ -540,7 +540,7 @@ def test_an_annotated_training_checkpoint_with_namespace_needs_no_question(annot
     (["<pad>", "<bos>", "<eos>", "<unk>", "<s>"], {"bos": "<bos>", "eos": "<eos>", "pad": "<pad>", "unk": "<unk>"}),
 ])
 def test_special_token_names_map_to_their_roles(specials, roles):
-    from model_core.tokenizers import Tokenizer, special_roles
+    from model_core.text.tokenizers import Tokenizer, special_roles
 
     vocab = [*specials, "hello", "world"]
     assert special_roles(vocab) == roles
@@ -556,7 +556,7 @@ def test_special_token_names_map_to_their_roles(specials, roles):
 @pytest.mark.parametrize("vocab, words", [(["<s>", "[CLS]", "</s>", "<blank>", "<unk>"], "bos could be any of <s>, [CLS]"),
                                           (["<s>", "</s>", "<unk>"], "no pad token")])
 def test_unclear_special_tokens_are_named(vocab, words):
-    from model_core.tokenizers import Tokenizer
+    from model_core.text.tokenizers import Tokenizer
 
     with pytest.raises(ValueError, match=words.replace("[", r"\[").replace("]", r"\]")):
         Tokenizer.from_token_list([*vocab, "x"])

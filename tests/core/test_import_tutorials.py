@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from model_core import teacher_forced_trace
-from model_core.importers import CheckpointError, ImportOptions, NeedsHyperparameters, open_model
+from model_core.io.importers import CheckpointError, ImportOptions, NeedsHyperparameters, open_model
 
 
 @pytest.fixture(autouse=True)

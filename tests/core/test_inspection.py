@@ -9,15 +9,15 @@ import torch
 from conftest import tiny_bundle
 
 from model_core import ModelBundle, save_model, teacher_forced_trace
-from model_core.files import CheckpointError
-from model_core.importers import open_model
-from model_core.inspection import (
+from model_core.analysis.inspection import (
     architecture_difference,
     architecture_summary,
     compare_checkpoints,
     parameter_distributions,
     parameter_group,
 )
+from model_core.files import CheckpointError
+from model_core.io.importers import open_model
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch import nn
 
-from model_core.layers import MultiHeadAttention, StdNorm, sinusoidal_table
+from model_core.nn.layers import MultiHeadAttention, StdNorm, sinusoidal_table
 
 
 @pytest.fixture(autouse=True)

@@ -23,7 +23,7 @@ import json, sys
 import model_core
 from model_core import DecodingSettings, Trace, bundled_models
 from model_core import CheckpointError, Hypothesis, ModelConfig, __version__
-import model_core.paths, model_core.decoding_settings, model_core.trace, model_core.config
+import model_core.io.paths, model_core.decoding_settings, model_core.trace, model_core.config
 settings = DecodingSettings("beam", beam_width=3)
 before = {
     "torch": "torch" in sys.modules,
@@ -55,14 +55,14 @@ def test_importing_model_core_and_its_torch_free_names_leaves_torch_unloaded(fre
     assert before["bundled_is_dict"] is True
     assert before["settings"] == ["beam", 3]
     # no torch module of the core was loaded behind our back
-    assert not {"model_core.decoding", "model_core.checkpoint", "model_core.model"} & set(before["loaded_core_modules"])
+    assert not {"model_core.inference.decoding", "model_core.io.checkpoint", "model_core.nn.model"} & set(before["loaded_core_modules"])
 
 
 def test_a_torch_name_then_imports_torch_and_works(fresh):
     after = fresh["after"]
     assert after["torch"] is True
-    assert after["load_model_module"] == "model_core.importers"
-    assert after["session_module"] == "model_core.decoding"
+    assert after["load_model_module"] == "model_core.io.importers"
+    assert after["session_module"] == "model_core.inference.decoding"
 
 
 def test_every_public_name_resolves_to_its_defining_object():
@@ -81,7 +81,8 @@ def test_every_public_name_resolves_to_its_defining_object():
 
 
 def test_the_package_names_are_their_homes_objects():
-    from model_core import decoding_settings, files, paths
+    from model_core import decoding_settings, files
+    from model_core.io import paths
 
     assert decoding_settings.DecodingSettings is model_core.DecodingSettings
     assert decoding_settings.Hypothesis is model_core.Hypothesis
@@ -99,7 +100,7 @@ def test_unknown_names_still_raise_attribute_error():
 
 def test_resolve_model_path_reports_a_missing_model_as_a_checkpoint_error(tmp_path):
     from model_core.files import CheckpointError
-    from model_core.paths import resolve_model_path
+    from model_core.io.paths import resolve_model_path
 
     existing = tmp_path / "m.safetensors"
     existing.write_bytes(b"x")
@@ -110,7 +111,7 @@ def test_resolve_model_path_reports_a_missing_model_as_a_checkpoint_error(tmp_pa
 
 LOAD_AND_TRACE = r"""
 import sys
-from model_core.importers import open_model
+from model_core.io.importers import open_model
 bundle = open_model("en-fr", device="cpu")
 bundle.trace("the black cat")
 heavy = sorted(m for m in ("torch._dynamo", "torch._inductor", "sympy", "transformers") if m in sys.modules)

@@ -1,4 +1,4 @@
-"""Maps on demand (model_core.lazy_maps) equal the eager trace's maps, and keep little memory at 4,096 tokens."""
+"""Maps on demand (model_core.inference.lazy_maps) equal the eager trace's maps, and keep little memory at 4,096 tokens."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import pytest
 import torch
 from conftest import tiny_model
 
-from model_core import lazy_maps, teacher_forced_trace
+from model_core import teacher_forced_trace
 from model_core.budgets import EAGER_MAPS_BYTES
-from model_core.layers import MultiHeadAttention
-from model_core.lazy_maps import (
+from model_core.inference import lazy_maps
+from model_core.inference.lazy_maps import (
     LazyMaps,
     MapSubset,
     full_maps_bytes,
@@ -19,8 +19,9 @@ from model_core.lazy_maps import (
     subset_arrays,
     subset_bytes,
 )
-from model_core.pooling import pool_max, tile_factors
-from model_core.probe import AttentionProbe
+from model_core.inference.pooling import pool_max, tile_factors
+from model_core.nn.layers import MultiHeadAttention
+from model_core.nn.probe import AttentionProbe
 from model_core.vocab import Ablation
 
 SRC = [5, 6, 7, 8, 9, 10, 2]
@@ -180,7 +181,7 @@ def test_a_chosen_subset_is_written_as_the_eager_maps_and_everything_too_big_is_
 
 
 def test_greedy_decoding_asks_whether_it_is_still_wanted_and_stops_with_superseded(monkeypatch):
-    from model_core.lazy_trace import STOP_CHECK_STEPS, Superseded, greedy_ids
+    from model_core.inference.lazy_trace import STOP_CHECK_STEPS, Superseded, greedy_ids
 
     model = tiny_model(max_len=200)
     src = [4 + i % 19 for i in range(40)] + [2]
@@ -208,9 +209,9 @@ def test_a_generated_output_is_budgeted_as_long_as_the_model_may_write(monkeypat
 
     from model_core import budgets
     from model_core.decoding_settings import default_max_steps
-    from model_core.lazy_maps import full_maps_bytes
-    from model_core.lazy_trace import is_lazy
-    from model_core.run import RunRequest, run
+    from model_core.inference.lazy_maps import full_maps_bytes
+    from model_core.inference.lazy_trace import is_lazy
+    from model_core.inference.run import RunRequest, run
 
     bundle = tiny_bundle(max_len=200)
     c = bundle.config

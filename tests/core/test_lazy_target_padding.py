@@ -9,8 +9,8 @@ import pytest
 from conftest import tiny_bundle
 
 from model_core import budgets
-from model_core.lazy_trace import LazyStack
-from model_core.run import RunRequest, run
+from model_core.inference.lazy_trace import LazyStack
+from model_core.inference.run import RunRequest, run
 
 KINDS = ("encoder_self", "decoder_self", "cross")
 

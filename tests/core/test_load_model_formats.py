@@ -18,7 +18,7 @@ from test_import_people import assert_same_trace
 from test_import_tutorials import TutorialSeq2Seq, tutorial_vocab
 
 from model_core import load_model
-from model_core.importers import ImportOptions, NeedsHyperparameters, open_model
+from model_core.io.importers import ImportOptions, NeedsHyperparameters, open_model
 
 pytestmark = [pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"),
               pytest.mark.filterwarnings("ignore:Recommended. pip install sacremoses"), pytest.mark.usefixtures("one_torch_thread")]

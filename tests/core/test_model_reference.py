@@ -7,7 +7,7 @@ import torch
 from conftest import tiny_model
 from torch import nn
 
-from model_core import masks
+from model_core.nn import masks
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""Linear layers through a once-packed oneDNN weight (model_core/packed_linear.py): same numbers, taken when meant.
+"""Linear layers through a once-packed oneDNN weight (model_core/nn/packed_linear.py): same numbers, taken when meant.
 
 The tiny test models' products are under :data:`MIN_MULTIPLY_ADDS`, so most of the suite runs plain ``F.linear``;
 here packing is forced (``forced_packing``) and the model is compared with itself unpacked, with
@@ -20,8 +20,9 @@ import torch.nn.functional as F
 from conftest import VARIANTS, tiny_model
 from test_model_reference import SRC, TGT, assert_matches_reference
 
-from model_core import Seq2SeqTransformer, load_model, packed_linear, teacher_forced_trace
-from model_core.packed_linear import PackedLinear, allow_packing, packing_available
+from model_core import Seq2SeqTransformer, load_model, teacher_forced_trace
+from model_core.nn import packed_linear
+from model_core.nn.packed_linear import PackedLinear, allow_packing, packing_available
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -51,7 +52,7 @@ def test_packing_is_available_on_this_machine_exactly_when_it_is_x86_64_with_one
 
 
 def test_the_environment_variable_turns_packing_off_for_the_process():
-    code = "from model_core.packed_linear import packing_available; print(packing_available())"
+    code = "from model_core.nn.packed_linear import packing_available; print(packing_available())"
     env = {**os.environ, "ATTENTION_SCOPE_PACKED_LINEAR": "0"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
@@ -136,7 +137,7 @@ def test_the_relu_fused_into_a_packed_product_is_exactly_relu_of_that_product(fo
 @pytest.mark.skipif(not packing_available(), reason="needs x86-64 and oneDNN (true on CI)")
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
 def test_the_feed_forward_equals_its_written_out_formula_packed(activation, forced_packing):
-    from model_core.layers import FeedForward
+    from model_core.nn.layers import FeedForward
 
     torch.manual_seed(1)
     ff = FeedForward(16, 40, activation).eval()

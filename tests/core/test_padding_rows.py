@@ -14,9 +14,9 @@ import pytest
 import torch
 from conftest import tiny_model
 
-from model_core import masks
-from model_core.analysis import verify_trace
-from model_core.decoding import teacher_forced_trace
+from model_core.analysis.measures import verify_trace
+from model_core.inference.decoding import teacher_forced_trace
+from model_core.nn import masks
 from tests.core.test_model_reference import SRC, TGT, _embed, reference_transformer
 
 

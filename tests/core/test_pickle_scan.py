@@ -10,7 +10,7 @@ import zipfile
 
 import torch
 
-from model_core.importers.pickle_scan import count_containers
+from model_core.io.importers.pickle_scan import count_containers
 
 
 def _nested(kind: type, depth: int) -> bytes:

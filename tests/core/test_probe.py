@@ -15,10 +15,10 @@ import torch
 from conftest import tiny_model
 from torch.nn import functional as F
 
-import model_core.layers as layers
+import model_core.nn.layers as layers
 from model_core import Ablation
-from model_core.layers import MultiHeadAttention
-from model_core.probe import NO_PROBE, AttentionProbe
+from model_core.nn.layers import MultiHeadAttention
+from model_core.nn.probe import NO_PROBE, AttentionProbe
 
 SRC = torch.tensor([[5, 6, 7, 8, 2, 0]])  # one padded source position
 TGT = torch.tensor([[1, 9, 10, 11]])

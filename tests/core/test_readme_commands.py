@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from model_core.typing_guide import gold_translation
+from model_core.data.typing_guide import gold_translation
 from viz_app.cli.parser import build_parser
 
 README = Path(__file__).resolve().parents[2] / "README.md"

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import torch
 
-from model_core.analysis import all_head_stats
-from model_core.report import COLUMNS, build_report
-from model_core.report_html import html_text, write_report
-from model_core.run import RunRequest, run
+from model_core.analysis.measures import all_head_stats
+from model_core.analysis.report import COLUMNS, build_report
+from model_core.analysis.report_html import html_text, write_report
+from model_core.inference.run import RunRequest, run
 from model_core.vocab import KINDS, Ablation
 from tests.conftest import tiny_bundle
 
@@ -103,7 +103,7 @@ def test_ablation_column_is_the_change_of_the_reference_s_log_probability_with_t
 
 
 def test_aer_column_is_the_alignment_module_s_corpus_aer_of_each_head():
-    from model_core.alignment import align_pairs, parse_pharaoh, score
+    from model_core.analysis.alignment import align_pairs, parse_pharaoh, score
 
     bundle = tiny_bundle(5)
     gold = [parse_pharaoh("0-0 1-1 2?2"), parse_pharaoh("0-0 0-1"), parse_pharaoh("2-0"), parse_pharaoh("1-0 0-1 0?2")]
@@ -164,7 +164,7 @@ def test_report_command_writes_the_card_and_errors_are_one_line(tmp_path, tiny_c
 
 
 def test_a_written_report_reads_back_for_the_window(tmp_path):
-    from model_core.report_files import read_report
+    from model_core.analysis.report_files import read_report
 
     bundle = tiny_bundle(8)
     report = build_report(bundle, PAIRS, batch_size=4, ablation=False)
@@ -186,7 +186,7 @@ def test_a_model_that_starts_decoding_from_pad_has_its_start_apart_from_padding(
     """Marian (decoder start token = <pad>): attention to the start token is "share on start", never "share on <pad>",
     in the report card as in the window's statistics, which stay equal sentence by sentence."""
     pytest.importorskip("transformers")
-    from model_core.tokenizers import specials_of
+    from model_core.text.tokenizers import specials_of
     from tests.core.test_import_hf import LINES, saved_case
 
     *_, bundle = saved_case("marian", tmp_path_factory)

@@ -1,4 +1,4 @@
-"""model_core.run: the one pipeline from a request to a result (the window and the command line both use it)."""
+"""model_core.inference.run: the one pipeline from a request to a result (the window and the command line both use it)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from model_core import DecodingSettings
-from model_core.decoding import teacher_forced_trace
-from model_core.run import EmptySourceError, RunRequest, run
+from model_core.inference.decoding import teacher_forced_trace
+from model_core.inference.run import EmptySourceError, RunRequest, run
 from model_core.vocab import Ablation, Notice
 from tests.conftest import tiny_bundle
 
@@ -109,7 +109,7 @@ def test_a_source_cut_after_tokenising_says_how_long_it_was(bundle):
 def test_the_trace_carries_what_was_typed_for_each_source_token(monkeypatch, long):
     """An unknown word's chip says what was typed: short sentences and those whose maps come on demand alike."""
     from model_core import budgets
-    from model_core.lazy_trace import is_lazy
+    from model_core.inference.lazy_trace import is_lazy
 
     if long:
         monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 0)
@@ -130,7 +130,7 @@ def test_a_tokenizer_that_makes_nothing_of_the_text_is_one_clear_line(bundle, mo
     """A Hugging Face folder whose tokenizer files came from another model made no ids at all, not even the end of
     the sentence: the empty ids reached the embedding as a float tensor ("Expected tensor for argument #1
     'indices'…"), or, translating, the run said the source was empty although it was not."""
-    from model_core.bundle import SourceInput
+    from model_core.inference.bundle import SourceInput
 
     monkeypatch.setattr(bundle, "encode_source", lambda text, pad_to=0: SourceInput([], []))
     for request in (RunRequest("the black cat"), RunRequest("the black cat", tgt="le chat")):

@@ -17,8 +17,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model_core import Ablation, DecodingSettings
-from model_core.importers import ImportOptions, open_model
-from model_core.sessions import FORMAT, MAX_REPORTED_PROBLEMS, VERSION, ModelRef, Selection, Session, SessionError, load
+from model_core.io.importers import ImportOptions, open_model
+from model_core.io.sessions import (
+    FORMAT,
+    MAX_REPORTED_PROBLEMS,
+    VERSION,
+    ModelRef,
+    Selection,
+    Session,
+    SessionError,
+    load,
+)
 from model_core.vocab import COLORMAPS, OVERLAYS, VIEW_MODES
 
 KINDS = ("encoder_self", "decoder_self", "cross")
@@ -309,8 +318,8 @@ def test_reading_and_writing_sessions_needs_no_torch(tmp_path):
     """The app restores a session while torch is still loading: this module must not pull it in."""
     code = (
         "import sys, json\n"
-        "from model_core.sessions import Session, ModelRef, load\n"
-        "import model_core.analysis\n"
+        "from model_core.io.sessions import Session, ModelRef, load\n"
+        "import model_core.analysis.measures\n"
         f"p = Session(ModelRef(name='en-fr'), 'hi', step=2).save({str(tmp_path / 's.json')!r})\n"
         "assert load(p).step == 2\n"
         "print(json.dumps(sorted(m for m in ('torch', 'tokenizers') if m in sys.modules)))\n"

@@ -10,7 +10,7 @@ import pytest
 
 from model_core import bundled_models, load_model
 from model_core.data import generate
-from model_core.tasks import DEMOS
+from model_core.training.tasks import DEMOS
 
 MAX_BYTES = 10 * 2**20
 
@@ -41,8 +41,8 @@ FLOORS = {"en-fr": (0.97, 95.0, AER_FLOOR_A1), "en-zh": (0.97, 95.0, AER_FLOOR_A
 @pytest.mark.parametrize("name", list(DEMOS))
 def test_shipped_model_meets_its_quality_floors_on_the_held_out_split(name):
     """Measured here, not read from the report: the 500 held-out sentences ``make demo-models`` evaluates."""
-    from model_core.evaluation import evaluate
-    from model_core.tasks import prepare_task
+    from model_core.training.evaluation import evaluate
+    from model_core.training.tasks import prepare_task
 
     spec = DEMOS[name]
     data = prepare_task(spec.task, n_train=1, n_valid=0, n_test=500, seed=spec.seed)
@@ -58,7 +58,7 @@ def test_shipped_model_meets_its_quality_floors_on_the_held_out_split(name):
 
 @pytest.mark.parametrize("name", list(DEMOS))
 def test_shipped_model_has_its_evaluation_report(name):
-    from model_core.paths import assets_dir
+    from model_core.io.paths import assets_dir
 
     report = (assets_dir() / "models" / f"{name}.eval.txt").read_text(encoding="utf-8")
     seconds, _, text = report.partition("\n")
@@ -118,7 +118,7 @@ My grandmother is seventy years old.
 def test_a_beginners_class_gets_what_a_teacher_writes_or_the_notice(name):
     """At least 9 in 10 come out as the grammar writes them (the French and the Chinese a teacher writes, checked by
     hand in tests/core/test_grammar_a1.py); every other one carries a notice, so no wrong translation goes unsaid."""
-    from model_core.run import RunRequest, run
+    from model_core.inference.run import RunRequest, run
 
     bundle = load_model(name, device="cpu")
     sentences = [s.strip() for s in CLASSROOM.replace("\n", "|").split("|") if s.strip()]
@@ -138,8 +138,8 @@ def _content_word_aer(name: str, n: int = 200) -> list[float]:
     nouns, adjectives and verbs: the words a teacher points at on the map (the copula 是, 吗, est-ce que and il y a
     have gold links to English function words the attention of a trained model looks past)."""
     from model_core.data import a1
-    from model_core.evaluation import alignment_error_rate, cross_attention_links, scored_positions
-    from model_core.tasks import HeldOut
+    from model_core.training.evaluation import alignment_error_rate, cross_attention_links, scored_positions
+    from model_core.training.tasks import HeldOut
 
     content = set()
     for noun in a1.NOUNS.values():

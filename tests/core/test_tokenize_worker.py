@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from model_core import Tokenizer
-from model_core.tokenize_deadline import TokenizeStopped, TokenizeTimeout, stop_tokenizing_when
-from model_core.tokenize_worker import TokenizeWorker
-from model_core.tokenizer_check import check_pattern, check_tokenizer
-from model_core.tokenizers import own_rules
+from model_core.text.tokenize_deadline import TokenizeStopped, TokenizeTimeout, stop_tokenizing_when
+from model_core.text.tokenize_worker import TokenizeWorker
+from model_core.text.tokenizer_check import check_pattern, check_tokenizer
+from model_core.text.tokenizers import own_rules
 from tests.core.test_hostile_tokenizers import doubling, split_on, word_level_json
 
 #: passes the structural check (one quantifier, RE2 compiles it) yet Oniguruma's search is quadratic on a run of
@@ -189,7 +189,7 @@ def test_ctrl_c_ends_a_wait_for_a_slow_tokenizer_and_its_child(tmp_path):
     script = tmp_path / "slow.py"
     script.write_text(
         "import sys\n"
-        "from model_core.tokenize_worker import TokenizeWorker\n"
+        "from model_core.text.tokenize_worker import TokenizeWorker\n"
         f"worker = TokenizeWorker({_json(pre_tokenizer=SLOW)!r}, 'slow.json', seconds=600)\n"
         "worker.encode('a')\n"
         "try:\n"
@@ -225,7 +225,7 @@ def test_a_busy_child_ends_with_its_parent_however_the_parent_ends(tmp_path):
     script = tmp_path / "dies.py"
     script.write_text(
         "import os, signal, sys, threading\n"
-        "from model_core.tokenize_worker import TokenizeWorker\n"
+        "from model_core.text.tokenize_worker import TokenizeWorker\n"
         "from tests.core.test_tokenize_worker import _wait_until_busy\n"
         f"worker = TokenizeWorker({_json(pre_tokenizer=SLOW)!r}, 'slow.json', seconds=600)\n"
         "worker.start()\n"
@@ -277,7 +277,7 @@ def test_a_hugging_face_fast_tokenizer_is_rehearsed_in_its_child(tmp_path, monke
     then gives the ids, unchanged."""
     pytest.importorskip("transformers")
     from model_core import budgets
-    from model_core.importers import ImportOptions, open_model
+    from model_core.io.importers import ImportOptions, open_model
     from tests.core.test_hostile_tokenizers import fast_tokenizer_folder
 
     folder = fast_tokenizer_folder(tmp_path, pre_tokenizer=SLOW)
@@ -298,7 +298,7 @@ def test_a_hugging_face_fast_tokenizer_is_rehearsed_in_its_child(tmp_path, monke
 
 def test_a_users_tokenizer_json_runs_in_its_child(tmp_path, monkeypatch):
     from model_core import budgets
-    from model_core.importers import ImportOptions, open_model
+    from model_core.io.importers import ImportOptions, open_model
     from tests.core.test_hostile_tokenizers import users_tokenizer
 
     path, options = users_tokenizer(tmp_path, pre_tokenizer=SLOW)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model_core.tokenizers import SPECIALS, Tokenizer
+from model_core.text.tokenizers import SPECIALS, Tokenizer
 
 WORDS = ["le", "chat", "noir", "voit", "été", "我", "猫", "看"]
 

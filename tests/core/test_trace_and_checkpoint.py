@@ -11,7 +11,7 @@ from conftest import tiny_bundle
 from safetensors.torch import save_file
 
 from model_core import CheckpointError, Trace, load_model, save_model
-from model_core.checkpoint import FORMAT, read_metadata
+from model_core.io.checkpoint import FORMAT, read_metadata
 from model_core.trace import NPZ_KEYS
 
 

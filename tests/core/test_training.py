@@ -9,10 +9,10 @@ import torch
 from conftest import tiny_model
 
 from model_core import DecodeSession, load_model
-from model_core.bundle import ModelBundle
-from model_core.evaluation import alignment_error_rate, batch_greedy, evaluate
-from model_core.tasks import HeldOut, prepare_task
-from model_core.training import TrainControl, Trainer, TrainSettings, noam_lr
+from model_core.inference.bundle import ModelBundle
+from model_core.training.evaluation import alignment_error_rate, batch_greedy, evaluate
+from model_core.training.tasks import HeldOut, prepare_task
+from model_core.training.trainer import TrainControl, Trainer, TrainSettings, noam_lr
 from viz_app.cli import main
 
 
@@ -136,7 +136,7 @@ def test_bleu_of_chinese_references_counts_characters():
     sacrebleu's 13a tokenizer a line was one word, and 100 % exact match read as BLEU 0.00."""
     import sacrebleu
 
-    from model_core.evaluation import bleu_tokenizer
+    from model_core.training.evaluation import bleu_tokenizer
 
     refs = ["安娜想要红色的车吗？", "小猫在桌子上"]
     assert bleu_tokenizer(refs, " ") == bleu_tokenizer(refs, "") == "zh"

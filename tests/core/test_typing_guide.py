@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from model_core import bundled_models, load_model
-from model_core.tasks import DEMOS
-from model_core.typing_guide import WORD_CLASSES, examples_for, gold_translation, guide_for
+from model_core.data.typing_guide import WORD_CLASSES, examples_for, gold_translation, guide_for
+from model_core.training.tasks import DEMOS
 
 
 @pytest.mark.parametrize("name", list(DEMOS))

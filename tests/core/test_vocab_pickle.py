@@ -1,4 +1,4 @@
-"""Vocabulary objects inside a ``.pt`` are read as data (model_core/importers/vocab_pickle.py).
+"""Vocabulary objects inside a ``.pt`` are read as data (model_core/io/importers/vocab_pickle.py).
 
 torchtext, OpenNMT-py 2 and fairseq do not install beside this torch (torchtext's compiled extension is built
 for one torch release; fairseq does not build on Python 3.11), so each pickle is written here by a class
@@ -21,9 +21,9 @@ import torch
 from test_import_tutorials import SeedTransformer
 from torch import nn
 
-from model_core.importers import CheckpointError, open_model
-from model_core.importers.common import load_pickle_safely
-from model_core.importers.vocab_pickle import Recorded, saved_vocabularies, tokens_of
+from model_core.io.importers import CheckpointError, open_model
+from model_core.io.importers.common import load_pickle_safely
+from model_core.io.importers.vocab_pickle import Recorded, saved_vocabularies, tokens_of
 
 SRC = ["<unk>", "<pad>", "<bos>", "<eos>"] + [f"s{i}" for i in range(26)]
 TGT = ["<unk>", "<pad>", "<bos>", "<eos>"] + [f"t{i}" for i in range(36)]

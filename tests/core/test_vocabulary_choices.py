@@ -1,4 +1,4 @@
-"""Issue 17 items 3, 4 and 7: special tokens asked when their names do not tell, tokenization that matches the
+"""Special tokens asked when their names do not tell, tokenization that matches the
 vocabulary, and a doubtful head count noticed.
 
 Checkpoints are the PyTorch tutorial's ``nn.Transformer`` model saved as its users do; the maps are compared with
@@ -16,10 +16,10 @@ import torch
 from tokenizers import Regex, models, normalizers, pre_tokenizers
 from tokenizers import Tokenizer as Backend
 
-from model_core.importers import CheckpointError, ImportOptions, NeedsHyperparameters, open_model
-from model_core.importers.head_check import likely_heads
-from model_core.run import RunRequest, run
-from model_core.tokenizers import Tokenizer, UnclearSpecials, rank_splitters, resolve_specials
+from model_core.inference.run import RunRequest, run
+from model_core.io.importers import CheckpointError, ImportOptions, NeedsHyperparameters, open_model
+from model_core.io.importers.head_check import likely_heads
+from model_core.text.tokenizers import Tokenizer, UnclearSpecials, rank_splitters, resolve_specials
 from model_core.trace import Trace
 from tests.core.test_import_tutorials import TutorialSeq2Seq, tutorial_attention
 from viz_app.cli import main as cli_main
@@ -115,7 +115,7 @@ def test_cli_takes_special_tokens_on_every_model_command(tmp_path, capsys):
 
 
 def test_views_read_specials_by_role_under_the_vocabularys_names():
-    from model_core.analysis import head_stats
+    from model_core.analysis.measures import head_stats
     from model_core.vocab import ModelInfo
     from tests.core.test_analysis import make_trace
     from viz_app.scope.controller import example_sentence
@@ -249,7 +249,7 @@ def replace_heads(options: ImportOptions, heads: int) -> ImportOptions:
 
 
 def test_the_answers_travel_in_session_files_and_the_status_line_says_how_text_is_cut(tmp_path):
-    from model_core.sessions import ModelRef, model_ref
+    from model_core.io.sessions import ModelRef, model_ref
     from model_core.vocab import ModelInfo
     from viz_app.scope.controller import loaded_message
 
@@ -260,7 +260,7 @@ def test_the_answers_travel_in_session_files_and_the_status_line_says_how_text_i
     moved = ref.map_paths(lambda p: p.replace(str(tmp_path), "/lecture"))
     assert (moved.tokenization, moved.bos) == ("/lecture/tokenizer.json", "<sos>")  # a tokenizer.json moves with the folder
     assert model_ref("m.pt", {"tokenization": "whitespace"}).map_paths(str.upper).tokenization == "whitespace"
-    from model_core.sessions import FORMAT, Session, SessionError
+    from model_core.io.sessions import FORMAT, Session, SessionError
 
     session = {"format": FORMAT, "version": 1, "source": "hi", "model": {"path": "m.pt", "bos": "<s>", "tokenization": "whitespace"}}
     assert Session.from_json(json.dumps(session)).model == ModelRef(path="m.pt", bos="<s>", tokenization="whitespace")
@@ -275,7 +275,7 @@ def test_the_answers_travel_in_session_files_and_the_status_line_says_how_text_i
 
 
 def test_the_probe_fits_a_short_model_and_never_stops_a_load(tmp_path, monkeypatch):
-    from model_core.importers import head_check
+    from model_core.io.importers import head_check
 
     vocab = ["<unk>", "<pad>", "<bos>", "<eos>", *(f"w{i}" for i in range(20))]
     _, path = checkpoint(tmp_path, vocab, vocab, heads=4)

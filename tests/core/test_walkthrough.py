@@ -1,4 +1,4 @@
-"""The cell walkthrough (model_core.walkthrough) shows the numbers the model used.
+"""The cell walkthrough (model_core.analysis.walkthrough) shows the numbers the model used.
 
 For the native model: the rebuilt softmax row equals the trace's row (the map on screen) to 1e-6,
 for every kind, layer, head and row, stepped or teacher-forced, padded, with every architecture variant;
@@ -17,9 +17,9 @@ import torch
 from torch import nn
 
 from model_core import DecodingSettings
-from model_core.run import RunRequest, run
+from model_core.analysis.walkthrough import CellWalkthrough, WalkthroughUnavailable, cell_walkthrough
+from model_core.inference.run import RunRequest, run
 from model_core.vocab import Ablation
-from model_core.walkthrough import CellWalkthrough, WalkthroughUnavailable, cell_walkthrough
 from tests.conftest import VARIANTS, tiny_bundle
 
 KINDS = ("encoder_self", "decoder_self", "cross")
@@ -138,7 +138,7 @@ def test_out_of_range_cells_are_one_line():
 @pytest.fixture(scope="module")
 def hf_bundles(tmp_path_factory):
     """A tiny BART, Marian and T5, saved and opened through the app's importer (offline)."""
-    from model_core.importers import open_model
+    from model_core.io.importers import open_model
     from tests.core.test_import_hf import build_bart, build_marian, build_t5
 
     bundles = {}

@@ -1,9 +1,9 @@
 """``align``: word alignments of the user's own sentence pairs from the cross-attention, and their AER (no Qt).
 
-The work is :mod:`model_core.alignment`; this module reads the flags, streams the files, shows a
+The work is :mod:`model_core.analysis.alignment`; this module reads the flags, streams the files, shows a
 progress bar on a terminal (stderr only, so ``--out -`` style pipes stay clean) and prints the table.
 Started by ``torchrun`` as one of several processes, it runs its share of a data-parallel run
-(:mod:`model_core.data_parallel`): rank 0 writes the lines in the corpus's order and prints the table.
+(:mod:`model_core.analysis.data_parallel`): rank 0 writes the lines in the corpus's order and prints the table.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def head_or_mean(text: str) -> int | None:
 
 def read_pairs(src_file: str, tgt_file: str) -> Iterator[tuple[str, str]]:
     """Line k of each file, lazily; files of different lengths are an error naming both counts."""
-    from model_core.batched import text_lines
+    from model_core.inference.batched import text_lines
 
     for (_, src), (_, tgt) in _zip_same_length(text_lines(src_file), text_lines(tgt_file), src_file, tgt_file):
         yield src, tgt
@@ -115,7 +115,7 @@ def one_process_or_ranks(args: argparse.Namespace, one_process: Callable[[argpar
                          over_ranks: Callable[[argparse.Namespace, object], int]) -> int:
     """One process as always; under a launcher (``torchrun``), this rank's part of a data-parallel run, where a
     failed rank's one line is said by the rank that speaks for the job and the others exit quietly."""
-    from model_core.ranks import RankFailure, process_group
+    from model_core.analysis.ranks import RankFailure, process_group
 
     with process_group(args.device, error_text) as ranks:
         if ranks is None:
@@ -142,7 +142,7 @@ def _check_output(out: Path, force: bool) -> None:
 
 
 def _align_one_process(args: argparse.Namespace) -> int:
-    from model_core.alignment import HeadChoice, align_pairs, format_pharaoh, read_pharaoh, score
+    from model_core.analysis.alignment import HeadChoice, align_pairs, format_pharaoh, read_pharaoh, score
     from model_core.atomic import atomic_file
 
     out = Path(args.out)
@@ -168,7 +168,7 @@ def _align_one_process(args: argparse.Namespace) -> int:
 
 
 def _say_aligned(args: argparse.Namespace, out: Path, layer: int, n: int, result) -> None:
-    from model_core.alignment import format_ranking
+    from model_core.analysis.alignment import format_ranking
 
     which = "head mean" if args.head is None else f"head {args.head}"
     print(f"wrote {n} alignments (decoder layer {layer}, {which}, {args.method}{', shifted' if args.shift else ''}) "
@@ -179,10 +179,10 @@ def _say_aligned(args: argparse.Namespace, out: Path, layer: int, n: int, result
 
 def _align_over_ranks(args: argparse.Namespace, ranks) -> int:
     """Rank 0 checks the output and writes the lines it gathers, in the corpus's order; every rank runs its share."""
-    from model_core.alignment import HeadChoice, read_pharaoh
+    from model_core.analysis.alignment import HeadChoice, read_pharaoh
+    from model_core.analysis.data_parallel import align_over_ranks
+    from model_core.analysis.ranks import RankFailure
     from model_core.atomic import atomic_file
-    from model_core.data_parallel import align_over_ranks
-    from model_core.ranks import RankFailure
 
     out = Path(args.out)
     error, bundle, layer, column = None, None, 0, 0

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, NoReturn
 from model_core.printable import printable, printable_lines  # noqa: F401 - the commands import both from here
 
 if TYPE_CHECKING:
-    from model_core.bundle import ModelBundle
-    from model_core.importers import ImportOptions
+    from model_core.inference.bundle import ModelBundle
+    from model_core.io.importers import ImportOptions
     from model_core.vocab import Notice
 
 EXIT_USAGE = 2
@@ -189,7 +189,7 @@ def import_options(args: argparse.Namespace, base: ImportOptions | None = None) 
     """The importer options of the flags; with ``base`` (a session's), only the flags given replace its values."""
     from dataclasses import replace
 
-    from model_core.importers import ImportOptions
+    from model_core.io.importers import ImportOptions
 
     given = {name: getattr(args, name) for name in IMPORT_FLAGS if getattr(args, name, None) is not None}
     return replace(base, **given) if base is not None else ImportOptions(**given)
@@ -205,6 +205,6 @@ def notice_line(prog: str, notice: Notice) -> str:
 
 
 def open_bundle(location: str, options: ImportOptions, args: argparse.Namespace) -> ModelBundle:
-    from model_core.importers import open_model
+    from model_core.io.importers import open_model
 
     return open_model(location, options, device=args.device, dtype=getattr(args, "dtype", None))

@@ -36,9 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from model_core.analysis.compare import compare
     from model_core.atomic import write_bytes_atomic
-    from model_core.compare import compare
-    from model_core.run import RunRequest
+    from model_core.inference.run import RunRequest
     from viz_app.cli.export import check_output
 
     suffix = args.out.lower().rsplit(".", 1)[-1] if "." in args.out else ""

@@ -1,7 +1,7 @@
 """``export`` and ``render``: one run of the window's pipeline, written as a trace (.npz) or drawn as the app's heatmap.
 
 Both take the window's whole request (decoding, padding, ablation) and build a
-:class:`model_core.run.RunRequest` that :func:`model_core.run.run` answers, the same call the window's
+:class:`model_core.inference.run.RunRequest` that :func:`model_core.inference.run.run` answers, the same call the window's
 worker makes, so a file written here holds exactly what the window shows. ``--session FILE.scope.json``
 starts from a saved window (model, sentences, decoding, padding, ablation; for ``render`` also the
 step, map, colour map, overlays and view); any flag given on the command line replaces the session's value.
@@ -25,8 +25,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from model_core.attribution import MAX_POINTS, MAX_STEPS
 from model_core.decoding_settings import MAX_SEED
+from model_core.inference.attribution import MAX_POINTS, MAX_STEPS
 from model_core.vocab import KINDS
 from viz_app.cli.common import (
     CliError,
@@ -43,10 +43,10 @@ from viz_app.cli.common import (
 from viz_app.cli.long_export import add_subset_args, export_long_sentence
 
 if TYPE_CHECKING:
-    from model_core.bundle import ModelBundle
-    from model_core.importers import ImportOptions
-    from model_core.run import RunRequest, RunResult
-    from model_core.sessions import Session
+    from model_core.inference.bundle import ModelBundle
+    from model_core.inference.run import RunRequest, RunResult
+    from model_core.io.importers import ImportOptions
+    from model_core.io.sessions import Session
     from model_core.trace import Trace
     from viz_app.widgets.map_view import ViewSpec
 
@@ -181,7 +181,7 @@ def load_session(args: argparse.Namespace) -> Session | None:
     if not args.session:
         return None
     from model_core.atomic import check_not_an_input
-    from model_core.sessions import load
+    from model_core.io.sessions import load
 
     session = load(args.session)  # a SessionError is a ValueError: one line, status 2
     if getattr(args, "out", None):  # the model the session names is read too: never the output
@@ -193,7 +193,7 @@ def load_session(args: argparse.Namespace) -> Session | None:
 def plan_run(args: argparse.Namespace, session: Session | None, *, capture_scores: bool = False) -> Plan:
     """The flags over the session (or the defaults) as one :class:`RunRequest`; checks what needs no model."""
     from model_core.decoding_settings import DecodingSettings
-    from model_core.run import RunRequest
+    from model_core.inference.run import RunRequest
     from model_core.vocab import Ablation
 
     if session is None:
@@ -235,7 +235,7 @@ def plan_run(args: argparse.Namespace, session: Session | None, *, capture_score
 def check_request(bundle: ModelBundle, request: RunRequest) -> None:
     """Every ablated head exists in this model (the model would fail on a head it does not have), and scores are
     asked only of a model that can give them (before the run, which takes seconds for a long sentence)."""
-    from model_core.run import NO_SCORES
+    from model_core.inference.run import NO_SCORES
 
     if request.capture_scores and not getattr(bundle.model, "gives_scores", True):
         raise CliError(f"{NO_SCORES}: leave out --scores / --view scores")
@@ -257,7 +257,7 @@ def check_request(bundle: ModelBundle, request: RunRequest) -> None:
 
 def run_plan(plan: Plan, args: argparse.Namespace, bundle: ModelBundle | None = None) -> tuple[ModelBundle, RunResult]:
     """Open the model (unless given) and run the request through the window's pipeline; notices go to stderr."""
-    from model_core.run import run
+    from model_core.inference.run import run
 
     if bundle is None:
         bundle = open_bundle(plan.location, plan.options, args)
@@ -324,7 +324,7 @@ def completeness_line(trace: Trace) -> str:
     by step number and in words (a row off by 3 % would read as a fine "97 %")."""
     import numpy as np
 
-    from model_core.attribution import TOLERANCE
+    from model_core.inference.attribution import TOLERANCE
 
     keep = ~np.asarray(trace.tgt_is_pad, bool)
     change = np.asarray(trace.attribution_change, np.float64)

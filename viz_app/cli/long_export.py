@@ -1,8 +1,8 @@
 """``export`` of a long sentence: a chosen subset of its maps instead of every map.
 
 Why: every map of a 4,096-token sentence is gigabytes per layer. Above ``budgets.EAGER_MAPS_BYTES`` of maps
-the sentence runs through :func:`model_core.run.run` as in the window (its trace's maps are computed on
-demand, :mod:`model_core.lazy_trace`; its notices are printed) and only the maps chosen with ``--kinds``,
+the sentence runs through :func:`model_core.inference.run.run` as in the window (its trace's maps are computed on
+demand, :mod:`model_core.inference.lazy_trace`; its notices are printed) and only the maps chosen with ``--kinds``,
 ``--layers``, ``--map-heads`` and ``--rows A:B`` are computed and written; asking for everything is refused in
 one line that says how big it would be and which flags choose less. Below the budget nothing changes: the whole
 trace is written, and these flags are refused (they would silently drop maps a reader of the file expects).
@@ -19,9 +19,9 @@ from model_core.vocab import KINDS
 from viz_app.cli.common import CliError, notice_line, printable
 
 if TYPE_CHECKING:
-    from model_core.bundle import ModelBundle
-    from model_core.lazy_maps import MapSubset
-    from model_core.run import RunRequest
+    from model_core.inference.bundle import ModelBundle
+    from model_core.inference.lazy_maps import MapSubset
+    from model_core.inference.run import RunRequest
 
 #: the flags and where argparse keeps them (``--heads`` already names a model's head count when importing)
 SUBSET_FLAGS = {"--kinds": "kinds", "--layers": "layers", "--map-heads": "map_heads", "--rows": "rows"}
@@ -74,7 +74,7 @@ def add_subset_args(parser: argparse.ArgumentParser) -> None:
 
 
 def _subset(args: argparse.Namespace) -> MapSubset:
-    from model_core.lazy_maps import MapSubset
+    from model_core.inference.lazy_maps import MapSubset
 
     return MapSubset(kinds=args.kinds or KINDS, layers=args.layers, heads=args.map_heads, rows=args.rows)
 
@@ -84,10 +84,10 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
     maps fit the budget, after refusing subset flags for it. Every refusal is one :class:`CliError` line."""
     from model_core.budgets import EAGER_MAPS_BYTES
     from model_core.decoding_settings import default_max_steps
-    from model_core.lazy_export import save_map_subset
-    from model_core.lazy_maps import full_maps_bytes, too_big_line
-    from model_core.lazy_trace import is_lazy
-    from model_core.run import run
+    from model_core.inference.lazy_export import save_map_subset
+    from model_core.inference.lazy_maps import full_maps_bytes, too_big_line
+    from model_core.inference.lazy_trace import is_lazy
+    from model_core.inference.run import run
 
     chosen = [flag for flag, dest in SUBSET_FLAGS.items() if getattr(args, dest, None) is not None]
     c = bundle.config

@@ -17,9 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    from model_core.checkpoint import parameter_summary
-    from model_core.devices import describe
-    from model_core.run import model_notices
+    from model_core.inference.run import model_notices
+    from model_core.io.checkpoint import parameter_summary
+    from model_core.nn.devices import describe
 
     bundle = open_bundle(args.model, import_options(args), args)
     c = bundle.config

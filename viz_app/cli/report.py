@@ -1,9 +1,9 @@
 """``report``: the corpus report card of every head (``heads.csv``, ``unusual.csv``, ``report.html``; no Qt).
 
-The work is :func:`model_core.report.build_report` and :func:`model_core.report_html.write_report`;
+The work is :func:`model_core.analysis.report.build_report` and :func:`model_core.analysis.report_html.write_report`;
 this module reads the flags, streams the corpus with a progress bar on a terminal and says what it wrote.
 Started by ``torchrun`` as one of several processes, it runs its share of a data-parallel report
-(:mod:`model_core.data_parallel`): rank 0 checks and writes the folder and says what went wrong.
+(:mod:`model_core.analysis.data_parallel`): rank 0 checks and writes the folder and says what went wrong.
 """
 
 from __future__ import annotations
@@ -55,9 +55,9 @@ def _check_outputs(out: Path, force: bool) -> None:
 
 
 def _report_one_process(args: argparse.Namespace) -> int:
-    from model_core.alignment import read_pharaoh
-    from model_core.report import build_report, read_tsv
-    from model_core.report_html import write_report
+    from model_core.analysis.alignment import read_pharaoh
+    from model_core.analysis.report import build_report, read_tsv
+    from model_core.analysis.report_html import write_report
 
     out = Path(args.out)
     _check_outputs(out, args.force)
@@ -83,11 +83,11 @@ def _say_written(report, out: Path) -> None:
 
 
 def _report_over_ranks(args: argparse.Namespace, ranks) -> int:
-    """Rank 0 checks and writes the folder; every rank runs its share (``model_core.data_parallel``)."""
-    from model_core.alignment import read_pharaoh
-    from model_core.data_parallel import build_report_over_ranks
-    from model_core.report import read_tsv
-    from model_core.report_html import write_report
+    """Rank 0 checks and writes the folder; every rank runs its share (``model_core.analysis.data_parallel``)."""
+    from model_core.analysis.alignment import read_pharaoh
+    from model_core.analysis.data_parallel import build_report_over_ranks
+    from model_core.analysis.report import read_tsv
+    from model_core.analysis.report_html import write_report
 
     out = Path(args.out)
     error, bundle = None, None

@@ -1,6 +1,6 @@
 """``train`` and ``eval``: train a model on a demo task or a TSV corpus; score it on held-out sentences (no Qt).
 
-The work itself is :func:`model_core.training.train_task` and :func:`model_core.evaluation.evaluate`;
+The work itself is :func:`model_core.training.trainer.train_task` and :func:`model_core.training.evaluation.evaluate`;
 this module only reads the flags and prints.
 """
 
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from model_core.training import train_task
+    from model_core.training.trainer import train_task
 
     out = Path(args.out)
     if out.suffix != ".safetensors":
@@ -70,7 +70,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 def _recorded_task(task: str, model: str) -> str:
     """The task a checkpoint records, as a path that exists: a demo task's name, or its TSV (recorded by file name
     only) in the current folder or beside the checkpoint; else one line saying where it was looked for."""
-    from model_core.tasks import TASKS
+    from model_core.training.tasks import TASKS
 
     if task in TASKS or Path(task).exists():
         return task
@@ -82,8 +82,8 @@ def _recorded_task(task: str, model: str) -> str:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from model_core.evaluation import evaluate
-    from model_core.tasks import prepare_task
+    from model_core.training.evaluation import evaluate
+    from model_core.training.tasks import prepare_task
 
     bundle = open_bundle(args.model, import_options(args), args)
     task = args.task or bundle.metadata.get("task")

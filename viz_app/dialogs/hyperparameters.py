@@ -2,10 +2,10 @@
 
 A tutorial's ``state_dict`` has no record of how attention was split into heads (nor, for the seed
 tutorial, whether its norms sit before or after each sublayer), and its vocabularies live in
-separate files. ``open_model`` then raises :class:`~model_core.importers.NeedsHyperparameters`
+separate files. ``open_model`` then raises :class:`~model_core.io.importers.NeedsHyperparameters`
 naming each missing value with proposals, most likely first; this dialog turns that error into one
 field per value (the proposals in an editable combo box, the first preselected; a file picker for
-a vocabulary) and returns the completed :class:`~model_core.importers.ImportOptions`. A special role the
+a vocabulary) and returns the completed :class:`~model_core.io.importers.ImportOptions`. A special role the
 vocabulary's names leave open (bos/eos/pad/unk) is a row of its special-looking tokens, the likely ones
 first; the tokenization (app, whitespace, a ``tokenizer.json``) is offered whenever the dialog opens,
 the one with the fewest unknown words first, and may be left as proposed.
@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model_core.importers import ImportOptions
+from model_core.io.importers import ImportOptions
 from viz_app.i18n import N_, tr, tr_marked
 
 VOCAB_OPTIONS = ("src_vocab", "tgt_vocab")

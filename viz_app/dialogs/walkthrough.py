@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout, QWidget
 
-from model_core.walkthrough import CellWalkthrough
+from model_core.analysis.walkthrough import CellWalkthrough
 from viz_app.i18n import tr
 from viz_app.widgets.walkthrough import CellWalkthroughPanel
 

@@ -219,15 +219,15 @@ class ExportActions(QObject):
 
     def _write_npz(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> str | None:
         """The whole trace; for a long sentence (maps on demand) the shown kind and layer, every head and row."""
-        from model_core.lazy_export import maps_of
+        from model_core.inference.lazy_export import maps_of
 
         maps = maps_of(trace)
         if maps is None:
             ex.save_trace(trace, path, overwrite=overwrite)
             return None
         from model_core import budgets
-        from model_core.lazy_export import save_trace_subset
-        from model_core.lazy_maps import MapSubset, subset_bytes
+        from model_core.inference.lazy_export import save_trace_subset
+        from model_core.inference.lazy_maps import MapSubset, subset_bytes
 
         subset = MapSubset(kinds=(spec.kind,), layers=(spec.layer,))
         _, n_heads, n_rows, n_keys = maps.shape(spec.kind)

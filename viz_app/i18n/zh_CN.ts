@@ -240,7 +240,7 @@
             <translation>还没有交叉注意力可以显示：请先输入一个句子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_binding.py" line="46" />
+            <location filename="../../viz_app/window/alignment_binding.py" line="56" />
             <source>Step forward: each generated token draws its lines to the source.</source>
             <translation>前进一步：每生成一个词元，就会画出它连向源句的线。</translation>
         </message>
@@ -301,62 +301,62 @@
     <context>
         <name>AlignmentTools</name>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="249" />
-            <source>Gold alignments (Pharaoh)</source>
-            <translation>标准对齐（Pharaoh 格式）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="250" />
-            <source>Alignments (*.txt *.align *.talp *.wa);;All files (*)</source>
-            <translation>对齐文件 (*.txt *.align *.talp *.wa);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="184" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="185" />
             <source>Open a report folder</source>
             <translation>打开报告文件夹</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="150" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="240" />
+            <source>Gold alignments (Pharaoh)</source>
+            <translation>标准对齐（Pharaoh 格式）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="241" />
+            <source>Alignments (*.txt *.align *.talp *.wa);;All files (*)</source>
+            <translation>对齐文件 (*.txt *.align *.talp *.wa);;所有文件 (*)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="151" />
             <source>the head mean</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="160" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="161" />
             <source>The target was generated: gold links belong to a typed target</source>
             <translation>目标句是模型生成的；标准对齐针对的是输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="128" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="129" />
             <source>This sentence is too long to align every head at once</source>
             <translation>句子太长，无法一次对齐所有注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="118" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="119" />
             <source>Run a sentence pair to compare its attention with the gold links</source>
             <translation>运行一对句子，就能把它的注意力和标准对齐作比较</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="151" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="152" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="152" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="153" />
             <source>Best: layer {layer}, {head}, AER {value:.0f} %</source>
             <translation>最佳：第 {layer} 层，{head}，AER {value:.0f}%</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="157" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="158" />
             <source>Links past the sentence ({source} source and {target} target words): {links}</source>
             <translation>超出句子范围的对齐（源句 {source} 个词，目标句 {target} 个词）：{links}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="197" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="198" />
             <source>Cannot open the report: {error}</source>
             <translation>无法打开报告：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="83" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="84" />
             <source>more than {count:,} lines</source>
             <translation>超过 {count:,} 行</translation>
         </message>
@@ -1268,162 +1268,162 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
     <context>
         <name>HeadStats</name>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="49" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="57" />
             <source>entropy (nats)</source>
             <translation>熵（nats）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="50" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="58" />
             <source>max weight</source>
             <translation>最大权重</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="51" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="59" />
             <source>mean distance</source>
             <translation>平均距离</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="52" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="60" />
             <source>share on &lt;pad&gt;</source>
             <translation>&lt;pad&gt; 占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="53" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="61" />
             <source>share on &lt;eos&gt;</source>
             <translation>&lt;eos&gt; 占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="54" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="62" />
             <source>share on &lt;bos&gt;</source>
             <translation>&lt;bos&gt; 占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="55" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="63" />
             <source>share on start</source>
             <translation>起始符占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="56" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="64" />
             <source>monotonicity (Spearman)</source>
             <translation>单调性（Spearman）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="57" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="65" />
             <source>source coverage</source>
             <translation>源句覆盖度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="61" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="69" />
             <source>How spread out each query's attention is: 0 = one key takes everything, ln(number of keys) = uniform.</source>
             <translation>每个查询的注意力有多分散：0 = 全部落在一个键上，ln(键的个数) = 均匀分布。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="63" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="71" />
             <source>The largest weight in each query row: 1 = the head looks at a single key.</source>
             <translation>每个查询行中最大的权重：1 = 这个头只看一个键。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="64" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="72" />
             <source>How far from the query's own position the head looks (for cross-attention: from the length-scaled diagonal of the source).</source>
             <translation>这个头看向离查询自身位置多远的地方（交叉注意力：按长度缩放后离源句对角线多远）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="66" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="74" />
             <source>The attention mass put on &lt;pad&gt; keys (the decoder's start token never counts, even where it is &lt;pad&gt;, as in Marian models).</source>
             <translation>落在 &lt;pad&gt; 键上的注意力总量（解码器的起始符不计入，即使它就是 &lt;pad&gt;，如 Marian 模型）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="68" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="76" />
             <source>The attention mass put on &lt;eos&gt; keys: heads that park there often do nothing.</source>
             <translation>落在 &lt;eos&gt; 键上的注意力总量：把注意力“停放”在那里的头往往什么也没做。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="69" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="77" />
             <source>The attention mass put on &lt;bos&gt; keys.</source>
             <translation>落在 &lt;bos&gt; 键上的注意力总量。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="70" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="78" />
             <source>Decoder self-attention: the attention mass put on the decoder's start token, where many heads park when they have nothing to do.</source>
             <translation>解码器自注意力：落在解码器起始符上的注意力总量；许多头在无事可做时会把注意力“停放”在那里。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="72" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="80" />
             <source>Whether the head walks through the source left to right (1), right to left (−1) or in no order (0).</source>
             <translation>这个头是从左到右（1）、从右到左（−1）还是无序（0）地经过源句。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="74" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="82" />
             <source>The fraction of the source that has received one unit of attention so far.</source>
             <translation>到目前为止，源句中已累计获得一个单位注意力的部分所占的比例。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="282" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="290" />
             <source>Which attention the statistics describe</source>
             <translation>统计的是哪一种注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="288" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="296" />
             <source>The statistic shown in the grid</source>
             <translation>网格中显示的统计量</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="295" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="303" />
             <source>Attention:</source>
             <translation>注意力：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="296" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="304" />
             <source>Statistic:</source>
             <translation>统计量：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="306" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="314" />
             <source>layer</source>
             <translation>层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="307" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="315" />
             <source>head</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="344" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="352" />
             <source>Click a column header to sort; double-click a row to inspect that head</source>
             <translation>点击列标题排序；双击一行查看该头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="371" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="379" />
             <source>No statistics yet: run the model.</source>
             <translation>尚无统计数据：请先运行模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="222" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="230" />
             <source>no value: no query row is visible at this step</source>
             <translation>无数值：当前步还没有可见的查询行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="539" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="547" />
             <source>layer {layer} · head {head} · {metric} = {value} — click to inspect this head</source>
             <translation>第 {layer} 层 · 头 {head} · {metric} = {value} — 点击查看这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="646" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="654" />
             <source>{metric} of every head · {kind} · step {step} ({rows} query rows) · colours span the fixed range {span}</source>
             <translation>各头的{metric} · {kind} · 第 {step} 步（{rows} 个查询行）· 颜色对应固定范围 {span}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="597" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="605" />
             <source>This model has no {kind}.</source>
             <translation>该模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="642" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="650" />
             <source>L{layer}</source>
             <translation>L{layer}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/head_stats.py" line="643" />
+            <location filename="../../viz_app/widgets/head_stats.py" line="651" />
             <source>H{head}</source>
             <translation>H{head}</translation>
         </message>
@@ -2325,22 +2325,32 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>显示交叉注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="224" />
+            <location filename="../../viz_app/window/alignment_binding.py" line="67" />
+            <source>Alignment lines</source>
+            <translation>对齐连线</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_binding.py" line="71" />
+            <source>Alignment &amp;lines (source → target)</source>
+            <translation>对齐连线（源句 → 译文）(&amp;L)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/alignment_tools.py" line="228" />
             <source>Alignment</source>
             <translation>对齐</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="229" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="233" />
             <source>Alignment with &amp;gold links</source>
             <translation>与标准对齐比较(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="234" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="253" />
             <source>Open &amp;report…</source>
             <translation>打开报告(&amp;R)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/alignment_tools.py" line="235" />
+            <location filename="../../viz_app/window/alignment_tools.py" line="254" />
             <source>A folder written by: attention-scope report</source>
             <translation>由 attention-scope report 生成的文件夹</translation>
         </message>
@@ -2415,32 +2425,32 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="549" />
+            <location filename="../../viz_app/window/bindings.py" line="544" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="553" />
+            <location filename="../../viz_app/window/bindings.py" line="548" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="570" />
+            <location filename="../../viz_app/window/bindings.py" line="577" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="574" />
+            <location filename="../../viz_app/window/bindings.py" line="581" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="610" />
+            <location filename="../../viz_app/window/bindings.py" line="617" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="613" />
+            <location filename="../../viz_app/window/bindings.py" line="620" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
@@ -2470,7 +2480,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="698" />
+            <location filename="../../viz_app/window/bindings.py" line="705" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
@@ -2480,7 +2490,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="708" />
+            <location filename="../../viz_app/window/bindings.py" line="715" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
@@ -2490,219 +2500,209 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/layout.py" line="99" />
-            <source>Open model…</source>
-            <translation>打开模型…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="106" />
-            <source>Cancel loading</source>
-            <translation>取消加载</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="129" />
-            <source>Sentence</source>
-            <translation>句子</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="140" />
-            <source>All heads</source>
-            <translation>所有注意力头</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="141" />
-            <source>Head statistics</source>
-            <translation>注意力头统计</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="144" />
-            <source>Heads</source>
-            <translation>注意力头</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="145" />
-            <source>Next token</source>
-            <translation>下一个词元</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="146" />
-            <source>Positional encoding</source>
-            <translation>位置编码</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="148" />
-            <source>What can I type?</source>
-            <translation>可以输入什么？</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="160" />
-            <source>Ablation</source>
-            <translation>消融</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="163" />
-            <source>Model inspector</source>
-            <translation>模型检视器</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="164" />
-            <source>Train</source>
-            <translation>训练</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="197" />
-            <source>no model</source>
-            <translation>无模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="203" />
-            <source>Heads or the positional encoding are switched off: the model is not intact</source>
-            <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="207" />
-            <source>Stop run</source>
-            <translation>停止运行</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="208" />
-            <source>Stop waiting for this run (Esc); the result on screen stays</source>
-            <translation>不再等待本次运行（Esc）；屏幕上的结果保持不变</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="214" />
-            <source>Model activity</source>
-            <translation>模型运行状态</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="214" />
-            <source>Loaded model</source>
-            <translation>已加载的模型</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="215" />
-            <source>Device and number format</source>
-            <translation>设备与数值格式</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/layout.py" line="216" />
-            <source>Duration of the last model call</source>
-            <translation>上一次模型调用的耗时</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/lesson_tools.py" line="35" />
-            <source>Alignment lines</source>
-            <translation>对齐连线</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/lesson_tools.py" line="39" />
-            <source>Alignment &amp;lines (source → target)</source>
-            <translation>对齐连线（源句 → 译文）(&amp;L)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/main_window.py" line="101" />
+            <location filename="../../viz_app/window/main_window.py" line="109" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="220" />
+            <location filename="../../viz_app/window/main_window.py" line="226" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="221" />
+            <location filename="../../viz_app/window/main_window.py" line="227" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="31" />
+            <location filename="../../viz_app/window/menus.py" line="37" />
             <source>&amp;File</source>
             <translation>文件(&amp;F)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="36" />
+            <location filename="../../viz_app/window/menus.py" line="42" />
             <source>&amp;Export</source>
             <translation>导出(&amp;E)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="42" />
+            <location filename="../../viz_app/window/menus.py" line="47" />
             <source>&amp;Go</source>
             <translation>跳转(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="48" />
+            <location filename="../../viz_app/window/menus.py" line="53" />
             <source>&amp;Show</source>
             <translation>显示(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="55" />
+            <location filename="../../viz_app/window/menus.py" line="60" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="62" />
+            <location filename="../../viz_app/window/menus.py" line="66" />
             <source>&amp;View</source>
             <translation>视图(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="64" />
+            <location filename="../../viz_app/window/menus.py" line="67" />
             <source>P&amp;anels</source>
             <translation>面板(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="73" />
+            <location filename="../../viz_app/window/menus.py" line="76" />
             <source>&amp;Theme</source>
             <translation>主题(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="79" />
+            <location filename="../../viz_app/window/menus.py" line="82" />
             <source>Lan&amp;guage</source>
             <translation>语言(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="87" />
+            <location filename="../../viz_app/window/menus.py" line="90" />
             <source>&amp;Help</source>
             <translation>帮助(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="90" />
+            <location filename="../../viz_app/window/menus.py" line="92" />
             <source>Explain &amp;panel</source>
             <translation>讲解面板(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="91" />
+            <location filename="../../viz_app/window/menus.py" line="93" />
             <source>Attention heatmap</source>
             <translation>注意力热力图</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="91" />
+            <location filename="../../viz_app/window/menus.py" line="93" />
             <source>Masks</source>
             <translation>掩码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="100" />
+            <location filename="../../viz_app/window/menus.py" line="94" />
+            <source>All heads</source>
+            <translation>所有注意力头</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="94" />
+            <source>Positional encoding</source>
+            <translation>位置编码</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="95" />
+            <source>Next token</source>
+            <translation>下一个词元</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/menus.py" line="102" />
             <source>Presenting</source>
             <translation>演示</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="82" />
+            <location filename="../../viz_app/window/menus.py" line="85" />
             <source>Follow the system</source>
             <translation>跟随系统</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/model_panels.py" line="84" />
+            <location filename="../../viz_app/window/model_panels.py" line="34" />
+            <source>Model inspector</source>
+            <translation>模型检视器</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/model_panels.py" line="36" />
+            <source>Train</source>
+            <translation>训练</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/model_panels.py" line="92" />
             <source>Compare with another checkpoint</source>
             <translation>与另一个检查点比较</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/model_panels.py" line="98" />
+            <location filename="../../viz_app/window/model_panels.py" line="106" />
             <source>Comparison ready</source>
             <translation>比较完成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/model_panels.py" line="80" />
+            <location filename="../../viz_app/window/model_panels.py" line="88" />
             <source>Open a model and type a sentence first: the comparison runs on it.</source>
             <translation>请先打开模型并输入一个句子：比较将在这个句子上进行。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="71" />
+            <source>Open model…</source>
+            <translation>打开模型…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="78" />
+            <source>Cancel loading</source>
+            <translation>取消加载</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="129" />
+            <source>Sentence</source>
+            <translation>句子</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="174" />
+            <source>Head statistics</source>
+            <translation>注意力头统计</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="177" />
+            <source>Heads</source>
+            <translation>注意力头</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="210" />
+            <source>What can I type?</source>
+            <translation>可以输入什么？</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="228" />
+            <source>Ablation</source>
+            <translation>消融</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="232" />
+            <source>Heads or the positional encoding are switched off: the model is not intact</source>
+            <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="245" />
+            <source>no model</source>
+            <translation>无模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="250" />
+            <source>Stop run</source>
+            <translation>停止运行</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="251" />
+            <source>Stop waiting for this run (Esc); the result on screen stays</source>
+            <translation>不再等待本次运行（Esc）；屏幕上的结果保持不变</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="257" />
+            <source>Model activity</source>
+            <translation>模型运行状态</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="257" />
+            <source>Loaded model</source>
+            <translation>已加载的模型</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="258" />
+            <source>Device and number format</source>
+            <translation>设备与数值格式</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="259" />
+            <source>Duration of the last model call</source>
+            <translation>上一次模型调用的耗时</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/playback.py" line="41" />
@@ -2755,12 +2755,12 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>上次模型调用耗时 {ms} 毫秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="33" />
+            <location filename="../../viz_app/window/wiring.py" line="31" />
             <source>Continue on the CPU</source>
             <translation>改在 CPU 上继续</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="47" />
+            <location filename="../../viz_app/window/wiring.py" line="46" />
             <source>The overview of every head could not be computed: {error}</source>
             <translation>无法计算所有注意力头的总览：{error}</translation>
         </message>

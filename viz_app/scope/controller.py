@@ -19,11 +19,11 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from model_core import bundled_models
-from model_core.hf_cache import find_cached
-from model_core.paths import model_key
-from model_core.run import RunRequest, RunResult
-from model_core.sessions import Session
-from model_core.sessions import load as load_session
+from model_core.inference.run import RunRequest, RunResult
+from model_core.io.hf_cache import find_cached
+from model_core.io.paths import model_key
+from model_core.io.sessions import Session
+from model_core.io.sessions import load as load_session
 from model_core.vocab import APP_SPECIALS, ModelInfo, token_role
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.notices import notice_text

@@ -1,6 +1,6 @@
 """The state value in and out of the window: as a session file, and read back from the remembered settings.
 
-The value itself (:class:`model_core.sessions.ScopeState`) is the session file; opening one is the
+The value itself (:class:`model_core.io.sessions.ScopeState`) is the session file; opening one is the
 controller's job (model first, then the inputs, then the view once a result gives the model's sizes).
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from model_core.decoding_settings import DecodingSettings
-from model_core.sessions import ScopeState, Selection, Session
+from model_core.io.sessions import ScopeState, Selection, Session
 from model_core.vocab import KINDS, OVERLAYS
 from viz_app.scope.settings import AppSettings
 from viz_app.scope.state import ROW_LABEL_MODES, AppState

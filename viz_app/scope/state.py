@@ -16,9 +16,9 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from model_core import DecodingSettings, Trace
-from model_core.lazy_trace import is_lazy
-from model_core.run import RunRequest
-from model_core.sessions import MAX_INDEX, ScopeState, Selection, model_ref
+from model_core.inference.lazy_trace import is_lazy
+from model_core.inference.run import RunRequest
+from model_core.io.sessions import MAX_INDEX, ScopeState, Selection, model_ref
 from model_core.vocab import KINDS, OVERLAYS, VIEW_MODES, Beam, ModelInfo
 from viz_app.i18n import N_, tr_marked
 
@@ -480,7 +480,7 @@ def overlay_masks(trace: Trace, kind: str) -> dict[str, np.ndarray]:
     Why recompute instead of reading ``allowed_*``: the trace stores only the combined mask, and
     the point of the overlays is to show which component blocks which cell. Padding blocks padded
     *keys* only (columns), as ``nn.MultiheadAttention``'s key_padding_mask, fairseq and Hugging Face
-    do (``model_core/masks.py``): a padded query's row is what the model computed, marked by its
+    do (``model_core/nn/masks.py``): a padded query's row is what the model computed, marked by its
     ``<pad>`` label, so the padding overlays shade columns and never hide a computed row. Target
     padding blocks nothing in cross-attention (its keys are the source), so it is not offered there.
     """

@@ -165,7 +165,7 @@ def remember_import_options(settings, model: str, answers: dict) -> None:
     """Merge command-line import answers into those remembered for ``model`` (what the window's controller reads)."""
     import json
 
-    from model_core.paths import model_key
+    from model_core.io.paths import model_key
     from viz_app.scope.persistence import settings_key
 
     name = f"import_options/{settings_key(model_key(model))}"  # the key the controller opens the model under

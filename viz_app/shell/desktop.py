@@ -243,7 +243,7 @@ def remove(files: Sequence[Path], dirs: Sequence[Path], *, dry_run: bool, say: C
 # ---------------------------------------------------------------------------------------------- Windows, macOS
 def pyshortcuts_plan(command: Sequence[str], platform: str = sys.platform) -> dict[str, object]:
     """The arguments for ``pyshortcuts.make_shortcut`` on Windows / macOS (icons: .ico / .icns next to the SVG)."""
-    from model_core.paths import icons_dir
+    from model_core.io.paths import icons_dir
 
     icon = icons_dir() / f"{ICON_NAME}.{'ico' if platform == 'win32' else 'icns'}"
     script = command[0] if len(command) == 1 else " ".join(command[1:])

@@ -18,7 +18,7 @@ from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QGuiApplication, QIcon, QIconEngine, QImage, QPainter, QPalette, QPen, QPixmap, QPolygonF
 from PySide6.QtSvg import QSvgRenderer
 
-from model_core.paths import icons_dir
+from model_core.io.paths import icons_dir
 
 ICON_NAME = "attention-scope"
 #: the hicolor sizes every desktop looks up, plus 512 for high-density docks and stores

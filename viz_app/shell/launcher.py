@@ -33,7 +33,7 @@ GUI_OPTION_VALUES = {"--device": ("auto, cpu, cuda or mps", "--device cpu"),
                      "--model": ("a bundled model's name or a path", "--model en-fr"),
                      "--session": ("a saved session", "--session lecture.scope.json"),
                      "--language": ("en or zh_CN", "--language zh_CN")}
-#: ``--dtype`` values (``model_core.devices.DTYPES`` and "auto", held equal by a test: that module imports torch)
+#: ``--dtype`` values (``model_core.nn.devices.DTYPES`` and "auto", held equal by a test: that module imports torch)
 DTYPE_NAMES = ("auto", "float32", "bfloat16", "float16")
 #: ``--language`` values (``viz_app.i18n.LANGUAGES``' codes, held equal by a test: that module imports Qt)
 LANGUAGE_CODES = ("en", "zh_CN")
@@ -77,7 +77,7 @@ def window_option_problem(gui: Sequence[str]) -> str | None:
     needs_torch = (device or "auto").lower() not in ("auto", "cpu") or (dtype or "").lower() == "float16"
     if not needs_torch:
         return None
-    from model_core.devices import resolve_device, resolve_dtype
+    from model_core.nn.devices import resolve_device, resolve_dtype
 
     try:
         resolve_dtype((dtype or "auto").lower(), resolve_device(device or "auto"))

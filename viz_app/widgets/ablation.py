@@ -2,7 +2,7 @@
 
 Ablation is the experiment that turns "this head looks at the verb" into "this head matters for the
 verb": the panel switches heads off, the window re-runs the model with them zeroed
-(``model_core.model.Ablation``: a switched-off head contributes a zero context vector), and the
+(``model_core.nn.model.Ablation``: a switched-off head contributes a zero context vector), and the
 before/after bars put the intact and the ablated next-token distributions side by side.
 
 The panel never changes the application state itself: it asks (:attr:`AblationPanel.ablationRequested`)

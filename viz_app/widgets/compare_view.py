@@ -4,7 +4,7 @@ Why a panel of its own: a minimal pair ("the cat sees the dog" / "the cats see t
 from one map to the other and at their difference, on the same kind, layer, head and step as the main
 view. The difference uses the diverging map centred on 0 (red: A attends more, blue: B does); where the
 positions do not correspond (different lengths) the third map says why instead of subtracting. The
-panel only draws a :class:`model_core.compare.Comparison` (the worker computes it); it asks nothing of
+panel only draws a :class:`model_core.analysis.compare.Comparison` (the worker computes it); it asks nothing of
 the window beyond the sentence B it is given.
 """
 
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model_core.compare import Comparison
+from model_core.analysis.compare import Comparison
 from viz_app.i18n import tr
 from viz_app.widgets.heatmap import AttentionHeatmap
 from viz_app.widgets.map_view import HeatmapView, ViewSpec, apply_view, heatmap_view

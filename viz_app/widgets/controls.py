@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from model_core import DecodingSettings
 from model_core.decoding_settings import MAX_BEAM_WIDTH, MAX_SEED, MAX_TOP_K
-from model_core.sessions import MAX_TEXT_CHARS
+from model_core.io.sessions import MAX_TEXT_CHARS
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, kind_short_title
 from viz_app.widgets import FlowLayout

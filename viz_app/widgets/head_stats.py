@@ -2,11 +2,11 @@
 
 Why both: the grid shows patterns at a glance (a layer of heads that all park on ``<eos>``, one
 head that walks the source diagonally), the table answers "which head is the most peaked?" by a
-click on a column. The statistics are :mod:`model_core.analysis`'s, computed by the caller off the
-paint path (:func:`~model_core.analysis.all_head_stats`); this widget only draws them.
+click on a column. The statistics are :mod:`model_core.analysis.measures`'s, computed by the caller off the
+paint path (:func:`~model_core.analysis.measures.all_head_stats`); this widget only draws them.
 
 The grid is ONE ``ImageItem`` (C-contiguous float32, fixed levels, 256-entry lookup table: the fast
-path of docs/DEPENDENCIES.md) drawn with the metric's FIXED range (:func:`~model_core.analysis.metric_range`),
+path of docs/DEPENDENCIES.md) drawn with the metric's FIXED range (:func:`~model_core.analysis.measures.metric_range`),
 so a colour means the same value at every step; the numbers in the cells are painted by one item
 that skips them when the cells are too small to hold them.
 """
@@ -36,7 +36,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model_core.analysis import KINDS, METRIC_KIND, METRICS, HeadStats, metric_applies, metric_range, stats_table
+from model_core.analysis.measures import (
+    KINDS,
+    METRIC_KIND,
+    METRICS,
+    HeadStats,
+    metric_applies,
+    metric_range,
+    stats_table,
+)
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.state import kind_short_title
 from viz_app.widgets.chips import FlowLayout
@@ -44,7 +52,7 @@ from viz_app.widgets.colormaps import DIVERGING_NAME, get_colormap, lookup_table
 from viz_app.widgets.heatmap import nice_ticks
 from viz_app.widgets.mosaic import layer_head_grid
 
-#: metric -> marked display name (the same meaning as ``model_core.analysis.METRIC_LABELS``, translatable)
+#: metric -> marked display name (the same meaning as ``model_core.analysis.measures.METRIC_LABELS``, translatable)
 METRIC_TITLES: dict[str, tuple[str, str]] = {
     "entropy": N_("HeadStats", "entropy (nats)"),
     "max_weight": N_("HeadStats", "max weight"),
@@ -80,7 +88,7 @@ MISSING_TEXT = "–"
 
 
 def metric_title(metric: str) -> str:
-    """The display name of a metric of :data:`model_core.analysis.METRICS` in the UI language."""
+    """The display name of a metric of :data:`model_core.analysis.measures.METRICS` in the UI language."""
     return tr_marked(METRIC_TITLES[metric])
 
 
@@ -372,7 +380,7 @@ class HeadStatsPanel(QWidget):
 
     # ------------------------------------------------------------------ data
     def set_stats(self, stats_by_kind: Mapping[str, HeadStats]) -> None:
-        """Show new statistics (one :class:`~model_core.analysis.HeadStats` per kind, as ``all_head_stats`` returns).
+        """Show new statistics (one :class:`~model_core.analysis.measures.HeadStats` per kind, as ``all_head_stats`` returns).
 
         Compute them off the paint path: they are a few passes over every attention array.
         The shown kind is kept when it has heads, else the first kind that has some.
@@ -451,7 +459,7 @@ class HeadStatsPanel(QWidget):
 
     # ------------------------------------------------------------------ inspection
     def shown_kind(self) -> str:
-        """The attention kind shown (a key of ``model_core.analysis.KINDS``)."""
+        """The attention kind shown (a key of ``model_core.analysis.measures.KINDS``)."""
         return self._kind
 
     def shown_metric(self) -> str:
@@ -463,7 +471,7 @@ class HeadStatsPanel(QWidget):
         return self._grid
 
     def levels(self) -> tuple[float, float]:
-        """The colour range of the grid: the metric's fixed range (:func:`model_core.analysis.metric_range`)."""
+        """The colour range of the grid: the metric's fixed range (:func:`model_core.analysis.measures.metric_range`)."""
         return self._levels
 
     def colorbar_ticks(self) -> list[tuple[float, str]]:

@@ -12,7 +12,7 @@ Three tabs:
   difference uses the diverging map with levels symmetric around 0, so white is "no change".
 
 Like every widget here it never loads or runs a model: it is given the plain results of
-:mod:`model_core.inspection` (dataclasses of numbers, numpy arrays and strings), computed off the
+:mod:`model_core.analysis.inspection` (dataclasses of numbers, numpy arrays and strings), computed off the
 GUI thread by the caller, and reads them by attribute only (no ``model_core`` import, no torch).
 """
 
@@ -52,9 +52,9 @@ from viz_app.widgets.colormaps import DIVERGING_NAME, diverging_lookup_table, ge
 from viz_app.widgets.heatmap import AttentionHeatmap, TokenAxis, thinned_labels
 
 if TYPE_CHECKING:  # only for type hints: the widget receives these objects, it never imports model_core at run time
-    from model_core.inspection import ArchitectureSummary, ComparisonResult, ParameterDistributions
+    from model_core.analysis.inspection import ArchitectureSummary, ComparisonResult, ParameterDistributions
 
-#: model_core.inspection group names -> marked display names ("encoder layer N" is handled apart)
+#: model_core.analysis.inspection group names -> marked display names ("encoder layer N" is handled apart)
 GROUP_NAMES: dict[str, tuple[str, str]] = {
     "source embedding": N_("ModelInspector", "source embedding"),
     "target embedding": N_("ModelInspector", "target embedding"),

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from model_core.analysis import Rollout, trace_rollout
-from model_core.attribution import agreement
-from model_core.contributions import norm_maps, source_share
+from model_core.analysis.measures import Rollout, trace_rollout
+from model_core.inference.attribution import agreement
+from model_core.inference.contributions import norm_maps, source_share
 from model_core.trace import Trace
 from viz_app.i18n import tr
 from viz_app.scope.state import (

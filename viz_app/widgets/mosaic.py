@@ -18,14 +18,14 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QPainterPath
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QLabel, QStackedLayout, QWidget
 
-from model_core.pooling import TILE_PIXELS, pool_blocked, pool_max, pooled_length, tile_factors
+from model_core.inference.pooling import TILE_PIXELS, pool_blocked, pool_max, pooled_length, tile_factors
 from viz_app.i18n import tr
 from viz_app.widgets.colormaps import GUTTER_LEVELS, GUTTER_VALUE, gutter_lookup_table
 from viz_app.widgets.heatmap import TokenAxis
 
 #: Shade of the cells a mask blocks, drawn over every tile.
 BLOCKED_RGBA = (255, 0, 255, 255)  # the heatmap's "combined" overlay colour, opaque: outside every colour map
-#: Longest tile side in image pixels (``model_core.pooling.TILE_PIXELS``). Longer maps are max-pooled in blocks of
+#: Longest tile side in image pixels (``model_core.inference.pooling.TILE_PIXELS``). Longer maps are max-pooled in blocks of
 #: fr × fc tokens, one factor per axis (``pooling.tile_factors``).
 MAX_TILE_PIXELS = TILE_PIXELS
 #: Poolings kept (the three attention kinds of one trace: switching kind stays instant).

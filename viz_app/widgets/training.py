@@ -38,7 +38,7 @@ from viz_app.widgets.heatmap import AttentionHeatmap
 from viz_app.workers.training_worker import DEMO_TASKS, SIZES, RunInfo, TrainingConfig, TrainingRunner
 
 if TYPE_CHECKING:  # no torch at import: the app's window opens before torch is loaded
-    from model_core.training import TrainEvent
+    from model_core.training.trainer import TrainEvent
 
 TSV_ITEM = "__tsv__"
 KINDS: tuple[str, ...] = ("cross", "encoder_self", "decoder_self")

@@ -4,7 +4,7 @@ Why a panel: a demo model knows only its grammar's few hundred words, and anythi
 ``<unk>`` and confident nonsense in front of a class. The teacher needs to see what the model can
 take, and a click that puts a sentence showing one phenomenon (adjective order, ne … pas, plural
 agreement, 的, measure words) in the source box. The content comes from
-:func:`model_core.typing_guide.guide_for`; this widget only shows it, filters it and reports clicks.
+:func:`model_core.data.typing_guide.guide_for`; this widget only shows it, filters it and reports clicks.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from viz_app.i18n import N_, tr, tr_marked
 
 if TYPE_CHECKING:  # the grammars behind the guide load when a model arrives, not at start-up
-    from model_core.typing_guide import TypingGuide
+    from model_core.data.typing_guide import TypingGuide
 
 #: phenomenon key → marked display name
 PHENOMENON_LABELS: dict[str, tuple[str, str]] = {
@@ -56,7 +56,7 @@ PHENOMENON_LABELS: dict[str, tuple[str, str]] = {
     "weather": N_("TypingGuide", "Weather and days"),
     "negation_zh": N_("TypingGuide", "Negation: 不, 没"),
 }
-#: word-class key → marked display name (the keys are model_core.typing_guide.WORD_CLASSES)
+#: word-class key → marked display name (the keys are model_core.data.typing_guide.WORD_CLASSES)
 CLASS_LABELS: dict[str, tuple[str, str]] = {
     "noun": N_("TypingGuide", "Nouns"),
     "adjective": N_("TypingGuide", "Adjectives"),

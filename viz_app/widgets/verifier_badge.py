@@ -1,6 +1,6 @@
 """A status-bar badge: a green "✓" when the trace keeps the attention contract, "⚠ N problems" when it breaks it.
 
-Why a badge and not a dialog: a correct model never triggers it (``model_core.analysis.verify_trace``
+Why a badge and not a dialog: a correct model never triggers it (``model_core.analysis.measures.verify_trace``
 returns nothing), so it costs no screen space in class; when an imported model or a hand-edited
 trace does break the contract (weight on masked keys, rows not summing to 1, NaN, axes that do
 not match the tokens), the learner should know before trusting the picture, without being
@@ -26,13 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model_core.analysis import Problem
+from model_core.analysis.measures import Problem
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.state import KINDS, kind_short_title
 
 #: how many problems the tooltip lists before "… and N more"
 TOOLTIP_PROBLEMS = 5
-#: problem code (``model_core.analysis.PROBLEM_CODES``) -> marked display name
+#: problem code (``model_core.analysis.measures.PROBLEM_CODES``) -> marked display name
 PROBLEM_TITLES: dict[str, tuple[str, str]] = {
     "axis-mismatch": N_("Verifier", "axes do not match the tokens"),
     "nan": N_("Verifier", "NaN or infinite weights"),
@@ -124,7 +124,7 @@ class VerifierBadge(QToolButton):
         self.hide()
 
     def set_problems(self, problems: Sequence[Problem], *, checked: bool = True) -> None:
-        """Show the badge for these problems (``model_core.analysis.verify_trace``'s list): none is a green
+        """Show the badge for these problems (``model_core.analysis.measures.verify_trace``'s list): none is a green
         "✓ rows sum to 1, masks respected"; ``checked=False`` (no trace was checked) hides it."""
         self._problems = list(problems)
         n = len(self._problems)

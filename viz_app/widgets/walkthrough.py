@@ -5,8 +5,8 @@ order a teacher writes it on the board: ① the query vector qᵢ and the key ve
 per dimension), their dot product, the division by √dₖ and the mask; ② the softmax over the whole row
 (every key's score and weight, the clicked key highlighted); ③ the weighted sum of the value vectors, the
 head's output, with the contributions of the keys that weigh most. Every number is the model's
-(:func:`model_core.walkthrough.cell_walkthrough`); this widget only draws a
-:class:`~model_core.walkthrough.CellWalkthrough`, with QPainter so that one font size scales the whole
+(:func:`model_core.analysis.walkthrough.cell_walkthrough`); this widget only draws a
+:class:`~model_core.analysis.walkthrough.CellWalkthrough`, with QPainter so that one font size scales the whole
 panel (presenter mode).
 """
 
@@ -19,7 +19,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from model_core.walkthrough import CellWalkthrough
+from model_core.analysis.walkthrough import CellWalkthrough
 from viz_app.i18n import tr
 from viz_app.scope.state import kind_title
 from viz_app.widgets.heatmap import display_token

@@ -1,17 +1,27 @@
-"""The alignment lines bound to the state: the heatmap's layer, head (or mean), step and row labels, always cross.
+"""The Alignment lines dock: cross-attention drawn as lines from the source tokens to the target tokens, bound to the
+state (the heatmap's layer, head or mean, step and row labels; always cross).
 
-Why apart from ``bindings.py``: one feature, one module; the window only builds the binding and puts
-:class:`~viz_app.widgets.alignment_lines.AlignmentLines` where it belongs (a tab beside the heatmap).
+Why apart from ``bindings.py`` and ``parts.py``: one feature, one module; the window only builds
+:class:`AlignmentLinesPart` (Model ▸ Alignment lines, View ▸ Panels).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Slot
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDockWidget, QMainWindow
 
 from viz_app.i18n import tr
 from viz_app.scope.state import AppState
 from viz_app.widgets.alignment_lines import AlignmentLines, alignment_view
 from viz_app.widgets.map_view import ViewSpec
+from viz_app.window.layout import add_dock
+
+if TYPE_CHECKING:
+    from viz_app.window.menus import WindowMenus
 
 
 class AlignmentLinesBinding(QObject):
@@ -46,3 +56,19 @@ class AlignmentLinesBinding(QObject):
             self.lines.clear(tr("AlignmentLines", "Step forward: each generated token draws its lines to the source."))
             return
         self.lines.set_view(view)
+
+
+class AlignmentLinesPart:
+    """The Alignment lines dock (Model ▸ Alignment lines, View ▸ Panels; hidden at first), its binding and its entry."""
+
+    def __init__(self, window: QMainWindow, state: AppState, menus: WindowMenus, *,
+                 reveal: Callable[[QDockWidget], None]) -> None:
+        self.panel = AlignmentLines(window)
+        self.dock = add_dock(window, tr("MainWindow", "Alignment lines"), "dockAlignmentLines", self.panel,
+                             Qt.DockWidgetArea.RightDockWidgetArea)
+        self.dock.hide()  # opened from the Model menu
+        self.binding = AlignmentLinesBinding(state, self.panel, window)
+        self.action = QAction(tr("MainWindow", "Alignment &lines (source → target)"), window)
+        self.action.triggered.connect(lambda: reveal(self.dock))
+        menus.model.addAction(self.action)
+        menus.panels.addAction(self.dock.toggleViewAction())

@@ -3,13 +3,13 @@
 * **Alignment**: a dock (Model ▸ Alignment with gold links) where the teacher loads gold links for the
   sentence pair on screen (a Pharaoh file and its line, or typed); the AER of every head and layer mean
   fills a map (a click selects that head's cross-attention) and the gold links are drawn over the
-  cross-attention heatmap. The numbers are :func:`model_core.alignment.trace_alignment`, the same reading
+  cross-attention heatmap. The numbers are :func:`model_core.analysis.alignment.trace_alignment`, the same reading
   as ``attention-scope align`` (numpy only, in the GUI thread: a few layers × heads of one sentence).
 * **Report card**: File ▸ Open report… reads a folder written by ``attention-scope report``
-  (:mod:`model_core.report_files`, torch-free) into :class:`~viz_app.window.report_dialog.ReportDialog`;
+  (:mod:`model_core.analysis.report_files`, torch-free) into :class:`~viz_app.window.report_dialog.ReportDialog`;
   from a head's unusual sentence, "Show in the window" puts the pair in the boxes and selects the head.
 
-:func:`install_alignment_tools` adds both to a built window; everything else here is testable without one.
+:class:`AlignmentPart` and :class:`ReportPart` are the window's; everything else here is testable without one.
 """
 
 from __future__ import annotations
@@ -22,20 +22,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu, QWidget
 
-from model_core.alignment import GoldAlignment, TraceAlignment, parse_pharaoh, trace_alignment
-from model_core.batched import text_lines
-from model_core.lazy_trace import MapsOnDemand
+from model_core.analysis.alignment import GoldAlignment, TraceAlignment, parse_pharaoh, trace_alignment
+from model_core.inference.batched import text_lines
+from model_core.inference.lazy_trace import MapsOnDemand
 from viz_app.i18n import tr
 from viz_app.scope.state import AppState
 from viz_app.widgets.aer_map import MEAN
 from viz_app.widgets.alignment_panel import AlignmentPanel
 from viz_app.widgets.gold_links import GoldLinks
 from viz_app.widgets.heatmap import AttentionHeatmap
+from viz_app.window.layout import add_dock
 
 if TYPE_CHECKING:
-    from viz_app.window.main_window import MainWindow
+    from viz_app.window.menus import WindowMenus
     from viz_app.window.report_dialog import ReportDialog
 
 #: a gold file's lines are counted once when it is loaded; a file with more is not a gold file for one class
@@ -187,7 +188,7 @@ class ReportOpener(QObject):
 
     def open(self, folder: str | os.PathLike) -> ReportDialog | None:
         """Show the report in ``folder`` (None and :attr:`error` set when it cannot be read)."""
-        from model_core.report_files import read_report
+        from model_core.analysis.report_files import read_report
         from viz_app.window.report_dialog import ReportDialog
 
         try:
@@ -216,38 +217,42 @@ class ReportOpener(QObject):
             show_error(text)
 
 
-def install_alignment_tools(w: MainWindow) -> None:
-    """Add the alignment dock (Model menu, View ▸ Panels) and File ▸ Open report… to a built window."""
-    from viz_app.window.layout import add_dock
+class AlignmentPart:
+    """The Alignment dock (Model ▸ Alignment with gold links, View ▸ Panels; hidden at first): the gold links of the
+    pair on screen, the AER map, and the gold links drawn over ``heatmap``."""
 
-    w.alignment_panel = AlignmentPanel(w)
-    w.dock_alignment = add_dock(w, tr("MainWindow", "Alignment"), "dockAlignment", w.alignment_panel,
-                                Qt.DockWidgetArea.RightDockWidgetArea)
-    w.dock_alignment.hide()  # opened from the Model menu
-    w.alignment_binding = AlignmentBinding(w.state, w.alignment_panel, w.heatmap, w)
-    w.alignment_panel.fileRequested.connect(lambda: _choose_gold_file(w))
-    w.act_alignment = QAction(tr("MainWindow", "Alignment with &gold links"), w)
-    w.act_alignment.triggered.connect(lambda: w.panels.reveal(w.dock_alignment))
-    w.model_menu.addAction(w.act_alignment)
-    w.panels_menu.addAction(w.dock_alignment.toggleViewAction())
-    w.report_opener = ReportOpener(w.state, w, show_pair=lambda source, target: _show_pair(w, source, target))
-    w.act_open_report = QAction(tr("MainWindow", "Open &report…"), w)
-    w.act_open_report.setToolTip(tr("MainWindow", "A folder written by: attention-scope report"))
-    w.act_open_report.triggered.connect(w.report_opener.choose)
-    actions = w.file_menu.actions()
-    after = actions.index(w.act_save_session) + 1 if w.act_save_session in actions else len(actions)
-    w.file_menu.insertAction(actions[after] if after < len(actions) else None, w.act_open_report)
+    def __init__(self, window: QMainWindow, state: AppState, heatmap: AttentionHeatmap, menus: WindowMenus, *,
+                 reveal: Callable[[QDockWidget], None]) -> None:
+        self.window = window
+        self.panel = AlignmentPanel(window)
+        self.dock = add_dock(window, tr("MainWindow", "Alignment"), "dockAlignment", self.panel,
+                             Qt.DockWidgetArea.RightDockWidgetArea)
+        self.dock.hide()  # opened from the Model menu
+        self.binding = AlignmentBinding(state, self.panel, heatmap, window)
+        self.panel.fileRequested.connect(self.choose_gold_file)
+        self.action = QAction(tr("MainWindow", "Alignment with &gold links"), window)
+        self.action.triggered.connect(lambda: reveal(self.dock))
+        menus.model.addAction(self.action)
+        menus.panels.addAction(self.dock.toggleViewAction())
 
-
-def _show_pair(w: MainWindow, source: str, target: str) -> None:
-    """As typing the pair and pressing Enter: the boxes show it and the model runs at once."""
-    w.inputs.show_texts(source, target)
-    w.run_now()
+    @Slot()
+    def choose_gold_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, tr("AlignmentTools", "Gold alignments (Pharaoh)"), "",
+                                              tr("AlignmentTools", "Alignments (*.txt *.align *.talp *.wa);;All files (*)"))
+        if path:
+            self.binding.load_file(path)
 
 
-def _choose_gold_file(w: MainWindow) -> None:
-    path, _ = QFileDialog.getOpenFileName(w, tr("AlignmentTools", "Gold alignments (Pharaoh)"), "",
-                                          tr("AlignmentTools", "Alignments (*.txt *.align *.talp *.wa);;All files (*)"))
-    if path:
-        w.alignment_binding.load_file(path)
+class ReportPart:
+    """File ▸ Open report… (after ``after`` in ``file_menu``): a folder written by ``attention-scope report`` in
+    :class:`~viz_app.window.report_dialog.ReportDialog`; "Show in the window" calls ``show_pair``."""
 
+    def __init__(self, window: QWidget, state: AppState, file_menu: QMenu, *, after: QAction,
+                 show_pair: Callable[[str, str], None]) -> None:
+        self.opener = ReportOpener(state, window, show_pair=show_pair)
+        self.action = QAction(tr("MainWindow", "Open &report…"), window)
+        self.action.setToolTip(tr("MainWindow", "A folder written by: attention-scope report"))
+        self.action.triggered.connect(self.opener.choose)
+        actions = file_menu.actions()
+        index = actions.index(after) + 1 if after in actions else len(actions)
+        file_menu.insertAction(actions[index] if index < len(actions) else None, self.action)

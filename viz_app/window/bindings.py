@@ -18,9 +18,9 @@ from PySide6.QtCore import QEvent, QObject, QTimer, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 
-from model_core.analysis import all_head_stats, verify_trace
-from model_core.lazy_trace import pooled_overview
-from model_core.pooling import pool_blocked, pool_max, pooled_length, tile_factors
+from model_core.analysis.measures import all_head_stats, verify_trace
+from model_core.inference.lazy_trace import pooled_overview
+from model_core.inference.pooling import pool_blocked, pool_max, pooled_length, tile_factors
 from model_core.vocab import KINDS
 from viz_app.i18n import N_, quoted, tr, tr_marked
 from viz_app.scope.state import LONG_SENTENCE_MODES, AppState, kind_title, long_sentence, view_needs_run
@@ -527,22 +527,17 @@ def padding_row_text(step: int) -> str:
 
 
 class NextTokenBinding(QObject):
-    """What the model predicts at the step (and, with an ablation, before/after)."""
+    """What the model predicts at the step (its likeliest tokens; the beams while searching)."""
 
-    def __init__(self, state: AppState, next_token: NextTokenPanel, before_after: BeforeAfterBars,
-                 parent: QObject | None = None) -> None:
+    def __init__(self, state: AppState, next_token: NextTokenPanel, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.state, self.next_token, self.before_after = state, next_token, before_after
+        self.state, self.next_token = state, next_token
         state.traceChanged.connect(self.refresh)
         state.stepChanged.connect(self.refresh)
         self.refresh()
 
     @Slot()
     def refresh(self) -> None:
-        self._refresh_next_token()
-        self._refresh_before_after()
-
-    def _refresh_next_token(self) -> None:
         s = self.state
         trace, model = s.trace, s.model
         if trace is None or model is None:
@@ -563,7 +558,19 @@ class NextTokenBinding(QObject):
         beams = s.beams_at_step() if (not s.forced and s.decoding.method == "beam") else ()
         self.next_token.set_beams(list(beams))
 
-    def _refresh_before_after(self) -> None:
+
+class BeforeAfterBinding(QObject):
+    """With an ablation, the next-token probabilities of the intact model (before) and the ablated one (after)."""
+
+    def __init__(self, state: AppState, before_after: BeforeAfterBars, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.before_after = state, before_after
+        state.traceChanged.connect(self.refresh)
+        state.stepChanged.connect(self.refresh)
+        self.refresh()
+
+    @Slot()
+    def refresh(self) -> None:
         s = self.state
         trace, model = s.trace, s.model
         if trace is None or model is None or s.baseline_logprobs is None:
@@ -727,7 +734,7 @@ class TypingGuideBinding(QObject):
 
     @Slot()
     def refresh(self) -> None:
-        from model_core.typing_guide import guide_for  # the grammars: read when a model arrives, not at start-up
+        from model_core.data.typing_guide import guide_for  # the grammars: read when a model arrives, not at start-up
 
         info = self.state.model
         if info is None:

@@ -1,6 +1,6 @@
 """The window's "Compare two sentences" dock: the current sentence is A, the one typed in the dock is B.
 
-Why apart from the window: it owns one job (ask the worker for a :class:`model_core.compare.Comparison`,
+Why apart from the window: it owns one job (ask the worker for a :class:`model_core.analysis.compare.Comparison`,
 hand it to :class:`~viz_app.widgets.compare_view.ComparePanel`, keep the panel on the main view's
 selection and step) and is built only when first shown.
 """
@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu
 
-from model_core.run import RunRequest
+from model_core.inference.run import RunRequest
 from viz_app.i18n import tr
 from viz_app.window.bindings import view_spec
 

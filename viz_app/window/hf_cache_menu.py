@@ -2,7 +2,7 @@
 
 Why a submenu filled when it opens: the cache changes while the app runs (a download in a terminal), and
 listing it reads every cached repo's config.json, work nobody should pay for at start-up. What is listed and
-how a name becomes a folder is :mod:`model_core.hf_cache` (torch-free, so this runs in the GUI thread); the
+how a name becomes a folder is :mod:`model_core.io.hf_cache` (torch-free, so this runs in the GUI thread); the
 entry asks the window to open the repo id, which the model thread resolves like ``--model NAME``.
 """
 
@@ -14,7 +14,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from model_core.files import human_bytes
-from model_core.hf_cache import CachedModel, cache_dir, find_cached, list_cached
+from model_core.io.hf_cache import CachedModel, cache_dir, find_cached, list_cached
 from viz_app.i18n import tr
 
 __all__ = ["add_hf_cache_menu", "fill_hf_cache_menu"]

@@ -7,11 +7,14 @@ each panel, bound to the state (:mod:`viz_app.window.bindings`), redraws once by
 Stepping, selecting a layer/head/kind, colours and overlays only re-slice or re-colour host arrays;
 they never call the model. The remembered settings follow the state (:mod:`viz_app.scope.persistence`).
 
-Where the rest of the window lives: the parts and their places in :mod:`~viz_app.window.layout`, the menus in
-:mod:`~viz_app.window.menus`, the connections in :mod:`~viz_app.window.wiring`, play in
-:mod:`~viz_app.window.playback`, session files in :mod:`~viz_app.window.session_files`, theme, language and
-label size in :mod:`~viz_app.window.appearance`, presenter mode in :mod:`~viz_app.window.presenter`, and the
-panels opened on demand in :mod:`~viz_app.window.model_panels`.
+Where the rest of the window lives: the parts (each dock, the middle and the status bar, with its widgets and its
+binding) in :mod:`~viz_app.window.parts` and beside their features (:mod:`~viz_app.window.alignment_tools`,
+:mod:`~viz_app.window.alignment_binding`, :mod:`~viz_app.window.model_panels`), built in ``__init__`` in one list
+and held as ``window.sentence``, ``window.map``, ``window.heads``…; their first arrangement and the Tab order in
+:mod:`~viz_app.window.layout`, the menus in :mod:`~viz_app.window.menus`, the connections between parts in
+:mod:`~viz_app.window.wiring`, play in :mod:`~viz_app.window.playback`, session files in
+:mod:`~viz_app.window.session_files`, theme, language and label size in :mod:`~viz_app.window.appearance`, presenter
+mode in :mod:`~viz_app.window.presenter`. No module sets attributes on the window (``tests/app/test_window_parts.py``).
 
 Keyboard policy: ←/→, Home/End and Space are window-wide QAction shortcuts, but a focused text
 box keeps them for editing (Qt's ShortcutOverride: a line edit claims the keys it uses), so typing
@@ -29,7 +32,7 @@ from typing import TYPE_CHECKING
 import shiboken6
 from PySide6.QtCore import QMimeData, QSignalBlocker, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QMainWindow, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QMainWindow
 
 from model_core.trace import Trace
 from viz_app.dialogs.about import show_about
@@ -45,25 +48,30 @@ from viz_app.widgets.heatmap import AttentionHeatmap
 from viz_app.widgets.map_view import ViewSpec, map_title
 from viz_app.window import bindings as b
 from viz_app.window.actions import WindowActions
+from viz_app.window.alignment_binding import AlignmentLinesPart
+from viz_app.window.alignment_tools import AlignmentPart, ReportPart
 from viz_app.window.appearance import Appearance
-from viz_app.window.layout import (
-    LayoutKeeper,
-    build_central,
-    build_docks,
-    build_status_bar,
-    on_screen,
-    set_tab_order,
-    window_docks,
-)
-from viz_app.window.lesson_tools import lesson_sized
-from viz_app.window.menus import build_menus
+from viz_app.window.compare_sentences import add_compare_sentences
+from viz_app.window.layout import LayoutKeeper, arrange_docks, set_tab_order, window_docks
+from viz_app.window.menus import WindowMenus
 from viz_app.window.model_panels import ModelPanels
+from viz_app.window.parts import (
+    AblationPart,
+    HeadsPart,
+    MapPart,
+    NextTokenPart,
+    PositionalPart,
+    SentencePart,
+    StatusBarPart,
+    TypingGuidePart,
+)
 from viz_app.window.playback import Playback
 from viz_app.window.presenter import PRESENTER_CHIP_SCALE, PresenterMode, next_token_beside_map, place_next_token
 from viz_app.window.screen_fit import ScreenGuard, fit_window, keep_inside
 from viz_app.window.session_files import SessionFiles
 from viz_app.window.status import WindowStatus
 from viz_app.window.theme import Theme
+from viz_app.window.walkthrough_binding import CellWalkthroughBinding
 from viz_app.window.wiring import connect_window
 from viz_app.workers.model_worker import OptionsNeeded, WorkerHost
 
@@ -109,55 +117,71 @@ class MainWindow(QMainWindow):
         self.window_actions = WindowActions(self)
         for name, act in vars(self.window_actions).items():  # window.act_first… : the window holds its actions
             setattr(self, name, act)
-        build_central(self)
-        build_docks(self)
-        build_status_bar(self)
-        set_tab_order(self)
+        self.persistence = Persistence(self.settings, self.state, self)
+        remembered_view = self.persistence.restore()  # before the parts: each binding first shows what is remembered
+        s = self.state
+
+        # the parts (viz_app.window.parts), built in the order the window shows them: the Tab order and View ▸ Panels
+        # follow it; each owns its widgets, its dock and its binding to the state
+        self.map = MapPart(self, s, self.window_actions, self.settings, busy=lambda: self.host.busy, loading=self._loading)
+        self.sentence = SentencePart(self, s, on_edited=self._on_inputs_edited, on_error=self.show_error,
+                                     run_now=self.run_now, open_model=self.open_model, open_dialog=self.act_open.trigger)
+        self.heads = HeadsPart(self, s, self.map.overview)
+        self.next_token = NextTokenPart(self, s)
+        self.positional = PositionalPart(self, s)
+        self.typing_guide = TypingGuidePart(self, s)
+        self.ablation = AblationPart(self, s)
+        self.panels = ModelPanels(self, beside=self.next_token.dock, parent=self)  # inspector and training, built when shown
+        arrange_docks(self, heads=self.heads.dock, next_token=self.next_token.dock, positional=self.positional.dock)
+        self.status_bar = StatusBarPart(self, s, self.ablation.warning)
+        set_tab_order(self.sentence.inputs, self.map.step_bar, self.map.selectors, self.map.view_stack)
         fit_window(self)  # 1,440 × 900, or less on a smaller screen (a projector's 1,280 × 720)
         self.status = WindowStatus(self)
         self.exports = ExportActions(self, self)
         self.addActions(self.exports.actions())  # Ctrl+Shift+C works window-wide
-        build_menus(self)
+        self.menus = WindowMenus(self, self.window_actions, self.exports)
+        self.sentence_comparison = add_compare_sentences(self, self.menus.model)
+        self.alignment = AlignmentPart(self, s, self.map.heatmap, self.menus, reveal=self.reveal_dock)
+        self.report = ReportPart(self, s, self.menus.file, after=self.act_save_session, show_pair=self.show_pair)
+        self.walkthrough = CellWalkthroughBinding(s, self.map.heatmap, self.host, self, self)  # a click on a cell
+        self.alignment_lines = AlignmentLinesPart(self, s, self.menus, reveal=self.reveal_dock)
+
         self.appearance = Appearance(
-            self, self.settings, theme_group=self.theme_group, theme_actions=self.act_themes,
-            language_actions=self.act_languages, show_status=self.show_status,
+            self, self.settings, theme_group=self.menus.theme_group, theme_actions=self.menus.themes,
+            language_actions=self.menus.languages, show_status=self.show_status,
             base_point_size=QApplication.font().pointSizeF(),
-            sized=lambda: (self.heatmap, self.mosaic, self.next_token, self.positional, self.inputs.source_chips,
-                           self.inputs.target_chips, self.inputs, self.step_bar, self.typing_guide, *lesson_sized(self)))
+            sized=lambda: (self.map.heatmap, self.map.overview, self.next_token.panel, self.positional.panel,
+                           self.sentence.inputs.source_chips, self.sentence.inputs.target_chips, self.sentence.inputs,
+                           self.map.step_bar, self.typing_guide.panel, self.alignment_lines.panel, self.walkthrough))
         self.appearance.languageChangeRequested.connect(self.languageChangeRequested)
         self.presenter = PresenterMode(
-            self, secondary_docks=lambda: [d for d in window_docks(self) if d is not self.dock_inputs],
-            keep=lambda: [self.dock_next] if next_token_beside_map(self) else [],
-            chrome=[self.menuBar(), self.statusBar(), self.selectors],
+            self, secondary_docks=lambda: [d for d in window_docks(self) if d is not self.sentence.dock],
+            keep=lambda: [self.next_token.dock] if next_token_beside_map(self) else [],
+            chrome=[self.menuBar(), self.statusBar(), self.map.selectors],
             get_font_pt=lambda: self._font_pt, set_font_pt=lambda pt: self.set_font_point_size(pt, save=False),
             set_emphasis=self._set_emphasis)
         self._help_windows: list[HelpWindow] = []
         self.setAcceptDrops(True)
-        self.persistence = Persistence(self.settings, self.state, self)
-        remembered_view = self.persistence.restore()
-        self.step_bar.set_interval_ms(self.settings.get_int("view/play_interval_ms", self.step_bar.interval_ms()))
-        self.playback = Playback(self.state, self.act_play, self.settings, self.step_bar.interval_ms(), self)
+        self.playback = Playback(self.state, self.act_play, self.settings, self.map.step_bar.interval_ms(), self)
         if (font_pt := self.settings.get_float("view/font_pt", 0.0)) > 0:
             self.set_font_point_size(font_pt, save=False)
-        self._bind()
         self.controller = ScopeController(self.state, self.host, self.persistence,
-                                          flush_inputs=lambda: self.inputs_binding.flush(run=False),
+                                          flush_inputs=lambda: self.sentence.binding.flush(run=False),
                                           ask_options=lambda needed: self.ask_import_options(needed), parent=self)
         self.controller.pending_view = remembered_view
         self.persistence.view_pending = lambda: self.controller.pending_view is not None or self.controller.default_view_pending
-        self.panels = ModelPanels(self, self)
         self.session_files = SessionFiles(self, self.state, self.controller, self.persistence, flush_inputs=self.flush_inputs,
                                           show_error=self.show_error, show_status=self.show_status)
-        connect_window(self)  # (it also installs the docks of later features)
+        connect_window(self)
         self.layout_keeper = LayoutKeeper(self, self.settings, paused=lambda: self.presenter.active)
         self.layout_keeper.restore()  # after every dock exists: restoreState places docks by object name
         keep_inside(self)  # a geometry saved on a larger screen
         self.screen_guard = ScreenGuard(self)  # a panel shown later never leaves the window taller than the screen
         self.layout_keeper.watch()
-        self.settings.on_problem(lambda text: self.settings_banner.show_message(text, "notice"))  # told once, never blocks
+        self.settings.on_problem(lambda text: self.map.settings_banner.show_message(text, "notice"))  # told once, never blocks
         self.set_theme(self.settings.get_str("view/theme", "system"), save=False)
         language = language or self.settings.get_str("view/language", "")
-        self.act_languages.get(language, self.act_languages[""]).setChecked(True)
+        self.menus.languages.get(language, self.menus.languages[""]).setChecked(True)
         if autoload:
             self.controller.open_initial_model(model, is_session=looks_like_session)
         QTimer.singleShot(0, self._release_worker_unless_painting)
@@ -182,24 +206,6 @@ class MainWindow(QMainWindow):
 
     def _docks(self) -> list[QDockWidget]:  # every dock (tests, presenter)
         return window_docks(self)
-
-    def _bind(self) -> None:
-        """Every panel bound to the state (viz_app.window.bindings): each redraws once per change of what it shows."""
-        s, bar = self.state, self.statusBar()
-        self.inputs_binding = b.InputsBinding(s, self.inputs, on_edited=self._on_inputs_edited, on_error=self.show_error, parent=self)
-        self.step_binding = b.StepBinding(s, self.step_bar, self.window_actions.transport(), self)
-        self.selector_binding = b.SelectorBinding(s, self.selectors, self)
-        self.chips_binding = b.ChipsBinding(s, self.inputs, self)
-        self.map_binding = b.MapBinding(s, self.heatmap, self.mosaic, self.view_stack, self.hint, self.hint_open,
-                                        busy=lambda: self.host.busy, show_status=lambda text: bar.showMessage(text, 4000),
-                                        status_text=bar.currentMessage, clear_status=bar.clearMessage, parent=self,
-                                        cancel=self.hint_cancel, loading=self._loading)
-        self.next_token_binding = b.NextTokenBinding(s, self.next_token, self.before_after, self)
-        self.head_stats_binding = b.HeadStatsBinding(
-            s, self.head_stats, lambda: on_screen(self.dock_mosaic) and self.heads_tabs.currentWidget() is self.head_stats, self)
-        self.verifier_binding = b.VerifierBinding(s, self.verifier_badge, self)
-        self.positional_binding = b.PositionalBinding(s, self.positional, lambda: on_screen(self.dock_positional), self)
-        self.ablation_binding = b.AblationBinding(s, self.ablation_panel, self.status_ablation, self)
 
     # ================================================================== models and runs (the controller's, asked from here)
     @Slot(str)
@@ -226,11 +232,11 @@ class MainWindow(QMainWindow):
 
     def flush_inputs(self) -> None:
         """Apply pending edits now instead of after the pause in typing (tests, Enter key)."""
-        self.inputs_binding.flush()
+        self.sentence.binding.flush()
 
     @property
     def _debounce(self) -> QTimer:
-        return self.inputs_binding.debounce
+        return self.sentence.binding.debounce
 
     @Slot()
     def _on_inputs_edited(self) -> None:
@@ -240,8 +246,14 @@ class MainWindow(QMainWindow):
     @Slot()
     def run_now(self) -> None:
         """Enter in a sentence box: apply the edit at once (or run a first time)."""
-        if self.inputs_binding.take() or self.state.trace is None:
+        if self.sentence.binding.take() or self.state.trace is None:
             self._on_inputs_edited()
+
+    def show_pair(self, source: str, target: str) -> None:
+        """As typing the pair and pressing Enter: the boxes show it and the model runs at once (an empty target: the
+        model translates)."""
+        self.sentence.inputs.show_texts(source, target)
+        self.run_now()
 
     def request_run(self) -> int | None:
         return self.controller.request_run()
@@ -258,11 +270,6 @@ class MainWindow(QMainWindow):
     def view_spec(self) -> ViewSpec:
         """The current selection and display settings, as the exporters and the heatmap take them."""
         return b.view_spec(self.state)
-
-    @Slot(int, int)
-    def select_tile(self, layer: int, head: int) -> None:
-        """A click on the overview: show that layer and head in the main heatmap."""
-        self.state.select(layer=layer, head=head)
 
     # ================================================================== what the user is told
     def show_error(self, message: str) -> None:
@@ -329,7 +336,7 @@ class MainWindow(QMainWindow):
         self.panels.show_training()
 
     def show_ablation(self) -> None:
-        self.panels.reveal(self.dock_ablation)
+        self.panels.reveal(self.ablation.dock)
 
     def compare_with(self, path: str, options: dict | None = None) -> int:
         return self.panels.compare_with(path, options)
@@ -356,11 +363,11 @@ class MainWindow(QMainWindow):
 
     def current_view(self) -> ViewSpec | None:
         """What the main heatmap shows, for the exporters (None when it shows no attention weights)."""
-        spec = b.export_spec(self.state, self.map_binding.map_window())  # a long map: the window on screen
+        spec = b.export_spec(self.state, self.map.binding.map_window())  # a long map: the window on screen
         return None if spec is None else replace(spec, font_pt=self._font_pt)
 
     def heatmap_widget(self) -> AttentionHeatmap:
-        return self.heatmap
+        return self.map.heatmap
 
     # ================================================================== appearance (viz_app.window.appearance) and presenting
     @property
@@ -396,35 +403,19 @@ class MainWindow(QMainWindow):
 
     def _set_emphasis(self, on: bool) -> None:
         """Presenter mode's layout for a projector: a thicker current-step highlight, every row and column of the map
-        labelled and its titles wrapped, the Sentence panel down to its boxes and chips, the next-token list beside the
-        map at a share of the screen's width (where there is room for it: :func:`next_token_beside_map`)."""
-        self.heatmap.set_emphasis(on)
-        self.mosaic.set_emphasis(on)
-        self.heatmap.set_projector_layout(on)
-        self.inputs.set_compact(on)
-        # the sentence is secondary (the map's columns and rows name its tokens): its chips smaller than the labels,
-        # the dock without its title bar; leaving presenter mode gives both back (the font is reset before this)
-        if on:
-            for chips in (self.inputs.source_chips, self.inputs.target_chips):
-                chips.set_font_point_size(self._font_pt * PRESENTER_CHIP_SCALE)
-        self.dock_inputs.setTitleBarWidget(QWidget(self.dock_inputs) if on else None)
-        if on:  # without its options row the panel needs less height: give it to the map
-            QTimer.singleShot(0, self._fit_sentence_dock)
-        if on and self.dock_next.isVisible():
-            QTimer.singleShot(0, lambda: place_next_token(self))
-
-    def _fit_sentence_dock(self) -> None:
-        """The Sentence dock at the height its boxes and wrapped chips need (presenter mode)."""
-        need = self.inputs.wanted_height()
-        if need > 0:
-            self.resizeDocks([self.dock_inputs], [need + self.dock_inputs.height() - self.inputs.height()],
-                             Qt.Orientation.Vertical)
+        labelled and its titles wrapped, the Sentence panel down to its boxes and chips (smaller than the labels: the
+        map's columns and rows name its tokens), the next-token list beside the map at a share of the screen's width
+        (where there is room for it: :func:`next_token_beside_map`)."""
+        self.map.set_emphasis(on)
+        self.sentence.set_presenting(on, self._font_pt * PRESENTER_CHIP_SCALE)
+        if on and self.next_token.dock.isVisible():
+            QTimer.singleShot(0, lambda: place_next_token(self, self.next_token.dock))
 
     @Slot(bool)
     def on_presenter_toggled(self, on: bool) -> None:
         with QSignalBlocker(self.act_presenter):
             self.act_presenter.setChecked(on)
-        self.view_stack.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.map.view_stack.setFocus(Qt.FocusReason.OtherFocusReason)
 
     # ================================================================== drag and drop
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

@@ -1,4 +1,4 @@
-"""The panels opened on demand: the model inspector (with comparisons) and the live-training view.
+"""The panels opened on demand: the model inspector (with comparisons) and the live-training view, in their docks.
 
 Why apart from the window: they are built when first shown (together ~0.2 s of a start-up that most
 sessions never use them in), ask the worker for their own data (a summary, a comparison) and land in
@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QScrollArea, QWidget
 
 from viz_app.i18n import tr
-from viz_app.window.layout import whole_tab_names
+from viz_app.window.layout import add_dock, whole_tab_names
 from viz_app.window.theme import apply_theme
 
 if TYPE_CHECKING:
@@ -23,11 +23,19 @@ if TYPE_CHECKING:
 
 
 class ModelPanels(QObject):
-    """Builds, fills and reveals the inspector and the training view of ``window`` (a MainWindow)."""
+    """The Model inspector and Train docks of ``window`` (a MainWindow; hidden, empty until first shown), filled and
+    revealed; :meth:`reveal` tabs any panel opened on demand beside ``beside`` (the Next token dock)."""
 
-    def __init__(self, window: QMainWindow, parent: QObject | None = None) -> None:
+    def __init__(self, window: QMainWindow, beside: QDockWidget, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.window = window
+        self.beside = beside
+        right = Qt.DockWidgetArea.RightDockWidgetArea
+        self.inspector_dock = add_dock(window, tr("MainWindow", "Model inspector"), "dockInspector", QWidget(window), right,
+                                       scroll=True)
+        self.training_dock = add_dock(window, tr("MainWindow", "Train"), "dockTraining", QWidget(window), right, scroll=True)
+        for dock in (self.inspector_dock, self.training_dock):  # opened from the Model menu when wanted
+            dock.hide()
         self.built_inspector: ModelInspector | None = None
         self.built_training_view: TrainingView | None = None
         self._inspected_key: str | None = None  # the model whose summary the inspector shows
@@ -35,15 +43,15 @@ class ModelPanels(QObject):
         w.host.inspected.connect(self._on_inspected)
         w.host.compared.connect(self._on_compared)
         w.state.modelChanged.connect(self.inspect_if_needed)
-        w.dock_training.visibilityChanged.connect(self._on_training_visibility)
-        w.dock_inspector.visibilityChanged.connect(self._on_inspector_visibility)
+        self.training_dock.visibilityChanged.connect(self._on_training_visibility)
+        self.inspector_dock.visibilityChanged.connect(self._on_inspector_visibility)
 
     def reveal(self, dock: QDockWidget) -> None:
         """Show a panel opened on demand: tabbed with the per-step panels the first time, where it was after."""
-        w = self.window
-        if not dock.isVisible() and not dock.isFloating() and dock not in w.tabifiedDockWidgets(w.dock_next) \
-                and w.dockWidgetArea(dock) == Qt.DockWidgetArea.RightDockWidgetArea and w.dock_next.isVisible():
-            w.tabifyDockWidget(w.dock_next, dock)
+        w, beside = self.window, self.beside
+        if not dock.isVisible() and not dock.isFloating() and dock not in w.tabifiedDockWidgets(beside) \
+                and w.dockWidgetArea(dock) == Qt.DockWidgetArea.RightDockWidgetArea and beside.isVisible():
+            w.tabifyDockWidget(beside, dock)
         dock.show()
         dock.raise_()
         whole_tab_names(w)
@@ -51,13 +59,13 @@ class ModelPanels(QObject):
     # ------------------------------------------------------------------ inspector and comparison
     @Slot()
     def show_inspector(self) -> None:
-        self.reveal(self.window.dock_inspector)
+        self.reveal(self.inspector_dock)
         self.inspect_if_needed()
 
     @Slot()
     def inspect_if_needed(self) -> None:
         info = self.window.state.model
-        if info is not None and self.window.dock_inspector.isVisible() and self._inspected_key != info.key:
+        if info is not None and self.inspector_dock.isVisible() and self._inspected_key != info.key:
             self._inspected_key = info.key
             self.window.host.inspect()
 
@@ -106,7 +114,7 @@ class ModelPanels(QObject):
             inspector = ModelInspector(self.window)
             inspector.compareRequested.connect(self.compare_dialog)
             inspector.selectionChanged.connect(lambda kind, layer, head: self.window.state.select(kind=kind, layer=layer, head=head))
-            self._install(self.window.dock_inspector, inspector)
+            self._install(self.inspector_dock, inspector)
             self.built_inspector = inspector
         return self.built_inspector
 
@@ -119,7 +127,7 @@ class ModelPanels(QObject):
     @Slot()
     def show_training(self) -> None:
         _ = self.training_view
-        self.reveal(self.window.dock_training)
+        self.reveal(self.training_dock)
 
     @property
     def training_view(self) -> TrainingView:
@@ -128,7 +136,7 @@ class ModelPanels(QObject):
             from viz_app.widgets.training import TrainingView
 
             view = TrainingView(self.window)
-            self._install(self.window.dock_training, view)
+            self._install(self.training_dock, view)
             self.built_training_view = view
         return self.built_training_view
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QByteArray, QObject, Qt, Signal
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
-#: label size in presenter mode (the issue's floor is 20 pt on token labels, chips and axes)
+#: label size in presenter mode (at least 20 pt on token labels, chips and axes, read from the back of a classroom)
 PRESENTER_POINT_SIZE = 22.0
 #: the sentence's chips while presenting, relative to the label size: the sentence stays readable but secondary
 #: (at the full size its chips wrapped to four lines on a 1,024 × 768 projector and took 40 % of the height)
@@ -31,11 +31,11 @@ def next_token_beside_map(window: QMainWindow) -> bool:
     return screen is not None and screen.geometry().width() >= NEXT_TOKEN_BESIDE_FROM
 
 
-def place_next_token(window) -> None:
-    """The next-token dock at its share of the width beside the map (presenting); ``window`` is a MainWindow."""
+def place_next_token(window: QMainWindow, dock: QDockWidget) -> None:
+    """The next-token ``dock`` at its share of the width beside the map (presenting)."""
     screen = window.screen()
-    if screen is not None and window.dock_next.isVisible() and not window.dock_next.isFloating():
-        window.resizeDocks([window.dock_next], [round(screen.geometry().width() * NEXT_TOKEN_SHARE)], Qt.Orientation.Horizontal)
+    if screen is not None and dock.isVisible() and not dock.isFloating():
+        window.resizeDocks([dock], [round(screen.geometry().width() * NEXT_TOKEN_SHARE)], Qt.Orientation.Horizontal)
 
 
 @dataclass

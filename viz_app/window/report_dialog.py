@@ -2,7 +2,7 @@
 sentences where it behaves most unusually, each one a click away from the main view.
 
 Why a dialog and not a dock: a report is opened now and then, next to the window, often on a second screen;
-it does not belong to the step-by-step layout. The data is a :class:`model_core.report_files.ReportCard`.
+it does not belong to the step-by-step layout. The data is a :class:`model_core.analysis.report_files.ReportCard`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model_core.report_files import HeadRow, ReportCard
+from model_core.analysis.report_files import HeadRow, ReportCard
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.state import kind_abbreviation
 

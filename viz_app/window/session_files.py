@@ -1,6 +1,6 @@
 """Saving and reopening sessions from the window: the file dialogs, the remembered folder, what the user is told.
 
-Why apart: what a session *is* lives in the core (:class:`model_core.sessions.ScopeState`) and applying one
+Why apart: what a session *is* lives in the core (:class:`model_core.io.sessions.ScopeState`) and applying one
 is the controller's job (whole or not at all); this module is only the conversation with the user around a
 file: where to look, the suffix, and one line saying what happened.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from model_core.sessions import Session
+from model_core.io.sessions import Session
 from viz_app.i18n import tr
 from viz_app.scope.controller import ScopeController
 from viz_app.scope.persistence import Persistence

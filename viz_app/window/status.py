@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtGui import QGuiApplication
 
+from model_core.inference.run import RunResult
 from model_core.printable import printable, printable_lines
-from model_core.run import RunResult
 from viz_app.i18n import tr
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class WindowStatus(QObject):
         self.w = window
 
     def show_error(self, message: str) -> None:
-        _banner(self.w.error_banner, message, "error")
+        _banner(self.w.map.error_banner, message, "error")
         one_line = "; ".join(line for line in message.splitlines() if line.strip())  # a session's problems: a line each
         self.w.statusBar().showMessage(shortened(printable(one_line)), ERROR_STATUS_MS)
 
@@ -65,13 +65,13 @@ class WindowStatus(QObject):
     def show_notices(self, text: str) -> None:
         """The run's notices (translated by viz_app.scope.notices); empty text: none, the banner goes."""
         if text:
-            _banner(self.w.notice_banner, text, "notice", NOTICE_CHARS)
+            _banner(self.w.map.notice_banner, text, "notice", NOTICE_CHARS)
         else:
-            self.w.notice_banner.dismiss()
+            self.w.map.notice_banner.dismiss()
 
     @Slot(object)
     def on_result_shown(self, result: RunResult) -> None:
-        self.w.status_time.setText(tr("MainWindow", "last model call {ms} ms").format(ms=f"{result.elapsed_ms:.0f}"))
+        self.w.status_bar.time.setText(tr("MainWindow", "last model call {ms} ms").format(ms=f"{result.elapsed_ms:.0f}"))
         self.w.exports.refresh()
 
     @Slot(str)
@@ -80,23 +80,23 @@ class WindowStatus(QObject):
         w = self.w
         w.act_cancel_load.setEnabled(bool(key))
         if not key:
-            w.inputs.model_picker.show_current(w.state.model.key if w.state.model else "")
-        w.map_binding.refresh_hint()
+            w.sentence.inputs.model_picker.show_current(w.state.model.key if w.state.model else "")
+        w.map.binding.refresh_hint()
 
     @Slot(bool)
     def on_busy(self, busy: bool) -> None:
         w = self.w
-        w.status_busy.setText(tr("MainWindow", "working…") if busy else "")
-        w.status_stop_run.setVisible(busy and w.host.run_pending)
-        if w.view_stack.currentIndex() == 0:  # a hint is shown: it may say "loading" or "running"
-            w.map_binding.refresh_hint()
+        w.status_bar.busy.setText(tr("MainWindow", "working…") if busy else "")
+        w.status_bar.stop_run.setVisible(busy and w.host.run_pending)
+        if w.map.view_stack.currentIndex() == 0:  # a hint is shown: it may say "loading" or "running"
+            w.map.binding.refresh_hint()
 
     @Slot()
     def on_model_changed(self) -> None:
         w, info = self.w, self.w.state.model
-        w.status_model.setText(printable(info.name) if info else tr("MainWindow", "no model"))  # a name from the file
-        w.status_device.setText(info.device if info else "")
-        w.status_time.setText("")
+        w.status_bar.model.setText(printable(info.name) if info else tr("MainWindow", "no model"))  # a name from the file
+        w.status_bar.device.setText(info.device if info else "")
+        w.status_bar.time.setText("")
         self.refresh_window_title()
         w.exports.refresh()
 

@@ -11,7 +11,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QWidget
 
-from model_core.lazy_trace import is_lazy
+from model_core.inference.lazy_trace import is_lazy
 from viz_app.dialogs.walkthrough import WalkthroughDialog
 from viz_app.i18n import tr
 from viz_app.scope.state import AppState

@@ -1,8 +1,8 @@
-"""What the window's parts do when used: controller messages to banners, controls to the state, actions to commands.
+"""What connects the window's parts: controller messages to banners, one part to another, actions to commands.
 
 Why apart: this is the switchboard of the window, one line per connection, read top to bottom by what a user
-does; the panels' own subscriptions to the state are in :mod:`viz_app.window.bindings`, the commands in the
-controller and the small window modules (playback, sessions, appearance).
+does; each part's own controls and its binding to the state are the part's (:mod:`viz_app.window.parts`), the
+commands in the controller and the small window modules (playback, sessions, appearance).
 """
 
 from __future__ import annotations
@@ -12,9 +12,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, QTimer
 
 from viz_app.i18n import tr
-from viz_app.window.alignment_tools import install_alignment_tools
-from viz_app.window.bindings import TypingGuideBinding
-from viz_app.window.lesson_tools import install_lesson_tools
 from viz_app.window.presenter import place_next_token
 
 if TYPE_CHECKING:
@@ -22,24 +19,26 @@ if TYPE_CHECKING:
 
 
 def connect_window(w: MainWindow) -> None:
-    """Connect ``w``'s controller, controls and actions (called once, after every part is built)."""
+    """Connect ``w``'s controller, parts and actions to each other (called once, after every part is built; each part
+    has already connected its own controls to the state)."""
     s, c = w.state, w.controller
 
     # controller → what the user is told
     c.errorRaised.connect(w.status.show_error)
-    c.errorCleared.connect(w.error_banner.dismiss)
+    c.errorCleared.connect(w.map.error_banner.dismiss)
     c.noticesChanged.connect(w.status.show_notices)
     c.statusMessage.connect(w.status.show_status)
-    c.gpuFallbackOffered.connect(lambda: w.error_banner.set_action(tr("MainWindow", "Continue on the CPU"), c.continue_on_cpu))
+    c.gpuFallbackOffered.connect(lambda: w.map.error_banner.set_action(tr("MainWindow", "Continue on the CPU"),
+                                                                       c.continue_on_cpu))
     c.loadingChanged.connect(w.status.on_loading_changed)
     c.resultShown.connect(w.status.on_result_shown)
     w.act_cancel_load.triggered.connect(c.cancel_load)
-    w.hint_cancel.clicked.connect(c.cancel_load)
-    w.status_stop_run.clicked.connect(c.cancel_run)
+    w.map.hint_cancel.clicked.connect(c.cancel_load)
+    w.status_bar.stop_run.clicked.connect(c.cancel_run)
     w.act_focus_view.triggered.connect(c.cancel_run)  # Esc: also stops a run in progress (nothing when none is)
-    w.persistence.problem.connect(lambda text: w.settings_banner.show_message(text, "notice"))
+    w.persistence.problem.connect(lambda text: w.map.settings_banner.show_message(text, "notice"))
     w.host.busyChanged.connect(w.status.on_busy)
-    w.host.tilesReady.connect(w.map_binding.tiles_arrived)  # a long sentence's overview, layer by layer
+    w.host.tilesReady.connect(w.map.binding.tiles_arrived)  # a long sentence's overview, layer by layer
     for changed in (s.selectionChanged, s.traceChanged):  # ... the shown layer's tiles first
         changed.connect(lambda: w.host.focus_overview(s.kind, s.layer))
     w.host.focus_overview(s.kind, s.layer)
@@ -47,23 +46,14 @@ def connect_window(w: MainWindow) -> None:
         tr("MainWindow", "The overview of every head could not be computed: {error}").format(error=message)))
     s.modelChanged.connect(w.status.on_model_changed)
 
-    # controls → state
-    w.inputs.model_picker.modelChosen.connect(w.open_model)
-    w.inputs.model_picker.openRequested.connect(w.act_open.trigger)
-    w.inputs.source.returnPressed.connect(w.run_now)
-    w.inputs.target.returnPressed.connect(w.run_now)
-    w.inputs.target_chips.chipClicked.connect(lambda i: s.set_step(i + 1))
-    w.step_bar.stepRequested.connect(s.set_step)
-    w.step_bar.speedChanged.connect(w.playback.set_interval)
-    w.selectors.kindChosen.connect(s.set_kind)
-    w.selectors.layerChosen.connect(s.set_layer)
-    w.selectors.headChosen.connect(s.set_head)
-    w.selectors.colormapChosen.connect(s.set_colormap)
-    w.selectors.logScaleToggled.connect(s.set_log_scale)
-    w.selectors.overlayToggled.connect(s.set_overlay)
-    w.selectors.viewModeChosen.connect(s.set_view_mode)
-    w.mosaic.tileClicked.connect(w.select_tile)
-    w.head_stats.headChosen.connect(lambda kind, layer, head: s.select(kind=kind, layer=layer, head=head))
+    # parts → each other
+    w.map.step_bar.speedChanged.connect(w.playback.set_interval)
+    w.typing_guide.panel.exampleChosen.connect(lambda text: w.show_pair(text, ""))
+    w.typing_guide.panel.wordChosen.connect(
+        lambda word: w.show_pair(f"{w.sentence.inputs.source.text().rstrip()} {word}".lstrip(), ""))
+    # Head statistics' table showed one row under the overview's height: its tab takes the larger share when chosen
+    w.heads.tabs.currentChanged.connect(lambda _i: give_height(w, w.heads.dock) if w.heads.tabs.currentWidget() is w.heads.stats
+                                        else None)
 
     # actions → commands
     w.act_open.triggered.connect(w.open_model_dialog)
@@ -72,7 +62,7 @@ def connect_window(w: MainWindow) -> None:
     w.act_prev.triggered.connect(lambda: s.step_by(-1))
     w.act_next.triggered.connect(lambda: s.step_by(1))
     w.act_last.triggered.connect(lambda: s.set_step(s.n_steps))
-    w.act_focus_view.triggered.connect(lambda: w.view_stack.setFocus(Qt.FocusReason.ShortcutFocusReason))
+    w.act_focus_view.triggered.connect(lambda: w.map.view_stack.setFocus(Qt.FocusReason.ShortcutFocusReason))
     w.act_larger.triggered.connect(lambda: w.set_font_point_size(w.appearance.point_size + 1))
     w.act_smaller.triggered.connect(lambda: w.set_font_point_size(w.appearance.point_size - 1))
     w.act_reset_text.triggered.connect(lambda: w.set_font_point_size(w.appearance.base_point_size))
@@ -85,13 +75,7 @@ def connect_window(w: MainWindow) -> None:
     w.act_compare.triggered.connect(w.panels.compare_dialog)
     w.act_train.triggered.connect(w.show_training)
     w.act_ablate.triggered.connect(w.show_ablation)
-    w.act_typing_guide.triggered.connect(lambda: (w.panels.reveal(w.dock_typing_guide), give_height(w, w.dock_typing_guide)))
-    # Head statistics' table showed one row under the overview's height: its tab takes the larger share when chosen
-    w.heads_tabs.currentChanged.connect(lambda _i: give_height(w, w.dock_mosaic) if w.heads_tabs.currentWidget() is w.head_stats
-                                        else None)
-    w.typing_guide_binding = TypingGuideBinding(s, w.typing_guide, w)
-    w.typing_guide.exampleChosen.connect(lambda text: use_source_text(w, text))
-    w.typing_guide.wordChosen.connect(lambda word: use_source_text(w, f"{w.inputs.source.text().rstrip()} {word}".lstrip()))
+    w.act_typing_guide.triggered.connect(lambda: (w.panels.reveal(w.typing_guide.dock), give_height(w, w.typing_guide.dock)))
     w.act_clear_ablation.triggered.connect(s.clear_ablation)
     w.act_input_labels.setChecked(s.row_labels == "input")
     w.act_input_labels.toggled.connect(lambda on: s.set_row_labels("input" if on else "predicted"))
@@ -107,31 +91,17 @@ def connect_window(w: MainWindow) -> None:
     w.act_head_prev.triggered.connect(lambda: s.set_head(None if not s.head else s.head - 1))
     w.act_head_mean.triggered.connect(lambda: s.set_head(None))
 
-    # panels that are costly to fill catch up when they come on screen
-    w.heads_tabs.currentChanged.connect(w.head_stats_binding.timer.start)
-    w.dock_mosaic.visibilityChanged.connect(lambda visible: visible and w.head_stats_binding.timer.start())
-    w.dock_positional.visibilityChanged.connect(w.positional_binding.catch_up)
-
-    install_alignment_tools(w)  # the alignment dock (Model menu) and File ▸ Open report…
-    install_lesson_tools(w)  # the cell walkthrough (heatmap clicks) and the alignment-lines dock
-
-
-def use_source_text(w: MainWindow, text: str) -> None:
-    """Put ``text`` in the source box (the target cleared: the model translates it) and run at once, as Enter does."""
-    w.inputs.show_texts(text, "")
-    w.run_now()
-
 
 def toggle_next_token(w: MainWindow) -> None:
     """N: the next-token panel shown (raised, at its share of the width while presenting) or hidden."""
-    dock = w.dock_next
+    dock = w.next_token.dock
     if dock.isVisible() and not dock.visibleRegion().isEmpty():
         dock.hide()
         return
     dock.show()
     dock.raise_()
     if w.presenter.active:
-        place_next_token(w)
+        place_next_token(w, dock)
 
 
 #: a panel opened to be read (What can I type?, Head statistics) takes this share of the window's height
@@ -144,7 +114,7 @@ def give_height(w: MainWindow, dock) -> None:
     def grow() -> None:  # after the tab group it joined is laid out (a resize asked before that is dropped)
         if not dock.isVisible() or dock.isFloating():
             return
-        column = [d for d in (w.dock_mosaic, w.dock_next) if d.isVisible() and not d.isFloating()
+        column = [d for d in (w.heads.dock, w.next_token.dock) if d.isVisible() and not d.isFloating()
                   and w.dockWidgetArea(d) == w.dockWidgetArea(dock)]
         shown = dock if dock in column else next((d for d in column if d in w.tabifiedDockWidgets(dock)), dock)
         others = [d for d in column if d is not shown and d not in w.tabifiedDockWidgets(shown)]

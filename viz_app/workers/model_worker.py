@@ -8,7 +8,7 @@ the last matters). The worker also skips queued run requests that are already su
 the backlog never grows. Results cross threads as plain host objects (numpy arrays, strings,
 tuples) through ``Signal(object)``; the receiver must not mutate them. No exception ever leaves
 the worker: each becomes a one-line ``failed`` message, and the previous model stays loaded.
-A run is :func:`model_core.run.run`, the same pipeline the command line uses; its notices are
+A run is :func:`model_core.inference.run.run`, the same pipeline the command line uses; its notices are
 codes the window translates. Failure messages are translated here, in the worker thread:
 ``QCoreApplication.translate`` only reads the installed translators, which is safe from any thread.
 
@@ -31,14 +31,14 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from model_core.files import CheckpointError
-from model_core.lazy_trace import Superseded, focused_first, overview_jobs, pool_overview
-from model_core.run import EmptySourceError, RunRequest, run
-from model_core.tokenize_deadline import TokenizeTimeout
+from model_core.inference.lazy_trace import Superseded, focused_first, overview_jobs, pool_overview
+from model_core.inference.run import EmptySourceError, RunRequest, run
+from model_core.text.tokenize_deadline import TokenizeTimeout
 from model_core.vocab import ModelInfo
 from viz_app.i18n import tr
 
 if TYPE_CHECKING:
-    from model_core.bundle import ModelBundle
+    from model_core.inference.bundle import ModelBundle
 
 DEVICE_ENV = "ATTENTION_SCOPE_DEVICE"  # "cpu" forces the CPU; default "auto" (CUDA, then MPS, then CPU)
 DTYPE_ENV = "ATTENTION_SCOPE_DTYPE"  # "bfloat16": every model opened in bfloat16 (half the memory); default float32
@@ -78,8 +78,8 @@ def one_line(exc: BaseException) -> str:
 def model_info(bundle: ModelBundle, key: str, options: dict[str, Any] | None = None) -> ModelInfo:
     import torch
 
-    from model_core.devices import describe
-    from model_core.tokenizers import specials_of
+    from model_core.nn.devices import describe
+    from model_core.text.tokenizers import specials_of
 
     c = bundle.config
     table = None
@@ -124,7 +124,7 @@ class ModelWorker(QObject):
     gpuFailed = Signal(int)  # request id: the failure came from the GPU (emitted just before failed)
     inspected = Signal(int, object)  # request id, (ArchitectureSummary, ParameterDistributions)
     compared = Signal(int, object)  # request id, ComparisonResult
-    sentencesCompared = Signal(int, object)  # request id, model_core.compare.Comparison
+    sentencesCompared = Signal(int, object)  # request id, model_core.analysis.compare.Comparison
     tilesReady = Signal(int, str, int)  # run id, kind, layer: a long sentence's overview tiles of that layer are pooled
     tilesFailed = Signal(int, str)  # run id, one-line message: the overview could not be pooled (the heatmap still works)
     stalled = Signal(int)  # request id: its text took longer to tokenise than its bound (emitted just before failed)
@@ -133,7 +133,7 @@ class ModelWorker(QObject):
                  overview_focus: _Shared | None = None, dtype: str | None = None) -> None:
         super().__init__()
         self.device = device or os.environ.get(DEVICE_ENV, "auto")
-        self.dtype = dtype or os.environ.get(DTYPE_ENV) or None  # None: float32 (model_core.devices.resolve_dtype)
+        self.dtype = dtype or os.environ.get(DTYPE_ENV) or None  # None: float32 (model_core.nn.devices.resolve_dtype)
         self._latest = latest or _Shared()
         self._latest_load = latest_load or _Shared()
         self._overview_focus = overview_focus or _Shared(None)  # (kind, layer) shown: its overview tiles first
@@ -151,14 +151,14 @@ class ModelWorker(QObject):
         """
         # a broken install is reported by the first real load, with its message
         with contextlib.suppress(Exception):
-            import model_core.importers  # noqa: F401  (torch, safetensors, tokenizers)
+            import model_core.io.importers  # noqa: F401  (torch, safetensors, tokenizers)
 
     @Slot(int, str, object)
     def load(self, request_id: int, name_or_path: str, options: dict[str, Any] | None = None) -> None:
         if request_id < self._latest_load.get():
             return  # another model was asked for since
         try:
-            from model_core.importers import ImportOptions, NeedsHyperparameters, open_model
+            from model_core.io.importers import ImportOptions, NeedsHyperparameters, open_model
 
             try:
                 bundle = open_model(name_or_path, ImportOptions(**(options or {})), device=self.device, dtype=self.dtype)
@@ -179,7 +179,7 @@ class ModelWorker(QObject):
     def move_to(self, request_id: int, device: str) -> None:
         """Move the loaded model to ``device`` (after a GPU fault: "cpu") and use it from now on."""
         try:
-            from model_core.devices import resolve_device
+            from model_core.nn.devices import resolve_device
 
             dev = resolve_device(device)
             self.device = device
@@ -201,7 +201,7 @@ class ModelWorker(QObject):
             self.failed.emit(request_id, tr("Worker", "no model is loaded: open one with File ▸ Open model…"))
             return
         try:
-            from model_core.inspection import architecture_summary, parameter_distributions
+            from model_core.analysis.inspection import architecture_summary, parameter_distributions
 
             result = (architecture_summary(self.bundle), parameter_distributions(self.bundle.model))
         except BaseException as exc:
@@ -216,8 +216,8 @@ class ModelWorker(QObject):
             self.failed.emit(request_id, tr("Worker", "no model is loaded: open one with File ▸ Open model…"))
             return
         try:
-            from model_core.importers import ImportOptions, NeedsHyperparameters, open_model
-            from model_core.inspection import compare_checkpoints
+            from model_core.analysis.inspection import compare_checkpoints
+            from model_core.io.importers import ImportOptions, NeedsHyperparameters, open_model
 
             try:
                 second = open_model(other, ImportOptions(**(options or {})), device=self.device)
@@ -234,12 +234,12 @@ class ModelWorker(QObject):
 
     @Slot(int, object, object)
     def compare_sentences(self, request_id: int, request_a: RunRequest, request_b: RunRequest) -> None:
-        """Run two sentences through the loaded model and pair them (``model_core.compare``)."""
+        """Run two sentences through the loaded model and pair them (``model_core.analysis.compare``)."""
         if self.bundle is None:
             self.failed.emit(request_id, tr("Worker", "no model is loaded: open one with File ▸ Open model…"))
             return
         try:
-            from model_core.compare import compare
+            from model_core.analysis.compare import compare
 
             result = compare(self.bundle, request_a, request_b)
         except BaseException as exc:

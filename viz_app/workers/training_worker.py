@@ -1,4 +1,4 @@
-"""Live training off the GUI thread: one QThread per run, driven by ``model_core.training.Trainer``.
+"""Live training off the GUI thread: one QThread per run, driven by ``model_core.training.trainer.Trainer``.
 
 Why this shape (docs/DEPENDENCIES.md, "Threads"): torch must never run on the GUI thread, and a
 worker's signal connected to a lambda would run that lambda in the worker thread. So the
@@ -8,7 +8,7 @@ thread) and re-emits them for the view. Only host data crosses: :class:`RunInfo`
 (floats) and ``Trace`` (numpy); receivers must not mutate them.
 
 A training run is one long call, so the worker's event loop is busy for its whole length. Control
-therefore goes through :class:`~model_core.training.TrainControl` (thread-safe events), not queued
+therefore goes through :class:`~model_core.training.trainer.TrainControl` (thread-safe events), not queued
 slots. ``Trainer`` waits on ``control.run_event`` before every batch; the runner gives it a
 :class:`_ServicedGate`, an Event whose ``wait`` first does the work that must happen *between*
 optimizer steps, in the worker thread, where the weights are consistent: the probe trace every N
@@ -34,13 +34,13 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
 from model_core.config import PRESETS
-from model_core.run import RunRequest
+from model_core.inference.run import RunRequest
 from viz_app.i18n import tr
 from viz_app.workers.model_worker import DEVICE_ENV, one_line
 
 if TYPE_CHECKING:  # torch is imported when the first run starts, not with the app (see tests/core/test_lazy_imports.py)
-    from model_core.bundle import ModelBundle
-    from model_core.training import TrainControl, TrainEvent
+    from model_core.inference.bundle import ModelBundle
+    from model_core.training.trainer import TrainControl, TrainEvent
 
 #: run states, in the order a run goes through them (``failed`` when an error ended it)
 STATES: tuple[str, ...] = ("idle", "running", "paused", "stopping", "stopped", "finished", "failed")
@@ -234,7 +234,7 @@ class TrainingWorker(QObject):
     done = Signal(str)  # outcome: "finished" | "stopped" | "failed"
 
     def __init__(self, config: TrainingConfig, jobs: _Jobs) -> None:
-        from model_core.training import TrainControl
+        from model_core.training.trainer import TrainControl
 
         super().__init__()
         self.config = config
@@ -243,7 +243,7 @@ class TrainingWorker(QObject):
         self.control = TrainControl(run_event=_ServicedGate(self.between_steps, self.on_pause))
         self._trainer: Any = None
         self._saveable: _Saveable | None = None
-        #: the model being trained, with its tokenizers, and the probe sentence: run through model_core.run as the
+        #: the model being trained, with its tokenizers, and the probe sentence: run through model_core.inference.run as the
         #: window runs any sentence (the class sees the very trace the model's window would show)
         self._bundle: ModelBundle | None = None
         self._probe_request: RunRequest | None = None
@@ -265,9 +265,9 @@ class TrainingWorker(QObject):
         self.done.emit(outcome)
 
     def _train(self) -> str:
-        from model_core.devices import describe
-        from model_core.tasks import prepare_task
-        from model_core.training import Trainer, TrainSettings, build_bundle
+        from model_core.nn.devices import describe
+        from model_core.training.tasks import prepare_task
+        from model_core.training.trainer import Trainer, TrainSettings, build_bundle
 
         c = self.config
         data = prepare_task(c.task, n_train=c.n_train, n_valid=c.n_valid, n_test=c.n_test, seed=c.seed)
@@ -343,7 +343,7 @@ class TrainingWorker(QObject):
         """The probe sentence's attention now: eval mode (no dropout), no graph, then train mode back."""
         import torch
 
-        from model_core.run import run
+        from model_core.inference.run import run
 
         if self._probe_request is None or self._bundle is None or self._trainer is None:
             return

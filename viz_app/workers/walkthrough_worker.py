@@ -65,7 +65,7 @@ class WalkthroughWorker(QObject):
             self.failed.emit(request_id, tr("Worker", "no model is loaded: open one with File ▸ Open model…"))
             return
         try:
-            from model_core.walkthrough import WalkthroughUnavailable, cell_walkthrough
+            from model_core.analysis.walkthrough import WalkthroughUnavailable, cell_walkthrough
 
             shown = request.trace.attention(request.kind)[request.layer, request.head, request.query]
             cell = None

@@ -1,0 +1,270 @@
+"""The encoder-decoder Transformer whose attention the app shows.
+
+One module covers the tutorials' variants through :class:`ModelConfig`: post- or pre-norm,
+LayerNorm or the tutorials' std-norm, ReLU or GELU, sinusoidal / learned / no absolute positions,
+an optional T5-style relative bias, multi-head / grouped-query / multi-query attention, tied
+output projection. ``capture=True`` returns every attention map exactly as used; without it the
+fused kernel runs. Decoding can be incremental through a :class:`DecoderCache`.
+
+``encode``, ``decode`` and ``decode_step`` turn their ``capture=`` / ``capture_scores=`` /
+``ablation=`` arguments into one :class:`~model_core.nn.probe.AttentionProbe` for the call (capture
+buffers allocated here, where the shapes are known) and read the maps back from it into
+:class:`EncoderOutput` / :class:`DecoderOutput`; the layers themselves know nothing of capture.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from ..config import ModelConfig
+from ..vocab import NO_ABLATION, Ablation
+from . import masks
+from .layers import (
+    DecoderLayer,
+    EncoderLayer,
+    KVCache,
+    RelativePositionBias,
+    make_norm,
+    sinusoidal_table,
+)
+from .packed_linear import PackedLinear, allow_packing
+from .probe import AttentionProbe
+
+
+@dataclass
+class EncoderOutput:
+    memory: torch.Tensor  # [B, S, D]
+    src_is_pad: torch.Tensor  # [B, S]
+    allowed: torch.Tensor  # [B, S, S]
+    attentions: list[torch.Tensor] = field(default_factory=list)  # per layer [B, H, S, S]
+    scores: list[torch.Tensor] = field(default_factory=list)
+    attention_stack: torch.Tensor | None = None  # [L, B, H, S, S] holding ``attentions`` (captured without grad)
+
+
+@dataclass
+class DecoderOutput:
+    logits: torch.Tensor  # [B, T, V]
+    self_attentions: list[torch.Tensor] = field(default_factory=list)  # per layer [B, H, T, T_keys]
+    cross_attentions: list[torch.Tensor] = field(default_factory=list)  # per layer [B, H, T, S]
+    self_scores: list[torch.Tensor] = field(default_factory=list)
+    cross_scores: list[torch.Tensor] = field(default_factory=list)
+    self_stack: torch.Tensor | None = None  # [L, B, H, T, T_keys] holding ``self_attentions`` (captured without grad)
+    cross_stack: torch.Tensor | None = None  # [L, B, H, T, S] holding ``cross_attentions``
+
+
+@dataclass
+class DecoderCache:
+    """Per-layer key/value caches for incremental decoding of a batch of hypotheses."""
+
+    self_kv: list[KVCache]
+    cross_kv: list[KVCache]
+    cross_allowed: torch.Tensor | None  # [B, 1, S]; None when no source token is padding (nothing to block)
+    length: int = 0
+
+    def truncate(self, length: int) -> None:
+        """Forget positions from ``length`` on (undoing steps)."""
+        self.length = length
+        for kv in self.self_kv:
+            kv.length = length
+
+    def reorder(self, index: torch.Tensor) -> None:
+        for cache in (*self.self_kv, *self.cross_kv):
+            cache.reorder(index)
+        if self.cross_allowed is not None:
+            self.cross_allowed = self.cross_allowed.index_select(0, index)
+
+
+class Seq2SeqTransformer(nn.Module):
+    """Encoder-decoder Transformer with attention capture on request."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        c = self.config = config
+        self.src_embedding = nn.Embedding(c.src_vocab_size, c.d_model)
+        self.tgt_embedding = nn.Embedding(c.tgt_vocab_size, c.d_model)
+        if c.positional == "sinusoidal":
+            self.register_buffer("pe_table", sinusoidal_table(c.max_len, c.d_model, c.sinusoid_layout, c.position_offset),
+                                 persistent=False)
+        elif c.positional == "learned":
+            self.position_embedding = nn.Embedding(c.max_len, c.d_model)
+        if c.relative_max_distance:
+            self.encoder_relative_bias = RelativePositionBias(c.relative_max_distance, c.n_heads)
+            self.decoder_relative_bias = RelativePositionBias(c.relative_max_distance, c.n_heads)
+        self.encoder_layers = nn.ModuleList(EncoderLayer(c, i) for i in range(c.n_encoder_layers))
+        self.decoder_layers = nn.ModuleList(DecoderLayer(c, i) for i in range(c.n_decoder_layers))
+        final = c.final_norm
+        self.encoder_norm = make_norm(c.norm_type, c.d_model, c.norm_eps) if final else nn.Identity()
+        self.decoder_norm = make_norm(c.norm_type, c.d_model, c.norm_eps) if final else nn.Identity()
+        self.output_projection = PackedLinear(c.d_model, c.tgt_vocab_size, bias=c.output_bias)
+        if c.tie_output:
+            self.output_projection.weight = self.tgt_embedding.weight
+        self.dropout = nn.Dropout(c.dropout)
+        self.embed_scale = math.sqrt(c.d_model) if c.scale_embedding else 1.0
+        self.reset_parameters()
+        allow_packing(self)
+
+    def reset_parameters(self) -> None:
+        """Xavier-uniform for every matrix, as the tutorials do; embeddings get N(0, d^-1/2)."""
+        for name, p in self.named_parameters():
+            if p.dim() > 1:
+                if "embedding" in name:
+                    nn.init.normal_(p, 0.0, self.config.d_model**-0.5)
+                else:
+                    nn.init.xavier_uniform_(p)
+
+    @property
+    def device(self) -> torch.device:
+        return self.output_projection.weight.device
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.output_projection.weight.dtype
+
+    # ----------------------------------------------------------------- positions
+    def positional_encoding(self, start: int, length: int) -> torch.Tensor:
+        """``[length, D]`` absolute position vectors added at positions ``start..start+length``."""
+        c = self.config
+        if start + length > c.max_len:
+            raise ValueError(f"sequence of {start + length} tokens exceeds the model's max_len ({c.max_len})")
+        if c.positional == "sinusoidal":
+            return self.pe_table[start : start + length]
+        if c.positional == "learned":
+            return self.position_embedding.weight[start : start + length]
+        return torch.zeros(length, c.d_model, dtype=self.dtype, device=self.device)
+
+    def _embed(self, embedding: nn.Embedding, ids: torch.Tensor, start: int, ablation: Ablation) -> torch.Tensor:
+        x = embedding(ids) * self.embed_scale
+        if self.config.positional != "none" and not ablation.positional:
+            positions = self.positional_encoding(start, ids.shape[1]).to(x.dtype)
+            if not self.config.position_on_padding:  # fairseq: a padding token's position is padding_idx, a zero row
+                positions = positions * (ids != self.config.pad_id).unsqueeze(-1).to(x.dtype)
+            x = x + positions
+        return self.dropout(x)
+
+    def _relative_bias(self, which: str, q_start: int, n_q: int, n_k: int, ablation: Ablation) -> torch.Tensor | None:
+        if not self.config.relative_max_distance or ablation.positional:
+            return None
+        module: RelativePositionBias = getattr(self, f"{which}_relative_bias")
+        dev = self.device
+        q = torch.arange(q_start, q_start + n_q, device=dev)
+        return module(q, torch.arange(n_k, device=dev)).to(self.dtype)
+
+    def _probe(self, capture: bool, capture_scores: bool, ablation: Ablation, like: torch.Tensor) -> AttentionProbe:
+        """The probe of one call: what to capture, the head gates of ``ablation`` (dtype/device of ``like``)."""
+        return AttentionProbe(weights=capture, scores=capture_scores, ablation=ablation, n_heads=self.config.n_heads,
+                              like=like)
+
+    # ----------------------------------------------------------------- encoder
+    def encode(
+        self, src_ids: torch.Tensor, *, capture: bool = False, capture_scores: bool = False,
+        ablation: Ablation = NO_ABLATION, probe: AttentionProbe | None = None,
+    ) -> EncoderOutput:
+        """The encoder over ``src_ids`` [B, S]; ``probe`` (instead of ``capture``/``capture_scores``) a caller's own."""
+        src_is_pad = masks.padding(src_ids, self.config.pad_id)
+        allowed = masks.encoder_self_allowed(src_is_pad)
+        x = self._embed(self.src_embedding, src_ids, 0, ablation)
+        s = src_ids.shape[1]
+        bias = self._relative_bias("encoder", 0, s, s, ablation)
+        # without padding nothing is blocked: no mask at all is the same computation, minus a masking pass per layer
+        layer_allowed = allowed if bool(src_is_pad.any()) else None
+        probe = probe if probe is not None else self._probe(capture, capture_scores, ablation, x)
+        probe.allocate("encoder_self", len(self.encoder_layers), x.shape[0], s, s)
+        for layer in self.encoder_layers:
+            x = layer(x, layer_allowed, bias, probe=probe)
+        return EncoderOutput(self.encoder_norm(x), src_is_pad, allowed, attentions=probe.captured["encoder_self"],
+                             scores=probe.captured_scores["encoder_self"], attention_stack=probe.buffers.get("encoder_self"))
+
+    # ----------------------------------------------------------------- decoder
+    def decode(
+        self, tgt_ids: torch.Tensor, encoded: EncoderOutput, *, capture: bool = False,
+        capture_scores: bool = False, ablation: Ablation = NO_ABLATION, probe: AttentionProbe | None = None,
+    ) -> DecoderOutput:
+        """Teacher-forced decoder over the whole target prefix ``tgt_ids`` [B, T]; ``probe`` as in :meth:`encode`."""
+        tgt_is_pad = masks.padding(tgt_ids, self.config.pad_id)
+        self_allowed = masks.decoder_self_allowed(tgt_is_pad)
+        cross_allowed = masks.cross_allowed(tgt_is_pad, encoded.src_is_pad)
+        if not bool(tgt_is_pad.any() or encoded.src_is_pad.any()):
+            cross_allowed = None  # nothing to block (see encode)
+        t = tgt_ids.shape[1]
+        bias = self._relative_bias("decoder", 0, t, t, ablation)
+        x = self._embed(self.tgt_embedding, tgt_ids, 0, ablation)
+        probe = probe if probe is not None else self._probe(capture, capture_scores, ablation, x)
+        return self._run_decoder(x, encoded.memory, self_allowed, cross_allowed, bias, probe)
+
+    def init_cache(self, encoded: EncoderOutput, capacity: int | None = None) -> DecoderCache:
+        """Caches for incremental decoding: cross-attention keys/values computed once here."""
+        c = self.config
+        capacity = min(capacity or c.max_len, c.max_len)
+        b = encoded.memory.shape[0]
+        self_kv, cross_kv = [], []
+        for layer in self.decoder_layers:
+            self_kv.append(KVCache.empty(b, c.n_kv_heads, capacity, c.d_head, encoded.memory))
+            k, v = layer.cross_attn.project_kv(encoded.memory)
+            cross_kv.append(KVCache(k, v, length=k.shape[2], static=True))
+        cross_allowed = (~encoded.src_is_pad)[:, None, :] if bool(encoded.src_is_pad.any()) else None
+        return DecoderCache(self_kv, cross_kv, cross_allowed)
+
+    def decode_step(
+        self, new_ids: torch.Tensor, cache: DecoderCache, *, capture: bool = False,
+        capture_scores: bool = False, ablation: Ablation = NO_ABLATION,
+    ) -> DecoderOutput:
+        """Run the decoder on ``new_ids`` [B, n], the tokens at positions ``cache.length ..``.
+
+        Costs O(cache.length) per new token: earlier keys and values come from the cache.
+        """
+        start, n = cache.length, new_ids.shape[1]
+        keys = start + n
+        self_allowed = None if n == 1 else masks.causal_allowed(n, new_ids.device, offset=start)[None]
+        cross_allowed = None if cache.cross_allowed is None else cache.cross_allowed.expand(-1, n, -1)
+        bias = self._relative_bias("decoder", start, n, keys, ablation)
+        x = self._embed(self.tgt_embedding, new_ids, start, ablation)
+        out = self._run_decoder(x, None, self_allowed, cross_allowed, bias, self._probe(capture, capture_scores, ablation, x),
+                                cache)
+        cache.length = keys
+        return out
+
+    def _run_decoder(
+        self, x: torch.Tensor, memory: torch.Tensor | None, self_allowed: torch.Tensor | None,
+        cross_allowed: torch.Tensor | None, bias: torch.Tensor | None, probe: AttentionProbe,
+        cache: DecoderCache | None = None,
+    ) -> DecoderOutput:
+        n_layers, b, t = len(self.decoder_layers), x.shape[0], x.shape[1]
+        keys = (cache.length + t) if cache else t
+        sources = cache.cross_kv[0].length if cache and cache.cross_kv else (memory.shape[1] if memory is not None else 0)
+        probe.allocate("decoder_self", n_layers, b, t, keys)
+        probe.allocate("cross", n_layers, b, t, sources)
+        for i, layer in enumerate(self.decoder_layers):
+            x = layer(x, memory, self_allowed, cross_allowed, bias, probe=probe,
+                      self_cache=cache.self_kv[i] if cache else None, cross_cache=cache.cross_kv[i] if cache else None)
+        return DecoderOutput(
+            logits=self.output_projection(self.decoder_norm(x)),
+            self_attentions=probe.captured["decoder_self"], cross_attentions=probe.captured["cross"],
+            self_scores=probe.captured_scores["decoder_self"], cross_scores=probe.captured_scores["cross"],
+            self_stack=probe.buffers.get("decoder_self"), cross_stack=probe.buffers.get("cross"),
+        )
+
+    def forward(
+        self, src_ids: torch.Tensor, tgt_ids: torch.Tensor, *, capture: bool = False,
+        ablation: Ablation = NO_ABLATION,
+    ) -> tuple[torch.Tensor, EncoderOutput, DecoderOutput]:
+        """Logits ``[B, T, V]`` for the teacher-forced target, with the encoder/decoder outputs."""
+        encoded = self.encode(src_ids, capture=capture, ablation=ablation)
+        decoded = self.decode(tgt_ids, encoded, capture=capture, ablation=ablation)
+        return decoded.logits, encoded, decoded
+
+    def parameter_counts(self) -> dict[str, int]:
+        """Parameters per top-level module (tied weights counted once) and the total."""
+        seen: set[int] = set()
+        counts: dict[str, int] = {}
+        for name, p in self.named_parameters(remove_duplicate=True):
+            if id(p) in seen:
+                continue
+            seen.add(id(p))
+            top = name.split(".")[0]
+            counts[top] = counts.get(top, 0) + p.numel()
+        counts["total"] = sum(counts.values())
+        return counts

@@ -1,0 +1,1 @@
+"""Text to token ids and back: the tokenizers, a tokenizer file checked, and tokenising under a time and memory bound."""

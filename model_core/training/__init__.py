@@ -1,0 +1,1 @@
+"""Training a model: the tasks, the training loop, and held-out evaluation."""

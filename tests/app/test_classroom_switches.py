@@ -16,6 +16,7 @@ def _info(task: object) -> ModelInfo:
 
 def test_two_models_translate_from_the_same_language_by_their_tasks():
     assert same_source_language(_info("en-fr"), _info("en-zh"))
+    assert same_source_language(_info("en-fr-a1"), _info("en-zh-a1"))  # the grammar of a pair names it too
     assert not same_source_language(_info("en-fr"), _info("fr-en"))
     assert not same_source_language(_info("en-fr"), _info("reverse"))
     assert not same_source_language(_info(None), _info("en-zh"))

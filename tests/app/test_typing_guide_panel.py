@@ -37,17 +37,17 @@ def test_a_clicked_example_is_typed_and_translated(make_window, qtbot):
     titles = " ".join(panel.class_titles())
     assert "Nouns" in titles and "Adjectives" in titles and "Verbs" in titles
     sources = panel.example_sources()
-    index = sources.index("the cat does not see the dog")
+    index = sources.index("She cannot swim.")
     item = panel.examples.item(index)
-    assert "ne … pas" in item.text()
+    assert "savoir" in item.text()
     window.sentence.inputs.target.setText("le chien")  # a typed target would teacher-force: the example clears it
     panel.examples.itemClicked.emit(item)
     s = window.state
-    assert window.sentence.inputs.source.text() == "the cat does not see the dog" and window.sentence.inputs.target.text() == ""
+    assert window.sentence.inputs.source.text() == "She cannot swim." and window.sentence.inputs.target.text() == ""
     qtbot.waitUntil(lambda: not window.host.busy and s.trace is not None and s.src_text == sources[index], timeout=TIMEOUT)
     assert not s.forced
-    assert " ".join(t for t in s.trace.output_tokens if t != "<eos>") == "le chat ne voit pas le chien"
-    assert item.toolTip().endswith("Le chat ne voit pas le chien")
+    assert " ".join(t for t in s.trace.output_tokens if t != "<eos>") == "elle ne sait pas nager ."
+    assert item.toolTip().endswith("Elle ne sait pas nager.")
 
 
 def test_the_guide_grows_with_the_label_size(make_window):

@@ -13,6 +13,7 @@ from model_core import ModelBundle, Tokenizer, bundled_models, load_model
 from model_core.data import en_fr, en_zh
 from model_core.data.typing_guide import examples_for, gold_translation, grammar_tokens
 from model_core.inference.run import RunRequest, run
+from model_core.training.tasks import DEMOS
 from tests.conftest import tiny_model
 
 
@@ -63,7 +64,7 @@ def test_the_shipped_model_right_on_an_offered_example_has_no_notice_and_the_gra
     if name not in bundled_models():
         pytest.skip(f"assets/models/{name}.safetensors is not installed")
     bundle = load_model(name, device="cpu")
-    example = examples_for(name)[0]
+    example = examples_for(DEMOS[name].task)[0]
     result = run(bundle, RunRequest(example.source))
     assert not [n for n in result.notices if "grammar" in n.code]
     assert result.expected == result.translation == example.target
@@ -92,11 +93,11 @@ def test_export_and_render_print_the_note_and_a_capitalised_translation(tmp_path
     note = [line for line in captured.err.splitlines() if "outside the small grammar" in line]
     assert note == ["attention-scope export: note: this sentence is outside the small grammar this model was trained "
                     "on (en-fr-a1): its translation may be wrong"]
-    source = examples_for("en-fr")[0].source
+    source = examples_for(DEMOS["en-fr"].task)[0].source
     assert main(["export", "--model", "en-fr", "--src", source, "--device", "cpu", "--out", str(out), "--force"]) == 0
     captured = capsys.readouterr()
     assert "grammar" not in captured.err
-    assert f"translation: {gold_translation('en-fr', source)}" in captured.out.splitlines()
+    assert f"translation: {gold_translation(DEMOS['en-fr'].task, source)}" in captured.out.splitlines()
     png = tmp_path / "map.png"
-    assert main(["render", "--model", "en-fr", "--src", "the black cat", "--device", "cpu", "--out", str(png)]) == 0
+    assert main(["render", "--model", "en-fr", "--src", "Hello, the cat!", "--device", "cpu", "--out", str(png)]) == 0
     assert "outside the small grammar" in capsys.readouterr().err

@@ -90,8 +90,9 @@ def loaded_message(info: ModelInfo) -> str:
     return tr("MainWindow", "Loaded {name}").format(name=info.name)
 
 
-#: a model's task when it is a language pair ("en-fr", "en-zh"): source and target language codes
-LANGUAGE_PAIR = re.compile(r"([a-z]{2,3})-([a-z]{2,3})")
+#: a model's task when it is a language pair ("en-fr", "en-zh", or a grammar of one: "en-fr-a1"): source and target
+#: language codes
+LANGUAGE_PAIR = re.compile(r"([a-z]{2,3})-([a-z]{2,3})(?:-[a-z0-9]+)?")
 
 
 def same_source_language(a: ModelInfo, b: ModelInfo) -> bool:

@@ -228,9 +228,9 @@ class _PathEvaluator:
         order = np.argsort(rows, kind="stable")  # rows together: a pass's decoder is cut after its last row
         f = np.empty(len(rows), np.float64)
         parts = np.empty((len(rows), self.src.shape[1] + self.tgt.shape[1]), np.float64)
-        for group in _row_bands(rows[order], self.src.shape[1]):
-            for start in range(group.start, group.stop, self.chunk):
-                pick = order[start : min(start + self.chunk, group.stop)]
+        for band in _row_bands(rows[order], self.src.shape[1], self.chunk):
+            passes = -(-len(band) // self.chunk)  # the band in passes of equal size (not a full one and a stub)
+            for pick in np.array_split(order[band.start : band.stop], passes):
                 f[pick], parts[pick] = self._pass(rows[pick], alphas[pick])
         return f, parts
 
@@ -265,8 +265,9 @@ class _PathEvaluator:
         return lp.detach().double().cpu().numpy(), parts.cpu().numpy()
 
 
-def _row_bands(sorted_rows: np.ndarray, src_len: int) -> list[range]:
-    """Split pairs sorted by row into passes of neighbouring rows ([start, stop) ranges of the pairs).
+def _row_bands(sorted_rows: np.ndarray, src_len: int, chunk: int = 1 << 62) -> list[range]:
+    """Split pairs sorted by row into bands of neighbouring rows ([start, stop) ranges of the pairs), each run in
+    passes of at most ``chunk`` pairs.
 
     A pass costs about ``pairs × (S + cut)`` token positions (every element runs the encoder over the source and the
     decoder up to the pass's last row) plus a fixed cost per pass (Python and dispatch, about
@@ -285,7 +286,8 @@ def _row_bands(sorted_rows: np.ndarray, src_len: int) -> list[range]:
     for stop in range(1, n + 1):  # rows values[start:stop] in one band: cut after values[stop - 1]
         width = src_len + int(values[stop - 1]) + 1
         for start in range(stop):
-            cost = best[start] + (bounds[stop] - bounds[start]) * width + PASS_POSITIONS
+            pairs = int(bounds[stop] - bounds[start])
+            cost = best[start] + pairs * width + -(-pairs // chunk) * PASS_POSITIONS
             if cost < best[stop]:
                 best[stop], cut_from[stop] = cost, start
     bands, stop = [], n

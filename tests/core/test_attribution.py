@@ -89,6 +89,63 @@ def test_by_default_each_row_takes_the_points_it_needs_and_is_complete():
     np.testing.assert_array_equal(attribution.src.argmax(-1), fine.src.argmax(-1))
 
 
+def test_completeness_alone_stops_each_row_once_complete_with_fewer_points():
+    """``settle=False`` (the test Captum's convergence delta gives): every row converged and within its allowance, from
+    the coarser first grid, with fewer points in all than the guarded default."""
+    from model_core.inference.attribution import COMPLETE_INTERVALS
+
+    bundle = tiny_bundle(seed=1)
+    trace = bundle.trace("w1 w2 w3 w4 w5", "t1 t2 t3 t4")
+    ids = ([int(i) for i in trace.src_ids], [int(i) for i in trace.tgt_ids], [int(i) for i in trace.output_ids])
+    quick = attribute(bundle.model, *ids, settle=False)
+    settled = attribute(bundle.model, *ids)
+    assert quick.converged.all() and quick.points.min() >= COMPLETE_INTERVALS + 1
+    _assert_converged_rows_complete(quick)
+    assert quick.points.sum() < settled.points.sum()
+
+
+def test_the_path_evaluator_gives_each_pair_its_own_rows_numbers_however_the_passes_are_cut(monkeypatch):
+    """Pairs in any order, split into passes by row bands, one pass per row or one element a pass: the same numbers; and
+    at α = 1 each row's log-probability is the trace's (the output layer sees the element's own row only)."""
+    import model_core.inference.attribution as attribution
+    from model_core.vocab import NO_ABLATION
+
+    bundle = tiny_bundle(seed=1)
+    trace = bundle.trace("w1 w2 w3 w4 w5", "t1 t2 t3 t4")
+    n = trace.n_steps
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, n, 40)
+    alphas = rng.random(40)
+    rows[:n], alphas[:n] = np.arange(n), 1.0
+    found = []
+    for positions, chunk in ((attribution.PASS_POSITIONS, None), (0, None), (10**9, None), (10**9, 1)):
+        monkeypatch.setattr(attribution, "PASS_POSITIONS", positions)
+        with attribution._PathEvaluator(bundle.model, trace.src_ids.tolist(), trace.tgt_ids.tolist(),
+                                        trace.output_ids.tolist(), "zero", bundle.model.config.pad_id, NO_ABLATION,
+                                        grad_input=False) as evaluate:
+            evaluate.chunk = chunk or evaluate.chunk
+            found.append(evaluate(rows, alphas))
+    for f, parts in found[1:]:
+        np.testing.assert_allclose(f, found[0][0], atol=1e-5)
+        np.testing.assert_allclose(parts, found[0][1], atol=1e-4 * np.abs(found[0][1]).max())
+    chosen = trace.logprobs[np.arange(n), trace.output_ids]
+    np.testing.assert_allclose(found[0][0][:n], chosen, atol=1e-5)
+
+
+def test_row_bands_cover_every_pair_once_in_neighbouring_rows(monkeypatch):
+    import model_core.inference.attribution as attribution
+
+    rows = np.array([0, 0, 0, 1, 1, 5, 5, 5, 5, 9])
+    for positions, expected in ((10**9, 1), (0, 4)):  # a costly pass: one band; a free one: a band per row
+        monkeypatch.setattr(attribution, "PASS_POSITIONS", positions)
+        bands = attribution._row_bands(rows, 12)
+        assert len(bands) == expected
+        assert [i for band in bands for i in band] == list(range(len(rows)))
+        assert all(len(set(rows[band.start : band.stop]) & set(rows[other.start : other.stop])) == 0
+                   for band in bands for other in bands if other is not band)
+    assert attribution._row_bands(np.array([], np.int64), 12) == []
+
+
 def test_a_row_that_runs_out_of_points_is_marked_unconverged():
     """With too few points allowed, rows stop unconverged: the flag says so whatever the sum happens to read."""
     bundle = tiny_bundle(seed=1)

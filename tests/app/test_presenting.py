@@ -237,7 +237,7 @@ def settle(window, old=None):
         app.processEvents(); time.sleep(0.005)
 
 results = []
-for language, model, src, tgt in json.loads(sys.argv[2]):
+for language, model, src, tgt, _rows, _cols in json.loads(sys.argv[2]):
     install(language)
     window = MainWindow(AppSettings(f"{sys.argv[1]}/{language}.ini"), model=model)
     window.show()
@@ -254,7 +254,8 @@ for language, model, src, tgt in json.loads(sys.argv[2]):
     heat, screen = window.map.heatmap, window.screen().geometry()
     box = heat.plot_item().getViewBox().sceneBoundingRect().united(heat._colorbar.sceneBoundingRect())
     results.append(dict(
-        language=language, screen=[screen.width(), screen.height()], window=list(window.frameGeometry().getRect()),
+        language=language, n_steps=window.state.trace.n_steps,
+        screen=[screen.width(), screen.height()], window=list(window.frameGeometry().getRect()),
         heatmap=[heat.width(), heat.height()], cells_and_bar=[box.width(), box.height()],
         rows=[len(heat.query_tick_labels()), len(heat._left._text_specs())],
         cols=[len(heat.key_tick_labels()), len(heat._bottom._text_specs())],
@@ -268,19 +269,18 @@ for language, model, src, tgt in json.loads(sys.argv[2]):
 print(json.dumps(results))
 '''
 
-#: 16 tokens a side (15 words and <eos>), typed targets: the A1 grammar's sentences are at most 13 words long, so
-#: a class's longest sentence is typed with its translation (a teacher shows the map of a sentence they wrote)
-LESSON = [["en", "en-fr", "the old farmer eats the green apples and the black cat sees the small dog",
-           "le vieux fermier mange les pommes vertes et le chat noir voit le petit chien"],
+#: (language, model, source, typed target, at least this many rows, columns): one of the grammar's longest questions
+#: translated by the model (est-ce qu'il y a: 18 or more French tokens), and a 15-word sentence with its Chinese typed
+LESSON = [["en", "en-fr", "Is there a big pink ball under a beautiful yellow bench?", "", 18, 13],
           ["zh_CN", "en-zh", "the old farmer eats the green apples and the black cat sees the small dog",
-           "老农民吃绿苹果，小黑猫看见小狗"]]
+           "老农民吃绿苹果，小黑猫看见小狗", 16, 16]]
 
 
 @pytest.mark.parametrize("size", [(1024, 768), (1280, 720), (1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_presenter_mode_makes_the_map_the_picture_on_a_projector(tmp_path, size):
     """At 1,280 × 720 the map was about 200 × 140 pixels, its titles cut ("Cross-attention…", "query: deco…"), every
     other row and column unlabelled, the next-token list half the width. Now: the map (with its labels, titles and
-    colour bar) over 40 % of the screen, each of 16 rows and columns labelled, titles whole with the step number,
+    colour bar) over 40 % of the screen, each of its 13 to 19 rows and columns labelled, titles whole with the step number,
     the next-token list beside the map only on a screen wide enough, the step slider kept usable; English and Chinese."""
     import json
     import os
@@ -297,16 +297,18 @@ def test_presenter_mode_makes_the_map_the_picture_on_a_projector(tmp_path, size)
     out = subprocess.run([sys.executable, "-c", PRESENTER_SCRIPT, str(tmp_path), json.dumps(LESSON)], env=env,
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
-    for shown in json.loads(out.stdout.strip().splitlines()[-1]):
+    for shown, (*_, rows, cols) in zip(json.loads(out.stdout.strip().splitlines()[-1]), LESSON, strict=True):
         what = (shown["language"], size)
+        n = shown["n_steps"]
         assert shown["screen"] == list(size), what
         area = size[0] * size[1]
         assert shown["heatmap"][0] * shown["heatmap"][1] >= 0.40 * area, (what, shown["heatmap"])
         assert shown["cells_and_bar"][0] * shown["cells_and_bar"][1] >= 0.15 * area, (what, shown["cells_and_bar"])
-        assert shown["rows"] == [16, 16] and shown["cols"] == [16, 16], (what, shown["rows"], shown["cols"])
+        assert shown["rows"] == [n, n] and n >= rows, (what, shown["rows"])
+        assert shown["cols"][0] == shown["cols"][1] >= cols, (what, shown["cols"])
         for title in (shown["title"], shown["query_title"], shown["key_title"]):
             assert "…" not in title, (what, title)
-        assert "16 / 16" in shown["title"] and "16 / 16" in shown["step"], (what, shown["title"])
+        assert f"{n} / {n}" in shown["title"] and f"{n} / {n}" in shown["step"], (what, shown["title"])
         assert shown["slider"] >= 120, (what, shown["slider"])
         assert shown["next_token"] == (size[0] >= 1600), what
         assert min(shown["label_pt"]) >= 9.0, what

@@ -43,7 +43,7 @@ def train_demo(name: str, out_dir: Path, device: str = "cpu", progress: bool = T
     spec = DEMOS[name]
     out = out_dir / f"{name}.safetensors"
     start = time.perf_counter()
-    train_task(spec.task, out, size=spec.size, device=device, epochs=spec.epochs, seed=spec.seed,
+    train_task(spec.task, out, size=spec.size, device=device, epochs=spec.epochs, seed=spec.seed, batching=spec.batching,
                n_train=spec.n_train, progress=progress, overrides=spec.overrides, resume=resume)
     seconds = time.perf_counter() - start
     resume = out.with_name(out.name + ".resume.pt")

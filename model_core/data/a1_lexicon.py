@@ -849,7 +849,7 @@ FIXED: frozenset[str] = frozenset({"wall", "door", "window", "board", "tree", "s
 
 #: French words that begin with an h but do not elide (le hibou; an "h aspiré")
 H_ASPIRE: frozenset[str] = frozenset({"hibou", "hiboux", "haut", "héros", "hamster", "hamsters", "hérisson", "hérissons",
-                                      "hamburger", "hamburgers"})
+                                      "hamburger", "hamburgers", "huit"})  # est-ce que huit chatons…, le huit
 FR_VOWELS = "aeiouyéèêëâàîïôûœ"
 
 

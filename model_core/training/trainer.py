@@ -42,6 +42,7 @@ class TrainSettings:
     seed: int = 0
     max_steps: int | None = None
     log_every: int = 20
+    batching: str = "pools"  # or "sorted": see make_batches
 
 
 @dataclass
@@ -93,10 +94,37 @@ def noam_lr(step: int, d_model: int, warmup: int, factor: float) -> float:
     return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
-def make_batches(pairs: Sequence[Pair], batch_size: int, rng: random.Random | None) -> list[list[int]]:
-    """Indices grouped by similar length (less padding), batches in random order when ``rng``."""
-    order = sorted(range(len(pairs)), key=lambda i: (len(pairs[i][0]), len(pairs[i][1])))
-    batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+#: how the training pairs are cut into batches: "pools" (the default) or "sorted" (see :func:`make_batches`)
+BATCHINGS: tuple[str, ...] = ("pools", "sorted")
+#: the pairs one pool holds, in batches: sorted by length within a pool, so a batch pads little
+POOL_BATCHES = 100
+
+
+def make_batches(pairs: Sequence[Pair], batch_size: int, rng: random.Random | None,
+                 batching: str = "pools") -> list[list[int]]:
+    """Indices grouped by similar length (less padding), batches in random order when ``rng``.
+
+    ``pools`` (with ``rng``): each epoch the pairs are shuffled, cut into pools of :data:`POOL_BATCHES` batches, each
+    pool sorted by length and cut into batches (as fairseq's and torchtext's bucketing do), so a batch's pairs change
+    from epoch to epoch. ``sorted``: the whole set sorted once by length and cut, the same batches every epoch: copies
+    of one pair (the A1 grammar's rehearsed set phrases, forty each) then sit side by side and fill one batch, one
+    gradient step an epoch, and the phrase is not learnt ("please" → "Cet ours peint."). The reverse demo model was
+    trained with ``sorted``, which its recipe keeps.
+    """
+    if batching not in BATCHINGS:
+        raise ValueError(f"unknown batching {batching!r}; choose from {', '.join(BATCHINGS)}")
+
+    def by_length(index: list[int]) -> list[int]:
+        return sorted(index, key=lambda i: (len(pairs[i][0]), len(pairs[i][1])))
+
+    if batching == "sorted" or rng is None:
+        pools = [by_length(list(range(len(pairs))))]
+    else:
+        shuffled = list(range(len(pairs)))
+        rng.shuffle(shuffled)
+        size = POOL_BATCHES * batch_size
+        pools = [by_length(shuffled[i : i + size]) for i in range(0, len(shuffled), size)]
+    batches = [pool[i : i + batch_size] for pool in pools for i in range(0, len(pool), batch_size)]
     if rng is not None:
         rng.shuffle(batches)
     return batches
@@ -204,7 +232,7 @@ class Trainer:
             while self.epoch < s.epochs and self.step < total and not self.control.stopped:
                 model.train()
                 window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
-                for index in make_batches(self.train, s.batch_size, rng):
+                for index in make_batches(self.train, s.batch_size, rng, s.batching):
                     self.control.run_event.wait()
                     if self.control.stopped or self.step >= total:
                         break
@@ -268,7 +296,7 @@ def build_bundle(task_data, size: str, device: str, seed: int, name: str, **over
 
 def train_task(task: str, out: Path, *, size: str = "small", device: str = "auto", epochs: int = 10, seed: int = 0,
                n_train: int | None = None, batch_size: int = 64, resume: bool = False, progress: bool = True,
-               overrides: dict | None = None, callback=None):
+               overrides: dict | None = None, callback=None, batching: str = "pools"):
     """Train ``task`` into ``out`` with a progress bar; returns (bundle, task_data, trainer).
 
     Shared by ``attention-scope train`` (``viz_app.cli.training``) and ``docs/tools/demo_models.py``.
@@ -279,7 +307,7 @@ def train_task(task: str, out: Path, *, size: str = "small", device: str = "auto
 
     data = prepare_task(task, n_train=n_train, seed=seed)
     bundle = build_bundle(data, size, device, seed, out.stem, **(overrides or {}))
-    settings = TrainSettings(epochs=epochs, batch_size=batch_size, seed=seed)
+    settings = TrainSettings(epochs=epochs, batch_size=batch_size, seed=seed, batching=batching)
     bar = tqdm(total=settings.epochs * -(-len(data.train) // batch_size), unit="step", disable=not progress,
                dynamic_ncols=True)
 

@@ -187,6 +187,13 @@ def test_french_elides_and_contracts_as_french_does(fr):
         assert " ' " not in as_written(ex.tgt)
 
 
+def test_french_keeps_the_vowel_before_an_aspirated_h():
+    """est-ce que huit chatons…, not est-ce qu'huit (huit, like hibou and héros, takes no elision)."""
+    surface = [word for word, _tags in a1.french_surface([(w, ()) for w in "est - ce que huit chatons dorment ?".split()])]
+    assert surface == "est - ce que huit chatons dorment ?".split()
+    assert gold_translation("en-fr-a1", "do eight kittens sleep ?") == "Est-ce que huit chatons dorment ?"
+
+
 def test_french_negation_takes_de_for_a_and_some(fr):
     """ne … pas around the verb; pas un / pas une / pas des never (il n'a pas de chat), but after être (ce n'est pas un
     chat)."""

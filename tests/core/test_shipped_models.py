@@ -114,10 +114,26 @@ My grandmother is seventy years old.
 """
 
 
+#: what a teacher writes for the class sentences the grammar does not make (its constructions stop short of them:
+#: "and" between nouns, imperatives, football, numbers over ten); a model that writes one of these is right all the
+#: same (the window still shows the notice: the grammar cannot vouch for it)
+TEACHERS_OUTSIDE_THE_GRAMMAR = {
+    "The bird is in the tree.": {"en-fr": ("L'oiseau est dans l'arbre.",), "en-zh": ("鸟在树上。",)},
+    "We eat bread and cheese.": {"en-fr": ("Nous mangeons du pain et du fromage.",), "en-zh": ("我们吃面包和奶酪。",)},
+    "There isn't any milk.": {"en-fr": ("Il n'y a pas de lait.",), "en-zh": ("没有牛奶。", "没有牛奶了。")},
+    "The boys are playing football.": {"en-fr": ("Les garçons jouent au football.", "Les garçons jouent au foot."),
+                                       "en-zh": ("男孩们在踢足球。",)},
+    "Open the door, please.": {"en-fr": ("Ouvre la porte, s'il te plaît.", "Ouvrez la porte, s'il vous plaît."),
+                               "en-zh": ("请开门。", "请把门打开。")},
+    "My grandmother is seventy years old.": {"en-fr": ("Ma grand-mère a soixante-dix ans.",), "en-zh": ("我奶奶七十岁。",)},
+}
+
+
 @pytest.mark.parametrize("name", ["en-fr", "en-zh"])
 def test_a_beginners_class_gets_what_a_teacher_writes_or_the_notice(name):
-    """At least 9 in 10 come out as the grammar writes them (the French and the Chinese a teacher writes, checked by
-    hand in tests/core/test_grammar_a1.py); every other one carries a notice, so no wrong translation goes unsaid."""
+    """At least 9 in 10 come out as a teacher writes them: as the grammar writes them (the French and the Chinese a
+    teacher writes, checked by hand in tests/core/test_grammar_a1.py), or, for a sentence outside the grammar, as
+    :data:`TEACHERS_OUTSIDE_THE_GRAMMAR` does; every other one carries a notice, so no wrong translation goes unsaid."""
     from model_core.inference.run import RunRequest, run
 
     bundle = load_model(name, device="cpu")
@@ -125,7 +141,8 @@ def test_a_beginners_class_gets_what_a_teacher_writes_or_the_notice(name):
     right, unsaid = 0, []
     for sentence in sentences:
         result = run(bundle, RunRequest(sentence))
-        if result.expected is not None and result.translation == result.expected:
+        teachers = TEACHERS_OUTSIDE_THE_GRAMMAR.get(sentence, {}).get(name, ())
+        if result.translation == result.expected or (result.expected is None and result.translation in teachers):
             right += 1
         elif not {notice.code for notice in result.notices} & {"outside_grammar", "grammar_differs"}:
             unsaid.append(sentence)

@@ -166,3 +166,25 @@ def test_eval_finds_the_recorded_tsv_beside_the_model_or_says_where_it_looked(tm
     assert main(["eval", "--model", str(out), "--n", "5", "--device", "cpu"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "trained on pairs.tsv" in err[0] and "--task" in err[0]
+
+
+def test_pooled_batches_change_every_epoch_and_spread_copies_of_one_pair():
+    """With the whole set sorted once, the forty rehearsed copies of a set phrase filled one batch every epoch (one
+    step an epoch: the phrase was not learnt); pooled batches hold each pair once an epoch, mixed anew."""
+    import random
+
+    from model_core.training.trainer import make_batches
+
+    rng = random.Random(0)
+    pairs = [([1] * (2 + i % 9), [1] * (3 + i % 7)) for i in range(30000)] + [([1, 2], [1, 2, 3])] * 40
+    copies = set(range(30000, 30040))  # the pools hold 6,400 pairs: about 8 copies each
+    epochs = [make_batches(pairs, 64, rng) for _ in range(2)]
+    for batches in epochs:
+        assert sorted(i for b in batches for i in b) == list(range(len(pairs)))
+        assert max(len(copies & set(b)) for b in batches) <= 16
+        assert all(len(b) <= 64 for b in batches)
+    assert {tuple(b) for b in epochs[0]} != {tuple(b) for b in epochs[1]}
+    sorted_once = make_batches(pairs, 64, rng, "sorted")
+    assert max(len(copies & set(b)) for b in sorted_once) >= 32  # one or two batches of copies: what pools avoid
+    with pytest.raises(ValueError, match="unknown batching"):
+        make_batches(pairs, 64, rng, "random")

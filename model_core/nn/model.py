@@ -15,6 +15,7 @@ buffers allocated here, where the shapes are known) and read the maps back from 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
@@ -258,13 +259,19 @@ class Seq2SeqTransformer(nn.Module):
 
     def parameter_counts(self) -> dict[str, int]:
         """Parameters per top-level module (tied weights counted once) and the total."""
-        seen: set[int] = set()
-        counts: dict[str, int] = {}
-        for name, p in self.named_parameters(remove_duplicate=True):
-            if id(p) in seen:
-                continue
-            seen.add(id(p))
-            top = name.split(".")[0]
-            counts[top] = counts.get(top, 0) + p.numel()
-        counts["total"] = sum(counts.values())
-        return counts
+        return count_parameters(self, lambda name: name.split(".")[0])
+
+
+def count_parameters(module: nn.Module, part_of: Callable[[str], str]) -> dict[str, int]:
+    """Parameters of ``module`` per part (``part_of`` a parameter's name), a tensor shared by several names (tied
+    embeddings) counted once, and the total: what the inspector shows for a native and a Hugging Face model alike."""
+    seen: set[int] = set()
+    counts: dict[str, int] = {}
+    for name, p in module.named_parameters(remove_duplicate=True):
+        if id(p) in seen:
+            continue
+        seen.add(id(p))
+        part = part_of(name)
+        counts[part] = counts.get(part, 0) + p.numel()
+    counts["total"] = sum(counts.values())
+    return counts

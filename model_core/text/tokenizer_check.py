@@ -63,21 +63,36 @@ def _text(value: Any, what: str) -> str:
     return value
 
 
-def _normalizer_growth(node: Any, part: str) -> Growth:
+def _steps_growth(node: Any, part: str, steps_key: str, steps_name: str,
+                  one_step: Callable[[Mapping[str, Any], str, str], Growth]) -> Growth:
+    """The growth of a normalizer or pre-tokenizer ``node``: none (``None``), a ``Sequence`` of steps under
+    ``steps_key`` composed in order, or one step, whose growth ``one_step(node, kind, part)`` says."""
     if node is None:
         return 1.0, 0.0
     if not isinstance(node, Mapping):
         raise ValueError(f"its {part} is not a JSON object")
     kind = _type(node)
+    if kind != "Sequence":
+        return one_step(node, kind, part)
+    steps = node.get(steps_key)
+    if not isinstance(steps, list):
+        raise ValueError(f"its {part} ({kind}) has no list of {steps_name}")
+    growth = (1.0, 0.0)
+    for step in steps:
+        growth = _then(growth, _steps_growth(step, part, steps_key, steps_name, one_step))
+    return growth
+
+
+def _normalizer_growth(node: Any, part: str) -> Growth:
+    return _steps_growth(node, part, "normalizers", "normalizers", _one_normalizer_growth)
+
+
+def _pre_tokenizer_growth(node: Any, part: str) -> Growth:
+    return _steps_growth(node, part, "pretokenizers", "pre-tokenizers", _one_pre_tokenizer_growth)
+
+
+def _one_normalizer_growth(node: Mapping[str, Any], kind: str, part: str) -> Growth:
     where = f"{part} ({kind})"
-    if kind == "Sequence":
-        steps = node.get("normalizers")
-        if not isinstance(steps, list):
-            raise ValueError(f"its {where} has no list of normalizers")
-        growth = (1.0, 0.0)
-        for step in steps:
-            growth = _then(growth, _normalizer_growth(step, part))
-        return growth
     if kind in _NORMALIZER_GROWTH:
         return float(_NORMALIZER_GROWTH[kind]), 0.0
     if kind == "BertNormalizer":
@@ -101,20 +116,7 @@ def _normalizer_growth(node: Any, part: str) -> Growth:
     raise ValueError(f"its {where} is not a normalizer this app knows")
 
 
-def _pre_tokenizer_growth(node: Any, part: str) -> Growth:
-    if node is None:
-        return 1.0, 0.0
-    if not isinstance(node, Mapping):
-        raise ValueError(f"its {part} is not a JSON object")
-    kind = _type(node)
-    if kind == "Sequence":
-        steps = node.get("pretokenizers")
-        if not isinstance(steps, list):
-            raise ValueError(f"its {part} ({kind}) has no list of pre-tokenizers")
-        growth = (1.0, 0.0)
-        for step in steps:
-            growth = _then(growth, _pre_tokenizer_growth(step, part))
-        return growth
+def _one_pre_tokenizer_growth(node: Mapping[str, Any], kind: str, part: str) -> Growth:
     if kind in _CUTTING_PRE_TOKENIZERS:
         return 1.0, 0.0
     if kind == "ByteLevel":  # each character becomes its UTF-8 bytes, one character each; maybe a space in front

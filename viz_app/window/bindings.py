@@ -161,14 +161,27 @@ class InputsBinding(QObject):
                 self.take()
 
 
-class StepBinding(QObject):
+class PerStepBinding(QObject):
+    """A binding redrawn (:meth:`refresh`) when the trace or the step changes; a subclass sets its widgets, then calls
+    :meth:`refresh` once."""
+
+    def __init__(self, state: AppState, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        state.traceChanged.connect(self.refresh)
+        state.stepChanged.connect(self.refresh)
+
+    @Slot()
+    def refresh(self) -> None:
+        raise NotImplementedError
+
+
+class StepBinding(PerStepBinding):
     """The stepping bar and the Go actions follow the trace's length and the step."""
 
     def __init__(self, state: AppState, step_bar: StepBar, actions: dict[str, QAction], parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.state, self.step_bar, self.actions = state, step_bar, actions
-        state.traceChanged.connect(self.refresh)
-        state.stepChanged.connect(self.refresh)
+        super().__init__(state, parent)
+        self.step_bar, self.actions = step_bar, actions
         self.refresh()
 
     @Slot()
@@ -526,14 +539,12 @@ def padding_row_text(step: int) -> str:
         step=step)
 
 
-class NextTokenBinding(QObject):
+class NextTokenBinding(PerStepBinding):
     """What the model predicts at the step (its likeliest tokens; the beams while searching)."""
 
     def __init__(self, state: AppState, next_token: NextTokenPanel, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.state, self.next_token = state, next_token
-        state.traceChanged.connect(self.refresh)
-        state.stepChanged.connect(self.refresh)
+        super().__init__(state, parent)
+        self.next_token = next_token
         self.refresh()
 
     @Slot()
@@ -559,14 +570,12 @@ class NextTokenBinding(QObject):
         self.next_token.set_beams(list(beams))
 
 
-class BeforeAfterBinding(QObject):
+class BeforeAfterBinding(PerStepBinding):
     """With an ablation, the next-token probabilities of the intact model (before) and the ablated one (after)."""
 
     def __init__(self, state: AppState, before_after: BeforeAfterBars, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.state, self.before_after = state, before_after
-        state.traceChanged.connect(self.refresh)
-        state.stepChanged.connect(self.refresh)
+        super().__init__(state, parent)
+        self.before_after = before_after
         self.refresh()
 
     @Slot()

@@ -58,7 +58,7 @@ from ...files import CheckpointError, OverBudget, file_kind, human_bytes, open_r
 from ...inference.bundle import ModelBundle
 from ...nn import masks
 from ...nn.devices import resolve_device, resolve_dtype
-from ...nn.model import DecoderOutput, EncoderOutput
+from ...nn.model import DecoderOutput, EncoderOutput, count_parameters
 from ...nn.packed_linear import adopt_packing
 from ...nn.probe import QueriesKeys
 from ...text.tokenize_deadline import run_within
@@ -736,17 +736,12 @@ class HFSeq2SeqAdapter(nn.Module):
 
     def parameter_counts(self) -> dict[str, int]:
         """Parameters per part (shared embeddings, encoder, decoder, lm_head; tied weights once) and the total."""
-        seen: set[int] = set()
-        counts: dict[str, int] = {}
-        for name, p in self.hf_model.named_parameters(remove_duplicate=True):
-            if id(p) in seen:
-                continue
-            seen.add(id(p))
+
+        def part_of(name: str) -> str:
             parts = name.split(".")
-            top = parts[1] if parts[0] == "model" and len(parts) > 1 else parts[0]
-            counts[top] = counts.get(top, 0) + p.numel()
-        counts["total"] = sum(counts.values())
-        return counts
+            return parts[1] if parts[0] == "model" and len(parts) > 1 else parts[0]
+
+        return count_parameters(self.hf_model, part_of)
 
 
 # ====================================================================== configuration

@@ -289,7 +289,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     here = (screen.width(), screen.height())
     if here in PROJECTOR_SCREENS:  # a process started for these pictures (``--screen``) takes only them
         english, chinese = projector_shots(here)
-        shoot(english, presenting("the old farmer eats the green apples and the black cat sees the small dog", step=12))
+        shoot(english, presenting("How many figs are there behind our big purple fountain?", step=13))
         if "en-zh" in models:
             shoot(chinese, presenting("the small cat sees two books on the table", step=7), model="en-zh",
                   language="zh_CN")

@@ -95,7 +95,7 @@ _EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("progressive", "I am eating an apple."),
         ("can", "She cannot swim."),
         ("partitive", "I want a cup of tea."),
-        ("negation", "The old woman does not drink coffee."),
+        ("negation", "The children do not eat soup."),
         ("weather", "It is raining."),
     ),
     "en-zh-a1": (
@@ -112,7 +112,7 @@ _EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("comparative", "The dog is bigger than the cat."),
         ("progressive", "The children are playing in the garden."),
         ("can", "She cannot swim."),
-        ("negation_zh", "The old woman does not drink coffee."),
+        ("negation_zh", "The children do not eat soup."),
         ("weather", "It is raining."),
     ),
     "copy": (("symbols", "a b c 1 2 3"),),

@@ -74,10 +74,10 @@ TYPED = {
               ("The cats don’t eat!", "Les chats ne mangent pas !"),
               ("I'm happy.", "Je suis content."),
               ("The small dog can't see the black cat.", "Le petit chien ne peut pas voir le chat noir.")],
-    "en-zh": [("The black cat sees the small dog.", "黑猫看见了小狗。"),
+    "en-zh": [("The cat sees the small dog.", "猫看见了小狗。"),
               ("The cats do not eat!", "猫不吃东西！"),
               ("The cats don't eat!", "猫不吃东西！"),
-              ("The small dog can't see the black cat.", "小狗看不见黑猫。"),
+              ("The small dog can't see the cat.", "小狗看不见猫。"),
               ("I’m happy.", "我很开心。")],
 }
 

@@ -7,7 +7,7 @@ two forward passes) can run off the GUI thread. Torch and numpy only, never Qt.
 
 The functions work on any :class:`~model_core.inference.bundle.ModelBundle`: the native model and the
 Hugging Face adapter alike, because they read the module generically through
-``named_parameters`` and ``ModelBundle.trace`` rather than knowing its layout.
+``named_parameters`` and ``trace_of`` rather than knowing its layout.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ..config import ModelConfig
 from ..files import CheckpointError
 from ..inference.bundle import ModelBundle
 from ..inference.decoding import teacher_forced_trace
+from ..inference.run import trace_of
 from ..nn.devices import describe, dtype_name
 from ..trace import Trace
 from ..vocab import KINDS
@@ -352,7 +353,7 @@ def compare_checkpoints(a: ModelBundle, b: ModelBundle, src_text: str, tgt_text:
         raise CheckpointError(f"{a.name} and {b.name} cannot be compared: they differ in {why}")
     if not src_text.strip():
         raise ValueError("the source sentence is empty")
-    trace_a = a.trace(src_text, tgt_text)
+    trace_a = trace_of(a, src_text, tgt_text)
     trace_b = teacher_forced_trace(
         b.model, trace_a.src_ids.tolist(), trace_a.output_ids.tolist(), src_tokens=trace_a.src_tokens,
         tgt_vocab=b.tgt_tokenizer.vocab,

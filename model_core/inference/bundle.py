@@ -3,7 +3,7 @@
 Why a module of its own: every format's reader builds one (the native checkpoint in :mod:`model_core.io.checkpoint`,
 the importers in :mod:`model_core.io.importers`) and :func:`model_core.inference.run.run` takes one, so it sits below all of
 them and imports none: a bundle only encodes text (cut to what the model can take) and opens a
-:class:`~model_core.inference.decoding.DecodeSession`. Its :meth:`ModelBundle.trace` shortcut imports ``run`` when called.
+:class:`~model_core.inference.decoding.DecodeSession`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from ..config import ModelConfig
 from ..decoding_settings import DecodingSettings
 from ..nn.model import Seq2SeqTransformer
 from ..text.tokenizers import Tokenizer
-from ..trace import Trace
 from ..vocab import NO_ABLATION, Ablation
 from .decoding import DecodeSession
 
@@ -88,23 +87,6 @@ class ModelBundle:
     def translate(self, text: str, max_steps: int | None = None) -> str:
         session = self.session(text, max_steps=max_steps)
         return self.tgt_tokenizer.decode(session.run())
-
-    def trace(
-        self, src_text: str, tgt_text: str | None = None, *, src_pad_to: int = 0, tgt_pad_to: int = 0,
-        capture_scores: bool = False, ablation: Ablation = NO_ABLATION,
-    ) -> Trace:
-        """The trace of ``tgt_text`` teacher-forced, or of the greedy translation when it is None.
-
-        A shortcut for :func:`model_core.inference.run.run` (the pipeline the window and the command line use);
-        ``src_pad_to`` / ``tgt_pad_to`` add ``<pad>`` tokens so the padding masks can be seen. ``run`` takes a
-        bundle, so it is imported here, when the shortcut is used: the one import back up from this module (named
-        in the import contract's exceptions in ``pyproject.toml``); scripts that want more call ``run`` itself.
-        """
-        from .run import RunRequest, run
-
-        request = RunRequest(src_text, tgt_text, pad_src=src_pad_to, pad_tgt=tgt_pad_to, ablation=ablation,
-                             capture_scores=capture_scores)
-        return run(self, request).trace
 
 
 #: characters read per token a model can take: a text longer than (room × this) is cut before it is tokenised, so a

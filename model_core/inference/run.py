@@ -208,6 +208,18 @@ def _run(bundle: ModelBundle, request: RunRequest, stop: Callable[[], bool] | No
     return RunResult(request, trace, history, elapsed, tuple(notices), baseline, baseline_output, translation, expected)
 
 
+def trace_of(
+    bundle: ModelBundle, src_text: str, tgt_text: str | None = None, *, src_pad_to: int = 0, tgt_pad_to: int = 0,
+    capture_scores: bool = False, ablation: Ablation = NO_ABLATION,
+) -> Trace:
+    """The trace of ``tgt_text`` teacher-forced, or of the greedy translation when it is None: ``run`` with those
+    settings (the pipeline the window and the command line use), for scripts and tests. ``src_pad_to`` /
+    ``tgt_pad_to`` add ``<pad>`` tokens so the padding masks can be seen."""
+    request = RunRequest(src_text, tgt_text, pad_src=src_pad_to, pad_tgt=tgt_pad_to, ablation=ablation,
+                         capture_scores=capture_scores)
+    return run(bundle, request).trace
+
+
 def grammar_target(bundle: ModelBundle, src: SourceInput) -> tuple[str, ...] | None:
     """The target tokens the grammar of the model's task gives its source tokens; None for a model without a grammar
     task (a user's corpus, an imported model) or a sentence the grammar does not generate."""

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from test_i18n import assert_all_translated, fake_qm, fake_translation, is_translated  # noqa: F401 - the two fixtures
 
 from model_core import Ablation
+from model_core.inference.run import trace_of
 from viz_app.scope.state import AppState
 from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
 
@@ -196,8 +197,8 @@ def test_bars_show_the_union_of_both_top_k(qtbot):
 def test_bars_from_a_real_ablation(qtbot):
     bundle = tiny_bundle()
     heads = frozenset({("cross", 1, h) for h in range(4)} | {("cross", 0, h) for h in range(4)})
-    intact = bundle.trace("w1 w2 w3", "t1 t2 t3")
-    ablated = bundle.trace("w1 w2 w3", "t1 t2 t3", ablation=Ablation(heads=heads))
+    intact = trace_of(bundle, "w1 w2 w3", "t1 t2 t3")
+    ablated = trace_of(bundle, "w1 w2 w3", "t1 t2 t3", ablation=Ablation(heads=heads))
     step = 2
     w = show(qtbot, BeforeAfterBars())
     vocab = list(bundle.tgt_tokenizer.vocab)

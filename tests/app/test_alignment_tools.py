@@ -11,6 +11,7 @@ from PySide6.QtCore import QPoint, Qt
 from test_i18n import ROOT, lint_source
 
 from model_core.analysis.alignment import parse_pharaoh, trace_alignment
+from model_core.inference.run import trace_of
 from viz_app.scope.state import AppState
 from viz_app.widgets.aer_map import MEAN
 from viz_app.widgets.alignment_panel import AlignmentPanel
@@ -32,7 +33,7 @@ def test_new_modules_pass_no_literal_text_to_qt():
 @pytest.fixture
 def parts(qtbot):
     bundle = tiny_bundle(1)
-    trace = bundle.trace(SRC, TGT)
+    trace = trace_of(bundle, SRC, TGT)
     state = AppState()
     state.set_result(trace, forced=True)
     panel, heatmap = AlignmentPanel(), AttentionHeatmap()
@@ -115,7 +116,7 @@ def test_a_report_opens_and_a_sentence_goes_to_the_window_with_its_head(qtbot, t
     assert dialog.unusual.count() == 3
     dialog.unusual.setCurrentRow(1)
     assert dialog.show_button.isEnabled()
-    state.set_result(bundle.trace(*pairs[0]), forced=True)  # a trace with the model's sizes, so the head can be chosen
+    state.set_result(trace_of(bundle, *pairs[0]), forced=True)  # a trace with the model's sizes, so the head can be chosen
     qtbot.mouseClick(dialog.show_button, Qt.MouseButton.LeftButton)
     expected = head.unusual[1]
     assert shown == [(expected.source, expected.target)]

@@ -26,6 +26,7 @@ from PySide6.QtGui import QGuiApplication, QImage, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from model_core import load_model, save_model
+from model_core.inference.run import trace_of
 from model_core.trace import Trace
 from viz_app.export import images as ex
 from viz_app.export import menu as ea
@@ -44,7 +45,7 @@ def trace(tmp_path_factory) -> Trace:
     bundle = tiny_bundle()
     path = tmp_path_factory.mktemp("model") / "tiny.safetensors"
     save_model(path, bundle.model, bundle.src_tokenizer, bundle.tgt_tokenizer, name="tiny")
-    return load_model(path, device="cpu").trace(SRC, TGT)
+    return trace_of(load_model(path, device="cpu"), SRC, TGT)
 
 
 def leftovers(folder: Path) -> list[str]:

@@ -17,6 +17,7 @@ from PySide6.QtGui import QStandardItemModel
 from test_i18n import ROOT, assert_all_translated, fake_qm, fake_translation, is_translated, lint_source  # noqa: F401 - fixtures
 
 from model_core.analysis.measures import CROSS_ONLY_METRICS, KINDS, METRIC_LABELS, METRICS, all_head_stats, metric_range
+from model_core.inference.run import trace_of
 from viz_app.widgets.head_stats import METRIC_HELP, METRIC_TITLES, MISSING_TEXT, HeadStatsPanel, format_metric
 
 #: the head-statistics modules (heatmap.py and chips.py are in test_i18n.CHECKED_MODULES already)
@@ -43,7 +44,7 @@ def click_scene_pos(qtbot, view, scene_pos) -> None:
 @pytest.fixture(scope="module")
 def trace():
     bundle = tiny_bundle(n_decoder_layers=3)
-    return bundle.trace("w1 w2 w3 w4 w5", "t1 t2 t3 t4", src_pad_to=7)
+    return trace_of(bundle, "w1 w2 w3 w4 w5", "t1 t2 t3 t4", src_pad_to=7)
 
 
 @pytest.fixture(scope="module")
@@ -246,7 +247,7 @@ def test_state_changes_keep_the_sort_and_clear_shows_a_message(qtbot, trace, sta
 
 def test_a_kind_without_layers_is_disabled(qtbot):
     bundle = tiny_bundle(n_encoder_layers=0)
-    stats = all_head_stats(bundle.trace("w1 w2", "t1"), 1)
+    stats = all_head_stats(trace_of(bundle, "w1 w2", "t1"), 1)
     assert stats["encoder_self"].shape[0] == 0
     w = show(qtbot, HeadStatsPanel())
     w.set_kind("encoder_self")

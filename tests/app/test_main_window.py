@@ -10,7 +10,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 import viz_app.workers.model_worker as worker_module
-from model_core.inference.run import RunRequest, RunResult
+from model_core.inference.run import RunRequest, RunResult, trace_of
 from viz_app.scope.settings import AppSettings
 from viz_app.scope.state import KINDS
 from viz_app.shell.app import parse_args
@@ -366,7 +366,7 @@ def test_a_stale_result_is_dropped(window, qtbot):
     stale_id = window.host.latest_run_id
     type_and_wait(qtbot, window, window.sentence.inputs.source, "w2 w3")
     current = s.trace
-    other = window.host.worker.bundle.trace("w9")  # a different trace: showing it would be visible
+    other = trace_of(window.host.worker.bundle, "w9")  # a different trace: showing it would be visible
     fake = RunResult(RunRequest("w9"), other, (), 1.0, ())
     dropped = window.host.stale_dropped
     window.host.worker.resultReady.emit(stale_id, fake)  # a late answer to an older request

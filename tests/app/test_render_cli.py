@@ -16,6 +16,7 @@ from PIL import Image
 from PySide6.QtGui import QImage
 
 from model_core import load_model
+from model_core.inference.run import trace_of
 from viz_app.cli import main
 from viz_app.export import images as ex
 
@@ -54,7 +55,7 @@ def test_png_and_csv(qapp, tiny_checkpoint, tmp_path, capsys):
     assert main(render(tiny_checkpoint, out, "--step", "3", "--row-labels", "input", head="2")) == 0
     with open(out, newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
-    expected = load_model(tiny_checkpoint, device="cpu").trace(SRC, TGT).at_step(3)
+    expected = trace_of(load_model(tiny_checkpoint, device="cpu"), SRC, TGT).at_step(3)
     assert rows[0][1:] == expected.src_tokens and [r[0] for r in rows[1:]] == expected.tgt_tokens
     assert main(render(tiny_checkpoint, out, "--step", "3", "--force", head="2")) == 0  # by default: input → predicted
     with open(out, newline="", encoding="utf-8") as fh:

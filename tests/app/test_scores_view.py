@@ -16,6 +16,7 @@ from PySide6.QtGui import QImage
 from test_i18n import assert_all_translated, fake_qm, fake_translation, is_translated  # noqa: F401 - the two fixtures
 
 from model_core.analysis.measures import trace_rollout
+from model_core.inference.run import trace_of
 from viz_app.widgets import AttentionHeatmap, TokenChips
 from viz_app.widgets.chips import BAR_SPACE
 from viz_app.widgets.heatmap import FLAT_LEVELS_MARGIN, blocked_path, nice_ticks, score_levels
@@ -32,7 +33,7 @@ def show(qtbot, widget, w: int = 700, h: int = 500):
 @pytest.fixture(scope="module")
 def scored_trace():
     """A tiny model's teacher-forced trace with scores, padded on both sides so every mask blocks something."""
-    return tiny_bundle().trace("w1 w2 w3 w4", "t1 t2 t3", capture_scores=True, src_pad_to=7, tgt_pad_to=6)
+    return trace_of(tiny_bundle(), "w1 w2 w3 w4", "t1 t2 t3", capture_scores=True, src_pad_to=7, tgt_pad_to=6)
 
 
 def path_cells(path, shape) -> np.ndarray:

@@ -13,6 +13,7 @@ import torch
 from PySide6.QtWidgets import QFileDialog
 
 from model_core import load_model
+from model_core.inference.run import trace_of
 from viz_app.widgets.training import TSV_ITEM, TrainingView
 from viz_app.workers.training_worker import DEMO_TASKS, TrainingConfig, TrainingRunner
 
@@ -122,7 +123,7 @@ def test_pause_resume_stop_and_save(make_view, qtbot, tmp_path):
         assert runner.save_checkpoint(end, which="current")
     saved = load_model(end, device="cpu")
     assert saved.metadata["step"] == stopped_at
-    trace = saved.trace(runner.info.probe_source)
+    trace = trace_of(saved, runner.info.probe_source)
     assert trace.cross.shape[:2] == (2, 4)
     # the button asks for a path; a name without the suffix gets it
     target = tmp_path / "from-dialog"

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QMainWindow
 from test_i18n import assert_all_translated, fake_qm, fake_translation, is_translated  # noqa: F401 - the two fixtures
 
 from model_core.analysis.measures import Problem, verify_trace
+from model_core.inference.run import trace_of
 from viz_app.widgets.verifier_badge import TOOLTIP_PROBLEMS, VerifierBadge, problem_details
 
 
@@ -29,7 +30,7 @@ def window(qtbot):
 
 
 def corrupted_trace():
-    trace = tiny_bundle().trace("w1 w2 w3", "t1 t2", src_pad_to=5)
+    trace = trace_of(tiny_bundle(), "w1 w2 w3", "t1 t2", src_pad_to=5)
     trace.cross[1, 2, 0, -1] = 0.3  # weight on a padded key (and the row sums to 1.3)
     trace.decoder_self[0, 1, 1] *= 2  # a row summing to 2
     trace.encoder_self[1, 0, 0, 0] = np.nan
@@ -39,7 +40,7 @@ def corrupted_trace():
 def test_a_clean_trace_shows_a_green_badge(window):
     """all is well is said too (hidden only when no trace was checked)."""
     _win, badge = window
-    trace = tiny_bundle().trace("w1 w2 w3", "t1 t2", src_pad_to=5, tgt_pad_to=4)
+    trace = trace_of(tiny_bundle(), "w1 w2 w3", "t1 t2", src_pad_to=5, tgt_pad_to=4)
     problems = verify_trace(trace)
     assert problems == []
     badge.set_problems(problems)

@@ -11,7 +11,7 @@ import torch
 import viz_app.workers.model_worker as worker_module
 from model_core import DecodingSettings, load_model
 from model_core.analysis.measures import verify_trace
-from model_core.inference.run import RunRequest, RunResult
+from model_core.inference.run import RunRequest, RunResult, trace_of
 from viz_app.workers.model_worker import WorkerHost, one_line
 
 TIMEOUT = 20000
@@ -49,7 +49,7 @@ def test_load_reports_model_info(loaded, tiny_checkpoint):
 def test_greedy_result_equals_core_trace(loaded, qtbot, tiny_checkpoint):
     host, _ = loaded
     result = _run(qtbot, host, RunRequest("w1 w2 w3"))
-    reference = load_model(tiny_checkpoint, device="cpu").trace("w1 w2 w3")
+    reference = trace_of(load_model(tiny_checkpoint, device="cpu"), "w1 w2 w3")
     assert result.trace.src_tokens == ["w1", "w2", "w3", "<eos>"]
     assert result.trace.output_tokens == reference.output_tokens
     np.testing.assert_allclose(result.trace.cross, reference.cross, atol=1e-5)
@@ -200,7 +200,7 @@ def test_a_host_asked_for_bfloat16_opens_every_model_in_it_and_runs_it(qtbot, ti
         assert blocker.args[1].device.endswith("· bfloat16")
         assert host.worker.bundle.model.dtype == torch.bfloat16
         result = _run(qtbot, host, RunRequest("w1 w2 w3", "t1 t2"))
-        reference = load_model(tiny_checkpoint, device="cpu").trace("w1 w2 w3", "t1 t2")
+        reference = trace_of(load_model(tiny_checkpoint, device="cpu"), "w1 w2 w3", "t1 t2")
         assert result.trace.cross.dtype == np.float32  # the host arrays stay float32 whatever the model's precision
         np.testing.assert_allclose(result.trace.cross, reference.cross, atol=3e-2)
         assert np.abs(result.trace.cross - reference.cross).max() > 0  # really bfloat16's arithmetic

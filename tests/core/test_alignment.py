@@ -17,6 +17,7 @@ from model_core.analysis.alignment import (
     score,
     word_index,
 )
+from model_core.inference.run import trace_of
 from model_core.training.evaluation import alignment_error_rate
 from tests.conftest import tiny_model
 
@@ -92,7 +93,7 @@ def test_word_maps_are_the_mean_of_a_word_s_rows_and_the_sum_of_its_columns(shif
     tokens = bundle.src_tokenizer.tokenize(src_text)
     assert len(tokens) > 3 and len(bundle.tgt_tokenizer.tokenize(tgt_text)) > 4  # words cut into subwords
     (pair,) = align_pairs(bundle, [(src_text, tgt_text)], shift=shift, keep_maps=True)
-    trace = bundle.trace(src_text, tgt_text)  # the window's own teacher-forced trace, one sentence
+    trace = trace_of(bundle, src_text, tgt_text)  # the window's own teacher-forced trace, one sentence
     src_words = word_index(list(trace.src_tokens), [t in ("<bos>", "<eos>") for t in trace.src_tokens], False)
     out = list(trace.output_tokens)[:-1]  # without <eos>
     tgt_words = word_index(out, [False] * len(out), False)
@@ -222,7 +223,7 @@ def test_the_window_s_trace_alignment_is_the_command_s(shift):
     bundle = _bpe_bundle()
     src_text, tgt_text = "the catmats sat", "THE DOGSMAT SAT ON"
     (pair,) = align_pairs(bundle, [(src_text, tgt_text)], shift=shift, keep_maps=True)
-    trace = bundle.trace(src_text, tgt_text)
+    trace = trace_of(bundle, src_text, tgt_text)
     window = trace_alignment(trace.cross, trace.src_tokens, trace.output_tokens, shift=shift)
     np.testing.assert_allclose(window.word_maps, pair.word_maps, atol=1e-5)
     assert [[set(x) for x in row] for row in window.links] == pair.links

@@ -12,6 +12,7 @@ import torch
 from model_core.analysis.alignment import align_pairs, word_index
 from model_core.analysis.measures import all_head_stats
 from model_core.analysis.report import build_report
+from model_core.inference.run import trace_of
 from model_core.io.importers import open_model
 from tests.core.test_import_hf import build_marian
 
@@ -67,7 +68,7 @@ def test_the_report_card_of_a_hugging_face_model(marian):
     assert report.has_ablation and not report.notes
     dlogp = report.grid("cross", "ablation_dlogp")
     assert np.isfinite(dlogp).all() and np.abs(dlogp).max() > 0
-    per_sentence = [all_head_stats(bundle.trace(s, t)) for s, t in PAIRS]
+    per_sentence = [all_head_stats(trace_of(bundle, s, t)) for s, t in PAIRS]
     for kind in ("encoder_self", "decoder_self", "cross"):
         expected = np.mean([s[kind].entropy for s in per_sentence], 0)
         np.testing.assert_allclose(report.grid(kind, "entropy"), expected, atol=1e-5)

@@ -28,6 +28,7 @@ from model_core.analysis.measures import (
     trace_rollout,
     verify_trace,
 )
+from model_core.inference.run import trace_of
 
 SRC = [5, 6, 7, 8, 2, 0, 0]  # two padded source positions
 OUT = [9, 10, 11, 2]
@@ -492,7 +493,7 @@ def test_rollout_leaves_out_the_heads_that_were_switched_off(tmp_path):
 
     bundle = tiny_bundle(seed=3)
     off = frozenset({("cross", 1, 0), ("encoder_self", 0, 2), ("decoder_self", 1, 3)})
-    trace = bundle.trace("w1 w2 w3 w4", "t1 t2 t3", ablation=Ablation(heads=off))
+    trace = trace_of(bundle, "w1 w2 w3 w4", "t1 t2 t3", ablation=Ablation(heads=off))
     assert sorted(map(tuple, trace.ablated_heads.tolist())) == sorted(
         (["encoder_self", "decoder_self", "cross"].index(k), layer, h) for k, layer, h in off)
     assert not trace.active_heads("cross")[1, 0] and trace.active_heads("cross").sum() == trace.cross.shape[0] * 4 - 1
@@ -527,7 +528,7 @@ def test_a_layer_whose_cross_heads_are_all_off_sends_nothing_from_the_source():
     bundle = tiny_bundle(seed=5)
     layers = bundle.config.n_decoder_layers
     heads = frozenset(("cross", layer, h) for layer in range(layers) for h in range(bundle.config.n_heads))
-    trace = bundle.trace("w1 w2 w3", "t1 t2", ablation=Ablation(heads=heads))
+    trace = trace_of(bundle, "w1 w2 w3", "t1 t2", ablation=Ablation(heads=heads))
     r = trace_rollout(trace)
     np.testing.assert_allclose(r.source, 0.0, atol=1e-7)  # no cross-attention reached the residual
     np.testing.assert_allclose(r.target.sum(-1), 1.0, atol=1e-5)  # everything stayed with the target tokens
@@ -540,7 +541,7 @@ def test_a_bfloat16_model_s_trace_is_verified_at_bfloat16_s_tolerance_and_keeps_
     from model_core import load_model
 
     bundle = load_model("en-fr", device="cpu", dtype="bfloat16")
-    trace = bundle.trace("the black cat does not see the small dog")
+    trace = trace_of(bundle, "the black cat does not see the small dog")
     assert trace.precision == "bfloat16"
     assert verify_trace(trace, atol=1e-4) != []  # float32's tolerance: bfloat16's rounding shows
     assert verify_trace(trace) == []
@@ -548,4 +549,4 @@ def test_a_bfloat16_model_s_trace_is_verified_at_bfloat16_s_tolerance_and_keeps_
     assert {p.code for p in verify_trace(broken)} == {"row-sum"}
     path = trace.save(tmp_path / "bf16.npz")
     assert Trace.load(path).precision == "bfloat16"
-    assert load_model("en-fr", device="cpu").trace("the cat").precision == "float32"
+    assert trace_of(load_model("en-fr", device="cpu"), "the cat").precision == "float32"

@@ -16,6 +16,7 @@ import pytest
 from conftest import tiny_bundle
 
 from model_core import atomic
+from model_core.inference.run import trace_of
 from model_core.trace import save_trace
 
 symlinks = pytest.mark.skipif(sys.platform == "win32" or not hasattr(os, "symlink"), reason="symlinks")
@@ -151,7 +152,7 @@ class Writer:
 
         bundle = tiny_bundle()
         if kind == "trace":
-            trace = bundle.trace("w1 w2", "t1")
+            trace = trace_of(bundle, "w1 w2", "t1")
             self.out = folder / "t.npz"
             self.save = lambda: trace.save(self.out)
 

@@ -30,7 +30,7 @@ from model_core.inference.attribution import (
     source_share,
     spearman,
 )
-from model_core.inference.run import RunRequest, run
+from model_core.inference.run import RunRequest, run, trace_of
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -45,7 +45,7 @@ def _assert_complete(attribution, tolerance: float = 0.01) -> None:
 @pytest.mark.parametrize("baseline", ["zero", "pad"])
 def test_integrated_gradients_is_complete_on_the_native_model(baseline):
     bundle = tiny_bundle(seed=1, activation="gelu")
-    trace = bundle.trace("w1 w2 w3 w4 w5", "t1 t2 t3 t4")
+    trace = trace_of(bundle, "w1 w2 w3 w4 w5", "t1 t2 t3 t4")
     attribution = attribute_trace(bundle.model, trace, steps=32, baseline=baseline)
     assert np.abs(attribution.totals()).min() > 1e-3  # not trivially 0 = 0
     _assert_complete(attribution)
@@ -57,7 +57,7 @@ def test_integrated_gradients_is_complete_on_the_native_model(baseline):
 def test_integrated_gradients_converges_on_a_relu_model_with_more_steps():
     """ReLU's kinks slow the quadrature down; the rows still converge to completeness."""
     bundle = tiny_bundle(seed=1)
-    trace = bundle.trace("w1 w2 w3 w4 w5", "t1 t2 t3 t4")
+    trace = trace_of(bundle, "w1 w2 w3 w4 w5", "t1 t2 t3 t4")
     coarse = attribute_trace(bundle.model, trace, steps=8)
     fine = attribute_trace(bundle.model, trace, steps=256)
     change = fine.logprob.astype(np.float64) - fine.baseline_logprob
@@ -77,7 +77,7 @@ def _assert_converged_rows_complete(attribution) -> None:
 def test_by_default_each_row_takes_the_points_it_needs_and_is_complete():
     """The adaptive rule (no steps given): a ReLU model's rows converge with different numbers of points."""
     bundle = tiny_bundle(seed=1)
-    trace = bundle.trace("w1 w2 w3 w4 w5", "t1 t2 t3 t4")
+    trace = trace_of(bundle, "w1 w2 w3 w4 w5", "t1 t2 t3 t4")
     attribution = attribute_trace(bundle.model, trace)
     assert attribution.steps is None and attribution.converged.all()
     _assert_converged_rows_complete(attribution)
@@ -149,7 +149,7 @@ def test_row_bands_cover_every_pair_once_in_neighbouring_rows(monkeypatch):
 def test_a_row_that_runs_out_of_points_is_marked_unconverged():
     """With too few points allowed, rows stop unconverged: the flag says so whatever the sum happens to read."""
     bundle = tiny_bundle(seed=1)
-    trace = bundle.trace("w1 w2 w3 w4 w5", "t1 t2 t3 t4")
+    trace = trace_of(bundle, "w1 w2 w3 w4 w5", "t1 t2 t3 t4")
     ids = ([int(i) for i in trace.src_ids], [int(i) for i in trace.tgt_ids], [int(i) for i in trace.output_ids])
     starved = attribute(bundle.model, *ids, max_points=17)
     assert not starved.converged.all() and starved.points.max() == 17
@@ -163,7 +163,7 @@ def test_a_row_that_runs_out_of_points_is_marked_unconverged():
 def test_grad_input_is_the_finite_difference_along_each_token():
     bundle = tiny_bundle(seed=2)
     bundle.model.double()
-    trace = bundle.trace("w1 w2 w3", "t5 t6")
+    trace = trace_of(bundle, "w1 w2 w3", "t5 t6")
     attribution = attribute_trace(bundle.model, trace, method="grad-input")
     model, eps = bundle.model, 1e-5
 
@@ -328,7 +328,7 @@ def test_captum_agrees_with_the_adaptive_rule(activation):
             for name, p in bundle.model.named_parameters():
                 if p.dim() == 2 and "embedding" not in name:
                     p.mul_(3.0)
-    trace = bundle.trace("w1 w2 w3 w4 w5", "t1 t2 t3 t4")
+    trace = trace_of(bundle, "w1 w2 w3 w4 w5", "t1 t2 t3 t4")
     ours = attribute_trace(bundle.model, trace)
     assert ours.converged.all()
     reference, deltas = captum_integrated_gradients(bundle.model, trace, 1024)

@@ -49,6 +49,7 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 from model_core import CheckpointError, DecodeSession, DecodingSettings, load_model, save_model, teacher_forced_trace
+from model_core.inference.run import trace_of
 from model_core.io.importers import ImportOptions, open_model
 from model_core.text.tokenizers import Tokenizer
 
@@ -88,7 +89,7 @@ def test_bundle_inputs_are_tokens_or_a_clear_error(text):
     assert src.truncated == (src.original_length > 47)
     if not text.strip():
         with pytest.raises(ValueError, match="empty"):
-            bundle.trace(text)
+            trace_of(bundle, text)
 
 
 MODEL = tiny_model(seed=11)
@@ -364,7 +365,7 @@ def open_checked(valid: ValidCheckpoint, root: Path, options: dict[str, Any] | N
             assert message.strip() and "\n" not in message and len(message) < 600, f"not one clear line: {message!r}"
             outcome = "refused"
         else:
-            bundle.trace(*valid.probe)  # it loaded: it must work (a flipped bit inside a weight can leave a usable file)
+            trace_of(bundle, *valid.probe)  # it loaded: it must work (a flipped bit inside a weight can leave a usable file)
             outcome = "loaded"
     assert time.perf_counter() - started < SECONDS_PER_OPEN, "opening the file took far too long"
     return outcome
@@ -790,7 +791,7 @@ def test_absurd_sizes_in_the_native_metadata_are_refused_without_allocating(vali
 def test_the_scores_of_a_model_without_an_encoder(tmp_path):
     """n_encoder_layers=0 is a valid configuration; asking for its scores must not fail (the GUI fuzzing found it)."""
     bundle = tiny_bundle(n_encoder_layers=0, max_len=8)
-    trace = bundle.trace("w1 w2", capture_scores=True)
+    trace = trace_of(bundle, "w1 w2", capture_scores=True)
     assert trace.scores["encoder_self"].shape[0] == 0
 
 

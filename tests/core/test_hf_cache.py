@@ -20,6 +20,7 @@ import pytest
 import torch
 
 from model_core import CheckpointError
+from model_core.inference.run import trace_of
 from model_core.io.hf_cache import cache_dir, find_cached, list_cached, looks_like_repo_id, repo_id_of
 from model_core.io.importers import open_model
 from model_core.io.paths import resolve_model_path
@@ -117,7 +118,7 @@ def test_a_cached_name_opens_as_its_snapshot_and_computes_what_the_model_compute
     assert repo_id_of(snapshot) == REPO
     bundle = open_model(REPO, device="cpu")
     assert bundle.name == REPO and bundle.metadata["hf_repo_id"] == REPO and bundle.path == snapshot
-    trace = bundle.trace("the cat sat on the mat", "le chat est sur le tapis")
+    trace = trace_of(bundle, "the cat sat on the mat", "le chat est sur le tapis")
     model.set_attn_implementation("eager")
     with torch.no_grad():
         out = model(input_ids=torch.tensor([list(trace.src_ids)]), decoder_input_ids=torch.tensor([list(trace.tgt_ids)]),

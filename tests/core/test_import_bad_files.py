@@ -20,6 +20,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 
+from model_core.inference.run import trace_of
 from model_core.io.importers import CheckpointError, ImportOptions, NeedsHyperparameters, open_model, propose_heads
 
 SEED_SPECIALS = ["<pad>", "<bos>", "<eos>", "<unk>"]
@@ -316,9 +317,9 @@ def test_a_model_loaded_before_survives_every_refusal(hf_folder, seed_files):
     """Refusing one file never disturbs a model already open (the app keeps showing it)."""
     _, path, options = seed_files
     working = open_model(path, options, device="cpu")
-    before = working.trace("s1 s2", "t1 t2").cross
+    before = trace_of(working, "s1 s2", "t1 t2").cross
     _edit_json(hf_folder / "config.json", model_type="llama")
     with pytest.raises(CheckpointError):
         open_model(hf_folder, device="cpu")
     assert isinstance(working.model, nn.Module)
-    assert torch.equal(torch.from_numpy(working.trace("s1 s2", "t1 t2").cross), torch.from_numpy(before))
+    assert torch.equal(torch.from_numpy(trace_of(working, "s1 s2", "t1 t2").cross), torch.from_numpy(before))

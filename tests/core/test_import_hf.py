@@ -21,6 +21,7 @@ import sentencepiece as spm
 import torch
 
 from model_core import DecodingSettings, teacher_forced_trace
+from model_core.inference.run import trace_of
 from model_core.io.importers import open_model
 from model_core.io.importers.hf import HFSeq2SeqAdapter, HFTokenizer
 
@@ -170,7 +171,7 @@ def test_hf_folder_reproduces_the_models_own_forward(hf_case):
     assert (c.n_encoder_layers, c.n_decoder_layers, c.n_heads, c.d_model) == (2, 2, 4, 32)
     assert c.bos_id == model.config.decoder_start_token_id  # decoding starts where Hugging Face starts it
 
-    trace = bundle.trace(SRC, TGT)
+    trace = trace_of(bundle, SRC, TGT)
     ref = hf_reference(model, folder, SRC, TGT)
     # the folder's own tokenizer made the ids (a sentencepiece/BPE model trained for this test, nothing built in)
     np.testing.assert_array_equal(trace.src_ids, ref["src_ids"])
@@ -211,7 +212,7 @@ def test_the_folders_own_tokenizer_is_used(hf_case):
 
 def test_decode_session_steps_through_the_hf_model(hf_case):
     _family, _model, _folder, bundle = hf_case
-    reference = bundle.trace(SRC, TGT)
+    reference = trace_of(bundle, SRC, TGT)
     session = bundle.session(SRC)
     session.force(reference.output_ids.tolist())
     stepped = session.trace()
@@ -239,7 +240,7 @@ def test_decode_session_steps_through_the_hf_model(hf_case):
 def test_positions_are_the_models_own(hf_case):
     """The positional panel's data: Marian's sinusoid, BART/mBART's learned table, T5's bucketed bias."""
     family, model, _folder, bundle = hf_case
-    trace = bundle.trace(SRC, TGT)
+    trace = trace_of(bundle, SRC, TGT)
     n, dim = trace.positional_encoding.shape
     if family == "marian":  # sin of every even-indexed angle in the first half, cos of the odd ones in the second
         angle = np.arange(n)[:, None] / np.power(10000, 2 * (np.arange(dim) // 2) / dim)[None]
@@ -278,7 +279,7 @@ def test_a_half_precision_save_opened_in_float32_is_hugging_faces_float32_load(t
                                                           local_files_only=True).eval()
     bundle = open_model(folder, device="cpu")
     assert bundle.model.dtype == torch.float32
-    trace = bundle.trace(SRC, TGT)
+    trace = trace_of(bundle, SRC, TGT)
     if family == "marian":
         table = reference.model.encoder.embed_positions.weight
         np.testing.assert_array_equal(trace.positional_encoding, table[: trace.positional_encoding.shape[0]].numpy())
@@ -296,7 +297,7 @@ def test_a_file_picked_inside_the_folder_opens_the_folder(hf_case):
     for name in ("model.safetensors", "config.json"):
         picked = open_model(folder / name, device="cpu")
         assert picked.format == "hf-folder" and picked.path == folder and picked.metadata["model_type"] == family
-    np.testing.assert_array_equal(picked.trace(SRC, TGT).cross, bundle.trace(SRC, TGT).cross)
+    np.testing.assert_array_equal(trace_of(picked, SRC, TGT).cross, trace_of(bundle, SRC, TGT).cross)
 
 
 def test_byte_level_tokens_are_shown_as_people_read_them():

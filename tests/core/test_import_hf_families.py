@@ -21,6 +21,7 @@ import torch
 
 from model_core import CheckpointError
 from model_core.analysis.measures import verify_trace
+from model_core.inference.run import trace_of
 from model_core.io.importers import open_model
 from model_core.io.importers.hf import HFSeq2SeqAdapter, config_sizes
 from tests.core.test_import_hf import BART_LIKE, LINES, _sentencepiece
@@ -229,7 +230,7 @@ def test_the_bundle_reproduces_the_models_own_forward(case):
     for text in (SRC, "a dog ran in the park"):
         assert bundle.encode_source(text).ids == tok(text).input_ids  # the folder's own tokenizer made the ids
 
-    trace = bundle.trace(SRC, TGT)
+    trace = trace_of(bundle, SRC, TGT)
     assert trace.tgt_ids[0] == model.config.decoder_start_token_id and trace.n_steps >= len(TGT.split())
     assert_trace_is(trace, reference(model, trace.src_ids, trace.tgt_ids, c.pad_id))
     # maps far from uniform: a swapped head or layer could not hide
@@ -238,7 +239,7 @@ def test_the_bundle_reproduces_the_models_own_forward(case):
 
 def test_stepping_with_the_cache_gives_the_teacher_forced_rows(case):
     _family, _model, _folder, bundle = case
-    forced = bundle.trace(SRC, TGT)
+    forced = trace_of(bundle, SRC, TGT)
     session = bundle.session(SRC)
     session.force(forced.output_ids.tolist())
     stepped = session.trace()
@@ -252,9 +253,9 @@ def test_stepping_with_the_cache_gives_the_teacher_forced_rows(case):
 
 def test_a_padded_source_shows_what_the_model_computes(case):
     _family, model, _folder, bundle = case
-    plain = bundle.trace(SRC, TGT)
+    plain = trace_of(bundle, SRC, TGT)
     n = plain.n_src
-    padded = bundle.trace(SRC, TGT, src_pad_to=n + 3)
+    padded = trace_of(bundle, SRC, TGT, src_pad_to=n + 3)
     pad = bundle.config.pad_id
     assert padded.n_src == n + 3 and list(padded.src_ids[n:]) == [pad] * 3
     assert_trace_is(padded, reference(model, padded.src_ids, padded.tgt_ids, pad))  # padded rows included
@@ -268,7 +269,7 @@ def test_a_padded_source_shows_what_the_model_computes(case):
 def test_positions_are_the_models_own(case):
     """The positional panel shows the rows the encoder's own position module adds for this sentence."""
     family, model, _folder, bundle = case
-    trace = bundle.trace(SRC, TGT)
+    trace = trace_of(bundle, SRC, TGT)
     n = trace.n_src
     if family in ("mt5", "umt5"):  # no absolute positions: the panel shows block 0's relative bias of each stack
         np.testing.assert_array_equal(trace.positional_encoding, 0.0)

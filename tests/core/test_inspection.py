@@ -17,6 +17,7 @@ from model_core.analysis.inspection import (
     parameter_group,
 )
 from model_core.files import CheckpointError
+from model_core.inference.run import trace_of
 from model_core.io.importers import open_model
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -182,8 +183,8 @@ def test_different_seeds_differ_and_the_difference_is_b_minus_a():
     a, b = tiny_bundle(seed=0), tiny_bundle(seed=1)
     result = compare_checkpoints(a, b, "w1 w2 w3 w4", "t1 t2 t3")
     assert result.teacher_forced and result.name_a == a.name
-    reference_b = b.trace("w1 w2 w3 w4", "t1 t2 t3")  # B on its own, with its own tokenizers
-    reference_a = a.trace("w1 w2 w3 w4", "t1 t2 t3")
+    reference_b = trace_of(b, "w1 w2 w3 w4", "t1 t2 t3")  # B on its own, with its own tokenizers
+    reference_a = trace_of(a, "w1 w2 w3 w4", "t1 t2 t3")
     for kind in KINDS:
         np.testing.assert_allclose(result.trace_b.attention(kind), reference_b.attention(kind), atol=1e-6)
         np.testing.assert_allclose(result.differences[kind], reference_b.attention(kind) - reference_a.attention(kind), atol=1e-6)

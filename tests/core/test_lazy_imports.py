@@ -111,9 +111,10 @@ def test_resolve_model_path_reports_a_missing_model_as_a_checkpoint_error(tmp_pa
 
 LOAD_AND_TRACE = r"""
 import sys
+from model_core.inference.run import trace_of
 from model_core.io.importers import open_model
 bundle = open_model("en-fr", device="cpu")
-bundle.trace("the black cat")
+trace_of(bundle, "the black cat")
 heavy = sorted(m for m in ("torch._dynamo", "torch._inductor", "sympy", "transformers") if m in sys.modules)
 print("heavy:" + ",".join(heavy))
 """

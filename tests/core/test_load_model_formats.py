@@ -18,6 +18,7 @@ from test_import_people import assert_same_trace
 from test_import_tutorials import TutorialSeq2Seq, tutorial_vocab
 
 from model_core import load_model
+from model_core.inference.run import trace_of
 from model_core.io.importers import ImportOptions, NeedsHyperparameters, open_model
 
 pytestmark = [pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"),
@@ -83,7 +84,7 @@ def test_a_hugging_face_folder(tmp_path):
     shutil.rmtree(work)
     bundle = load_model(tmp_path / "opus-mt-tiny", device="cpu")
     assert bundle.format == "hf-folder"
-    assert bundle.trace("the cat", "le chat").n_steps >= 2
+    assert trace_of(bundle, "the cat", "le chat").n_steps >= 2
     assert load_model(tmp_path / "opus-mt-tiny" / "config.json", device="cpu").format == "hf-folder"  # a file picked inside
 
 

@@ -21,6 +21,7 @@ from conftest import VARIANTS, tiny_model
 from test_model_reference import SRC, TGT, assert_matches_reference
 
 from model_core import Seq2SeqTransformer, load_model, teacher_forced_trace
+from model_core.inference.run import trace_of
 from model_core.nn import packed_linear
 from model_core.nn.packed_linear import PackedLinear, allow_packing, packing_available
 
@@ -269,7 +270,7 @@ def test_a_hugging_face_model_opened_by_the_app_packs_and_still_equals_hugging_f
     linears = [m for m in hf_model.modules() if isinstance(m, torch.nn.Linear)]
     assert linears and all(type(m) is PackedLinear and m.packing_allowed for m in linears)
     assert not any(isinstance(m, PackedLinear) for m in original.modules())  # the reference is plain
-    trace = bundle.trace(HF_SRC, HF_TGT)
+    trace = trace_of(bundle, HF_SRC, HF_TGT)
     assert packed_layers(hf_model)
     with torch.no_grad():
         ref = hf_reference(original, folder, HF_SRC, HF_TGT)

@@ -15,7 +15,7 @@ import torch
 from model_core.analysis.measures import all_head_stats
 from model_core.analysis.report import COLUMNS, build_report
 from model_core.analysis.report_html import html_text, write_report
-from model_core.inference.run import RunRequest, run
+from model_core.inference.run import RunRequest, run, trace_of
 from model_core.vocab import KINDS, Ablation
 from tests.conftest import tiny_bundle
 
@@ -24,7 +24,7 @@ PAIRS = [("w1 w2 w3 w4 w5", "t1 t2 t3"), ("w6", "t4 t5 t6 t7 t8 t9"), ("w7 w8 w9
 
 def _per_sentence(bundle, pairs):
     """analysis.head_stats of each pair's own teacher-forced trace (the window's numbers)."""
-    return [all_head_stats(bundle.trace(src, tgt)) for src, tgt in pairs]
+    return [all_head_stats(trace_of(bundle, src, tgt)) for src, tgt in pairs]
 
 
 @pytest.mark.parametrize("batch_size", [1, 3])
@@ -194,7 +194,7 @@ def test_a_model_that_starts_decoding_from_pad_has_its_start_apart_from_padding(
     pairs = [(LINES[i], LINES[4 + i % 3]) for i in range(4)]  # sentences of several lengths: padded batches
     report = build_report(bundle, pairs, batch_size=3, ablation=False)
     specials = specials_of(bundle.src_tokenizer), specials_of(bundle.tgt_tokenizer)  # the window's, for Marian's names
-    per_sentence = [all_head_stats(bundle.trace(src, tgt), None, *specials) for src, tgt in pairs]
+    per_sentence = [all_head_stats(trace_of(bundle, src, tgt), None, *specials) for src, tgt in pairs]
     assert per_sentence[0]["decoder_self"].metrics.count("share_start") == 1
     for kind in KINDS:
         # share_bos apart: the report counts config.bos_id (Marian's start, <pad>), the window the tokenizer's <bos>

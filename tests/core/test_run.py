@@ -7,7 +7,7 @@ import pytest
 
 from model_core import DecodingSettings
 from model_core.inference.decoding import teacher_forced_trace
-from model_core.inference.run import EmptySourceError, RunRequest, run
+from model_core.inference.run import EmptySourceError, RunRequest, run, trace_of
 from model_core.vocab import Ablation, Notice
 from tests.conftest import tiny_bundle
 
@@ -59,7 +59,7 @@ def test_ablation_changes_logprobs_and_keeps_an_intact_baseline(bundle):
 
 
 def test_bundle_trace_is_the_pipeline(bundle):
-    np.testing.assert_array_equal(bundle.trace("w1 w2", "t3").cross, run(bundle, RunRequest("w1 w2", "t3")).trace.cross)
+    np.testing.assert_array_equal(trace_of(bundle, "w1 w2", "t3").cross, run(bundle, RunRequest("w1 w2", "t3")).trace.cross)
 
 
 def test_an_empty_source_is_refused(bundle):

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model_core import Ablation, DecodingSettings
+from model_core.inference.run import trace_of
 from model_core.io.importers import ImportOptions, open_model
 from model_core.io.sessions import (
     FORMAT,
@@ -310,7 +311,7 @@ def test_a_moved_lecture_reopens_its_model(tmp_path, tiny_checkpoint):
     shutil.move(lecture, tmp_path / "elsewhere")
     session = load(tmp_path / "elsewhere" / "s.json")
     bundle = open_model(session.model.location, session.model.import_options(), device="cpu")
-    trace = bundle.trace(session.source, ablation=session.ablation())
+    trace = trace_of(bundle, session.source, ablation=session.ablation())
     assert trace.n_src == 3
 
 

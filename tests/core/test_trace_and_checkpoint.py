@@ -11,13 +11,14 @@ from conftest import tiny_bundle
 from safetensors.torch import save_file
 
 from model_core import CheckpointError, Trace, load_model, save_model
+from model_core.inference.run import trace_of
 from model_core.io.checkpoint import FORMAT, read_metadata
 from model_core.trace import NPZ_KEYS
 
 
 def test_trace_npz_round_trip(tmp_path):
     bundle = tiny_bundle(relative_max_distance=3)
-    trace = bundle.trace("w1 w2 w3", "t1 t2", capture_scores=True)
+    trace = trace_of(bundle, "w1 w2 w3", "t1 t2", capture_scores=True)
     path = trace.save(tmp_path / "t.npz")
     loaded = Trace.load(path)
     for key, value in trace.to_arrays().items():
@@ -36,7 +37,7 @@ def test_every_array_of_a_saved_trace_loads_with_numpy_s_defaults(tmp_path, surf
     object array that np.load refuses without allow_pickle (a new-user trial)."""
     from dataclasses import replace
 
-    base = tiny_bundle().trace("w1 w2 w3", "t1 t2")
+    base = trace_of(tiny_bundle(), "w1 w2 w3", "t1 t2")
     typed = None if surfaces is None else ["Le", "chat", ""][: len(base.output_tokens)]
     trace = replace(base, src_surfaces=surfaces, tgt_surfaces=typed)
     path = trace.save(tmp_path / "t.npz")
@@ -49,7 +50,7 @@ def test_every_array_of_a_saved_trace_loads_with_numpy_s_defaults(tmp_path, surf
 
 
 def test_trace_at_step_truncates_decoder_rows_only():
-    trace = tiny_bundle().trace("w1 w2", "t1 t2 t3")
+    trace = trace_of(tiny_bundle(), "w1 w2", "t1 t2 t3")
     early = trace.at_step(2)
     assert early.n_steps == 2 and early.decoder_self.shape[-2:] == (2, 2)
     assert early.cross.shape[2] == 2 and early.encoder_self.shape == trace.encoder_self.shape
@@ -60,7 +61,7 @@ def test_a_trace_records_the_model_s_first_choice_at_each_row(tmp_path):
     """Under teacher forcing the typed token is not the prediction: the trace keeps each row's arg-max as a token
     (what a row's label shows as "(model: X)"), through ``at_step`` and a saved ``.npz``."""
     bundle = tiny_bundle()
-    trace = bundle.trace("w1 w2 w3", "t1 t2 t3")
+    trace = trace_of(bundle, "w1 w2 w3", "t1 t2 t3")
     vocab = list(bundle.tgt_tokenizer.vocab)
     assert trace.first_choice_tokens == [vocab[int(i)] for i in np.argmax(trace.logprobs, axis=1)]
     ranks = trace.output_ranks()
@@ -86,7 +87,7 @@ def test_checkpoint_round_trip_is_exact(tiny_checkpoint):
     assert loaded.src_tokenizer.vocab == original.src_tokenizer.vocab
     assert loaded.tgt_tokenizer.vocab == original.tgt_tokenizer.vocab
     assert loaded.name == "tiny"
-    np.testing.assert_array_equal(loaded.trace("w3 w4").cross, original.trace("w3 w4").cross)
+    np.testing.assert_array_equal(trace_of(loaded, "w3 w4").cross, trace_of(original, "w3 w4").cross)
 
 
 def test_tied_checkpoint_round_trip(tmp_path):

@@ -95,7 +95,7 @@ def test_completeness_alone_stops_each_row_once_complete_with_fewer_points():
     from model_core.inference.attribution import COMPLETE_INTERVALS
 
     bundle = tiny_bundle(seed=1)
-    trace = bundle.trace("w1 w2 w3 w4 w5", "t1 t2 t3 t4")
+    trace = trace_of(bundle, "w1 w2 w3 w4 w5", "t1 t2 t3 t4")
     ids = ([int(i) for i in trace.src_ids], [int(i) for i in trace.tgt_ids], [int(i) for i in trace.output_ids])
     quick = attribute(bundle.model, *ids, settle=False)
     settled = attribute(bundle.model, *ids)
@@ -111,7 +111,7 @@ def test_the_path_evaluator_gives_each_pair_its_own_rows_numbers_however_the_pas
     from model_core.vocab import NO_ABLATION
 
     bundle = tiny_bundle(seed=1)
-    trace = bundle.trace("w1 w2 w3 w4 w5", "t1 t2 t3 t4")
+    trace = trace_of(bundle, "w1 w2 w3 w4 w5", "t1 t2 t3 t4")
     n = trace.n_steps
     rng = np.random.default_rng(0)
     rows = rng.integers(0, n, 40)

@@ -83,7 +83,8 @@ def write_readme(out_dir: Path, sections: dict[str, tuple[str, float]], note: st
              "generated corpora (see `model_core/data`). Evaluation: `attention-scope eval --model NAME` on 500 held-out",
              "sentences that never occur in training.", "",
              f"Machine: {cpu_name()}, {os.cpu_count()} cores, torch {torch.__version__}, "
-             f"{torch.get_num_threads()} threads, CPU only. Training wall time of all {len(sections)}: "
+             f"{torch.get_num_threads()} thread{'s' if torch.get_num_threads() != 1 else ''}, CPU only. Training wall "
+             f"time of all {len(sections)}: "
              f"{sum(seconds for _, seconds in sections.values()) / 60:.0f} min.", ""]
     if note:
         lines += [note, ""]

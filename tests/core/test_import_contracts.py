@@ -20,7 +20,7 @@ def _lint_imports_installed():
 
 
 def _lint(config: Path | None = None) -> subprocess.CompletedProcess:
-    args = [LINT, "--no-cache"] + (["--config", str(config)] if config else [])
+    args = [LINT, "--no-cache"] + ([str(config)] if config else [])
     return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
@@ -53,7 +53,7 @@ def test_an_import_cycle_is_caught_even_in_a_function_or_for_types_only(tmp_path
     config = tmp_path / "cycles.toml"
     config.write_text('[tool.importlinter]\nroot_packages = ["cyclic"]\n\n[[tool.importlinter.contracts]]\n'
                       'name = "no cycles"\ntype = "acyclic_siblings"\nancestors = ["cyclic"]\n')
-    args = [LINT, "--no-cache", "--config", str(config)]
+    args = [LINT, "--no-cache", str(config)]
     proc = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0 and "BROKEN" in proc.stdout, proc.stdout + proc.stderr
     assert ".run -> .bundle" in proc.stdout or ".bundle -> .run" in proc.stdout

@@ -195,10 +195,10 @@ class _PathEvaluator:
         # the native model's output layer runs on each element's own row only (the logits of the other positions are
         # never read): a pre-hook hands it that row's hidden state. A Hugging Face model computes all of them
         projection = getattr(model, "output_projection", None)
-        self.own_row_head = getattr(model, "hf_model", None) is None and isinstance(projection, nn.Module)
-        self.head = projection if self.own_row_head else None
+        own_row_head = getattr(model, "hf_model", None) is None and isinstance(projection, nn.Module)
+        self.head = projection if own_row_head else None  # None: every position's logits are computed
         self.head_rows: torch.Tensor | None = None
-        per_pair = (s + t) * width * layers * 4 + (1 if self.own_row_head else t) * vocab * 2  # kept for backward
+        per_pair = (s + t) * width * layers * 4 + (1 if own_row_head else t) * vocab * 2  # kept for backward
         self.chunk = max(1, BATCH_ELEMENTS // max(per_pair, 1))
 
     def __enter__(self) -> _PathEvaluator:
@@ -256,7 +256,7 @@ class _PathEvaluator:
             decoded = self.model.decode(self.tgt[:, :cut].expand(m, -1), encoded, ablation=self.ablation)
             self.hook.value = None
             self.head_rows = None
-            if self.own_row_head:
+            if self.head is not None:
                 logits = decoded.logits[:, 0].float()  # [m, V]: each element's own row (the pre-hook picked it)
             else:
                 logits = decoded.logits[torch.arange(m, device=dev), row].float()
@@ -328,7 +328,9 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
 
     Returns per row: the attribution [R, S + T], f(1), f(0), points used, converged.
     """
-    n0 = INITIAL_INTERVALS if settle else COMPLETE_INTERVALS
+    # the rule's pace: first grid, least new points a round, share of a row's error bound refined a round
+    n0, round_points, share = ((INITIAL_INTERVALS, ROUND_POINTS, REFINE_SHARE) if settle
+                               else (COMPLETE_INTERVALS, COMPLETE_ROUND_POINTS, COMPLETE_SHARE))
     grid = np.linspace(0.0, 1.0, n0 + 1)
     nodes: list[np.ndarray] = [grid.copy() for _ in rows]
     f0, p0 = evaluate(np.repeat(rows, n0 + 1), np.tile(grid, len(rows)))
@@ -338,7 +340,7 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
     converged = np.zeros(len(rows), bool)
     while not done.all():
         ask_rows, ask_alphas, owners = [], [], []
-        least = -(-(ROUND_POINTS if settle else COMPLETE_ROUND_POINTS) // int((~done).sum()))  # each row's share of a round's least points
+        least = -(-round_points // int((~done).sum()))  # each refining row's share of a round's least points
         for i in np.flatnonzero(~done):
             x, f, d = nodes[i], values[i], parts[i].sum(-1)
             h = np.diff(x)
@@ -367,10 +369,10 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
             if room <= 0:  # out of points: converged if complete (a near-tie left unresolved is not a failure)
                 done[i], converged[i] = True, complete
                 continue
-            # halve the worst intervals, those that carry the bound's excess (at most 30 % of it a round: halving an
+            # halve the worst intervals, those that carry the bound's excess (at most `share` of it a round: halving an
             # interval with a kink only halves its error, and a few at a time keeps the points where the kinks are)
             worst = np.argsort(-errors, kind="stable")
-            need = min(bound - min(target, allowed), REFINE_SHARE * bound) if settle else COMPLETE_SHARE * bound
+            need = min(bound - min(target, allowed), share * bound) if settle else share * bound
             take = max(int(np.searchsorted(np.cumsum(errors[worst]), need) + 1), least)
             take = min(take, room, len(h))
             halve = np.sort(worst[:take])

@@ -32,6 +32,7 @@ the model's own forward pass. numpy in, numpy out; torch is imported when called
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -68,22 +69,24 @@ BOUND_SLACK = 3.0
 #: are (a tie is not a failure to converge: such a row is complete)
 TIE_TOLERANCE = 0.003
 TIE_POINTS = 1024
-#: the share of a row's error bound the adaptive rule refines a round (the worst intervals that carry it are halved):
-#: with the guards, 30 % (halving an interval with a kink only halves its error, and a few at a time keeps the points
-#: where the kinks are); completeness alone, less, so that a row stops soon after it first passes
+#: the share of a row's error bound the adaptive rule refines a round (the worst intervals that carry it get the new
+#: points): with the guards, 30 % (cutting an interval with a kink only divides its error, and a few at a time keeps
+#: the points where the kinks are); completeness alone, less, so that a row stops soon after it first passes
 REFINE_SHARE = 0.3
 COMPLETE_SHARE = 0.1
 #: the fewest new points a round of the adaptive rule asks for, shared among the rows still refining: a pass's fixed
-#: cost is that of several points, so when few rows are left each takes more of its worst intervals at once
+#: cost is that of about ten points (:data:`PASS_POSITIONS`), so when few rows are left each takes more points at
+#: once, and they cut its worst interval into more parts (:func:`_new_nodes`: finding a narrow peak of f′ by halving
+#: would cost a pass per halving). Measured on the bundled en-fr model (completeness alone, one thread, the benchmark's
+#: 8-row sentences): 16 a round, cut where they are worth most, 0.22 and 0.18 s; 8 a round, halving, 0.32 and 0.25 s
 ROUND_POINTS = 16
-#: completeness alone (``settle`` False) starts from a coarser grid and asks for fewer points a round: it stops a row
-#: as soon as the row first passes, and a uniform 17 points spend most of themselves where the path is flat
+#: completeness alone (``settle`` False) starts from a coarser grid: it stops a row as soon as the row first passes,
+#: and a uniform 17 points spend most of themselves where the path is flat
 COMPLETE_INTERVALS = 8
-COMPLETE_ROUND_POINTS = 8
 #: a batched pass's fixed cost in token positions of one element (measured on the bundled en-fr model, one thread: a
-#: pass costs about 6 ms more than its elements, one element's token position about 0.045 ms): what splitting the
-#: rows into several passes must save to be worth it (:func:`_row_bands`)
-PASS_POSITIONS = 130
+#: pass costs 6–8 ms more than its elements, one element's token position about 0.031 ms): what splitting the rows
+#: into several passes must save to be worth it (:func:`_row_bands`)
+PASS_POSITIONS = 220
 #: float32 numbers one batched pass may hold per (row, point) pair's logits and activations (bounds memory)
 BATCH_ELEMENTS = 1 << 25
 
@@ -301,6 +304,24 @@ def _row_bands(sorted_rows: np.ndarray, src_len: int, chunk: int = 1 << 62) -> l
     return bands[::-1]
 
 
+def _new_nodes(x: np.ndarray, errors: np.ndarray, take: int) -> np.ndarray:
+    """``take`` new nodes among the intervals of ``x`` whose trapezoid errors are ``errors``, each interval cut into
+    equal parts: every point goes to the interval where it is expected to remove the most error, an interval of error
+    E cut into m parts being expected to keep E / m (a jump of f′ stays in one part; smoother pieces do better). One
+    point each to the worst intervals is halving them; several to one interval find a narrow peak in one pass where
+    halving would take several."""
+    parts = np.ones(len(errors), np.int64)
+    queue = [(-e / 2, k) for k, e in enumerate(errors.tolist())]  # removed by the next cut: E / m − E / (m + 1)
+    heapq.heapify(queue)
+    for _ in range(take):
+        _, k = heapq.heappop(queue)
+        parts[k] += 1
+        m = int(parts[k])
+        heapq.heappush(queue, (-errors[k] / (m * (m + 1)), k))
+    cut = np.flatnonzero(parts > 1)
+    return np.concatenate([x[k] + (x[k + 1] - x[k]) * np.arange(1, parts[k]) / parts[k] for k in cut])
+
+
 def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, max_points: int, settle: bool = True
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Integrated gradients of ``rows`` by a composite trapezoid rule refined where it is wrong.
@@ -309,11 +330,12 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
     polynomial rule (Gauss–Legendre) does not converge steadily with more points (64 can be worse than 48). But the
     integral of ``f′`` over any interval is known exactly: ``f(b) − f(a)``, from the same passes. So each interval's
     trapezoid error on the completeness sum is measured, not guessed: ``E = |h/2 (f′(a) + f′(b)) − (f(b) − f(a))|``,
-    and ``Σ E`` bounds the row's completeness error. Intervals with the largest ``E`` are halved (the old points are
+    and ``Σ E`` bounds the row's completeness error. Intervals with the largest ``E`` are cut (halved, or into more
+    parts when a row takes more points a round than it has bad intervals: :func:`_new_nodes`; the old points are
     kept) until the row's completeness error is within its allowance and ``Σ E`` within :data:`BOUND_SLACK` of it,
     or the row has ``max_points`` points; a row whose top two source tokens are closer than the bound is refined further
     (up to :data:`TIE_TOLERANCE` or :data:`TIE_POINTS`), so the map's strongest token is the converged one. All rows'
-    new midpoints go through the model together, at least :data:`ROUND_POINTS` a round (a pass has a fixed cost).
+    new points go through the model together, at least :data:`ROUND_POINTS` a round (a pass has a fixed cost).
     ``settle`` False stops a row as soon as it is complete (the test Captum's ``return_convergence_delta`` offers, no
     guard against cancellation, no settling of near-ties), starting from :data:`COMPLETE_INTERVALS` and refining
     :data:`COMPLETE_SHARE` of the error a round: for comparing the two at equal completeness
@@ -328,9 +350,8 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
 
     Returns per row: the attribution [R, S + T], f(1), f(0), points used, converged.
     """
-    # the rule's pace: first grid, least new points a round, share of a row's error bound refined a round
-    n0, round_points, share = ((INITIAL_INTERVALS, ROUND_POINTS, REFINE_SHARE) if settle
-                               else (COMPLETE_INTERVALS, COMPLETE_ROUND_POINTS, COMPLETE_SHARE))
+    # the rule's pace: first grid, share of a row's error bound refined a round
+    n0, share = (INITIAL_INTERVALS, REFINE_SHARE) if settle else (COMPLETE_INTERVALS, COMPLETE_SHARE)
     grid = np.linspace(0.0, 1.0, n0 + 1)
     nodes: list[np.ndarray] = [grid.copy() for _ in rows]
     f0, p0 = evaluate(np.repeat(rows, n0 + 1), np.tile(grid, len(rows)))
@@ -340,7 +361,7 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
     converged = np.zeros(len(rows), bool)
     while not done.all():
         ask_rows, ask_alphas, owners = [], [], []
-        least = -(-round_points // int((~done).sum()))  # each refining row's share of a round's least points
+        least = -(-ROUND_POINTS // int((~done).sum()))  # each refining row's share of a round's least points
         for i in np.flatnonzero(~done):
             x, f, d = nodes[i], values[i], parts[i].sum(-1)
             h = np.diff(x)
@@ -369,15 +390,14 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
             if room <= 0:  # out of points: converged if complete (a near-tie left unresolved is not a failure)
                 done[i], converged[i] = True, complete
                 continue
-            # halve the worst intervals, those that carry the bound's excess (at most `share` of it a round: halving an
-            # interval with a kink only halves its error, and a few at a time keeps the points where the kinks are)
-            worst = np.argsort(-errors, kind="stable")
+            # as many new points as the worst intervals that carry the bound's excess (at most `share` of it a round:
+            # cutting an interval with a kink only divides its error, and a few at a time keeps the points where the
+            # kinks are), at least the row's share of the round, placed where they cut the most error
+            worst = np.sort(errors)[::-1]
             need = min(bound - min(target, allowed), share * bound) if settle else share * bound
-            take = max(int(np.searchsorted(np.cumsum(errors[worst]), need) + 1), least)
-            take = min(take, room, len(h))
-            halve = np.sort(worst[:take])
+            take = min(max(int(np.searchsorted(np.cumsum(worst), need) + 1), least), room)
             ask_rows.append(np.full(take, rows[i]))
-            ask_alphas.append((x[halve] + x[halve + 1]) / 2)
+            ask_alphas.append(_new_nodes(x, errors, take))
             owners.append((i, take))
         if not owners:
             break

@@ -146,6 +146,19 @@ def test_row_bands_cover_every_pair_once_in_neighbouring_rows(monkeypatch):
     assert attribution._row_bands(np.array([], np.int64), 12) == []
 
 
+def test_new_points_cut_the_interval_where_they_remove_most_error():
+    """Points among intervals of equal error halve each; points for one interval that carries nearly all the error
+    cut it into equal parts (a narrow peak found in one pass instead of a pass per halving); never an old node."""
+    from model_core.inference.attribution import _new_nodes
+
+    x = np.array([0.0, 0.25, 0.5, 1.0])
+    np.testing.assert_allclose(np.sort(_new_nodes(x, np.array([1.0, 1.0, 1.0]), 3)), [0.125, 0.375, 0.75])
+    np.testing.assert_allclose(np.sort(_new_nodes(x, np.array([0.01, 5.0, 0.01]), 3)), [0.3125, 0.375, 0.4375])
+    mixed = np.sort(_new_nodes(x, np.array([0.4, 3.0, 0.01]), 4))  # a third cut of 3.0 removes 0.25, halving 0.4 removes 0.2
+    np.testing.assert_allclose(mixed, [0.125, 0.3125, 0.375, 0.4375])
+    assert not set(mixed.tolist()) & set(x.tolist())
+
+
 def test_a_row_that_runs_out_of_points_is_marked_unconverged():
     """With too few points allowed, rows stop unconverged: the flag says so whatever the sum happens to read."""
     bundle = tiny_bundle(seed=1)

@@ -78,7 +78,7 @@ COMPLETE_SHARE = 0.1
 #: cost is that of about ten points (:data:`PASS_POSITIONS`), so when few rows are left each takes more points at
 #: once, and they cut its worst interval into more parts (:func:`_new_nodes`: finding a narrow peak of f′ by halving
 #: would cost a pass per halving). Measured on the bundled en-fr model (completeness alone, one thread, the benchmark's
-#: 8-row sentences): 16 a round, cut where they are worth most, 0.22 and 0.18 s; 8 a round, halving, 0.32 and 0.25 s
+#: two 8-row sentences): 16 a round, cut where they are worth most, 0.22 and 0.17 s; 8, halving, 0.28–0.32 and 0.24–0.25 s
 ROUND_POINTS = 16
 #: completeness alone (``settle`` False) starts from a coarser grid: it stops a row as soon as the row first passes,
 #: and a uniform 17 points spend most of themselves where the path is flat

@@ -209,12 +209,7 @@ def test_ctrl_c_ends_a_wait_for_a_slow_tokenizer_and_its_child(tmp_path):
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the whole group, the child included
         out, _ = proc.communicate(timeout=30)  # the tokenizer alone runs for minutes
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    alive = _alive(child)
-    if alive:
-        os.kill(child, signal.SIGKILL)
+        alive = _reap(proc, child)
     assert proc.returncode == 130 and out.strip() == "interrupted False"
     assert not alive
 
@@ -242,10 +237,20 @@ def test_a_busy_child_ends_with_its_parent_however_the_parent_ends(tmp_path):
         if not _alive(child):
             break
         time.sleep(0.01)
+    alive = _reap(None, child)
+    assert proc.returncode == -signal.SIGKILL and not alive
+
+
+def _reap(proc: subprocess.Popen | None, child: int) -> bool:
+    """End ``proc`` if it still runs, and the tokenizer ``child`` if it outlived it (a test that fails leaves no
+    process behind): whether the child was still alive."""
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        proc.communicate()
     alive = _alive(child)
     if alive:
         os.kill(child, signal.SIGKILL)
-    assert proc.returncode == -signal.SIGKILL and not alive
+    return alive
 
 
 def _wait_until_busy(pid: int, cpu_ticks: int = 20) -> None:
@@ -367,12 +372,7 @@ def test_ctrl_c_inside_tokenizing_ends_the_installed_script_at_once(tmp_path, sc
         ended = time.perf_counter() - signalled
         _, err = proc.communicate()
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    alive = _alive(child)
-    if alive:
-        os.kill(child, signal.SIGKILL)
+        alive = _reap(proc, child)
     print(f"{script}: ended {ended:.3f} s after Ctrl-C")  # for benchmarks/README.md (pytest -s)
     assert proc.returncode == 130, err
     lines = err.strip().splitlines()

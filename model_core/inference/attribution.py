@@ -54,8 +54,8 @@ TOLERANCE = 0.01
 #: ... or ≤ this many nats when the change itself is near 0 (1 % of it would ask for more digits than float32 holds)
 ABSOLUTE_FLOOR = 0.01
 #: the adaptive rule's first grid (intervals of [0, 1] per row) and its bound (points per row). Measured on the bundled
-#: en-fr, en-zh and reverse models (3 sentences each, up to 34 rows): rows converged with 30–954 points; one reverse
-#: row (the last of "a b c d e f") wandered so far along the path that it stopped unconverged at 4,096
+#: en-fr, en-zh and reverse models (3 sentences each, up to 34 rows): rows converged with 30–954 points, and the
+#: reverse row that wanders furthest along the path (the last of "a b c d e f") with 1,163 (:data:`SCALE_TOLERANCE`)
 INITIAL_INTERVALS = 16
 MAX_POINTS = 4096
 #: the fixed-point mode's cap (``--attribution-steps N``): what the slowest rows need, with room
@@ -64,6 +64,10 @@ MAX_STEPS = MAX_POINTS
 #: most this many allowances. Measured on the bundled models: the bound alone (slack 1) overshoots the true error
 #: about 5× and costs 2.1× the points for the same top tokens
 BOUND_SLACK = 3.0
+#: ... or, when it is more, this share of the row's largest attribution (measured on the bundled models against
+#: 4,096-point references: the same per-token errors, at most 3.3 % of the row's largest; the reverse model's row that
+#: wandered furthest along the path then converges at 1,163 points where it stopped unconverged at 4,096)
+SCALE_TOLERANCE = 0.01
 #: how far the adaptive rule refines a converged row whose two largest source attributions are closer than its error
 #: bound: to a bound of this fraction of the row's change, or this many points; beyond that they are the near-tie they
 #: are (a tie is not a failure to converge: such a row is complete)
@@ -332,7 +336,8 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
     trapezoid error on the completeness sum is measured, not guessed: ``E = |h/2 (f′(a) + f′(b)) − (f(b) − f(a))|``,
     and ``Σ E`` bounds the row's completeness error. Intervals with the largest ``E`` are cut (halved, or into more
     parts when a row takes more points a round than it has bad intervals: :func:`_new_nodes`; the old points are
-    kept) until the row's completeness error is within its allowance and ``Σ E`` within :data:`BOUND_SLACK` of it,
+    kept) until the row's completeness error is within its allowance and ``Σ E`` within :data:`BOUND_SLACK` of it (or
+    :data:`SCALE_TOLERANCE` of the row's largest attribution when that is more),
     or the row has ``max_points`` points; a row whose top two source tokens are closer than the bound is refined further
     (up to :data:`TIE_TOLERANCE` or :data:`TIE_POINTS`), so the map's strongest token is the converged one. All rows'
     new points go through the model together, at least :data:`ROUND_POINTS` a round (a pass has a fixed cost).
@@ -370,8 +375,11 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
             allowed = float(allowed_error(np.array([f[-1] - f[0]]))[0])
             bound = errors.sum()
             # converged: the completeness error itself within the allowance, and the bound on it (no cancellation
-            # between intervals) within BOUND_SLACK times it, so a row cannot pass by a lucky cancellation
-            target = BOUND_SLACK * allowed if settle else np.inf
+            # between intervals) within BOUND_SLACK times it, so a row cannot pass by a lucky cancellation; or within
+            # SCALE_TOLERANCE of the row's largest attribution when that is more (tokens pushing hard against each
+            # other with a small change: held to the change, the bound would ask for digits the map cannot show)
+            estimate = (h[:, None] / 2 * (parts[i][:-1] + parts[i][1:])).sum(0)
+            target = max(BOUND_SLACK * allowed, SCALE_TOLERANCE * float(np.abs(estimate).max())) if settle else np.inf
             complete = abs(signed.sum()) <= allowed and bound <= target
             if complete and not settle:
                 done[i] = converged[i] = True
@@ -380,7 +388,7 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
                 # ... and the top source token settled: two near-tied tokens (their gap under the bound) are refined
                 # on until the gap is larger, or the bound is TIE_TOLERANCE of the change (then they are a tie)
                 # or the row has TIE_POINTS
-                top = np.sort((h[:, None] / 2 * (parts[i][:-1, :src] + parts[i][1:, :src])).sum(0))[-2:]
+                top = np.sort(estimate[:src])[-2:]
                 gap = float(top[-1] - top[0]) if src > 1 else np.inf
                 target = max(gap, TIE_TOLERANCE * abs(f[-1] - f[0]), ABSOLUTE_FLOOR / 10)
                 if bound <= target or len(x) >= TIE_POINTS:

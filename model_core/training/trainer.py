@@ -3,7 +3,9 @@
 Callable from Python with callbacks (the app's live-training view uses them) and from the
 ``attention-scope train`` command. The best checkpoint (lowest validation loss) is written
 atomically whenever it improves, so an interrupted run never loses it; a resume file holds the
-optimizer and schedule so ``--resume`` continues where Ctrl-C stopped.
+optimizer and schedule, where the epoch under way drew its batches from, how many of them are done and the
+dropout generator, so ``--resume`` goes on exactly as an uninterrupted run would (the same batches, the same
+dropout, bit for bit on the same machine: a recipe's model does not depend on how often its training stopped).
 """
 
 from __future__ import annotations
@@ -182,17 +184,28 @@ class Trainer:
         self.epoch = 0
         self.best_val: float | None = None
         self.history: list[TrainEvent] = []
+        # where the epoch under way drew its batches from, how many of them are done, and the torch generator (dropout)
+        # after the last done step: what a resumed run needs to go on exactly as an uninterrupted one would
+        self._epoch_draws: tuple | None = None
+        self._batches_done = 0
+        self._torch_state: torch.Tensor | None = None
 
     @property
     def resume_path(self) -> Path | None:
         return self.out_path.with_name(self.out_path.name + ".resume.pt") if self.out_path else None
 
     def save_resume(self) -> None:
-        """Optimizer, schedule and weights, so a stopped run can continue (safe to load: tensors only)."""
+        """Optimizer, schedule, weights and the epoch's draws, so a stopped run can continue exactly (safe to load:
+        tensors and numbers only)."""
         if self.resume_path is None:
             return
         state = {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(), "step": self.step,
-                 "epoch": self.epoch, "best_val": -1.0 if self.best_val is None else self.best_val}
+                 "epoch": self.epoch, "best_val": -1.0 if self.best_val is None else self.best_val,
+                 "batches_done": self._batches_done}
+        if self._epoch_draws is not None and self._torch_state is not None:
+            version, internal, _gauss = self._epoch_draws  # random.Random's state: tensors only, so it loads safely
+            state["epoch_draws"] = torch.tensor([version, *internal], dtype=torch.int64)
+            state["torch_rng"] = self._torch_state
         with atomic_file(self.resume_path, overwrite=True) as fh:  # exclusive temporary file, removed on any error
             torch.save(state, fh)
 
@@ -204,6 +217,19 @@ class Trainer:
         self.optimizer.load_state_dict(state["optimizer"])
         self.step, self.epoch = int(state["step"]), int(state["epoch"])
         self.best_val = None if state["best_val"] < 0 else float(state["best_val"])
+        draws, torch_rng = state.get("epoch_draws"), state.get("torch_rng")
+        # files from before these keys (or with them damaged): the epoch restarts, reseeded, as it used to
+        if isinstance(draws, torch.Tensor) and isinstance(torch_rng, torch.Tensor) and draws.shape == (626,) \
+                and torch_rng.dtype == torch.uint8 and torch_rng.shape == torch.get_rng_state().shape:
+            values = [int(v) for v in draws.tolist()]
+            candidate = (values[0], tuple(values[1:]), None)
+            try:
+                random.Random().setstate(candidate)
+                torch.Generator().set_state(torch_rng.cpu())
+            except (ValueError, TypeError, OverflowError, RuntimeError):
+                return True
+            self._epoch_draws, self._torch_state = candidate, torch_rng.cpu()
+            self._batches_done = max(0, int(state.get("batches_done", 0)))
         return True
 
     def _save_best(self) -> None:
@@ -216,6 +242,11 @@ class Trainer:
         s, model, c = self.settings, self.model, self.model.config
         rng = random.Random(s.seed + self.epoch)
         torch.manual_seed(s.seed + self.epoch)
+        if self._epoch_draws is not None and self._torch_state is not None:  # resumed: the same draws as before
+            rng.setstate(self._epoch_draws)
+            torch.set_rng_state(self._torch_state)
+        else:
+            self._batches_done = 0
         steps_per_epoch = math.ceil(len(self.train) / s.batch_size)
         total = s.max_steps or steps_per_epoch * s.epochs
         start = time.perf_counter()
@@ -232,7 +263,11 @@ class Trainer:
             while self.epoch < s.epochs and self.step < total and not self.control.stopped:
                 model.train()
                 window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
-                for index in make_batches(self.train, s.batch_size, rng, s.batching):
+                self._epoch_draws = rng.getstate()
+                batches = make_batches(self.train, s.batch_size, rng, s.batching)
+                if self._torch_state is None:
+                    self._torch_state = torch.get_rng_state()
+                for index in batches[self._batches_done:]:  # a resumed epoch skips the batches it had done
                     self.control.run_event.wait()
                     if self.control.stopped or self.step >= total:
                         break
@@ -246,6 +281,8 @@ class Trainer:
                     loss.backward()
                     torch.nn.utils.clip_grad_norm_(model.parameters(), s.clip_norm)
                     self.optimizer.step()
+                    self._batches_done += 1
+                    self._torch_state = torch.get_rng_state()
                     window_loss += float(loss.detach()) * n_tokens
                     window_tokens += n_tokens
                     if self.step % s.log_every == 0:
@@ -255,6 +292,8 @@ class Trainer:
                         window_loss, window_tokens, window_start = 0.0, 0, now
                 else:
                     self.epoch += 1
+                    self._batches_done = 0
+                    self._epoch_draws = rng.getstate()
                     self._end_epoch(lr, start, window_loss, window_tokens)
                     continue
                 break

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 import torch
@@ -16,12 +17,13 @@ from model_core.training.trainer import TrainControl, Trainer, TrainSettings, no
 from viz_app.cli import main
 
 
-def _copy_bundle(seed=0):
+def _copy_bundle(seed=0, dropout=None):
     data = prepare_task("copy", n_train=300, n_valid=40, n_test=20, seed=seed)
     torch.manual_seed(seed)
     from model_core import Seq2SeqTransformer
 
-    model = Seq2SeqTransformer(data.config("tiny"))
+    config = data.config("tiny")
+    model = Seq2SeqTransformer(config if dropout is None else replace(config, dropout=dropout))
     return ModelBundle(model, data.src_tokenizer, data.tgt_tokenizer, name="copy"), data
 
 
@@ -57,6 +59,35 @@ def test_stop_and_resume_keep_the_best_checkpoint(tmp_path):
     assert again.load_resume() and again.step == trainer.step and again.epoch == 1
     again.run()
     assert again.epoch == 2
+
+
+@pytest.mark.parametrize("batching", ["pools", "sorted"])
+def test_a_run_stopped_mid_epoch_and_resumed_ends_with_the_weights_of_one_never_stopped(tmp_path, batching):
+    """The resume file keeps where the epoch drew its batches from, how many are done and the dropout generator: the
+    resumed run trains on the same batches in the same order with the same dropout, so it ends bit for bit where an
+    uninterrupted run ends (a recipe's model is reproducible however often its training was stopped)."""
+    settings = TrainSettings(epochs=2, batch_size=32, warmup_steps=20, log_every=1, batching=batching)
+    bundle, data = _copy_bundle(dropout=0.1)  # the dropout generator is part of what must be restored
+    Trainer(bundle, data.train, data.valid, settings).run()
+    control = TrainControl()
+    steps_per_epoch = math.ceil(len(data.train) / settings.batch_size)
+
+    def stop_mid_second_epoch(event):
+        if event.kind == "step" and event.step == steps_per_epoch + 3:
+            control.stop()
+
+    out = tmp_path / "copy.safetensors"
+    stopped_bundle, _ = _copy_bundle(dropout=0.1)
+    stopped = Trainer(stopped_bundle, data.train, data.valid, settings, out, stop_mid_second_epoch, control)
+    stopped.run()
+    assert stopped.epoch == 1 and stopped.step == steps_per_epoch + 3
+    resumed_bundle, _ = _copy_bundle(seed=1, dropout=0.1)  # other weights and another torch seed: all must come from the file
+    resumed = Trainer(resumed_bundle, data.train, data.valid, settings, out)
+    assert resumed.load_resume()
+    resumed.run()
+    assert resumed.step == 2 * steps_per_epoch
+    for (name, want), got in zip(bundle.model.state_dict().items(), resumed_bundle.model.state_dict().values(), strict=True):
+        assert torch.equal(want, got), name
 
 
 def test_pause_blocks_until_resumed():
@@ -188,3 +219,21 @@ def test_pooled_batches_change_every_epoch_and_spread_copies_of_one_pair():
     assert max(len(copies & set(b)) for b in sorted_once) >= 32  # one or two batches of copies: what pools avoid
     with pytest.raises(ValueError, match="unknown batching"):
         make_batches(pairs, 64, rng, "random")
+
+
+def test_a_resume_file_with_damaged_draws_restarts_its_epoch_as_before(tmp_path):
+    """Draws that random.Random or torch cannot take (a damaged or edited file) are ignored: the epoch restarts,
+    reseeded, as resume files from before they were kept do; the weights and the schedule still load."""
+    bundle, data = _copy_bundle()
+    out = tmp_path / "copy.safetensors"
+    settings = TrainSettings(epochs=1, batch_size=32, warmup_steps=20)
+    Trainer(bundle, data.train, data.valid, settings, out).run()
+    resume = out.with_name(out.name + ".resume.pt")
+    state = torch.load(resume, weights_only=True)
+    assert state["epoch_draws"].shape == (626,) and state["batches_done"] == 0
+    state["epoch_draws"] = torch.full((626,), -5, dtype=torch.int64)  # no Mersenne Twister state
+    torch.save(state, resume)
+    again = Trainer(_copy_bundle(seed=1)[0], data.train, data.valid, TrainSettings(epochs=2, batch_size=32), out)
+    assert again.load_resume() and again.epoch == 1 and again._epoch_draws is None
+    again.run()
+    assert again.epoch == 2

@@ -310,6 +310,12 @@ def _row_bands(sorted_rows: np.ndarray, src_len: int, chunk: int = 1 << 62) -> l
     return bands[::-1]
 
 
+def _trapezoid(x: np.ndarray, parts: np.ndarray) -> np.ndarray:
+    """Per token [S + T]: the composite trapezoid rule over the nodes ``x`` of the per-token products ``parts``."""
+    h = np.diff(x)
+    return (h[:, None] / 2 * (parts[:-1] + parts[1:])).sum(0)
+
+
 def _new_nodes(x: np.ndarray, errors: np.ndarray, take: int) -> np.ndarray:
     """``take`` new nodes among the intervals of ``x`` whose trapezoid errors are ``errors``, each interval cut into
     equal parts: every point goes to the interval where it is expected to remove the most error, an interval of error
@@ -380,13 +386,13 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
             # between intervals) within BOUND_SLACK times it, so a row cannot pass by a lucky cancellation; or within
             # SCALE_TOLERANCE of the row's largest attribution when that is more (tokens pushing hard against each
             # other with a small change: held to the change, the bound would ask for digits the map cannot show)
-            estimate = (h[:, None] / 2 * (parts[i][:-1] + parts[i][1:])).sum(0)
+            estimate = _trapezoid(x, parts[i]) if settle else None
             target = max(BOUND_SLACK * allowed, SCALE_TOLERANCE * float(np.abs(estimate).max())) if settle else np.inf
             complete = abs(signed.sum()) <= allowed and bound <= target
             if complete and not settle:
                 done[i] = converged[i] = True
                 continue
-            if complete:
+            if complete and estimate is not None:
                 # ... and the top source token settled: two near-tied tokens (their gap under the bound) are refined
                 # on until the gap is larger, or the bound is TIE_TOLERANCE of the change (then they are a tie)
                 # or the row has TIE_POINTS
@@ -422,8 +428,7 @@ def _adaptive(evaluate: _PathEvaluator, rows: np.ndarray, width: int, src: int, 
             at += take
     attribution = np.zeros((len(rows), width), np.float64)
     for i in range(len(rows)):
-        h = np.diff(nodes[i])
-        attribution[i] = (h[:, None] / 2 * (parts[i][:-1] + parts[i][1:])).sum(0)
+        attribution[i] = _trapezoid(nodes[i], parts[i])
     ends = np.array([[v[-1], v[0]] for v in values]).reshape(len(rows), 2)
     points = np.array([len(x) for x in nodes], np.int64)
     return attribution, ends[:, 0], ends[:, 1], points, converged

@@ -218,17 +218,17 @@ class Trainer:
         self.step, self.epoch = int(state["step"]), int(state["epoch"])
         self.best_val = None if state["best_val"] < 0 else float(state["best_val"])
         draws, torch_rng = state.get("epoch_draws"), state.get("torch_rng")
-        # files from before these keys (or with them damaged): the epoch restarts, reseeded, as it used to
-        if isinstance(draws, torch.Tensor) and isinstance(torch_rng, torch.Tensor) and draws.shape == (626,) \
-                and torch_rng.dtype == torch.uint8 and torch_rng.shape == torch.get_rng_state().shape:
+        # files from before these keys (or with them damaged): the epoch restarts, reseeded, as it used to. Whether
+        # the states are ones the generators take, the generators themselves say (on scratch copies)
+        if isinstance(draws, torch.Tensor) and isinstance(torch_rng, torch.Tensor) and draws.shape == (626,):
             values = [int(v) for v in draws.tolist()]
-            candidate = (values[0], tuple(values[1:]), None)
+            candidate, torch_rng = (values[0], tuple(values[1:]), None), torch_rng.cpu()
             try:
                 random.Random().setstate(candidate)
-                torch.Generator().set_state(torch_rng.cpu())
+                torch.Generator().set_state(torch_rng)
             except (ValueError, TypeError, OverflowError, RuntimeError):
                 return True
-            self._epoch_draws, self._torch_state = candidate, torch_rng.cpu()
+            self._epoch_draws, self._torch_state = candidate, torch_rng
             self._batches_done = max(0, int(state.get("batches_done", 0)))
         return True
 

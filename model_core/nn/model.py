@@ -265,12 +265,8 @@ class Seq2SeqTransformer(nn.Module):
 def count_parameters(module: nn.Module, part_of: Callable[[str], str]) -> dict[str, int]:
     """Parameters of ``module`` per part (``part_of`` a parameter's name), a tensor shared by several names (tied
     embeddings) counted once, and the total: what the inspector shows for a native and a Hugging Face model alike."""
-    seen: set[int] = set()
     counts: dict[str, int] = {}
-    for name, p in module.named_parameters(remove_duplicate=True):
-        if id(p) in seen:
-            continue
-        seen.add(id(p))
+    for name, p in module.named_parameters(remove_duplicate=True):  # each tensor once, under its first name
         part = part_of(name)
         counts[part] = counts.get(part, 0) + p.numel()
     counts["total"] = sum(counts.values())

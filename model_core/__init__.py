@@ -19,8 +19,8 @@ from .config import ModelConfig
 from .decoding_settings import DecodingSettings, Hypothesis
 from .files import CheckpointError
 from .io.paths import bundled_models
+from .shared_types import KINDS, Ablation, ModelInfo, Notice
 from .trace import Trace
-from .vocab import KINDS, Ablation, ModelInfo, Notice
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .inference.bundle import ModelBundle

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .atomic import atomic_file
-from .vocab import KINDS
+from .shared_types import KINDS
 
 NPZ_KEYS = (
     "src_tokens", "tgt_tokens", "encoder_self", "decoder_self", "cross", "allowed_encoder_self",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..vocab import KINDS
+from ..shared_types import KINDS
 
 if TYPE_CHECKING:
     from ..inference.bundle import ModelBundle

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..inference.batched import chunks, encode_pair, forced_batch
-from ..vocab import KINDS
+from ..shared_types import KINDS
 from .alignment import AERCounts, AlignmentReader, AlignmentResult, check_gold, format_pharaoh
 from .ranks import RankFailure, Ranks
 from .report import UNUSUAL_PER_HEAD, CorpusReport, ReportAccumulator, check_gold_ended, gold_for

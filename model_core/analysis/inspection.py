@@ -26,8 +26,8 @@ from ..inference.bundle import ModelBundle
 from ..inference.decoding import teacher_forced_trace
 from ..inference.run import trace_of
 from ..nn.devices import describe, dtype_name
+from ..shared_types import KINDS
 from ..trace import Trace
-from ..vocab import KINDS
 
 __all__ = [
     "ArchitectureSummary",

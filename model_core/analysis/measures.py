@@ -87,8 +87,8 @@ from typing import Any
 
 import numpy as np
 
+from ..shared_types import APP_SPECIALS, KINDS
 from ..trace import Trace
-from ..vocab import APP_SPECIALS, KINDS
 
 # ----------------------------------------------------------------------------- metric metadata
 METRICS: tuple[str, ...] = (

@@ -20,7 +20,7 @@ computations equal on padded batches. Shares are of the special *ids* (so a Hugg
 Two more columns: ``aer`` (cross-attention, with gold alignments: the corpus AER of the head's
 argmax links, :mod:`model_core.analysis.alignment`) and ``ablation_dlogp``: the mean change, per target
 token, of the log-probability of the reference target when that head alone is switched off (its
-context vector zeroed, :class:`~model_core.vocab.Ablation`); negative = the model needs the head.
+context vector zeroed, :class:`~model_core.shared_types.Ablation`); negative = the model needs the head.
 That is one extra forward pass per head per batch (Hugging Face models too: their heads are switched
 off by hooks on the output projections, ``importers/hf.py``).
 
@@ -44,7 +44,7 @@ import numpy as np
 import torch
 
 from ..inference.batched import ForcedBatch, chunks, encode_pair, forced_batch, target_logprob, text_lines
-from ..vocab import KINDS, Ablation
+from ..shared_types import KINDS, Ablation
 from .measures import _spearman_against_order, metric_applies
 
 if TYPE_CHECKING:

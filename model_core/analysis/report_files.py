@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..files import read_regular_file
-from ..vocab import KINDS
+from ..shared_types import KINDS
 
 #: a report of a 64 × 64-head model with 3 sentences per head is ~2 MB; anything far larger is not a report
 MAX_REPORT_BYTES = 64 << 20

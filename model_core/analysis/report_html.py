@@ -20,7 +20,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ..atomic import write_bytes_atomic
-from ..vocab import KIND_LABELS, KINDS
+from ..shared_types import KIND_LABELS, KINDS
 from .measures import FIXED_RANGES
 from .report import CorpusReport
 

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..shared_types import KINDS, NO_ABLATION, Ablation
 from ..trace import Trace
-from ..vocab import KINDS, NO_ABLATION, Ablation
 
 if TYPE_CHECKING:
     import torch

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..vocab import NO_ABLATION, Ablation
+from ..shared_types import NO_ABLATION, Ablation
 
 if TYPE_CHECKING:
     import torch

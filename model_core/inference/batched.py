@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, TypeVar
 
-from ..vocab import NO_ABLATION, Ablation
+from ..shared_types import NO_ABLATION, Ablation
 
 if TYPE_CHECKING:  # torch is imported by the functions that run the model: reading files needs none (the window)
     import torch

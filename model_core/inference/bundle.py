@@ -15,8 +15,8 @@ from typing import Any
 from ..config import ModelConfig
 from ..decoding_settings import DecodingSettings
 from ..nn.model import Seq2SeqTransformer
+from ..shared_types import NO_ABLATION, Ablation
 from ..text.tokenizers import Tokenizer
-from ..vocab import NO_ABLATION, Ablation
 from .decoding import DecodeSession
 
 

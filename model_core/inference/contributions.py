@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..vocab import KINDS, NO_ABLATION, Ablation
+from ..shared_types import KINDS, NO_ABLATION, Ablation
 
 if TYPE_CHECKING:
     import torch

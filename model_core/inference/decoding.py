@@ -21,8 +21,8 @@ from ..decoding_settings import DecodingSettings, Hypothesis, banned_ids, defaul
 from ..nn import masks
 from ..nn.devices import dtype_name, host_float32, numpy_float32
 from ..nn.model import EncoderOutput, Seq2SeqTransformer
+from ..shared_types import NO_ABLATION, Ablation
 from ..trace import Trace, ablated_head_rows
-from ..vocab import NO_ABLATION, Ablation
 
 
 @dataclass

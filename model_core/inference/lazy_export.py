@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import budgets
 from ..atomic import atomic_file
-from ..vocab import KINDS
+from ..shared_types import KINDS
 
 if TYPE_CHECKING:
     from ..trace import Trace

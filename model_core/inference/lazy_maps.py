@@ -28,7 +28,7 @@ from ..nn.devices import numpy_float32
 from ..nn.layers import attention_weights
 from ..nn.model import Seq2SeqTransformer
 from ..nn.probe import AttentionProbe, QueriesKeys
-from ..vocab import KINDS, NO_ABLATION, Ablation, check_kind
+from ..shared_types import KINDS, NO_ABLATION, Ablation, check_kind
 from .decoding import log_probs_in_place
 from .pooling import pool_factors
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..vocab import KINDS, NO_ABLATION, Ablation
+from ..shared_types import KINDS, NO_ABLATION, Ablation
 from .pooling import TILE_PIXELS, tile_factors
 
 if TYPE_CHECKING:  # torch is imported by the functions that run the model: the window imports this module

@@ -6,7 +6,7 @@ settings, this padding, these heads switched off?"). Answering it in one functio
 line reproduces exactly what the window shows, beam search, padding views and ablations included.
 
 The module imports no torch at import time (the window builds requests while torch still loads);
-:func:`run` imports what it needs when called. Notices are :class:`~model_core.vocab.Notice` codes
+:func:`run` imports what it needs when called. Notices are :class:`~model_core.shared_types.Notice` codes
 with parameters, so a front end translates them and the core never knows about UI languages.
 """
 
@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..decoding_settings import DecodingSettings, default_max_steps
+from ..shared_types import NO_ABLATION, Ablation, Beam, Notice
 from ..trace import Trace
-from ..vocab import NO_ABLATION, Ablation, Beam, Notice
 
 if TYPE_CHECKING:
     from .bundle import ModelBundle, SourceInput

@@ -41,11 +41,11 @@ from typing import TYPE_CHECKING, Any
 from ..budgets import MAX_JSON_DEPTH
 from ..decoding_settings import DecodingSettings
 from ..files import NumberTooLong, json_depth, loads
-from ..vocab import KINDS
+from ..shared_types import KINDS
 
 if TYPE_CHECKING:  # both need torch: imported where used, so reading a session stays torch-free
     from ..inference.run import RunRequest
-    from ..vocab import Ablation, ModelInfo
+    from ..shared_types import Ablation, ModelInfo
     from .importers.common import ImportOptions
 
 FORMAT = "attention-scope-session"
@@ -246,7 +246,7 @@ class ScopeState:
 
     def _problems(self) -> list[str]:
         """Everything wrong that the model is not needed to see, one line each."""
-        from ..vocab import COLORMAPS, OVERLAYS, VIEW_MODES
+        from ..shared_types import COLORMAPS, OVERLAYS, VIEW_MODES
 
         out = []
         for name, field_name in (("pad_src", "padding.src"), ("pad_tgt", "padding.tgt"), ("step", "step")):  # as the file names them
@@ -298,7 +298,7 @@ class ScopeState:
         return out
 
     def ablation(self) -> Ablation:
-        from ..vocab import Ablation
+        from ..shared_types import Ablation
 
         return Ablation(heads=frozenset(self.ablated_heads), positional=self.ablate_positional)
 

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..config import ModelConfig
-from ..vocab import check_kind
+from ..shared_types import check_kind
 from . import masks
 from .packed_linear import PackedLinear
 from .probe import NO_PROBE, AttentionProbe

@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 from ..config import ModelConfig
-from ..vocab import NO_ABLATION, Ablation
+from ..shared_types import NO_ABLATION, Ablation
 from . import masks
 from .layers import (
     DecoderLayer,

@@ -11,7 +11,7 @@ attention module asks it three questions about its own map ``(kind, layer)``:
   call the fused kernel (nobody looks, so nothing is materialised);
 - :meth:`AttentionProbe.weights_out`: the slice of the preallocated ``[layers, B, H, Tq, Tk]``
   buffer of its kind the softmax writes into (so a trace needs no stacking copy afterwards);
-- :meth:`AttentionProbe.gate`: which of its heads an :class:`~model_core.vocab.Ablation` switches off.
+- :meth:`AttentionProbe.gate`: which of its heads an :class:`~model_core.shared_types.Ablation` switches off.
 
 and reports what it computed with :meth:`AttentionProbe.record`. A probe made with ``queries_keys=True``
 also receives each module's scaled-dot-product inputs (:meth:`AttentionProbe.record_queries_keys`): what
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..vocab import KINDS, NO_ABLATION, Ablation, check_kind
+from ..shared_types import KINDS, NO_ABLATION, Ablation, check_kind
 from .capture_pool import capture_buffer
 
 

@@ -23,7 +23,7 @@ from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 from ..budgets import MAX_JSON_DEPTH, MAX_METADATA_BYTES
 from ..detokenize import as_written, detokenize
 from ..files import OverBudget, json_depth, loads
-from ..vocab import SPECIAL_LOOKING
+from ..shared_types import SPECIAL_LOOKING
 from .tokenize_deadline import bounded_encode
 from .tokenize_worker import TokenizeWorker
 from .tokenizer_check import check_tokenizer

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from test_reliability import type_text, wait_for_result
 
-from model_core.vocab import ModelInfo
+from model_core.shared_types import ModelInfo
 from viz_app.scope.controller import same_source_language
 
 

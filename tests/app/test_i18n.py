@@ -489,7 +489,7 @@ def test_state_and_worker_texts_are_translated(fake_translation, tiny_checkpoint
 def test_unused_import_answers_read_whole_in_chinese_for_either_format(qapp):
     """The notice once put the format word ("native", "Hugging Face") into the Chinese line untranslated; each
     format now has its own text, translated whole."""
-    from model_core.vocab import Notice
+    from model_core.shared_types import Notice
     from viz_app.i18n import install
     from viz_app.scope.notices import notice_text
 

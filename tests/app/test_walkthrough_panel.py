@@ -7,7 +7,7 @@ import pytest
 
 from model_core.analysis.walkthrough import cell_walkthrough
 from model_core.inference.run import RunRequest, run
-from model_core.vocab import Ablation
+from model_core.shared_types import Ablation
 from tests.conftest import tiny_bundle
 from viz_app.widgets.walkthrough import CellWalkthroughPanel, equation_lines, number
 from viz_app.window.walkthrough_binding import PANEL_SCALE, CellWalkthroughBinding

@@ -478,7 +478,7 @@ def test_verifier_accepts_a_stepped_trace_at_every_step():
 
 
 def test_special_tokens_match_the_tokenizers():
-    from model_core import vocab
+    from model_core import shared_types as vocab
     from model_core.text import tokenizers
 
     assert vocab.APP_SPECIALS == tokenizers.DEFAULT_SPECIALS  # the numpy-only default names are the tokenizers' own

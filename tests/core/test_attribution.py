@@ -108,7 +108,7 @@ def test_the_path_evaluator_gives_each_pair_its_own_rows_numbers_however_the_pas
     """Pairs in any order, split into passes by row bands, one pass per row or one element a pass: the same numbers; and
     at α = 1 each row's log-probability is the trace's (the output layer sees the element's own row only)."""
     import model_core.inference.attribution as attribution
-    from model_core.vocab import NO_ABLATION
+    from model_core.shared_types import NO_ABLATION
 
     bundle = tiny_bundle(seed=1)
     trace = trace_of(bundle, "w1 w2 w3 w4 w5", "t1 t2 t3 t4")

@@ -14,7 +14,7 @@ from model_core.files import NumberTooLong, loads
 from model_core.io.importers import CheckpointError, ImportOptions, open_model
 from model_core.io.sessions import SessionError, load
 from model_core.nn.devices import resolve_device
-from model_core.vocab import COLORMAPS
+from model_core.shared_types import COLORMAPS
 from viz_app.cli import main
 
 

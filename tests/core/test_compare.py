@@ -15,7 +15,7 @@ from conftest import tiny_bundle
 
 from model_core.analysis.compare import compare
 from model_core.inference.run import RunRequest, run
-from model_core.vocab import KINDS
+from model_core.shared_types import KINDS
 from viz_app.cli import main
 
 

@@ -244,7 +244,7 @@ def test_a_table_that_is_not_the_sinusoid_is_still_refused_in_bfloat16(tutorial_
 
 
 def test_tutorial_defaults_notice_names_only_what_was_assumed(tutorial_checkpoint):
-    from model_core.vocab import Notice
+    from model_core.shared_types import Notice
 
     _, path, options = tutorial_checkpoint
     for said, code, flag in (({"norm_position": "post"}, "tutorial_default_activation", "--activation gelu"),

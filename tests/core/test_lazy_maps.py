@@ -22,7 +22,7 @@ from model_core.inference.lazy_maps import (
 from model_core.inference.pooling import pool_max, tile_factors
 from model_core.nn.layers import MultiHeadAttention
 from model_core.nn.probe import AttentionProbe
-from model_core.vocab import Ablation
+from model_core.shared_types import Ablation
 
 SRC = [5, 6, 7, 8, 9, 10, 2]
 OUT = [11, 12, 13, 14, 2]

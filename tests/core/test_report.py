@@ -16,7 +16,7 @@ from model_core.analysis.measures import all_head_stats
 from model_core.analysis.report import COLUMNS, build_report
 from model_core.analysis.report_html import html_text, write_report
 from model_core.inference.run import RunRequest, run, trace_of
-from model_core.vocab import KINDS, Ablation
+from model_core.shared_types import KINDS, Ablation
 from tests.conftest import tiny_bundle
 
 PAIRS = [("w1 w2 w3 w4 w5", "t1 t2 t3"), ("w6", "t4 t5 t6 t7 t8 t9"), ("w7 w8 w9", "t10"), ("w3 w2", "t2 t2 t3 t1")]

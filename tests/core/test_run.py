@@ -8,7 +8,7 @@ import pytest
 from model_core import DecodingSettings
 from model_core.inference.decoding import teacher_forced_trace
 from model_core.inference.run import EmptySourceError, RunRequest, run, trace_of
-from model_core.vocab import Ablation, Notice
+from model_core.shared_types import Ablation, Notice
 from tests.conftest import tiny_bundle
 
 

@@ -29,7 +29,7 @@ from model_core.io.sessions import (
     SessionError,
     load,
 )
-from model_core.vocab import COLORMAPS, OVERLAYS, VIEW_MODES
+from model_core.shared_types import COLORMAPS, OVERLAYS, VIEW_MODES
 
 KINDS = ("encoder_self", "decoder_self", "cross")
 
@@ -422,7 +422,7 @@ def test_a_fifo_is_not_read(tmp_path):
 
 
 def test_problems_for_a_model():
-    from model_core.vocab import ModelInfo
+    from model_core.shared_types import ModelInfo
 
     info = ModelInfo(key="m", name="m", path="", device="CPU", n_encoder_layers=2, n_decoder_layers=3, n_heads=4,
                      d_model=32, max_len=64, positional="sinusoidal", tgt_vocab=tuple(f"t{i}" for i in range(10)))

@@ -116,7 +116,7 @@ def test_cli_takes_special_tokens_on_every_model_command(tmp_path, capsys):
 
 def test_views_read_specials_by_role_under_the_vocabularys_names():
     from model_core.analysis.measures import head_stats
-    from model_core.vocab import ModelInfo
+    from model_core.shared_types import ModelInfo
     from tests.core.test_analysis import make_trace
     from viz_app.scope.controller import example_sentence
     from viz_app.widgets.chips import chip_kind
@@ -250,7 +250,7 @@ def replace_heads(options: ImportOptions, heads: int) -> ImportOptions:
 
 def test_the_answers_travel_in_session_files_and_the_status_line_says_how_text_is_cut(tmp_path):
     from model_core.io.sessions import ModelRef, model_ref
-    from model_core.vocab import ModelInfo
+    from model_core.shared_types import ModelInfo
     from viz_app.scope.controller import loaded_message
 
     options = {"heads": 4, "src_vocab": "s.txt", "tgt_vocab": "t.txt", "bos": "<sos>", "unk": "[UNK]",

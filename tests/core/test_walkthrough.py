@@ -19,7 +19,7 @@ from torch import nn
 from model_core import DecodingSettings
 from model_core.analysis.walkthrough import CellWalkthrough, WalkthroughUnavailable, cell_walkthrough
 from model_core.inference.run import RunRequest, run
-from model_core.vocab import Ablation
+from model_core.shared_types import Ablation
 from tests.conftest import VARIANTS, tiny_bundle
 
 KINDS = ("encoder_self", "decoder_self", "cross")

@@ -15,7 +15,7 @@ from model_core.printable import printable, printable_lines  # noqa: F401 - the 
 if TYPE_CHECKING:
     from model_core.inference.bundle import ModelBundle
     from model_core.io.importers import ImportOptions
-    from model_core.vocab import Notice
+    from model_core.shared_types import Notice
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -197,8 +197,8 @@ def import_options(args: argparse.Namespace, base: ImportOptions | None = None) 
 
 def notice_line(prog: str, notice: Notice) -> str:
     """A run's or a model's notice as one stderr line: ``warning:`` when the model itself may be wrong (a doubtful head
-    count, :data:`~model_core.vocab.WARNING_CODES`), else ``note:``."""
-    from model_core.vocab import WARNING_CODES
+    count, :data:`~model_core.shared_types.WARNING_CODES`), else ``note:``."""
+    from model_core.shared_types import WARNING_CODES
 
     level = "warning" if notice.code in WARNING_CODES else "note"
     return f"{prog}: {level}: {printable(notice.english())}"

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from model_core.decoding_settings import MAX_SEED
 from model_core.inference.attribution import MAX_POINTS, MAX_STEPS
-from model_core.vocab import KINDS
+from model_core.shared_types import KINDS
 from viz_app.cli.common import (
     CliError,
     add_model_args,
@@ -194,7 +194,7 @@ def plan_run(args: argparse.Namespace, session: Session | None, *, capture_score
     """The flags over the session (or the defaults) as one :class:`RunRequest`; checks what needs no model."""
     from model_core.decoding_settings import DecodingSettings
     from model_core.inference.run import RunRequest
-    from model_core.vocab import Ablation
+    from model_core.shared_types import Ablation
 
     if session is None:
         missing = [flag for flag, value in (("--model", args.model), ("--src", args.src)) if value is None]

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from model_core.vocab import KINDS
+from model_core.shared_types import KINDS
 from viz_app.cli.common import CliError, notice_line, printable
 
 if TYPE_CHECKING:

@@ -22,8 +22,8 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QImage, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox, QWidget
 
+from model_core.shared_types import KINDS
 from model_core.trace import Trace
-from model_core.vocab import KINDS
 from viz_app.export import images as ex
 from viz_app.i18n import tr
 from viz_app.widgets.heatmap import AttentionHeatmap

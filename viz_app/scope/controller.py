@@ -24,7 +24,7 @@ from model_core.io.hf_cache import find_cached
 from model_core.io.paths import model_key
 from model_core.io.sessions import Session
 from model_core.io.sessions import load as load_session
-from model_core.vocab import APP_SPECIALS, ModelInfo, token_role
+from model_core.shared_types import APP_SPECIALS, ModelInfo, token_role
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.notices import notice_text
 from viz_app.scope.persistence import Persistence

@@ -1,4 +1,4 @@
-"""A run's notices (codes from :mod:`model_core.vocab`) in the UI language.
+"""A run's notices (codes from :mod:`model_core.shared_types`) in the UI language.
 
 The core reports ``Notice("source_truncated", room=…, …)``; only the window knows the language, so
 the translation lives here, one literal per code (the extractor reads literals). The context stays
@@ -7,10 +7,10 @@ the translation lives here, one literal per code (the extractor reads literals).
 
 from __future__ import annotations
 
-from model_core.vocab import NOTICE_TEXTS, Notice, notice_template
+from model_core.shared_types import NOTICE_TEXTS, Notice, notice_template
 from viz_app.i18n import N_, tr_marked
 
-#: English template (model_core.vocab.NOTICE_TEXTS) -> marked literal for translation
+#: English template (model_core.shared_types.NOTICE_TEXTS) -> marked literal for translation
 _MARKED: dict[str, tuple[str, str]] = {
     NOTICE_TEXTS["source_truncated"]: N_("Worker", "source truncated to {room} tokens (max_len {max_len}; it has {length})"),
     NOTICE_TEXTS["source_truncated_about"]: N_("Worker", "source truncated to {room} tokens "

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from model_core.vocab import KINDS
+from model_core.shared_types import KINDS
 from viz_app.i18n import tr
 from viz_app.scope.session_io import restored_state
 from viz_app.scope.settings import AppSettings

@@ -13,7 +13,7 @@ from typing import Any
 
 from model_core.decoding_settings import DecodingSettings
 from model_core.io.sessions import ScopeState, Selection, Session
-from model_core.vocab import KINDS, OVERLAYS
+from model_core.shared_types import KINDS, OVERLAYS
 from viz_app.scope.settings import AppSettings
 from viz_app.scope.state import ROW_LABEL_MODES, AppState
 

@@ -19,7 +19,7 @@ from model_core import DecodingSettings, Trace
 from model_core.inference.lazy_trace import is_lazy
 from model_core.inference.run import RunRequest
 from model_core.io.sessions import MAX_INDEX, ScopeState, Selection, model_ref
-from model_core.vocab import KINDS, OVERLAYS, VIEW_MODES, Beam, ModelInfo
+from model_core.shared_types import KINDS, OVERLAYS, VIEW_MODES, Beam, ModelInfo
 from viz_app.i18n import N_, tr_marked
 
 #: how decoder rows are labelled: by the token they predict (the default) or by the decoder input

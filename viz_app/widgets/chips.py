@@ -15,7 +15,7 @@ from PySide6.QtCore import QMargins, QPoint, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QLayout, QLayoutItem, QSizePolicy, QWidget
 
-from model_core.vocab import APP_SPECIALS, token_role
+from model_core.shared_types import APP_SPECIALS, token_role
 from viz_app.i18n import N_, quoted, tr, tr_marked
 
 #: (border, background, text) per kind; explicit colours so chips read the same on light and dark themes.

@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from model_core.vocab import KINDS
+from model_core.shared_types import KINDS
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.scope.state import kind_short_title
 from viz_app.widgets.colormaps import DIVERGING_NAME, diverging_lookup_table, get_colormap

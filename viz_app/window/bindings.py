@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 from model_core.analysis.measures import all_head_stats, verify_trace
 from model_core.inference.lazy_trace import pooled_overview
 from model_core.inference.pooling import pool_blocked, pool_max, pooled_length, tile_factors
-from model_core.vocab import KINDS
+from model_core.shared_types import KINDS
 from viz_app.i18n import N_, quoted, tr, tr_marked
 from viz_app.scope.state import LONG_SENTENCE_MODES, AppState, kind_title, long_sentence, view_needs_run
 from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind

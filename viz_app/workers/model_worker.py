@@ -33,8 +33,8 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 from model_core.files import CheckpointError
 from model_core.inference.lazy_trace import Superseded, focused_first, overview_jobs, pool_overview
 from model_core.inference.run import EmptySourceError, RunRequest, run
+from model_core.shared_types import ModelInfo
 from model_core.text.tokenize_deadline import TokenizeTimeout
-from model_core.vocab import ModelInfo
 from viz_app.i18n import tr
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
+from model_core.shared_types import KINDS, Ablation
 from model_core.trace import Trace
-from model_core.vocab import KINDS, Ablation
 from viz_app.i18n import tr
 from viz_app.workers.model_worker import ModelWorker, WorkerHost, one_line
 

@@ -11,7 +11,7 @@ model is built, and either is worth a warning next to every map the model draws:
   A trained model with the right split does neither.
 
 The result is a list of notice records (``{"code": …, "params": {…}}``, codes of
-:class:`~model_core.vocab.Notice`) that :func:`model_core.inference.run.run` adds to every run of the model.
+:class:`~model_core.shared_types.Notice`) that :func:`model_core.inference.run.run` adds to every run of the model.
 """
 
 from __future__ import annotations

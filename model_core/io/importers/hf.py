@@ -61,10 +61,10 @@ from ...nn.devices import resolve_device, resolve_dtype
 from ...nn.model import DecoderOutput, EncoderOutput, count_parameters
 from ...nn.packed_linear import adopt_packing
 from ...nn.probe import QueriesKeys
+from ...shared_types import NO_ABLATION, Ablation
 from ...text.tokenize_deadline import run_within
 from ...text.tokenize_worker import TokenizeWorker
 from ...text.tokenizer_check import check_tokenizer_file
-from ...vocab import NO_ABLATION, Ablation
 from ..checkpoint import check_claims_against_values, check_on_disk, check_position_table, read_safetensors_header
 from ..hf_cache import repo_id_of
 from ..hf_families import FAMILIES, REFUSED_MODEL_TYPES

@@ -1,4 +1,4 @@
-"""The words every layer shares: attention kinds, ablations, notices, beams, model facts. Torch-free.
+"""The plain values every layer shares: attention kinds, view modes, ablations, notices, beams, model facts. Torch-free.
 
 Why one module: the same few facts (which attention kinds exist, what "switch this head off" means,
 what a run may want to tell the user) used to be spelled out in the core, the window, the session

@@ -5,7 +5,7 @@ short (at most 13 English words), so a row count N (8, 16, 32 target tokens) is 
 class's short text: consecutive held-out sentences typed together with their French (teacher-forced), and the first N
 rows of that French attributed, zero baseline.
 
-1. **Ours**: ``model_core.inference.attribution.attribute`` with its default adaptive rule (each row refines a composite
+1. **Ours**: ``model_core.interpret.attribution.attribute`` with its default adaptive rule (each row refines a composite
    trapezoid rule where its measured completeness error is, until within 1 % of log p − log p(baseline) or 0.01
    nats; every row's points in batched passes; its linear layers multiply through once-packed oneDNN weights,
    forward and backward: ``packed_linear.input_gradients_only``). Timed three times, once before Captum's search and
@@ -34,7 +34,7 @@ rows of that French attributed, zero baseline.
    lower bound).
 
 Equal completeness: a row passes when |Σ attributions − (log p − log p(baseline))| ≤ 1 % of it (0.01 nats when
-that is smaller), the same allowance for both (``model_core.inference.attribution.allowed_error``).
+that is smaller), the same allowance for both (``model_core.interpret.attribution.allowed_error``).
 
 Also: **the window's attribution view**: ``run()`` with ``attribution="integrated-gradients"`` (what the window's
 worker runs when Show ▸ attribution is chosen) and ``heatmap_view`` for a sentence of 12 target tokens; target
@@ -57,9 +57,9 @@ from _common import machine_info, print_machine, print_table, write_json
 
 from model_core import load_model
 from model_core.data import generate
-from model_core.inference.attribution import allowed_error, attribute
 from model_core.inference.bundle import ModelBundle
 from model_core.inference.run import RunRequest, run
+from model_core.interpret.attribution import allowed_error, attribute, attribution_of
 from model_core.training.tasks import DEMOS
 
 QUICK = {"lengths": (8,), "captum_cap": 1024}
@@ -288,10 +288,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from viz_app.widgets.map_view import ViewSpec, heatmap_view
 
     t0 = time.perf_counter()
-    result = run(bundle, RunRequest(text, attribution="integrated-gradients"))
+    result = run(bundle, RunRequest(text, analyses={"attribution": {"method": "integrated-gradients"}}))
     heatmap_view(result.trace, ViewSpec(kind="cross", layer=0, mode="attribution", step=result.trace.n_steps))
     window_s = time.perf_counter() - t0
-    converged = int(result.trace.attribution_converged.sum())
+    converged = int(attribution_of(result.trace).converged.sum())
     figures["window"] = {"sentence": text, "seconds": window_s, "rows_converged": converged}
     print(f"\nwindow's attribution view, {WINDOW_TOKENS} target tokens ({text!r}): {window_s:.2f} s "
           f"({converged}/{WINDOW_TOKENS} rows converged; target <= 3 s)")

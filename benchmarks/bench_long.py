@@ -294,7 +294,8 @@ def bench_matplotlib(matrix: np.ndarray, tokens: list[str], repeats: int) -> flo
 
 
 def bench_analysis(trace) -> dict[str, float]:
-    from model_core.analysis.measures import all_head_stats, trace_rollout, verify_trace
+    from model_core.analysis.measures import all_head_stats, verify_trace
+    from model_core.interpret.rollout import trace_rollout
 
     n = trace.n_steps
     return {

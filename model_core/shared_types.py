@@ -25,10 +25,6 @@ KIND_LABELS: dict[str, str] = {"encoder_self": "encoder self-attention", "decode
 
 #: mask overlays a map can show (which apply to which kind: the window's OVERLAYS_FOR_KIND)
 OVERLAYS: tuple[str, ...] = ("source padding", "target padding", "causal", "combined")
-#: what the main heatmap shows: the attention weights, the pre-softmax scores, the rollout, the attribution of each
-#: step's choice (model_core.inference.attribution), the norm-based contributions ‖αf(x)‖ or value zeroing
-#: (model_core.inference.contributions)
-VIEW_MODES: tuple[str, ...] = ("weights", "scores", "rollout", "attribution", "contributions", "value-zeroing")
 #: the colour maps of attention maps (the window's widgets/colormaps.py defines their colours)
 COLORMAPS: tuple[str, ...] = ("viridis", "cividis", "Blues", "Reds", "magma")
 

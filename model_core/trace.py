@@ -33,6 +33,93 @@ def _strings(tokens: list[str]) -> np.ndarray:
     return np.array(tokens, dtype=np.str_) if tokens else np.zeros(0, dtype="<U1")
 
 
+@dataclass(frozen=True)
+class StepArrays:
+    """One analysis's result in a trace: named arrays, each saying which of its axes run over decoding steps.
+
+    Why generic: the trace holds every analysis's result by name (:attr:`Trace.analyses`) without knowing the
+    analyses (they are plug-ins, :mod:`model_core.interpret`), yet it must cut them to a step (:meth:`Trace.at_step`)
+    and save and load them. So each result says, per array, which axes are step axes (the decoder's queries, and its
+    keys for decoder self-attention); those are cut to the first ``t`` entries, the others kept whole. ``text``
+    holds short strings (a method's name). The npz keys are the arrays' names, so they are chosen by the analysis.
+    """
+
+    arrays: dict[str, np.ndarray]
+    step_axes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    text: dict[str, str] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self.arrays[key]
+
+    def get(self, key: str) -> np.ndarray | None:
+        return self.arrays.get(key)
+
+    def at_step(self, t: int) -> StepArrays:
+        """Each array cut to the first ``t`` entries along its step axes (views, no copies)."""
+        cut: dict[str, np.ndarray] = {}
+        for key, array in self.arrays.items():
+            index: list[slice] = [slice(None)] * np.ndim(array)
+            for axis in self.step_axes.get(key, ()):
+                if axis < len(index):
+                    index[axis] = slice(0, t)
+            cut[key] = array[tuple(index)]
+        return replace(self, arrays=cut)
+
+
+#: the npz index of the analyses a trace holds: one "name key axes" line per array ("attribution attribution_tgt
+#: 0,1"), one "name key =text" line per string
+ANALYSIS_INDEX_KEY = "analysis_index"
+
+#: files written before analyses were plug-ins carry no index: their arrays, by key, as (analysis, step axes),
+#: ``None`` axes for a string. New analyses never need an entry here
+_LEGACY_ANALYSIS_KEYS: dict[str, tuple[str, tuple[int, ...] | None]] = {
+    "attribution_src": ("attribution", (0,)), "attribution_tgt": ("attribution", (0, 1)),
+    "attribution_change": ("attribution", (0,)), "attribution_points": ("attribution", (0,)),
+    "attribution_converged": ("attribution", (0,)), "attribution_method": ("attribution", None),
+    "value_norms_encoder_self": ("contributions", ()), "value_norms_decoder_self": ("contributions", (2,)),
+    "value_norms_cross": ("contributions", ()),
+    "value_zeroing_encoder_self": ("value-zeroing", ()), "value_zeroing_decoder_self": ("value-zeroing", (1, 2)),
+    "value_zeroing_cross": ("value-zeroing", (1,)),
+}
+
+
+def _index_lines(analyses: dict[str, StepArrays]) -> list[str]:
+    lines = []
+    for name, result in analyses.items():
+        lines += [f"{name} {key} {','.join(str(a) for a in result.step_axes.get(key, ()))}" for key in result.arrays]
+        lines += [f"{name} {key} ={value}" for key, value in result.text.items()]
+    return lines
+
+
+def _analyses_from(arrays: dict[str, np.ndarray]) -> dict[str, StepArrays]:
+    """The analyses of a loaded npz: by its index, else by the keys older files used."""
+    found: dict[str, tuple[dict[str, np.ndarray], dict[str, tuple[int, ...]], dict[str, str]]] = {}
+
+    def slot(name: str) -> tuple[dict[str, np.ndarray], dict[str, tuple[int, ...]], dict[str, str]]:
+        return found.setdefault(name, ({}, {}, {}))
+
+    if ANALYSIS_INDEX_KEY in arrays:
+        for line in (str(x) for x in np.asarray(arrays[ANALYSIS_INDEX_KEY]).reshape(-1).tolist()):
+            parts = line.split(" ", 2)
+            if len(parts) != 3:
+                raise ValueError(f"damaged analysis index line {line[:80]!r}")
+            name, key, rest = parts
+            if rest.startswith("="):
+                slot(name)[2][key] = rest[1:]
+            elif key in arrays:
+                slot(name)[0][key] = arrays[key]
+                slot(name)[1][key] = tuple(int(a) for a in rest.split(",") if a)
+    else:
+        for key, (name, axes) in _LEGACY_ANALYSIS_KEYS.items():
+            if key not in arrays:
+                continue
+            if axes is None:
+                slot(name)[2][key] = str(arrays[key])
+            else:
+                slot(name)[0][key], slot(name)[1][key] = arrays[key], axes
+    return {name: StepArrays(a, axes, text) for name, (a, axes, text) in found.items() if a or text}
+
+
 @dataclass
 class Trace:
     """Attention and predictions of one decoding, rows in decoding order.
@@ -65,22 +152,9 @@ class Trace:
     #: heads switched off when this trace was computed, rows of (kind index in KINDS, layer, head): their
     #: weights are still in the maps (a class sees what was discarded) but they added nothing to the residual
     ablated_heads: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
-    #: on request (``RunRequest.attribution``, :mod:`model_core.inference.attribution`): per row, how much each source token
-    #: [T, S] and each decoder input [T, T] moved the chosen token's log-probability; the method that computed it
-    attribution_src: np.ndarray | None = None
-    attribution_tgt: np.ndarray | None = None
-    attribution_method: str = ""
-    #: integrated gradients: per row log p(input) − log p(baseline), what the row's attributions should sum to
-    attribution_change: np.ndarray | None = None
-    #: integrated gradients: per row the path points evaluated, and whether the row met the stated completeness
-    #: (``model_core.inference.attribution.TOLERANCE``); a row that did not is shown as unconverged, not as a percentage
-    attribution_points: np.ndarray | None = None
-    attribution_converged: np.ndarray | None = None
-    #: on request (``RunRequest.contributions``, :mod:`model_core.inference.contributions`): per kind, the norm
-    #: ‖f_h(x_j)‖ [L, H, K] of each key's value vector through its head's slice of the output projection
-    value_norms: dict[str, np.ndarray] = field(default_factory=dict)
-    #: on request (``RunRequest.value_zeroing``): per kind, Mohebbi et al.'s value zeroing [L, Q, K], rows summing to 1
-    value_zeroing: dict[str, np.ndarray] = field(default_factory=dict)
+    #: the results of the analyses asked for (:mod:`model_core.interpret`: attribution, contributions, value
+    #: zeroing, ...) by name; each cuts itself to a step and names its own npz keys
+    analyses: dict[str, StepArrays] = field(default_factory=dict)
     #: the typed text of each source token ("" for specials and padding; None when the tokenizer cannot say): what
     #: an ``<unk>`` chip shows
     src_surfaces: list[str] | None = None
@@ -152,14 +226,7 @@ class Trace:
             tgt_is_pad=self.tgt_is_pad[:t], logprobs=self.logprobs[:t], tgt_ids=self.tgt_ids[:t],
             output_ids=self.output_ids[:t], tgt_surfaces=None if self.tgt_surfaces is None else self.tgt_surfaces[:t],
             first_choice_tokens=None if self.first_choice_tokens is None else self.first_choice_tokens[:t],
-            attribution_src=None if self.attribution_src is None else self.attribution_src[:t],
-            attribution_tgt=None if self.attribution_tgt is None else self.attribution_tgt[:t, :t],
-            attribution_change=None if self.attribution_change is None else self.attribution_change[:t],
-            attribution_points=None if self.attribution_points is None else self.attribution_points[:t],
-            attribution_converged=None if self.attribution_converged is None else self.attribution_converged[:t],
-            value_norms={k: (v[:, :, :t] if k == "decoder_self" else v) for k, v in self.value_norms.items()},
-            value_zeroing={k: (v if k == "encoder_self" else v[:, :t, : (t if k == "decoder_self" else v.shape[-1])])
-                           for k, v in self.value_zeroing.items()},
+            analyses={name: result.at_step(t) for name, result in self.analyses.items()},
             scores={k: (v if k == "encoder_self" else v[:, :, :t, : (t if k == "decoder_self" else v.shape[-1])])
                     for k, v in self.scores.items()},
         )
@@ -169,14 +236,17 @@ class Trace:
         arrays: dict[str, np.ndarray] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in ("scores", "value_norms", "value_zeroing"):
+            if f.name == "scores":
                 for kind, arr in value.items():
                     arrays[f"{f.name}_{kind}"] = arr
+            elif f.name == "analyses":
+                for result in value.values():  # under the keys the analysis chose, readable without this module
+                    arrays.update(result.arrays)
+                    arrays.update({key: np.array(text) for key, text in result.text.items()})
+                if value:
+                    arrays[ANALYSIS_INDEX_KEY] = _strings(_index_lines(value))
             elif value is None:  # an optional field left out (np.savez would pickle None as an object array, which
                 continue         # np.load refuses with its default allow_pickle=False)
-            elif f.name == "attribution_method":
-                if value:
-                    arrays[f.name] = np.array(value)
             elif isinstance(value, list):
                 arrays[f.name] = _strings(value)
             elif isinstance(value, str):
@@ -201,15 +271,13 @@ class Trace:
         for f in fields(cls):
             if f.name == "scores":
                 kwargs["scores"] = {k[7:]: v for k, v in arrays.items() if k.startswith("scores_")}
-            elif f.name in ("value_norms", "value_zeroing"):
-                prefix = f"{f.name}_"
-                kwargs[f.name] = {k[len(prefix):]: v for k, v in arrays.items()
-                                  if k.startswith(prefix) and k[len(prefix):] in KINDS}
+            elif f.name == "analyses":
+                kwargs["analyses"] = _analyses_from(arrays)
             elif f.name in arrays:
                 value = arrays[f.name]
                 if f.name.endswith("tokens") or f.name.endswith("_surfaces"):
                     value = [str(s) for s in value.tolist()]
-                elif f.name in ("positional_kind", "attribution_method", "precision"):
+                elif f.name in ("positional_kind", "precision"):
                     value = str(value)
                 kwargs[f.name] = value
         return cls(**kwargs)  # type: ignore[arg-type]

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..decoding_settings import DecodingSettings, default_max_steps
+from ..interpret.base import run_compute
+from ..interpret.registry import analysis, check_request
 from ..shared_types import NO_ABLATION, Ablation, Beam, Notice
 from ..trace import Trace
 
@@ -46,24 +48,15 @@ class RunRequest:
     pad_tgt: int = 0
     ablation: Ablation = NO_ABLATION
     capture_scores: bool = False  # the pre-softmax scores double the trace's memory: only on request
-    #: attribution per step (model_core.inference.attribution): None, "grad-input" or "integrated-gradients"; its baseline and
-    #: quadrature points (None: each row takes the points its completeness needs; a number: that many for every row).
-    #: Costs a forward and backward pass per row and point: only on request
-    attribution: str | None = None
-    attribution_baseline: str = "zero"
-    attribution_steps: int | None = None
-    #: the value vectors' norms for the norm-based contributions (model_core.inference.contributions): one more pass
-    contributions: bool = False
-    #: value zeroing (model_core.inference.contributions.value_zeroing): one batched pass per layer and kind
-    value_zeroing: bool = False
+    #: the analyses to compute with the model (:mod:`model_core.interpret.registry`), by name with their options
+    #: (``{"attribution": {"method": "integrated-gradients"}, "value-zeroing": {}}``; a list of names: default options).
+    #: Each costs passes of the model: only on request. Checked and completed when the request is made
+    analyses: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.pad_src < 0 or self.pad_tgt < 0:
             raise ValueError(f"padding must be >= 0, not {self.pad_src}, {self.pad_tgt}")
-        if self.attribution is not None:
-            from .attribution import check_settings
-
-            check_settings(self.attribution, self.attribution_baseline, self.attribution_steps)
+        object.__setattr__(self, "analyses", check_request(self.analyses))
         if not isinstance(self.ablation, Ablation):
             raise TypeError("RunRequest.ablation must be an Ablation")
 
@@ -179,23 +172,8 @@ def _run(bundle: ModelBundle, request: RunRequest, stop: Callable[[], bool] | No
         if ablation.active:
             intact = bundle.session(request.src, request.settings, pad_to=request.pad_src)
             baseline_output = vocab.decode(intact.run())
-    if request.attribution and trace.n_steps:
-        from .attribution import attribute_trace
-
-        found = attribute_trace(bundle.model, trace, method=request.attribution, baseline=request.attribution_baseline,
-                                steps=request.attribution_steps, ablation=ablation)
-        change = found.logprob - found.baseline_logprob if found.method == "integrated-gradients" else None
-        trace = replace(trace, attribution_src=found.src, attribution_tgt=found.tgt, attribution_method=found.method,
-                        attribution_change=change, attribution_points=found.points,
-                        attribution_converged=found.converged)
-    if request.contributions:
-        from .contributions import with_value_norms
-
-        trace = with_value_norms(bundle.model, trace, ablation=ablation)
-    if request.value_zeroing:
-        from .contributions import value_zeroing
-
-        trace = replace(trace, value_zeroing=value_zeroing(bundle.model, trace, ablation=ablation))
+    for name, options in request.analyses.items():  # the plug-ins asked for, each adding its result to the trace
+        trace = run_compute(analysis(name), bundle.model, trace, options, ablation=ablation, stop=stop)
     baseline = None
     if ablation.active and trace.n_steps:
         # the intact model on the very same decoder inputs: "before" for the before/after view
@@ -310,7 +288,7 @@ def _lazy_result(bundle: ModelBundle, request: RunRequest, src, tgt, notices: li
             notices.append(Notice.make("no_eos", count=max_steps))
     if request.capture_scores:
         notices.append(Notice.make("long_no_scores"))
-    if request.attribution or request.contributions or request.value_zeroing:
+    if request.analyses:
         notices.append(Notice.make("long_no_analysis"))
     pad_tgt = request.pad_tgt  # padded rows exist in the teacher-forced pass, generated or typed (as in run)
     size = full_maps_bytes(c.n_encoder_layers, c.n_decoder_layers, c.n_heads, len(src.ids),

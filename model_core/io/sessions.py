@@ -246,7 +246,8 @@ class ScopeState:
 
     def _problems(self) -> list[str]:
         """Everything wrong that the model is not needed to see, one line each."""
-        from ..shared_types import COLORMAPS, OVERLAYS, VIEW_MODES
+        from ..interpret.registry import VIEW_MODES
+        from ..shared_types import COLORMAPS, OVERLAYS
 
         out = []
         for name, field_name in (("pad_src", "padding.src"), ("pad_tgt", "padding.tgt"), ("step", "step")):  # as the file names them
@@ -277,7 +278,7 @@ class ScopeState:
 
     @property
     def view_mode(self) -> str:
-        """weights, scores or rollout: what the main heatmap shows."""
+        """What the main heatmap shows: the weights, the scores or an analysis (``interpret.registry.VIEW_MODES``)."""
         mode = self.view.get("view_mode", "weights")
         return mode if isinstance(mode, str) else repr(mode)
 
@@ -309,13 +310,12 @@ class ScopeState:
         """The model call this state's window makes (an empty target: the model translates; the scores view
         captures the pre-softmax scores unless ``capture_scores`` says otherwise)."""
         from ..inference.run import RunRequest
+        from ..interpret.registry import requested_for_view
 
         scores = self.view_mode == "scores" if capture_scores is None else capture_scores
         return RunRequest(self.source, self.target if self.target.strip() else None, self.settings, self.pad_src,
                           self.pad_tgt, self.ablation(), capture_scores=scores,
-                          attribution="integrated-gradients" if self.view_mode == "attribution" else None,
-                          contributions=self.view_mode == "contributions",
-                          value_zeroing=self.view_mode == "value-zeroing")
+                          analyses=requested_for_view(self.view_mode))
 
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:

@@ -22,8 +22,9 @@ import torch
 from torch import nn
 
 from ..config import ModelConfig
-from ..shared_types import NO_ABLATION, Ablation
+from ..shared_types import KINDS, NO_ABLATION, Ablation
 from . import masks
+from .interface import AttentionSite
 from .layers import (
     DecoderLayer,
     EncoderLayer,
@@ -242,7 +243,7 @@ class Seq2SeqTransformer(nn.Module):
             x = layer(x, memory, self_allowed, cross_allowed, bias, probe=probe,
                       self_cache=cache.self_kv[i] if cache else None, cross_cache=cache.cross_kv[i] if cache else None)
         return DecoderOutput(
-            logits=self.output_projection(self.decoder_norm(x)),
+            logits=self.unembed(x),
             self_attentions=probe.captured["decoder_self"], cross_attentions=probe.captured["cross"],
             self_scores=probe.captured_scores["decoder_self"], cross_scores=probe.captured_scores["cross"],
             self_stack=probe.buffers.get("decoder_self"), cross_stack=probe.buffers.get("cross"),
@@ -260,6 +261,36 @@ class Seq2SeqTransformer(nn.Module):
     def parameter_counts(self) -> dict[str, int]:
         """Parameters per top-level module (tied weights counted once) and the total."""
         return count_parameters(self, lambda name: name.split(".")[0])
+
+    # ----------------------------------------------------------------- what the analyses read (nn/interface.py)
+    #: the probe captures the pre-softmax scores; long sentences' maps can be recomputed from queries and keys
+    gives_scores = True
+    supports_lazy_maps = True
+    attention_kinds: tuple[str, ...] = KINDS
+
+    def attention_sites(self, kind: str) -> list[AttentionSite]:
+        """Every attention module of ``kind``, layer by layer (the layer's ``self_attn`` or ``cross_attn``)."""
+        layers = self.encoder_layers if kind == "encoder_self" else self.decoder_layers
+        sites = []
+        for i, layer in enumerate(layers):
+            a = layer.cross_attn if kind == "cross" else layer.self_attn
+            sites.append(AttentionSite(kind, i, layer, a, a.q_proj, a.k_proj, a.v_proj, a.out_proj, a.n_heads,
+                                       a.n_kv_heads, a.d_head, "native", 1.0 / math.sqrt(a.d_head)))
+        return sites
+
+    def token_embeddings(self) -> tuple[nn.Module, nn.Module]:
+        return self.src_embedding, self.tgt_embedding
+
+    def decoder_blocks(self) -> list[nn.Module]:
+        return list(self.decoder_layers)
+
+    def unembed(self, hidden: torch.Tensor) -> torch.Tensor:
+        """The final norm then the output projection: what :meth:`_run_decoder` applies after the last layer."""
+        return self.output_projection(self.decoder_norm(hidden))
+
+    @property
+    def output_head_rowwise(self) -> nn.Module:
+        return self.output_projection
 
 
 def count_parameters(module: nn.Module, part_of: Callable[[str], str]) -> dict[str, int]:

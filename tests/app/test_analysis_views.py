@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from model_core.analysis.measures import all_head_stats, trace_rollout
+from model_core.analysis.measures import all_head_stats
+from model_core.interpret.rollout import trace_rollout
 
 TIMEOUT = 20000
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from model_core import save_model
-from model_core.analysis.measures import trace_rollout
+from model_core.interpret.rollout import trace_rollout
 from tests.app.conftest import RESULT_TIMEOUT_MS, tiny_bundle
 from viz_app.scope.settings import AppSettings
 from viz_app.widgets.minimap import WINDOW_TOKENS as W

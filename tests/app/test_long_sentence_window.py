@@ -136,6 +136,6 @@ def test_greedy_decoding_of_a_long_sentence_is_the_stepped_greedy_output_and_bea
     from model_core import DecodingSettings
 
     result = run(bundle, RunRequest("w1 w2 w3 w4 w5", settings=DecodingSettings(method="beam"), capture_scores=True,
-                                    contributions=True))
+                                    analyses=["contributions"]))
     assert {"long_greedy_only", "long_no_scores", "long_no_analysis"} <= {n.code for n in result.notices}
     assert list(result.trace.output_ids) == list(eager.output_ids)

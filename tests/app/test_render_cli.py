@@ -17,6 +17,9 @@ from PySide6.QtGui import QImage
 
 from model_core import load_model
 from model_core.inference.run import trace_of
+from model_core.interpret.attribution import attribution_of
+from model_core.interpret.contributions import value_norms_of
+from model_core.interpret.value_zeroing import value_zeroing_of
 from viz_app.cli import main
 from viz_app.export import images as ex
 
@@ -296,10 +299,10 @@ def test_the_views_computed_on_request_are_computed_for_render(qapp, tiny_checkp
     assert main(render(tiny_checkpoint, out, "--view", view, "--step", "3")) == 0
     with open(out, newline="", encoding="utf-8") as fh:
         values = np.array([[float(v) for v in row[1:]] for row in list(csv.reader(fh))[1:]])
-    trace = run(load_model(tiny_checkpoint, device="cpu"), RunRequest(SRC, TGT, attribution="integrated-gradients",
-                                                                      contributions=True, value_zeroing=True)).trace
-    expected = {"attribution_src": trace.attribution_src, "value_zeroing": trace.value_zeroing["cross"][1],
-                "value_norms": (trace.cross[1] * trace.value_norms["cross"][1][:, None, :]).mean(0)}[field]
+    trace = run(load_model(tiny_checkpoint, device="cpu"), RunRequest(SRC, TGT, analyses={
+        "attribution": {"method": "integrated-gradients"}, "contributions": {}, "value-zeroing": {}})).trace
+    expected = {"attribution_src": attribution_of(trace).src, "value_zeroing": value_zeroing_of(trace)["cross"][1],
+                "value_norms": (trace.cross[1] * value_norms_of(trace)["cross"][1][:, None, :]).mean(0)}[field]
     np.testing.assert_allclose(values, expected[:3], atol=1e-4)
 
 

@@ -15,8 +15,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QImage
 from test_i18n import assert_all_translated, fake_qm, fake_translation, is_translated  # noqa: F401 - the two fixtures
 
-from model_core.analysis.measures import trace_rollout
 from model_core.inference.run import trace_of
+from model_core.interpret.rollout import trace_rollout
 from viz_app.widgets import AttentionHeatmap, TokenChips
 from viz_app.widgets.chips import BAR_SPACE
 from viz_app.widgets.heatmap import FLAT_LEVELS_MARGIN, blocked_path, nice_ticks, score_levels

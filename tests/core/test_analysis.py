@@ -19,16 +19,14 @@ from model_core.analysis.measures import (
     PROBLEM_CODES,
     HeadStats,
     all_head_stats,
-    decoder_rollout,
-    encoder_rollout,
     head_stats,
     metric_applies,
     metric_range,
     stats_table,
-    trace_rollout,
     verify_trace,
 )
 from model_core.inference.run import trace_of
+from model_core.interpret.rollout import decoder_rollout, encoder_rollout, trace_rollout
 
 SRC = [5, 6, 7, 8, 2, 0, 0]  # two padded source positions
 OUT = [9, 10, 11, 2]

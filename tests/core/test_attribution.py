@@ -18,19 +18,20 @@ import pytest
 import torch
 from conftest import tiny_bundle
 
-from model_core.inference.attribution import (
+from model_core.inference.run import RunRequest, run, trace_of
+from model_core.interpret.attribution import (
     MAX_STEPS,
     METHODS,
     agreement,
     allowed_error,
     attribute,
     attribute_trace,
+    attribution_of,
     average_ranks,
     check_settings,
     source_share,
     spearman,
 )
-from model_core.inference.run import RunRequest, run, trace_of
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -92,7 +93,7 @@ def test_by_default_each_row_takes_the_points_it_needs_and_is_complete():
 def test_completeness_alone_stops_each_row_once_complete_with_fewer_points():
     """``settle=False`` (the test Captum's convergence delta gives): every row converged and within its allowance, from
     the coarser first grid, with fewer points in all than the guarded default."""
-    from model_core.inference.attribution import COMPLETE_INTERVALS
+    from model_core.interpret.attribution import COMPLETE_INTERVALS
 
     bundle = tiny_bundle(seed=1)
     trace = trace_of(bundle, "w1 w2 w3 w4 w5", "t1 t2 t3 t4")
@@ -107,7 +108,7 @@ def test_completeness_alone_stops_each_row_once_complete_with_fewer_points():
 def test_the_path_evaluator_gives_each_pair_its_own_rows_numbers_however_the_passes_are_cut(monkeypatch):
     """Pairs in any order, split into passes by row bands, one pass per row or one element a pass: the same numbers; and
     at α = 1 each row's log-probability is the trace's (the output layer sees the element's own row only)."""
-    import model_core.inference.attribution as attribution
+    import model_core.interpret.attribution as attribution
     from model_core.shared_types import NO_ABLATION
 
     bundle = tiny_bundle(seed=1)
@@ -133,7 +134,7 @@ def test_the_path_evaluator_gives_each_pair_its_own_rows_numbers_however_the_pas
 
 
 def test_row_bands_cover_every_pair_once_in_neighbouring_rows(monkeypatch):
-    import model_core.inference.attribution as attribution
+    import model_core.interpret.attribution as attribution
 
     rows = np.array([0, 0, 0, 1, 1, 5, 5, 5, 5, 9])
     for positions, expected in ((10**9, 1), (0, 4)):  # a costly pass: one band; a free one: a band per row
@@ -149,7 +150,7 @@ def test_row_bands_cover_every_pair_once_in_neighbouring_rows(monkeypatch):
 def test_new_points_cut_the_interval_where_they_remove_most_error():
     """Points among intervals of equal error halve each; points for one interval that carries nearly all the error
     cut it into equal parts (a narrow peak found in one pass instead of a pass per halving); never an old node."""
-    from model_core.inference.attribution import _new_nodes
+    from model_core.interpret.attribution import _new_nodes
 
     x = np.array([0.0, 0.25, 0.5, 1.0])
     np.testing.assert_allclose(np.sort(_new_nodes(x, np.array([1.0, 1.0, 1.0]), 3)), [0.125, 0.375, 0.75])
@@ -202,13 +203,13 @@ def test_grad_input_is_the_finite_difference_along_each_token():
 
 def test_the_target_side_is_causal_and_padded_rows_are_zero():
     bundle = tiny_bundle(seed=3)
-    result = run(bundle, RunRequest("w1 w2 w3", "t1 t2", pad_tgt=6, attribution="grad-input"))
+    result = run(bundle, RunRequest("w1 w2 w3", "t1 t2", pad_tgt=6, analyses={"attribution": {"method": "grad-input"}}))
     trace = result.trace
-    assert trace.attribution_src.shape == (trace.n_steps, trace.n_src)
-    assert trace.attribution_tgt.shape == (trace.n_steps, trace.n_steps)
-    assert np.all(np.triu(trace.attribution_tgt, 1) == 0)
-    assert np.abs(np.tril(trace.attribution_tgt)).sum() > 0
-    assert np.all(trace.attribution_src[trace.tgt_is_pad] == 0)
+    assert attribution_of(trace).src.shape == (trace.n_steps, trace.n_src)
+    assert attribution_of(trace).tgt.shape == (trace.n_steps, trace.n_steps)
+    assert np.all(np.triu(attribution_of(trace).tgt, 1) == 0)
+    assert np.abs(np.tril(attribution_of(trace).tgt)).sum() > 0
+    assert np.all(attribution_of(trace).src[trace.tgt_is_pad] == 0)
     assert trace.tgt_is_pad.sum() == 3
 
 
@@ -216,16 +217,16 @@ def test_attribution_goes_into_the_trace_file_and_steps_with_it(tmp_path):
     from model_core import Trace
 
     bundle = tiny_bundle(seed=4)
-    trace = run(bundle, RunRequest("w1 w2 w3", attribution="integrated-gradients", attribution_steps=16)).trace
-    assert trace.attribution_method == "integrated-gradients"
+    trace = run(bundle, RunRequest("w1 w2 w3", analyses={"attribution": {"method": "integrated-gradients", "steps": 16}})).trace
+    assert attribution_of(trace).method == "integrated-gradients"
     loaded = Trace.load(trace.save(tmp_path / "t.npz"))
-    np.testing.assert_array_equal(loaded.attribution_src, trace.attribution_src)
-    np.testing.assert_array_equal(loaded.attribution_tgt, trace.attribution_tgt)
-    assert loaded.attribution_method == "integrated-gradients"
+    np.testing.assert_array_equal(attribution_of(loaded).src, attribution_of(trace).src)
+    np.testing.assert_array_equal(attribution_of(loaded).tgt, attribution_of(trace).tgt)
+    assert attribution_of(loaded).method == "integrated-gradients"
     early = loaded.at_step(1)
-    assert early.attribution_src.shape == (1, trace.n_src) and early.attribution_tgt.shape == (1, 1)
+    assert attribution_of(early).src.shape == (1, trace.n_src) and attribution_of(early).tgt.shape == (1, 1)
     plain = run(bundle, RunRequest("w1 w2 w3")).trace
-    assert plain.attribution_src is None and "attribution_src" not in plain.to_arrays()
+    assert attribution_of(plain) is None and "attribution_src" not in plain.to_arrays()
 
 
 def test_settings_are_checked_in_one_line():
@@ -238,7 +239,7 @@ def test_settings_are_checked_in_one_line():
     check_settings("integrated-gradients", "zero", 4096)  # the fixed mode reaches what convergence needs
     assert MAX_STEPS >= 4096
     with pytest.raises(ValueError, match="attribution"):
-        RunRequest("a", attribution="lime")
+        RunRequest("a", analyses={"attribution": {"method": "lime"}})
     assert METHODS == ("grad-input", "integrated-gradients")
 
 
@@ -372,15 +373,15 @@ def test_the_windows_attribution_on_bundled_models_is_converged_or_marked(bundle
     """What the window runs (RunRequest's default: adaptive) against 4,096 Gauss–Legendre points per row: every row
     within 1 % of completeness or marked unconverged, and each converged row's top source token the reference's."""
     bundle = bundled[name]
-    trace = run(bundle, RunRequest(sentence, attribution="integrated-gradients")).trace
-    assert trace.attribution_converged is not None and trace.attribution_points is not None
-    change = trace.attribution_change.astype(np.float64)
-    summed = trace.attribution_src.sum(-1).astype(np.float64) + trace.attribution_tgt.sum(-1)
-    ok = trace.attribution_converged
+    trace = run(bundle, RunRequest(sentence, analyses={"attribution": {"method": "integrated-gradients"}})).trace
+    assert attribution_of(trace).converged is not None and attribution_of(trace).points is not None
+    change = attribution_of(trace).change.astype(np.float64)
+    summed = attribution_of(trace).src.sum(-1).astype(np.float64) + attribution_of(trace).tgt.sum(-1)
+    ok = attribution_of(trace).converged
     assert np.all(np.abs(summed - change)[ok] <= allowed_error(change[ok]) * 1.001 + 1e-5)
     assert ok.any()
     reference = attribute_trace(bundle.model, trace, steps=4096)
-    np.testing.assert_array_equal(trace.attribution_src.argmax(-1)[ok], reference.src.argmax(-1)[ok])
+    np.testing.assert_array_equal(attribution_of(trace).src.argmax(-1)[ok], reference.src.argmax(-1)[ok])
 
 
 def test_a_row_whose_tokens_push_against_each_other_converges_to_the_maps_precision(bundled):
@@ -409,8 +410,8 @@ def test_export_states_completeness_per_row_and_names_unconverged_steps(tiny_che
                  "integrated-gradients", "--out", str(out)]) == 0
     line = capsys.readouterr().out.strip().splitlines()[-1]
     trace = Trace.load(out)
-    points = trace.attribution_points
-    assert trace.attribution_converged.all() and points.min() >= 17
+    points = attribution_of(trace).points
+    assert attribution_of(trace).converged.all() and points.min() >= 17
     assert line.startswith("attribution: every row converged (within 1% of log p - log p(baseline)")
     assert f"{points.min():,}–{points.max():,} points a row" in line
     coarse = tmp_path / "coarse.npz"
@@ -418,8 +419,8 @@ def test_export_states_completeness_per_row_and_names_unconverged_steps(tiny_che
                  "integrated-gradients", "--attribution-steps", "1", "--out", str(coarse)]) == 0
     line = capsys.readouterr().out.strip().splitlines()[-1]
     trace = Trace.load(coarse)
-    bad = np.flatnonzero(~trace.attribution_converged) + 1
-    assert len(bad) and (trace.attribution_points == 1).all()
+    bad = np.flatnonzero(~attribution_of(trace).converged) + 1
+    assert len(bad) and (attribution_of(trace).points == 1).all()
     assert line.startswith(f"attribution: NOT CONVERGED at step {', '.join(map(str, bad))} ({len(bad)} of 4 rows")
     assert "not reliable" in line
 

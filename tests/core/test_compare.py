@@ -15,6 +15,8 @@ from conftest import tiny_bundle
 
 from model_core.analysis.compare import compare
 from model_core.inference.run import RunRequest, run
+from model_core.interpret.attribution import attribution_of
+from model_core.interpret.value_zeroing import value_zeroing_of
 from model_core.shared_types import KINDS
 from viz_app.cli import main
 
@@ -102,7 +104,7 @@ def test_export_writes_attribution_and_value_norms(tiny_checkpoint, tmp_path):
     from model_core import Trace
 
     loaded = Trace.load(out)
-    assert set(loaded.value_zeroing) == {"encoder_self", "decoder_self", "cross"} and loaded.attribution_change is None
+    assert set(value_zeroing_of(loaded)) == {"encoder_self", "decoder_self", "cross"} and attribution_of(loaded).change is None
 
 
 

@@ -16,8 +16,9 @@ import torch
 from conftest import tiny_bundle
 
 from model_core import Ablation
-from model_core.inference.contributions import norm_maps, source_share, value_zeroing
 from model_core.inference.run import RunRequest, run
+from model_core.interpret.contributions import norm_maps, source_share, value_norms_of
+from model_core.interpret.value_zeroing import value_zeroing
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -39,7 +40,7 @@ def _hand_norms(x: torch.Tensor, attn, n_heads: int, n_kv_heads: int, d_head: in
 def test_native_norms_are_the_hand_computation(variant):
     bundle = tiny_bundle(seed=5, **variant)
     model, c = bundle.model, bundle.config
-    trace = run(bundle, RunRequest("w1 w2 w3 w4", "t1 t2 t3", contributions=True)).trace
+    trace = run(bundle, RunRequest("w1 w2 w3 w4", "t1 t2 t3", analyses=["contributions"])).trace
     src = torch.tensor([trace.src_ids.tolist()])
     tgt = torch.tensor([trace.tgt_ids.tolist()])
     with torch.no_grad():
@@ -51,7 +52,7 @@ def test_native_norms_are_the_hand_computation(variant):
         enc1 = _hand_norms(x1, model.encoder_layers[1].self_attn, c.n_heads, c.n_kv_heads, c.d_head)
         dec0 = _hand_norms(y0, model.decoder_layers[0].self_attn, c.n_heads, c.n_kv_heads, c.d_head)
         cross1 = _hand_norms(memory, model.decoder_layers[1].cross_attn, c.n_heads, c.n_kv_heads, c.d_head)
-    norms = trace.value_norms
+    norms = value_norms_of(trace)
     np.testing.assert_allclose(norms["encoder_self"][0], enc0, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(norms["encoder_self"][1], enc1, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(norms["decoder_self"][0], dec0, rtol=1e-5, atol=1e-6)
@@ -64,18 +65,18 @@ def test_native_norms_are_the_hand_computation(variant):
 def test_a_switched_off_head_contributes_nothing_and_traces_without_the_flag_stay_as_today():
     bundle = tiny_bundle(seed=6)
     ablation = Ablation.of({("cross", 1, 2)})
-    trace = run(bundle, RunRequest("w1 w2 w3", contributions=True, ablation=ablation)).trace
-    assert np.all(trace.value_norms["cross"][1, 2] == 0) and np.all(trace.value_norms["cross"][1, 1] > 0)
+    trace = run(bundle, RunRequest("w1 w2 w3", analyses=["contributions"], ablation=ablation)).trace
+    assert np.all(value_norms_of(trace)["cross"][1, 2] == 0) and np.all(value_norms_of(trace)["cross"][1, 1] > 0)
     plain = run(bundle, RunRequest("w1 w2 w3")).trace
-    assert plain.value_norms == {} and not any(k.startswith("value_norms") for k in plain.to_arrays())
+    assert value_norms_of(plain) == {} and not any(k.startswith("value_norms") for k in plain.to_arrays())
     stepped = trace.at_step(2)
-    assert stepped.value_norms["decoder_self"].shape[-1] == 2
+    assert value_norms_of(stepped)["decoder_self"].shape[-1] == 2
     assert norm_maps(stepped, "decoder_self").shape[-2:] == (2, 2)
 
 
 def test_source_share_is_the_cross_part_of_the_last_layer():
     bundle = tiny_bundle(seed=7)
-    trace = run(bundle, RunRequest("w1 w2 w3 w4", "t1 t2", contributions=True)).trace
+    trace = run(bundle, RunRequest("w1 w2 w3 w4", "t1 t2", analyses=["contributions"])).trace
     share = source_share(trace)
     cross = norm_maps(trace, "cross")[-1].sum(axis=(0, 2))
     own = norm_maps(trace, "decoder_self")[-1].sum(axis=(0, 2))
@@ -129,7 +130,7 @@ def hf_bart(tmp_path_factory):
 
 def test_hugging_face_norms_from_the_attentions_own_input(hf_bart):
     hf = hf_bart.model.hf_model
-    trace = run(hf_bart, RunRequest("the cat sat on the mat", "le chat est sur le tapis", contributions=True)).trace
+    trace = run(hf_bart, RunRequest("the cat sat on the mat", "le chat est sur le tapis", analyses=["contributions"])).trace
     inputs = {}
     attn_enc = hf.get_encoder().layers[1].self_attn
     attn_cross = hf.get_decoder().layers[0].encoder_attn
@@ -147,7 +148,7 @@ def test_hugging_face_norms_from_the_attentions_own_input(hf_bart):
     with torch.no_grad():
         enc = _hand_norms(inputs["enc"][0], attn_enc, heads, heads, d_head)
         cross = _hand_norms(inputs["cross"][0], attn_cross, heads, heads, d_head)
-    np.testing.assert_allclose(trace.value_norms["encoder_self"][1], enc, rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(trace.value_norms["cross"][0], cross, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(value_norms_of(trace)["encoder_self"][1], enc, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(value_norms_of(trace)["cross"][0], cross, rtol=1e-5, atol=1e-5)
     zeroed = value_zeroing(hf_bart.model, trace, kinds=("cross",))
     np.testing.assert_allclose(zeroed["cross"].sum(-1), 1.0, atol=1e-5)

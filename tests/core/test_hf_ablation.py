@@ -37,7 +37,7 @@ def without_heads(model, bundle, heads):
         width = {}
         with torch.no_grad():
             for kind, layer, head in heads:
-                projection = adapter.output_projection(kind, layer)
+                projection = adapter.attention_sites(kind)[layer].out_proj
                 d = width.setdefault((kind, layer), projection.in_features // bundle.config.n_heads)
                 projection.weight[:, head * d:(head + 1) * d] = 0
     finally:

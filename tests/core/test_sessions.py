@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from model_core import Ablation, DecodingSettings
 from model_core.inference.run import trace_of
+from model_core.interpret.registry import VIEW_MODES
 from model_core.io.importers import ImportOptions, open_model
 from model_core.io.sessions import (
     FORMAT,
@@ -29,7 +30,7 @@ from model_core.io.sessions import (
     SessionError,
     load,
 )
-from model_core.shared_types import COLORMAPS, OVERLAYS, VIEW_MODES
+from model_core.shared_types import COLORMAPS, OVERLAYS
 
 KINDS = ("encoder_self", "decoder_self", "cross")
 

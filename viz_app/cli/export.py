@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model_core.decoding_settings import MAX_SEED
-from model_core.inference.attribution import MAX_POINTS, MAX_STEPS
+from model_core.interpret.base import add_cli_arguments, cli_options
+from model_core.interpret.registry import ANALYSES, requested_for_view
 from model_core.shared_types import KINDS
 from viz_app.cli.common import (
     CliError,
@@ -119,18 +120,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     g = p.add_argument_group("output")
     g.add_argument("--out", required=True, help="output .npz file")
     g.add_argument("--scores", action="store_true", help="also store the pre-softmax scores")
-    g.add_argument("--attribution", choices=("grad-input", "integrated-gradients"), default=None,
-                   help="also store attribution_src [T,S] and attribution_tgt [T,T]: how much each source token and each "
-                        "earlier target token moved the chosen token's log-probability (signed sum over the embedding)")
-    g.add_argument("--attribution-baseline", choices=("zero", "pad"), default="zero",
-                   help="integrated gradients from all-zero token embeddings (default) or from <pad> at every position")
-    g.add_argument("--attribution-steps", type=int_in(1, MAX_STEPS), default=None, metavar="N",
-                   help=f"integrated gradients: that many Gauss-Legendre points for every row, 1..{MAX_STEPS} (default: each row "
-                        f"takes the points it needs, up to {MAX_POINTS:,}, until it sums to within 1 %% of log p - log p(baseline))")
-    g.add_argument("--contributions", action="store_true",
-                   help="also store value_norms_KIND [L,H,K]: ‖W_o,h W_v,h x_j‖, the norm-based contributions' factor")
-    g.add_argument("--value-zeroing", action="store_true",
-                   help="also store value_zeroing_KIND [L,Q,K]: Mohebbi et al.'s value zeroing, rows summing to 1")
+    for found in ANALYSES:  # each plug-in declares its flags (--attribution ..., --contributions, --value-zeroing)
+        add_cli_arguments(found, g)
     g.add_argument("--force", action="store_true", help="overwrite an existing output file")
     add_subset_args(p)
     p.set_defaults(handler=cmd_export)
@@ -298,10 +289,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     out = check_output(args.out, args.force)  # before the session, the model or the run
     plan = plan_run(args, load_session(args), capture_scores=args.scores)
-    plan = replace(plan, request=replace(plan.request, attribution=args.attribution,
-                                         attribution_baseline=args.attribution_baseline,
-                                         attribution_steps=args.attribution_steps, contributions=args.contributions,
-                                         value_zeroing=args.value_zeroing))
+    asked = {found.name: options for found in ANALYSES if (options := cli_options(found, args)) is not None}
+    plan = replace(plan, request=replace(plan.request, analyses=asked))
     bundle = open_bundle(plan.location, plan.options, args)
     check_request(bundle, plan.request)
     if export_long_sentence(bundle, plan.request, args, out):  # over the memory budget: the chosen maps only
@@ -311,36 +300,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     written = save_trace(trace, out, overwrite=args.force)  # exclusive temporary file, renamed; removed on any error
     positions = "target position" if trace.n_steps == 1 else "target positions"
     print(f"wrote {printable(written)}: {trace.n_src:,} source tokens, {trace.n_steps:,} {positions}")
-    if trace.attribution_converged is not None and trace.attribution_method == "integrated-gradients":
-        print(completeness_line(trace))
+    for found in ANALYSES:  # what a plug-in has to say about its result (integrated gradients: convergence)
+        line = found.report(trace) if found.report is not None and found.name in trace.analyses else None
+        if line:
+            print(line)
     if not result.forced:  # the model's tokens: printable
         text = bundle.tgt_tokenizer.decode(int(i) for i in trace.output_ids)
         print(f"translation: {printable(text)}" if text.strip() else "translation: (empty: the model ended at once)")
     return 0
-
-
-def completeness_line(trace: Trace) -> str:
-    """How close integrated gradients came per row: the worst row's completeness, and the rows that did not converge,
-    by step number and in words (a row off by 3 % would read as a fine "97 %")."""
-    import numpy as np
-
-    from model_core.inference.attribution import TOLERANCE
-
-    keep = ~np.asarray(trace.tgt_is_pad, bool)
-    change = np.asarray(trace.attribution_change, np.float64)
-    summed = trace.attribution_src.sum(-1).astype(np.float64) + trace.attribution_tgt.sum(-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        off = np.abs(summed - change) / np.abs(change)
-    points = np.asarray(trace.attribution_points)[keep]
-    spread = f"{points.min():,}–{points.max():,} points a row" if len(points) else "no rows"
-    worst = np.nanmax(off[keep]) if np.isfinite(off[keep]).any() else 0.0
-    bad = np.flatnonzero(~np.asarray(trace.attribution_converged, bool) & keep)
-    if not len(bad):
-        return (f"attribution: every row converged (within {TOLERANCE:.0%} of log p - log p(baseline); the worst is "
-                f"{worst:.2%} off; {spread})")
-    steps = ", ".join(str(int(r) + 1) for r in bad)
-    return (f"attribution: NOT CONVERGED at step {steps} ({len(bad)} of {int(keep.sum())} rows, {spread}): their numbers "
-            f"are not reliable; the converged rows are within {TOLERANCE:.0%}")
 
 
 # ---------------------------------------------------------------------------------------------- render
@@ -501,8 +468,7 @@ def _render(args: argparse.Namespace) -> int:
     view_args = _render_view(args, session, animated)
     plan = plan_run(args, session, capture_scores=view_args.mode == "scores")
     mode = view_args.mode  # the views computed only on request: ask the run for them, as the window does
-    plan = replace(plan, request=replace(plan.request, attribution="integrated-gradients" if mode == "attribution" else None,
-                                         contributions=mode == "contributions", value_zeroing=mode == "value-zeroing"))
+    plan = replace(plan, request=replace(plan.request, analyses=requested_for_view(mode) if mode != LINES_VIEW else {}))
     ensure_qapplication()
     from viz_app.i18n import current_language, install
 

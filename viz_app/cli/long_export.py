@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from model_core.interpret.base import cli_options
+from model_core.interpret.registry import ANALYSES
 from model_core.shared_types import KINDS
 from viz_app.cli.common import CliError, notice_line, printable
 
@@ -109,9 +111,8 @@ def export_long_sentence(bundle: ModelBundle, request: RunRequest, args: argpars
     if out_ids is None:
         raise CliError(f"a source of {len(src.ids):,} tokens: give the target with --tgt (a translation may run to "
                        f"{generated:,} tokens, {size / 1e9:.1f} GB of maps)")
-    extras = [flag for flag, on in (("--scores", args.scores), ("--attribution", args.attribution),
-                                    ("--contributions", args.contributions), ("--value-zeroing", args.value_zeroing))
-              if on]
+    extras = (["--scores"] if args.scores else []) + [f"--{found.name}" for found in ANALYSES
+                                                       if cli_options(found, args) is not None]
     if extras:
         raise CliError(f"{', '.join(extras)} need every map; a long sentence exports attention weights only")
     subset = _subset(args)

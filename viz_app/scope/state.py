@@ -18,8 +18,9 @@ from PySide6.QtCore import QObject, Signal
 from model_core import DecodingSettings, Trace
 from model_core.inference.lazy_trace import is_lazy
 from model_core.inference.run import RunRequest
+from model_core.interpret.registry import VIEW_MODES, of_view
 from model_core.io.sessions import MAX_INDEX, ScopeState, Selection, model_ref
-from model_core.shared_types import KINDS, OVERLAYS, VIEW_MODES, Beam, ModelInfo
+from model_core.shared_types import KINDS, OVERLAYS, Beam, ModelInfo
 from viz_app.i18n import N_, tr_marked
 
 #: how decoder rows are labelled: by the token they predict (the default) or by the decoder input
@@ -82,13 +83,10 @@ def view_needs_run(trace: Trace | None, mode: str, kind: str) -> bool:
     """Whether ``mode`` shows something ``trace`` does not hold yet (computed only on request: a run must add it)."""
     if mode == "scores":
         return trace is None or kind not in trace.scores
-    if mode == "attribution":
-        return trace is None or trace.attribution_src is None
-    if mode == "contributions":
-        return trace is None or not trace.value_norms
-    if mode == "value-zeroing":
-        return trace is None or not trace.value_zeroing
-    return False
+    found = of_view(mode)
+    if found is None or not found.needs_model:
+        return False
+    return trace is None or not found.result_in(trace)
 
 
 class AppState(QObject):

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from model_core.analysis.measures import Rollout, trace_rollout
-from model_core.inference.attribution import agreement
-from model_core.inference.contributions import norm_maps, source_share
+from model_core.interpret.attribution import agreement, attribution_of
+from model_core.interpret.contributions import norm_maps, source_share
+from model_core.interpret.rollout import Rollout, trace_rollout
+from model_core.interpret.value_zeroing import value_zeroing_of
 from model_core.trace import Trace
 from viz_app.i18n import tr
 from viz_app.scope.state import (
@@ -242,9 +243,10 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         top = float(maps[spec.layer].max()) if maps[spec.layer].size else 0.0
         levels = (0.0, top if top > 0 else 1.0)
     elif spec.mode == "value-zeroing":  # one map per layer (every head's value zeroed at once): no head to choose
-        if spec.kind not in trace.value_zeroing:
+        held = value_zeroing_of(trace)
+        if spec.kind not in held:
             raise ValueError("this trace holds no value zeroing (compute it with value zeroing)")
-        maps = trace.value_zeroing[spec.kind][:, None]
+        maps = held[spec.kind][:, None]
         spec = replace(spec, head=None)
     layer = maps[spec.layer]
     if spec.window is None:
@@ -333,12 +335,13 @@ def agreement_of(trace: Trace, kind: str) -> np.ndarray | None:
     Cross-attention is compared with the attribution to the source, decoder self-attention with the attribution to
     the target prefix, over every row of the decoding; computed once per trace and kind.
     """
-    if kind == "encoder_self" or trace.attribution_src is None or trace.attribution_tgt is None:
+    found = attribution_of(trace)
+    if kind == "encoder_self" or found is None:
         return None
     for ref, cached_kind, value in _AGREEMENT:
         if ref() is trace and cached_kind == kind:
             return value
-    rows = trace.attribution_src if kind == "cross" else trace.attribution_tgt
+    rows = found.src if kind == "cross" else found.tgt
     keep = ~np.asarray(trace.tgt_is_pad, bool)
     value = agreement(rows[keep], trace.attention(kind)[:, :, keep], trace.allowed(kind)[keep])
     _AGREEMENT[:] = [*_AGREEMENT[-5:], (weakref.ref(trace), kind, value)]
@@ -347,8 +350,9 @@ def agreement_of(trace: Trace, kind: str) -> np.ndarray | None:
 
 def unconverged_rows(trace: Trace, t: int) -> list[int]:
     """The rows up to step ``t`` whose integrated gradients did not reach the stated completeness (none recorded: [])."""
-    flags = trace.attribution_converged
-    if flags is None or trace.attribution_method != "integrated-gradients":
+    found = attribution_of(trace)
+    flags = None if found is None else found.converged
+    if flags is None or found is None or found.method != "integrated-gradients":
         return []
     keep = ~np.asarray(trace.tgt_is_pad, bool)[:t]
     return [int(r) for r in np.flatnonzero(~np.asarray(flags[:t], bool) & keep)]
@@ -361,13 +365,14 @@ def _attribution_view(trace: Trace, spec: ViewSpec, t: int) -> HeatmapView:
     gives the agreement (Spearman's ρ) of the selected head, or the mean of the layer's heads, with the attribution.
     """
     total = trace.n_steps
-    if trace.attribution_src is None or trace.attribution_tgt is None:
+    found = attribution_of(trace)
+    if found is None:
         raise ValueError("this trace holds no attribution (compute it with attribution)")
     target_side = spec.kind == "decoder_self"
-    matrix = np.ascontiguousarray(trace.attribution_tgt if target_side else trace.attribution_src, dtype=np.float32)
+    matrix = np.ascontiguousarray(found.tgt if target_side else found.src, dtype=np.float32)
     queries = decoder_row_labels(trace, t, spec.forced, spec.row_labels)
     keys = decoder_row_labels(trace, t, spec.forced, "input") if target_side else list(trace.src_tokens)
-    method = tr("MainWindow", "Integrated gradients") if trace.attribution_method == "integrated-gradients" else \
+    method = tr("MainWindow", "Integrated gradients") if found.method == "integrated-gradients" else \
         tr("MainWindow", "Gradient × input")
     if target_side:
         title = tr("MainWindow", "{method} over the target prefix · step {step} / {total}")
@@ -384,13 +389,13 @@ def _attribution_view(trace: Trace, spec: ViewSpec, t: int) -> HeatmapView:
             title = tr("MainWindow", "{title} · agreement with {which}: ρ = {rho}").format(
                 title=title, which=which, rho=f"{float(rho):+.2f}")
     k_label = tr("MainWindow", "earlier target token (decoder input)") if target_side else tr("MainWindow", "source token")
-    if trace.attribution_change is not None and 0 < t <= len(trace.attribution_change):
+    if found.change is not None and 0 < t <= len(found.change):
         # completeness, shown so a class can judge the numbers: the row's attributions against what they should sum to,
         # and a row that did not reach it said in words (a percentage near 100 could read as fine when it is not)
         row = t - 1
-        change = float(trace.attribution_change[row])
-        summed = float(trace.attribution_src[row].sum() + trace.attribution_tgt[row].sum())
-        points = None if trace.attribution_points is None else int(trace.attribution_points[row])
+        change = float(found.change[row])
+        summed = float(found.src[row].sum() + found.tgt[row].sum())
+        points = None if found.points is None else int(found.points[row])
         unconverged = unconverged_rows(trace, t)
         if row in unconverged:
             k_label = tr("MainWindow", "{label} · step {step}'s row did not converge ({points} points): its numbers are "

@@ -60,7 +60,7 @@ class SentenceComparison(QObject):
         s = self.window.state
         if not src_b.strip() or not s.src_text.strip() or s.model is None:
             return
-        a = replace(s.run_request(), capture_scores=False, attribution=None, contributions=False)
+        a = replace(s.run_request(), capture_scores=False, analyses={})
         b = replace(a, src=src_b, tgt=tgt_b if tgt_b.strip() else a.tgt)
         self._request_id = self.window.host.compare_sentences(a, RunRequest(b.src, b.tgt, b.settings, b.pad_src, b.pad_tgt,
                                                                             b.ablation))

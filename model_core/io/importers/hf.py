@@ -58,10 +58,11 @@ from ...files import CheckpointError, OverBudget, file_kind, human_bytes, open_r
 from ...inference.bundle import ModelBundle
 from ...nn import masks
 from ...nn.devices import resolve_device, resolve_dtype
+from ...nn.interface import AttentionSite
 from ...nn.model import DecoderOutput, EncoderOutput, count_parameters
 from ...nn.packed_linear import adopt_packing
 from ...nn.probe import QueriesKeys
-from ...shared_types import NO_ABLATION, Ablation
+from ...shared_types import KINDS, NO_ABLATION, Ablation
 from ...text.tokenize_deadline import run_within
 from ...text.tokenize_worker import TokenizeWorker
 from ...text.tokenizer_check import check_tokenizer_file
@@ -490,17 +491,61 @@ class HFSeq2SeqAdapter(nn.Module):
         weight = table.weights if hasattr(table, "weights") else table.weight  # M2M100 keeps a buffer named weights
         return weight[start + offset : start + offset + length].detach().to(self.dtype)
 
-    # ----------------------------------------------------------------- ablation
-    def output_projection(self, kind: str, layer: int) -> nn.Linear:
-        """The linear layer that mixes the heads of ``(kind, layer)``: its input is the heads' context vectors side
-        by side, head ``h`` in columns ``h·d_head … (h+1)·d_head`` (BART-like ``out_proj``, T5's ``o``)."""
-        model = self.hf_model
-        stack = model.get_encoder() if kind == "encoder_self" else model.get_decoder()
-        if hasattr(stack, "block"):  # T5, mT5, UMT5: layer[0] self-attention, decoder layer[1] cross-attention
-            sub = stack.block[layer].layer[1 if kind == "cross" else 0]
-            return (sub.EncDecAttention if kind == "cross" else sub.SelfAttention).o
-        block = stack.layers[layer]
-        return (block.encoder_attn if kind == "cross" else block.self_attn).out_proj
+    # ----------------------------------------------------------------- what the analyses read (nn/interface.py)
+    attention_kinds: tuple[str, ...] = KINDS
+
+    def _stack(self, kind: str) -> nn.Module:
+        return self.hf_model.get_encoder() if kind == "encoder_self" else self.hf_model.get_decoder()
+
+    def attention_sites(self, kind: str) -> list[AttentionSite]:
+        """Every attention module of ``kind``: T5's ``block[i].layer[0].SelfAttention`` (decoder cross-attention
+        ``layer[1].EncDecAttention``, projections ``q k v o``), else the BART-like ``layers[i].self_attn`` /
+        ``encoder_attn`` (``q_proj k_proj v_proj out_proj``, FSMT too)."""
+        stack = self._stack(kind)
+        sites = []
+        if hasattr(stack, "block"):  # T5, mT5, UMT5: unscaled q·k plus a relative bias inside the module
+            for i, block in enumerate(stack.block):
+                a = block.layer[1].EncDecAttention if kind == "cross" else block.layer[0].SelfAttention
+                heads = int(a.n_heads)
+                sites.append(AttentionSite(kind, i, block, a, a.q, a.k, a.v, a.o, heads, heads, int(a.key_value_proj_dim),
+                                           "own", 1.0))
+            return sites
+        for i, block in enumerate(stack.layers):
+            a = block.encoder_attn if kind == "cross" else block.self_attn
+            heads = int(getattr(a, "num_heads", 0) or self.config.n_heads)
+            d_head = int(getattr(a, "head_dim", 0) or a.q_proj.out_features // heads)
+            scaling = getattr(a, "scaling", None)
+            linear = all(isinstance(getattr(a, n, None), nn.Linear) for n in ("q_proj", "k_proj", "v_proj", "out_proj"))
+            scaled = linear and isinstance(scaling, (int, float))
+            sites.append(AttentionSite(kind, i, block, a, a.q_proj, a.k_proj, a.v_proj, a.out_proj, heads, heads, d_head,
+                                       "scaled" if scaled else "own", float(scaling) if scaled else d_head**-0.5))
+        return sites
+
+    def token_embeddings(self) -> tuple[nn.Module, nn.Module]:
+        return self.hf_model.get_encoder().embed_tokens, self.hf_model.get_decoder().embed_tokens
+
+    def decoder_blocks(self) -> list[nn.Module]:
+        stack = self.hf_model.get_decoder()
+        return list(stack.block if hasattr(stack, "block") else stack.layers)
+
+    def unembed(self, hidden: torch.Tensor) -> torch.Tensor:
+        """What the family applies after its last decoder layer: FSMT's ``output_projection``; else the decoder's
+        final norm when it has one (T5's ``final_layer_norm``, mBART/Pegasus/M2M100's ``layer_norm``), T5's
+        ``d_model**-0.5`` when its config scales the decoder's outputs, the LM head and ``final_logits_bias``."""
+        model, stack = self.hf_model, self.hf_model.get_decoder()
+        if self.model_type == "fsmt":
+            return stack.output_projection(hidden)
+        norm = getattr(stack, "final_layer_norm", None) or getattr(stack, "layer_norm", None)
+        h = norm(hidden) if norm is not None else hidden
+        hc = model.config
+        if hasattr(stack, "block") and getattr(hc, "scale_decoder_outputs", getattr(hc, "tie_word_embeddings", False)):
+            h = h * (hc.d_model**-0.5)
+        logits = model.get_output_embeddings()(h)
+        bias = getattr(model, "final_logits_bias", None)
+        return logits if bias is None else logits + bias.to(logits.device)
+
+    #: the LM head runs inside Hugging Face's forward, on every position
+    output_head_rowwise = None
 
     @contextlib.contextmanager
     def _head_gates(self, ablation: Ablation) -> Iterator[None]:
@@ -518,7 +563,7 @@ class HFSeq2SeqAdapter(nn.Module):
             by_module.setdefault((kind, layer), []).append(head)
         try:
             for (kind, layer), heads in by_module.items():
-                projection = self.output_projection(kind, layer)
+                projection = self.attention_sites(kind)[layer].out_proj
                 width = projection.in_features // c.n_heads
 
                 def zero_heads(_module: nn.Module, args: tuple, heads: list[int] = heads, width: int = width) -> tuple:
@@ -562,10 +607,6 @@ class HFSeq2SeqAdapter(nn.Module):
         finally:
             model.set_attn_implementation(before)
 
-    def _attention_modules(self, kind: str) -> list[nn.Module]:
-        stack = self.hf_model.get_encoder() if kind == "encoder_self" else self.hf_model.get_decoder()
-        return [layer.encoder_attn if kind == "cross" else layer.self_attn for layer in stack.layers]
-
     def queries_keys(
         self, src_ids: list[int], decoder_inputs: list[int], ablation: Ablation = NO_ABLATION,
     ) -> tuple[dict[str, list[QueriesKeys]], torch.Tensor]:
@@ -589,11 +630,11 @@ class HFSeq2SeqAdapter(nn.Module):
 
         for kind in ("encoder_self", "decoder_self", "cross"):
             kept[kind] = []
-            for module in self._attention_modules(kind):
+            for site in self.attention_sites(kind):
                 slot: dict[str, torch.Tensor] = {}
                 kept[kind].append(slot)
-                handles += [module.q_proj.register_forward_hook(keep(slot, "q")),
-                            module.k_proj.register_forward_hook(keep(slot, "k"))]
+                handles += [site.q_proj.register_forward_hook(keep(slot, "q")),
+                            site.k_proj.register_forward_hook(keep(slot, "k"))]
         dev = self.device
         try:
             with torch.inference_mode(), self.fused_attention():

@@ -25,12 +25,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..nn.interface import attention_site
 from ..shared_types import KINDS, NO_ABLATION, Ablation
 from ..trace import Trace
 
 if TYPE_CHECKING:
     import torch
     from torch import nn
+
+    from ..nn.interface import AttentionSite, ScopeModel
 
 
 class WalkthroughUnavailable(ValueError):
@@ -125,11 +128,15 @@ def cell_walkthrough(
             raise ValueError(f"{what} {value} is out of range: this {kind} attention has {n} (0..{n - 1})")
     query_tokens = trace.src_tokens if kind == "encoder_self" else trace.tgt_tokens
     key_tokens = trace.tgt_tokens if kind == "decoder_self" else trace.src_tokens
-    hf_model = getattr(model, "hf_model", None)
-    if hf_model is not None:
-        parts = _hf_vectors(model, hf_model, trace, kind, layer, head, query)
+    site = attention_site(model, kind, layer)
+    if site.arithmetic == "native":
+        parts = _native_vectors(model, site, trace, query, head, ablation, stepped)
+    elif site.arithmetic == "scaled":
+        parts = _projected_vectors(model, site, trace, head, query)
     else:
-        parts = _native_vectors(model, trace, kind, layer, head, query, ablation, stepped)
+        raise WalkthroughUnavailable(
+            "not available for this model: its attention adds a position bias inside the module, so q, k and v alone "
+            "do not give its scores")
     q, keys, values, scale, bias, allowed, scores, weights, model_output = _to_width(parts, n_k)
     off = head in ablation.heads_off(kind, layer)
     output = (weights.astype(np.float32) @ values.astype(np.float32)).astype(np.float32)
@@ -158,15 +165,8 @@ def _np(t: torch.Tensor) -> np.ndarray:
     return t.detach().float().cpu().numpy().copy()
 
 
-# ====================================================================== native model
-def _native_module(model: Any, kind: str, layer: int) -> nn.Module:
-    if kind == "encoder_self":
-        return model.encoder_layers[layer].self_attn
-    block = model.decoder_layers[layer]
-    return block.self_attn if kind == "decoder_self" else block.cross_attn
-
-
-def _native_vectors(model: Any, trace: Trace, kind: str, layer: int, head: int, query: int, ablation: Ablation,
+# ====================================================================== the app's own attention
+def _native_vectors(model: ScopeModel, site: AttentionSite, trace: Trace, query: int, head: int, ablation: Ablation,
                     stepped: bool) -> _Parts:
     """Replay the run with hooks on the attention module of ``(kind, layer)``; keep the call that computed row ``query``.
 
@@ -176,7 +176,7 @@ def _native_vectors(model: Any, trace: Trace, kind: str, layer: int, head: int, 
     """
     import torch
 
-    module = _native_module(model, kind, layer)
+    module, kind = site.attention, site.kind
     calls: list[dict[str, torch.Tensor]] = []
     contexts: list[torch.Tensor] = []
 
@@ -247,40 +247,13 @@ def _native_row_parts(mod: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
     return {"q": q, "k": k, "v": v, "allowed": mask, "bias": full_bias, "scores": scores, "weights": weights}
 
 
-# ====================================================================== Hugging Face
-_HF_PROJECTIONS = ("q_proj", "k_proj", "v_proj", "out_proj")
-
-
-def _hf_module(hf_model: Any, kind: str, layer: int) -> Any:
-    """The attention module of ``(kind, layer)`` when it is BART-like (four projections and a scaling), else None."""
-    try:
-        stack = hf_model.get_encoder() if kind == "encoder_self" else hf_model.get_decoder()
-        block = stack.layers[layer]
-        module = block.self_attn if kind != "cross" else block.encoder_attn
-    except (AttributeError, IndexError, TypeError):
-        return None
-    if not all(isinstance(getattr(module, name, None), _linear_type()) for name in _HF_PROJECTIONS):
-        return None
-    if not isinstance(getattr(module, "scaling", None), (int, float)):
-        return None
-    return module
-
-
-def _linear_type() -> type:
-    from torch import nn
-
-    return nn.Linear
-
-
-def _hf_vectors(adapter: Any, hf_model: Any, trace: Trace, kind: str, layer: int, head: int, query: int) -> _Parts:
-    """One teacher-forced pass of the Hugging Face model with hooks on the four projections of ``(kind, layer)``."""
+# ====================================================================== projections and a scaling alone (BART-like)
+def _projected_vectors(adapter: ScopeModel, site: AttentionSite, trace: Trace, head: int, query: int) -> _Parts:
+    """One teacher-forced pass with hooks on the four projections of the site (a module whose weights are
+    softmax(q·kᵀ·scaling + mask): the Hugging Face BART-like layers)."""
     import torch
 
-    module = _hf_module(hf_model, kind, layer)
-    if module is None:
-        raise WalkthroughUnavailable(
-            "not available for this model: its attention adds a position bias inside the module, so q, k and v alone "
-            "do not give its scores")
+    kind = site.kind
     seen: dict[str, torch.Tensor] = {}
 
     def keep(name: str):
@@ -291,8 +264,9 @@ def _hf_vectors(adapter: Any, hf_model: Any, trace: Trace, kind: str, layer: int
     def before_output(_mod: nn.Module, args: tuple) -> None:
         seen["context"] = args[0].detach().clone()
 
-    handles = [getattr(module, name).register_forward_hook(keep(name)) for name in _HF_PROJECTIONS[:3]]
-    handles.append(module.out_proj.register_forward_pre_hook(before_output))
+    handles = [projection.register_forward_hook(keep(name))
+               for name, projection in (("q_proj", site.q_proj), ("k_proj", site.k_proj), ("v_proj", site.v_proj))]
+    handles.append(site.out_proj.register_forward_pre_hook(before_output))
     try:
         adapter.eval()
         with torch.inference_mode():
@@ -304,7 +278,7 @@ def _hf_vectors(adapter: Any, hf_model: Any, trace: Trace, kind: str, layer: int
     finally:
         for handle in handles:
             handle.remove()
-    n_heads = int(getattr(module, "num_heads", 0) or adapter.config.n_heads)
+    n_heads = site.n_heads
     d_head = int(seen["q_proj"].shape[-1]) // n_heads
 
     def heads(x: torch.Tensor) -> torch.Tensor:  # [1, T, H·d] -> [T, d] of this head
@@ -312,7 +286,7 @@ def _hf_vectors(adapter: Any, hf_model: Any, trace: Trace, kind: str, layer: int
 
     q, k, v = heads(seen["q_proj"])[query], heads(seen["k_proj"]), heads(seen["v_proj"])
     allowed = torch.from_numpy(_hf_key_mask(trace, kind, query))
-    scaling = float(module.scaling)
+    scaling = site.scaling
     scores = ((k @ q) * scaling).masked_fill(~allowed, float("-inf"))
     weights = torch.softmax(scores, dim=-1) if bool(allowed.any()) else torch.zeros_like(scores)
     model_output = heads(seen["context"])[query]

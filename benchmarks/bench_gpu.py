@@ -10,7 +10,7 @@ On one device (``--device``, default: CUDA, else MPS, else the CPU as a try-out)
    d_model 512, 8 heads, d_ff 2,048, vocabulary 8,000, random weights), source = target = N tokens, against
    Hugging Face ``MarianMTModel`` of the same shape, eager attention, ``output_attentions=True``, its attentions and
    logits turned into host numpy (float32: numpy has no bfloat16). Ratio = Marian / ours, target >= 1.2.
-3. **cached step** (``DecodeSession.step`` with attention captured, source 64 tokens) at position P against the
+3. **cached step** (``StepDecoder.step`` with attention captured, source 64 tokens) at position P against the
    decoder re-run over the whole prefix.
 4. **long sentence**: N source tokens (default 4,096) and 64 decoder tokens through the window's long path
    (``lazy_trace``: the fused forward keeping queries and keys; the overview's pooled tiles; one head's 40 x 40
@@ -42,7 +42,7 @@ import torch
 from _common import call_median_ms, interleaved_timings, machine_info, median_ms, print_machine, print_table, write_json
 from bench_model import BASE_CONFIG, TRACE_MIN_RATIO, layout_config, marian_trace, random_ids
 
-from model_core import DecodeSession, ModelConfig, Seq2SeqTransformer, teacher_forced_trace
+from model_core import ModelConfig, Seq2SeqTransformer, StepDecoder, teacher_forced_trace
 from model_core.analysis.measures import VERIFY_ATOL
 from model_core.nn.devices import resolve_device
 
@@ -180,7 +180,7 @@ def bench_step(model: Seq2SeqTransformer, device: torch.device, positions: Seque
         encoded = model.encode(torch.tensor([src_ids], device=device))
     cases: dict[str, Callable[[], None]] = {}
     for n in positions:
-        session = DecodeSession(model, src_ids, max_steps=longest + 1)
+        session = StepDecoder(model, src_ids, max_steps=longest + 1)
         session.force(prefix[:n])
         cases[f"step{n}"] = synced(lambda s=session: (s.step(token), s.back()), device)
 

@@ -47,7 +47,7 @@ import torch
 from _common import call_median_ms, machine_info, print_machine, print_table, write_json
 from bench_model import layout_config
 
-from model_core import DecodeSession, Seq2SeqTransformer, teacher_forced_trace
+from model_core import Seq2SeqTransformer, StepDecoder, teacher_forced_trace
 from viz_app.widgets.minimap import WINDOW_TOKENS
 
 VOCAB = 8000
@@ -216,7 +216,7 @@ def bench_model(model: Seq2SeqTransformer, n: int, seed: int) -> tuple[dict[str,
     start = time.perf_counter()
     trace = teacher_forced_trace(model, src, out)
     trace_ms = (time.perf_counter() - start) * 1000.0
-    session = DecodeSession(model, src, max_steps=n + 1)
+    session = StepDecoder(model, src, max_steps=n + 1)
     session.force(out[: n - 1])
     step_ms = call_median_ms(lambda _i: (session.step(out[n - 1]), session.back()), repeats=3)
     attention_bytes = sum(trace.attention(k).nbytes for k in ("encoder_self", "decoder_self", "cross"))

@@ -8,7 +8,7 @@
    logits) are then turned into host numpy arrays. Ratio = Marian / ours (> 1: we are faster). Also timed, for
    the checkpoints users import: the same Marian as the app opens it (``packed_linear.adopt_packing``: its linear
    layers through packed oneDNN weights, the same weights and code), "Marian / app" (no target).
-2. **Cached decoding step** (``DecodeSession.step(token)`` after forcing a prefix of N tokens,
+2. **Cached decoding step** (``StepDecoder.step(token)`` after forcing a prefix of N tokens,
    attention captured and copied to host) against re-running the decoder over the whole prefix
    (``model.decode(prefix, encoded, capture=True)``, what a naive viewer does).
 
@@ -29,7 +29,7 @@ import numpy as np
 import torch
 from _common import interleaved_timings, machine_info, median_ms, print_machine, print_table, spread_pct, write_json
 
-from model_core import DecodeSession, ModelConfig, Seq2SeqTransformer, teacher_forced_trace
+from model_core import ModelConfig, Seq2SeqTransformer, StepDecoder, teacher_forced_trace
 from model_core.nn.packed_linear import adopt_packing
 
 VOCAB = 8000
@@ -166,17 +166,17 @@ def bench_decode(
     longest = max(lengths)
     prefix = random_ids(generator, longest + 1)
     token = prefix[-1]
-    sessions: dict[int, DecodeSession] = {}
+    sessions: dict[int, StepDecoder] = {}
     started = time.perf_counter()
     for n in lengths:
-        session = DecodeSession(model, src_ids, max_steps=longest + 1)
+        session = StepDecoder(model, src_ids, max_steps=longest + 1)
         session.force(prefix[:n])
         sessions[n] = session
     force_s = time.perf_counter() - started
     with torch.inference_mode():
         encoded = model.encode(torch.tensor([src_ids]))
 
-    def cached_step(session: DecodeSession) -> None:
+    def cached_step(session: StepDecoder) -> None:
         session.step(token)
         # undo outside the clock would need a second timer; back() is a few integer decrements
         session.back()

@@ -5,7 +5,7 @@ Torch and numpy only, never Qt: usable from scripts, notebooks and tests without
 Why the lazy names: ``import torch`` takes seconds, and a double-clicked app must show its window
 before that has finished. So ``import model_core`` loads only the torch-free pieces (the config,
 decoding settings, the numpy :class:`Trace`, the bundled-model lookup); the names that need torch
-(:func:`load_model`, :class:`DecodeSession`, …) are imported on first use through the module
+(:func:`load_model`, :class:`StepDecoder`, …) are imported on first use through the module
 ``__getattr__`` of PEP 562. ``from model_core import load_model`` works exactly as before; it just
 pays for torch at that moment instead of at ``import model_core``.
 """
@@ -24,7 +24,7 @@ from .trace import Trace
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .inference.bundle import ModelBundle
-    from .inference.decoding import DecodeSession, teacher_forced_trace
+    from .inference.decoding import StepDecoder, teacher_forced_trace
     from .io.checkpoint import save_model
     from .io.importers import load_model
     from .nn.model import Seq2SeqTransformer
@@ -34,7 +34,7 @@ __version__ = "0.1.0"
 
 #: name -> submodule that defines it; imported on first access (these pull in torch or 🤗 tokenizers)
 _LAZY: dict[str, str] = {
-    "DecodeSession": "inference.decoding",
+    "StepDecoder": "inference.decoding",
     "ModelBundle": "inference.bundle",
     "Seq2SeqTransformer": "nn.model",
     "Tokenizer": "text.tokenizers",
@@ -51,7 +51,6 @@ __all__ = [
     "KINDS",
     "Ablation",
     "CheckpointError",
-    "DecodeSession",
     "DecodingSettings",
     "Hypothesis",
     "ModelBundle",
@@ -59,6 +58,7 @@ __all__ = [
     "ModelInfo",
     "Notice",
     "Seq2SeqTransformer",
+    "StepDecoder",
     "Tokenizer",
     "Trace",
     "__version__",

@@ -31,7 +31,7 @@ MAX_LENGTH_PENALTY = 100.0
 
 @dataclass(frozen=True)
 class DecodingSettings:
-    """How :meth:`DecodeSession.step` chooses a token when none is given."""
+    """How :meth:`StepDecoder.step` chooses a token when none is given."""
 
     method: Method = "greedy"
     temperature: float = 1.0
@@ -90,7 +90,7 @@ class Hypothesis:
 
 def default_max_steps(n_src: int, max_len: int) -> int:
     """How many tokens generation may write for a source of ``n_src`` tokens: twice the source plus a margin (at
-    least 32), at most ``max_len``. ``DecodeSession``'s default; also the length a generated output's maps are
+    least 32), at most ``max_len``. ``StepDecoder``'s default; also the length a generated output's maps are
     budgeted for before the run (``run``, ``export``), since a model that never says ``<eos>`` writes this many."""
     return min(max(2 * n_src + 16, 32), max_len)
 

@@ -1,1 +1,1 @@
-"""What a trace or a corpus says about the heads: statistics, rollout, alignment, reports, comparisons."""
+"""What a trace or a corpus says about the heads: statistics, alignment, reports, comparisons."""

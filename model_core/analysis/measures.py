@@ -1,4 +1,4 @@
-"""Beyond heatmaps: per-head statistics and a trace verifier (the rollout is a plug-in: model_core.interpret.rollout).
+"""Beyond heatmaps: per-head statistics and a trace verifier.
 
 Everything here reads the host arrays of a :class:`~model_core.trace.Trace` (numpy only, never a
 tensor or Qt), so the app, the CLI and notebooks share one definition of each number. Loops run

@@ -172,7 +172,7 @@ def _native_vectors(model: ScopeModel, site: AttentionSite, trace: Trace, query:
 
     Teacher-forced: one encoder and one decoder pass over the trace's ids (row ``query`` of the one call).
     Stepped: the encoder, then one ``decode_step`` per decoder input up to ``query`` (the call at that step
-    has that single row), as :class:`~model_core.inference.decoding.DecodeSession` ran them, keys and values from the cache.
+    has that single row), as :class:`~model_core.inference.decoding.StepDecoder` ran them, keys and values from the cache.
     """
     import torch
 

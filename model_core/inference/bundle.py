@@ -3,7 +3,7 @@
 Why a module of its own: every format's reader builds one (the native checkpoint in :mod:`model_core.io.checkpoint`,
 the importers in :mod:`model_core.io.importers`) and :func:`model_core.inference.run.run` takes one, so it sits below all of
 them and imports none: a bundle only encodes text (cut to what the model can take) and opens a
-:class:`~model_core.inference.decoding.DecodeSession`.
+:class:`~model_core.inference.decoding.StepDecoder`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 
 from ..config import ModelConfig
 from ..decoding_settings import DecodingSettings
-from ..nn.model import Seq2SeqTransformer
+from ..nn.interface import ScopeModel
 from ..shared_types import NO_ABLATION, Ablation
 from ..text.tokenizers import Tokenizer
-from .decoding import DecodeSession
+from .decoding import StepDecoder
 
 
 @dataclass
@@ -39,7 +39,7 @@ class SourceInput:
 class ModelBundle:
     """A model with its tokenizers, name and provenance: what the app and CLI hold."""
 
-    model: Seq2SeqTransformer
+    model: ScopeModel
     src_tokenizer: Tokenizer
     tgt_tokenizer: Tokenizer
     name: str = "model"
@@ -74,19 +74,19 @@ class ModelBundle:
         surfaces = None if typed is None else [*typed[:c.max_len - 1], ""]
         return SourceInput(ids, [self.tgt_tokenizer.id_to_token(i) for i in ids], truncated, original, cut, surfaces)
 
-    def session(
+    def decoder(
         self, text: str, settings: DecodingSettings = DecodingSettings(), *, pad_to: int = 0,
         capture_scores: bool = False, ablation: Ablation = NO_ABLATION, max_steps: int | None = None,
-    ) -> DecodeSession:
+    ) -> StepDecoder:
+        """A :class:`StepDecoder` of ``text`` (cut to what the model takes): step, back, run, trace."""
         src = self.encode_source(text, pad_to)
-        return DecodeSession(
+        return StepDecoder(
             self.model, src.ids, src_tokens=src.tokens, tgt_vocab=self.tgt_tokenizer.vocab, settings=settings,
             capture_scores=capture_scores, ablation=ablation, max_steps=max_steps,
         )
 
     def translate(self, text: str, max_steps: int | None = None) -> str:
-        session = self.session(text, max_steps=max_steps)
-        return self.tgt_tokenizer.decode(session.run())
+        return self.tgt_tokenizer.decode(self.decoder(text, max_steps=max_steps).run())
 
 
 #: characters read per token a model can take: a text longer than (room × this) is cut before it is tokenised, so a

@@ -1,9 +1,9 @@
 """Step-by-step decoding with a key/value cache, and the trace of what was computed.
 
-A :class:`DecodeSession` encodes the source once, then each :meth:`DecodeSession.step` runs the
+A :class:`StepDecoder` encodes the source once, then each :meth:`StepDecoder.step` runs the
 decoder for one new position only (earlier keys/values come from the cache, so a step at position
 t costs O(t)) and chooses the next token: the one given (teacher forcing), or greedy, sampled
-(temperature, top-k, top-p) or beam search. :meth:`DecodeSession.back` undoes a step. The rows of
+(temperature, top-k, top-p) or beam search. :meth:`StepDecoder.back` undoes a step. The rows of
 attention collected while stepping equal the teacher-forced forward pass over the same tokens.
 Every step copies its attention to the host once, as one flat array.
 """
@@ -20,7 +20,8 @@ from ..config import ModelConfig
 from ..decoding_settings import DecodingSettings, Hypothesis, banned_ids, default_max_steps, forced_token
 from ..nn import masks
 from ..nn.devices import dtype_name, host_float32, numpy_float32
-from ..nn.model import EncoderOutput, Seq2SeqTransformer
+from ..nn.interface import ScopeModel
+from ..nn.model import EncoderOutput
 from ..shared_types import NO_ABLATION, Ablation
 from ..trace import Trace, ablated_head_rows
 
@@ -78,7 +79,7 @@ def greedy_next(config: ModelConfig, scores: torch.Tensor, position: int) -> tor
     """The greedy choice [...] of each row of ``scores`` [..., V] at decoder ``position``: the forced token there
     (:func:`forced_token`), else the best id that may be chosen.
 
-    The one rule of the stepped session, a long sentence's decoding (:func:`model_core.inference.lazy_trace.greedy_ids`) and
+    The one rule of the step decoder, a long sentence's decoding (:func:`model_core.inference.lazy_trace.greedy_ids`) and
     ``eval``'s batches (:func:`model_core.training.evaluation.batch_greedy`), so the three translate alike.
     """
     forced = forced_token(config, position)
@@ -91,12 +92,15 @@ class SessionFull(ValueError):
     """The decoder reached its maximum length."""
 
 
-class DecodeSession:
-    """Incremental decoding of one source sentence, inspectable and reversible."""
+class StepDecoder:
+    """Incremental decoding of one source sentence, inspectable and reversible (step, back, reset, run, trace).
+
+    Named "decoder", not "session": a session in this app is a saved window state (a session file).
+    """
 
     def __init__(
         self,
-        model: Seq2SeqTransformer,
+        model: ScopeModel,
         src_ids: Sequence[int],
         *,
         src_tokens: Sequence[str] | None = None,
@@ -374,7 +378,7 @@ def _token_strings(ids: Sequence[int], vocab: Sequence[str] | None) -> list[str]
 
 
 def build_trace(
-    model: Seq2SeqTransformer, src_ids: Sequence[int], tgt_ids: Sequence[int], output_ids: Sequence[int],
+    model: ScopeModel, src_ids: Sequence[int], tgt_ids: Sequence[int], output_ids: Sequence[int],
     encoder_self: np.ndarray, decoder_self: np.ndarray, cross: np.ndarray, logprobs: np.ndarray, *,
     src_tokens: Sequence[str] | None, tgt_vocab: Sequence[str] | None, ablation: Ablation = NO_ABLATION,
     scores: dict[str, np.ndarray] | None = None,
@@ -447,7 +451,7 @@ def teacher_forced_batch(c: ModelConfig, sources: Sequence[Sequence[int]], outpu
 
 
 def teacher_forced_trace(
-    model: Seq2SeqTransformer, src_ids: Sequence[int], output_ids: Sequence[int], *,
+    model: ScopeModel, src_ids: Sequence[int], output_ids: Sequence[int], *,
     src_tokens: Sequence[str] | None = None, tgt_vocab: Sequence[str] | None = None,
     ablation: Ablation = NO_ABLATION, capture_scores: bool = False, tgt_pad_to: int = 0,
 ) -> Trace:

@@ -25,8 +25,8 @@ import torch.nn.functional as F
 
 from ..budgets import EAGER_MAPS_BYTES
 from ..nn.devices import numpy_float32
+from ..nn.interface import ScopeModel
 from ..nn.layers import attention_weights
-from ..nn.model import Seq2SeqTransformer
 from ..nn.probe import AttentionProbe, QueriesKeys
 from ..shared_types import KINDS, NO_ABLATION, Ablation, check_kind
 from .decoding import log_probs_in_place
@@ -44,7 +44,7 @@ def full_maps_bytes(n_encoder_layers: int, n_decoder_layers: int, n_heads: int, 
     return 4 * n_heads * per_head
 
 
-def needs_lazy_maps(model: Seq2SeqTransformer, src_len: int, tgt_len: int, budget: int = EAGER_MAPS_BYTES) -> bool:
+def needs_lazy_maps(model: ScopeModel, src_len: int, tgt_len: int, budget: int = EAGER_MAPS_BYTES) -> bool:
     """Whether a trace of ``src_len`` source and ``tgt_len`` decoder tokens would keep more maps than ``budget``."""
     c = model.config
     return full_maps_bytes(c.n_encoder_layers, c.n_decoder_layers, c.n_heads, src_len, tgt_len) > budget
@@ -187,7 +187,7 @@ class LazyForward:
 
 
 def lazy_forward(
-    model: Seq2SeqTransformer, src_ids: Sequence[int], output_ids: Sequence[int], *, ablation: Ablation = NO_ABLATION,
+    model: ScopeModel, src_ids: Sequence[int], output_ids: Sequence[int], *, ablation: Ablation = NO_ABLATION,
     cache_bytes: int = DEFAULT_CACHE_BYTES, tgt_pad_to: int = 0,
 ) -> LazyForward:
     """The forward of :func:`~model_core.inference.decoding.teacher_forced_trace` with the fused kernel, keeping queries and keys.

@@ -20,7 +20,7 @@ from ..shared_types import KINDS, NO_ABLATION, Ablation
 from .pooling import TILE_PIXELS, tile_factors
 
 if TYPE_CHECKING:  # torch is imported by the functions that run the model: the window imports this module
-    from ..nn.model import Seq2SeqTransformer
+    from ..nn.interface import ScopeModel
     from ..trace import Trace
     from .lazy_maps import LazyMaps
 
@@ -211,7 +211,7 @@ def pool_overview(trace: Trace, kind: str, layer: int) -> None:
 
 
 def lazy_trace(
-    model: Seq2SeqTransformer, src_ids: Sequence[int], output_ids: Sequence[int], *,
+    model: ScopeModel, src_ids: Sequence[int], output_ids: Sequence[int], *,
     src_tokens: Sequence[str] | None = None, tgt_vocab: Sequence[str] | None = None, ablation: Ablation = NO_ABLATION,
     tgt_pad_to: int = 0,
 ) -> Trace:
@@ -232,10 +232,10 @@ def lazy_trace(
                        src_tokens=src_tokens, tgt_vocab=tgt_vocab, ablation=ablation)
 
 
-def greedy_ids(model: Seq2SeqTransformer, src_ids: Sequence[int], max_steps: int, ablation: Ablation = NO_ABLATION,
+def greedy_ids(model: ScopeModel, src_ids: Sequence[int], max_steps: int, ablation: Ablation = NO_ABLATION,
                stop: Callable[[], bool] | None = None) -> list[int]:
     """Greedy output ids with the fused kernel and the key/value cache, no map captured: the choices of
-    :func:`model_core.inference.decoding.greedy_next`, as ``DecodeSession`` makes them (a forced first token included).
+    :func:`model_core.inference.decoding.greedy_next`, as ``StepDecoder`` makes them (a forced first token included).
 
     ``stop`` is asked every :data:`STOP_CHECK_STEPS` steps; when it says True, :class:`Superseded` is raised (the
     window's worker passes "a newer run was asked for": an untrained model never says ``<eos>``, and thousands of

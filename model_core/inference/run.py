@@ -151,26 +151,26 @@ def _run(bundle: ModelBundle, request: RunRequest, stop: Callable[[], bool] | No
         trace = teacher_forced_trace(bundle.model, src.ids, tgt.ids, src_tokens=src.tokens, tgt_vocab=vocab.vocab,
                                      tgt_pad_to=request.pad_tgt, ablation=ablation, capture_scores=scores)
     else:
-        session = bundle.session(request.src, request.settings, pad_to=request.pad_src, ablation=ablation,
+        decoder = bundle.decoder(request.src, request.settings, pad_to=request.pad_src, ablation=ablation,
                                  capture_scores=scores)
-        session.run()
+        decoder.run()
         history = tuple(
             tuple((" ".join(vocab.id_to_token(i) for i in h.ids), float(h.score), bool(h.finished)) for h in beams)
-            for beams in session.history()
+            for beams in decoder.history()
         )
         if request.pad_tgt > 0:  # padding rows only exist in a teacher-forced pass over the output
-            trace = teacher_forced_trace(bundle.model, src.ids, session.output_ids, src_tokens=src.tokens,
+            trace = teacher_forced_trace(bundle.model, src.ids, decoder.output_ids, src_tokens=src.tokens,
                                          tgt_vocab=vocab.vocab, tgt_pad_to=request.pad_tgt, ablation=ablation,
                                          capture_scores=scores)
         else:
-            trace = session.trace()
-        if session.output_ids and session.output_ids[-1] != c.eos_id:
-            notices.append(Notice.make("no_eos", count=session.max_steps))
-        translation = vocab.decode(session.output_ids)
-        if gold is not None and [vocab.id_to_token(i) for i in session.output_ids if i != c.eos_id] != list(gold):
+            trace = decoder.trace()
+        if decoder.output_ids and decoder.output_ids[-1] != c.eos_id:
+            notices.append(Notice.make("no_eos", count=decoder.max_steps))
+        translation = vocab.decode(decoder.output_ids)
+        if gold is not None and [vocab.id_to_token(i) for i in decoder.output_ids if i != c.eos_id] != list(gold):
             notices.append(Notice.make("grammar_differs", expected=vocab.decode(vocab.encode(_joined(bundle, gold)))))
         if ablation.active:
-            intact = bundle.session(request.src, request.settings, pad_to=request.pad_src)
+            intact = bundle.decoder(request.src, request.settings, pad_to=request.pad_src)
             baseline_output = vocab.decode(intact.run())
     for name, options in request.analyses.items():  # the plug-ins asked for, each adding its result to the trace
         trace = run_compute(analysis(name), bundle.model, trace, options, ablation=ablation, stop=stop)
@@ -276,7 +276,7 @@ def _lazy_result(bundle: ModelBundle, request: RunRequest, src, tgt, notices: li
     from .lazy_trace import greedy_ids, lazy_trace
 
     c, model, vocab, ablation = bundle.config, bundle.model, bundle.tgt_tokenizer, request.ablation
-    max_steps = default_max_steps(len(src.ids), c.max_len)  # DecodeSession's default, when the model translates
+    max_steps = default_max_steps(len(src.ids), c.max_len)  # StepDecoder's default, when the model translates
     if tgt is not None:
         notices += target_notices(bundle, tgt)
         output_ids = list(tgt.ids)

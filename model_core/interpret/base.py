@@ -34,8 +34,8 @@ def no_options(options: Mapping[str, Any]) -> dict[str, Any]:
 class MapView:
     """How an analysis shows in the main map, so that the controls, the session and the exports follow it.
 
-    ``uses_kind`` / ``uses_layer`` / ``uses_head``: which of the window's choices select its map (the rollout
-    combines every kind, layer and head; value zeroing is one map per layer). ``log_scale``: non-negative values a
+    ``uses_kind`` / ``uses_layer`` / ``uses_head``: which of the window's choices select its map (an analysis may
+    combine every kind, layer and head; value zeroing is one map per layer). ``log_scale``: non-negative values a
     log colour scale helps read. ``signed``: values of both signs. ``long_sentences``: shown for a trace whose maps
     are computed on demand (False: it needs every map at once).
     """
@@ -46,6 +46,10 @@ class MapView:
     log_scale: bool = False
     signed: bool = False
     long_sentences: bool = False
+    #: values in 0..1 read like attention weights (the weights' colour scale), rather than unbounded values
+    weights_like: bool = False
+    #: each layer's colours run from 0 to that layer's largest value, so that its heads compare
+    layer_levels: bool = False
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,16 @@ class Analysis:
     view_options: Mapping[str, Any] = field(default_factory=dict)
     #: the plain-English reference shown in help (paper, year)
     reference: str = ""
+    #: (title, HTML) that Help ▸ Explain shows for its view, marked for translation; None: no text of its own
+    explanation: tuple[str, str] | None = None
+    #: the maps its view shows for a kind, [L, H, Q, K] ([L, 1, Q, K] without heads), from the trace's result
+    view_maps: Callable[[Trace, str], Any] | None = None
+    #: or one map for the whole decoding, decoder positions × source tokens [T, S] (kind, layer and head do not apply)
+    whole_map: Callable[[Trace], Any] | None = None
+    #: its map's title, a template with {kind} {layer} {head} {step} {total}, marked for translation
+    title: str = ""
+    #: what the bars under the source chips show at a step (the row of ``whole_map``), marked; "" for no bars
+    bars_label: str = ""
     #: ``export``'s flags for it on an argparse group (None: one switch, ``--NAME``, asking with default options)
     add_arguments: Callable[[Any], None] | None = None
     #: the options ``export``'s parsed flags ask for, None when they do not ask for it (with ``add_arguments``)

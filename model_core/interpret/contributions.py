@@ -9,7 +9,7 @@ weight on a token whose transformed value is tiny adds almost nothing (Kobayashi
   value projection of head h's slice then that slice of the output projection (the output bias belongs
   to no token). Per head, like the weights: [L, H, T, K]. Only the norms ``‖f_h(x_j)‖`` [L, H, K] are
   stored in the trace (:func:`value_norms_of`); the maps are ``weights × norms`` (:func:`norm_maps`).
-- **value zeroing** (Mohebbi et al. 2023), its own plug-in: :mod:`model_core.interpret.value_zeroing`.
+- **value zeroing** (Mohebbi et al. 2023) is a plug-in of its own, beside this one.
 
 And per step, how much the prediction relied on the source rather than the target prefix
 (:func:`source_share`): in the last decoder layer, the summed norm-based contributions of the
@@ -157,7 +157,8 @@ def _compute(model: ScopeModel, trace: Trace, options: Mapping[str, object], *, 
 ANALYSIS = Analysis(
     NAME, N_("Analyses", "contributions ‖α·f(x)‖"),
     N_("Analyses", "what each attended token added: the weight times the norm of its transformed value vector"),
-    view=MapView(), needs_model=True, compute=_compute, present=lambda trace: bool(value_norms_of(trace)),
+    view=MapView(layer_levels=True), needs_model=True, compute=_compute, present=lambda trace: bool(value_norms_of(trace)),
+    view_maps=norm_maps, title=N_("Analyses", "‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}"),
     reference="Kobayashi et al. 2020, Attention is Not Only a Weight",
     add_arguments=lambda group: group.add_argument(
         "--contributions", action="store_true",

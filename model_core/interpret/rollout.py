@@ -34,6 +34,7 @@ Rollout is dominated by its ~3·L BLAS products of n × n matrices (O(L·n³), a
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -149,10 +150,41 @@ def trace_rollout(trace: Trace) -> Rollout:
     return decoder_rollout(trace.encoder_self, trace.decoder_self, trace.cross, active)
 
 
+def rollout_of(trace: Trace) -> Rollout:
+    """The trace's encoder-decoder rollout, computed once per trace (it multiplies L full matrices; stepping and
+    redrawing read it again)."""
+    for ref, value in _ROLLOUTS:
+        if ref() is trace:
+            return value
+    value = trace_rollout(trace)
+    _ROLLOUTS[:] = [*_ROLLOUTS[-1:], (weakref.ref(trace), value)]
+    return value
+
+
+_ROLLOUTS: list[tuple[weakref.ref, Rollout]] = []
+
+
 #: derived from the maps when shown: it combines every kind, layer and head, and needs every map at once
 ANALYSIS = Analysis(
     "rollout", N_("Analyses", "rollout"),
     N_("Analyses", "the attention rollout: how much of each source token reaches each decoder position"),
-    view=MapView(uses_kind=False, uses_layer=False, uses_head=False, log_scale=True),
+    view=MapView(uses_kind=False, uses_layer=False, uses_head=False, log_scale=True, weights_like=True),
+    whole_map=lambda trace: rollout_of(trace).source,
+    title=N_("Analyses", "Attention rollout: source tokens reaching each decoder position · step {step} / {total}"),
+    bars_label=N_("Analyses", "rollout share"),
     reference="Abnar & Zuidema 2020, Quantifying Attention Flow in Transformers",
+    explanation=(
+        N_("Analyses", "Attention rollout: which source words reach the output"),
+        N_("Analyses", """<p>One attention map shows one step of mixing; information also flows through the
+residual connections and through several layers. <b>Attention rollout</b> (Abnar &amp; Zuidema, 2020)
+follows it: each layer's head-averaged attention A is mixed with the identity for the residual,
+Â = ½·A + ½·I (rows renormalised), and the layers are multiplied.</p>
+<p>Encoder: R<sub>enc</sub> = Â<sub>L</sub> ··· Â<sub>1</sub>.
+Decoder: keep D (how much each target input contributes) and E (how much each source token
+contributes), starting with D = I, E = 0. Self-attention layer: D ← Â<sub>self</sub>·D,
+E ← Â<sub>self</sub>·E. Cross-attention layer: D ← ½·D, E ← ½·E + ½·A<sub>cross</sub>·R<sub>enc</sub>.</p>
+<p>The heatmap shows E (target × source); the bar under the source chips shows the row of the
+current step. It is an estimate that ignores the feed-forward layers and the values' sizes — a guide,
+not a proof.</p>"""),
+    ),
 )

@@ -133,6 +133,14 @@ def with_value_zeroing(trace: Trace, maps: dict[str, np.ndarray]) -> Trace:
     return replace(trace, analyses={**trace.analyses, NAME: result})
 
 
+def _view_maps(trace: Trace, kind: str) -> np.ndarray:
+    """[L, 1, Q, K]: one map per layer (every head's value is zeroed at once), as the map view reads heads."""
+    held = value_zeroing_of(trace)
+    if kind not in held:
+        raise ValueError("this trace holds no value zeroing (compute it with value zeroing)")
+    return held[kind][:, None]
+
+
 def _compute(model: ScopeModel, trace: Trace, options: Mapping[str, object], *, ablation: Ablation = NO_ABLATION,
              stop: Callable[[], bool] | None = None) -> Trace:
     return with_value_zeroing(trace, value_zeroing(model, trace, ablation=ablation))
@@ -142,6 +150,7 @@ ANALYSIS = Analysis(
     NAME, N_("Analyses", "value zeroing"),
     N_("Analyses", "how far each position's layer output moves when one token's value vector is zeroed"),
     view=MapView(uses_head=False), needs_model=True, compute=_compute, present=lambda trace: bool(value_zeroing_of(trace)),
+    view_maps=_view_maps, title=N_("Analyses", "Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}"),
     reference="Mohebbi et al. 2023, Quantifying Context Mixing in Transformers",
     add_arguments=lambda group: group.add_argument(
         "--value-zeroing", action="store_true",

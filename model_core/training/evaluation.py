@@ -57,7 +57,7 @@ class EvalReport:
 @torch.inference_mode()
 def batch_greedy(model: Seq2SeqTransformer, sources: Sequence[Sequence[int]], max_steps: int | None = None) -> list[list[int]]:
     """Greedy decoding of a batch with the key/value cache: the choices of :func:`model_core.inference.decoding.greedy_next`,
-    as ``DecodeSession`` makes them (a forced first token included)."""
+    as ``StepDecoder`` makes them (a forced first token included)."""
     c = model.config
     model.eval()
     encoded = model.encode(padded(sources, c.pad_id, model.device))

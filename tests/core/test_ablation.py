@@ -17,7 +17,7 @@ import pytest
 import torch
 from conftest import VARIANTS, tiny_model
 
-from model_core import Ablation, DecodeSession, DecodingSettings, Seq2SeqTransformer, teacher_forced_trace
+from model_core import Ablation, DecodingSettings, Seq2SeqTransformer, StepDecoder, teacher_forced_trace
 from model_core.trace import Trace
 
 SRC = [5, 6, 7, 8, 9, 2, 0]  # with one padded source position
@@ -140,15 +140,15 @@ def test_grouped_query_heads_sharing_keys_are_ablated_separately(n_kv_heads):
 def test_stepping_with_an_ablation_equals_the_teacher_forced_ablation(variant, kind):
     model = tiny_model(**VARIANTS[variant])
     ablation = Ablation(heads=frozenset({(kind, 1, 2)}))
-    session = DecodeSession(model, SRC, ablation=ablation)
+    session = StepDecoder(model, SRC, ablation=ablation)
     session.force(OUT)
     reference = teacher_forced_trace(model, SRC, OUT, ablation=ablation)
     assert_traces_close(session.trace(), reference, atol=1e-5)  # the project's stepping tolerance
 
-    generated = DecodeSession(model, SRC, ablation=ablation, max_steps=8)
+    generated = StepDecoder(model, SRC, ablation=ablation, max_steps=8)
     ids = generated.run()
     with heads_zeroed(model, [(kind, 1, 2)]):
-        hooked = DecodeSession(model, SRC, max_steps=8)
+        hooked = StepDecoder(model, SRC, max_steps=8)
         assert hooked.run() == ids
         assert_traces_close(generated.trace(), hooked.trace())
 
@@ -158,13 +158,13 @@ def test_beam_search_with_an_ablation_survives_back_and_rebuild():
     model = tiny_model(seed=3)
     spec = ("decoder_self", 0, 1)
     beam = DecodingSettings("beam", beam_width=3)
-    ablated = DecodeSession(model, SRC, ablation=Ablation(heads=frozenset({spec})), settings=beam, max_steps=6)
+    ablated = StepDecoder(model, SRC, ablation=Ablation(heads=frozenset({spec})), settings=beam, max_steps=6)
     ablated.run(4)
     ablated.back()
     ablated.back()
     ablated.run()
     with heads_zeroed(model, [spec]):
-        hooked = DecodeSession(model, SRC, settings=beam, max_steps=6)
+        hooked = StepDecoder(model, SRC, settings=beam, max_steps=6)
         hooked.run()
         assert [h.ids for h in ablated.beams] == [h.ids for h in hooked.beams]
         for i in range(len(hooked.beams)):
@@ -196,7 +196,7 @@ def test_positional_ablation_equals_a_model_without_positions(variant):
     assert not ablated.positional_encoding.any()
     assert max_change(teacher_forced_trace(model, SRC, OUT), ablated) > 1e-4
 
-    session = DecodeSession(model, SRC, ablation=off)
+    session = StepDecoder(model, SRC, ablation=off)
     session.force(OUT)
     assert_traces_close(session.trace(), reference, atol=1e-5)
 

@@ -12,7 +12,7 @@ from conftest import VARIANTS, tiny_model
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model_core import DecodeSession, DecodingSettings, Trace, teacher_forced_trace
+from model_core import DecodingSettings, StepDecoder, Trace, teacher_forced_trace
 from model_core.analysis.measures import (
     FIXED_RANGES,
     METRICS,
@@ -383,10 +383,10 @@ def codes(problems) -> set[tuple]:
 def test_correct_model_traces_have_no_problems(variant):
     model = tiny_model(**VARIANTS[variant])
     assert verify_trace(teacher_forced_trace(model, SRC, OUT, tgt_pad_to=7)) == []
-    session = DecodeSession(model, SRC, max_steps=6)
+    session = StepDecoder(model, SRC, max_steps=6)
     session.run()
     assert verify_trace(session.trace()) == []
-    beam = DecodeSession(model, SRC, max_steps=5, settings=DecodingSettings("beam", beam_width=3))
+    beam = StepDecoder(model, SRC, max_steps=5, settings=DecodingSettings("beam", beam_width=3))
     beam.run()
     assert verify_trace(beam.trace(1)) == []
 
@@ -468,7 +468,7 @@ def test_axis_mismatch_is_reported_once_per_kind(good_trace):
 
 def test_verifier_accepts_a_stepped_trace_at_every_step():
     model = tiny_model(n_kv_heads=2)
-    session = DecodeSession(model, SRC)
+    session = StepDecoder(model, SRC)
     session.force(OUT)
     tr = session.trace()
     for step in range(tr.n_steps + 1):

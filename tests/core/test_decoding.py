@@ -7,7 +7,7 @@ import pytest
 import torch
 from conftest import tiny_model
 
-from model_core import DecodeSession, DecodingSettings, teacher_forced_trace
+from model_core import DecodingSettings, StepDecoder, teacher_forced_trace
 from model_core.inference.decoding import SessionFull
 
 SRC = [5, 6, 7, 8, 9, 2]
@@ -22,7 +22,7 @@ def assert_traces_equal(a, b, atol=1e-5):
 
 
 def test_stepping_equals_teacher_forced_trace(variant_model):
-    session = DecodeSession(variant_model, SRC, max_steps=10)
+    session = StepDecoder(variant_model, SRC, max_steps=10)
     produced = session.run()
     reference = teacher_forced_trace(variant_model, SRC, produced)
     assert_traces_equal(session.trace(), reference)
@@ -30,7 +30,7 @@ def test_stepping_equals_teacher_forced_trace(variant_model):
 
 def test_forced_tokens_equal_teacher_forcing(variant_model):
     forced = [11, 12, 13, 14, 2]
-    session = DecodeSession(variant_model, SRC)
+    session = StepDecoder(variant_model, SRC)
     session.force(forced)
     trace = session.trace()
     assert trace.output_ids.tolist() == forced
@@ -39,7 +39,7 @@ def test_forced_tokens_equal_teacher_forcing(variant_model):
 
 
 def test_rows_sum_to_one_and_future_is_zero():
-    session = DecodeSession(tiny_model(), SRC)
+    session = StepDecoder(tiny_model(), SRC)
     session.force([10, 11, 12, 13])
     tr = session.trace()
     np.testing.assert_allclose(tr.decoder_self.sum(-1), 1.0, atol=1e-5)
@@ -50,15 +50,15 @@ def test_rows_sum_to_one_and_future_is_zero():
 
 
 def test_beam_width_one_equals_greedy(variant_model):
-    greedy = DecodeSession(variant_model, SRC, max_steps=12)
-    beam = DecodeSession(variant_model, SRC, max_steps=12, settings=DecodingSettings("beam", beam_width=1))
+    greedy = StepDecoder(variant_model, SRC, max_steps=12)
+    beam = StepDecoder(variant_model, SRC, max_steps=12, settings=DecodingSettings("beam", beam_width=1))
     assert beam.run() == greedy.run()
     assert_traces_equal(beam.trace(), greedy.trace())
 
 
 def test_beam_search_keeps_inspectable_beams_and_traces_match_reference():
     model = tiny_model(seed=3)
-    session = DecodeSession(model, SRC, max_steps=8, settings=DecodingSettings("beam", beam_width=3))
+    session = StepDecoder(model, SRC, max_steps=8, settings=DecodingSettings("beam", beam_width=3))
     session.run()
     beams = session.beams
     assert len(beams) == 3
@@ -67,14 +67,14 @@ def test_beam_search_keeps_inspectable_beams_and_traces_match_reference():
     for i, beam in enumerate(beams):
         assert_traces_equal(session.trace(beam=i), teacher_forced_trace(model, SRC, list(beam.ids)))
     # the best beam scores at least as well as greedy under the same ranking
-    greedy = DecodeSession(model, SRC, max_steps=8)
+    greedy = StepDecoder(model, SRC, max_steps=8)
     greedy.run()
     assert beams[0].ranking_score(1.0) >= greedy.best.ranking_score(1.0) - 1e-6
 
 
 def test_back_then_same_token_gives_the_same_trace():
     model = tiny_model(seed=1)
-    session = DecodeSession(model, SRC, settings=DecodingSettings("beam", beam_width=3), max_steps=9)
+    session = StepDecoder(model, SRC, settings=DecodingSettings("beam", beam_width=3), max_steps=9)
     for _ in range(5):
         session.step()
     before = session.trace()
@@ -92,7 +92,7 @@ def test_back_then_same_token_gives_the_same_trace():
 
 
 def test_back_at_start_is_a_no_op_and_reset_returns_to_start():
-    session = DecodeSession(tiny_model(), SRC)
+    session = StepDecoder(tiny_model(), SRC)
     session.back()
     assert session.position == 0
     session.force([10, 11])
@@ -103,19 +103,19 @@ def test_back_at_start_is_a_no_op_and_reset_returns_to_start():
 
 def test_sampling_is_seeded_and_top_k_one_is_greedy():
     model = tiny_model(seed=2)
-    a = DecodeSession(model, SRC, max_steps=10, settings=DecodingSettings("sample", temperature=1.5, seed=7))
-    b = DecodeSession(model, SRC, max_steps=10, settings=DecodingSettings("sample", temperature=1.5, seed=7))
+    a = StepDecoder(model, SRC, max_steps=10, settings=DecodingSettings("sample", temperature=1.5, seed=7))
+    b = StepDecoder(model, SRC, max_steps=10, settings=DecodingSettings("sample", temperature=1.5, seed=7))
     assert a.run() == b.run()
-    one = DecodeSession(model, SRC, max_steps=10, settings=DecodingSettings("sample", top_k=1, seed=3))
-    greedy = DecodeSession(model, SRC, max_steps=10)
+    one = StepDecoder(model, SRC, max_steps=10, settings=DecodingSettings("sample", top_k=1, seed=3))
+    greedy = StepDecoder(model, SRC, max_steps=10)
     assert one.run() == greedy.run()
-    tiny_p = DecodeSession(model, SRC, max_steps=10, settings=DecodingSettings("sample", top_p=1e-6, seed=3))
+    tiny_p = StepDecoder(model, SRC, max_steps=10, settings=DecodingSettings("sample", top_p=1e-6, seed=3))
     assert tiny_p.run() == greedy.run()
 
 
 def test_switching_method_mid_way_keeps_the_prefix():
     model = tiny_model(seed=4)
-    session = DecodeSession(model, SRC, max_steps=12)
+    session = StepDecoder(model, SRC, max_steps=12)
     session.step()
     session.step()
     prefix = session.output_ids
@@ -133,7 +133,7 @@ def test_cached_step_cost_does_not_rerun_prefix():
     model = tiny_model()
     seen = []
     handle = model.tgt_embedding.register_forward_hook(lambda m, i, o: seen.append(i[0].shape[1]))
-    session = DecodeSession(model, SRC, max_steps=20)
+    session = StepDecoder(model, SRC, max_steps=20)
     session.force(list(range(10, 20)))
     handle.remove()
     assert seen == [1] * 10
@@ -142,10 +142,10 @@ def test_cached_step_cost_does_not_rerun_prefix():
 def test_limits_and_bad_tokens():
     model = tiny_model(max_len=8)
     with pytest.raises(ValueError, match="empty"):
-        DecodeSession(model, [])
+        StepDecoder(model, [])
     with pytest.raises(ValueError, match="at most 8"):
-        DecodeSession(model, list(range(4, 14)))
-    session = DecodeSession(model, [4, 5, 2])
+        StepDecoder(model, list(range(4, 14)))
+    session = StepDecoder(model, [4, 5, 2])
     with pytest.raises(ValueError, match="outside"):
         session.step(10_000)
     session.force([4] * 8)
@@ -167,8 +167,8 @@ def test_attention_is_copied_to_host_once_per_step_from_a_gpu(monkeypatch):
         calls.append(len(tensors))
         return host_float32(tensors)
 
-    session = DecodeSession(tiny_model(), SRC)
-    reference = DecodeSession(tiny_model(), SRC)
+    session = StepDecoder(tiny_model(), SRC)
+    reference = StepDecoder(tiny_model(), SRC)
     reference.force([10, 11, 12])
     monkeypatch.setattr(decoding, "_all_on_cpu", lambda tensors: False)
     monkeypatch.setattr(decoding, "host_float32", counting)
@@ -238,7 +238,7 @@ def test_target_padding_shows_in_masks_and_leaves_real_rows_unchanged():
 
 
 def test_history_lists_beams_after_each_step():
-    session = DecodeSession(tiny_model(seed=3), SRC, max_steps=6, settings=DecodingSettings("beam", beam_width=2))
+    session = StepDecoder(tiny_model(seed=3), SRC, max_steps=6, settings=DecodingSettings("beam", beam_width=2))
     session.run()
     history = session.history()
     assert len(history) == session.position
@@ -247,10 +247,10 @@ def test_history_lists_beams_after_each_step():
 
 
 def test_forcing_pad_is_refused():
-    from model_core import DecodeSession
+    from model_core import StepDecoder
 
     model = tiny_model()
-    session = DecodeSession(model, [5, 6, 7, 2])
+    session = StepDecoder(model, [5, 6, 7, 2])
     session.step(9)
     with pytest.raises(ValueError, match="<pad>"):
         session.step(model.config.pad_id)

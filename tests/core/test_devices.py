@@ -7,7 +7,7 @@ import pytest
 import torch
 from conftest import tiny_model
 
-from model_core import DecodeSession, teacher_forced_trace
+from model_core import StepDecoder, teacher_forced_trace
 from model_core.nn.devices import resolve_device, resolve_dtype
 
 HAS_CUDA = torch.cuda.is_available()
@@ -33,9 +33,9 @@ def test_bad_device_and_dtype_are_refused():
 
 def test_bfloat16_on_cpu_stays_close_to_float32():
     model = tiny_model()
-    ref = DecodeSession(model, [4, 5, 6, 2])
+    ref = StepDecoder(model, [4, 5, 6, 2])
     ref.force([7, 8, 9])
-    low = DecodeSession(tiny_model().to(torch.bfloat16), [4, 5, 6, 2])
+    low = StepDecoder(tiny_model().to(torch.bfloat16), [4, 5, 6, 2])
     low.force([7, 8, 9])
     np.testing.assert_allclose(low.trace().cross, ref.trace().cross, atol=0.05)
 
@@ -45,7 +45,7 @@ def test_bfloat16_on_cpu_stays_close_to_float32():
 def test_cuda_stepping_equals_cpu_reference():
     cpu = tiny_model()
     gpu = tiny_model().to("cuda")
-    session = DecodeSession(gpu, [4, 5, 6, 7, 2])
+    session = StepDecoder(gpu, [4, 5, 6, 7, 2])
     out = session.run(limit=8)
     np.testing.assert_allclose(session.trace().cross, teacher_forced_trace(cpu, [4, 5, 6, 7, 2], out).cross,
                                atol=1e-4)

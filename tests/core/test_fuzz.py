@@ -48,7 +48,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from safetensors import safe_open
 from safetensors.torch import save_file
 
-from model_core import CheckpointError, DecodeSession, DecodingSettings, load_model, save_model, teacher_forced_trace
+from model_core import CheckpointError, DecodingSettings, StepDecoder, load_model, save_model, teacher_forced_trace
 from model_core.inference.run import trace_of
 from model_core.io.importers import ImportOptions, open_model
 from model_core.text.tokenizers import Tokenizer
@@ -101,7 +101,7 @@ class DecodingMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.session = DecodeSession(MODEL, SRC, max_steps=10)
+        self.session = StepDecoder(MODEL, SRC, max_steps=10)
         self.snapshots: dict[int, tuple[list[int], np.ndarray]] = {}
 
     @precondition(lambda self: not self.session.finished)

@@ -11,7 +11,7 @@ import pytest
 import torch
 from conftest import tiny_model
 
-from model_core import DecodeSession, budgets, load_model, teacher_forced_trace
+from model_core import StepDecoder, budgets, load_model, teacher_forced_trace
 from model_core.inference.lazy_trace import is_lazy, lazy_trace
 from model_core.inference.run import RunRequest, run
 
@@ -56,9 +56,9 @@ def test_maps_on_demand_on_cuda_equal_the_cpu_eager_maps():
 
 
 def test_stepping_on_cuda_in_bfloat16_stays_close_to_float32_on_the_cpu():
-    ref = DecodeSession(tiny_model(), SRC)
+    ref = StepDecoder(tiny_model(), SRC)
     ref.force(OUT)
-    low = DecodeSession(tiny_model().to("cuda", torch.bfloat16), SRC)
+    low = StepDecoder(tiny_model().to("cuda", torch.bfloat16), SRC)
     low.force(OUT)
     for kind in KINDS:
         np.testing.assert_allclose(low.trace().attention(kind), ref.trace().attention(kind), atol=0.05)

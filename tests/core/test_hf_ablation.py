@@ -17,7 +17,7 @@ import pytest
 import torch
 from test_import_hf import ATOL, SRC, TGT, hf_reference, saved_case
 
-from model_core import Ablation, DecodeSession, DecodingSettings
+from model_core import Ablation, DecodingSettings, StepDecoder
 from model_core.inference.run import RunRequest, run
 
 OFF = [("encoder_self", 0, 1), ("decoder_self", 1, 0), ("cross", 1, 2), ("cross", 1, 3)]
@@ -69,7 +69,7 @@ def test_stepping_with_heads_off_equals_the_teacher_forced_pass(hf):
     ablation = Ablation.of(OFF)
     forced = run(bundle, RunRequest(SRC, TGT, ablation=ablation)).trace
     source = bundle.encode_source(SRC)
-    session = DecodeSession(bundle.model, source.ids, src_tokens=source.tokens, tgt_vocab=bundle.tgt_tokenizer.vocab,
+    session = StepDecoder(bundle.model, source.ids, src_tokens=source.tokens, tgt_vocab=bundle.tgt_tokenizer.vocab,
                             settings=DecodingSettings(), ablation=ablation)
     for token in forced.output_ids[:-1]:
         session.step(int(token))

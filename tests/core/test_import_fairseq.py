@@ -318,7 +318,7 @@ def test_padded_rows_are_what_fairseq_computes_for_them(saved):
 def test_stepping_a_fairseq_model_equals_its_teacher_forced_pass(saved):
     _, _, path = saved
     bundle = open_model(path, device="cpu")
-    session = bundle.session("de1 de2 de3")
+    session = bundle.decoder("de1 de2 de3")
     for _ in range(4):
         session.step()
     stepped = session.trace()

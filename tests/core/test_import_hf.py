@@ -213,7 +213,7 @@ def test_the_folders_own_tokenizer_is_used(hf_case):
 def test_decode_session_steps_through_the_hf_model(hf_case):
     _family, _model, _folder, bundle = hf_case
     reference = trace_of(bundle, SRC, TGT)
-    session = bundle.session(SRC)
+    session = bundle.decoder(SRC)
     session.force(reference.output_ids.tolist())
     stepped = session.trace()
     assert stepped.tgt_tokens == reference.tgt_tokens
@@ -229,7 +229,7 @@ def test_decode_session_steps_through_the_hf_model(hf_case):
     # generated tokens (greedy, then a beam) also match a teacher-forced pass over what was generated
     src_ids = bundle.encode_source(SRC).ids
     for settings in (DecodingSettings(), DecodingSettings(method="beam", beam_width=3)):
-        generating = bundle.session(SRC, settings, max_steps=5)
+        generating = bundle.decoder(SRC, settings, max_steps=5)
         generating.run()
         produced = generating.trace()
         forced = teacher_forced_trace(bundle.model, src_ids, produced.output_ids.tolist())

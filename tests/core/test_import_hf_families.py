@@ -240,7 +240,7 @@ def test_the_bundle_reproduces_the_models_own_forward(case):
 def test_stepping_with_the_cache_gives_the_teacher_forced_rows(case):
     _family, _model, _folder, bundle = case
     forced = trace_of(bundle, SRC, TGT)
-    session = bundle.session(SRC)
+    session = bundle.decoder(SRC)
     session.force(forced.output_ids.tolist())
     stepped = session.trace()
     for kind in ("encoder_self", "decoder_self", "cross", "logprobs"):

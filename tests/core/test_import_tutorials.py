@@ -485,7 +485,7 @@ def test_native_safetensors_opens_exactly(tmp_path):
     """The app's own format through ``open_model``: the saved model's own forward, every map, and stepping."""
     from conftest import tiny_bundle
 
-    from model_core import DecodeSession, save_model
+    from model_core import StepDecoder, save_model
 
     original = tiny_bundle(seed=3, n_kv_heads=2, norm_position="pre")
     path = save_model(tmp_path / "native.safetensors", original.model, original.src_tokenizer, original.tgt_tokenizer)
@@ -500,7 +500,7 @@ def test_native_safetensors_opens_exactly(tmp_path):
     np.testing.assert_allclose(trace.encoder_self, torch.stack([a[0] for a in enc.attentions]).numpy(), atol=1e-6)
     np.testing.assert_allclose(trace.decoder_self, torch.stack([a[0] for a in dec.self_attentions]).numpy(), atol=1e-6)
     np.testing.assert_allclose(trace.cross, torch.stack([a[0] for a in dec.cross_attentions]).numpy(), atol=1e-6)
-    session = DecodeSession(bundle.model, src.ids)
+    session = StepDecoder(bundle.model, src.ids)
     session.force(out_ids)
     np.testing.assert_allclose(session.trace().cross, trace.cross, atol=ATOL)
 

@@ -201,7 +201,7 @@ def test_without_a_target_both_follow_as_greedy_translation():
     a, b = tiny_bundle(seed=0), tiny_bundle(seed=2)
     result = compare_checkpoints(a, b, "w5 w6")
     assert not result.teacher_forced
-    greedy = a.session("w5 w6").run()
+    greedy = a.decoder("w5 w6").run()
     assert result.trace_a.output_ids.tolist() == result.trace_b.output_ids.tolist() == greedy
     forced_b = teacher_forced_trace(b.model, a.encode_source("w5 w6").ids, greedy)
     np.testing.assert_allclose(result.trace_b.cross, forced_b.cross, atol=1e-6)

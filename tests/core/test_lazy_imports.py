@@ -33,9 +33,9 @@ before = {
     "settings": [settings.method, settings.beam_width],
     "loaded_core_modules": sorted(m for m in sys.modules if m.startswith("model_core")),
 }
-from model_core import load_model, DecodeSession, Seq2SeqTransformer
+from model_core import load_model, StepDecoder, Seq2SeqTransformer
 after = {"torch": "torch" in sys.modules, "load_model_module": load_model.__module__,
-         "session_module": DecodeSession.__module__}
+         "session_module": StepDecoder.__module__}
 print(json.dumps({"before": before, "after": after}))
 """
 

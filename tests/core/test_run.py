@@ -19,7 +19,7 @@ def bundle():
 
 def test_generation_is_the_decode_session_and_matches_a_teacher_forced_pass(bundle):
     result = run(bundle, RunRequest("w1 w2 w3"))
-    session = bundle.session("w1 w2 w3")
+    session = bundle.decoder("w1 w2 w3")
     assert list(result.trace.output_ids) == session.run()
     assert not result.forced and len(result.history) == result.trace.n_steps
     src = bundle.encode_source("w1 w2 w3")

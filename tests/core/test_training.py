@@ -9,7 +9,7 @@ import pytest
 import torch
 from conftest import tiny_model
 
-from model_core import DecodeSession, load_model
+from model_core import StepDecoder, load_model
 from model_core.inference.bundle import ModelBundle
 from model_core.training.evaluation import alignment_error_rate, batch_greedy, evaluate
 from model_core.training.tasks import HeldOut, prepare_task
@@ -110,7 +110,7 @@ def test_batch_greedy_equals_session_greedy():
     sources = [[4, 5, 6, 2], [7, 8, 9, 10, 11, 2], [12, 2]]
     batched = batch_greedy(model, sources, max_steps=9)
     for src, ids in zip(sources, batched, strict=True):
-        assert ids == DecodeSession(model, src, max_steps=9).run()
+        assert ids == StepDecoder(model, src, max_steps=9).run()
 
 
 def test_alignment_error_rate():

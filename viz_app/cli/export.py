@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from model_core.decoding_settings import MAX_SEED
 from model_core.interpret.base import add_cli_arguments, cli_options
-from model_core.interpret.registry import ANALYSES, requested_for_view
+from model_core.interpret.registry import ANALYSES, VIEW_MODES, requested_for_view
 from model_core.shared_types import KINDS
 from viz_app.cli.common import (
     CliError,
@@ -135,9 +135,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--layer", type=int, default=None, help="layer index, from 0")
     g.add_argument("--head", type=head_or_mean, default=None, help="head index from 0, or 'mean' for the mean of the heads")
     g.add_argument("--step", type=int, default=None, help="decoding step 0..T for a still image or CSV (default: the last)")
-    g.add_argument("--view", default=None, metavar="MODE", help="weights (default), scores (pre-softmax), rollout, lines "
-                   "(cross-attention as source → target lines), attribution (integrated gradients), contributions "
-                   "(‖α·f(x)‖) or value-zeroing")
+    g.add_argument("--view", default=None, metavar="MODE",
+                   help=f"{', '.join(VIEW_MODES)} (weights: the default; scores: pre-softmax; then the analyses) or "
+                        f"{LINES_VIEW} (cross-attention as source → target lines)")
     g.add_argument("--row-labels", default=None, choices=("predicted", "input"),
                    help="decoder rows labelled by the token they predict ('le → chat', default) or by the decoder input")
     g.add_argument("--colormap", default=None, help="the app's colour maps: viridis (default), cividis, Blues, Reds, magma")

@@ -7,6 +7,7 @@ and translated together. Each text is short HTML; the window shows it in a non-m
 
 from __future__ import annotations
 
+from model_core.interpret.registry import ANALYSES
 from viz_app.i18n import N_, tr_marked
 
 #: panel key -> (title, HTML body), both marked for translation
@@ -103,20 +104,6 @@ by a mask: their score is −∞, and e<sup>−∞</sup> = 0, which is why those
 <p>The softmax only cares about differences within a row: adding the same number to a whole row
 changes nothing. A score a few units above the others in its row already takes most of the weight.</p>"""),
     ),
-    "rollout": (
-        N_("Explain", "Attention rollout: which source words reach the output"),
-        N_("Explain", """<p>One attention map shows one step of mixing; information also flows through the
-residual connections and through several layers. <b>Attention rollout</b> (Abnar &amp; Zuidema, 2020)
-follows it: each layer's head-averaged attention A is mixed with the identity for the residual,
-Â = ½·A + ½·I (rows renormalised), and the layers are multiplied.</p>
-<p>Encoder: R<sub>enc</sub> = Â<sub>L</sub> ··· Â<sub>1</sub>.
-Decoder: keep D (how much each target input contributes) and E (how much each source token
-contributes), starting with D = I, E = 0. Self-attention layer: D ← Â<sub>self</sub>·D,
-E ← Â<sub>self</sub>·E. Cross-attention layer: D ← ½·D, E ← ½·E + ½·A<sub>cross</sub>·R<sub>enc</sub>.</p>
-<p>The heatmap shows E (target × source); the bar under the source chips shows the row of the
-current step. It is an estimate that ignores the feed-forward layers and the values' sizes — a guide,
-not a proof.</p>"""),
-    ),
     "statistics": (
         N_("Explain", "Head statistics"),
         N_("Explain", """<ul>
@@ -146,6 +133,11 @@ over-confident.</p>
 adjectives and the one-to-two words of negation).</p>"""),
     ),
 }
+
+
+# each analysis explains itself (model_core/interpret: its title and text marked in the "Analyses" context)
+EXPLANATIONS.update({found.name: (("Analyses", found.explanation[0]), ("Analyses", found.explanation[1]))
+                     for found in ANALYSES if found.explanation is not None})
 
 
 def explanation(panel: str) -> tuple[str, str]:

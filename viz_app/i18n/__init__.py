@@ -49,6 +49,16 @@ def tr_marked(marked: tuple[str, str]) -> str:
     return QCoreApplication.translate(marked[0], marked[1])
 
 
+def analysis_label(analysis: object) -> str:
+    """A plug-in analysis's label in the UI language (marked ``N_("Analyses", ...)`` in model_core/interpret)."""
+    return QCoreApplication.translate("Analyses", str(getattr(analysis, "label", "")))
+
+
+def analysis_summary(analysis: object) -> str:
+    """A plug-in analysis's one-line summary in the UI language."""
+    return QCoreApplication.translate("Analyses", str(getattr(analysis, "summary", "")))
+
+
 def qm_path(language: str) -> Path:
     return HERE / f"{language}.qm"
 

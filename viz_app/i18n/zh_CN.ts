@@ -362,6 +362,89 @@
         </message>
     </context>
     <context>
+        <name>Analyses</name>
+        <message>
+            <location filename="../../model_core/interpret/attribution.py" line="678" />
+            <source>attribution (integrated gradients)</source>
+            <translation>归因（积分梯度）</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/attribution.py" line="679" />
+            <source>how much each token moved the chosen token's log-probability (integrated gradients)</source>
+            <translation>每个词元使所选词元的对数概率改变了多少（积分梯度）</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/contributions.py" line="158" />
+            <source>contributions ‖α·f(x)‖</source>
+            <translation>贡献 ‖α·f(x)‖</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/contributions.py" line="159" />
+            <source>what each attended token added: the weight times the norm of its transformed value vector</source>
+            <translation>每个被关注的词元实际加入了多少：注意力权重乘以其变换后值向量的范数</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/contributions.py" line="161" />
+            <source>‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}</source>
+            <translation>‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/rollout.py" line="169" />
+            <source>rollout</source>
+            <translation>注意力展开</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/rollout.py" line="170" />
+            <source>the attention rollout: how much of each source token reaches each decoder position</source>
+            <translation>注意力展开：每个源词元有多少传到了解码器的每个位置</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/rollout.py" line="173" />
+            <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
+            <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/rollout.py" line="174" />
+            <source>rollout share</source>
+            <translation>注意力展开占比</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/rollout.py" line="177" />
+            <source>Attention rollout: which source words reach the output</source>
+            <translation>注意力展开（rollout）：哪些源词影响了输出</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/rollout.py" line="178" />
+            <source>&lt;p&gt;One attention map shows one step of mixing; information also flows through the
+residual connections and through several layers. &lt;b&gt;Attention rollout&lt;/b&gt; (Abnar &amp;amp; Zuidema, 2020)
+follows it: each layer's head-averaged attention A is mixed with the identity for the residual,
+Â = ½·A + ½·I (rows renormalised), and the layers are multiplied.&lt;/p&gt;
+&lt;p&gt;Encoder: R&lt;sub&gt;enc&lt;/sub&gt; = Â&lt;sub&gt;L&lt;/sub&gt; ··· Â&lt;sub&gt;1&lt;/sub&gt;.
+Decoder: keep D (how much each target input contributes) and E (how much each source token
+contributes), starting with D = I, E = 0. Self-attention layer: D ← Â&lt;sub&gt;self&lt;/sub&gt;·D,
+E ← Â&lt;sub&gt;self&lt;/sub&gt;·E. Cross-attention layer: D ← ½·D, E ← ½·E + ½·A&lt;sub&gt;cross&lt;/sub&gt;·R&lt;sub&gt;enc&lt;/sub&gt;.&lt;/p&gt;
+&lt;p&gt;The heatmap shows E (target × source); the bar under the source chips shows the row of the
+current step. It is an estimate that ignores the feed-forward layers and the values' sizes — a guide,
+not a proof.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;一张注意力图只展示了一步混合；信息还会经由残差连接、穿过多个层流动。&lt;b&gt;注意力展开（attention rollout）&lt;/b&gt;（Abnar &amp;amp; Zuidema, 2020）追踪的正是这一过程：把每一层对各头取平均后的注意力 A 与代表残差的单位矩阵混合，Â = ½·A + ½·I（各行重新归一化），再把各层的结果相乘。&lt;/p&gt;&lt;p&gt;编码器：R&lt;sub&gt;enc&lt;/sub&gt; = Â&lt;sub&gt;L&lt;/sub&gt; ··· Â&lt;sub&gt;1&lt;/sub&gt;。解码器：维护 D（每个目标输入的贡献）和 E（每个源词元的贡献），初始时 D = I，E = 0。自注意力层：D ← Â&lt;sub&gt;self&lt;/sub&gt;·D，E ← Â&lt;sub&gt;self&lt;/sub&gt;·E。交叉注意力层：D ← ½·D，E ← ½·E + ½·A&lt;sub&gt;cross&lt;/sub&gt;·R&lt;sub&gt;enc&lt;/sub&gt;。&lt;/p&gt;&lt;p&gt;热力图显示的是 E（目标 × 源）；源词元标签下方的条显示当前步对应的那一行。这只是一个估计，它忽略了前馈层和值向量的大小——可作参考，而非证明。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/value_zeroing.py" line="150" />
+            <source>value zeroing</source>
+            <translation>值置零</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/value_zeroing.py" line="151" />
+            <source>how far each position's layer output moves when one token's value vector is zeroed</source>
+            <translation>把某个词元的值向量置零后，该层在每个位置的输出变化多大</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/value_zeroing.py" line="153" />
+            <source>Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}</source>
+            <translation>值置零 · {kind} · 第 {layer} 层，全部头 · 第 {step} / {total} 步</translation>
+        </message>
+    </context>
+    <context>
         <name>Compare</name>
         <message>
             <location filename="../../viz_app/widgets/compare_view.py" line="56" />
@@ -450,343 +533,343 @@
     <context>
         <name>Controls</name>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="62" />
+            <location filename="../../viz_app/widgets/controls.py" line="77" />
             <source>Shade cells blocked because a source token is &lt;pad&gt;</source>
             <translation>用阴影标出因源端词元为 &lt;pad&gt; 而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="63" />
+            <location filename="../../viz_app/widgets/controls.py" line="78" />
             <source>Shade cells blocked because a target token is &lt;pad&gt;</source>
             <translation>用阴影标出因目标端词元为 &lt;pad&gt; 而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="64" />
+            <location filename="../../viz_app/widgets/controls.py" line="79" />
             <source>Shade cells blocked because a decoder position may not look at later positions</source>
             <translation>用阴影标出因解码器位置不能看到其后位置而被屏蔽的单元格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="65" />
+            <location filename="../../viz_app/widgets/controls.py" line="80" />
             <source>Shade every blocked cell (all masks together)</source>
             <translation>用阴影标出所有被屏蔽的单元格（全部掩码合并）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="48" />
+            <location filename="../../viz_app/widgets/controls.py" line="50" />
             <source>greedy</source>
             <translation>贪心解码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="48" />
+            <location filename="../../viz_app/widgets/controls.py" line="50" />
             <source>sampling</source>
             <translation>采样</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="48" />
+            <location filename="../../viz_app/widgets/controls.py" line="50" />
             <source>beam search</source>
             <translation>束搜索</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="52" />
+            <location filename="../../viz_app/widgets/controls.py" line="54" />
             <source>weights</source>
             <translation>权重</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="52" />
+            <location filename="../../viz_app/widgets/controls.py" line="54" />
             <source>scores before softmax</source>
             <translation>softmax 前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="53" />
-            <source>rollout</source>
-            <translation>注意力展开</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/controls.py" line="53" />
-            <source>attribution (integrated gradients)</source>
-            <translation>归因（积分梯度）</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/controls.py" line="54" />
-            <source>contributions ‖α·f(x)‖</source>
-            <translation>贡献 ‖α·f(x)‖</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/controls.py" line="54" />
-            <source>value zeroing</source>
-            <translation>值置零</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/controls.py" line="57" />
+            <location filename="../../viz_app/widgets/controls.py" line="72" />
             <source>0.5 steps/s</source>
             <translation>0.5 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="57" />
+            <location filename="../../viz_app/widgets/controls.py" line="72" />
             <source>1 step/s</source>
             <translation>1 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="57" />
+            <location filename="../../viz_app/widgets/controls.py" line="72" />
             <source>2 steps/s</source>
             <translation>2 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="58" />
+            <location filename="../../viz_app/widgets/controls.py" line="73" />
             <source>4 steps/s</source>
             <translation>4 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="58" />
+            <location filename="../../viz_app/widgets/controls.py" line="73" />
             <source>8 steps/s</source>
             <translation>8 步/秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="161" />
+            <location filename="../../viz_app/widgets/controls.py" line="176" />
             <source>off</source>
             <comment>a spin box at its lowest value: the feature is disabled</comment>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="85" />
+            <location filename="../../viz_app/widgets/controls.py" line="100" />
             <source>Model: the bundled ones, or Open… a .safetensors checkpoint</source>
             <translation>模型：内置模型，或用“打开…”载入一个 .safetensors 检查点</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="146" />
+            <location filename="../../viz_app/widgets/controls.py" line="161" />
             <source>type a sentence in the source language</source>
             <translation>输入一个源语言句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="151" />
+            <location filename="../../viz_app/widgets/controls.py" line="166" />
             <source>leave empty to let the model translate</source>
             <translation>留空则由模型自行翻译</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="153" />
+            <location filename="../../viz_app/widgets/controls.py" line="168" />
             <source>Type a translation to teacher-force it; leave empty to let the model generate</source>
             <translation>输入译文即以教师强制方式送入解码器；留空则由模型自行生成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="160" />
+            <location filename="../../viz_app/widgets/controls.py" line="175" />
             <source>How the model chooses each next token when no target is typed</source>
             <translation>未输入目标句时，模型如何选择每一个下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="163" />
+            <location filename="../../viz_app/widgets/controls.py" line="178" />
             <source>Sampling temperature: below 1 sharper, above 1 flatter</source>
             <translation>采样温度：小于 1 分布更尖锐，大于 1 分布更平坦</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="166" />
+            <location filename="../../viz_app/widgets/controls.py" line="181" />
             <source>Sample only among the k most likely tokens (off = all)</source>
             <translation>只在概率最高的 k 个词元中采样（关闭 = 全部词元）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="168" />
+            <location filename="../../viz_app/widgets/controls.py" line="183" />
             <source>Nucleus sampling: the smallest set of tokens whose probability reaches p</source>
             <translation>核采样（nucleus sampling）：在累计概率达到 p 的最小词元集合中采样</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="170" />
+            <location filename="../../viz_app/widgets/controls.py" line="185" />
             <source>Random seed of the sampler: the same seed gives the same sample</source>
             <translation>采样器的随机种子：相同的种子得到相同的采样结果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="172" />
+            <location filename="../../viz_app/widgets/controls.py" line="187" />
             <source>Number of hypotheses kept at each step</source>
             <translation>每一步保留的候选序列数（束宽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="175" />
+            <location filename="../../viz_app/widgets/controls.py" line="190" />
             <source>Add &lt;pad&gt; tokens to the source up to N tokens, to see the source-padding mask at work</source>
             <translation>用 &lt;pad&gt; 词元把源句补足到 N 个词元，以观察源端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="178" />
+            <location filename="../../viz_app/widgets/controls.py" line="193" />
             <source>Add &lt;pad&gt; decoder inputs up to N, to see the target-padding mask at work</source>
             <translation>用 &lt;pad&gt; 把解码器输入补足到 N 个，以观察目标端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="382" />
+            <location filename="../../viz_app/widgets/controls.py" line="397" />
             <source>Decoding step: at step t the decoder has produced t tokens</source>
             <translation>解码步：第 t 步时，解码器已生成 t 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="393" />
+            <location filename="../../viz_app/widgets/controls.py" line="408" />
             <source>Playback speed</source>
             <translation>播放速度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="446" />
-            <source>What the heatmap shows: the attention weights, the scores before the softmax, the attention rollout from the source to each target position, how much each token moved the chosen token (attribution), or what each attended token actually added (weight × size of its transformed value)</source>
-            <translation>热力图显示的内容：注意力权重、softmax 之前的分数、从源句到每个目标位置的注意力 rollout、每个词元对所选词元的推动有多大（归因），或每个被关注的词元实际加进去了多少（权重 × 其变换后值向量的大小）</translation>
+            <location filename="../../viz_app/widgets/controls.py" line="461" />
+            <source>What the heatmap shows: the attention weights, the scores before the softmax, or an analysis (hover over one to read what it measures)</source>
+            <translation>热图显示的内容：注意力权重、softmax 之前的分数，或某种分析（把鼠标停在选项上可查看它衡量什么）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="456" />
+            <location filename="../../viz_app/widgets/controls.py" line="474" />
             <source>L</source>
             <comment>prefix of a layer number: L0, L1…</comment>
             <translation>L</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="457" />
+            <location filename="../../viz_app/widgets/controls.py" line="475" />
             <source>Layer (0 = closest to the input)</source>
             <translation>层（0 = 最靠近输入的一层）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="460" />
+            <location filename="../../viz_app/widgets/controls.py" line="478" />
             <source>One head, or the mean of all heads of the layer</source>
             <translation>单个注意力头，或该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="464" />
+            <location filename="../../viz_app/widgets/controls.py" line="482" />
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="465" />
+            <location filename="../../viz_app/widgets/controls.py" line="483" />
             <source>Colour by log(weight): makes small weights visible</source>
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="566" />
+            <location filename="../../viz_app/widgets/controls.py" line="584" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="102" />
+            <location filename="../../viz_app/widgets/controls.py" line="117" />
             <source>Open…</source>
             <translation>打开…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="196" />
+            <location filename="../../viz_app/widgets/controls.py" line="211" />
             <source>&amp;Source</source>
             <translation>源句(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="199" />
+            <location filename="../../viz_app/widgets/controls.py" line="214" />
             <source>&amp;Target</source>
             <translation>目标句(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="211" />
+            <location filename="../../viz_app/widgets/controls.py" line="226" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="211" />
+            <location filename="../../viz_app/widgets/controls.py" line="226" />
             <source>&amp;Decoding</source>
             <translation>解码(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="212" />
+            <location filename="../../viz_app/widgets/controls.py" line="227" />
             <source>temp.</source>
             <comment>sampling temperature</comment>
             <translation>温度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="213" />
+            <location filename="../../viz_app/widgets/controls.py" line="228" />
             <source>top-k</source>
             <translation>top-k</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="213" />
+            <location filename="../../viz_app/widgets/controls.py" line="228" />
             <source>top-p</source>
             <translation>top-p</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="214" />
+            <location filename="../../viz_app/widgets/controls.py" line="229" />
             <source>seed</source>
             <translation>种子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="214" />
+            <location filename="../../viz_app/widgets/controls.py" line="229" />
             <source>beams</source>
             <translation>束宽</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="215" />
+            <location filename="../../viz_app/widgets/controls.py" line="230" />
             <source>pad source to</source>
             <translation>源端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="215" />
+            <location filename="../../viz_app/widgets/controls.py" line="230" />
             <source>pad target to</source>
             <translation>目标端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="324" />
+            <location filename="../../viz_app/widgets/controls.py" line="339" />
             <source>Translation: {text}</source>
             <translation>译文：{text}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="355" />
+            <location filename="../../viz_app/widgets/controls.py" line="370" />
             <source>teacher forcing the typed target</source>
             <translation>教师强制：使用输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="425" />
+            <location filename="../../viz_app/widgets/controls.py" line="440" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="470" />
+            <location filename="../../viz_app/widgets/controls.py" line="488" />
             <source>Sho&amp;w</source>
             <translation>显示(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="470" />
+            <location filename="../../viz_app/widgets/controls.py" line="488" />
             <source>&amp;Attention</source>
             <translation>注意力(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="471" />
+            <location filename="../../viz_app/widgets/controls.py" line="489" />
             <source>La&amp;yer</source>
             <translation>层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="472" />
+            <location filename="../../viz_app/widgets/controls.py" line="490" />
             <source>&amp;Head</source>
             <translation>头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="472" />
+            <location filename="../../viz_app/widgets/controls.py" line="490" />
             <source>&amp;Colours</source>
             <translation>配色(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="475" />
+            <location filename="../../viz_app/widgets/controls.py" line="493" />
             <source>Masks:</source>
             <translation>掩码：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="510" />
+            <location filename="../../viz_app/widgets/controls.py" line="528" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="95" />
+            <location filename="../../viz_app/widgets/controls.py" line="110" />
             <source>(no model)</source>
             <translation>（无模型）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="326" />
+            <location filename="../../viz_app/widgets/controls.py" line="341" />
             <source>as its grammar translates it</source>
             <translation>与语法给出的译文一致</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="528" />
+            <location filename="../../viz_app/widgets/controls.py" line="546" />
             <source>Not for a sentence this long: its maps are computed one at a time when shown</source>
             <translation>句子过长时不可用：其注意力图只在显示时逐张计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="512" />
+            <location filename="../../viz_app/widgets/controls.py" line="530" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="328" />
+            <location filename="../../viz_app/widgets/controls.py" line="343" />
             <source>its grammar: {text}</source>
             <translation>语法给出的译文：{text}</translation>
+        </message>
+        <message>
+            <source>What the heatmap shows: the attention weights, the scores before the softmax, the attention rollout from the source to each target position, how much each token moved the chosen token (attribution), or what each attended token actually added (weight × size of its transformed value)</source>
+            <translation type="vanished">热力图显示的内容：注意力权重、softmax 之前的分数、从源句到每个目标位置的注意力 rollout、每个词元对所选词元的推动有多大（归因），或每个被关注的词元实际加进去了多少（权重 × 其变换后值向量的大小）</translation>
+        </message>
+        <message>
+            <source>rollout</source>
+            <translation type="vanished">注意力展开</translation>
+        </message>
+        <message>
+            <source>attribution (integrated gradients)</source>
+            <translation type="vanished">归因（积分梯度）</translation>
+        </message>
+        <message>
+            <source>contributions ‖α·f(x)‖</source>
+            <translation type="vanished">贡献 ‖α·f(x)‖</translation>
+        </message>
+        <message>
+            <source>value zeroing</source>
+            <translation type="vanished">值置零</translation>
         </message>
         <message>
             <source>What the heatmap shows: the attention weights, the scores before the softmax, or the attention rollout from the source to each target position</source>
@@ -796,12 +879,12 @@
     <context>
         <name>Explain</name>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="15" />
+            <location filename="../../viz_app/dialogs/explain.py" line="16" />
             <source>Attention: what the heatmap shows</source>
             <translation>注意力：热力图显示了什么</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="16" />
+            <location filename="../../viz_app/dialogs/explain.py" line="17" />
             <source>&lt;p&gt;Every token is turned into three vectors by learned matrices: a &lt;b&gt;query&lt;/b&gt;
 q = x·W&lt;sub&gt;Q&lt;/sub&gt; (what this token is looking for), a &lt;b&gt;key&lt;/b&gt; k = x·W&lt;sub&gt;K&lt;/sub&gt; (what it offers to be
 found by) and a &lt;b&gt;value&lt;/b&gt; v = x·W&lt;sub&gt;V&lt;/sub&gt; (what it passes on).&lt;/p&gt;
@@ -824,12 +907,12 @@ rows below are not computed yet.&lt;/p&gt;</source>
             <translation>&lt;p&gt;每个词元都会经过学到的矩阵变换成三个向量：&lt;b&gt;查询&lt;/b&gt; q = x·W&lt;sub&gt;Q&lt;/sub&gt;（这个词元在寻找什么）、&lt;b&gt;键&lt;/b&gt; k = x·W&lt;sub&gt;K&lt;/sub&gt;（它凭什么被别的词元找到）和&lt;b&gt;值&lt;/b&gt; v = x·W&lt;sub&gt;V&lt;/sub&gt;（它要传递出去的内容）。&lt;/p&gt;&lt;p&gt;注意力权重由&lt;b&gt;缩放点积&lt;/b&gt;得到：&lt;/p&gt;&lt;p align="center"&gt;&lt;b&gt;A = softmax( Q·K&lt;sup&gt;T&lt;/sup&gt; / √d&lt;sub&gt;k&lt;/sub&gt; + M )&lt;/b&gt;, &amp;nbsp; 输出 = A·V&lt;/p&gt; &lt;p&gt;热力图的每一&lt;b&gt;行&lt;/b&gt;对应一个查询词元，每一&lt;b&gt;列&lt;/b&gt;对应一个键词元；一个单元格表示这个查询从这个键读取了多少信息。每一行的和都为 1（softmax），所以一行就是键上的一个概率分布。M 在允许注意的位置为 0，在被掩码屏蔽的位置为 −∞，因此被屏蔽的单元格恰好为 0。&lt;/p&gt;&lt;p&gt;&lt;b&gt;为什么要除以 √d&lt;sub&gt;k&lt;/sub&gt;？&lt;/b&gt;若 q 和 k 都是 d&lt;sub&gt;k&lt;/sub&gt; 维向量，且各分量的方差为 1，则 q·k 的方差为 d&lt;sub&gt;k&lt;/sub&gt;。分数过大会把 softmax 推入近乎 one-hot 的区域，梯度随之消失；除以 √d&lt;sub&gt;k&lt;/sub&gt; 可以把方差拉回到 1。&lt;/p&gt;&lt;p&gt;三种注意力：&lt;b&gt;编码器自注意力&lt;/b&gt;（源词元之间相互读取，不限方向）；&lt;b&gt;解码器自注意力&lt;/b&gt;（目标词元只能读取它之前的目标词元：这就是因果掩码）；&lt;b&gt;交叉注意力&lt;/b&gt;（每个目标位置读取编码器为每个源词元给出的输出——翻译模型正是在这里查找自己此刻在翻译哪个源词）。&lt;/p&gt;&lt;p&gt;&lt;b&gt;教师强制与自行生成。&lt;/b&gt;输入了目标句时，解码器得到的是正确的前序词元（与训练时相同），你看到的是它在每个位置上的预测。目标句为空时，模型自行生成：每一步都把自己选出的词元作为下一步的输入。在第 t 步，解码器已计算了 t 个位置；其下方的行尚未计算。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="37" />
+            <location filename="../../viz_app/dialogs/explain.py" line="38" />
             <source>Masks: which cells are blocked, and why</source>
             <translation>掩码：哪些单元格被屏蔽，以及为什么</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="38" />
+            <location filename="../../viz_app/dialogs/explain.py" line="39" />
             <source>&lt;p&gt;A mask says, for each query and key, whether attention is allowed
 (here: &lt;b&gt;True = may attend&lt;/b&gt;). Blocked scores are set to −∞ before the softmax, so their weight is exactly 0.&lt;/p&gt;
 &lt;ul&gt;
@@ -848,12 +931,12 @@ actually used.&lt;/li&gt;
             <translation>&lt;p&gt;掩码规定了每一对查询和键之间是否允许注意（这里约定&lt;b&gt;掩码值为真 = 可以注意&lt;/b&gt;）。被屏蔽的分数在 softmax 之前被设为 −∞，因此它们的权重恰好为 0。&lt;/p&gt;&lt;ul&gt; &lt;li&gt;&lt;b&gt;源端填充&lt;/b&gt;：同一批次中的句子会用 &lt;tt&gt;&amp;lt;pad&amp;gt;&lt;/tt&gt; 填充到相同长度。填充词元没有任何含义，所以任何查询都不能读取它们（它们所在的列被屏蔽），它们自己的行也会被忽略。&lt;/li&gt;&lt;li&gt;&lt;b&gt;目标端填充&lt;/b&gt;：对解码器的输入做同样的处理。&lt;/li&gt;&lt;li&gt;&lt;b&gt;因果（前瞻）掩码&lt;/b&gt;：在解码器自注意力中，位置 t 只能读取位置 0…t。训练时整个目标句是一次性送入的；没有这个掩码，模型就能从“未来”抄答案。它让训练与生成保持一致——生成时，未来还不存在。&lt;/li&gt;&lt;li&gt;&lt;b&gt;合并&lt;/b&gt;：适用于这种注意力的所有掩码的逻辑与（AND）——也就是模型实际使用的掩码。&lt;/li&gt;&lt;/ul&gt; &lt;p&gt;单个句子本身没有填充：用“源端填充至 / 目标端填充至 N”添加 &lt;tt&gt;&amp;lt;pad&amp;gt;&lt;/tt&gt; 词元，就能看到填充掩码的作用。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="55" />
+            <location filename="../../viz_app/dialogs/explain.py" line="56" />
             <source>Multi-head attention: all heads at once</source>
             <translation>多头注意力：同时查看所有头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="56" />
+            <location filename="../../viz_app/dialogs/explain.py" line="57" />
             <source>&lt;p&gt;A model with h heads splits d&lt;sub&gt;model&lt;/sub&gt; into h smaller subspaces of
 d&lt;sub&gt;k&lt;/sub&gt; = d&lt;sub&gt;model&lt;/sub&gt;/h dimensions. Each head has its own W&lt;sub&gt;Q&lt;/sub&gt;, W&lt;sub&gt;K&lt;/sub&gt;, W&lt;sub&gt;V&lt;/sub&gt;
 and computes its own attention map; the h outputs are concatenated and mixed by W&lt;sub&gt;O&lt;/sub&gt;.&lt;/p&gt;
@@ -869,12 +952,12 @@ which makes generation faster and lighter on memory.&lt;/p&gt;</source>
             <translation>&lt;p&gt;有 h 个头的模型把 d&lt;sub&gt;model&lt;/sub&gt; 拆分成 h 个更小的子空间，每个子空间有 d&lt;sub&gt;k&lt;/sub&gt; = d&lt;sub&gt;model&lt;/sub&gt;/h 维。每个头都有自己的 W&lt;sub&gt;Q&lt;/sub&gt;、W&lt;sub&gt;K&lt;/sub&gt;、W&lt;sub&gt;V&lt;/sub&gt;，并计算自己的注意力图；h 个头的输出拼接起来，再由 W&lt;sub&gt;O&lt;/sub&gt; 混合。&lt;/p&gt;&lt;p&gt;&lt;b&gt;多头带来了什么：&lt;/b&gt;一个 softmax 对每个查询只能形成一个加权平均。多个头可以同时关注不同的东西——一个关注前一个词元，一个关注对齐的源词，一个关注句尾——而总计算量与单个全尺寸的头相当。&lt;/p&gt;&lt;p&gt;总览图按所选的注意力类型显示每一层（行）× 每个头（列）；点击一个小图即可打开它。较低的层常常关注相邻的词元；较高的层则关注对齐的词。&lt;/p&gt;&lt;p&gt;&lt;b&gt;分组查询注意力（GQA）与多查询注意力（MQA）&lt;/b&gt;为每个头保留各自的查询，但共享键和值：分成 g 组时，同一组中的头读取相同的 K 和 V（g = 1 即多查询注意力）。由于查询不同，各头的注意力图仍然各不相同，但键/值缓存缩小为原来的 g/h（即小了 h/g 倍），从而让生成更快、更省内存。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="70" />
+            <location filename="../../viz_app/dialogs/explain.py" line="71" />
             <source>Positional encoding: how order gets in</source>
             <translation>位置编码：顺序信息如何进入模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="71" />
+            <location filename="../../viz_app/dialogs/explain.py" line="72" />
             <source>&lt;p&gt;Attention itself ignores order: shuffle the tokens and every weight moves along
 with them. So a position vector is added to each token embedding.&lt;/p&gt;
 &lt;p&gt;&lt;b&gt;Sinusoidal encoding&lt;/b&gt; (the original Transformer):&lt;/p&gt;
@@ -892,12 +975,12 @@ A &lt;b&gt;relative bias&lt;/b&gt; (as in T5) instead adds a learned number per 
             <translation>&lt;p&gt;注意力本身不考虑顺序：把词元打乱，每个权重也只是跟着一起移动。因此要给每个词元的嵌入加上一个位置向量。&lt;/p&gt;&lt;p&gt;&lt;b&gt;正弦位置编码&lt;/b&gt;（原始 Transformer 的做法）：&lt;/p&gt;&lt;p align="center"&gt;PE(pos, 2i) = sin(pos / 10000&lt;sup&gt;2i/d&lt;/sup&gt;), &amp;nbsp; PE(pos, 2i+1) = cos(pos / 10000&lt;sup&gt;2i/d&lt;/sup&gt;)&lt;/p&gt; &lt;p&gt;每一对维度都是一个以自身频率在圆上旋转的点：前面的维度转得快，后面的维度转得很慢，就像时钟的指针。它们合在一起，给每个位置一个独一无二的模式。&lt;/p&gt;&lt;p&gt;&lt;b&gt;相对偏移：&lt;/b&gt;移动 k 个位置相当于把每一对维度旋转一个固定的角度，因此 PE(pos + k) 是 PE(pos) 的线性函数，且只依赖于 k。这就是为什么相似度 PE·PE&lt;sup&gt;T&lt;/sup&gt; 只取决于两个位置之间的距离（明亮的对角带）——无论身处句中何处，模型都能学会关注“往回数一个词”。&lt;/p&gt;&lt;p&gt;&lt;b&gt;可学习&lt;/b&gt;的位置表像嵌入一样被训练（无法超出训练时的长度）。&lt;b&gt;相对位置偏置&lt;/b&gt;（如 T5）则是按头和距离，在分数上加一个可学习的数。&lt;/p&gt;&lt;p&gt;标出的区域是当前句子的词元所在的位置。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="87" />
+            <location filename="../../viz_app/dialogs/explain.py" line="88" />
             <source>Next token: what the model predicts</source>
             <translation>下一个词元：模型预测了什么</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="88" />
+            <location filename="../../viz_app/dialogs/explain.py" line="89" />
             <source>&lt;p&gt;At each position the decoder's last hidden state is projected onto the target
 vocabulary (logits) and turned into probabilities with a softmax. The bars show the most probable
 next tokens at the current step.&lt;/p&gt;
@@ -910,12 +993,12 @@ and rank: you see how sure the model was of the right answer, even where it woul
             <translation>&lt;p&gt;在每个位置，解码器最后的隐藏状态被投影到目标词表上（得到 logits），再经 softmax 变成概率。条形图显示当前步中概率最高的若干个下一个词元。&lt;/p&gt;&lt;p&gt;&lt;b&gt;贪心解码&lt;/b&gt;选取概率最高的词元。&lt;b&gt;采样&lt;/b&gt;则从分布中随机抽取：&lt;b&gt;温度&lt;/b&gt;用来除 logits（小于 1 分布更尖锐，大于 1 更平坦），&lt;b&gt;top-k&lt;/b&gt; 只保留概率最高的 k 个词元，&lt;b&gt;top-p&lt;/b&gt; 保留累计概率达到 p 的最小词元集合。&lt;b&gt;束搜索&lt;/b&gt;保留 w 个最好的部分译文（按对数概率之和排序），并分别扩展它们。&lt;/p&gt;&lt;p&gt;输入了目标句时（&lt;b&gt;教师强制&lt;/b&gt;），正确的词元会连同它的概率和排名一起高亮显示：即使模型本来会选另一个词元，你也能看到它对正确答案有多大把握。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="99" />
+            <location filename="../../viz_app/dialogs/explain.py" line="100" />
             <source>Scores: what the softmax saw</source>
             <translation>分数：softmax 看到了什么</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="100" />
+            <location filename="../../viz_app/dialogs/explain.py" line="101" />
             <source>&lt;p&gt;The scores are the numbers before the softmax:
 S = Q·K&lt;sup&gt;T&lt;/sup&gt;/√d&lt;sub&gt;k&lt;/sub&gt; (+ a position bias, if the model has one). Hatched cells are blocked
 by a mask: their score is −∞, and e&lt;sup&gt;−∞&lt;/sup&gt; = 0, which is why those weights are exactly zero.&lt;/p&gt;
@@ -924,32 +1007,12 @@ changes nothing. A score a few units above the others in its row already takes m
             <translation>&lt;p&gt;分数是 softmax 之前的数值：S = Q·K&lt;sup&gt;T&lt;/sup&gt;/√d&lt;sub&gt;k&lt;/sub&gt;（如果模型有位置偏置，还要再加上它）。带斜线阴影的单元格被掩码屏蔽：它们的分数为 −∞，而 e&lt;sup&gt;−∞&lt;/sup&gt; = 0，所以这些权重恰好为零。&lt;/p&gt;&lt;p&gt;softmax 只关心同一行内的差值：给整行加上同一个数不会改变任何结果。一个分数只要比同一行的其他分数高出几个单位，就已经能拿走大部分权重。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="107" />
-            <source>Attention rollout: which source words reach the output</source>
-            <translation>注意力展开（rollout）：哪些源词影响了输出</translation>
-        </message>
-        <message>
             <location filename="../../viz_app/dialogs/explain.py" line="108" />
-            <source>&lt;p&gt;One attention map shows one step of mixing; information also flows through the
-residual connections and through several layers. &lt;b&gt;Attention rollout&lt;/b&gt; (Abnar &amp;amp; Zuidema, 2020)
-follows it: each layer's head-averaged attention A is mixed with the identity for the residual,
-Â = ½·A + ½·I (rows renormalised), and the layers are multiplied.&lt;/p&gt;
-&lt;p&gt;Encoder: R&lt;sub&gt;enc&lt;/sub&gt; = Â&lt;sub&gt;L&lt;/sub&gt; ··· Â&lt;sub&gt;1&lt;/sub&gt;.
-Decoder: keep D (how much each target input contributes) and E (how much each source token
-contributes), starting with D = I, E = 0. Self-attention layer: D ← Â&lt;sub&gt;self&lt;/sub&gt;·D,
-E ← Â&lt;sub&gt;self&lt;/sub&gt;·E. Cross-attention layer: D ← ½·D, E ← ½·E + ½·A&lt;sub&gt;cross&lt;/sub&gt;·R&lt;sub&gt;enc&lt;/sub&gt;.&lt;/p&gt;
-&lt;p&gt;The heatmap shows E (target × source); the bar under the source chips shows the row of the
-current step. It is an estimate that ignores the feed-forward layers and the values' sizes — a guide,
-not a proof.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;一张注意力图只展示了一步混合；信息还会经由残差连接、穿过多个层流动。&lt;b&gt;注意力展开（attention rollout）&lt;/b&gt;（Abnar &amp;amp; Zuidema, 2020）追踪的正是这一过程：把每一层对各头取平均后的注意力 A 与代表残差的单位矩阵混合，Â = ½·A + ½·I（各行重新归一化），再把各层的结果相乘。&lt;/p&gt;&lt;p&gt;编码器：R&lt;sub&gt;enc&lt;/sub&gt; = Â&lt;sub&gt;L&lt;/sub&gt; ··· Â&lt;sub&gt;1&lt;/sub&gt;。解码器：维护 D（每个目标输入的贡献）和 E（每个源词元的贡献），初始时 D = I，E = 0。自注意力层：D ← Â&lt;sub&gt;self&lt;/sub&gt;·D，E ← Â&lt;sub&gt;self&lt;/sub&gt;·E。交叉注意力层：D ← ½·D，E ← ½·E + ½·A&lt;sub&gt;cross&lt;/sub&gt;·R&lt;sub&gt;enc&lt;/sub&gt;。&lt;/p&gt;&lt;p&gt;热力图显示的是 E（目标 × 源）；源词元标签下方的条显示当前步对应的那一行。这只是一个估计，它忽略了前馈层和值向量的大小——可作参考，而非证明。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="121" />
             <source>Head statistics</source>
             <translation>注意力头统计</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="122" />
+            <location filename="../../viz_app/dialogs/explain.py" line="109" />
             <source>&lt;ul&gt;
 &lt;li&gt;&lt;b&gt;Entropy&lt;/b&gt; of a row, −Σ a·ln a, averaged over the rows: 0 when a head looks at one key, ln(n) when it
 spreads evenly over n keys.&lt;/li&gt;
@@ -966,12 +1029,12 @@ their attention on a special token.&lt;/li&gt;
 &lt;li&gt;一行的&lt;b&gt;熵&lt;/b&gt; −Σ a·ln a，再对所有行取平均：一个头只看一个键时为 0，均匀分散到 n 个键上时为 ln(n)。&lt;/li&gt;&lt;li&gt;&lt;b&gt;最大权重&lt;/b&gt;：各行平均有多集中。&lt;/li&gt;&lt;li&gt;&lt;b&gt;平均距离&lt;/b&gt;：一个头平均看向离查询多远（以词元计）的位置——“前一个词”型的头很小，汇集整句信息的头很大。&lt;/li&gt;&lt;li&gt;&lt;b&gt;在 &amp;lt;pad&amp;gt; / &amp;lt;eos&amp;gt; / &amp;lt;bos&amp;gt; 上的占比&lt;/b&gt;：无事可做的头常常把注意力“停放” 在某个特殊词元上。&lt;/li&gt;&lt;li&gt;&lt;b&gt;单调性&lt;/b&gt;（交叉注意力）：对齐在多大程度上是从左到右依次经过源句的。&lt;/li&gt;&lt;li&gt;&lt;b&gt;覆盖度&lt;/b&gt;（交叉注意力）：到目前为止，源句中有多少内容已经得到关注。&lt;/li&gt;&lt;/ul&gt; &lt;p&gt;色标在各步之间保持不变，因此相同的亮度在每一步都代表相同的数值。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="136" />
+            <location filename="../../viz_app/dialogs/explain.py" line="123" />
             <source>Training: watching attention appear</source>
             <translation>训练：看注意力如何形成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/explain.py" line="137" />
+            <location filename="../../viz_app/dialogs/explain.py" line="124" />
             <source>&lt;p&gt;The model starts from random weights, so its attention is noise. Training shows it
 sentence pairs with &lt;b&gt;teacher forcing&lt;/b&gt;: the decoder gets the correct previous target tokens and
 is penalised (cross-entropy) for the probability it gives to the correct next token. &lt;b&gt;Label
@@ -983,6 +1046,24 @@ over-confident.&lt;/p&gt;
 &lt;i&gt;reverse&lt;/i&gt; an anti-diagonal, for the translation tasks the word alignment (with the swaps of
 adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>&lt;p&gt;模型从随机权重开始，所以它的注意力起初只是噪声。训练时用&lt;b&gt;教师强制&lt;/b&gt;向它展示句对：解码器得到正确的前序目标词元，并根据它赋予正确的下一个词元的概率受到惩罚（交叉熵）。&lt;b&gt;标签平滑&lt;/b&gt;把一小部分概率分给其他词元，使模型不会变得过度自信。&lt;/p&gt;&lt;p&gt;学习率沿用原论文的方案：先在预热阶段上升，然后按 1/√step 下降。验证集损失是在从未训练过的句子上计算的，它表明模型能否泛化。&lt;/p&gt;&lt;p&gt;注意观察探针句：在&lt;i&gt;复制&lt;/i&gt;任务中，交叉注意力里会出现一条对角线；在&lt;i&gt;反转&lt;/i&gt;任务中会出现一条反对角线；在翻译任务中则会出现词对齐（包括形容词的位置互换，以及否定中一个词对应两个词的情况）。&lt;/p&gt;</translation>
+        </message>
+        <message>
+            <source>Attention rollout: which source words reach the output</source>
+            <translation type="vanished">注意力展开（rollout）：哪些源词影响了输出</translation>
+        </message>
+        <message>
+            <source>&lt;p&gt;One attention map shows one step of mixing; information also flows through the
+residual connections and through several layers. &lt;b&gt;Attention rollout&lt;/b&gt; (Abnar &amp;amp; Zuidema, 2020)
+follows it: each layer's head-averaged attention A is mixed with the identity for the residual,
+Â = ½·A + ½·I (rows renormalised), and the layers are multiplied.&lt;/p&gt;
+&lt;p&gt;Encoder: R&lt;sub&gt;enc&lt;/sub&gt; = Â&lt;sub&gt;L&lt;/sub&gt; ··· Â&lt;sub&gt;1&lt;/sub&gt;.
+Decoder: keep D (how much each target input contributes) and E (how much each source token
+contributes), starting with D = I, E = 0. Self-attention layer: D ← Â&lt;sub&gt;self&lt;/sub&gt;·D,
+E ← Â&lt;sub&gt;self&lt;/sub&gt;·E. Cross-attention layer: D ← ½·D, E ← ½·E + ½·A&lt;sub&gt;cross&lt;/sub&gt;·R&lt;sub&gt;enc&lt;/sub&gt;.&lt;/p&gt;
+&lt;p&gt;The heatmap shows E (target × source); the bar under the source chips shows the row of the
+current step. It is an estimate that ignores the feed-forward layers and the values' sizes — a guide,
+not a proof.&lt;/p&gt;</source>
+            <translation type="vanished">&lt;p&gt;一张注意力图只展示了一步混合；信息还会经由残差连接、穿过多个层流动。&lt;b&gt;注意力展开（attention rollout）&lt;/b&gt;（Abnar &amp;amp; Zuidema, 2020）追踪的正是这一过程：把每一层对各头取平均后的注意力 A 与代表残差的单位矩阵混合，Â = ½·A + ½·I（各行重新归一化），再把各层的结果相乘。&lt;/p&gt;&lt;p&gt;编码器：R&lt;sub&gt;enc&lt;/sub&gt; = Â&lt;sub&gt;L&lt;/sub&gt; ··· Â&lt;sub&gt;1&lt;/sub&gt;。解码器：维护 D（每个目标输入的贡献）和 E（每个源词元的贡献），初始时 D = I，E = 0。自注意力层：D ← Â&lt;sub&gt;self&lt;/sub&gt;·D，E ← Â&lt;sub&gt;self&lt;/sub&gt;·E。交叉注意力层：D ← ½·D，E ← ½·E + ½·A&lt;sub&gt;cross&lt;/sub&gt;·R&lt;sub&gt;enc&lt;/sub&gt;。&lt;/p&gt;&lt;p&gt;热力图显示的是 E（目标 × 源）；源词元标签下方的条显示当前步对应的那一行。这只是一个估计，它忽略了前馈层和值向量的大小——可作参考，而非证明。&lt;/p&gt;</translation>
         </message>
     </context>
     <context>
@@ -1728,12 +1809,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="237" />
+            <location filename="../../viz_app/scope/controller.py" line="238" />
             <source>Stopped the run; edit the sentence to run it again</source>
             <translation>已停止本次运行；修改句子即可重新运行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="445" />
+            <location filename="../../viz_app/scope/controller.py" line="446" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
@@ -1743,87 +1824,87 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}；源文本{source}切分，目标文本{target}切分</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="332" />
+            <location filename="../../viz_app/scope/controller.py" line="333" />
             <source>The sentence was not run again: its last run was stopped or took too long. Edit it to run it.</source>
             <translation>这个句子没有自动重新运行：它上一次的运行被停止或耗时过长。修改句子即可运行。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="212" />
+            <location filename="../../viz_app/scope/controller.py" line="213" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="225" />
+            <location filename="../../viz_app/scope/controller.py" line="226" />
             <source>Stopped opening {name}</source>
             <translation>已停止打开 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="273" />
+            <location filename="../../viz_app/scope/controller.py" line="274" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="432" />
+            <location filename="../../viz_app/scope/controller.py" line="433" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="434" />
+            <location filename="../../viz_app/scope/controller.py" line="435" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="259" />
+            <location filename="../../viz_app/scope/controller.py" line="260" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="283" />
+            <location filename="../../viz_app/scope/controller.py" line="284" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="385" />
+            <location filename="../../viz_app/scope/controller.py" line="386" />
             <source>the session's step {step} is past this sentence's last step: step {steps} is shown</source>
             <translation>会话中的第 {step} 步超出了这个句子的最后一步：显示的是第 {steps} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="393" />
+            <location filename="../../viz_app/scope/controller.py" line="394" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="410" />
+            <location filename="../../viz_app/scope/controller.py" line="411" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="491" />
+            <location filename="../../viz_app/scope/controller.py" line="492" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="188" />
+            <location filename="../../viz_app/scope/controller.py" line="189" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="406" />
+            <location filename="../../viz_app/scope/controller.py" line="407" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="407" />
+            <location filename="../../viz_app/scope/controller.py" line="408" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="422" />
+            <location filename="../../viz_app/scope/controller.py" line="423" />
             <source>Could not open {name} (opened {fallback} instead): {reason}</source>
             <translation>无法打开 {name}（已改为打开 {fallback}）：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="425" />
+            <location filename="../../viz_app/scope/controller.py" line="426" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
@@ -1833,62 +1914,62 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="205" />
+            <location filename="../../viz_app/widgets/map_view.py" line="206" />
             <source>query: decoder input → token it chose</source>
             <translation>查询：解码器输入 → 它选中的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="140" />
+            <location filename="../../viz_app/widgets/map_view.py" line="141" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="202" />
+            <location filename="../../viz_app/widgets/map_view.py" line="203" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="204" />
+            <location filename="../../viz_app/widgets/map_view.py" line="205" />
             <source>query: decoder input → next typed token</source>
             <translation>查询：解码器输入 → 下一个键入的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="370" />
+            <location filename="../../viz_app/widgets/map_view.py" line="378" />
             <source>Integrated gradients</source>
             <translation>积分梯度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="371" />
+            <location filename="../../viz_app/widgets/map_view.py" line="379" />
             <source>Gradient × input</source>
             <translation>梯度 × 输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="373" />
+            <location filename="../../viz_app/widgets/map_view.py" line="381" />
             <source>{method} over the target prefix · step {step} / {total}</source>
             <translation>{method}：目标前缀 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="375" />
+            <location filename="../../viz_app/widgets/map_view.py" line="383" />
             <source>{method} over the source · step {step} / {total}</source>
             <translation>{method}：源句 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="386" />
+            <location filename="../../viz_app/widgets/map_view.py" line="394" />
             <source>earlier target token (decoder input)</source>
             <translation>之前的目标词元（解码器输入）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="386" />
+            <location filename="../../viz_app/widgets/map_view.py" line="394" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="141" />
+            <location filename="../../viz_app/widgets/map_view.py" line="142" />
             <source>{kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>{kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="195" />
+            <location filename="../../viz_app/widgets/map_view.py" line="196" />
             <source>{label} (model: {token})</source>
             <translation>{label}（模型：{token}）</translation>
         </message>
@@ -1908,12 +1989,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="464" />
-            <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
-            <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="140" />
+            <location filename="../../viz_app/widgets/map_view.py" line="141" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
@@ -1923,17 +1999,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>{title} · 已关闭（对该层输出没有贡献）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="274" />
-            <source>Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}</source>
-            <translation>值置零 · {kind} · 第 {layer} 层，全部头 · 第 {step} / {total} 步</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="278" />
-            <source>‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}</source>
-            <translation>‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="297" />
+            <location filename="../../viz_app/widgets/map_view.py" line="294" />
             <source>{title}
 rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{title}
@@ -1945,42 +2011,42 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="381" />
-            <source>L{layer} H{head}</source>
-            <translation>L{layer} H{head}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="382" />
-            <source>L{layer} mean</source>
-            <translation>L{layer} 各头平均</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="384" />
-            <source>{title} · agreement with {which}: ρ = {rho}</source>
-            <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="396" />
-            <source>{label} · step {step}'s row did not converge ({points} points): its numbers are not reliable</source>
-            <translation>{label} · 第 {step} 步这一行未收敛（{points} 个点）：其数值不可靠</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="407" />
-            <source>{title} · not converged: step {steps}</source>
-            <translation>{title} · 未收敛：第 {steps} 步</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="283" />
+            <location filename="../../viz_app/widgets/map_view.py" line="280" />
             <source>{title} · {share} % from the source</source>
             <translation>{title} · {share}% 来自源句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="401" />
+            <location filename="../../viz_app/widgets/map_view.py" line="389" />
+            <source>L{layer} H{head}</source>
+            <translation>L{layer} H{head}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="390" />
+            <source>L{layer} mean</source>
+            <translation>L{layer} 各头平均</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="392" />
+            <source>{title} · agreement with {which}: ρ = {rho}</source>
+            <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="404" />
+            <source>{label} · step {step}'s row did not converge ({points} points): its numbers are not reliable</source>
+            <translation>{label} · 第 {step} 步这一行未收敛（{points} 个点）：其数值不可靠</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="415" />
+            <source>{title} · not converged: step {steps}</source>
+            <translation>{title} · 未收敛：第 {steps} 步</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="409" />
             <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline) ({points} points)</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%（{points} 个点）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="404" />
+            <location filename="../../viz_app/widgets/map_view.py" line="412" />
             <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
         </message>
@@ -2360,142 +2426,127 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>界面语言将在下次启动时更改。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="50" />
+            <location filename="../../viz_app/window/bindings.py" line="51" />
             <source>&lt;h3&gt;No model loaded&lt;/h3&gt;&lt;p&gt;Open a checkpoint (&lt;tt&gt;.safetensors&lt;/tt&gt;, a PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict or a Hugging Face folder) with &lt;b&gt;File ▸ Open model…&lt;/b&gt; (Ctrl+O), the &lt;b&gt;Model&lt;/b&gt; list above, or drop it on the window.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;未加载模型&lt;/h3&gt;&lt;p&gt;打开一个检查点（&lt;tt&gt;.safetensors&lt;/tt&gt;、PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict 或 Hugging Face 文件夹）：使用&lt;b&gt;文件 ▸ 打开模型…&lt;/b&gt;（Ctrl+O）、上方的&lt;b&gt;模型&lt;/b&gt;列表，或直接把它拖到窗口上。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="53" />
+            <location filename="../../viz_app/window/bindings.py" line="54" />
             <source>&lt;h3&gt;Type a sentence&lt;/h3&gt;&lt;p&gt;Write a sentence in the &lt;b&gt;Source&lt;/b&gt; box above: the model translates it and you can step through every attention map it computed.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;输入一个句子&lt;/h3&gt;&lt;p&gt;在上方的&lt;b&gt;源句&lt;/b&gt;框中写一个句子：模型会翻译它，你可以逐步查看它计算出的每一张注意力图。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="55" />
+            <location filename="../../viz_app/window/bindings.py" line="56" />
             <source>&lt;h3&gt;Loading the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在加载模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="56" />
+            <location filename="../../viz_app/window/bindings.py" line="57" />
             <source>&lt;h3&gt;Running the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="369" />
+            <location filename="../../viz_app/window/bindings.py" line="385" />
             <source>computing…</source>
             <translation>计算中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="449" />
+            <location filename="../../viz_app/window/bindings.py" line="466" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="320" />
+            <location filename="../../viz_app/window/bindings.py" line="336" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="440" />
+            <location filename="../../viz_app/window/bindings.py" line="457" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="442" />
+            <location filename="../../viz_app/window/bindings.py" line="459" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="444" />
+            <location filename="../../viz_app/window/bindings.py" line="461" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="446" />
+            <location filename="../../viz_app/window/bindings.py" line="463" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="524" />
+            <location filename="../../viz_app/window/bindings.py" line="541" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="269" />
-            <source>rollout share</source>
-            <translation>注意力展开占比</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="544" />
+            <location filename="../../viz_app/window/bindings.py" line="559" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="548" />
+            <location filename="../../viz_app/window/bindings.py" line="563" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="577" />
+            <location filename="../../viz_app/window/bindings.py" line="590" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="581" />
+            <location filename="../../viz_app/window/bindings.py" line="594" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="617" />
+            <location filename="../../viz_app/window/bindings.py" line="630" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="620" />
+            <location filename="../../viz_app/window/bindings.py" line="633" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="317" />
-            <source>Computing the attribution…</source>
-            <translation>正在计算归因…</translation>
+            <location filename="../../viz_app/window/bindings.py" line="335" />
+            <source>Computing {analysis}…</source>
+            <translation>正在计算{analysis}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="318" />
-            <source>Computing the contributions…</source>
-            <translation>正在计算贡献…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="319" />
-            <source>Computing value zeroing…</source>
-            <translation>正在计算值置零…</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/bindings.py" line="323" />
+            <location filename="../../viz_app/window/bindings.py" line="339" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="448" />
+            <location filename="../../viz_app/window/bindings.py" line="465" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="705" />
+            <location filename="../../viz_app/window/bindings.py" line="718" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="471" />
+            <location filename="../../viz_app/window/bindings.py" line="488" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="715" />
+            <location filename="../../viz_app/window/bindings.py" line="728" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="468" />
+            <location filename="../../viz_app/window/bindings.py" line="485" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -2763,6 +2814,34 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <location filename="../../viz_app/window/wiring.py" line="46" />
             <source>The overview of every head could not be computed: {error}</source>
             <translation>无法计算所有注意力头的总览：{error}</translation>
+        </message>
+        <message>
+            <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
+            <translation type="vanished">注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
+        </message>
+        <message>
+            <source>Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}</source>
+            <translation type="vanished">值置零 · {kind} · 第 {layer} 层，全部头 · 第 {step} / {total} 步</translation>
+        </message>
+        <message>
+            <source>‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}</source>
+            <translation type="vanished">‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
+        </message>
+        <message>
+            <source>rollout share</source>
+            <translation type="vanished">注意力展开占比</translation>
+        </message>
+        <message>
+            <source>Computing the attribution…</source>
+            <translation type="vanished">正在计算归因…</translation>
+        </message>
+        <message>
+            <source>Computing the contributions…</source>
+            <translation type="vanished">正在计算贡献…</translation>
+        </message>
+        <message>
+            <source>Computing value zeroing…</source>
+            <translation type="vanished">正在计算值置零…</translation>
         </message>
         <message>
             <source>{error}; opened {fallback} instead</source>
@@ -3558,42 +3637,42 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>State</name>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="41" />
+            <location filename="../../viz_app/scope/state.py" line="42" />
             <source>Encoder self-attention</source>
             <translation>编码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="42" />
+            <location filename="../../viz_app/scope/state.py" line="43" />
             <source>encoder</source>
             <translation>编码器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="43" />
+            <location filename="../../viz_app/scope/state.py" line="44" />
             <source>Decoder self-attention (masked)</source>
             <translation>解码器自注意力（带掩码）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="43" />
+            <location filename="../../viz_app/scope/state.py" line="44" />
             <source>Decoder self-attention</source>
             <translation>解码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="44" />
+            <location filename="../../viz_app/scope/state.py" line="45" />
             <source>decoder</source>
             <translation>解码器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="45" />
+            <location filename="../../viz_app/scope/state.py" line="46" />
             <source>Cross-attention (decoder → encoder)</source>
             <translation>交叉注意力（解码器 → 编码器）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="45" />
+            <location filename="../../viz_app/scope/state.py" line="46" />
             <source>Cross-attention</source>
             <translation>交叉注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/state.py" line="46" />
+            <location filename="../../viz_app/scope/state.py" line="47" />
             <source>cross</source>
             <translation>交叉</translation>
         </message>
@@ -4466,32 +4545,32 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{w} × v({token})</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="108" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="110" />
             <source>Computing…</source>
             <translation>正在计算…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="75" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="76" />
             <source>A sentence this long is not walked through: replaying it would keep every map the window computes one at a time.</source>
             <translation>这么长的句子无法逐步演示：重放计算会保留所有注意力图，而窗口一次只计算一张。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="79" />
-            <source>The rollout combines every layer and head, so no single computation made this cell: switch to the weights view and click a cell of one attention map.</source>
-            <translation>注意力展开综合了所有层和所有头，这个格子并不是某一次计算的结果：请切换到权重视图，再点击某一张注意力图中的格子。</translation>
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="81" />
+            <source>This view combines every layer and head, so no single computation made this cell: switch to the weights view and click a cell of one attention map.</source>
+            <translation>这个视图综合了所有层和所有头，这个格子并不是某一次计算的结果：请切换到权重视图，再点击某一张注意力图中的格子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="84" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="86" />
             <source>This view does not show one head's attention weights: set Show to weights or scores, then click a cell.</source>
             <translation>这个视图显示的不是某一个头的注意力权重：请把“显示”设为权重或分数，再点击格子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="92" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="94" />
             <source>This row is not computed yet at this step: step forward, then click it.</source>
             <translation>这一步还没有算到这一行：先往前走几步，再点击它。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/walkthrough_binding.py" line="99" />
+            <location filename="../../viz_app/window/walkthrough_binding.py" line="101" />
             <source>The map shows the mean of the heads; this is head {head}, the head that gives this cell the most weight.</source>
             <translation>图中显示的是各头平均；这里展示的是头 {head}，也就是给这个格子权重最大的那个头。</translation>
         </message>
@@ -4504,6 +4583,10 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <location filename="../../viz_app/workers/walkthrough_worker.py" line="82" />
             <source>The walkthrough is not available for this model: its attention adds a position bias inside the module, so q, k and v alone do not give its scores.</source>
             <translation>这个模型无法逐步演示：它的注意力在模块内部加了位置偏置，仅凭 q、k、v 算不出它的分数。</translation>
+        </message>
+        <message>
+            <source>The rollout combines every layer and head, so no single computation made this cell: switch to the weights view and click a cell of one attention map.</source>
+            <translation type="vanished">注意力展开综合了所有层和所有头，这个格子并不是某一次计算的结果：请切换到权重视图，再点击某一张注意力图中的格子。</translation>
         </message>
     </context>
     <context>

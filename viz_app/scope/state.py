@@ -69,8 +69,8 @@ def kind_abbreviation(kind: str) -> str:
     return tr_marked(KIND_NAMES[kind].abbreviation)
 
 
-#: what a long sentence's heatmap can show: its maps are computed when shown, and the scores, the rollout, the
-#: attribution, the contributions and value zeroing would each need every map at once (README, "Long documents")
+#: what a long sentence's heatmap can show: its maps are computed when shown, and the scores and every analysis
+#: would each need every map at once (README, "Long documents")
 LONG_SENTENCE_MODES = ("weights",)
 
 
@@ -187,7 +187,7 @@ class AppState(QObject):
 
     @property
     def view_mode(self) -> str:
-        """weights | scores | rollout: what the main heatmap shows."""
+        """What the main heatmap shows: weights, scores or an analysis (``VIEW_MODES``)."""
         return self._scope.view_mode
 
     @property
@@ -339,9 +339,10 @@ class AppState(QObject):
         self.select(kind=kind)
 
     def show_kind(self, kind: str) -> None:
-        """A kind chosen by the user (keys 1/2/3, the View menu): the rollout combines every kind, so choosing one
-        leaves it and shows that kind's weights (the greyed kind box never changes under a map that stays)."""
-        if self.view_mode == "rollout":
+        """A kind chosen by the user (keys 1/2/3, the View menu): a view that combines every kind (the analysis declares
+        it) is left for that kind's weights (the greyed kind box never changes under a map that stays)."""
+        found = of_view(self.view_mode)
+        if found is not None and found.view is not None and not found.view.uses_kind:
             self._put(view={**self._scope.view, "view_mode": "weights"})
             self.displayChanged.emit()
         self.set_kind(kind)

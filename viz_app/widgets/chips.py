@@ -30,7 +30,7 @@ _CURRENT_STYLE = "border-width: 3px; border-color: #ff6f00; background: #ffe082;
 #: with badges it gets the difference as extra room below, and every badge sits on one line
 _BORDER_WIDTH = {"normal": 1, "special": 1, "unk": 2, "pad": 1}
 _CURRENT_BORDER = 3
-#: The value bar under each chip (e.g. rollout shares): its colour, the faint track behind it, its
+#: The value bar under each chip (e.g. an analysis's share per source token): its colour, the faint track behind it, its
 #: thickness and the room reserved under the chip's border for it (pixels).
 BAR_COLOR = "#4e79a7"
 BAR_TRACK = QColor(128, 128, 128, 70)
@@ -266,7 +266,7 @@ class TokenChips(QWidget):
     def set_bar_values(self, values: Sequence[float] | None, *, label: str | None = None) -> None:
         """Draw a small bar under each chip, its length ∝ value / max(values); None removes the bars.
 
-        Why under the chips: a per-token quantity such as the attention-rollout share of each source
+        Why under the chips: a per-token quantity such as an analysis's share of each source
         token reads best right where the token is. The tooltip gives each value to 3 decimals,
         introduced by ``label`` (display text, already translated; default "value"). NaN or negative
         values draw an empty track. The bars are dropped when the tokens change to a different count.

@@ -37,8 +37,10 @@ from PySide6.QtWidgets import (
 
 from model_core import DecodingSettings
 from model_core.decoding_settings import MAX_BEAM_WIDTH, MAX_SEED, MAX_TOP_K
+from model_core.interpret.base import MapView
+from model_core.interpret.registry import ANALYSES, of_view
 from model_core.io.sessions import MAX_TEXT_CHARS
-from viz_app.i18n import N_, tr, tr_marked
+from viz_app.i18n import N_, analysis_label, analysis_summary, tr, tr_marked
 from viz_app.scope.state import KINDS, OVERLAYS, OVERLAYS_FOR_KIND, kind_short_title
 from viz_app.widgets import FlowLayout
 from viz_app.widgets.heatmap import overlay_label
@@ -47,12 +49,25 @@ from viz_app.widgets.heatmap import overlay_label
 METHODS: tuple[tuple[str, tuple[str, str]], ...] = (
     ("greedy", N_("Controls", "greedy")), ("sample", N_("Controls", "sampling")), ("beam", N_("Controls", "beam search")),
 )
-#: (marked display name, milliseconds per step)
-VIEW_MODE_LABELS: tuple[tuple[str, tuple[str, str]], ...] = (
+#: the maps' own view modes; the analyses' follow (model_core.interpret.registry: their labels are marked there)
+MAP_MODE_LABELS: tuple[tuple[str, tuple[str, str]], ...] = (
     ("weights", N_("Controls", "weights")), ("scores", N_("Controls", "scores before softmax")),
-    ("rollout", N_("Controls", "rollout")), ("attribution", N_("Controls", "attribution (integrated gradients)")),
-    ("contributions", N_("Controls", "contributions ‖α·f(x)‖")), ("value-zeroing", N_("Controls", "value zeroing")),
 )
+#: how the maps' own modes use the controls (the analyses declare theirs): the weights read well on a log scale
+_MAP_VIEWS = {"weights": MapView(log_scale=True, long_sentences=True), "scores": MapView(signed=True)}
+
+
+def view_mode_labels() -> list[tuple[str, str]]:
+    """Every view mode with its name in the UI language, in the picker's order."""
+    return [(mode, tr_marked(label)) for mode, label in MAP_MODE_LABELS] + [
+        (found.name, analysis_label(found)) for found in ANALYSES if found.view is not None]
+
+
+def map_view_of(mode: str) -> MapView:
+    """How ``mode`` uses the window's choices (kind, layer, head, log scale)."""
+    found = of_view(mode)
+    return _MAP_VIEWS[mode] if found is None else found.view or MapView()
+
 SPEEDS: tuple[tuple[tuple[str, str], int], ...] = (
     (N_("Controls", "0.5 steps/s"), 2000), (N_("Controls", "1 step/s"), 1000), (N_("Controls", "2 steps/s"), 500),
     (N_("Controls", "4 steps/s"), 250), (N_("Controls", "8 steps/s"), 125),
@@ -441,12 +456,15 @@ class SelectorBar(QWidget):
         super().__init__(parent)
         self.mode = QComboBox(self)
         self.mode.setObjectName("modeCombo")
-        for mode, label in VIEW_MODE_LABELS:
-            self.mode.addItem(tr_marked(label), mode)
-        self.mode.setToolTip(tr("Controls", "What the heatmap shows: the attention weights, the scores before the softmax, "
-                                            "the attention rollout from the source to each target position, how much each "
-                                            "token moved the chosen token (attribution), or what each attended token "
-                                            "actually added (weight × size of its transformed value)"))
+        for mode, label in view_mode_labels():
+            self.mode.addItem(label, mode)
+        self.mode.setToolTip(tr("Controls", "What the heatmap shows: the attention weights, the scores before the "
+                                            "softmax, or an analysis (hover over one to read what it measures)"))
+        #: each analysis says what it measures in its item's tool tip (the maps' own modes have none)
+        self._mode_tips = [None] * len(MAP_MODE_LABELS) + [analysis_summary(of_view(self.mode.itemData(i)))
+                                                           for i in range(len(MAP_MODE_LABELS), self.mode.count())]
+        for index, tip in enumerate(self._mode_tips):
+            self.mode.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
         self.kind = QComboBox(self)
         self.kind.setObjectName("kindCombo")
         for kind in KINDS:
@@ -525,14 +543,14 @@ class SelectorBar(QWidget):
         for index in range(self.mode.count()):
             offered = modes is None or self.mode.itemData(index) in modes
             items.item(index).setEnabled(offered)
-            self.mode.setItemData(index, None if offered else tr(
+            self.mode.setItemData(index, self._mode_tips[index] if offered else tr(
                 "Controls", "Not for a sentence this long: its maps are computed one at a time when shown"),
                 Qt.ItemDataRole.ToolTipRole)
         self.mode.setCurrentIndex(max(self.mode.findData(mode), 0))
-        for widget in (self.kind, self.layer, self.head):  # the rollout combines every layer and head
-            widget.setEnabled(mode != "rollout" and (widget is not self.layer or self.layer.maximum() > 0)
-                              and not (widget is self.head and mode == "value-zeroing"))  # value zeroing is per layer
-        self.log_scale.setEnabled(mode in ("weights", "rollout"))  # signed or unbounded values: no log scale
+        view = map_view_of(mode)  # what the view uses of the choices (an analysis may combine every layer and head)
+        for widget, used in ((self.kind, view.uses_kind), (self.layer, view.uses_layer), (self.head, view.uses_head)):
+            widget.setEnabled(used and (widget is not self.layer or self.layer.maximum() > 0))
+        self.log_scale.setEnabled(view.log_scale)  # signed or unbounded values: no log scale
         index = self.colormap.findData(colormap)
         if index >= 0:
             self.colormap.setCurrentIndex(index)

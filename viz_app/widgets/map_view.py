@@ -14,11 +14,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from model_core.interpret.attribution import agreement, attribution_of
-from model_core.interpret.contributions import norm_maps, source_share
-from model_core.interpret.rollout import Rollout, trace_rollout
-from model_core.interpret.value_zeroing import value_zeroing_of
+from model_core.interpret.base import Analysis
+from model_core.interpret.contributions import source_share
+from model_core.interpret.registry import of_view
 from model_core.trace import Trace
-from viz_app.i18n import tr
+from viz_app.i18n import tr, tr_marked
 from viz_app.scope.state import (
     KINDS,
     OVERLAYS,
@@ -60,8 +60,8 @@ class ViewSpec:
     log_scale: bool = False
     overlays: tuple[str, ...] = ()
     font_pt: float | None = None
-    #: what the map holds: the attention weights, the pre-softmax scores (−∞ where blocked), or the
-    #: encoder-decoder rollout (target × source; kind, layer and head do not apply)
+    #: what the map holds: the attention weights, the pre-softmax scores (−∞ where blocked), or an analysis
+    #: (model_core.interpret.registry.VIEW_MODES; one whose map is of the whole decoding ignores kind, layer and head)
     mode: str = "weights"
     #: decoder rows labelled "input → the token that follows it" ("predicted": chosen, or typed when forced) or by
     #: the decoder input alone ("input")
@@ -217,8 +217,9 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
     """
     if spec.mode not in VIEW_MODES:
         raise ValueError(f"unknown view mode {spec.mode!r}; choose from {', '.join(VIEW_MODES)}")
-    if spec.mode == "rollout":
-        return _rollout_view(trace, spec)
+    found = of_view(spec.mode)  # the analysis shown (None: the weights or the scores)
+    if found is not None and found.whole_map is not None:
+        return _whole_map_view(trace, spec, found)
     if spec.kind not in KINDS:
         raise ValueError(f"unknown attention kind {spec.kind!r}; choose from {', '.join(KINDS)}")
     if spec.colormap not in COLORMAP_NAMES:
@@ -238,16 +239,13 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         if spec.kind not in trace.scores:
             raise ValueError("this trace holds no pre-softmax scores (compute it with scores captured)")
         maps = trace.scores[spec.kind]
-    elif spec.mode == "contributions":
-        maps = contributions_of(trace, spec.kind)
-        top = float(maps[spec.layer].max()) if maps[spec.layer].size else 0.0
-        levels = (0.0, top if top > 0 else 1.0)
-    elif spec.mode == "value-zeroing":  # one map per layer (every head's value zeroed at once): no head to choose
-        held = value_zeroing_of(trace)
-        if spec.kind not in held:
-            raise ValueError("this trace holds no value zeroing (compute it with value zeroing)")
-        maps = held[spec.kind][:, None]
-        spec = replace(spec, head=None)
+    elif found is not None and found.view_maps is not None:
+        maps = analysis_maps(trace, found, spec.kind)
+        if not found.view.uses_head:  # one map per layer (value zeroing: every head's value zeroed at once)
+            spec = replace(spec, head=None)
+        if found.view.layer_levels:  # 0 to the layer's largest value, so heads compare
+            top = float(maps[spec.layer].max()) if maps[spec.layer].size else 0.0
+            levels = (0.0, top if top > 0 else 1.0)
     layer = maps[spec.layer]
     if spec.window is None:
         # the mean of scores keeps −∞ exactly where every head is blocked (the masks are the same for all heads)
@@ -272,17 +270,14 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         title = tr("MainWindow", "{title} · switched OFF (adds nothing to the layer)").format(title=title)
     elif spec.head is None and off:
         title = tr("MainWindow", "{title} · {n} of {total} heads OFF").format(title=title, n=len(off), total=n_heads)
-    if spec.mode == "value-zeroing":
-        title = tr("MainWindow", "Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}").format(
-            kind=kind_short_title(spec.kind), layer=spec.layer, step=t, total=total)
-    if spec.mode == "contributions":  # short: the share must fit beside it
+    if found is not None and found.title:  # the analysis's own title (short: a note may follow)
         head_text = tr("MainWindow", "mean of heads") if spec.head is None else tr("MainWindow", "head {head}").format(head=spec.head)
-        title = tr("MainWindow", "‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}").format(
-            kind=kind_short_title(spec.kind), layer=spec.layer, head=head_text, step=t, total=total)
-        if spec.kind != "encoder_self" and t > 0:
-            share = float(source_share(trace)[t - 1])
-            if np.isfinite(share):
-                title = tr("MainWindow", "{title} · {share} % from the source").format(title=title, share=round(100 * share))
+        title = analysis_text(found.title).format(kind=kind_short_title(spec.kind), layer=spec.layer, head=head_text,
+                                                  step=t, total=total)
+    if spec.mode == "contributions" and spec.kind != "encoder_self" and t > 0:  # what share came from the source
+        share = float(source_share(trace)[t - 1])
+        if np.isfinite(share):
+            title = tr("MainWindow", "{title} · {share} % from the source").format(title=title, share=round(100 * share))
 
     unknown = [name for name in spec.overlays if name not in OVERLAYS]
     if unknown:
@@ -299,7 +294,8 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         title = tr("MainWindow", "{title}\nrows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}").format(
             title=title, r0=r0, r1=r1 - 1, rows=int(maps.shape[2]), c0=c0, c1=c1 - 1, cols=int(maps.shape[3]))
     origin = (0, 0) if spec.window is None else (spec.window[0], spec.window[2])
-    switched_off = spec.mode != "value-zeroing" and (spec.head in off if spec.head is not None else len(off) == n_heads)
+    per_head = found is None or found.view is None or found.view.uses_head
+    switched_off = per_head and (spec.head in off if spec.head is not None else len(off) == n_heads)
     return HeatmapView(spec.kind, spec.layer, spec.head, t, total, matrix, queries, keys, title, q_label, k_label,
                        current_row, visible_rows, spec.colormap, spec.log_scale, enabled, spec.font_pt, spec.mode, levels,
                        origin, switched_off)
@@ -314,18 +310,25 @@ def _rows(layer, head: int | None, start: int, stop: int) -> np.ndarray:
     return part.mean(axis=0, dtype=np.float32) if head is None else part[head]
 
 
-def contributions_of(trace: Trace, kind: str) -> np.ndarray:
-    """[L, H, Q, K] norm-based contributions of ``kind``, computed once per trace and kind (stepping re-slices them)."""
-    key = (id(trace), kind)
-    for ref, cached_kind, value in _CONTRIBUTIONS:
-        if ref() is trace and cached_kind == kind:
+def analysis_maps(trace: Trace, found: Analysis, kind: str) -> np.ndarray:
+    """[L, H, Q, K] maps an analysis shows for ``kind``, computed once per trace, analysis and kind (stepping
+    re-slices them)."""
+    for ref, name, cached_kind, value in _ANALYSIS_MAPS:
+        if ref() is trace and name == found.name and cached_kind == kind:
             return value
-    value = norm_maps(trace, kind)
-    _CONTRIBUTIONS[:] = [*_CONTRIBUTIONS[-5:], (weakref.ref(trace), key[1], value)]
+    if found.view_maps is None:
+        raise ValueError(f"{found.name} has no maps per kind")
+    value = np.asarray(found.view_maps(trace, kind))
+    _ANALYSIS_MAPS[:] = [*_ANALYSIS_MAPS[-5:], (weakref.ref(trace), found.name, kind, value)]
     return value
 
 
-_CONTRIBUTIONS: list[tuple[weakref.ref, str, np.ndarray]] = []
+def analysis_text(marked: str) -> str:
+    """A text a plug-in analysis marked ``N_("Analyses", ...)``, in the UI language."""
+    return tr_marked(("Analyses", marked))
+
+
+_ANALYSIS_MAPS: list[tuple[weakref.ref, str, str, np.ndarray]] = []
 _AGREEMENT: list[tuple[weakref.ref, str, np.ndarray]] = []
 
 
@@ -435,43 +438,31 @@ _SCORE_TILES: list[tuple[weakref.ref, np.ndarray]] = []
 
 
 def shown_shape(trace: Trace, spec: ViewSpec) -> tuple[int, int]:
-    """(rows, columns) of the whole map ``spec`` shows: the rollout's decoder positions × source tokens, else the
-    selected kind's map (what a long map's window is laid over)."""
-    if spec.mode == "rollout":
-        rows, cols = rollout_of(trace).source.shape
+    """(rows, columns) of the whole map ``spec`` shows: an analysis's one map of decoder positions × source tokens, else
+    the selected kind's map (what a long map's window is laid over)."""
+    found = of_view(spec.mode)
+    if found is not None and found.whole_map is not None:
+        rows, cols = np.shape(found.whole_map(trace))
         return int(rows), int(cols)
     _, _, rows, cols = trace.attention(spec.kind).shape
     return int(rows), int(cols)
 
 
-def rollout_of(trace: Trace) -> Rollout:
-    """The trace's encoder-decoder rollout, computed once per trace (it multiplies L full matrices)."""
-    for ref, value in _ROLLOUTS:
-        if ref() is trace:
-            return value
-    value = trace_rollout(trace)
-    _ROLLOUTS[:] = [*_ROLLOUTS[-1:], (weakref.ref(trace), value)]
-    return value
-
-
-_ROLLOUTS: list[tuple[weakref.ref, Rollout]] = []
-
-
-def _rollout_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
-    """Target positions × source tokens: how much each source token reaches each decoder position."""
+def _whole_map_view(trace: Trace, spec: ViewSpec, found: Analysis) -> HeatmapView:
+    """An analysis's one map of the decoding, target positions × source tokens (e.g. how much each source
+    token reaches each decoder position); the kind, layer and head do not apply."""
     total = trace.n_steps
     t = total if spec.step is None else int(spec.step)
     if not 0 <= t <= total:
         raise ValueError(f"step {t} is out of range: this decoding has steps 0..{total}")
-    whole = rollout_of(trace).source
+    whole = found.whole_map(trace)
     queries = decoder_row_labels(trace, t, spec.forced, spec.row_labels)
     keys = list(trace.src_tokens)
-    title = tr("MainWindow", "Attention rollout: source tokens reaching each decoder position · step {step} / {total}").format(
-        step=t, total=total)
+    title = analysis_text(found.title).format(step=t, total=total)
     current_row, visible_rows, origin = (t - 1 if t > 0 else None), t, (0, 0)
     if spec.window is None:
         matrix = np.ascontiguousarray(whole, dtype=np.float32)
-    else:  # a long source: the window's part, as for a long map (a rollout over 3,000 columns was one dark band)
+    else:  # a long source: the window's part, as for a long map (3,000 columns drawn whole were one dark band)
         r0, r1, c0, c1 = spec.window
         matrix = np.ascontiguousarray(whole[r0:r1, c0:c1], dtype=np.float32)
         queries, keys, origin = queries[r0:r1], keys[c0:c1], (r0, c0)
@@ -481,13 +472,15 @@ def _rollout_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
             title=title, r0=r0, r1=r1 - 1, rows=int(whole.shape[0]), c0=c0, c1=c1 - 1, cols=int(whole.shape[1]))
     return HeatmapView("cross", 0, None, t, total, matrix, queries, keys, title,
                        query_axis_label(spec.row_labels, spec.forced), tr("MainWindow", "source token"), current_row, visible_rows,
-                       spec.colormap, spec.log_scale, {}, spec.font_pt, "rollout", None, origin)
+                       spec.colormap, spec.log_scale, {}, spec.font_pt, spec.mode, None, origin)
 
 
 def apply_view(widget: AttentionHeatmap, view: HeatmapView) -> None:
     """Feed ``view`` to a heatmap through its public API (display settings first, then data, then overlays)."""
-    signed = view.mode in ("scores", "attribution", "difference")
-    value_mode = {"weights": "weights", "rollout": "weights", "scores": "scores"}.get(view.mode, "values")
+    found = None if view.mode == "difference" else of_view(view.mode)
+    signed = view.mode in ("scores", "difference") or (found is not None and found.view is not None and found.view.signed)
+    weights_like = view.mode == "weights" or (found is not None and found.view is not None and found.view.weights_like)
+    value_mode = "weights" if weights_like else "scores" if view.mode == "scores" else "values"
     widget.set_value_mode(value_mode, levels=view.levels)
     widget.set_colormap(DIVERGING_NAME if signed else view.colormap)  # signed values: white = 0
     widget.set_log_scale(view.log_scale)

@@ -21,8 +21,9 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStackedWidget
 from model_core.analysis.measures import all_head_stats, verify_trace
 from model_core.inference.lazy_trace import pooled_overview
 from model_core.inference.pooling import pool_blocked, pool_max, pooled_length, tile_factors
+from model_core.interpret.registry import of_view
 from model_core.shared_types import KINDS
-from viz_app.i18n import N_, quoted, tr, tr_marked
+from viz_app.i18n import N_, analysis_label, quoted, tr, tr_marked
 from viz_app.scope.state import LONG_SENTENCE_MODES, AppState, kind_title, long_sentence, view_needs_run
 from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
 from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
@@ -32,10 +33,10 @@ from viz_app.widgets.head_stats import HeadStatsPanel
 from viz_app.widgets.map_view import (
     ViewSpec,
     agreement_of,
+    analysis_maps,
+    analysis_text,
     apply_view,
-    contributions_of,
     heatmap_view,
-    rollout_of,
     score_tiles,
     shown_shape,
 )
@@ -66,8 +67,9 @@ def view_spec(state: AppState) -> ViewSpec:
     mode = s.view_mode
     if view_needs_run(s.trace, mode, s.kind):  # scores, attribution, value norms: until the run that adds them answers
         mode = "weights"
-    if mode == "rollout" and s.trace is not None and lazy_too_big(s.trace):  # rollout multiplies every map at once
-        mode = "weights"
+    found = of_view(mode)
+    if found is not None and found.whole_map is not None and s.trace is not None and lazy_too_big(s.trace):
+        mode = "weights"  # a map of the whole decoding multiplies every map at once
     return ViewSpec(kind=s.kind, layer=s.layer, head=s.head, step=s.step, forced=s.forced, colormap=s.colormap,
                     log_scale=s.log_scale, overlays=tuple(n for n, on in s.overlays.items() if on), mode=mode,
                     row_labels=s.row_labels, ablated_heads=s.ablated_heads)
@@ -223,14 +225,14 @@ class SelectorBinding(QObject):
 
 
 class ChipsBinding(QObject):
-    """The token chips under the sentences: source tokens, the target up to the step, rollout bars."""
+    """The token chips under the sentences: source tokens, the target up to the step, an analysis's bars."""
 
     def __init__(self, state: AppState, inputs: InputPanel, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.state, self.inputs = state, inputs
         state.traceChanged.connect(self.refresh)
         state.stepChanged.connect(self.refresh_step)
-        state.displayChanged.connect(self.refresh_rollout)
+        state.displayChanged.connect(self.refresh_bars)
         self.refresh()
 
     @Slot()
@@ -258,7 +260,7 @@ class ChipsBinding(QObject):
             self.inputs.target_chips.set_tokens(tokens, current=s.step - 1 if s.step > 0 else None,
                                                 kinds=[chip_kind(t, specials or None) for t in tokens], surfaces=typed)
             self._show_ranks(trace, tokens)
-        self.refresh_rollout()
+        self.refresh_bars()
 
     def _show_ranks(self, trace, tokens: list[str]) -> None:
         """Under teacher forcing, every typed token's rank at once (a badge under each target chip)."""
@@ -272,14 +274,16 @@ class ChipsBinding(QObject):
         self.inputs.target_chips.set_badges(badges, tips)
 
     @Slot()
-    def refresh_rollout(self) -> None:
-        """Under the source chips, at the current step: how much each source token reaches it (rollout view)."""
+    def refresh_bars(self) -> None:
+        """Under the source chips, at the current step: the row of the shown analysis's whole-decoding map (the
+        attention flow: how much each source token reaches the step), when it declares such bars."""
         s = self.state
-        if (s.view_mode != "rollout" or s.trace is None or s.step < 1 or s.trace.n_steps < s.step
-                or lazy_too_big(s.trace)):
+        found = of_view(s.view_mode)
+        if (found is None or found.whole_map is None or not found.bars_label or s.trace is None or s.step < 1
+                or s.trace.n_steps < s.step or lazy_too_big(s.trace)):
             self.inputs.source_chips.set_bar_values(None)
             return
-        self.inputs.source_chips.set_bar_values(rollout_of(s.trace).source[s.step - 1], label=tr("MainWindow", "rollout share"))
+        self.inputs.source_chips.set_bar_values(found.whole_map(s.trace)[s.step - 1], label=analysis_text(found.bars_label))
 
 
 class MapBinding(QObject):
@@ -327,10 +331,9 @@ class MapBinding(QObject):
             self._refresh_hover()
             self.refresh_hint()
             return
-        computing = {"attribution": tr("MainWindow", "Computing the attribution…"),
-                     "contributions": tr("MainWindow", "Computing the contributions…"),
-                     "value-zeroing": tr("MainWindow", "Computing value zeroing…")}.get(
-            s.view_mode, tr("MainWindow", "Computing the scores…"))
+        shown = of_view(s.view_mode)
+        computing = (tr("MainWindow", "Computing {analysis}…").format(analysis=analysis_label(shown)) if shown is not None
+                     else tr("MainWindow", "Computing the scores…"))
         if spec.mode != s.view_mode:
             if s.view_mode == "scores" and s.model is not None and not s.model.native:
                 self._show_status(tr("MainWindow", "This model cannot give its scores (Hugging Face returns weights only)"))
@@ -360,8 +363,8 @@ class MapBinding(QObject):
             maps, blocked, pending = overview_tiles(maps, blocked)
         if view.mode == "scores":  # the tiles show what the map shows, with the same diverging colours
             maps = score_tiles(trace.scores[s.kind])
-        elif view.mode == "contributions":  # one range for every tile, so heads compare
-            maps = contributions_of(trace, s.kind)
+        elif shown is not None and shown.view_maps is not None and shown.view.uses_head:  # one range for every tile
+            maps = analysis_maps(trace, shown, s.kind)
             maps = maps / max(float(maps.max()), 1e-12) if maps.size else maps
         # the overview is of whole maps: its current and future rows are the map's, not the window's (in pooled rows
         # for a long sentence's tiles, a partly shown block shown)
@@ -427,8 +430,9 @@ class MapBinding(QObject):
         if self._window is None:
             self.minimap.clear()
             return
-        if spec.mode == "rollout":  # decoder positions × source tokens, as the heatmap shows it
-            whole = rollout_of(trace).source
+        found = of_view(spec.mode)
+        if found is not None and found.whole_map is not None:  # decoder positions × source tokens, as the heatmap shows
+            whole = found.whole_map(trace)
             self.minimap.set_map(pool_max(whole, tile_factors(*whole.shape, MAX_TILE_PIXELS)), self._window,
                                  self.state.colormap)
             return

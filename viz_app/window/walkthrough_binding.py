@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QWidget
 
 from model_core.inference.lazy_trace import is_lazy
+from model_core.interpret.registry import of_view
 from viz_app.dialogs.walkthrough import WalkthroughDialog
 from viz_app.i18n import tr
 from viz_app.scope.state import AppState
@@ -75,8 +76,9 @@ class CellWalkthroughBinding(QObject):
             self._dialog().show_message(tr("Walkthrough", "A sentence this long is not walked through: replaying it "
                                                           "would keep every map the window computes one at a time."))
             return None
-        if s.view_mode == "rollout":
-            self._dialog().show_message(tr("Walkthrough", "The rollout combines every layer and head, so no single "
+        shown = of_view(s.view_mode)
+        if shown is not None and shown.view is not None and not shown.view.uses_layer:
+            self._dialog().show_message(tr("Walkthrough", "This view combines every layer and head, so no single "
                                                           "computation made this cell: switch to the weights view and "
                                                           "click a cell of one attention map."))
             return None

@@ -5,7 +5,7 @@ with the reason are described in ``model_core/io/hf_families.py``.
 
 ``load_hf_folder`` opens a folder written by ``save_pretrained`` and returns a :class:`ModelBundle`
 whose model is an :class:`HFSeq2SeqAdapter`: it answers ``encode`` / ``decode`` / ``init_cache`` /
-``decode_step`` exactly like :class:`Seq2SeqTransformer`, so ``DecodeSession`` and
+``decode_step`` exactly like :class:`Seq2SeqTransformer`, so ``StepDecoder`` and
 ``teacher_forced_trace`` step through a Hugging Face model unchanged. The attention maps are the
 ones the Hugging Face code computes (eager attention, ``output_attentions=True``), never a
 re-implementation, so what the app shows is what the model did.
@@ -801,7 +801,7 @@ def _activation(name: str) -> str:
 def model_config_from_hf(hf_model: nn.Module, src_tok: HFTokenizer, name: str) -> ModelConfig:
     """A ``ModelConfig`` describing the Hugging Face model, for the inspector and the decoding code.
 
-    ``bos_id`` is the decoder start token (what ``DecodeSession`` feeds first): ``<pad>`` for Marian
+    ``bos_id`` is the decoder start token (what ``StepDecoder`` feeds first): ``<pad>`` for Marian
     and T5, ``</s>`` for BART, the target language code for mBART. Facts the dataclass cannot
     express (real activation, score scaling, extra norms, T5 buckets) go to ``extra``.
     """

@@ -100,7 +100,9 @@ def test_a_row_that_did_not_converge_is_said_in_words_not_as_a_percentage():
     bundle = tiny_bundle(seed=4)
     trace = run(bundle, RunRequest("w1 w2 w3", "t1 t2 t3", analyses={"attribution": {"method": "integrated-gradients"}})).trace
     assert attribution_of(trace).converged.all()
-    starved = replace(trace, attribution_converged=np.array([True, False, True, False]))
+    held = trace.analyses["attribution"]
+    starved = replace(trace, analyses={**trace.analyses, "attribution": replace(
+        held, arrays={**held.arrays, "attribution_converged": np.array([True, False, True, False])})})
     view = heatmap_view(starved, ViewSpec(kind="cross", layer=0, mode="attribution", step=2, forced=True))
     points = int(attribution_of(trace).points[1])
     assert f"step 2's row did not converge ({points} points)" in view.key_label and "%" not in view.key_label

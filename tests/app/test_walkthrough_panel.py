@@ -69,7 +69,7 @@ def test_clicking_a_cell_opens_the_walkthrough(window, qtbot):
     assert binding.open_cell(0, 0) is None and "not computed yet" in dialog.panel.message()
     state.set_step(state.n_steps)
     state.set_view_mode("rollout")
-    assert binding.open_cell(0, 0) is None and "rollout" in dialog.panel.message()
+    assert binding.open_cell(0, 0) is None and "combines every layer and head" in dialog.panel.message()
     state.set_view_mode("contributions")
     assert binding.open_cell(0, 0) is None and "weights or scores" in dialog.panel.message()
     state.set_view_mode("weights")

@@ -363,8 +363,8 @@ class MapBinding(QObject):
             maps, blocked, pending = overview_tiles(maps, blocked)
         if view.mode == "scores":  # the tiles show what the map shows, with the same diverging colours
             maps = score_tiles(trace.scores[s.kind])
-        elif shown is not None and shown.view_maps is not None and shown.view.uses_head:  # one range for every tile
-            maps = analysis_maps(trace, shown, s.kind)
+        elif (drawn := of_view(view.mode)) is not None and drawn.view_maps is not None and drawn.view.uses_head:
+            maps = analysis_maps(trace, drawn, s.kind)  # what the map shows, one range for every tile
             maps = maps / max(float(maps.max()), 1e-12) if maps.size else maps
         # the overview is of whole maps: its current and future rows are the map's, not the window's (in pooled rows
         # for a long sentence's tiles, a partly shown block shown)

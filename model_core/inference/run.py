@@ -173,7 +173,8 @@ def _run(bundle: ModelBundle, request: RunRequest, stop: Callable[[], bool] | No
             intact = bundle.decoder(request.src, request.settings, pad_to=request.pad_src)
             baseline_output = vocab.decode(intact.run())
     for name, options in request.analyses.items():  # the plug-ins asked for, each adding its result to the trace
-        trace = run_compute(analysis(name), bundle.model, trace, options, ablation=ablation, stop=stop)
+        trace = run_compute(analysis(name), bundle.model, trace, options, ablation=ablation, stop=stop,
+                            vocab=bundle.tgt_tokenizer.vocab)
     baseline = None
     if ablation.active and trace.n_steps:
         # the intact model on the very same decoder inputs: "before" for the before/after view

@@ -609,7 +609,7 @@ def _options(options: Mapping[str, object]) -> dict[str, object]:
 
 
 def _compute(model: ScopeModel, trace: Trace, options: Mapping[str, object], *, ablation: Ablation = NO_ABLATION,
-             stop: Callable[[], bool] | None = None) -> Trace:
+             stop: Callable[[], bool] | None = None, vocab: Sequence[str] | None = None) -> Trace:
     if not trace.n_steps:
         return trace
     found = attribute_trace(model, trace, method=str(options["method"]), baseline=str(options["baseline"]),

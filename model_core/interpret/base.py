@@ -9,7 +9,7 @@ declares what it is, what it needs, how it computes and how its result is kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from ..trace import Trace
 
 #: what an analysis computed from a model returns: the trace with its result in ``Trace.analyses``. Called as
-#: ``compute(model, trace, options, ablation=..., stop=...)``; ``stop()`` True means "abandon" (raise nothing: the
-#: caller checks it again)
+#: ``compute(model, trace, options, ablation=..., stop=..., vocab=...)`` (``vocab``: the target tokens by id, to name
+#: tokens the trace does not hold); ``stop()`` True means "abandon" (raise nothing: the caller checks it again)
 Compute = Callable[..., "Trace"]
 
 
@@ -82,6 +82,8 @@ class Analysis:
     view_maps: Callable[[Trace, str], Any] | None = None
     #: or one map for the whole decoding, decoder positions × source tokens [T, S] (kind, layer and head do not apply)
     whole_map: Callable[[Trace], Any] | None = None
+    #: or a grid of decoder layers × decoding steps: ([L, T] values coloured, [L, T] texts written in the cells)
+    layer_grid: Callable[[Trace], tuple[Any, Any]] | None = None
     #: its map's title, a template with {kind} {layer} {head} {step} {total}, marked for translation
     title: str = ""
     #: what the bars under the source chips show at a step (the row of ``whole_map``), marked; "" for no bars
@@ -123,11 +125,11 @@ def cli_options(analysis: Analysis, args: Any) -> dict[str, Any] | None:
 
 
 def run_compute(analysis: Analysis, model: Any, trace: Trace, options: Mapping[str, Any], *, ablation: Ablation,
-                stop: Callable[[], bool] | None = None) -> Trace:
+                stop: Callable[[], bool] | None = None, vocab: Sequence[str] | None = None) -> Trace:
     """``analysis.compute`` with its options checked: the one way ``run`` calls a plug-in."""
     if analysis.compute is None:
         return trace
-    return analysis.compute(model, trace, analysis.options(options), ablation=ablation, stop=stop)
+    return analysis.compute(model, trace, analysis.options(options), ablation=ablation, stop=stop, vocab=vocab)
 
 
 def N_(context: str, text: str) -> str:

@@ -32,7 +32,7 @@ from ..trace import StepArrays, Trace
 from .base import N_, Analysis, MapView
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
     import torch
     from torch import nn
@@ -150,7 +150,7 @@ def source_share(trace: Trace) -> np.ndarray:
 
 # ====================================================================== the plug-in
 def _compute(model: ScopeModel, trace: Trace, options: Mapping[str, object], *, ablation: Ablation = NO_ABLATION,
-             stop: Callable[[], bool] | None = None) -> Trace:
+             stop: Callable[[], bool] | None = None, vocab: Sequence[str] | None = None) -> Trace:
     return with_value_norms(model, trace, ablation=ablation)
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from . import attribution, contributions, rollout, value_zeroing
+from . import attribution, contributions, logit_lens, rollout, value_zeroing
 from .base import Analysis
 
-ANALYSES: tuple[Analysis, ...] = (rollout.ANALYSIS, attribution.ANALYSIS, contributions.ANALYSIS, value_zeroing.ANALYSIS)
+ANALYSES: tuple[Analysis, ...] = (rollout.ANALYSIS, attribution.ANALYSIS, contributions.ANALYSIS, value_zeroing.ANALYSIS,
+                                  logit_lens.ANALYSIS)
 
 #: what the main map can show without an analysis: the attention weights and the pre-softmax scores
 MAP_MODES: tuple[str, ...] = ("weights", "scores")

@@ -142,7 +142,7 @@ def _view_maps(trace: Trace, kind: str) -> np.ndarray:
 
 
 def _compute(model: ScopeModel, trace: Trace, options: Mapping[str, object], *, ablation: Ablation = NO_ABLATION,
-             stop: Callable[[], bool] | None = None) -> Trace:
+             stop: Callable[[], bool] | None = None, vocab: Sequence[str] | None = None) -> Trace:
     return with_value_zeroing(trace, value_zeroing(model, trace, ablation=ablation))
 
 

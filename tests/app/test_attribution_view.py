@@ -111,3 +111,23 @@ def test_a_row_that_did_not_converge_is_said_in_words_not_as_a_percentage():
     assert later.title.endswith("not converged: step 2, 4") and "did not converge" in later.key_label
     fine = heatmap_view(starved, ViewSpec(kind="cross", layer=0, mode="attribution", step=1, forced=True))
     assert "not converged" not in fine.title and "sums to" in fine.key_label
+
+
+def test_the_logit_lens_in_the_window_writes_each_layers_first_choice(window, qtbot):
+    """Show ▸ logit lens: a run adds the lens; the map is decoder layers (the last at the top) × steps, coloured by the
+    chosen token's probability, each layer's first choice written in its cell; kind, layer and head are greyed."""
+    from model_core.interpret.logit_lens import logit_lens_of
+
+    s = window.state
+    with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
+        s.set_view_mode("logit-lens")
+    qtbot.waitUntil(lambda: logit_lens_of(s.trace) is not None and not window.host.busy, timeout=TIMEOUT)
+    lens = logit_lens_of(s.trace)
+    heat = window.map.heatmap
+    step = s.step
+    np.testing.assert_allclose(heat.displayed_matrix(), lens["logit_lens_prob"][::-1, :max(step, 1)], atol=1e-6)
+    np.testing.assert_array_equal(heat.cell_texts(), lens["logit_lens_top_tokens"][::-1, :max(step, 1), 0])
+    assert "Logit lens" in heat.title_text()
+    bar = window.map.selectors
+    assert bar.mode.currentData() == "logit-lens" and bar.mode.itemData(bar.mode.currentIndex(), 3)  # a tool tip
+    assert not bar.layer.isEnabled() and not bar.head.isEnabled() and not bar.kind.isEnabled()

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from model_core.decoding_settings import MAX_SEED
 from model_core.interpret.base import add_cli_arguments, cli_options
-from model_core.interpret.registry import ANALYSES, VIEW_MODES, requested_for_view
+from model_core.interpret.registry import ANALYSES, VIEW_MODES, of_view, requested_for_view
 from model_core.shared_types import KINDS
 from viz_app.cli.common import (
     CliError,
@@ -513,8 +513,12 @@ def _render_run(args: argparse.Namespace, plan: Plan, view_args: _View, out: Pat
         ex.export_view(view, out, scale=scale, overwrite=args.force, **sizes)
         rows, cols = view.computed()[0].shape if suffix == ".csv" else view.matrix.shape
         what = f"{rows}×{cols}, step {view.step} of {view.n_steps}"
+    shown = of_view(mode) if mode != LINES_VIEW else None
+    if shown is not None and shown.view is not None and not shown.view.uses_layer:  # one map of the whole decoding
+        print(f"wrote {printable(out)}: {shown.name}, {what}")
+        return 0
     head = "mean of heads" if view_args.head is None else f"head {view_args.head}"
-    print(f"wrote {printable(out)}: {view_args.kind} layer {view_args.layer} {head}, {what}")
+    print(f"wrote {printable(out)}: {mode} {view_args.kind} layer {view_args.layer} {head}, {what}")
     return 0
 
 

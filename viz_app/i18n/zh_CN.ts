@@ -389,6 +389,41 @@
             <translation>‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
+            <location filename="../../model_core/interpret/logit_lens.py" line="148" />
+            <source>logit lens</source>
+            <translation>Logit 透镜</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/logit_lens.py" line="149" />
+            <source>what each decoder layer would predict if it were the last: its stream through the final norm and the output projection</source>
+            <translation>假如每个解码器层就是最后一层，它会预测什么：把该层的残差流送入最终归一化和输出投影</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/logit_lens.py" line="154" />
+            <source>Logit lens: each decoder layer's first choice, coloured by the probability of the token finally written · step {step} / {total}</source>
+            <translation>Logit 透镜：每个解码器层的首选词元，颜色表示最终写出的词元的概率 · 第 {step} / {total} 步</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/logit_lens.py" line="158" />
+            <source>Logit lens: what each layer would say</source>
+            <translation>Logit 透镜：每一层会说什么</translation>
+        </message>
+        <message>
+            <location filename="../../model_core/interpret/logit_lens.py" line="159" />
+            <source>&lt;p&gt;The decoder builds its prediction layer by layer in one vector per position, the
+&lt;b&gt;residual stream&lt;/b&gt;. The &lt;b&gt;logit lens&lt;/b&gt; reads that stream after every layer as if it were the last: it applies
+the model's own final norm and output projection (and its soft-capping, if any) and the softmax.&lt;/p&gt;
+&lt;p&gt;Each column is a decoding step, each row a decoder layer. The word in a cell is that layer's first choice; the
+colour is the probability it gives the word finally written (or typed) at that step. Watch the word form: early
+layers often propose something else, the last layer is exactly the model's own output.&lt;/p&gt;
+&lt;p&gt;What it assumes: that a middle layer's stream already lives where the final norm and the output projection can read
+it. Early layers often do not; the &lt;b&gt;tuned lens&lt;/b&gt; (Belrose et al. 2023) learns a small map per layer to correct
+that. The lens shows what a layer's stream says, not how the model uses it.&lt;/p&gt;</source>
+            <translation>&lt;p&gt;解码器在每个位置用一个向量逐层构建它的预测，这个向量叫作&lt;b&gt;残差流&lt;/b&gt;。&lt;b&gt;Logit 透镜&lt;/b&gt;在每一层之后都把残差流当作最后一层来读：对它施加模型自己的最终归一化和输出投影（如果模型有软上限，也一并施加），再做 softmax。&lt;/p&gt;
+&lt;p&gt;每一列是一个解码步骤，每一行是一个解码器层。格子里的词是这一层的首选；颜色表示这一层给最终写出（或输入）的那个词的概率。可以看到这个词是怎样逐层形成的：前面的层常常提出别的词，最后一层与模型自己的输出完全一致。&lt;/p&gt;
+&lt;p&gt;它的前提是：中间层的残差流已经处在最终归一化和输出投影能够读懂的空间里。前面的层往往并非如此；&lt;b&gt;调校透镜&lt;/b&gt;（tuned lens，Belrose 等，2023）为每一层学习一个小的映射来修正这一点。Logit 透镜显示的是某一层的残差流“说了什么”，而不是模型如何使用它。&lt;/p&gt;</translation>
+        </message>
+        <message>
             <location filename="../../model_core/interpret/rollout.py" line="169" />
             <source>rollout</source>
             <translation>注意力展开</translation>
@@ -1520,62 +1555,62 @@ not a proof.&lt;/p&gt;</source>
     <context>
         <name>Heatmap</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="710" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="713" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="711" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="714" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="745" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="750" />
             <source>not computed yet</source>
             <translation>尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1019" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1055" />
             <source>−∞ (blocked)</source>
             <translation>−∞（已屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1021" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1057" />
             <source>switched off: this head adds nothing to the layer's output</source>
             <translation>已关闭：这个头对该层的输出没有任何贡献</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1043" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1079" />
             <source>query {query} → key {key}: {weight}</source>
             <translation>查询 {query} → 键 {key}：{weight}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1033" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1069" />
             <source>query {query} → key {key}: not computed yet</source>
             <translation>查询 {query} → 键 {key}：尚未计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1038" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1074" />
             <source>query {query} → key {key}: score {score} (before the softmax)</source>
             <translation>查询 {query} → 键 {key}：分数 {score}（softmax 之前）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1272" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1308" />
             <source>{title} · scores before the softmax</source>
             <translation>{title} · softmax 之前的分数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1274" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1310" />
             <source>{title} (log colour scale)</source>
             <translation>{title}（对数色标）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1037" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1073" />
             <source>query {query} → key {key}: −∞ (blocked by the mask)</source>
             <translation>查询 {query} → 键 {key}：−∞（被掩码屏蔽）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="1254" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="1290" />
             <source>blocked by the mask:</source>
             <translation>被掩码屏蔽：</translation>
         </message>
@@ -1914,139 +1949,154 @@ not a proof.&lt;/p&gt;</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="206" />
+            <location filename="../../viz_app/widgets/map_view.py" line="208" />
             <source>query: decoder input → token it chose</source>
             <translation>查询：解码器输入 → 它选中的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="141" />
+            <location filename="../../viz_app/widgets/map_view.py" line="143" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="203" />
+            <location filename="../../viz_app/widgets/map_view.py" line="205" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="205" />
+            <location filename="../../viz_app/widgets/map_view.py" line="207" />
             <source>query: decoder input → next typed token</source>
             <translation>查询：解码器输入 → 下一个键入的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="378" />
+            <location filename="../../viz_app/widgets/map_view.py" line="382" />
             <source>Integrated gradients</source>
             <translation>积分梯度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="379" />
+            <location filename="../../viz_app/widgets/map_view.py" line="383" />
             <source>Gradient × input</source>
             <translation>梯度 × 输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="381" />
+            <location filename="../../viz_app/widgets/map_view.py" line="385" />
             <source>{method} over the target prefix · step {step} / {total}</source>
             <translation>{method}：目标前缀 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="383" />
+            <location filename="../../viz_app/widgets/map_view.py" line="387" />
             <source>{method} over the source · step {step} / {total}</source>
             <translation>{method}：源句 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="394" />
+            <location filename="../../viz_app/widgets/map_view.py" line="398" />
             <source>earlier target token (decoder input)</source>
             <translation>之前的目标词元（解码器输入）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="394" />
+            <location filename="../../viz_app/widgets/map_view.py" line="398" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="142" />
+            <location filename="../../viz_app/widgets/map_view.py" line="497" />
+            <source>decoder layer</source>
+            <translation>解码器层</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="498" />
+            <source>step: the token written</source>
+            <translation>步骤：写出的词元</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="144" />
             <source>{kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>{kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="196" />
+            <location filename="../../viz_app/widgets/map_view.py" line="198" />
             <source>{label} (model: {token})</source>
             <translation>{label}（模型：{token}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="259" />
+            <location filename="../../viz_app/widgets/map_view.py" line="263" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="259" />
+            <location filename="../../viz_app/widgets/map_view.py" line="263" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="266" />
+            <location filename="../../viz_app/widgets/map_view.py" line="270" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="141" />
+            <location filename="../../viz_app/widgets/map_view.py" line="143" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="270" />
+            <location filename="../../viz_app/widgets/map_view.py" line="274" />
             <source>{title} · switched OFF (adds nothing to the layer)</source>
             <translation>{title} · 已关闭（对该层输出没有贡献）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="294" />
+            <location filename="../../viz_app/widgets/map_view.py" line="298" />
             <source>{title}
 rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{title}
 第 {r0}–{r1} 行（共 {rows} 行），第 {c0}–{c1} 列（共 {cols} 列）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="272" />
+            <location filename="../../viz_app/widgets/map_view.py" line="494" />
+            <source>layer {layer}</source>
+            <translation>第 {layer} 层</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/map_view.py" line="276" />
             <source>{title} · {n} of {total} heads OFF</source>
             <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="280" />
+            <location filename="../../viz_app/widgets/map_view.py" line="284" />
             <source>{title} · {share} % from the source</source>
             <translation>{title} · {share}% 来自源句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="389" />
+            <location filename="../../viz_app/widgets/map_view.py" line="393" />
             <source>L{layer} H{head}</source>
             <translation>L{layer} H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="390" />
+            <location filename="../../viz_app/widgets/map_view.py" line="394" />
             <source>L{layer} mean</source>
             <translation>L{layer} 各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="392" />
+            <location filename="../../viz_app/widgets/map_view.py" line="396" />
             <source>{title} · agreement with {which}: ρ = {rho}</source>
             <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="404" />
+            <location filename="../../viz_app/widgets/map_view.py" line="408" />
             <source>{label} · step {step}'s row did not converge ({points} points): its numbers are not reliable</source>
             <translation>{label} · 第 {step} 步这一行未收敛（{points} 个点）：其数值不可靠</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="415" />
+            <location filename="../../viz_app/widgets/map_view.py" line="419" />
             <source>{title} · not converged: step {steps}</source>
             <translation>{title} · 未收敛：第 {steps} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="409" />
+            <location filename="../../viz_app/widgets/map_view.py" line="413" />
             <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline) ({points} points)</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%（{points} 个点）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="412" />
+            <location filename="../../viz_app/widgets/map_view.py" line="416" />
             <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
         </message>
@@ -3230,22 +3280,22 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>Overlays</name>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="83" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="86" />
             <source>source padding</source>
             <translation>源端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="84" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="87" />
             <source>target padding</source>
             <translation>目标端填充</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="85" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="88" />
             <source>causal</source>
             <translation>因果</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/heatmap.py" line="86" />
+            <location filename="../../viz_app/widgets/heatmap.py" line="89" />
             <source>combined</source>
             <translation>组合</translation>
         </message>

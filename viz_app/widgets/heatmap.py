@@ -40,6 +40,9 @@ NUMBERED_LABELS_FROM = 32
 MAX_LABEL_CHARS = 16
 #: Query (row) labels may be longer: a decoder row reads "input → predicted" (see viz_app.widgets.map_view).
 MAX_ROW_LABEL_CHARS = 26
+#: a text written in a cell (an analysis's grid) is cut past this many characters; a grid of more cells writes none
+MAX_CELL_CHARS = 10
+MAX_CELL_TEXTS = 600
 #: Floor of the log scale: log10(max(w, LOG_FLOOR)), displayed with levels [-4, 0].
 LOG_FLOOR = 1e-4
 #: Pixels kept free at each end of an axis title: a longer title is cut with "…" to the axis length less these.
@@ -726,6 +729,8 @@ class AttentionHeatmap(QWidget):
 
         # a switched-off head (ablation): the whole map greyed and hatched, under the row outline
         self._off_items = []
+        self._cell_items: list[pg.TextItem] = []  # texts written in the cells (set_cell_texts)
+        self._cell_texts: np.ndarray | None = None
         for brush in (QBrush(QColor(*OFF_SHADE)), QBrush(QColor(*OFF_STRIPES), Qt.BrushStyle.BDiagPattern)):
             item = QGraphicsRectItem()
             item.setPen(pg.mkPen(None))
@@ -931,6 +936,37 @@ class AttentionHeatmap(QWidget):
 
     def is_switched_off(self) -> bool:
         return self._switched_off
+
+    def set_cell_texts(self, texts: np.ndarray | None) -> None:
+        """Write ``texts`` ([rows, columns] like the matrix) in the cells, black on bright cells and white on dark
+        ones; None (or a grid over :data:`MAX_CELL_TEXTS` cells, where words would not fit) writes none."""
+        for item in self._cell_items:
+            self._plot.removeItem(item)
+        self._cell_items = []
+        self._cell_texts = None
+        if texts is None or self._raw is None:
+            return
+        grid = np.asarray(texts)
+        if grid.shape != self._raw.shape or grid.size > MAX_CELL_TEXTS:
+            return
+        self._cell_texts = grid
+        lo, hi = (0.0, 1.0) if self._mode == "weights" else self._score_levels
+        span = (hi - lo) or 1.0
+        font = QFont(self.font())
+        font.setPointSizeF(max(self._font_pt, 6.0))
+        for (row, col), text in np.ndenumerate(grid):
+            value = (float(self._raw[row, col]) - lo) / span
+            item = pg.TextItem(display_token(str(text), MAX_CELL_CHARS), color="k" if value > 0.6 else "w",
+                               anchor=(0.5, 0.5))
+            item.setFont(font)
+            item.setPos(col + 0.5, row + 0.5)
+            item.setZValue(3)
+            self._plot.addItem(item, ignoreBounds=True)
+            self._cell_items.append(item)
+
+    def cell_texts(self) -> np.ndarray | None:
+        """The texts written in the cells now (None: none)."""
+        return self._cell_texts
 
     def _update_off_items(self) -> None:
         q, k = self._raw.shape if self._raw is not None else (0, 0)

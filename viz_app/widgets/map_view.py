@@ -107,6 +107,8 @@ class HeatmapView:
     #: the map is of a head switched off in the run (or the mean of a layer whose heads are all off): drawn greyed and
     #: hatched, so "before / after" is seen without reading the title
     switched_off: bool = False
+    #: a text written in each cell (an analysis's grid: each layer's first choice), same shape as ``matrix``; None: none
+    cell_texts: np.ndarray | None = None
 
     def computed(self) -> tuple[np.ndarray, list[str], list[str]]:
         """The part of the map that exists at this step, with its real tokens: ``trace.at_step(step)``'s matrix.
@@ -220,6 +222,8 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
     found = of_view(spec.mode)  # the analysis shown (None: the weights or the scores)
     if found is not None and found.whole_map is not None:
         return _whole_map_view(trace, spec, found)
+    if found is not None and found.layer_grid is not None:
+        return _layer_grid_view(trace, spec, found)
     if spec.kind not in KINDS:
         raise ValueError(f"unknown attention kind {spec.kind!r}; choose from {', '.join(KINDS)}")
     if spec.colormap not in COLORMAP_NAMES:
@@ -475,6 +479,26 @@ def _whole_map_view(trace: Trace, spec: ViewSpec, found: Analysis) -> HeatmapVie
                        spec.colormap, spec.log_scale, {}, spec.font_pt, spec.mode, None, origin)
 
 
+def _layer_grid_view(trace: Trace, spec: ViewSpec, found: Analysis) -> HeatmapView:
+    """Decoder layers (the last at the top) × the steps so far: an analysis's value per layer and step, coloured, with
+    its text in each cell (the logit lens: each layer's first choice, coloured by the final token's probability)."""
+    total = trace.n_steps
+    t = total if spec.step is None else int(spec.step)
+    if not 0 <= t <= total:
+        raise ValueError(f"step {t} is out of range: this decoding has steps 0..{total}")
+    values, texts = found.layer_grid(trace)
+    shown = max(t, 1) if total else 0
+    matrix = np.ascontiguousarray(np.asarray(values, np.float32)[::-1, :shown])
+    cells = np.asarray(texts)[::-1, :shown]
+    n_layers = matrix.shape[0]
+    rows = [tr("MainWindow", "layer {layer}").format(layer=n_layers - 1 - i) for i in range(n_layers)]
+    cols = [f"{i + 1}: {token}" for i, token in enumerate(list(trace.output_tokens)[:shown])]
+    title = analysis_text(found.title).format(step=t, total=total)
+    return HeatmapView("decoder_self", 0, None, t, total, matrix, rows, cols, title, tr("MainWindow", "decoder layer"),
+                       tr("MainWindow", "step: the token written"), None, None, spec.colormap, spec.log_scale, {},
+                       spec.font_pt, spec.mode, (0.0, 1.0), (0, 0), False, cells)
+
+
 def apply_view(widget: AttentionHeatmap, view: HeatmapView) -> None:
     """Feed ``view`` to a heatmap through its public API (display settings first, then data, then overlays)."""
     found = None if view.mode == "difference" else of_view(view.mode)
@@ -491,3 +515,4 @@ def apply_view(widget: AttentionHeatmap, view: HeatmapView) -> None:
                       origin=view.origin)
     widget.set_overlays(view.overlays)
     widget.set_switched_off(view.switched_off)
+    widget.set_cell_texts(view.cell_texts)

@@ -105,18 +105,18 @@ def test_render_view_lines(qapp, tiny_checkpoint, tmp_path, capsys):
 
 def test_the_binding_follows_the_heatmaps_selection(window, qtbot):
     lines = window.alignment_lines.panel  # the window's dock (AlignmentLinesPart), kept up to date while hidden
-    state = window.state
+    store = window.store
     window.alignment_lines.action.trigger()
     assert window.alignment_lines.dock.isVisible()
-    state.set_step(0)
+    store.set_step(0)
     assert lines.view() is None and "Step forward" in lines.message()
-    state.select(kind="cross", layer=1, head=2)
-    state.set_step(2)
+    store.select(kind="cross", layer=1, head=2)
+    store.set_step(2)
     view = lines.view()
-    np.testing.assert_allclose(view.weights, state.trace.cross[1, 2, :2], atol=1e-7)
-    assert view.target_tokens == state.trace.output_tokens[:2]
-    state.select(layer=0, head=None)
-    np.testing.assert_allclose(lines.view().weights, state.trace.cross[0, :, :2].mean(axis=0), atol=1e-6)
+    np.testing.assert_allclose(view.weights, store.trace.cross[1, 2, :2], atol=1e-7)
+    assert view.target_tokens == store.trace.output_tokens[:2]
+    store.select(layer=0, head=None)
+    np.testing.assert_allclose(lines.view().weights, store.trace.cross[0, :, :2].mean(axis=0), atol=1e-6)
 
 
 def test_an_export_in_slide_size_type_keeps_that_size_and_grows(qapp, trace, tmp_path, monkeypatch):

@@ -47,7 +47,7 @@ def test_contributions_view_is_weights_times_value_norms(trace):
 def test_choosing_attribution_in_the_window_runs_again_and_shows_it(window, qtbot):
     from viz_app.widgets.colormaps import DIVERGING_NAME
 
-    s = window.state
+    s = window.store
     assert s.trace.attribution_src is None
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         s.set_view_mode("attribution")

@@ -31,7 +31,7 @@ def test_switching_en_fr_to_en_zh_keeps_the_typed_english(make_window, qtbot):
     with qtbot.waitSignal(window.host.modelLoaded, timeout=20000):
         window.open_model("en-zh")
     wait_for_result(qtbot, window)
-    s = window.state
+    s = window.store
     assert s.model.name == "en-zh" and (s.src_text, s.tgt_text) == (english, "")  # French is no target for en-zh
     assert window.sentence.inputs.source.text() == english
     with qtbot.waitSignal(window.host.modelLoaded, timeout=20000):

@@ -217,16 +217,16 @@ class WindowMachine(RuleBasedStateMachine):
 
     @rule(mode=st.sampled_from(VIEW_MODES))
     def view_mode(self, mode: str) -> None:
-        self.window.state.set_view_mode(mode)
+        self.window.store.set_view_mode(mode)
 
     @rule(choice=st.sampled_from(["system", "light", "dark"]))
     def theme(self, choice: str) -> None:
         self.window.menus.themes[choice].trigger()
 
-    @precondition(lambda self: self.window.state.model is not None)
+    @precondition(lambda self: self.window.store.model is not None)
     @rule(kind=st.sampled_from(KINDS), data=st.data())
     def ablate(self, kind: str, data) -> None:
-        s = self.window.state
+        s = self.window.store
         layers = s.model.layers(kind)
         if layers == 0:
             return  # a model without an encoder has no encoder head to switch off
@@ -250,7 +250,7 @@ class WindowMachine(RuleBasedStateMachine):
     def shows_what_the_state_holds(self) -> None:
         self.settle()
         self._no_new_exception()
-        w, s = self.window, self.window.state
+        w, s = self.window, self.window.store
         assert not w.map.error_banner.isVisible(), f"a valid model and valid input, yet: {w.map.error_banner.text()}"
         model = s.model
         assert model is not None and model.key == self.paths[self.model_name], "the window shows another model than the last opened"
@@ -307,7 +307,7 @@ class WindowMachine(RuleBasedStateMachine):
 
     def _check_trace_matches_inputs(self, trace) -> None:
         """The trace is this model's answer to this sentence: never a stale result of another one."""
-        s = self.window.state
+        s = self.window.store
         model = s.model
         assert trace.attention("encoder_self").shape[:2] == (model.n_encoder_layers, model.n_heads)
         assert trace.attention("cross").shape[:2] == (model.n_decoder_layers, model.n_heads)

@@ -46,7 +46,7 @@ def test_every_typed_token_shows_its_rank_at_once(make_window, qtbot):
     from viz_app.widgets.ranks import rank_colour
 
     window = make_window()
-    s = window.state
+    s = window.store
     s.set_inputs(src_text="w1 w2 w3", tgt_text="t1 t5 t2")
     window.request_run()
     qtbot.waitUntil(lambda: not window.host.busy and s.trace is not None and s.forced
@@ -114,7 +114,7 @@ def test_opening_a_bundled_path_selects_the_bundled_entry(make_window, qtbot):
         pytest.skip("the bundled models are not installed")
     window = make_window()
     window.open_model(str(bundled["reverse"]))
-    qtbot.waitUntil(lambda: window.state.model is not None and window.state.model.key == "reverse" and not window.host.busy,
+    qtbot.waitUntil(lambda: window.store.model is not None and window.store.model.key == "reverse" and not window.host.busy,
                     timeout=TIMEOUT)
     picker = window.sentence.inputs.model_picker
     names = [picker.itemText(i) for i in range(picker.count())]

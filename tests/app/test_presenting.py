@@ -33,9 +33,9 @@ def test_presenter_mode_enlarges_hides_and_restores(window, qtbot):
     assert not window.menuBar().isVisible() and not window.statusBar().isVisible()
     # stepping still works from the keyboard while presenting
     window.map.view_stack.setFocus()
-    before = window.state.step
+    before = window.store.step
     window.act_first.trigger()
-    assert window.state.step == 0 and before >= 0
+    assert window.store.step == 0 and before >= 0
     window.act_presenter.trigger()
     assert not window.presenter.active and not window.isFullScreen()
     assert window._font_pt == 11
@@ -63,7 +63,7 @@ def test_shortcut_sheet_lists_every_stepping_and_selection_key(window):
 
 
 def test_selection_shortcuts(window):
-    s = window.state
+    s = window.store
     window.act_kinds["encoder_self"].trigger()
     assert s.kind == "encoder_self"
     window.act_kinds["cross"].trigger()
@@ -98,7 +98,7 @@ def test_dropping_a_checkpoint_opens_it(window, qtbot, tiny_checkpoint, tmp_path
     assert dropped_path(mime) == str(other)
     event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
     window.dropEvent(event)
-    qtbot.waitUntil(lambda: window.state.model is not None and window.state.model.key == str(other), timeout=20000)
+    qtbot.waitUntil(lambda: window.store.model is not None and window.store.model.key == str(other), timeout=20000)
 
 
 def test_dropping_text_or_two_files_is_ignored(tmp_path):
@@ -231,7 +231,7 @@ from viz_app.window.main_window import MainWindow
 
 def settle(window, old=None):
     end = time.time() + 90
-    while time.time() < end and (window.state.trace is None or window.state.trace is old or window.host.busy):
+    while time.time() < end and (window.store.trace is None or window.store.trace is old or window.host.busy):
         app.processEvents(); time.sleep(0.01)
     for _ in range(40):
         app.processEvents(); time.sleep(0.005)
@@ -242,19 +242,19 @@ for language, model, src, tgt, _rows, _cols in json.loads(sys.argv[2]):
     window = MainWindow(AppSettings(f"{sys.argv[1]}/{language}.ini"), model=model)
     window.show()
     settle(window)
-    first = window.state.trace
+    first = window.store.trace
     for edit, text in ((window.sentence.inputs.source, src), (window.sentence.inputs.target, tgt)):
         edit.setText(text)
         edit.textEdited.emit(text)  # as typed
     window.sentence.binding.flush()
     settle(window, first)
-    assert window.state.src_text == src and window.state.tgt_text == tgt
+    assert window.store.src_text == src and window.store.tgt_text == tgt
     window.act_presenter.trigger()
     settle(window)
     heat, screen = window.map.heatmap, window.screen().geometry()
     box = heat.plot_item().getViewBox().sceneBoundingRect().united(heat._colorbar.sceneBoundingRect())
     results.append(dict(
-        language=language, n_steps=window.state.trace.n_steps,
+        language=language, n_steps=window.store.trace.n_steps,
         screen=[screen.width(), screen.height()], window=list(window.frameGeometry().getRect()),
         heatmap=[heat.width(), heat.height()], cells_and_bar=[box.width(), box.height()],
         rows=[len(heat.query_tick_labels()), len(heat._left._text_specs())],

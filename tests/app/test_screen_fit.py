@@ -85,7 +85,7 @@ SCRIPT = textwrap.dedent("""
     window = MainWindow(AppSettings(sys.argv[1]), model=sys.argv[2])
     window.show()
     end = time.time() + 60
-    while time.time() < end and (window.state.trace is None or window.host.busy):
+    while time.time() < end and (window.store.trace is None or window.host.busy):
         app.processEvents(); time.sleep(0.01)
     sizes = {"first": list(window.frameGeometry().getRect())}
     window.findChild(QAction, "act_compare_sentences").trigger()

@@ -42,7 +42,7 @@ def test_a_clicked_example_is_typed_and_translated(make_window, qtbot):
     assert "savoir" in item.text()
     window.sentence.inputs.target.setText("le chien")  # a typed target would teacher-force: the example clears it
     panel.examples.itemClicked.emit(item)
-    s = window.state
+    s = window.store
     assert window.sentence.inputs.source.text() == "She cannot swim." and window.sentence.inputs.target.text() == ""
     qtbot.waitUntil(lambda: not window.host.busy and s.trace is not None and s.src_text == sources[index], timeout=TIMEOUT)
     assert not s.forced

@@ -56,13 +56,13 @@ def test_play_speed_and_label_size_are_remembered(make_window, app_settings):
 
 
 def test_play_runs_to_the_last_step_and_stops(window, qtbot):
-    assert window.state.n_steps > 1
-    window.state.set_step(window.state.n_steps)
+    assert window.store.n_steps > 1
+    window.store.set_step(window.store.n_steps)
     window._play_timer.setInterval(1)
     window.act_play.setChecked(True)  # at the end: play starts again from step 0
-    assert window.state.step == 0
+    assert window.store.step == 0
     qtbot.waitUntil(lambda: not window.act_play.isChecked(), timeout=5000)
-    assert window.state.step == window.state.n_steps
+    assert window.store.step == window.store.n_steps
     assert window._play_timer.isActive() is False
 
 

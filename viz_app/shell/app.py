@@ -190,10 +190,10 @@ def _settle_after_first_answer(window, collector) -> None:
     from PySide6.QtCore import QTimer
 
     collector.hold(START_HOLD_MS)
-    signals = (window.state.traceChanged, window.host.failed, window.host.needsOptions)
+    signals = (window.store.traceChanged, window.host.failed, window.host.needsOptions)
 
     def on_answer(*_args) -> None:
-        if window.state.trace is None and not _args:
+        if window.store.trace is None and not _args:
             return  # a model was installed, with no trace yet (traceChanged also says "cleared"): not an answer
         for signal in signals:
             signal.disconnect(on_answer)

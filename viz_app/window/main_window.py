@@ -1,8 +1,8 @@
 """The main window: its parts, its menus and actions, and the few commands that need the window itself.
 
 Data flow (one direction): an edit → (300 ms pause, :class:`~viz_app.window.bindings.InputsBinding`) → the
-state's value (:class:`~viz_app.scope.state.AppState` over a frozen ``ScopeState``) → the controller asks the
-worker for one model call (:mod:`viz_app.scope.controller`) → the newest result → ``AppState.set_result`` →
+state's value (:class:`~viz_app.scope.state.ScopeStore` over a frozen ``ScopeState``) → the controller asks the
+worker for one model call (:mod:`viz_app.scope.controller`) → the newest result → ``ScopeStore.set_result`` →
 each panel, bound to the state (:mod:`viz_app.window.bindings`), redraws once by re-slicing the stored trace.
 Stepping, selecting a layer/head/kind, colours and overlays only re-slice or re-colour host arrays;
 they never call the model. The remembered settings follow the state (:mod:`viz_app.scope.persistence`).
@@ -43,7 +43,7 @@ from viz_app.scope.controller import ScopeController
 from viz_app.scope.persistence import Persistence
 from viz_app.scope.session_io import looks_like_session
 from viz_app.scope.settings import AppSettings
-from viz_app.scope.state import AppState
+from viz_app.scope.state import ScopeStore
 from viz_app.widgets.heatmap import AttentionHeatmap
 from viz_app.widgets.map_view import ViewSpec, map_title
 from viz_app.window import bindings as b
@@ -109,7 +109,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(tr("MainWindow", "Attention Scope"))
         self.setObjectName("AttentionScopeMainWindow")
         self.settings = settings or AppSettings()
-        self.state = AppState(self)
+        self.store = ScopeStore(self)
         self.host = host or WorkerHost(self, device=device, dtype=dtype, held=True)  # released once the window has painted
         self._painted = False
         self._shut_down = False
@@ -117,9 +117,9 @@ class MainWindow(QMainWindow):
         self.window_actions = WindowActions(self)
         for name, act in vars(self.window_actions).items():  # window.act_first… : the window holds its actions
             setattr(self, name, act)
-        self.persistence = Persistence(self.settings, self.state, self)
+        self.persistence = Persistence(self.settings, self.store, self)
         remembered_view = self.persistence.restore()  # before the parts: each binding first shows what is remembered
-        s = self.state
+        s = self.store
 
         # the parts (viz_app.window.parts), built in the order the window shows them: the Tab order and View ▸ Panels
         # follow it; each owns its widgets, its dock and its binding to the state
@@ -162,15 +162,15 @@ class MainWindow(QMainWindow):
             set_emphasis=self._set_emphasis)
         self._help_windows: list[HelpWindow] = []
         self.setAcceptDrops(True)
-        self.playback = Playback(self.state, self.act_play, self.settings, self.map.step_bar.interval_ms(), self)
+        self.playback = Playback(self.store, self.act_play, self.settings, self.map.step_bar.interval_ms(), self)
         if (font_pt := self.settings.get_float("view/font_pt", 0.0)) > 0:
             self.set_font_point_size(font_pt, save=False)
-        self.controller = ScopeController(self.state, self.host, self.persistence,
+        self.controller = ScopeController(self.store, self.host, self.persistence,
                                           flush_inputs=lambda: self.sentence.binding.flush(run=False),
                                           ask_options=lambda needed: self.ask_import_options(needed), parent=self)
         self.controller.pending_view = remembered_view
         self.persistence.view_pending = lambda: self.controller.pending_view is not None or self.controller.default_view_pending
-        self.session_files = SessionFiles(self, self.state, self.controller, self.persistence, flush_inputs=self.flush_inputs,
+        self.session_files = SessionFiles(self, self.store, self.controller, self.persistence, flush_inputs=self.flush_inputs,
                                           show_error=self.show_error, show_status=self.show_status)
         connect_window(self)
         self.layout_keeper = LayoutKeeper(self, self.settings, paused=lambda: self.presenter.active)
@@ -221,7 +221,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def open_model_dialog(self) -> None:
-        start = str(Path(self.state.model.path).parent) if self.state.model and self.state.model.path else str(Path.home())
+        start = str(Path(self.store.model.path).parent) if self.store.model and self.store.model.path else str(Path.home())
         path, _ = QFileDialog.getOpenFileName(
             self, tr("MainWindow", "Open a model"), start,
             tr("MainWindow", "Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)"))
@@ -246,7 +246,7 @@ class MainWindow(QMainWindow):
     @Slot()
     def run_now(self) -> None:
         """Enter in a sentence box: apply the edit at once (or run a first time)."""
-        if self.sentence.binding.take() or self.state.trace is None:
+        if self.sentence.binding.take() or self.store.trace is None:
             self._on_inputs_edited()
 
     def show_pair(self, source: str, target: str) -> None:
@@ -269,7 +269,7 @@ class MainWindow(QMainWindow):
 
     def view_spec(self) -> ViewSpec:
         """The current selection and display settings, as the exporters and the heatmap take them."""
-        return b.view_spec(self.state)
+        return b.view_spec(self.store)
 
     # ================================================================== what the user is told
     def show_error(self, message: str) -> None:
@@ -315,7 +315,7 @@ class MainWindow(QMainWindow):
         return self._keep_help(f"explain:{panel}", lambda: show_explanation(self, panel, self._help_point_size()))
 
     def show_about(self) -> None:
-        show_about(self, self.state.model.device if self.state.model else "")
+        show_about(self, self.store.model.device if self.store.model else "")
 
     # ================================================================== sessions (viz_app.window.session_files)
     def save_session(self, path: str) -> bool:
@@ -359,11 +359,11 @@ class MainWindow(QMainWindow):
 
     # ================================================================== export host (viz_app.export.menu.ExportHost)
     def current_trace(self) -> Trace | None:
-        return self.state.trace
+        return self.store.trace
 
     def current_view(self) -> ViewSpec | None:
         """What the main heatmap shows, for the exporters (None when it shows no attention weights)."""
-        spec = b.export_spec(self.state, self.map.binding.map_window())  # a long map: the window on screen
+        spec = b.export_spec(self.store, self.map.binding.map_window())  # a long map: the window on screen
         return None if spec is None else replace(spec, font_pt=self._font_pt)
 
     def heatmap_widget(self) -> AttentionHeatmap:

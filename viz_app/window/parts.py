@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from model_core import bundled_models
 from viz_app.i18n import tr
 from viz_app.scope.settings import AppSettings
-from viz_app.scope.state import AppState
+from viz_app.scope.state import ScopeStore
 from viz_app.widgets import COLORMAP_NAMES, AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, TokenChips
 from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars
 from viz_app.widgets.controls import Banner, InputPanel, SelectorBar, StepBar
@@ -48,7 +48,7 @@ class MapPart:
     hint (open a model, loading…); and the overview of every head, which the Heads dock shows and this part's
     binding draws with the heatmap (one redraw of both per change)."""
 
-    def __init__(self, window: QMainWindow, state: AppState, actions: WindowActions, settings: AppSettings, *,
+    def __init__(self, window: QMainWindow, store: ScopeStore, actions: WindowActions, settings: AppSettings, *,
                  busy: Callable[[], bool], loading: Callable[[], bool]) -> None:
         central = QWidget(window)
         column = QVBoxLayout(central)
@@ -92,21 +92,21 @@ class MapPart:
         self.overview = HeadMosaic()
 
         bar = window.statusBar()
-        self.step_binding = b.StepBinding(state, self.step_bar, actions.transport(), window)
-        self.selector_binding = b.SelectorBinding(state, self.selectors, window)
-        self.binding = b.MapBinding(state, self.heatmap, self.overview, self.view_stack, self.hint, self.hint_open,
+        self.step_binding = b.StepBinding(store, self.step_bar, actions.transport(), window)
+        self.selector_binding = b.SelectorBinding(store, self.selectors, window)
+        self.binding = b.MapBinding(store, self.heatmap, self.overview, self.view_stack, self.hint, self.hint_open,
                                     busy=busy, show_status=lambda text: bar.showMessage(text, 4000),
                                     status_text=bar.currentMessage, clear_status=bar.clearMessage, parent=window,
                                     cancel=self.hint_cancel, loading=loading)
-        self.step_bar.stepRequested.connect(state.set_step)
-        self.selectors.kindChosen.connect(state.set_kind)
-        self.selectors.layerChosen.connect(state.set_layer)
-        self.selectors.headChosen.connect(state.set_head)
-        self.selectors.colormapChosen.connect(state.set_colormap)
-        self.selectors.logScaleToggled.connect(state.set_log_scale)
-        self.selectors.overlayToggled.connect(state.set_overlay)
-        self.selectors.viewModeChosen.connect(state.set_view_mode)
-        self.overview.tileClicked.connect(lambda layer, head: state.select(layer=layer, head=head))
+        self.step_bar.stepRequested.connect(store.set_step)
+        self.selectors.kindChosen.connect(store.set_kind)
+        self.selectors.layerChosen.connect(store.set_layer)
+        self.selectors.headChosen.connect(store.set_head)
+        self.selectors.colormapChosen.connect(store.set_colormap)
+        self.selectors.logScaleToggled.connect(store.set_log_scale)
+        self.selectors.overlayToggled.connect(store.set_overlay)
+        self.selectors.viewModeChosen.connect(store.set_view_mode)
+        self.overview.tileClicked.connect(lambda layer, head: store.select(layer=layer, head=head))
 
     def set_emphasis(self, on: bool) -> None:
         """Presenter mode: a thicker current-step highlight, every row and column labelled, titles wrapped."""
@@ -121,7 +121,7 @@ class SentencePart:
     Edits reach the state after a pause in typing (its binding); Enter runs at once (``run_now``).
     """
 
-    def __init__(self, window: QMainWindow, state: AppState, *, on_edited: Callable[[], None], on_error: Callable[[str], None],
+    def __init__(self, window: QMainWindow, store: ScopeStore, *, on_edited: Callable[[], None], on_error: Callable[[str], None],
                  run_now: Callable[[], None], open_model: Callable[[str], None], open_dialog: Callable[[], None]) -> None:
         self.window = window
         self.inputs = InputPanel(lambda parent: TokenChips(parent), window)
@@ -130,13 +130,13 @@ class SentencePart:
         # the dock grows to show every wrapped line of chips (a dock keeps its height otherwise): queued, as the main
         # window must not be resized from inside its own layout pass
         self.inputs.heightWanted.connect(self.grow_to, Qt.ConnectionType.QueuedConnection)
-        self.binding = b.InputsBinding(state, self.inputs, on_edited=on_edited, on_error=on_error, parent=window)
-        self.chips_binding = b.ChipsBinding(state, self.inputs, window)
+        self.binding = b.InputsBinding(store, self.inputs, on_edited=on_edited, on_error=on_error, parent=window)
+        self.chips_binding = b.ChipsBinding(store, self.inputs, window)
         self.inputs.model_picker.modelChosen.connect(open_model)
         self.inputs.model_picker.openRequested.connect(open_dialog)
         self.inputs.source.returnPressed.connect(run_now)
         self.inputs.target.returnPressed.connect(run_now)
-        self.inputs.target_chips.chipClicked.connect(lambda i: state.set_step(i + 1))
+        self.inputs.target_chips.chipClicked.connect(lambda i: store.set_step(i + 1))
 
     def grow_to(self, need: int) -> None:
         """The dock at the height its panel ``need``s."""
@@ -165,7 +165,7 @@ class HeadsPart:
     tabs of their own (a second group of tabified docks in one dock area makes Qt 6.10 paint a stray copy of its tab
     bar over the central view)."""
 
-    def __init__(self, window: QMainWindow, state: AppState, overview: HeadMosaic) -> None:
+    def __init__(self, window: QMainWindow, store: ScopeStore, overview: HeadMosaic) -> None:
         self.overview = overview
         self.stats = HeadStatsPanel(window)
         self.tabs = QTabWidget(window)
@@ -176,8 +176,8 @@ class HeadsPart:
         # the next-token panel and a bottom dock (Compare) without the window growing past the screen
         self.dock = add_dock(window, tr("MainWindow", "Heads"), "dockHeads", self.tabs, RIGHT, scroll=True)
         self.stats_binding = b.HeadStatsBinding(
-            state, self.stats, lambda: on_screen(self.dock) and self.tabs.currentWidget() is self.stats, window)
-        self.stats.headChosen.connect(lambda kind, layer, head: state.select(kind=kind, layer=layer, head=head))
+            store, self.stats, lambda: on_screen(self.dock) and self.tabs.currentWidget() is self.stats, window)
+        self.stats.headChosen.connect(lambda kind, layer, head: store.select(kind=kind, layer=layer, head=head))
         # the statistics are costly: they catch up when their tab comes on screen
         self.tabs.currentChanged.connect(self.stats_binding.timer.start)
         self.dock.visibilityChanged.connect(lambda visible: visible and self.stats_binding.timer.start())
@@ -186,38 +186,38 @@ class HeadsPart:
 class NextTokenPart:
     """The Next token dock (right): what the model predicts at the step."""
 
-    def __init__(self, window: QMainWindow, state: AppState) -> None:
+    def __init__(self, window: QMainWindow, store: ScopeStore) -> None:
         self.panel = NextTokenPanel(window)
         self.dock = add_dock(window, tr("MainWindow", "Next token"), "dockNextToken", self.panel, RIGHT)
-        self.binding = b.NextTokenBinding(state, self.panel, window)
+        self.binding = b.NextTokenBinding(store, self.panel, window)
 
 
 class PositionalPart:
     """The Positional encoding dock (right, a tab beside Next token): its curves, drawn only while on screen."""
 
-    def __init__(self, window: QMainWindow, state: AppState) -> None:
+    def __init__(self, window: QMainWindow, store: ScopeStore) -> None:
         self.panel = PositionalPanel(window)
         self.dock = add_dock(window, tr("MainWindow", "Positional encoding"), "dockPositional", self.panel, RIGHT)
-        self.binding = b.PositionalBinding(state, self.panel, lambda: on_screen(self.dock), window)
+        self.binding = b.PositionalBinding(store, self.panel, lambda: on_screen(self.dock), window)
         self.dock.visibilityChanged.connect(self.binding.catch_up)
 
 
 class TypingGuidePart:
     """The What can I type? dock (F2, hidden at first): the model's words by class and sentences it translates."""
 
-    def __init__(self, window: QMainWindow, state: AppState) -> None:
+    def __init__(self, window: QMainWindow, store: ScopeStore) -> None:
         self.panel = TypingGuidePanel(window)
         self.dock = add_dock(window, tr("MainWindow", "What can I type?"), "dockTypingGuide", self.panel, RIGHT,
                              scroll=True)  # its lists scroll: its minimum must not hold the window taller than a screen
         self.dock.hide()  # opened with F2 or Model ▸ What can I type?
-        self.binding = b.TypingGuideBinding(state, self.panel, window)
+        self.binding = b.TypingGuideBinding(store, self.panel, window)
 
 
 class AblationPart:
     """The Ablation dock (Model ▸ Ablation…, hidden at first): heads to switch off, the next-token probabilities
     before and after, and the red warning in the status bar while the model is not intact."""
 
-    def __init__(self, window: QMainWindow, state: AppState) -> None:
+    def __init__(self, window: QMainWindow, store: ScopeStore) -> None:
         box = QWidget(window)
         layout = QVBoxLayout(box)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -231,8 +231,8 @@ class AblationPart:
         self.warning.setStyleSheet("color: #c62828; font-weight: bold;")
         self.warning.setToolTip(tr("MainWindow", "Heads or the positional encoding are switched off: the model is not intact"))
         self.warning.hide()
-        self.binding = b.AblationBinding(state, self.panel, self.warning, window)
-        self.before_after_binding = b.BeforeAfterBinding(state, self.before_after, window)
+        self.binding = b.AblationBinding(store, self.panel, self.warning, window)
+        self.before_after_binding = b.BeforeAfterBinding(store, self.before_after, window)
 
 
 class StatusBarPart:
@@ -240,7 +240,7 @@ class StatusBarPart:
     progress, as "Cancel loading" is while a model opens; Esc does the same), activity, model, device and the
     duration of the last model call."""
 
-    def __init__(self, window: QMainWindow, state: AppState, ablation_warning: QLabel) -> None:
+    def __init__(self, window: QMainWindow, store: ScopeStore, ablation_warning: QLabel) -> None:
         bar = window.statusBar()
         self.model = QLabel(tr("MainWindow", "no model"), window)
         self.device = QLabel("", window)
@@ -259,4 +259,4 @@ class StatusBarPart:
                            (self.time, tr("MainWindow", "Duration of the last model call"))):
             label.setToolTip(tip)
             bar.addPermanentWidget(label)
-        self.verifier_binding = b.VerifierBinding(state, self.verifier, window)
+        self.verifier_binding = b.VerifierBinding(store, self.verifier, window)

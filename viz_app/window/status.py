@@ -80,7 +80,7 @@ class WindowStatus(QObject):
         w = self.w
         w.act_cancel_load.setEnabled(bool(key))
         if not key:
-            w.sentence.inputs.model_picker.show_current(w.state.model.key if w.state.model else "")
+            w.sentence.inputs.model_picker.show_current(w.store.model.key if w.store.model else "")
         w.map.binding.refresh_hint()
 
     @Slot(bool)
@@ -93,7 +93,7 @@ class WindowStatus(QObject):
 
     @Slot()
     def on_model_changed(self) -> None:
-        w, info = self.w, self.w.state.model
+        w, info = self.w, self.w.store.model
         w.status_bar.model.setText(printable(info.name) if info else tr("MainWindow", "no model"))  # a name from the file
         w.status_bar.device.setText(info.device if info else "")
         w.status_bar.time.setText("")
@@ -102,7 +102,7 @@ class WindowStatus(QObject):
 
     def refresh_window_title(self) -> None:
         """The model's name; Qt adds the application's display name itself where one is set (app.run sets it)."""
-        info = self.w.state.model
+        info = self.w.store.model
         name = printable(info.name) if info else ""
         if QGuiApplication.applicationDisplayName():
             self.w.setWindowTitle(name)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def connect_window(w: MainWindow) -> None:
     """Connect ``w``'s controller, parts and actions to each other (called once, after every part is built; each part
     has already connected its own controls to the state)."""
-    s, c = w.state, w.controller
+    s, c = w.store, w.controller
 
     # controller → what the user is told
     c.errorRaised.connect(w.status.show_error)

@@ -1,4 +1,4 @@
-"""State bugs users hit: each test failed before its fix."""
+"""Edits and sessions across model loads and runs: nothing typed is lost, a bad session is refused whole."""
 
 from __future__ import annotations
 

@@ -158,7 +158,7 @@ def run_steps(soak: Soak, n_steps: int, progress: Callable[[str], None]) -> list
             direction = -1
         elif s.step <= 0:
             direction = 1
-        (w.act_next if direction > 0 else w.act_prev).trigger()
+        (w.actions.next if direction > 0 else w.actions.prev).trigger()
         if i % 7 == 0:
             kind = KINDS[(i // 7) % len(KINDS)]
             s.select(kind=kind, layer=(i // 21) % max(s.n_layers(kind), 1), head=None if i % 2 else (i // 7) % max(s.n_heads(kind), 1))

@@ -176,7 +176,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _type(app, w, sentence)
         w.store.select(kind="cross", layer=2, head=None)
         w.store.set_step(5)
-        w.act_presenter.trigger()
+        w.actions.presenter.trigger()
         # the offscreen platform's "full screen" is 800×800: show presenter mode at the projector size of the other shots
         w.showNormal()
         w.resize(*SIZE)
@@ -187,7 +187,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
             _type(app, w, source, target)
             w.store.select(kind="cross", layer=2, head=None)
             w.store.set_step(w.store.n_steps if step is None else step)
-            w.act_presenter.trigger()
+            w.actions.presenter.trigger()
             _wait(app, lambda: w.isFullScreen())
         return setup
 
@@ -226,7 +226,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         w.store.set_step(4)
 
     def typing_guide(w) -> None:  # "What can I type?" (F2), an example clicked
-        w.act_typing_guide.trigger()
+        w.actions.typing_guide.trigger()
         _settle(app, w)
         panel = w.typing_guide.panel
         panel.examples.itemClicked.emit(panel.examples.item(2))

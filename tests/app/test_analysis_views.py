@@ -33,7 +33,7 @@ def test_switching_heads_off_reruns_the_model_and_shows_before_and_after(window,
     # every cross-attention head off: the decoder never reads the source, so the distributions differ
     assert not np.allclose(s.trace.logprobs[0], s.baseline_logprobs[0])
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
-        window.act_clear_ablation.trigger()
+        window.actions.clear_ablation.trigger()
     _settled(window, qtbot)
     assert not s.ablation_active and s.baseline_logprobs is None and not window.ablation.warning.isVisible()
 

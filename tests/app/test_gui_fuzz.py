@@ -154,7 +154,7 @@ class WindowMachine(RuleBasedStateMachine):
     @rule(action=st.sampled_from(STEP_ACTIONS))
     def step(self, action: str) -> None:
         w = self.window
-        {"first": w.act_first, "prev": w.act_prev, "next": w.act_next, "last": w.act_last}[action].trigger()
+        {"first": w.actions.first, "prev": w.actions.prev, "next": w.actions.next, "last": w.actions.last}[action].trigger()
 
     @rule(value=st.integers(0, 20))
     def slide(self, value: int) -> None:
@@ -176,7 +176,7 @@ class WindowMachine(RuleBasedStateMachine):
         if how == "spin":
             w.map.selectors.layer.setValue(layer)
         else:
-            (w.act_layer_up if how == "up" else w.act_layer_down).trigger()
+            (w.actions.layer_up if how == "up" else w.actions.layer_down).trigger()
 
     @rule(how=st.sampled_from(["combo", "next", "prev", "mean"]), index=st.integers(0, 9))
     def choose_head(self, how: str, index: int) -> None:
@@ -184,7 +184,7 @@ class WindowMachine(RuleBasedStateMachine):
         if how == "combo":
             w.map.selectors.head.setCurrentIndex(min(index, w.map.selectors.head.count() - 1))
         else:
-            {"next": w.act_head_next, "prev": w.act_head_prev, "mean": w.act_head_mean}[how].trigger()
+            {"next": w.actions.head_next, "prev": w.actions.head_prev, "mean": w.actions.head_mean}[how].trigger()
 
     @rule(name=st.sampled_from(OVERLAYS), on=st.booleans())
     def overlay(self, name: str, on: bool) -> None:
@@ -213,7 +213,7 @@ class WindowMachine(RuleBasedStateMachine):
 
     @rule(on=st.booleans())
     def presenter(self, on: bool) -> None:
-        self.window.act_presenter.setChecked(on)
+        self.window.actions.presenter.setChecked(on)
 
     @rule(mode=st.sampled_from(VIEW_MODES))
     def view_mode(self, mode: str) -> None:

@@ -32,7 +32,7 @@ def test_a_run_slow_to_tokenise_is_stopped_with_esc_and_the_thread_is_free(windo
         _type(window, "w2 w1 w2")
         qtbot.waitUntil(lambda: entered.is_set() and not window.status_bar.stop_run.isHidden(), timeout=TIMEOUT)
         assert window.status_bar.busy.text()  # "working…"
-        window.act_focus_view.trigger()  # Esc
+        window.actions.focus_view.trigger()  # Esc
         assert not window.host.busy and window.status_bar.stop_run.isHidden()
         assert "Stopped the run" in window.statusBar().currentMessage()
         assert window.store.trace is old_trace and not window.map.error_banner.isVisible()  # stopped, not failed
@@ -138,7 +138,7 @@ def test_esc_stops_a_run_whose_tokenizer_s_child_is_busy_and_ends_that_child(win
     _type(window, "a" * 40_000 + "b")
     qtbot.waitUntil(lambda: source._worker.running and not window.status_bar.stop_run.isHidden(), timeout=TIMEOUT)
     _wait_until_busy(source._worker._holder["child"].proc.pid)
-    window.act_focus_view.trigger()  # Esc
+    window.actions.focus_view.trigger()  # Esc
     assert "Stopped the run" in window.statusBar().currentMessage() and not window.map.error_banner.isVisible()
     qtbot.waitUntil(lambda: not source._worker.running, timeout=TIMEOUT)  # the model thread ended the child within 0.1 s
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):

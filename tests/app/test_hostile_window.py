@@ -50,9 +50,9 @@ def test_a_slow_load_can_be_cancelled_and_the_model_on_screen_stays(window, qtbo
     other = tmp_path / "other.safetensors"
     shutil.copy(tiny_checkpoint, other)
     window.open_model(str(other))
-    qtbot.waitUntil(lambda: window.act_cancel_load.isEnabled(), timeout=TIMEOUT)
-    window.act_cancel_load.trigger()
-    assert not window.act_cancel_load.isEnabled() and not window.host.busy
+    qtbot.waitUntil(lambda: window.actions.cancel_load.isEnabled(), timeout=TIMEOUT)
+    window.actions.cancel_load.trigger()
+    assert not window.actions.cancel_load.isEnabled() and not window.host.busy
     assert "Stopped opening" in window.statusBar().currentMessage()
     release.set()
     qtbot.wait(300)  # the load ends in the thread: its model is discarded, not shown

@@ -12,14 +12,14 @@ def test_rows_are_labelled_by_the_predicted_token_and_the_choice_is_remembered(m
     labels = [t for _, t in window.map.heatmap.query_tick_labels()]
     trace = s.trace
     assert labels[0] == f"{trace.tgt_tokens[0]} → {trace.output_tokens[0]}"
-    assert window.act_input_labels in window.menus.view.actions()
-    window.act_input_labels.trigger()
+    assert window.actions.input_labels in window.menus.view.actions()
+    window.actions.input_labels.trigger()
     assert s.row_labels == "input"
     assert next(t for _, t in window.map.heatmap.query_tick_labels()) == trace.tgt_tokens[0]
     assert window.current_view().row_labels == "input"  # what File ▸ Export draws
     window.shutdown()
     again = make_window()
-    assert again.store.row_labels == "input" and again.act_input_labels.isChecked()
+    assert again.store.row_labels == "input" and again.actions.input_labels.isChecked()
     assert next(t for _, t in again.map.heatmap.query_tick_labels()) == again.store.trace.tgt_tokens[0]
 
 

@@ -106,7 +106,7 @@ def test_empty_source_shows_a_hint_and_makes_no_model_call(window, qtbot):
     qtbot.waitUntil(lambda: window.map.view_stack.currentIndex() == 0, timeout=TIMEOUT)
     assert window.host.runs_requested == before
     assert window.store.trace is None and "Type a sentence" in window.map.hint.text()
-    assert not window.act_next.isEnabled() and window.sentence.inputs.source_chips.chip_texts() == []
+    assert not window.actions.next.isEnabled() and window.sentence.inputs.source_chips.chip_texts() == []
 
 
 # ---------------------------------------------------------------------- stepping
@@ -115,16 +115,16 @@ def test_stepping_moves_the_current_row_without_calling_the_model(window, qtbot)
     s.set_kind("cross")
     calls = window.host.requests_made
     total = s.n_steps
-    window.act_last.trigger()
+    window.actions.last.trigger()
     assert s.step == total and window.map.heatmap.current_row_rect().y() == total - 1
-    window.act_prev.trigger()
+    window.actions.prev.trigger()
     assert s.step == total - 1 and window.map.heatmap.current_row_rect().y() == total - 2
     assert np.isnan(window.map.heatmap.displayed_matrix()[total - 1]).all()  # the future row is blank
     assert window.map.step_bar.label.text() == f"step {total - 1} / {total}"
     assert window.map.step_bar.slider.value() == total - 1
-    window.act_first.trigger()
+    window.actions.first.trigger()
     assert s.step == 0 and window.map.heatmap.current_row_rect() is None
-    window.act_next.trigger()
+    window.actions.next.trigger()
     assert s.step == 1 and window.map.heatmap.current_row_rect().y() == 0
     assert window.sentence.inputs.target_chips.chip_texts() == s.trace.output_tokens[:1]  # generated so far
     window.map.step_bar.slider.setValue(3)
@@ -158,19 +158,19 @@ def test_keyboard_steps_outside_text_boxes_only(window, qtbot):
     qtbot.keyClick(window.sentence.inputs.source, Qt.Key.Key_Escape)  # hands the keys back to the view
     assert window.map.view_stack.hasFocus()
     qtbot.keyClick(window.map.view_stack, Qt.Key.Key_Space)
-    assert window.act_play.isChecked()
+    assert window.actions.play.isChecked()
     qtbot.keyClick(window.map.view_stack, Qt.Key.Key_Space)
-    assert not window.act_play.isChecked()
+    assert not window.actions.play.isChecked()
     assert window.host.requests_made == calls
 
 
 def test_play_runs_to_the_end_and_stops(window, qtbot):
     s = window.store
     calls = window.host.requests_made
-    window.act_first.trigger()
+    window.actions.first.trigger()
     window._play_timer.setInterval(5)  # the speed combo's fastest is 8 steps/s: too slow for a test
-    window.act_play.setChecked(True)
-    qtbot.waitUntil(lambda: not window.act_play.isChecked(), timeout=TIMEOUT)
+    window.actions.play.setChecked(True)
+    qtbot.waitUntil(lambda: not window.actions.play.isChecked(), timeout=TIMEOUT)
     assert s.step == s.n_steps and window.host.requests_made == calls
 
 
@@ -380,7 +380,7 @@ def test_open_dialog_loads_another_model(window, qtbot, monkeypatch, tiny_checkp
     shutil.copy(tiny_checkpoint, other)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(other), "")))
     with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
-        window.act_open.trigger()
+        window.actions.open.trigger()
     qtbot.waitUntil(lambda: window.store.model.key == str(other) and window.store.trace is not None, timeout=TIMEOUT)
     assert window.sentence.inputs.model_picker.currentData() == str(other)
     assert AppSettings(window.settings.file_name()).get_str("model/last") == str(other)

@@ -20,7 +20,7 @@ def test_presenter_mode_enlarges_hides_and_restores(window, qtbot):
     window.set_font_point_size(11, save=False)
     docks_before = _visible_docks(window)
     assert {"dockHeads", "dockNextToken"} <= docks_before
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     assert window.presenter.active and window.isFullScreen()
     assert window._font_pt >= 20 and window._font_pt == PRESENTER_POINT_SIZE
     # the heatmap's labels and the chips follow the presenter size; the map's tick labels are made to fit their cells
@@ -34,9 +34,9 @@ def test_presenter_mode_enlarges_hides_and_restores(window, qtbot):
     # stepping still works from the keyboard while presenting
     window.map.view_stack.setFocus()
     before = window.store.step
-    window.act_first.trigger()
+    window.actions.first.trigger()
     assert window.store.step == 0 and before >= 0
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     assert not window.presenter.active and not window.isFullScreen()
     assert window._font_pt == 11
     assert _visible_docks(window) == docks_before
@@ -64,20 +64,20 @@ def test_shortcut_sheet_lists_every_stepping_and_selection_key(window):
 
 def test_selection_shortcuts(window):
     s = window.store
-    window.act_kinds["encoder_self"].trigger()
+    window.actions.kinds["encoder_self"].trigger()
     assert s.kind == "encoder_self"
-    window.act_kinds["cross"].trigger()
+    window.actions.kinds["cross"].trigger()
     assert s.kind == "cross"
-    window.act_head_next.trigger()
+    window.actions.head_next.trigger()
     assert s.head == 0
-    window.act_head_next.trigger()
+    window.actions.head_next.trigger()
     assert s.head == 1
-    window.act_head_prev.trigger()
-    window.act_head_prev.trigger()
+    window.actions.head_prev.trigger()
+    window.actions.head_prev.trigger()
     assert s.head is None
-    window.act_layer_up.trigger()
+    window.actions.layer_up.trigger()
     assert s.layer == min(1, s.n_layers() - 1)
-    window.act_layer_down.trigger()
+    window.actions.layer_down.trigger()
     assert s.layer == 0
 
 
@@ -132,9 +132,9 @@ def test_themes_recolour_every_plot_and_persist(window, settings_path):
 
 def test_presenter_mode_thickens_the_current_row(window):
     normal = window.map.heatmap.row_outline_width()
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     assert window.map.heatmap.row_outline_width() > normal
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     assert window.map.heatmap.row_outline_width() == normal
 
 
@@ -143,7 +143,7 @@ def test_wrapped_chips_are_all_seen_in_presenter_mode(window, qtbot):
     height and cut that line off, the orange chip of the unknown word with it (a teacher's trial at 1,280 × 720)."""
     from test_main_window import type_and_wait
 
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     window.showNormal()
     window.resize(1280, 720)
     qtbot.wait(50)
@@ -159,7 +159,7 @@ def test_wrapped_chips_are_all_seen_in_presenter_mode(window, qtbot):
         return bottom <= panel.height() and not last.visibleRegion().isEmpty()
 
     qtbot.waitUntil(all_seen, timeout=2000)
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
 
 
 def test_help_windows_after_one_was_closed_and_one_per_topic(window, qtbot):
@@ -186,7 +186,7 @@ def test_the_shortcut_sheet_lists_every_key_the_window_has(window):
     listed = {id(a) for a in window.shortcut_actions()}
     missing = [a.text() for a in window.findChildren(QAction) if not a.shortcut().isEmpty() and a.text() and id(a) not in listed]
     assert missing == []
-    assert window.act_save_session in window.shortcut_actions() and window.act_train in window.shortcut_actions()
+    assert window.actions.save_session in window.shortcut_actions() and window.actions.train in window.shortcut_actions()
 
 
 def test_the_presenter_and_language_flags_open_the_window_presenting_in_that_language(qapp, tiny_checkpoint, tmp_path,
@@ -249,7 +249,7 @@ for language, model, src, tgt, _rows, _cols in json.loads(sys.argv[2]):
     window.sentence.binding.flush()
     settle(window, first)
     assert window.store.src_text == src and window.store.tgt_text == tgt
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     settle(window)
     heat, screen = window.map.heatmap, window.screen().geometry()
     box = heat.plot_item().getViewBox().sceneBoundingRect().united(heat._colorbar.sceneBoundingRect())
@@ -316,14 +316,14 @@ def test_presenter_mode_makes_the_map_the_picture_on_a_projector(tmp_path, size)
 
 def test_n_shows_and_hides_the_next_token_panel(window, qtbot):
     """Presenting on a narrow screen leaves the next-token list out; N brings it (and hides it again)."""
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     qtbot.wait(50)
     assert window.next_token.dock.isVisible()  # the tests' screen is 1,920 pixels wide: room beside the map
-    window.act_next_token.trigger()
+    window.actions.next_token.trigger()
     assert not window.next_token.dock.isVisible()
-    window.act_next_token.trigger()
+    window.actions.next_token.trigger()
     assert window.next_token.dock.isVisible()
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     assert window.next_token.dock.isVisible() and window.sentence.dock.titleBarWidget() is None
     assert not window.sentence.inputs.is_compact()
 

@@ -147,16 +147,17 @@ def test_transport_and_presenter_icons_follow_the_theme(make_window):
     """On the dark theme the stepping and presenter icons were dark grey on dark grey; they are drawn in
     the theme's text colour, so they stand out on either theme (and after switching back and forth)."""
     window = make_window()
-    actions = (window.act_first, window.act_prev, window.act_play, window.act_next, window.act_last, window.act_presenter)
+    a = window.actions
+    actions = (a.first, a.prev, a.play, a.next, a.last, a.presenter)
     for choice in ("dark", "light", "dark"):
         window.set_theme(choice, save=False)
         for act in actions:
             assert _contrast(_ink(act.icon()), window.theme.window) >= 4.5, (choice, act.text())
-    window.act_play.setChecked(True)  # the pause icon too
+    window.actions.play.setChecked(True)  # the pause icon too
     try:
-        assert _contrast(_ink(window.act_play.icon()), window.theme.window) >= 4.5
+        assert _contrast(_ink(window.actions.play.icon()), window.theme.window) >= 4.5
     finally:
-        window.act_play.setChecked(False)
+        window.actions.play.setChecked(False)
 
 
 def test_a_short_chinese_axis_title_stands_upright():
@@ -208,7 +209,7 @@ def test_keys_are_named_in_one_style_in_both_languages(window):
         assert key_text("Space") == "空格键"
     finally:
         install("en")
-    assert "(←, Alt+←)" in window.act_prev.toolTip()
+    assert "(←, Alt+←)" in window.actions.prev.toolTip()
 
 
 def test_an_unknown_word_chip_says_what_happened(qtbot):

@@ -373,7 +373,7 @@ def test_quitting_while_the_model_is_busy_exits_cleanly(open_window, qtbot, monk
     qtbot.waitUntil(started.is_set, timeout=TIMEOUT)
 
     began = time.perf_counter()
-    window.act_quit.trigger()  # File ▸ Quit: closes the window, which stops the worker after its current call
+    window.actions.quit.trigger()  # File ▸ Quit: closes the window, which stops the worker after its current call
     assert window.host.thread.isFinished() and finished.is_set()
     assert time.perf_counter() - began < 20
     qtbot.wait(200)  # the late answer is delivered to a closed window: it must not raise (pytest-qt would report it)
@@ -396,7 +396,7 @@ def test_quitting_during_training_stops_the_run_and_keeps_the_best_checkpoint(op
     qtbot.waitUntil(lambda: view.loss_point_counts()[1] >= 1 and best.is_file() and runner.step > 2, timeout=60000)
     assert runner.state == "running" and runner.thread.isRunning()
 
-    window.act_quit.trigger()
+    window.actions.quit.trigger()
     assert runner.thread.isFinished() and window.host.thread.isFinished()
     assert runner.state == "stopped"
     qtbot.wait(100)  # the run's last events, queued before it stopped, reach the (closed) view without error

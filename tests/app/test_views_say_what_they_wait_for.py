@@ -64,7 +64,7 @@ def test_a_kind_key_in_rollout_leaves_rollout_and_shows_that_kind(make_window):
     s = window.store
     s.set_view_mode("rollout")
     assert not window.map.selectors.kind.isEnabled()
-    window.act_kinds["encoder_self"].trigger()
+    window.actions.kinds["encoder_self"].trigger()
     assert (s.view_mode, s.kind) == ("weights", "encoder_self")
     assert window.map.selectors.kind.isEnabled() and window.map.selectors.kind.currentData() == "encoder_self"
     assert window.map.heatmap.title_text().startswith("Encoder self-attention")

@@ -46,7 +46,7 @@ def test_play_speed_and_label_size_are_remembered(make_window, app_settings):
     first.map.step_bar.speed.setCurrentIndex(0)  # the user picks another speed on the stepping bar
     chosen = first.map.step_bar.interval_ms()
     assert chosen != second_default(first)
-    first.act_larger.trigger()
+    first.actions.larger.trigger()
     size = first._font_pt
     first.shutdown()
     second = make_window(model=None, wait=False)
@@ -59,9 +59,9 @@ def test_play_runs_to_the_last_step_and_stops(window, qtbot):
     assert window.store.n_steps > 1
     window.store.set_step(window.store.n_steps)
     window._play_timer.setInterval(1)
-    window.act_play.setChecked(True)  # at the end: play starts again from step 0
+    window.actions.play.setChecked(True)  # at the end: play starts again from step 0
     assert window.store.step == 0
-    qtbot.waitUntil(lambda: not window.act_play.isChecked(), timeout=5000)
+    qtbot.waitUntil(lambda: not window.actions.play.isChecked(), timeout=5000)
     assert window.store.step == window.store.n_steps
     assert window._play_timer.isActive() is False
 

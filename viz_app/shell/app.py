@@ -153,7 +153,7 @@ def run(argv: Sequence[str] = (), import_options: dict | None = None,
         on_window(window)
     window.show()
     if presenter:
-        window.act_presenter.setChecked(True)  # a classroom shortcut: straight to the projector layout
+        window.actions.presenter.setChecked(True)  # a classroom shortcut: straight to the projector layout
     try:
         return int(app.exec())
     finally:

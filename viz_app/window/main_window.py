@@ -114,18 +114,16 @@ class MainWindow(QMainWindow):
         self._painted = False
         self._shut_down = False
 
-        self.window_actions = WindowActions(self)
-        for name, act in vars(self.window_actions).items():  # window.act_first… : the window holds its actions
-            setattr(self, name, act)
+        self.actions = WindowActions(self)  # window.actions.first…: every command, in one namespace
         self.persistence = Persistence(self.settings, self.store, self)
         remembered_view = self.persistence.restore()  # before the parts: each binding first shows what is remembered
         s = self.store
 
         # the parts (viz_app.window.parts), built in the order the window shows them: the Tab order and View ▸ Panels
         # follow it; each owns its widgets, its dock and its binding to the state
-        self.map = MapPart(self, s, self.window_actions, self.settings, busy=lambda: self.host.busy, loading=self._loading)
+        self.map = MapPart(self, s, self.actions, self.settings, busy=lambda: self.host.busy, loading=self._loading)
         self.sentence = SentencePart(self, s, on_edited=self._on_inputs_edited, on_error=self.show_error,
-                                     run_now=self.run_now, open_model=self.open_model, open_dialog=self.act_open.trigger)
+                                     run_now=self.run_now, open_model=self.open_model, open_dialog=self.actions.open.trigger)
         self.heads = HeadsPart(self, s, self.map.overview)
         self.next_token = NextTokenPart(self, s)
         self.positional = PositionalPart(self, s)
@@ -139,10 +137,10 @@ class MainWindow(QMainWindow):
         self.status = WindowStatus(self)
         self.exports = ExportActions(self, self)
         self.addActions(self.exports.actions())  # Ctrl+Shift+C works window-wide
-        self.menus = WindowMenus(self, self.window_actions, self.exports)
+        self.menus = WindowMenus(self, self.actions, self.exports)
         self.sentence_comparison = add_compare_sentences(self, self.menus.model)
         self.alignment = AlignmentPart(self, s, self.map.heatmap, self.menus, reveal=self.reveal_dock)
-        self.report = ReportPart(self, s, self.menus.file, after=self.act_save_session, show_pair=self.show_pair)
+        self.report = ReportPart(self, s, self.menus.file, after=self.actions.save_session, show_pair=self.show_pair)
         self.walkthrough = CellWalkthroughBinding(s, self.map.heatmap, self.host, self, self)  # a click on a cell
         self.alignment_lines = AlignmentLinesPart(self, s, self.menus, reveal=self.reveal_dock)
 
@@ -162,7 +160,7 @@ class MainWindow(QMainWindow):
             set_emphasis=self._set_emphasis)
         self._help_windows: list[HelpWindow] = []
         self.setAcceptDrops(True)
-        self.playback = Playback(self.store, self.act_play, self.settings, self.map.step_bar.interval_ms(), self)
+        self.playback = Playback(self.store, self.actions.play, self.settings, self.map.step_bar.interval_ms(), self)
         if (font_pt := self.settings.get_float("view/font_pt", 0.0)) > 0:
             self.set_font_point_size(font_pt, save=False)
         self.controller = ScopeController(self.store, self.host, self.persistence,
@@ -279,7 +277,7 @@ class MainWindow(QMainWindow):
         self.status.show_status(message)
 
     def shortcut_actions(self) -> list[QAction]:
-        return self.window_actions.shortcut_sheet(self)
+        return self.actions.shortcut_sheet(self)
 
     def _open_help(self) -> list[HelpWindow]:
         """The help windows still open. A closed one is deleted (``WA_DeleteOnClose``): asking it anything then raised
@@ -413,8 +411,8 @@ class MainWindow(QMainWindow):
 
     @Slot(bool)
     def on_presenter_toggled(self, on: bool) -> None:
-        with QSignalBlocker(self.act_presenter):
-            self.act_presenter.setChecked(on)
+        with QSignalBlocker(self.actions.presenter):
+            self.actions.presenter.setChecked(on)
         self.map.view_stack.setFocus(Qt.FocusReason.OtherFocusReason)
 
     # ================================================================== drag and drop

@@ -35,32 +35,32 @@ class WindowMenus:
     def __init__(self, window: MainWindow, actions: WindowActions, exports: ExportActions) -> None:
         a, menu = actions, window.menuBar()
         self.file = menu.addMenu(tr("MainWindow", "&File"))
-        for act in (a.act_open, a.act_cancel_load, a.act_open_session, a.act_save_session):
+        for act in (a.open, a.cancel_load, a.open_session, a.save_session):
             self.file.addAction(act)
-        self.hf_cache = add_hf_cache_menu(self.file, window.open_model, before=a.act_cancel_load)  # after Open model…
+        self.hf_cache = add_hf_cache_menu(self.file, window.open_model, before=a.cancel_load)  # after Open model…
         self.file.addSeparator()
         export_menu = self.file.addMenu(tr("MainWindow", "&Export"))
         exports.add_to_menu(export_menu)
         self.file.addSeparator()
-        self.file.addAction(a.act_quit)
+        self.file.addAction(a.quit)
 
         go_menu = menu.addMenu(tr("MainWindow", "&Go"))
-        for act in (a.act_first, a.act_prev, a.act_next, a.act_last, a.act_play):
+        for act in (a.first, a.prev, a.next, a.last, a.play):
             go_menu.addAction(act)
         go_menu.addSeparator()
-        go_menu.addAction(a.act_focus_view)
+        go_menu.addAction(a.focus_view)
 
         show_menu = menu.addMenu(tr("MainWindow", "&Show"))
-        for act in a.act_kinds.values():
+        for act in a.kinds.values():
             show_menu.addAction(act)
         show_menu.addSeparator()
-        for act in (a.act_layer_down, a.act_layer_up, a.act_head_prev, a.act_head_next, a.act_head_mean):
+        for act in (a.layer_down, a.layer_up, a.head_prev, a.head_next, a.head_mean):
             show_menu.addAction(act)
 
         self.model = menu.addMenu(tr("MainWindow", "&Model"))
-        self.model.addAction(a.act_typing_guide)
+        self.model.addAction(a.typing_guide)
         self.model.addSeparator()
-        for act in (a.act_inspect, a.act_compare, a.act_ablate, a.act_clear_ablation, a.act_train):
+        for act in (a.inspect, a.compare, a.ablate, a.clear_ablation, a.train):
             self.model.addAction(act)
 
         self.view = menu.addMenu(tr("MainWindow", "&View"))
@@ -68,10 +68,10 @@ class WindowMenus:
         for dock in window_docks(window):
             self.panels.addAction(dock.toggleViewAction())
         self.view.addSeparator()
-        for act in (a.act_presenter, a.act_larger, a.act_smaller, a.act_reset_text):
+        for act in (a.presenter, a.larger, a.smaller, a.reset_text):
             self.view.addAction(act)
         self.view.addSeparator()
-        self.view.addAction(a.act_input_labels)
+        self.view.addAction(a.input_labels)
         self.view.addSeparator()
         theme_menu = self.view.addMenu(tr("MainWindow", "&Theme"))
         self.theme_group = QActionGroup(window)
@@ -88,25 +88,25 @@ class WindowMenus:
                                            lambda _=False, c=code: window.set_language(c))
 
         self.help = menu.addMenu(tr("MainWindow", "&Help"))
-        self.help.addAction(a.act_explain)
+        self.help.addAction(a.explain)
         self.explain = self.help.addMenu(tr("MainWindow", "Explain &panel"))
         labels = {"attention": tr("MainWindow", "Attention heatmap"), "masks": tr("MainWindow", "Masks"),
                   "heads": tr("MainWindow", "All heads"), "positional": tr("MainWindow", "Positional encoding"),
                   "next_token": tr("MainWindow", "Next token")}
         for key in EXPLAINED_PANELS:
             self.explain.addAction(labels[key]).triggered.connect(lambda _=False, k=key: window.explain(k))
-        self.help.addAction(a.act_shortcuts)
+        self.help.addAction(a.shortcuts)
         self.help.addSeparator()
-        self.help.addAction(a.act_about)
+        self.help.addAction(a.about)
 
         self.toolbar = window.addToolBar(tr("MainWindow", "Presenting"))
         self.toolbar.setObjectName("toolbarPresenting")
         self.toolbar.setMovable(False)
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.toolbar.addAction(a.act_open)
+        self.toolbar.addAction(a.open)
         self.toolbar.addSeparator()
-        self.toolbar.addAction(a.act_presenter)
-        self.toolbar.addAction(a.act_explain)
+        self.toolbar.addAction(a.presenter)
+        self.toolbar.addAction(a.explain)
 
 
 def _choice(act: QAction, group: QActionGroup, on_trigger) -> QAction:

@@ -69,7 +69,7 @@ class MapPart:
         self.hint.setWordWrap(True)
         self.hint.setTextFormat(Qt.TextFormat.RichText)
         self.hint_open = QPushButton(tr("MainWindow", "Open model…"), central)
-        self.hint_open.clicked.connect(actions.act_open.trigger)
+        self.hint_open.clicked.connect(actions.open.trigger)
         hint_page = QWidget(central)
         hint_layout = QVBoxLayout(hint_page)
         hint_layout.addStretch(1)

@@ -78,7 +78,7 @@ class WindowStatus(QObject):
     def on_loading_changed(self, key: str) -> None:
         """A load began (``key``) or ended: the cancel action and button, the model picker back on the current model."""
         w = self.w
-        w.act_cancel_load.setEnabled(bool(key))
+        w.actions.cancel_load.setEnabled(bool(key))
         if not key:
             w.sentence.inputs.model_picker.show_current(w.store.model.key if w.store.model else "")
         w.map.binding.refresh_hint()

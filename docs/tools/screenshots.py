@@ -226,7 +226,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         w.store.set_step(4)
 
     def typing_guide(w) -> None:  # "What can I type?" (F2), an example clicked
-        w.actions.typing_guide.trigger()
+        w.actions.panels["typing_guide"].trigger()
         _settle(app, w)
         panel = w.typing_guide.panel
         panel.examples.itemClicked.emit(panel.examples.item(2))

@@ -59,7 +59,7 @@ def test_dock_tabs_show_their_whole_names(window):
     """With five panels tabbed together the names were cut ("Next to…", "Ablat…"): they scroll instead."""
     from PySide6.QtWidgets import QTabBar
 
-    for show in (window.show_ablation, window.show_inspector, lambda: window.actions.typing_guide.trigger()):
+    for show in (window.show_ablation, window.show_inspector, lambda: window.actions.panels["typing_guide"].trigger()):
         show()
     bars = [b for b in window.findChildren(QTabBar) if b.parent() is window and b.count() >= 4]
     assert bars
@@ -89,7 +89,7 @@ def test_unchecked_boxes_are_seen_in_the_dark_theme(window, qtbot):
 
 def test_panels_opened_to_be_read_get_the_height(window, qtbot):
     """What can I type? showed about four sentences at 1,440 × 900 and Head statistics one row of its table."""
-    window.actions.typing_guide.trigger()
+    window.actions.panels["typing_guide"].trigger()
     qtbot.wait(50)
     assert window.typing_guide.dock.height() >= 0.5 * window.height()
     window.heads.tabs.setCurrentWidget(window.heads.stats)

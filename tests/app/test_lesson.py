@@ -128,14 +128,14 @@ def test_presenter_mode_shows_what_a_class_needs(make_window, qtbot):
     """The next-token panel stays, the step counter and transport grow, F1 / Shift+F1 grow too;
     a padding overlay that blocks nothing shows no legend."""
     window = make_window()
-    normal_help = window._show_shortcuts().size()
+    normal_help = window.show_shortcuts().size()
     normal_icon = window.map.step_bar.buttons["next"].iconSize().width()
     window.presenter.set_active(True)
     try:
         assert window.next_token.dock.isVisible() and not window.positional.dock.isVisible()
         assert window.map.step_bar.label.font().pointSizeF() >= 20
         assert window.map.step_bar.buttons["next"].iconSize().width() > normal_icon
-        big = window._show_shortcuts().size()
+        big = window.show_shortcuts().size()
         explain = window.explain("attention").size()
         assert big.width() > normal_help.width() or big.height() > normal_help.height()
         assert explain.width() >= big.width()

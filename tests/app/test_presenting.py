@@ -52,7 +52,7 @@ def test_f11_toggles_presenter_mode(window, qtbot):
 
 
 def test_shortcut_sheet_lists_every_stepping_and_selection_key(window):
-    box = window._show_shortcuts()
+    box = window.show_shortcuts()
     text = box.text()
     for action in window.shortcut_actions():
         name = action.text().replace("&", "")
@@ -167,13 +167,13 @@ def test_help_windows_after_one_was_closed_and_one_per_topic(window, qtbot):
     deleted", and every press stacked another copy of the same explanation."""
     from PySide6.QtCore import QCoreApplication, QEvent
 
-    sheet = window._show_shortcuts()
+    sheet = window.show_shortcuts()
     sheet.close()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # what the event loop does with a closed one
     first = window.explain("attention")
     again = window.explain("attention")
     assert again is first and first.isVisible()
-    other = window._show_shortcuts()
+    other = window.show_shortcuts()
     assert other is not first and len(window._open_help()) == 2
     for box in (first, other):
         box.close()
@@ -319,9 +319,9 @@ def test_n_shows_and_hides_the_next_token_panel(window, qtbot):
     window.actions.presenter.trigger()
     qtbot.wait(50)
     assert window.next_token.dock.isVisible()  # the tests' screen is 1,920 pixels wide: room beside the map
-    window.actions.next_token.trigger()
+    window.actions.panels["next_token"].trigger()
     assert not window.next_token.dock.isVisible()
-    window.actions.next_token.trigger()
+    window.actions.panels["next_token"].trigger()
     assert window.next_token.dock.isVisible()
     window.actions.presenter.trigger()
     assert window.next_token.dock.isVisible() and window.sentence.dock.titleBarWidget() is None

@@ -41,7 +41,7 @@ def test_the_first_size_fits_the_screen(screen):
 
 def _open_every_lesson_panel(window, qtbot) -> None:
     window.findChild(QAction, "act_compare_sentences").trigger()
-    window.actions.typing_guide.trigger()
+    window.actions.panels["typing_guide"].trigger()
     window.heads.tabs.setCurrentWidget(window.heads.stats)
     window.walkthrough.open_cell(0, 0)
     qtbot.waitUntil(lambda: window.walkthrough.dialog is not None)
@@ -89,7 +89,7 @@ SCRIPT = textwrap.dedent("""
         app.processEvents(); time.sleep(0.01)
     sizes = {"first": list(window.frameGeometry().getRect())}
     window.findChild(QAction, "act_compare_sentences").trigger()
-    window.actions.typing_guide.trigger()
+    window.actions.panels["typing_guide"].trigger()
     window.heads.tabs.setCurrentWidget(window.heads.stats)
     window.walkthrough.open_cell(0, 0)
     for _ in range(30):

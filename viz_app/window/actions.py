@@ -2,25 +2,31 @@
 
 Why a module: the actions are the keyboard contract of a lesson (←/→ step, 1/2/3 choose the map, F11
 presents); listing them in one place keeps the shortcut sheet (F1), the menus and the toolbar in step.
-The window owns them (``window.actions.first`` and so on are these objects) and connects what they do.
+The window holds them as one namespace, ``window.actions`` (``window.actions.first``, ``window.actions.kinds["cross"]``,
+``window.actions.panels["typing_guide"]``): nothing is copied onto the window. On the main window that name hides
+``QWidget.actions()``, which only :meth:`WindowActions.shortcut_sheet` asked for (it calls ``QWidget.actions(window)``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QStyle, QWidget
 
-from viz_app.i18n import tr
+from viz_app.desktop.icons import themed_icon  # drawn in the theme's text colour: visible on the dark theme
+from viz_app.i18n import tr, tr_marked
 from viz_app.i18n.keys import keys_text
-from viz_app.shell.icons import themed_icon  # drawn in the theme's text colour: visible on the dark theme
+from viz_app.window.panel_registry import PanelSpec
 
 
 class WindowActions:
-    """Every command of the main window as a QAction attribute named after it (``open``, ``first``, ``play``…); each is
-    added to the window, so its shortcuts work anywhere."""
+    """Every command of the main window as a QAction attribute named after it (``open``, ``first``, ``play``…), and the
+    entries ``panels`` declare (``panels["typing_guide"]``); each is added to the window, so its shortcuts work
+    anywhere."""
 
-    def __init__(self, window: QMainWindow) -> None:
+    def __init__(self, window: QMainWindow, panels: Sequence[PanelSpec] = ()) -> None:
         style = window.style()
         icon = style.standardIcon
         sp = QStyle.StandardPixmap
@@ -95,15 +101,15 @@ class WindowActions:
         self.input_labels = action(tr("MainWindow", "Label rows by the decoder &input"), [],
                                        tr("MainWindow", "Label each decoder row by its input token instead of the token that follows it"))
         self.input_labels.setCheckable(True)
-        self.typing_guide = action(tr("MainWindow", "&What can I type?"), ["F2"],
-                                       tr("MainWindow", "The words this model knows, and sentences it translates correctly"))
-        self.typing_guide.setProperty("extra_shortcut", True)  # listed on the shortcut sheet (F1)
-        self.next_token = action(tr("MainWindow", "Show or hide the &next-token panel"), ["N"],
-                                     tr("MainWindow", "What the model would say next; while presenting on a screen "
-                                                      "narrower than 1,600 pixels it waits for this key"))
-        self.next_token.setProperty("extra_shortcut", True)  # listed on the shortcut sheet (F1)
         self.train = action(tr("MainWindow", "&Train a model from scratch…"), ["Ctrl+T"],
                                 tr("MainWindow", "Watch attention appear while a small model trains"))
+        #: each declared panel's own entry (the command that brings it forward), by the panel's name
+        self.panels: dict[str, QAction] = {}
+        for spec in panels:
+            if spec.entry is not None:
+                entry = spec.entry
+                self.panels[spec.name] = action(tr_marked(entry.text), list(entry.keys), tr_marked(entry.tip))
+                self.panels[spec.name].setProperty("extra_shortcut", entry.on_sheet)  # listed on the shortcut sheet (F1)
 
     def transport(self) -> dict[str, QAction]:
         """The stepping actions by the names the stepping bar and its binding use."""

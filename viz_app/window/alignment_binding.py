@@ -18,7 +18,7 @@ from viz_app.i18n import tr
 from viz_app.scope.state import ScopeStore
 from viz_app.widgets.alignment_lines import AlignmentLines, alignment_view
 from viz_app.widgets.map_view import ViewSpec
-from viz_app.window.layout import add_dock
+from viz_app.window.panel_registry import add_dock
 
 if TYPE_CHECKING:
     from viz_app.window.menus import WindowMenus

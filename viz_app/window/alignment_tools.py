@@ -33,7 +33,7 @@ from viz_app.widgets.aer_map import MEAN
 from viz_app.widgets.alignment_panel import AlignmentPanel
 from viz_app.widgets.gold_links import GoldLinks
 from viz_app.widgets.heatmap import AttentionHeatmap
-from viz_app.window.layout import add_dock
+from viz_app.window.panel_registry import add_dock
 
 if TYPE_CHECKING:
     from viz_app.window.menus import WindowMenus

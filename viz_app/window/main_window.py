@@ -52,10 +52,13 @@ from viz_app.window.alignment_binding import AlignmentLinesPart
 from viz_app.window.alignment_tools import AlignmentPart, ReportPart
 from viz_app.window.appearance import Appearance
 from viz_app.window.compare_sentences import add_compare_sentences
-from viz_app.window.layout import LayoutKeeper, arrange_docks, set_tab_order, window_docks
+from viz_app.window.layout import LayoutKeeper, arrange_docks, give_height, set_tab_order, window_docks
 from viz_app.window.menus import WindowMenus
 from viz_app.window.model_panels import ModelPanels
+from viz_app.window.panel_registry import build_panels
 from viz_app.window.parts import (
+    MAP_EXPLANATIONS,
+    PANELS,
     AblationPart,
     HeadsPart,
     MapPart,
@@ -114,30 +117,27 @@ class MainWindow(QMainWindow):
         self._painted = False
         self._shut_down = False
 
-        self.actions = WindowActions(self)  # window.actions.first…: every command, in one namespace
+        self.actions = WindowActions(self, PANELS)  # window.actions.first…: every command, in one namespace
         self.persistence = Persistence(self.settings, self.store, self)
         remembered_view = self.persistence.restore()  # before the parts: each binding first shows what is remembered
         s = self.store
 
         # the parts (viz_app.window.parts), built in the order the window shows them: the Tab order and View ▸ Panels
-        # follow it; each owns its widgets, its dock and its binding to the state
+        # follow it; each owns its widgets, its dock and its binding to the store. The map is the middle; every dock
+        # panel is declared in PANELS and held in ``docked`` by its name
         self.map = MapPart(self, s, self.actions, self.settings, busy=lambda: self.host.busy, loading=self._loading)
-        self.sentence = SentencePart(self, s, on_edited=self._on_inputs_edited, on_error=self.show_error,
-                                     run_now=self.run_now, open_model=self.open_model, open_dialog=self.actions.open.trigger)
-        self.heads = HeadsPart(self, s, self.map.overview)
-        self.next_token = NextTokenPart(self, s)
-        self.positional = PositionalPart(self, s)
-        self.typing_guide = TypingGuidePart(self, s)
-        self.ablation = AblationPart(self, s)
+        self.docked = build_panels(self, self, PANELS)
         self.panels = ModelPanels(self, beside=self.next_token.dock, parent=self)  # inspector and training, built when shown
-        arrange_docks(self, heads=self.heads.dock, next_token=self.next_token.dock, positional=self.positional.dock)
+        arrange_docks(self, PANELS, {name: part.dock for name, part in self.docked.items()})
         self.status_bar = StatusBarPart(self, s, self.ablation.warning)
         set_tab_order(self.sentence.inputs, self.map.step_bar, self.map.selectors, self.map.view_stack)
         fit_window(self)  # 1,440 × 900, or less on a smaller screen (a projector's 1,280 × 720)
         self.status = WindowStatus(self)
         self.exports = ExportActions(self, self)
         self.addActions(self.exports.actions())  # Ctrl+Shift+C works window-wide
-        self.menus = WindowMenus(self, self.actions, self.exports)
+        self.menus = WindowMenus(self, self.actions, self.exports, panels=PANELS, map_explanations=MAP_EXPLANATIONS,
+                                 open_model=self.open_model, set_theme=self.set_theme, set_language=self.set_language,
+                                 explain=self.explain)
         self.sentence_comparison = add_compare_sentences(self, self.menus.model)
         self.alignment = AlignmentPart(self, s, self.map.heatmap, self.menus, reveal=self.reveal_dock)
         self.report = ReportPart(self, s, self.menus.file, after=self.actions.save_session, show_pair=self.show_pair)
@@ -205,6 +205,43 @@ class MainWindow(QMainWindow):
     def _docks(self) -> list[QDockWidget]:  # every dock (tests, presenter)
         return window_docks(self)
 
+    # ================================================================== the declared panels (viz_app.window.parts.PANELS)
+    # a panel is reached as window.docked[name]; the window's own code names these
+    @property
+    def sentence(self) -> SentencePart:
+        return self.docked["sentence"]
+
+    @property
+    def heads(self) -> HeadsPart:
+        return self.docked["heads"]
+
+    @property
+    def next_token(self) -> NextTokenPart:
+        return self.docked["next_token"]
+
+    @property
+    def positional(self) -> PositionalPart:
+        return self.docked["positional"]
+
+    @property
+    def typing_guide(self) -> TypingGuidePart:
+        return self.docked["typing_guide"]
+
+    @property
+    def ablation(self) -> AblationPart:
+        return self.docked["ablation"]
+
+    def source_text(self) -> str:
+        """The source box's text as typed (ahead of the store while the pause in typing lasts)."""
+        return self.sentence.inputs.source.text()
+
+    def give_height(self, dock: QDockWidget) -> None:
+        """``dock`` at the reading share of its column's height (the Heads and Next token column)."""
+        give_height(self, dock, (self.heads.dock, self.next_token.dock))
+
+    def presenting(self) -> bool:
+        return self.presenter.active
+
     # ================================================================== models and runs (the controller's, asked from here)
     @Slot(str)
     def open_model(self, name_or_path: str, options: dict | None = None) -> None:
@@ -237,7 +274,7 @@ class MainWindow(QMainWindow):
         return self.sentence.binding.debounce
 
     @Slot()
-    def _on_inputs_edited(self) -> None:
+    def on_inputs_edited(self) -> None:
         self.persistence.save_inputs()
         self.request_run()
 
@@ -245,7 +282,7 @@ class MainWindow(QMainWindow):
     def run_now(self) -> None:
         """Enter in a sentence box: apply the edit at once (or run a first time)."""
         if self.sentence.binding.take() or self.store.trace is None:
-            self._on_inputs_edited()
+            self.on_inputs_edited()
 
     def show_pair(self, source: str, target: str) -> None:
         """As typing the pair and pressing Enter: the boxes show it and the model runs at once (an empty target: the
@@ -305,7 +342,7 @@ class MainWindow(QMainWindow):
     def _help_point_size(self) -> float | None:
         return self._font_pt if self.presenter.active else None
 
-    def _show_shortcuts(self) -> HelpWindow:
+    def show_shortcuts(self) -> HelpWindow:
         return self._keep_help("shortcuts", lambda: show_shortcuts(self, self.shortcut_actions(), self._help_point_size()))
 
     def explain(self, panel: str) -> HelpWindow:

@@ -14,7 +14,8 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QScrollArea, QWidget
 
 from viz_app.i18n import tr
-from viz_app.window.layout import add_dock, whole_tab_names
+from viz_app.window.layout import whole_tab_names
+from viz_app.window.panel_registry import add_dock
 from viz_app.window.theme import apply_theme
 
 if TYPE_CHECKING:

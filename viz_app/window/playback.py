@@ -10,10 +10,10 @@ from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
+from viz_app.desktop.icons import themed_icon
 from viz_app.i18n import tr
 from viz_app.scope.settings import AppSettings
 from viz_app.scope.state import ScopeStore
-from viz_app.shell.icons import themed_icon
 
 
 class Playback(QObject):

@@ -7,17 +7,22 @@ messages consistent (an error is on the banner *and* in the status bar; a notice
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QStatusBar
 
 from model_core.inference.run import RunResult
 from model_core.printable import printable, printable_lines
 from viz_app.i18n import tr
 
 if TYPE_CHECKING:
-    from viz_app.window.main_window import MainWindow
+    from viz_app.export.menu import ExportActions
+    from viz_app.scope.state import ScopeStore
+    from viz_app.window.actions import WindowActions
+    from viz_app.window.parts import MapPart, SentencePart, StatusBarPart
+    from viz_app.workers.model_worker import WorkerHost
 
 #: how long a transient line stays in the status bar (an error longer: it may need reading twice)
 STATUS_MS, ERROR_STATUS_MS = 5000, 15000
@@ -46,11 +51,28 @@ def _banner(banner, text: str, level: str, limit: int = BANNER_CHARS) -> None:
     banner.label.setToolTip(safe if short != safe else "")
 
 
+class StatusHost(Protocol):
+    """What :class:`WindowStatus` reads and writes of the window (the main window is one): its parts that show
+    messages and its title. A protocol, so that this module does not import the window that builds it."""
+
+    store: ScopeStore
+    host: WorkerHost
+    actions: WindowActions
+    map: MapPart
+    status_bar: StatusBarPart
+    exports: ExportActions
+
+    @property
+    def sentence(self) -> SentencePart: ...
+    def statusBar(self) -> QStatusBar: ...
+    def setWindowTitle(self, title: str) -> None: ...
+
+
 class WindowStatus(QObject):
     """Shows the controller's reports on ``window``'s banners, status bar and title."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: StatusHost) -> None:
+        super().__init__(window)  # the main window: this object lives as long as it
         self.w = window
 
     def show_error(self, message: str) -> None:

@@ -1,16 +1,18 @@
 """The main window: its parts, its menus and actions, and the few commands that need the window itself.
 
 Data flow (one direction): an edit → (300 ms pause, :class:`~viz_app.window.bindings.InputsBinding`) → the
-state's value (:class:`~viz_app.scope.state.ScopeStore` over a frozen ``ScopeState``) → the controller asks the
+store (:class:`~viz_app.scope.state.ScopeStore`, over a frozen ``ScopeState``) → the controller asks the
 worker for one model call (:mod:`viz_app.scope.controller`) → the newest result → ``ScopeStore.set_result`` →
-each panel, bound to the state (:mod:`viz_app.window.bindings`), redraws once by re-slicing the stored trace.
+each panel, bound to the store (:mod:`viz_app.window.bindings`), redraws once by re-slicing the stored trace.
 Stepping, selecting a layer/head/kind, colours and overlays only re-slice or re-colour host arrays;
-they never call the model. The remembered settings follow the state (:mod:`viz_app.scope.persistence`).
+they never call the model. The remembered settings follow the store (:mod:`viz_app.scope.persistence`).
 
 Where the rest of the window lives: the parts (each dock, the middle and the status bar, with its widgets and its
 binding) in :mod:`~viz_app.window.parts` and beside their features (:mod:`~viz_app.window.alignment_tools`,
-:mod:`~viz_app.window.alignment_binding`, :mod:`~viz_app.window.model_panels`), built in ``__init__`` in one list
-and held as ``window.sentence``, ``window.map``, ``window.heads``…; their first arrangement and the Tab order in
+:mod:`~viz_app.window.alignment_binding`, :mod:`~viz_app.window.model_panels`), built in ``__init__``: the map,
+then every dock panel declared in :data:`~viz_app.window.parts.PANELS`, held in ``window.docked`` by name (the
+built-in ones also as ``window.sentence``, ``window.heads``…); the commands as one namespace, ``window.actions``
+(:mod:`~viz_app.window.actions`); their first arrangement and the Tab order in
 :mod:`~viz_app.window.layout`, the menus in :mod:`~viz_app.window.menus`, the connections between parts in
 :mod:`~viz_app.window.wiring`, play in :mod:`~viz_app.window.playback`, session files in
 :mod:`~viz_app.window.session_files`, theme, language and label size in :mod:`~viz_app.window.appearance`, presenter

@@ -130,7 +130,7 @@ class Soak:
 
     def sentence(self, index: int) -> str:
         """A sentence the current model knows (its own vocabulary for a random checkpoint)."""
-        model = self.window.state.model
+        model = self.window.store.model
         if model is not None and model.key == "en-fr":
             return SENTENCES[index % len(SENTENCES)]
         words = [t for t in model.src_vocab if not t.startswith("<")] if model is not None else []
@@ -148,7 +148,7 @@ def run_steps(soak: Soak, n_steps: int, progress: Callable[[str], None]) -> list
     from viz_app.scope.state import KINDS
 
     w, app = soak.window, soak.app
-    s = w.state
+    s = w.store
     samples = [(0, rss_mb())]
     direction = 1
     for i in range(1, n_steps + 1):
@@ -158,7 +158,7 @@ def run_steps(soak: Soak, n_steps: int, progress: Callable[[str], None]) -> list
             direction = -1
         elif s.step <= 0:
             direction = 1
-        (w.act_next if direction > 0 else w.act_prev).trigger()
+        (w.actions.next if direction > 0 else w.actions.prev).trigger()
         if i % 7 == 0:
             kind = KINDS[(i // 7) % len(KINDS)]
             s.select(kind=kind, layer=(i // 21) % max(s.n_layers(kind), 1), head=None if i % 2 else (i // 7) % max(s.n_heads(kind), 1))
@@ -177,7 +177,7 @@ def run_switches(soak: Soak, models: list[str], n_switches: int, progress: Calla
         key = models[i % 2]
         w.open_model(key)
         soak.settle()
-        if w.state.model is None or w.state.model.key != key or w.state.trace is None:
+        if w.store.model is None or w.store.model.key != key or w.store.trace is None:
             raise RuntimeError(f"switch {i}: {key} did not load and answer")
         if i % SWITCH_SAMPLE_EVERY == 0:
             samples.append((i, rss_mb()))

@@ -90,7 +90,7 @@ class StartupProbe:
                 def paint(painter, *args, _original=original, _item=item) -> None:
                     _original(painter, *args)
                     if (not self.heatmap_painted and _item.image is not None
-                            and getattr(self.window.state, "trace", None) is not None):
+                            and getattr(self.window.store, "trace", None) is not None):
                         self.heatmap_painted = True
                         self.emit("first-heatmap")
                         from PySide6.QtCore import QTimer

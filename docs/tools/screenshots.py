@@ -1,7 +1,7 @@
 """Render the README's screenshots offscreen: ``make screenshots`` (``docs/tools/screenshots.py``, not installed with the app).
 
 Each picture is the real window on the bundled models, driven through the same methods a user's
-clicks reach (AppState setters, actions), with its own temporary settings so the user's are never
+clicks reach (ScopeStore setters, actions), with its own temporary settings so the user's are never
 touched. Run it after a UI change and look at every picture before committing them.
 """
 
@@ -58,17 +58,17 @@ def _window(app, model: str, settings_dir: Path, name: str, theme: str = "light"
     window = MainWindow(settings, model=model)
     window.resize(*SIZE)
     window.show()
-    _wait(app, lambda: window.state.trace is not None and not window.host.busy)
+    _wait(app, lambda: window.store.trace is not None and not window.host.busy)
     return window
 
 
 def _settle(app, window) -> None:
-    _wait(app, lambda: not window.host.busy and window.state.trace is not None)
+    _wait(app, lambda: not window.host.busy and window.store.trace is not None)
 
 
 def _type(app, window, source: str, target: str = "") -> None:
     window.sentence.inputs.show_texts(source, target)
-    window.state.set_inputs(source, target)
+    window.store.set_inputs(source, target)
     window.flush_inputs()
     window.request_run()
     _settle(app, window)
@@ -126,38 +126,38 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
 
     def main(w) -> None:
         _type(app, w, sentence)
-        w.state.select(kind="cross", layer=2, head=None)
-        w.state.set_step(6)
+        w.store.select(kind="cross", layer=2, head=None)
+        w.store.set_step(6)
 
     def masks(w) -> None:
         _type(app, w, sentence)
         w.sentence.inputs.show_padding(0, 14)
-        w.state.set_padding(0, 14)
+        w.store.set_padding(0, 14)
         w.request_run()
         _settle(app, w)
-        w.state.select(kind="decoder_self", layer=0, head=1)
-        w.state.set_overlay("causal", True)
-        w.state.set_overlay("target padding", True)
-        w.state.set_step(w.state.n_steps)
+        w.store.select(kind="decoder_self", layer=0, head=1)
+        w.store.set_overlay("causal", True)
+        w.store.set_overlay("target padding", True)
+        w.store.set_step(w.store.n_steps)
 
     def scores(w) -> None:
         _type(app, w, sentence)
-        w.state.select(kind="decoder_self", layer=1, head=0)
-        w.state.set_view_mode("scores")
+        w.store.select(kind="decoder_self", layer=1, head=0)
+        w.store.set_view_mode("scores")
         w.request_run()
         _settle(app, w)
-        w.state.set_step(7)
+        w.store.set_step(7)
 
     def rollout(w) -> None:
         _type(app, w, sentence)
-        w.state.set_view_mode("rollout")
-        w.state.set_step(4)
+        w.store.set_view_mode("rollout")
+        w.store.set_step(4)
 
     def statistics(w) -> None:
         _type(app, w, sentence)
         w.heads.tabs.setCurrentWidget(w.heads.stats)
-        w.state.select(kind="cross", layer=2, head=1)
-        w.state.set_step(w.state.n_steps)
+        w.store.select(kind="cross", layer=2, head=1)
+        w.store.set_step(w.store.n_steps)
 
     def positional(w) -> None:
         _type(app, w, sentence)
@@ -167,16 +167,16 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     def ablation(w) -> None:
         _type(app, w, sentence)
         w.show_ablation()
-        w.state.set_layer_ablation("cross", 2, True)
+        w.store.set_layer_ablation("cross", 2, True)
         _settle(app, w)
-        w.state.select(kind="cross", layer=2, head=None)
-        w.state.set_step(4)
+        w.store.select(kind="cross", layer=2, head=None)
+        w.store.set_step(4)
 
     def presenter(w) -> None:
         _type(app, w, sentence)
-        w.state.select(kind="cross", layer=2, head=None)
-        w.state.set_step(5)
-        w.act_presenter.trigger()
+        w.store.select(kind="cross", layer=2, head=None)
+        w.store.set_step(5)
+        w.actions.presenter.trigger()
         # the offscreen platform's "full screen" is 800×800: show presenter mode at the projector size of the other shots
         w.showNormal()
         w.resize(*SIZE)
@@ -185,9 +185,9 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         """Presenter mode, full screen on this process's screen (``--screen``): what the back of a room sees."""
         def setup(w) -> None:
             _type(app, w, source, target)
-            w.state.select(kind="cross", layer=2, head=None)
-            w.state.set_step(w.state.n_steps if step is None else step)
-            w.act_presenter.trigger()
+            w.store.select(kind="cross", layer=2, head=None)
+            w.store.set_step(w.store.n_steps if step is None else step)
+            w.actions.presenter.trigger()
             _wait(app, lambda: w.isFullScreen())
         return setup
 
@@ -198,8 +198,8 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
 
     def alignment(w) -> None:  # gold links over the cross-attention, every head's AER
         _type(app, w, sentence, "le chat noir ne voit pas le petit chien")
-        w.state.select(kind="cross", layer=2, head=None)
-        w.state.set_step(w.state.n_steps)
+        w.store.select(kind="cross", layer=2, head=None)
+        w.store.set_step(w.store.n_steps)
         w.alignment.action.trigger()
         w.alignment.binding.set_gold_text("0-0 2-1 1-2 4-3 3-4 5-4 4-5 6-6 7-7 8-8 3?3")
 
@@ -222,36 +222,36 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
 
     def teacher_forcing(w) -> None:  # every typed word's rank at once, under its chip
         _type(app, w, "the black cat sees the small dog", "le chat noir mange le petit chien")
-        w.state.select(kind="cross", layer=2, head=None)
-        w.state.set_step(4)
+        w.store.select(kind="cross", layer=2, head=None)
+        w.store.set_step(4)
 
     def typing_guide(w) -> None:  # "What can I type?" (F2), an example clicked
-        w.act_typing_guide.trigger()
+        w.actions.panels["typing_guide"].trigger()
         _settle(app, w)
         panel = w.typing_guide.panel
         panel.examples.itemClicked.emit(panel.examples.item(2))
-        _wait(app, lambda: w.state.trace is not None and not w.host.busy and w.state.src_text == panel.example_sources()[2])
-        w.state.select(kind="cross", layer=2, head=None)
+        _wait(app, lambda: w.store.trace is not None and not w.host.busy and w.store.src_text == panel.example_sources()[2])
+        w.store.select(kind="cross", layer=2, head=None)
 
     def attribution(w) -> None:  # integrated gradients, each head's agreement ρ in its tile
         _type(app, w, sentence)
-        w.state.select(kind="cross", layer=2, head=None)
-        w.state.set_view_mode("attribution")
+        w.store.select(kind="cross", layer=2, head=None)
+        w.store.set_view_mode("attribution")
         w.request_run()
         _settle(app, w)
-        w.state.set_step(6)
+        w.store.set_step(6)
 
     def contributions(w) -> None:  # Kobayashi's ‖α·f(x)‖ and the share from the source
         _type(app, w, sentence)
-        w.state.select(kind="cross", layer=2, head=None)
-        w.state.set_view_mode("contributions")
+        w.store.select(kind="cross", layer=2, head=None)
+        w.store.set_view_mode("contributions")
         w.request_run()
         _settle(app, w)
-        w.state.set_step(6)
+        w.store.set_step(6)
 
     def compare(w) -> None:  # a minimal pair, A, B and A − B (Model ▸ Compare two sentences…)
         _type(app, w, "the cat sees the dog")
-        w.state.select(kind="cross", layer=0, head=3)
+        w.store.select(kind="cross", layer=0, head=3)
         comparison = w.sentence_comparison
         comparison.show()
         comparison.panel.src_b.setText("the cats see the dog")
@@ -261,8 +261,8 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
 
     def walkthrough(w) -> None:  # a heatmap cell clicked, its weight worked through (q, k, softmax, Σ w·v)
         _type(app, w, sentence)
-        w.state.select(kind="cross", layer=0, head=2)  # a head that spreads its row: the softmax has something to show
-        w.state.set_step(3)
+        w.store.select(kind="cross", layer=0, head=2)  # a head that spreads its row: the softmax has something to show
+        w.store.set_step(3)
         binding = w.walkthrough
         w.map.heatmap.cellClicked.emit(2, 1)  # the row that writes "noir", the key "black"
         _wait(app, lambda: binding.dialog is not None and binding.dialog.panel.cell() is not None)
@@ -270,8 +270,8 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
 
     def alignment_lines(w) -> None:  # cross-attention as source → target lines, the board picture
         _type(app, w, sentence)
-        w.state.select(kind="cross", layer=2, head=None)
-        w.state.set_step(7)
+        w.store.select(kind="cross", layer=2, head=None)
+        w.store.set_step(7)
         w.alignment_lines.action.trigger()  # the dock (Model ▸ Alignment lines), shown on its own at a board's size
         lines = w.alignment_lines.panel
         w.alignment_lines.dock.setFloating(True)
@@ -282,7 +282,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     def long_document(w) -> None:  # a 4,096-token source, a labelled window of its map and the minimap
         words = sentence.split()
         _type(app, w, " ".join(words[i % len(words)] for i in range(4095)), "le chat noir ne voit pas le petit chien")
-        w.state.select(kind="encoder_self", layer=0, head=1)
+        w.store.select(kind="encoder_self", layer=0, head=1)
         w.map.binding.move_window(2000, 1980)
 
     screen = app.primaryScreen().geometry()
@@ -316,7 +316,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     shoot("long", long_document, model=str(_long_copy(models["en-fr"], tmp)))
     if "en-zh" in models:
         shoot("chinese", lambda w: (_type(app, w, "the small cat sees two books on the table"),
-                                    w.state.select(kind="cross", layer=2, head=None), w.state.set_step(9)),
+                                    w.store.select(kind="cross", layer=2, head=None), w.store.set_step(9)),
               model="en-zh", language="zh_CN")
     return written
 

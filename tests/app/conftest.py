@@ -94,7 +94,7 @@ def make_window(qtbot, tiny_checkpoint, settings_path):
         qtbot.addWidget(window)
         window.show()
         if wait:
-            qtbot.waitUntil(lambda: window.state.trace is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
+            qtbot.waitUntil(lambda: window.store.trace is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
         return window
 
     yield make

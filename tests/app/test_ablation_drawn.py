@@ -20,7 +20,7 @@ def _saturation(window) -> float:
 
 
 def test_the_map_and_the_overview_of_switched_off_heads_are_greyed(window, qtbot):
-    s = window.state
+    s = window.store
     s.show_kind("cross")
     s.set_layer(1)
     s.set_head(None)
@@ -49,7 +49,7 @@ def test_the_map_and_the_overview_of_switched_off_heads_are_greyed(window, qtbot
 
 
 def test_the_view_says_which_maps_are_off(window):
-    trace = window.state.trace
+    trace = window.store.trace
     off = frozenset({("cross", 0, 1)})
     assert heatmap_view(trace, ViewSpec(kind="cross", layer=0, head=1, ablated_heads=off)).switched_off
     assert not heatmap_view(trace, ViewSpec(kind="cross", layer=0, head=0, ablated_heads=off)).switched_off

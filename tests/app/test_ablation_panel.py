@@ -11,7 +11,7 @@ from test_i18n import assert_all_translated, fake_qm, fake_translation, is_trans
 
 from model_core import Ablation
 from model_core.inference.run import trace_of
-from viz_app.scope.state import AppState
+from viz_app.scope.state import ScopeStore
 from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
 
 
@@ -106,19 +106,19 @@ def test_set_ablation_mirrors_without_emitting(qtbot):
     assert w.checked_heads() == frozenset()
 
 
-def test_round_trip_through_app_state(qtbot):
-    """Wired as the window does: request -> AppState.set_ablation -> ablationChanged -> set_ablation (no echo)."""
-    state = AppState()
+def test_round_trip_through_the_store(qtbot):
+    """Wired as the window does: request -> ScopeStore.set_ablation -> ablationChanged -> set_ablation (no echo)."""
+    store = ScopeStore()
     w = panel(qtbot)
     requests = []
     w.ablationRequested.connect(lambda heads, positional: requests.append((heads, positional)))
-    w.ablationRequested.connect(lambda heads, positional: state.set_ablation(heads, positional))
-    state.ablationChanged.connect(lambda: w.set_ablation(state.ablated_heads, state.ablate_positional))
+    w.ablationRequested.connect(lambda heads, positional: store.set_ablation(heads, positional))
+    store.ablationChanged.connect(lambda: w.set_ablation(store.ablated_heads, store.ablate_positional))
     click(qtbot, w.head_button("cross", 2, 1))
-    assert state.ablated_heads == frozenset({("cross", 2, 1)})
-    state.toggle_head_ablation("decoder_self", 0, 0)  # a change made elsewhere shows up in the panel
+    assert store.ablated_heads == frozenset({("cross", 2, 1)})
+    store.toggle_head_ablation("decoder_self", 0, 0)  # a change made elsewhere shows up in the panel
     assert w.checked_heads() == frozenset({("cross", 2, 1), ("decoder_self", 0, 0)})
-    state.clear_ablation()
+    store.clear_ablation()
     assert w.checked_heads() == frozenset() and len(requests) == 1  # the mirror never asked back
 
 

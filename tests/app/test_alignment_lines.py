@@ -8,13 +8,21 @@ import html
 
 import numpy as np
 import pytest
-from PySide6.QtGui import QImage
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QImage, QPainter
 
 from model_core.inference.run import RunRequest, run
 from tests.conftest import tiny_bundle
 from viz_app.cli import main
 from viz_app.export.alignment import alignment_svg, export_alignment
-from viz_app.widgets.alignment_lines import MIN_WEIGHT, AlignmentLines, alignment_view, layout_lines
+from viz_app.widgets.alignment_lines import (
+    CURRENT_COLOUR,
+    MIN_WEIGHT,
+    AlignmentLines,
+    alignment_view,
+    layout_lines,
+    paint_alignment,
+)
 from viz_app.widgets.map_view import ViewSpec
 
 SRC, TGT = "w1 w2 w3 w4", "t1 t2 t3"
@@ -61,16 +69,44 @@ def test_padded_target_rows_draw_no_lines(qapp):
     assert "<pad>" not in view.target_tokens
 
 
+def _painted(widget: AlignmentLines) -> QImage:
+    """What ``paint_alignment`` (the exports' painter) draws for the widget's view or message, at the widget's size."""
+    image = QImage(widget.size(), QImage.Format.Format_RGB32)
+    image.fill(0)
+    painter = QPainter(image)
+    try:
+        paint_alignment(painter, QRectF(widget.rect()), widget.view(), widget.message(), widget.font())
+    finally:
+        painter.end()
+    return image
+
+
+def _shown(widget: AlignmentLines) -> QImage:
+    return widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+
+
 def test_the_widget_draws_what_it_is_given(qapp, qtbot, trace):
+    """On screen, pixel for pixel what the exports draw for the view given (and for a message): a paintEvent that draws
+    nothing, or something else, shows a different picture."""
     widget = AlignmentLines()
     qtbot.addWidget(widget)
     widget.resize(800, 400)
     widget.clear("nothing yet")
     assert widget.lines() == [] and widget.message() == "nothing yet"
+    assert _shown(widget) == _painted(widget)
+    message_picture = _shown(widget)
     view = alignment_view(trace, ViewSpec(layer=1, head=2, step=3, forced=True))
     widget.set_view(view)
     assert widget.view() is view and widget.lines()
-    assert widget.grab().toImage().pixelColor(400, 200).name() != "#000000"
+    shown = _shown(widget)
+    assert shown == _painted(widget) and shown != message_picture
+    current = QColor(CURRENT_COLOUR)  # the current step's line and box are drawn in their own colour
+    assert any(_near(shown.pixelColor(x, y), current) for x in range(0, 800, 2) for y in range(0, 400, 2))
+
+
+def _near(colour: QColor, target: QColor) -> bool:
+    return max(abs(colour.red() - target.red()), abs(colour.green() - target.green()),
+               abs(colour.blue() - target.blue())) <= 8
 
 
 def test_png_svg_and_csv(qapp, trace, tmp_path):
@@ -105,18 +141,18 @@ def test_render_view_lines(qapp, tiny_checkpoint, tmp_path, capsys):
 
 def test_the_binding_follows_the_heatmaps_selection(window, qtbot):
     lines = window.alignment_lines.panel  # the window's dock (AlignmentLinesPart), kept up to date while hidden
-    state = window.state
+    store = window.store
     window.alignment_lines.action.trigger()
     assert window.alignment_lines.dock.isVisible()
-    state.set_step(0)
+    store.set_step(0)
     assert lines.view() is None and "Step forward" in lines.message()
-    state.select(kind="cross", layer=1, head=2)
-    state.set_step(2)
+    store.select(kind="cross", layer=1, head=2)
+    store.set_step(2)
     view = lines.view()
-    np.testing.assert_allclose(view.weights, state.trace.cross[1, 2, :2], atol=1e-7)
-    assert view.target_tokens == state.trace.output_tokens[:2]
-    state.select(layer=0, head=None)
-    np.testing.assert_allclose(lines.view().weights, state.trace.cross[0, :, :2].mean(axis=0), atol=1e-6)
+    np.testing.assert_allclose(view.weights, store.trace.cross[1, 2, :2], atol=1e-7)
+    assert view.target_tokens == store.trace.output_tokens[:2]
+    store.select(layer=0, head=None)
+    np.testing.assert_allclose(lines.view().weights, store.trace.cross[0, :, :2].mean(axis=0), atol=1e-6)
 
 
 def test_an_export_in_slide_size_type_keeps_that_size_and_grows(qapp, trace, tmp_path, monkeypatch):

@@ -12,7 +12,7 @@ from test_i18n import ROOT, lint_source
 
 from model_core.analysis.alignment import parse_pharaoh, trace_alignment
 from model_core.inference.run import trace_of
-from viz_app.scope.state import AppState
+from viz_app.scope.state import ScopeStore
 from viz_app.widgets.aer_map import MEAN
 from viz_app.widgets.alignment_panel import AlignmentPanel
 from viz_app.widgets.heatmap import AttentionHeatmap
@@ -34,22 +34,22 @@ def test_new_modules_pass_no_literal_text_to_qt():
 def parts(qtbot):
     bundle = tiny_bundle(1)
     trace = trace_of(bundle, SRC, TGT)
-    state = AppState()
-    state.set_result(trace, forced=True)
+    store = ScopeStore()
+    store.set_result(trace, forced=True)
     panel, heatmap = AlignmentPanel(), AttentionHeatmap()
     for widget in (panel, heatmap):
         qtbot.addWidget(widget)
         widget.resize(420, 380)
         widget.show()
     heatmap.set_matrix(trace.cross[0, 0], trace.output_tokens, trace.src_tokens)
-    binding = AlignmentBinding(state, panel, heatmap)
-    return state, panel, heatmap, binding, trace
+    binding = AlignmentBinding(store, panel, heatmap)
+    return store, panel, heatmap, binding, trace
 
 
 def test_the_aer_map_holds_the_alignment_module_s_numbers_and_gold_cells_are_marked(parts):
-    state, panel, _heatmap, binding, trace = parts
+    store, panel, _heatmap, binding, trace = parts
     assert panel.aer_map.aer() is None
-    state.select(kind="cross")
+    store.select(kind="cross")
     panel.gold.setText("0-0 1-1 2?2 3-2")
     panel.gold.editingFinished.emit()
     gold = parse_pharaoh("0-0 1-1 2?2 3-2")
@@ -60,26 +60,26 @@ def test_the_aer_map_holds_the_alignment_module_s_numbers_and_gold_cells_are_mar
     assert binding.markers.sure_cells == [(0, 0), (1, 1), (2, 3)]
     assert binding.markers.possible_cells == [(2, 2)]
     assert "Best: layer" in panel.summary.text()
-    state.select(kind="encoder_self")
+    store.select(kind="encoder_self")
     assert binding.markers.sure_cells == [] and binding.markers.possible_cells == []
     panel.shift.setChecked(True)  # the row where the word is read: one row later
-    state.select(kind="cross")
+    store.select(kind="cross")
     assert binding.markers.sure_cells == [(1, 0), (2, 1), (3, 3)]
     expected = trace_alignment(trace.cross, trace.src_tokens, trace.output_tokens, shift=True).aer(gold)
     np.testing.assert_allclose(panel.aer_map.aer(), expected)
 
 
 def test_a_click_on_the_map_selects_that_head_s_cross_attention(parts, qtbot):
-    state, panel, _heatmap, binding, _trace = parts
+    store, panel, _heatmap, binding, _trace = parts
     binding.set_gold_text("0-0 1-1")
     seen = []
     panel.aer_map.headClicked.connect(lambda layer, head: seen.append((layer, head)))
     rect = panel.aer_map.cell_rect(1, 2)
     qtbot.mouseClick(panel.aer_map, Qt.MouseButton.LeftButton, pos=rect.center().toPoint())
-    assert seen == [(1, 2)] and (state.kind, state.layer, state.head) == ("cross", 1, 2)
-    rect = panel.aer_map.cell_rect(0, state.n_heads())  # the mean column
+    assert seen == [(1, 2)] and (store.kind, store.layer, store.head) == ("cross", 1, 2)
+    rect = panel.aer_map.cell_rect(0, store.n_heads())  # the mean column
     qtbot.mouseClick(panel.aer_map, Qt.MouseButton.LeftButton, pos=QPoint(int(rect.center().x()), int(rect.center().y())))
-    assert seen[-1] == (0, MEAN) and (state.layer, state.head) == (0, None)
+    assert seen[-1] == (0, MEAN) and (store.layer, store.head) == (0, None)
 
 
 def test_bad_gold_is_one_line_and_a_gold_file_line_is_chosen(parts, tmp_path):
@@ -103,9 +103,9 @@ def test_a_report_opens_and_a_sentence_goes_to_the_window_with_its_head(qtbot, t
     bundle = tiny_bundle(2)
     pairs = [("w1 w2", "t1 t2"), ("w3 w4 w5", "t3"), ("w6", "t4 t5 t6 t7"), ("w2 w2 w2", "t1")]
     write_report(build_report(bundle, pairs, batch_size=2, ablation=False), tmp_path)
-    state = AppState()
+    store = ScopeStore()
     shown = []
-    opener = ReportOpener(state, None, show_pair=lambda s, t: shown.append((s, t)))
+    opener = ReportOpener(store, None, show_pair=lambda s, t: shown.append((s, t)))
     dialog = opener.open(tmp_path)
     qtbot.addWidget(dialog)
     c = bundle.config
@@ -116,11 +116,11 @@ def test_a_report_opens_and_a_sentence_goes_to_the_window_with_its_head(qtbot, t
     assert dialog.unusual.count() == 3
     dialog.unusual.setCurrentRow(1)
     assert dialog.show_button.isEnabled()
-    state.set_result(trace_of(bundle, *pairs[0]), forced=True)  # a trace with the model's sizes, so the head can be chosen
+    store.set_result(trace_of(bundle, *pairs[0]), forced=True)  # a trace with the model's sizes, so the head can be chosen
     qtbot.mouseClick(dialog.show_button, Qt.MouseButton.LeftButton)
     expected = head.unusual[1]
     assert shown == [(expected.source, expected.target)]
-    assert (state.kind, state.layer, state.head) == ("cross", 1, 2)
+    assert (store.kind, store.layer, store.head) == ("cross", 1, 2)
     assert opener.open(tmp_path / "nothing") is None and "not a report folder" in opener.error
 
 

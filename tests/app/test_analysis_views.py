@@ -11,11 +11,11 @@ TIMEOUT = 20000
 
 
 def _settled(window, qtbot):
-    qtbot.waitUntil(lambda: not window.host.busy and window.state.trace is not None, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not window.host.busy and window.store.trace is not None, timeout=TIMEOUT)
 
 
 def test_switching_heads_off_reruns_the_model_and_shows_before_and_after(window, qtbot):
-    s = window.state
+    s = window.store
     intact = s.trace
     window.show_ablation()
     heads = frozenset({("cross", layer, h) for layer in range(s.n_layers("cross")) for h in range(s.n_heads("cross"))})
@@ -34,13 +34,13 @@ def test_switching_heads_off_reruns_the_model_and_shows_before_and_after(window,
     # every cross-attention head off: the decoder never reads the source, so the distributions differ
     assert not np.allclose(s.trace.logprobs[0], s.baseline_logprobs[0])
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
-        window.act_clear_ablation.trigger()
+        window.actions.clear_ablation.trigger()
     _settled(window, qtbot)
     assert not s.ablation_active and s.baseline_logprobs is None and not window.ablation.warning.isVisible()
 
 
 def test_scores_view_captures_scores_and_hatches_blocked_cells(window, qtbot):
-    s = window.state
+    s = window.store
     s.select(kind="decoder_self", layer=1, head=0)
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         window.map.selectors.mode.setCurrentIndex(window.map.selectors.mode.findData("scores"))
@@ -59,7 +59,7 @@ def test_scores_view_captures_scores_and_hatches_blocked_cells(window, qtbot):
 
 
 def test_rollout_view_draws_bars_under_the_source_chips(window, qtbot):
-    s = window.state
+    s = window.store
     window.map.selectors.mode.setCurrentIndex(window.map.selectors.mode.findData("rollout"))
     s.set_step(2)
     expected = trace_rollout(s.trace).source
@@ -71,7 +71,7 @@ def test_rollout_view_draws_bars_under_the_source_chips(window, qtbot):
 
 
 def test_head_statistics_follow_the_step_and_open_a_head(window, qtbot):
-    s = window.state
+    s = window.store
     window.heads.tabs.setCurrentWidget(window.heads.stats)
     s.set_step(2)
     qtbot.waitUntil(lambda: window.heads.stats.grid_image() is not None, timeout=TIMEOUT)

@@ -48,7 +48,7 @@ def test_contributions_view_is_weights_times_value_norms(trace):
 def test_choosing_attribution_in_the_window_runs_again_and_shows_it(window, qtbot):
     from viz_app.widgets.colormaps import DIVERGING_NAME
 
-    s = window.state
+    s = window.store
     assert attribution_of(s.trace) is None
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         s.set_view_mode("attribution")
@@ -118,7 +118,7 @@ def test_the_logit_lens_in_the_window_writes_each_layers_first_choice(window, qt
     chosen token's probability, each layer's first choice written in its cell; kind, layer and head are greyed."""
     from model_core.interpret.logit_lens import logit_lens_of
 
-    s = window.state
+    s = window.store
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         s.set_view_mode("logit-lens")
     qtbot.waitUntil(lambda: logit_lens_of(s.trace) is not None and not window.host.busy, timeout=TIMEOUT)

@@ -31,7 +31,7 @@ def test_switching_en_fr_to_en_zh_keeps_the_typed_english(make_window, qtbot):
     with qtbot.waitSignal(window.host.modelLoaded, timeout=20000):
         window.open_model("en-zh")
     wait_for_result(qtbot, window)
-    s = window.state
+    s = window.store
     assert s.model.name == "en-zh" and (s.src_text, s.tgt_text) == (english, "")  # French is no target for en-zh
     assert window.sentence.inputs.source.text() == english
     with qtbot.waitSignal(window.host.modelLoaded, timeout=20000):
@@ -47,19 +47,19 @@ def test_presenting_is_not_remembered_as_the_layout(window, qtbot, settings_path
 
     window.layout_keeper.save()
     before = AppSettings(settings_path).get_bytes("window/state")
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     type_text(qtbot, window, source="w1 w2 w3 w4 w5 w6 w7 w8 w9 w1 w2 w3 w4 w5 w6 w7 w8 w9 w1 w2 w3 w4 w5 w6 w7 w8 w9")
     window.layout_keeper.save()
     qtbot.wait(700)  # past the save timer
     assert AppSettings(settings_path).get_bytes("window/state") == before
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
 
 
 def test_dock_tabs_show_their_whole_names(window):
     """With five panels tabbed together the names were cut ("Next to…", "Ablat…"): they scroll instead."""
     from PySide6.QtWidgets import QTabBar
 
-    for show in (window.show_ablation, window.show_inspector, lambda: window.act_typing_guide.trigger()):
+    for show in (window.show_ablation, window.show_inspector, lambda: window.actions.panels["typing_guide"].trigger()):
         show()
     bars = [b for b in window.findChildren(QTabBar) if b.parent() is window and b.count() >= 4]
     assert bars
@@ -89,7 +89,7 @@ def test_unchecked_boxes_are_seen_in_the_dark_theme(window, qtbot):
 
 def test_panels_opened_to_be_read_get_the_height(window, qtbot):
     """What can I type? showed about four sentences at 1,440 × 900 and Head statistics one row of its table."""
-    window.act_typing_guide.trigger()
+    window.actions.panels["typing_guide"].trigger()
     qtbot.wait(50)
     assert window.typing_guide.dock.height() >= 0.5 * window.height()
     window.heads.tabs.setCurrentWidget(window.heads.stats)

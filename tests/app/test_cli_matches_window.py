@@ -25,7 +25,7 @@ SESSIONS = {
 
 
 def _wait_for_session(window, qtbot, session: Session) -> None:
-    s = window.state
+    s = window.store
     heads = frozenset(session.ablated_heads)
     qtbot.waitUntil(lambda: s.trace is not None and not window.host.busy and s.step == session.step
                     and frozenset(s.ablated_heads) == heads and s.src_text == session.source, timeout=TIMEOUT)
@@ -52,7 +52,7 @@ def test_export_session_equals_the_windows_trace(make_window, qtbot, tiny_checkp
 
     window = make_window(model=str(path), wait=False, device="cpu")  # "attention-scope lecture.scope.json"
     _wait_for_session(window, qtbot, session)
-    shown = window.state.trace
+    shown = window.store.trace
     if session.pad_src:
         assert len(shown.src_tokens) == session.pad_src  # the window did apply the session's request
 
@@ -78,4 +78,4 @@ def test_a_different_request_is_not_the_windows_trace(make_window, qtbot, tiny_c
     out = tmp_path / "intact.npz"
     assert main(["export", "--session", str(path), "--ablate-head", "cross:0:0", "--device", "cpu", "--out", str(out)]) == 0
     with pytest.raises(AssertionError):
-        _assert_trace_equals_window(out, window.state.trace)
+        _assert_trace_equals_window(out, window.store.trace)

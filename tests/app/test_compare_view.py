@@ -54,6 +54,6 @@ def test_the_dock_asks_the_worker_with_the_windows_sentence_as_a(window, qtbot):
         panel.src_b.setText("w1 w2")
         panel.button.click()
     result = blocker.args[1]
-    assert result.trace_a.src_tokens == window.state.trace.src_tokens
+    assert result.trace_a.src_tokens == window.store.trace.src_tokens
     assert result.trace_b.src_tokens[:2] == ["w1", "w2"]
     assert panel.comparison is result and "B: w1 w2" in panel.maps[1].title_text()

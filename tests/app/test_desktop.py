@@ -20,9 +20,9 @@ import pytest
 from PySide6.QtGui import QImage
 
 from viz_app.cli import main as cli_main
-from viz_app.shell import desktop
-from viz_app.shell.icons import SIZES, app_icon, png_path, render_image, render_pngs, svg_path
-from viz_app.shell.identity import APP_NAME, DESKTOP_FILE
+from viz_app.desktop import menu_entry as desktop
+from viz_app.desktop.icons import SIZES, app_icon, png_path, render_image, render_pngs, svg_path
+from viz_app.desktop.identity import APP_NAME, DESKTOP_FILE
 
 KEY_RE = re.compile(r"^(?P<key>[A-Za-z0-9-]+)(\[(?P<locale>[A-Za-z]{2,3}(_[A-Z]{2})?(\.[A-Za-z0-9-]+)?(@[A-Za-z]+)?)\])?$")
 KNOWN_KEYS = {"Type", "Version", "Name", "GenericName", "NoDisplay", "Comment", "Icon", "Hidden", "OnlyShowIn", "NotShowIn",

@@ -18,7 +18,7 @@ def test_device_errors_are_recognised():
 
 
 def test_gpu_out_of_memory_offers_the_cpu_and_keeps_the_inputs(window, qtbot, monkeypatch):
-    s = window.state
+    s = window.store
     trace_before = s.trace
     real_compute = worker_module.run
     calls = {"n": 0}

@@ -91,7 +91,7 @@ def test_the_app_holds_collection_until_the_first_trace_is_on_screen(collector, 
     window = make_window(wait=False)
     _settle_after_first_answer(window, collector)
     assert collector.held
-    qtbot.waitUntil(lambda: window.state.trace is not None, timeout=RESULT_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.store.trace is not None, timeout=RESULT_TIMEOUT_MS)
     assert collector.held  # settled a moment later, after the trace has been painted
     qtbot.waitUntil(lambda: not collector.held, timeout=SETTLE_DELAY_MS + 2000)
     assert gc.get_freeze_count() > 0

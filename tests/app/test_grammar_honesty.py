@@ -46,7 +46,7 @@ def test_a_wrong_translation_is_marked_beside_the_grammars(make_window):
     window = make_window()
     inputs = window.sentence.inputs
     # the window's own result: the tiny model has no grammar task, so its translation is shown alone
-    s = window.state
+    s = window.store
     assert s.expected is None and s.translation is not None and s.translation in inputs.translation.text()
     inputs.show_translation("Je ai trois livres.", "J'ai trois livres.")
     text = inputs.translation.text()

@@ -154,7 +154,7 @@ class WindowMachine(RuleBasedStateMachine):
     @rule(action=st.sampled_from(STEP_ACTIONS))
     def step(self, action: str) -> None:
         w = self.window
-        {"first": w.act_first, "prev": w.act_prev, "next": w.act_next, "last": w.act_last}[action].trigger()
+        {"first": w.actions.first, "prev": w.actions.prev, "next": w.actions.next, "last": w.actions.last}[action].trigger()
 
     @rule(value=st.integers(0, 20))
     def slide(self, value: int) -> None:
@@ -176,7 +176,7 @@ class WindowMachine(RuleBasedStateMachine):
         if how == "spin":
             w.map.selectors.layer.setValue(layer)
         else:
-            (w.act_layer_up if how == "up" else w.act_layer_down).trigger()
+            (w.actions.layer_up if how == "up" else w.actions.layer_down).trigger()
 
     @rule(how=st.sampled_from(["combo", "next", "prev", "mean"]), index=st.integers(0, 9))
     def choose_head(self, how: str, index: int) -> None:
@@ -184,7 +184,7 @@ class WindowMachine(RuleBasedStateMachine):
         if how == "combo":
             w.map.selectors.head.setCurrentIndex(min(index, w.map.selectors.head.count() - 1))
         else:
-            {"next": w.act_head_next, "prev": w.act_head_prev, "mean": w.act_head_mean}[how].trigger()
+            {"next": w.actions.head_next, "prev": w.actions.head_prev, "mean": w.actions.head_mean}[how].trigger()
 
     @rule(name=st.sampled_from(OVERLAYS), on=st.booleans())
     def overlay(self, name: str, on: bool) -> None:
@@ -213,20 +213,20 @@ class WindowMachine(RuleBasedStateMachine):
 
     @rule(on=st.booleans())
     def presenter(self, on: bool) -> None:
-        self.window.act_presenter.setChecked(on)
+        self.window.actions.presenter.setChecked(on)
 
     @rule(mode=st.sampled_from(VIEW_MODES))
     def view_mode(self, mode: str) -> None:
-        self.window.state.set_view_mode(mode)
+        self.window.store.set_view_mode(mode)
 
     @rule(choice=st.sampled_from(["system", "light", "dark"]))
     def theme(self, choice: str) -> None:
         self.window.menus.themes[choice].trigger()
 
-    @precondition(lambda self: self.window.state.model is not None)
+    @precondition(lambda self: self.window.store.model is not None)
     @rule(kind=st.sampled_from(KINDS), data=st.data())
     def ablate(self, kind: str, data) -> None:
-        s = self.window.state
+        s = self.window.store
         layers = s.model.layers(kind)
         if layers == 0:
             return  # a model without an encoder has no encoder head to switch off
@@ -250,7 +250,7 @@ class WindowMachine(RuleBasedStateMachine):
     def shows_what_the_state_holds(self) -> None:
         self.settle()
         self._no_new_exception()
-        w, s = self.window, self.window.state
+        w, s = self.window, self.window.store
         assert not w.map.error_banner.isVisible(), f"a valid model and valid input, yet: {w.map.error_banner.text()}"
         model = s.model
         assert model is not None and model.key == self.paths[self.model_name], "the window shows another model than the last opened"
@@ -307,7 +307,7 @@ class WindowMachine(RuleBasedStateMachine):
 
     def _check_trace_matches_inputs(self, trace) -> None:
         """The trace is this model's answer to this sentence: never a stale result of another one."""
-        s = self.window.state
+        s = self.window.store
         model = s.model
         assert trace.attention("encoder_self").shape[:2] == (model.n_encoder_layers, model.n_heads)
         assert trace.attention("cross").shape[:2] == (model.n_decoder_layers, model.n_heads)

@@ -95,7 +95,7 @@ def test_the_last_model_opened_by_its_cached_name_is_opened_again_at_start(cache
 
 def test_the_window_has_the_submenu_after_open_model_and_its_entries_open_by_name(window, cache, qtbot):
     actions = window.menus.file.actions()
-    assert actions[0] is window.act_open and actions[1] is window.menus.hf_cache.menuAction()
+    assert actions[0] is window.actions.open and actions[1] is window.menus.hf_cache.menuAction()
     window.menus.hf_cache.aboutToShow.emit()
     marian = next(a for a in window.menus.hf_cache.actions() if a.text().startswith("Helsinki-NLP/opus-mt-en-de"))
     marian.trigger()

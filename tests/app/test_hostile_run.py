@@ -27,21 +27,21 @@ def test_a_run_slow_to_tokenise_is_stopped_with_esc_and_the_thread_is_free(windo
                           seconds=120)
 
     monkeypatch.setattr(tokenizers_module, "bounded_encode", slow)
-    old_trace = window.state.trace
+    old_trace = window.store.trace
     try:
         _type(window, "w2 w1 w2")
         qtbot.waitUntil(lambda: entered.is_set() and not window.status_bar.stop_run.isHidden(), timeout=TIMEOUT)
         assert window.status_bar.busy.text()  # "working…"
-        window.act_focus_view.trigger()  # Esc
+        window.actions.focus_view.trigger()  # Esc
         assert not window.host.busy and window.status_bar.stop_run.isHidden()
         assert "Stopped the run" in window.statusBar().currentMessage()
-        assert window.state.trace is old_trace and not window.map.error_banner.isVisible()  # stopped, not failed
-        assert window.persistence.stalled_sentence(window.state.model.key) == "w2 w1 w2"
+        assert window.store.trace is old_trace and not window.map.error_banner.isVisible()  # stopped, not failed
+        assert window.persistence.stalled_sentence(window.store.model.key) == "w2 w1 w2"
         monkeypatch.setattr(tokenizers_module, "bounded_encode", real)
         # the model thread stopped waiting for the tokenizer (it checks every 0.1 s), long before its minute is up
         with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
             _type(window, "w1 w2")
-        assert window.persistence.stalled_sentence(window.state.model.key) is None  # it runs again
+        assert window.persistence.stalled_sentence(window.store.model.key) is None  # it runs again
     finally:
         release.set()
 
@@ -56,14 +56,14 @@ def test_a_sentence_that_timed_out_is_not_run_again_when_its_model_reopens(make_
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         _type(window, "w1 w1 w2")
     assert "took more than 5 s" in window.map.error_banner.text()
-    key = window.state.model.key
+    key = window.store.model.key
     assert window.persistence.stalled_sentence(key) == "w1 w1 w2"
     monkeypatch.undo()
     window.shutdown()
 
     again = make_window(wait=False)  # the app started again: this model, and its remembered sentence
-    qtbot.waitUntil(lambda: again.state.model is not None and not again.host.busy, timeout=TIMEOUT)
-    assert again.state.src_text == "w1 w1 w2" and again.state.trace is None
+    qtbot.waitUntil(lambda: again.store.model is not None and not again.host.busy, timeout=TIMEOUT)
+    assert again.store.src_text == "w1 w1 w2" and again.store.trace is None
     assert again.host.runs_requested == 0
     assert "was not run again" in again.map.error_banner.text()
     with qtbot.waitSignal(again.host.resultReady, timeout=TIMEOUT):
@@ -75,11 +75,11 @@ def test_a_model_whose_tokenizer_doubles_the_text_is_refused_in_the_banner_and_t
     from tests.core.test_hostile_tokenizers import doubling, native_tokenizer
 
     path = native_tokenizer(tmp_path, "replace.safetensors", normalizer=doubling(26))
-    old_model, old_trace, text = window.state.model, window.state.trace, window.state.src_text
+    old_model, old_trace, text = window.store.model, window.store.trace, window.store.src_text
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         window.open_model(str(path))
     assert "67,108,864 times longer" in window.map.error_banner.text()
-    assert window.state.model is old_model and window.state.trace is old_trace and window.state.src_text == text
+    assert window.store.model is old_model and window.store.trace is old_trace and window.store.src_text == text
 
 
 def cubic_wordpiece_model(folder, monkeypatch, **overrides) -> str:
@@ -104,8 +104,8 @@ def test_a_text_too_slow_for_its_tokenizer_is_stopped_with_the_banner_and_the_mo
     path = cubic_wordpiece_model(tmp_path, monkeypatch)
     with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
         window.open_model(path)
-    qtbot.waitUntil(lambda: window.state.model.key == path and not window.host.busy, timeout=TIMEOUT)
-    model = window.state.model
+    qtbot.waitUntil(lambda: window.store.model.key == path and not window.host.busy, timeout=TIMEOUT)
+    model = window.store.model
     source = window.host.worker.bundle.src_tokenizer
     assert source._worker is not None and source._worker.running  # started while the model loaded
     monkeypatch.setattr(budgets, "TOKENIZE_SECONDS", 1.0)
@@ -115,10 +115,10 @@ def test_a_text_too_slow_for_its_tokenizer_is_stopped_with_the_banner_and_the_mo
     banner = window.map.error_banner.text()
     assert window.map.error_banner.isVisible() and "wordpiece.safetensors's source tokenizer took more than 1 s" in banner
     assert not source._worker.running  # its child was ended, not left tokenising
-    assert window.state.model is model and window.state.src_text == slow
+    assert window.store.model is model and window.store.src_text == slow
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         _type(window, "w1 w2 a")
-    assert window.state.model is model and window.state.trace is not None
+    assert window.store.model is model and window.store.trace is not None
 
 
 def test_esc_stops_a_run_whose_tokenizer_s_child_is_busy_and_ends_that_child(window, qtbot, tmp_path, monkeypatch):
@@ -132,13 +132,13 @@ def test_esc_stops_a_run_whose_tokenizer_s_child_is_busy_and_ends_that_child(win
     path = cubic_wordpiece_model(tmp_path, monkeypatch, max_len=512)
     with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
         window.open_model(path)
-    qtbot.waitUntil(lambda: window.state.model.key == path and not window.host.busy, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: window.store.model.key == path and not window.host.busy, timeout=TIMEOUT)
     source = window.host.worker.bundle.src_tokenizer
     assert source._worker is not None
     _type(window, "a" * 40_000 + "b")
     qtbot.waitUntil(lambda: source._worker.running and not window.status_bar.stop_run.isHidden(), timeout=TIMEOUT)
     _wait_until_busy(source._worker._holder["child"].proc.pid)
-    window.act_focus_view.trigger()  # Esc
+    window.actions.focus_view.trigger()  # Esc
     assert "Stopped the run" in window.statusBar().currentMessage() and not window.map.error_banner.isVisible()
     qtbot.waitUntil(lambda: not source._worker.running, timeout=TIMEOUT)  # the model thread ended the child within 0.1 s
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):

@@ -65,8 +65,8 @@ def test_a_session_whose_model_is_refused_falls_back_like_a_refused_path(open_wi
     session.write_text(json.dumps({"format": "attention-scope-session", "version": 1, "model": {"path": str(bogus)},
                                    "source": "w1 w2"}), encoding="utf-8")
     window = open_window(settings_file, str(session), wait=False)
-    qtbot.waitUntil(lambda: window.state.model is not None and window.state.trace is not None, timeout=TIMEOUT)
-    assert window.state.model.key == "fallback"
+    qtbot.waitUntil(lambda: window.store.model is not None and window.store.trace is not None, timeout=TIMEOUT)
+    assert window.store.model.key == "fallback"
     text = window.map.error_banner.text()
     assert "bogus.safetensors" in text and "opened fallback instead" in text
 

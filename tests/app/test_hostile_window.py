@@ -17,7 +17,7 @@ def test_a_source_longer_than_qt_default_is_kept_whole_and_noticed(window, qtbot
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         window.sentence.inputs.edited.emit()
         window.flush_inputs()
-    assert window.state.src_text == text
+    assert window.store.src_text == text
     assert window.map.notice_banner.isVisible() and "truncated" in window.map.notice_banner.text()
     window.sentence.inputs.source.end(False)
     window.sentence.inputs.source.backspace()  # one Backspace removes one character, not thousands
@@ -27,13 +27,13 @@ def test_a_source_longer_than_qt_default_is_kept_whole_and_noticed(window, qtbot
 def test_a_fifo_as_the_model_is_refused_at_once_and_the_thread_stays_free(window, qtbot, tmp_path):
     fifo = tmp_path / "model.safetensors"
     os.mkfifo(fifo)
-    old = window.state.model
+    old = window.store.model
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         window.open_model(str(fifo))
     assert "not a regular file" in window.map.error_banner.text()
-    assert window.state.model is old
+    assert window.store.model is old
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
-        window.state.toggle_head_ablation("cross", 0, 0)  # the model thread still answers
+        window.store.toggle_head_ablation("cross", 0, 0)  # the model thread still answers
 
 
 def test_a_slow_load_can_be_cancelled_and_the_model_on_screen_stays(window, qtbot, monkeypatch, tiny_checkpoint, tmp_path):
@@ -45,14 +45,14 @@ def test_a_slow_load_can_be_cancelled_and_the_model_on_screen_stays(window, qtbo
         return real_model_info(*args, **kwargs)
 
     monkeypatch.setattr(worker_module, "model_info", slow_model_info)
-    s = window.state
+    s = window.store
     old_model, old_trace = s.model, s.trace
     other = tmp_path / "other.safetensors"
     shutil.copy(tiny_checkpoint, other)
     window.open_model(str(other))
-    qtbot.waitUntil(lambda: window.act_cancel_load.isEnabled(), timeout=TIMEOUT)
-    window.act_cancel_load.trigger()
-    assert not window.act_cancel_load.isEnabled() and not window.host.busy
+    qtbot.waitUntil(lambda: window.actions.cancel_load.isEnabled(), timeout=TIMEOUT)
+    window.actions.cancel_load.trigger()
+    assert not window.actions.cancel_load.isEnabled() and not window.host.busy
     assert "Stopped opening" in window.statusBar().currentMessage()
     release.set()
     qtbot.wait(300)  # the load ends in the thread: its model is discarded, not shown
@@ -61,5 +61,5 @@ def test_a_slow_load_can_be_cancelled_and_the_model_on_screen_stays(window, qtbo
     assert "other" not in str(window.host.worker.bundle.path)  # the worker still runs the model on screen
     monkeypatch.undo()
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
-        window.state.toggle_head_ablation("cross", 0, 1)
+        window.store.toggle_head_ablation("cross", 0, 1)
     assert s.model is old_model

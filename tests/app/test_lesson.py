@@ -8,19 +8,19 @@ import numpy as np
 def test_rows_are_labelled_by_the_predicted_token_and_the_choice_is_remembered(make_window, qtbot):
     """"le → chat" by default (the overview and exports share map_view); View ▸ restores input labels."""
     window = make_window()
-    s = window.state
+    s = window.store
     labels = [t for _, t in window.map.heatmap.query_tick_labels()]
     trace = s.trace
     assert labels[0] == f"{trace.tgt_tokens[0]} → {trace.output_tokens[0]}"
-    assert window.act_input_labels in window.menus.view.actions()
-    window.act_input_labels.trigger()
+    assert window.actions.input_labels in window.menus.view.actions()
+    window.actions.input_labels.trigger()
     assert s.row_labels == "input"
     assert next(t for _, t in window.map.heatmap.query_tick_labels()) == trace.tgt_tokens[0]
     assert window.current_view().row_labels == "input"  # what File ▸ Export draws
     window.shutdown()
     again = make_window()
-    assert again.state.row_labels == "input" and again.act_input_labels.isChecked()
-    assert next(t for _, t in again.map.heatmap.query_tick_labels()) == again.state.trace.tgt_tokens[0]
+    assert again.store.row_labels == "input" and again.actions.input_labels.isChecked()
+    assert next(t for _, t in again.map.heatmap.query_tick_labels()) == again.store.trace.tgt_tokens[0]
 
 
 def test_sharpest_cross_layer_is_the_most_aligned_one(make_window):
@@ -29,7 +29,7 @@ def test_sharpest_cross_layer_is_the_most_aligned_one(make_window):
 
     from viz_app.scope.controller import sharpest_cross_layer
 
-    trace = make_window().state.trace
+    trace = make_window().store.trace
     L, H, T, S = trace.cross.shape
     cross = np.full((L, H, T, S), 1.0 / S, dtype=np.float32)  # every layer diffuse ...
     cross[L - 1, :, :, 0] = 1.0  # ... but the last one looks at one token per row
@@ -53,13 +53,13 @@ def test_opens_on_the_most_instructive_view_once_per_model(make_window, monkeypa
     monkeypatch.setattr(controller, "sharpest_cross_layer", sharpest)
     app_settings.set("view/kind", "encoder_self")  # another model's remembered kind does not decide
     window = make_window()
-    s = window.state
+    s = window.store
     assert (s.kind, s.layer, s.head) == ("cross", s.n_layers("cross") - 1, None)
     assert len(calls) == 1
     s.select(layer=0, head=1)
     window.shutdown()
     again = make_window()
-    assert (again.state.kind, again.state.layer, again.state.head) == ("cross", 0, 1)  # the user's choice
+    assert (again.store.kind, again.store.layer, again.store.head) == ("cross", 0, 1)  # the user's choice
     assert len(calls) == 1
 
 
@@ -96,7 +96,7 @@ def test_switched_off_heads_are_marked_and_the_head_list_is_not_a_tiny_scroll_bo
 
     window = make_window()
     assert window.ablation.panel.findChildren(QScrollArea) == []
-    s = window.state
+    s = window.store
     s.select(kind="cross", layer=0, head=1)
     s.set_ablation({("cross", 0, 1)})
     qtbot.waitUntil(lambda: not window.host.busy and s.baseline_logprobs is not None, timeout=20000)
@@ -111,7 +111,7 @@ def test_switched_off_heads_are_marked_and_the_head_list_is_not_a_tiny_scroll_bo
 def test_padded_rows_predict_nothing(make_window, qtbot):
     """Rows after <eos> under target padding are masked out: no "chosen <pad>, rank 340"."""
     window = make_window()
-    s = window.state
+    s = window.store
     s.set_inputs(tgt_text="t1 t2")
     s.set_padding(pad_tgt=6)
     window.request_run()
@@ -128,20 +128,20 @@ def test_presenter_mode_shows_what_a_class_needs(make_window, qtbot):
     """The next-token panel stays, the step counter and transport grow, F1 / Shift+F1 grow too;
     a padding overlay that blocks nothing shows no legend."""
     window = make_window()
-    normal_help = window._show_shortcuts().size()
+    normal_help = window.show_shortcuts().size()
     normal_icon = window.map.step_bar.buttons["next"].iconSize().width()
     window.presenter.set_active(True)
     try:
         assert window.next_token.dock.isVisible() and not window.positional.dock.isVisible()
         assert window.map.step_bar.label.font().pointSizeF() >= 20
         assert window.map.step_bar.buttons["next"].iconSize().width() > normal_icon
-        big = window._show_shortcuts().size()
+        big = window.show_shortcuts().size()
         explain = window.explain("attention").size()
         assert big.width() > normal_help.width() or big.height() > normal_help.height()
         assert explain.width() >= big.width()
     finally:
         window.presenter.set_active(False)
-    s = window.state
+    s = window.store
     assert not s.trace.tgt_is_pad.any()
     s.set_overlay("target padding", True)  # nothing is padded: no shading, no legend
     assert window.map.heatmap.legend_text() == "" and window.map.heatmap.overlay_rgba() is None

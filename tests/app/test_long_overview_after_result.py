@@ -60,7 +60,7 @@ def long_window(tmp_path, qtbot, settings_path, monkeypatch, before_long_pool: C
     qtbot.addWidget(window)
     window.show()
     try:
-        qtbot.waitUntil(lambda: window.state.model is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: window.store.model is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
         yield window, bundle
     finally:
         release()
@@ -105,15 +105,15 @@ def test_the_window_is_interactive_before_the_tiles_and_fills_the_overview_as_th
             lambda _id, result: pooled_at_result.append(overview_jobs(result.trace)), Qt.ConnectionType.DirectConnection)
         arrived: list[tuple[str, int]] = []
         window.host.tilesReady.connect(lambda _id, kind, layer: arrived.append((kind, layer)))
-        window.state.set_inputs(SOURCE, TARGET)
+        window.store.set_inputs(SOURCE, TARGET)
         window.request_run()
-        qtbot.waitUntil(lambda: window.state.trace is not None and window.state.trace.n_src == N_SRC
+        qtbot.waitUntil(lambda: window.store.trace is not None and window.store.trace.n_src == N_SRC
                         and not window.host.busy, timeout=4 * RESULT_TIMEOUT_MS)
         assert pooled_at_result and len(pooled_at_result[0]) == 6  # nothing pooled when the result left the worker
-        state, binding = window.state, window.map.binding
-        opened_on = (state.kind, state.layer)
-        reference = teacher_forced_trace(bundle.model, list(state.trace.src_ids), list(state.trace.output_ids))
-        state.select(kind="encoder_self", layer=1, head=2)
+        store, binding = window.store, window.map.binding
+        opened_on = (store.kind, store.layer)
+        reference = teacher_forced_trace(bundle.model, list(store.trace.src_ids), list(store.trace.output_ids))
+        store.select(kind="encoder_self", layer=1, head=2)
         # interactive: the heatmap is the map's window, computed on demand, while no tile is pooled
         np.testing.assert_allclose(window.map.heatmap.displayed_matrix(), reference.encoder_self[1, 2, :40, :40], atol=1e-5)
         assert binding.overview_pending() == [0, 1] and arrived == []
@@ -129,7 +129,7 @@ def test_the_window_is_interactive_before_the_tiles_and_fills_the_overview_as_th
         qtbot.waitUntil(lambda: binding.overview_pending() == [] and window.heads.overview.notes() == {},
                         timeout=RESULT_TIMEOUT_MS)
         assert binding.minimap.pending_text() == ""
-        factor = state.trace.encoder_self.pooling_factors()
+        factor = store.trace.encoder_self.pooling_factors()
         shown = window.heads.overview.mosaic_image()
         tile = mosaic.pool_max(reference.encoder_self[1, 2], factor)
         assert shown is not None and np.isclose(shown, tile.max(), atol=1e-5).any()
@@ -141,12 +141,12 @@ def test_an_overview_that_cannot_be_pooled_is_one_line_and_the_heatmap_still_wor
         raise RuntimeError("no room for the tiles")
 
     with long_window(tmp_path, qtbot, settings_path, monkeypatch, failing) as (window, bundle):
-        window.state.set_inputs(SOURCE, TARGET)
+        window.store.set_inputs(SOURCE, TARGET)
         window.request_run()
         qtbot.waitUntil(lambda: "no room for the tiles" in window.map.error_banner.text(), timeout=RESULT_TIMEOUT_MS)
         assert window.map.error_banner.text() == ("The overview of every head could not be computed: "
                                               "RuntimeError: no room for the tiles")
-        window.state.select(kind="encoder_self", layer=0, head=0)
-        reference = teacher_forced_trace(bundle.model, list(window.state.trace.src_ids),
-                                         list(window.state.trace.output_ids))
+        window.store.select(kind="encoder_self", layer=0, head=0)
+        reference = teacher_forced_trace(bundle.model, list(window.store.trace.src_ids),
+                                         list(window.store.trace.output_ids))
         np.testing.assert_allclose(window.map.heatmap.displayed_matrix(), reference.encoder_self[0, 0, :40, :40], atol=1e-5)

@@ -31,22 +31,22 @@ def test_a_long_rollout_is_shown_through_a_window_with_its_minimap(tmp_path, qtb
     qtbot.addWidget(window)
     window.show()
     try:
-        qtbot.waitUntil(lambda: window.state.model is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
-        state = window.state
-        state.set_inputs(SOURCE, TARGET)
+        qtbot.waitUntil(lambda: window.store.model is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
+        store = window.store
+        store.set_inputs(SOURCE, TARGET)
         window.request_run()
-        qtbot.waitUntil(lambda: state.trace is not None and state.trace.n_src == N_SRC and not window.host.busy,
+        qtbot.waitUntil(lambda: store.trace is not None and store.trace.n_src == N_SRC and not window.host.busy,
                         timeout=4 * RESULT_TIMEOUT_MS)
-        state.set_view_mode("rollout")
+        store.set_view_mode("rollout")
         qtbot.waitUntil(lambda: not window.host.busy, timeout=RESULT_TIMEOUT_MS)
-        assert state.view_mode == "rollout"
-        rollout = trace_rollout(state.trace).source  # decoder positions × source tokens, computed anew here
-        steps = state.trace.n_steps
+        assert store.view_mode == "rollout"
+        rollout = trace_rollout(store.trace).source  # decoder positions × source tokens, computed anew here
+        steps = store.trace.n_steps
         assert rollout.shape == (steps, N_SRC)
         shown = window.map.binding.map_window()
         assert shown is not None and shown.bounds == (0, steps, 0, W)  # every row (5), 40 of the 1,100 columns
         np.testing.assert_allclose(window.map.heatmap.displayed_matrix(), rollout[:, :W], atol=1e-6)
-        assert [t for _, t in window.map.heatmap.key_tick_labels()][:3] == list(state.trace.src_tokens[:3])
+        assert [t for _, t in window.map.heatmap.key_tick_labels()][:3] == list(store.trace.src_tokens[:3])
         assert "columns 0–39 of 1100" in window.map.heatmap.title_text()
         assert window.map.binding.minimap.isVisible()
         window.map.binding.move_window(0, 700)
@@ -55,9 +55,9 @@ def test_a_long_rollout_is_shown_through_a_window_with_its_minimap(tmp_path, qtb
         np.testing.assert_allclose(window.map.heatmap.displayed_matrix(), rollout[:, 700:700 + W], atol=1e-6)
         # its export is the window on screen, as for a long map (over EXPORT_WHOLE_TOKENS columns)
         assert N_SRC > EXPORT_WHOLE_TOKENS
-        spec = export_spec(state, window.map.binding.map_window())
+        spec = export_spec(store, window.map.binding.map_window())
         assert spec is not None and spec.mode == "rollout" and spec.window == (0, steps, 700, 700 + W)
-        state.set_view_mode("weights")  # back to a map: the cross-attention's own window, same columns
+        store.set_view_mode("weights")  # back to a map: the cross-attention's own window, same columns
         assert window.map.binding.map_window().bounds[2:] == (700, 700 + W)
     finally:
         window.shutdown()

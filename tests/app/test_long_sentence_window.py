@@ -41,21 +41,21 @@ def test_the_window_shows_a_4096_token_sentence_from_maps_computed_on_demand(lon
     qtbot.addWidget(window)
     window.show()
     try:
-        qtbot.waitUntil(lambda: window.state.model is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
-        window.state.set_view_mode("rollout")  # chosen on a short sentence; a long one cannot show it
+        qtbot.waitUntil(lambda: window.store.model is not None and not window.host.busy, timeout=RESULT_TIMEOUT_MS)
+        window.store.set_view_mode("rollout")  # chosen on a short sentence; a long one cannot show it
         qtbot.waitUntil(lambda: not window.host.busy, timeout=RESULT_TIMEOUT_MS)
-        window.state.set_inputs(LONG_SOURCE, TARGET)
+        window.store.set_inputs(LONG_SOURCE, TARGET)
         window.request_run()
-        qtbot.waitUntil(lambda: window.state.trace is not None and window.state.trace.n_src == N_SRC
+        qtbot.waitUntil(lambda: window.store.trace is not None and window.store.trace.n_src == N_SRC
                         and not window.host.busy, timeout=4 * RESULT_TIMEOUT_MS)
-        state = window.state
-        trace = state.trace
+        store = window.store
+        trace = store.trace
         assert isinstance(trace.encoder_self, LazyStack) and trace.encoder_self.shape == (2, 4, N_SRC, N_SRC)
         # weights only, and the selector says so: not "rollout" (or "scores", after a 4 s re-run) over the weights
         modes = window.map.selectors.mode
-        assert state.view_mode == "weights" and modes.currentData() == "weights"
-        state.set_view_mode("scores")
-        assert state.view_mode == "weights" and not window.host.busy and modes.currentData() == "weights"
+        assert store.view_mode == "weights" and modes.currentData() == "weights"
+        store.set_view_mode("scores")
+        assert store.view_mode == "weights" and not window.host.busy and modes.currentData() == "weights"
         offered = {modes.itemData(i): modes.model().item(i).isEnabled() for i in range(modes.count())}
         assert offered == {mode: mode == "weights" for mode in offered}
         with pytest.raises(MapsOnDemand):  # 0.5 GB of maps never exist at once
@@ -65,13 +65,13 @@ def test_the_window_shows_a_4096_token_sentence_from_maps_computed_on_demand(lon
         src_ids = list(trace.src_ids)
         reference = teacher_forced_trace(model, src_ids, list(trace.output_ids))
 
-        state.select(kind="encoder_self", layer=1, head=2)
+        store.select(kind="encoder_self", layer=1, head=2)
         window_ = window.map.binding.map_window()
         assert window_ is not None and window_.bounds == (0, W, 0, W)
         np.testing.assert_allclose(window.map.heatmap.displayed_matrix(), reference.encoder_self[1, 2, :W, :W], atol=1e-5)
         assert [t for _, t in window.map.heatmap.query_tick_labels()] == list(trace.src_tokens[:W])  # each labelled
         assert window.map.binding.minimap.isVisible()
-        state.select(head=3)  # a click on another head repaints from the lazy maps, the window kept
+        store.select(head=3)  # a click on another head repaints from the lazy maps, the window kept
         np.testing.assert_allclose(window.map.heatmap.displayed_matrix(), reference.encoder_self[1, 3, :W, :W], atol=1e-5)
         window.map.binding.move_window(3000, 1000)  # a drag on the minimap: only these rows are computed
         np.testing.assert_allclose(window.map.heatmap.displayed_matrix(),
@@ -79,7 +79,7 @@ def test_the_window_shows_a_4096_token_sentence_from_maps_computed_on_demand(lon
         drawn = [text.split(" ", 1) for text in window.map.heatmap.drawn_query_labels()]  # thinned: not a sentence
         assert drawn[0][0] == "3000" and all(3000 <= int(n) < 3000 + W and tok == trace.src_tokens[int(n)]
                                              for n, tok in drawn)
-        state.select(head=None)
+        store.select(head=None)
         np.testing.assert_allclose(window.map.heatmap.displayed_matrix(),
                                    reference.encoder_self[1, :, 3000:3000 + W, 1000:1000 + W].mean(0), atol=1e-5)
         window.map.binding.move_window(5000, 5000)  # clamped inside the map
@@ -93,7 +93,7 @@ def test_the_window_shows_a_4096_token_sentence_from_maps_computed_on_demand(lon
         pooled = trace.encoder_self.pooled(factor)
         np.testing.assert_allclose(pooled, mosaic.pool_max(reference.encoder_self, factor), atol=1e-5)
         # cross-attention: 5 rows (whole) × 4,096 keys (a window of them)
-        state.select(kind="cross", layer=0, head=None)
+        store.select(kind="cross", layer=0, head=None)
         assert window.map.binding.map_window().bounds[:2] == (0, trace.n_steps)
         c0, c1 = window.map.binding.map_window().bounds[2:]
         np.testing.assert_allclose(window.map.heatmap.displayed_matrix(), reference.cross[0].mean(0)[:, c0:c1], atol=1e-5)

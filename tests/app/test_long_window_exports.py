@@ -22,7 +22,7 @@ from model_core.inference import lazy_trace
 from model_core.inference.decoding import teacher_forced_trace
 from model_core.inference.run import RunRequest, run
 from viz_app.export import menu as ea
-from viz_app.scope.state import AppState
+from viz_app.scope.state import ScopeStore
 from viz_app.widgets.heatmap import AttentionHeatmap
 from viz_app.widgets.map_view import ViewSpec, apply_view, heatmap_view
 from viz_app.widgets.minimap import map_window
@@ -52,18 +52,18 @@ def long_run():
 def exporting(long_run, monkeypatch, qtbot):
     trace, reference = long_run
     monkeypatch.setattr(lazy_trace, "MATERIALISE_BYTES", 0)  # a whole stack as one array would raise
-    state = AppState()
-    state.set_result(trace, forced=True)
-    state.select(kind="encoder_self", layer=1, head=2)
+    store = ScopeStore()
+    store.set_result(trace, forced=True)
+    store.select(kind="encoder_self", layer=1, head=2)
     owner = QObject()
     host = FakeHost(trace, None)
-    yield state, host, ea.ExportActions(host, owner), Dialogs(monkeypatch), reference
+    yield store, host, ea.ExportActions(host, owner), Dialogs(monkeypatch), reference
     owner.deleteLater()
 
 
 def test_the_npz_of_a_long_sentence_holds_the_shown_kind_and_layer_every_head_and_row(exporting, tmp_path):
-    state, host, actions, dialogs, reference = exporting
-    host.spec = export_spec(state, None)
+    store, host, actions, dialogs, reference = exporting
+    host.spec = export_spec(store, None)
     dialogs.paths.append(str(tmp_path / "long.npz"))
     assert actions.export_npz() == tmp_path / "long.npz" and host.errors == []
     with np.load(tmp_path / "long.npz") as data:
@@ -80,8 +80,8 @@ def test_the_npz_of_a_long_sentence_holds_the_shown_kind_and_layer_every_head_an
 
 
 def test_an_npz_over_the_budget_is_refused_in_one_line_and_nothing_is_written(exporting, tmp_path, monkeypatch):
-    state, host, actions, dialogs, _ = exporting
-    host.spec = export_spec(state, None)
+    store, host, actions, dialogs, _ = exporting
+    host.spec = export_spec(store, None)
     monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 1 << 20)
     dialogs.paths.append(str(tmp_path / "big.npz"))
     assert actions.export_npz() is None and not (tmp_path / "big.npz").exists()
@@ -90,14 +90,14 @@ def test_an_npz_over_the_budget_is_refused_in_one_line_and_nothing_is_written(ex
 
 
 def test_csv_and_png_of_a_long_map_are_the_window_on_screen_and_compute_only_its_rows(exporting, tmp_path, monkeypatch):
-    state, host, actions, dialogs, reference = exporting
-    maps = state.trace.encoder_self.maps
+    store, host, actions, dialogs, reference = exporting
+    maps = store.trace.encoder_self.maps
     computed: list[tuple[int, int]] = []
     weights = maps._weights
     monkeypatch.setattr(maps, "_weights", lambda kind, layer, heads, rows: computed.append(rows) or
                         weights(kind, layer, heads, rows))
     shown = map_window(N_SRC, N_SRC, 500, 600)
-    host.spec = export_spec(state, shown)
+    host.spec = export_spec(store, shown)
     assert host.spec.window == (500, 540, 600, 640)
     dialogs.paths += [str(tmp_path / "w.csv"), str(tmp_path / "w.png")]
     assert actions.export_csv() is not None and actions.export_png() is not None and host.errors == []
@@ -107,30 +107,30 @@ def test_csv_and_png_of_a_long_map_are_the_window_on_screen_and_compute_only_its
     assert len(table) == 41 and len(table[0]) == 41  # the header and the window's 40 rows, 40 keys each
     values = np.array([[float(v) for v in row[1:]] for row in table[1:]])
     np.testing.assert_allclose(values, reference.encoder_self[1, 2, 500:540, 600:640], atol=1e-5)
-    assert table[0][1:] == list(state.trace.src_tokens[600:640])
+    assert table[0][1:] == list(store.trace.src_tokens[600:640])
     assert all("rows 500–539, columns 600–639: the window on screen" in s for s in host.statuses[-2:])
 
 
 def test_a_map_of_at_most_1024_tokens_a_side_is_exported_whole_even_while_a_window_of_it_is_shown(qtbot, tmp_path):
     bundle = tiny_bundle(max_len=400)
     trace = run(bundle, RunRequest(" ".join(f"w{i % 19}" for i in range(299)), TARGET)).trace
-    state = AppState()
-    state.set_result(trace, forced=True)
-    state.select(kind="encoder_self", layer=0, head=1)
+    store = ScopeStore()
+    store.set_result(trace, forced=True)
+    store.select(kind="encoder_self", layer=0, head=1)
     shown = map_window(300, 300, 100, 100)
-    assert shown is not None and export_spec(state, shown).window is None  # 300 tokens: the whole map
+    assert shown is not None and export_spec(store, shown).window is None  # 300 tokens: the whole map
     widget = AttentionHeatmap()
     qtbot.addWidget(widget)
     widget.resize(500, 400)
     widget.show()
     apply_view(widget, heatmap_view(trace, ViewSpec(kind="encoder_self", layer=0, head=1, window=shown.bounds)))
     owner = QObject()
-    actions = ea.ExportActions(FakeHost(trace, export_spec(state, shown), widget), owner)
-    whole = heatmap_view(trace, export_spec(state, shown))
+    actions = ea.ExportActions(FakeHost(trace, export_spec(store, shown), widget), owner)
+    whole = heatmap_view(trace, export_spec(store, shown))
     assert whole.matrix.shape == (300, 300)
     assert actions._shown_widget(whole) is None  # the screen shows 40 x 40 of it: drawn off screen, whole
     assert actions._shown_widget(heatmap_view(trace, ViewSpec(kind="encoder_self", layer=0, head=1,
                                                               window=shown.bounds))) is widget
-    image = actions._image(trace, export_spec(state, shown))
+    image = actions._image(trace, export_spec(store, shown))
     assert not image.isNull()
     owner.deleteLater()

@@ -13,7 +13,7 @@ import pytest
 from conftest import tiny_bundle
 
 from model_core.inference.run import RunRequest, run
-from viz_app.scope.state import AppState
+from viz_app.scope.state import ScopeStore
 from viz_app.widgets.alignment_panel import AlignmentPanel
 from viz_app.widgets.heatmap import AttentionHeatmap
 from viz_app.widgets.map_view import ViewSpec, apply_view, heatmap_view
@@ -31,15 +31,15 @@ GOLD = "0-0 150-1 160-2 155?1"
 def long_cross(qtbot):
     bundle = tiny_bundle(max_len=400)
     trace = run(bundle, RunRequest(SOURCE, TARGET, pad_src=N_WORDS + 20)).trace
-    state = AppState()
-    state.set_result(trace, forced=True)
-    state.select(kind="cross", layer=0, head=None)
+    store = ScopeStore()
+    store.set_result(trace, forced=True)
+    store.select(kind="cross", layer=0, head=None)
     panel, heatmap = AlignmentPanel(), AttentionHeatmap()
     for widget in (panel, heatmap):
         qtbot.addWidget(widget)
         widget.resize(520, 420)
         widget.show()
-    return state, panel, heatmap, trace
+    return store, panel, heatmap, trace
 
 
 def show_window(heatmap: AttentionHeatmap, trace, col0: int, **spec) -> tuple[int, int, int, int]:
@@ -64,8 +64,8 @@ def marker_cells(binding: AlignmentBinding) -> list[list[tuple[int, int]]]:
 
 
 def test_gold_links_on_a_window_sit_on_the_map_s_cells_and_outside_ones_are_not_drawn(long_cross):
-    state, panel, heatmap, trace = long_cross
-    binding = AlignmentBinding(state, panel, heatmap)
+    store, panel, heatmap, trace = long_cross
+    binding = AlignmentBinding(store, panel, heatmap)
     binding.set_gold_text(GOLD)
     assert binding.markers.sure_cells == [(0, 0), (1, 150), (2, 160)]  # the map's cells, whatever is shown
     assert binding.markers.possible_cells == [(1, 155)]
@@ -102,12 +102,12 @@ def test_gold_for_a_sentence_too_long_to_align_at_once_is_one_line_not_an_except
     from model_core import budgets
     from model_core.inference import lazy_trace
 
-    state, panel, heatmap, _trace = long_cross
+    store, panel, heatmap, _trace = long_cross
     monkeypatch.setattr(budgets, "EAGER_MAPS_BYTES", 0)  # maps on demand, none of which may be held at once
     monkeypatch.setattr(lazy_trace, "MATERIALISE_BYTES", 0)
-    state.set_result(run(tiny_bundle(max_len=400), RunRequest(SOURCE, TARGET)).trace, forced=True)
-    assert lazy_trace.is_lazy(state.trace.cross)
-    binding = AlignmentBinding(state, panel, heatmap)
+    store.set_result(run(tiny_bundle(max_len=400), RunRequest(SOURCE, TARGET)).trace, forced=True)
+    assert lazy_trace.is_lazy(store.trace.cross)
+    binding = AlignmentBinding(store, panel, heatmap)
     binding.set_gold_text(GOLD)
     assert binding.alignment is None and binding.markers.drawn_cells() == ([], [])
     assert panel.summary.text() == "This sentence is too long to align every head at once"
@@ -132,18 +132,18 @@ def test_the_overview_beside_a_window_blanks_the_map_s_future_rows_not_the_windo
     assert lazy_trace.is_lazy(trace.decoder_self) == lazy
     for kind, layer in lazy_trace.overview_jobs(trace):
         lazy_trace.pool_overview(trace, kind, layer)
-    state = AppState()
-    state.set_result(trace, forced=True)
+    store = ScopeStore()
+    store.set_result(trace, forced=True)
     heatmap, mosaic_, stack, hint = AttentionHeatmap(), HeadMosaic(), QStackedWidget(), QLabel()
     stack.addWidget(hint)
     stack.addWidget(heatmap)
     for widget in (stack, mosaic_):
         qtbot.addWidget(widget)
         widget.show()
-    binding = MapBinding(state, heatmap, mosaic_, stack, hint, QPushButton(), busy=lambda: False,
+    binding = MapBinding(store, heatmap, mosaic_, stack, hint, QPushButton(), busy=lambda: False,
                          show_status=lambda _text: None, status_text=lambda: "", clear_status=lambda: None)
-    state.select(kind="decoder_self", layer=0, head=1)
-    state.set_step(120)
+    store.select(kind="decoder_self", layer=0, head=1)
+    store.set_step(120)
     binding.move_window(100, 90)
     assert binding.map_window().bounds == (100, 140, 90, 130) and heatmap.origin == (100, 90)
     f = -(-n_tgt // 256)  # the mosaic pools a 300-token map by 2

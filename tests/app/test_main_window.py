@@ -30,7 +30,7 @@ def type_into(qtbot, edit, text: str) -> None:
 def type_and_wait(qtbot, window, edit, text: str) -> RunResult:
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT) as blocker:
         type_into(qtbot, edit, text)
-    qtbot.waitUntil(lambda: window.state.trace is blocker.args[1].trace, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: window.store.trace is blocker.args[1].trace, timeout=TIMEOUT)
     return blocker.args[1]
 
 
@@ -41,7 +41,7 @@ def expected_map(trace, kind: str, layer: int, head: int | None) -> np.ndarray:
 
 # ---------------------------------------------------------------------- start-up, typing, chips
 def test_start_decodes_an_example_sentence(window, tiny_checkpoint):
-    s = window.state
+    s = window.store
     assert s.model is not None and s.model.name == "tiny" and s.model.key == str(tiny_checkpoint)
     assert s.src_text == "w0 w1 w2 w3 w4 w5"  # no known example for this model: its first words
     assert s.trace is not None and s.step == s.n_steps > 0
@@ -59,11 +59,11 @@ def test_typing_is_debounced_then_produces_chips_and_a_trace(window, qtbot):
     before = window.host.runs_requested
     type_into(qtbot, window.sentence.inputs.source, "w7 w8 w9")
     assert window.host.runs_requested == before  # still typing: no model call yet
-    assert window.state.src_text != "w7 w8 w9"
+    assert window.store.src_text != "w7 w8 w9"
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         pass
     assert window.host.runs_requested == before + 1  # one call for the whole sentence
-    trace = window.state.trace
+    trace = window.store.trace
     assert trace.src_tokens == ["w7", "w8", "w9", "<eos>"]
     assert window.sentence.inputs.source_chips.chip_texts() == ["w7", "w8", "w9", "<eos>"]
     assert window.sentence.inputs.source_chips.chip_kinds() == ["normal", "normal", "normal", "special"]
@@ -85,13 +85,13 @@ def test_unknown_words_become_unk_chips_with_a_notice(window, qtbot):
 
 def test_long_input_is_truncated_with_a_visible_notice(window, qtbot):
     type_and_wait(qtbot, window, window.sentence.inputs.source, " ".join(["w3"] * 70))
-    assert window.state.trace.n_src == 64
+    assert window.store.trace.n_src == 64
     assert window.map.notice_banner.isVisible() and "truncated" in window.map.notice_banner.text()
 
 
 def test_typed_target_is_teacher_forced(window, qtbot):
     type_and_wait(qtbot, window, window.sentence.inputs.target, "t3 t4")
-    s = window.state
+    s = window.store
     assert s.forced and s.trace.output_tokens == ["t3", "t4", "<eos>"]
     assert window.sentence.inputs.target_chips.chip_texts() == ["t3", "t4", "<eos>"]
     s.set_step(1)
@@ -105,26 +105,26 @@ def test_empty_source_shows_a_hint_and_makes_no_model_call(window, qtbot):
     type_into(qtbot, window.sentence.inputs.source, "")
     qtbot.waitUntil(lambda: window.map.view_stack.currentIndex() == 0, timeout=TIMEOUT)
     assert window.host.runs_requested == before
-    assert window.state.trace is None and "Type a sentence" in window.map.hint.text()
-    assert not window.act_next.isEnabled() and window.sentence.inputs.source_chips.chip_texts() == []
+    assert window.store.trace is None and "Type a sentence" in window.map.hint.text()
+    assert not window.actions.next.isEnabled() and window.sentence.inputs.source_chips.chip_texts() == []
 
 
 # ---------------------------------------------------------------------- stepping
 def test_stepping_moves_the_current_row_without_calling_the_model(window, qtbot):
-    s = window.state
+    s = window.store
     s.set_kind("cross")
     calls = window.host.requests_made
     total = s.n_steps
-    window.act_last.trigger()
+    window.actions.last.trigger()
     assert s.step == total and window.map.heatmap.current_row_rect().y() == total - 1
-    window.act_prev.trigger()
+    window.actions.prev.trigger()
     assert s.step == total - 1 and window.map.heatmap.current_row_rect().y() == total - 2
     assert np.isnan(window.map.heatmap.displayed_matrix()[total - 1]).all()  # the future row is blank
     assert window.map.step_bar.label.text() == f"step {total - 1} / {total}"
     assert window.map.step_bar.slider.value() == total - 1
-    window.act_first.trigger()
+    window.actions.first.trigger()
     assert s.step == 0 and window.map.heatmap.current_row_rect() is None
-    window.act_next.trigger()
+    window.actions.next.trigger()
     assert s.step == 1 and window.map.heatmap.current_row_rect().y() == 0
     assert window.sentence.inputs.target_chips.chip_texts() == s.trace.output_tokens[:1]  # generated so far
     window.map.step_bar.slider.setValue(3)
@@ -135,7 +135,7 @@ def test_stepping_moves_the_current_row_without_calling_the_model(window, qtbot)
 
 
 def test_keyboard_steps_outside_text_boxes_only(window, qtbot):
-    s = window.state
+    s = window.store
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=TIMEOUT)
     calls = window.host.requests_made
@@ -158,26 +158,26 @@ def test_keyboard_steps_outside_text_boxes_only(window, qtbot):
     qtbot.keyClick(window.sentence.inputs.source, Qt.Key.Key_Escape)  # hands the keys back to the view
     assert window.map.view_stack.hasFocus()
     qtbot.keyClick(window.map.view_stack, Qt.Key.Key_Space)
-    assert window.act_play.isChecked()
+    assert window.actions.play.isChecked()
     qtbot.keyClick(window.map.view_stack, Qt.Key.Key_Space)
-    assert not window.act_play.isChecked()
+    assert not window.actions.play.isChecked()
     assert window.host.requests_made == calls
 
 
 def test_play_runs_to_the_end_and_stops(window, qtbot):
-    s = window.state
+    s = window.store
     calls = window.host.requests_made
-    window.act_first.trigger()
+    window.actions.first.trigger()
     window._play_timer.setInterval(5)  # the speed combo's fastest is 8 steps/s: too slow for a test
-    window.act_play.setChecked(True)
-    qtbot.waitUntil(lambda: not window.act_play.isChecked(), timeout=TIMEOUT)
+    window.actions.play.setChecked(True)
+    qtbot.waitUntil(lambda: not window.actions.play.isChecked(), timeout=TIMEOUT)
     assert s.step == s.n_steps and window.host.requests_made == calls
 
 
 # ---------------------------------------------------------------------- maps
 @pytest.mark.parametrize("kind", KINDS)
 def test_heatmap_shows_the_trace_values_of_the_selection(window, kind):
-    s = window.state
+    s = window.store
     trace = s.trace
     step = max(1, s.n_steps // 2)
     s.set_step(step)
@@ -210,7 +210,7 @@ def test_selector_widgets_drive_the_state(window):
     sel.layer.setValue(1)
     sel.head.setCurrentIndex(sel.head.findData(3))
     sel.colormap.setCurrentIndex(sel.colormap.findData("Blues"))
-    s = window.state
+    s = window.store
     assert (s.kind, s.layer, s.head, s.colormap) == ("decoder_self", 1, 3, "Blues")
     assert "layer 1 · head 3" in window.map.heatmap._title
     sel.head.setCurrentIndex(0)
@@ -218,7 +218,7 @@ def test_selector_widgets_drive_the_state(window):
 
 
 def test_clicking_an_overview_tile_selects_that_layer_and_head(window, qtbot):
-    s = window.state
+    s = window.store
     window.heads.overview.tileClicked.emit(1, 2)
     assert (s.layer, s.head) == (1, 2)
     assert window.map.selectors.layer.value() == 1 and window.map.selectors.head.currentData() == 2
@@ -233,7 +233,7 @@ def test_clicking_an_overview_tile_selects_that_layer_and_head(window, qtbot):
 
 # ---------------------------------------------------------------------- masks
 def test_mask_toggles_change_what_is_shaded(window, qtbot):
-    s, sel = window.state, window.map.selectors
+    s, sel = window.store, window.map.selectors
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         window.sentence.inputs.pad_src.setValue(12)
     qtbot.waitUntil(lambda: s.trace is not None and s.trace.n_src == 12, timeout=TIMEOUT)
@@ -266,7 +266,7 @@ def test_mask_toggles_change_what_is_shaded(window, qtbot):
 
 
 def test_target_padding_overlay(window, qtbot):
-    s = window.state
+    s = window.store
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         type_into(qtbot, window.sentence.inputs.target, "t1 t2")
         window.sentence.inputs.pad_tgt.setValue(6)
@@ -287,7 +287,7 @@ def test_target_padding_overlay(window, qtbot):
 
 # ---------------------------------------------------------------------- beams and panels
 def test_beam_search_lists_the_beams_of_the_step(window, qtbot):
-    s = window.state
+    s = window.store
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         window.sentence.inputs.method.setCurrentIndex(window.sentence.inputs.method.findData("beam"))
     qtbot.waitUntil(lambda: s.decoding.method == "beam" and s.history != (), timeout=TIMEOUT)
@@ -305,12 +305,12 @@ def test_positional_panel_gets_the_model_table_when_first_shown(window, qtbot):
     window.positional.dock.raise_()
     qtbot.waitUntil(lambda: window.positional.panel.table_image() is not None, timeout=2000)
     assert window.positional.panel.mode() == "table"
-    table = window.state.model.positional_table
+    table = window.store.model.positional_table
     assert window.positional.panel.table_image().shape[1] == table.shape[1]
 
 
 def test_positional_panel_follows_new_traces_when_shown_and_catches_up_when_raised(window, qtbot):
-    s = window.state
+    s = window.store
     window.positional.dock.raise_()
     qtbot.waitUntil(lambda: window.positional.panel.sentence_region() is not None, timeout=2000)
 
@@ -333,7 +333,7 @@ def test_positional_panel_follows_new_traces_when_shown_and_catches_up_when_rais
 
 # ---------------------------------------------------------------------- errors
 def test_a_corrupt_model_shows_an_error_and_keeps_the_old_model(window, qtbot, corrupt_checkpoint, tiny_checkpoint):
-    s = window.state
+    s = window.store
     old_trace, old_model = s.trace, s.model
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         window.open_model(str(corrupt_checkpoint))
@@ -345,7 +345,7 @@ def test_a_corrupt_model_shows_an_error_and_keeps_the_old_model(window, qtbot, c
 
 
 def test_a_failing_model_call_shows_an_error_and_keeps_the_trace(window, qtbot, monkeypatch):
-    s = window.state
+    s = window.store
     old_trace = s.trace
 
     def boom(bundle, request, **kwargs):
@@ -362,7 +362,7 @@ def test_a_failing_model_call_shows_an_error_and_keeps_the_trace(window, qtbot, 
 
 
 def test_a_stale_result_is_dropped(window, qtbot):
-    s = window.state
+    s = window.store
     stale_id = window.host.latest_run_id
     type_and_wait(qtbot, window, window.sentence.inputs.source, "w2 w3")
     current = s.trace
@@ -380,8 +380,8 @@ def test_open_dialog_loads_another_model(window, qtbot, monkeypatch, tiny_checkp
     shutil.copy(tiny_checkpoint, other)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(other), "")))
     with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
-        window.act_open.trigger()
-    qtbot.waitUntil(lambda: window.state.model.key == str(other) and window.state.trace is not None, timeout=TIMEOUT)
+        window.actions.open.trigger()
+    qtbot.waitUntil(lambda: window.store.model.key == str(other) and window.store.trace is not None, timeout=TIMEOUT)
     assert window.sentence.inputs.model_picker.currentData() == str(other)
     assert AppSettings(window.settings.file_name()).get_str("model/last") == str(other)
 
@@ -389,7 +389,7 @@ def test_open_dialog_loads_another_model(window, qtbot, monkeypatch, tiny_checkp
 def test_no_model_state(make_window, monkeypatch):
     monkeypatch.setattr("viz_app.scope.controller.bundled_models", dict)  # the controller picks the model to open
     window = make_window(model=None, wait=False)
-    assert window.state.model is None and window.host.requests_made == 0
+    assert window.store.model is None and window.host.requests_made == 0
     assert "No model loaded" in window.map.hint.text() and window.map.hint_open.isVisible()
     assert window.sentence.inputs.model_picker.itemText(0) == "(no model)" or window.sentence.inputs.model_picker.count() >= 1
 
@@ -400,7 +400,7 @@ def test_settings_round_trip_across_two_windows(make_window, qtbot, settings_pat
     with qtbot.waitSignal(first.host.resultReady, timeout=TIMEOUT):
         first.sentence.inputs.method.setCurrentIndex(first.sentence.inputs.method.findData("beam"))
         first.sentence.inputs.beam_width.setValue(3)
-    s = first.state
+    s = first.store
     s.select(kind="decoder_self", layer=1, head=2)
     s.set_step(2)
     s.set_colormap("Blues")
@@ -416,7 +416,7 @@ def test_settings_round_trip_across_two_windows(make_window, qtbot, settings_pat
     first.close()
 
     second = make_window(model=None)  # no model argument: the last one is reopened
-    t = second.state
+    t = second.store
     assert t.model.key == str(tiny_checkpoint)
     assert t.src_text == "w3 w4 w5" and second.sentence.inputs.source.text() == "w3 w4 w5"
     assert (t.kind, t.layer, t.head, t.step) == ("decoder_self", 1, 2, 2)
@@ -465,7 +465,7 @@ def test_a_shown_window_paints_before_its_model_thread_starts(qtbot, tiny_checkp
     window.show()
     qtbot.waitUntil(lambda: window.host.started, timeout=5000)
     assert order and order[0] == "painted"
-    qtbot.waitUntil(lambda: window.state.trace is not None, timeout=60000)
+    qtbot.waitUntil(lambda: window.store.trace is not None, timeout=60000)
     window.shutdown()
     assert window.host.thread.isFinished()
 
@@ -476,7 +476,7 @@ def test_a_window_never_shown_starts_its_model_thread_at_once(qtbot, tiny_checkp
 
     window = MainWindow(AppSettings(settings_path), model=str(tiny_checkpoint))
     qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: window.state.trace is not None, timeout=60000)  # no show(), no paint
+    qtbot.waitUntil(lambda: window.store.trace is not None, timeout=60000)  # no show(), no paint
     window.shutdown()
     assert window.host.thread.isFinished()
 
@@ -510,6 +510,6 @@ def test_positional_panel_drops_the_sentence_when_the_source_is_cleared(window, 
     edit.setFocus()
     qtbot.keyClick(edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
     qtbot.keyClick(edit, Qt.Key.Key_Backspace)  # as a user clears it
-    qtbot.waitUntil(lambda: window.state.trace is None, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: window.store.trace is None, timeout=TIMEOUT)
     qtbot.waitUntil(lambda: window.positional.panel.sentence_region() is None, timeout=2000)
     assert window.positional.panel.table_image() is not None  # the model's own table stays

@@ -20,7 +20,7 @@ def test_presenter_mode_enlarges_hides_and_restores(window, qtbot):
     window.set_font_point_size(11, save=False)
     docks_before = _visible_docks(window)
     assert {"dockHeads", "dockNextToken"} <= docks_before
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     assert window.presenter.active and window.isFullScreen()
     assert window._font_pt >= 20 and window._font_pt == PRESENTER_POINT_SIZE
     # the heatmap's labels and the chips follow the presenter size; the map's tick labels are made to fit their cells
@@ -33,10 +33,10 @@ def test_presenter_mode_enlarges_hides_and_restores(window, qtbot):
     assert not window.menuBar().isVisible() and not window.statusBar().isVisible()
     # stepping still works from the keyboard while presenting
     window.map.view_stack.setFocus()
-    before = window.state.step
-    window.act_first.trigger()
-    assert window.state.step == 0 and before >= 0
-    window.act_presenter.trigger()
+    before = window.store.step
+    window.actions.first.trigger()
+    assert window.store.step == 0 and before >= 0
+    window.actions.presenter.trigger()
     assert not window.presenter.active and not window.isFullScreen()
     assert window._font_pt == 11
     assert _visible_docks(window) == docks_before
@@ -52,7 +52,7 @@ def test_f11_toggles_presenter_mode(window, qtbot):
 
 
 def test_shortcut_sheet_lists_every_stepping_and_selection_key(window):
-    box = window._show_shortcuts()
+    box = window.show_shortcuts()
     text = box.text()
     for action in window.shortcut_actions():
         name = action.text().replace("&", "")
@@ -63,21 +63,21 @@ def test_shortcut_sheet_lists_every_stepping_and_selection_key(window):
 
 
 def test_selection_shortcuts(window):
-    s = window.state
-    window.act_kinds["encoder_self"].trigger()
+    s = window.store
+    window.actions.kinds["encoder_self"].trigger()
     assert s.kind == "encoder_self"
-    window.act_kinds["cross"].trigger()
+    window.actions.kinds["cross"].trigger()
     assert s.kind == "cross"
-    window.act_head_next.trigger()
+    window.actions.head_next.trigger()
     assert s.head == 0
-    window.act_head_next.trigger()
+    window.actions.head_next.trigger()
     assert s.head == 1
-    window.act_head_prev.trigger()
-    window.act_head_prev.trigger()
+    window.actions.head_prev.trigger()
+    window.actions.head_prev.trigger()
     assert s.head is None
-    window.act_layer_up.trigger()
+    window.actions.layer_up.trigger()
     assert s.layer == min(1, s.n_layers() - 1)
-    window.act_layer_down.trigger()
+    window.actions.layer_down.trigger()
     assert s.layer == 0
 
 
@@ -98,7 +98,7 @@ def test_dropping_a_checkpoint_opens_it(window, qtbot, tiny_checkpoint, tmp_path
     assert dropped_path(mime) == str(other)
     event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
     window.dropEvent(event)
-    qtbot.waitUntil(lambda: window.state.model is not None and window.state.model.key == str(other), timeout=20000)
+    qtbot.waitUntil(lambda: window.store.model is not None and window.store.model.key == str(other), timeout=20000)
 
 
 def test_dropping_text_or_two_files_is_ignored(tmp_path):
@@ -132,9 +132,9 @@ def test_themes_recolour_every_plot_and_persist(window, settings_path):
 
 def test_presenter_mode_thickens_the_current_row(window):
     normal = window.map.heatmap.row_outline_width()
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     assert window.map.heatmap.row_outline_width() > normal
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     assert window.map.heatmap.row_outline_width() == normal
 
 
@@ -143,7 +143,7 @@ def test_wrapped_chips_are_all_seen_in_presenter_mode(window, qtbot):
     height and cut that line off, the orange chip of the unknown word with it (a teacher's trial at 1,280 × 720)."""
     from test_main_window import type_and_wait
 
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     window.showNormal()
     window.resize(1280, 720)
     qtbot.wait(50)
@@ -159,7 +159,7 @@ def test_wrapped_chips_are_all_seen_in_presenter_mode(window, qtbot):
         return bottom <= panel.height() and not last.visibleRegion().isEmpty()
 
     qtbot.waitUntil(all_seen, timeout=2000)
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
 
 
 def test_help_windows_after_one_was_closed_and_one_per_topic(window, qtbot):
@@ -167,13 +167,13 @@ def test_help_windows_after_one_was_closed_and_one_per_topic(window, qtbot):
     deleted", and every press stacked another copy of the same explanation."""
     from PySide6.QtCore import QCoreApplication, QEvent
 
-    sheet = window._show_shortcuts()
+    sheet = window.show_shortcuts()
     sheet.close()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # what the event loop does with a closed one
     first = window.explain("attention")
     again = window.explain("attention")
     assert again is first and first.isVisible()
-    other = window._show_shortcuts()
+    other = window.show_shortcuts()
     assert other is not first and len(window._open_help()) == 2
     for box in (first, other):
         box.close()
@@ -186,7 +186,7 @@ def test_the_shortcut_sheet_lists_every_key_the_window_has(window):
     listed = {id(a) for a in window.shortcut_actions()}
     missing = [a.text() for a in window.findChildren(QAction) if not a.shortcut().isEmpty() and a.text() and id(a) not in listed]
     assert missing == []
-    assert window.act_save_session in window.shortcut_actions() and window.act_train in window.shortcut_actions()
+    assert window.actions.save_session in window.shortcut_actions() and window.actions.train in window.shortcut_actions()
 
 
 def test_the_presenter_and_language_flags_open_the_window_presenting_in_that_language(qapp, tiny_checkpoint, tmp_path,
@@ -231,7 +231,7 @@ from viz_app.window.main_window import MainWindow
 
 def settle(window, old=None):
     end = time.time() + 90
-    while time.time() < end and (window.state.trace is None or window.state.trace is old or window.host.busy):
+    while time.time() < end and (window.store.trace is None or window.store.trace is old or window.host.busy):
         app.processEvents(); time.sleep(0.01)
     for _ in range(40):
         app.processEvents(); time.sleep(0.005)
@@ -242,19 +242,19 @@ for language, model, src, tgt, _rows, _cols in json.loads(sys.argv[2]):
     window = MainWindow(AppSettings(f"{sys.argv[1]}/{language}.ini"), model=model)
     window.show()
     settle(window)
-    first = window.state.trace
+    first = window.store.trace
     for edit, text in ((window.sentence.inputs.source, src), (window.sentence.inputs.target, tgt)):
         edit.setText(text)
         edit.textEdited.emit(text)  # as typed
     window.sentence.binding.flush()
     settle(window, first)
-    assert window.state.src_text == src and window.state.tgt_text == tgt
-    window.act_presenter.trigger()
+    assert window.store.src_text == src and window.store.tgt_text == tgt
+    window.actions.presenter.trigger()
     settle(window)
     heat, screen = window.map.heatmap, window.screen().geometry()
     box = heat.plot_item().getViewBox().sceneBoundingRect().united(heat._colorbar.sceneBoundingRect())
     results.append(dict(
-        language=language, n_steps=window.state.trace.n_steps,
+        language=language, n_steps=window.store.trace.n_steps,
         screen=[screen.width(), screen.height()], window=list(window.frameGeometry().getRect()),
         heatmap=[heat.width(), heat.height()], cells_and_bar=[box.width(), box.height()],
         rows=[len(heat.query_tick_labels()), len(heat._left._text_specs())],
@@ -316,14 +316,14 @@ def test_presenter_mode_makes_the_map_the_picture_on_a_projector(tmp_path, size)
 
 def test_n_shows_and_hides_the_next_token_panel(window, qtbot):
     """Presenting on a narrow screen leaves the next-token list out; N brings it (and hides it again)."""
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     qtbot.wait(50)
     assert window.next_token.dock.isVisible()  # the tests' screen is 1,920 pixels wide: room beside the map
-    window.act_next_token.trigger()
+    window.actions.panels["next_token"].trigger()
     assert not window.next_token.dock.isVisible()
-    window.act_next_token.trigger()
+    window.actions.panels["next_token"].trigger()
     assert window.next_token.dock.isVisible()
-    window.act_presenter.trigger()
+    window.actions.presenter.trigger()
     assert window.next_token.dock.isVisible() and window.sentence.dock.titleBarWidget() is None
     assert not window.sentence.inputs.is_compact()
 

@@ -35,10 +35,10 @@ def test_one_result_redraws_each_view_once(counted, qtbot):
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         type_into(qtbot, window.sentence.inputs.source, "w4 w5 w6")
     calls.clear()
-    qtbot.waitUntil(lambda: window.state.src_text == "w4 w5 w6" and not window.host.busy, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: window.store.src_text == "w4 w5 w6" and not window.host.busy, timeout=TIMEOUT)
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         type_into(qtbot, window.sentence.inputs.source, "w7 w8")
-    qtbot.waitUntil(lambda: window.state.trace is not None and window.state.trace.src_tokens[0] == "w7", timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: window.store.trace is not None and window.store.trace.src_tokens[0] == "w7", timeout=TIMEOUT)
     assert calls["heatmap"] == 1 and calls["mosaic"] == 1, calls
     assert calls["hint"] == 1, calls  # while a map is shown, the model's busy/idle does not touch the hint
     for view in ("next_token", "step_bar", "selectors", "target_chips"):
@@ -48,7 +48,7 @@ def test_one_result_redraws_each_view_once(counted, qtbot):
 @pytest.mark.parametrize("change", ["step", "selection", "colour", "overlay"])
 def test_one_change_redraws_the_map_once(counted, change):
     window, calls = counted
-    s = window.state
+    s = window.store
     calls.clear()
     if change == "step":
         s.set_step(s.step - 1)

@@ -64,7 +64,7 @@ def open_window(qtbot):
 
 def wait_for_result(qtbot, window: MainWindow) -> None:
     """Until the window shows a trace and no model call is pending (or pending input waits in the debounce)."""
-    qtbot.waitUntil(lambda: window.state.trace is not None and not window.host.busy and not window._debounce.isActive(),
+    qtbot.waitUntil(lambda: window.store.trace is not None and not window.host.busy and not window._debounce.isActive(),
                     timeout=TIMEOUT)
 
 
@@ -76,7 +76,7 @@ def type_text(qtbot, window: MainWindow, source: str | None = None, target: str 
             edit.textEdited.emit(text)
     window.flush_inputs()
     wait_for_result(qtbot, window)
-    s = window.state
+    s = window.store
     if source is not None:
         assert s.src_text == source and window.sentence.inputs.source.text() == source
     if target is not None:
@@ -111,7 +111,7 @@ def test_a_model_deleted_while_open_keeps_working_and_reopening_it_says_why(open
     doomed = tmp_path / "doomed.safetensors"
     shutil.copy(model_file, doomed)
     window = open_window(settings_file, str(doomed))
-    s = window.state
+    s = window.store
     doomed.unlink()
 
     type_text(qtbot, window, source="w5 w6 w7")  # the model is in memory: it still answers
@@ -137,7 +137,7 @@ def test_a_load_that_raises_something_unexpected_keeps_the_model(open_window, qt
     import model_core.io.importers
 
     window = open_window(settings_file, str(model_file))
-    s = window.state
+    s = window.store
     model, trace = s.model, s.trace
 
     def broken(*_args, **_kwargs):
@@ -168,11 +168,11 @@ def test_a_remembered_model_that_is_gone_falls_back_with_a_message(open_window, 
     banner = window.map.settings_banner
     assert banner.isVisible() and str(gone) in banner.text() and "no longer exists" in banner.text()
     if bundled:
-        assert window.state.model.key == "fallback" and window.state.trace is not None
+        assert window.store.model.key == "fallback" and window.store.trace is not None
         assert banner.isVisible(), "the first result must not hide why another model was opened"
         assert AppSettings(settings_file).get_str("model/last") == "fallback"
     else:
-        assert window.state.model is None and window.host.requests_made == 0
+        assert window.store.model is None and window.host.requests_made == 0
         assert "No model loaded" in window.map.hint.text()
     assert not window.map.error_banner.isVisible()
 
@@ -186,12 +186,12 @@ def test_a_model_asked_for_at_start_that_cannot_be_opened_stays_said_after_the_f
     shutil.copy(model_file, assets / "models" / "fallback.safetensors")
     monkeypatch.setattr("model_core.io.paths.assets_dir", lambda: assets)
     window = open_window(settings_file, "nosuch-model", wait=True)
-    assert window.state.model.key == "fallback" and window.state.trace is not None
+    assert window.store.model.key == "fallback" and window.store.trace is not None
     text = window.map.error_banner.text()
     assert window.map.error_banner.isVisible() and "nosuch-model" in text and "opened fallback instead" in text
     type_text(qtbot, window, source="w4 w5")  # later results keep it too, until another model is opened
     assert window.map.error_banner.isVisible()
-    with qtbot.waitSignal(window.state.modelChanged, timeout=TIMEOUT):
+    with qtbot.waitSignal(window.store.modelChanged, timeout=TIMEOUT):
         window.open_model(str(model_file))
     wait_for_result(qtbot, window)
     assert not window.map.error_banner.isVisible()
@@ -214,13 +214,13 @@ def test_a_damaged_settings_file_is_set_aside_and_the_app_works(open_window, qtb
     assert banner.isVisible() and "damaged" in banner.text()
     copy = settings_file.with_name(settings_file.name + DAMAGED_SUFFIX)
     assert copy.read_bytes() == garbage  # the user's file is kept, not overwritten
-    assert window.state.colormap == colormap
+    assert window.store.colormap == colormap
     told = []
     window.settings.on_problem(told.append)
 
     type_text(qtbot, window, source="w3 w4", target="t5")
-    window.state.set_kind("decoder_self")
-    assert window.sentence.inputs.source.text() == "w3 w4" and words(window.state.trace) == ["w3", "w4"]
+    window.store.set_kind("decoder_self")
+    assert window.sentence.inputs.source.text() == "w3 w4" and words(window.store.trace) == ["w3", "w4"]
     assert len(told) == 1  # said once (the replay on registering), never again
     fresh = AppSettings(settings_file)  # the new file is clean and holds what was typed
     assert fresh.problem == ""
@@ -259,7 +259,7 @@ state=@ByteArray(garbage)
 def test_invalid_settings_values_fall_back_to_defaults_and_are_reported_once(open_window, qtbot, settings_file, model_file):
     settings_file.write_text(INVALID_VALUES, encoding="utf-8")
     window = open_window(settings_file, str(model_file))
-    s = window.state
+    s = window.store
     assert (s.kind, s.colormap, s.log_scale, s.decoding.method, s.pad_src, s.pad_tgt) == ("cross", "viridis", False, "greedy", 0, 0)
     assert not any(s.overlays.values()) and 0 <= s.step <= s.n_steps and s.layer == 0
     banner = window.map.settings_banner
@@ -271,7 +271,7 @@ def test_invalid_settings_values_fall_back_to_defaults_and_are_reported_once(ope
     told = []
     window.settings.on_problem(told.append)
     type_text(qtbot, window, source="w8 w9")
-    window.state.set_colormap("Blues")
+    window.store.set_colormap("Blues")
     assert len(told) == 1
     fresh = AppSettings(settings_file)
     assert fresh.get_str("view/colormap") == "Blues"
@@ -322,15 +322,15 @@ def test_settings_that_cannot_be_saved_are_reported_once_and_kept_for_the_sessio
     window = open_window(path, str(model_file))
     banner = window.map.settings_banner
     assert banner.isVisible() and "cannot be saved" in banner.text(), banner.text()
-    assert window.state.colormap == before.get("view/colormap", "viridis")  # still read
+    assert window.store.colormap == before.get("view/colormap", "viridis")  # still read
     told = []
     window.settings.on_problem(told.append)
 
-    window.state.select(kind="decoder_self", layer=1, head=2)
-    window.state.set_overlay("causal", True)
+    window.store.select(kind="decoder_self", layer=1, head=2)
+    window.store.set_overlay("causal", True)
     type_text(qtbot, window, source="w3 w4 w5 w6")
     assert len(told) == 1 and banner.isVisible()
-    s = window.state
+    s = window.store
     assert window.sentence.inputs.source.text() == "w3 w4 w5 w6" and words(s.trace) == ["w3", "w4", "w5", "w6"]
     assert (s.kind, s.layer, s.head, s.overlays["causal"]) == ("decoder_self", 1, 2, True)
     key = _settings_key(str(model_file))
@@ -373,7 +373,7 @@ def test_quitting_while_the_model_is_busy_exits_cleanly(open_window, qtbot, monk
     qtbot.waitUntil(started.is_set, timeout=TIMEOUT)
 
     began = time.perf_counter()
-    window.act_quit.trigger()  # File ▸ Quit: closes the window, which stops the worker after its current call
+    window.actions.quit.trigger()  # File ▸ Quit: closes the window, which stops the worker after its current call
     assert window.host.thread.isFinished() and finished.is_set()
     assert time.perf_counter() - began < 20
     qtbot.wait(200)  # the late answer is delivered to a closed window: it must not raise (pytest-qt would report it)
@@ -396,7 +396,7 @@ def test_quitting_during_training_stops_the_run_and_keeps_the_best_checkpoint(op
     qtbot.waitUntil(lambda: view.loss_point_counts()[1] >= 1 and best.is_file() and runner.step > 2, timeout=60000)
     assert runner.state == "running" and runner.thread.isRunning()
 
-    window.act_quit.trigger()
+    window.actions.quit.trigger()
     assert runner.thread.isFinished() and window.host.thread.isFinished()
     assert runner.state == "stopped"
     qtbot.wait(100)  # the run's last events, queued before it stopped, reach the (closed) view without error
@@ -421,7 +421,7 @@ def test_nothing_is_lost_when_the_process_is_killed(open_window, qtbot, settings
         first.sentence.inputs.pad_src.setValue(9)
         first.flush_inputs()
     wait_for_result(qtbot, first)
-    s = first.state
+    s = first.store
     s.select(kind="decoder_self", layer=1, head=2)
     s.set_step(2)
     s.set_colormap("Blues")
@@ -430,7 +430,7 @@ def test_nothing_is_lost_when_the_process_is_killed(open_window, qtbot, settings
     # ... and the process dies here: no shutdown(), no close(), no aboutToQuit
 
     second = open_window(settings_file, None)  # no model named: the last one comes back
-    t = second.state
+    t = second.store
     assert t.model.key == str(other)
     assert (t.src_text, t.tgt_text) == ("w7 w8 w9 w10", "t2 t3")
     assert (second.sentence.inputs.source.text(), second.sentence.inputs.target.text()) == ("w7 w8 w9 w10", "t2 t3")
@@ -441,4 +441,4 @@ def test_nothing_is_lost_when_the_process_is_killed(open_window, qtbot, settings
     with qtbot.waitSignal(second.host.modelLoaded, timeout=TIMEOUT):
         second.open_model(str(model_file))
     wait_for_result(qtbot, second)
-    assert second.state.src_text == "w3 w4 w5" and second.sentence.inputs.source.text() == "w3 w4 w5"
+    assert second.store.src_text == "w3 w4 w5" and second.sentence.inputs.source.text() == "w3 w4 w5"

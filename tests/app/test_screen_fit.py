@@ -41,7 +41,7 @@ def test_the_first_size_fits_the_screen(screen):
 
 def _open_every_lesson_panel(window, qtbot) -> None:
     window.findChild(QAction, "act_compare_sentences").trigger()
-    window.act_typing_guide.trigger()
+    window.actions.panels["typing_guide"].trigger()
     window.heads.tabs.setCurrentWidget(window.heads.stats)
     window.walkthrough.open_cell(0, 0)
     qtbot.waitUntil(lambda: window.walkthrough.dialog is not None)
@@ -85,11 +85,11 @@ SCRIPT = textwrap.dedent("""
     window = MainWindow(AppSettings(sys.argv[1]), model=sys.argv[2])
     window.show()
     end = time.time() + 60
-    while time.time() < end and (window.state.trace is None or window.host.busy):
+    while time.time() < end and (window.store.trace is None or window.host.busy):
         app.processEvents(); time.sleep(0.01)
     sizes = {"first": list(window.frameGeometry().getRect())}
     window.findChild(QAction, "act_compare_sentences").trigger()
-    window.act_typing_guide.trigger()
+    window.actions.panels["typing_guide"].trigger()
     window.heads.tabs.setCurrentWidget(window.heads.stats)
     window.walkthrough.open_cell(0, 0)
     for _ in range(30):

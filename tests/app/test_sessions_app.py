@@ -12,7 +12,7 @@ TIMEOUT = 20000
 
 
 def _prepare(window, qtbot):
-    s = window.state
+    s = window.store
     window.sentence.inputs.source.setText("w3 w4 w5 w6")
     window.sentence.inputs.source.textEdited.emit("w3 w4 w5 w6")
     window.flush_inputs()
@@ -27,7 +27,7 @@ def _prepare(window, qtbot):
 
 
 def _view(window):
-    s = window.state
+    s = window.store
     return (s.model.key, s.src_text, s.tgt_text, s.kind, s.layer, s.head, s.step, s.colormap, s.overlays["causal"],
             s.ablated_heads, s.decoding)
 
@@ -45,7 +45,7 @@ def test_save_then_open_in_a_new_window_restores_everything(make_window, qtbot, 
     settings_path.unlink()  # a fresh user: nothing remembered, everything must come from the session
 
     second = make_window(model=str(path), wait=False)  # "attention-scope lecture.scope.json"
-    qtbot.waitUntil(lambda: second.state.trace is not None and not second.host.busy and second.state.step == 2,
+    qtbot.waitUntil(lambda: second.store.trace is not None and not second.host.busy and second.store.step == 2,
                     timeout=TIMEOUT)
     assert _view(second) == expected
     assert second.sentence.inputs.source.text() == "w3 w4 w5 w6"
@@ -57,7 +57,7 @@ def test_opening_a_session_over_the_same_model_keeps_the_model(window, qtbot, tm
     path = tmp_path / "same.scope.json"
     window.save_session(str(path))
     loads_before, runs_before = window.host.loads_requested, window.host.runs_requested
-    s = window.state
+    s = window.store
     s.select(kind="encoder_self", layer=0, head=None)
     s.clear_ablation()
     qtbot.waitUntil(lambda: not window.host.busy, timeout=TIMEOUT)
@@ -70,18 +70,18 @@ def test_opening_a_session_over_the_same_model_keeps_the_model(window, qtbot, tm
 
 
 def test_a_broken_session_file_is_reported_and_changes_nothing(window, qtbot, tmp_path):
-    before = (window.state.model.key, window.state.src_text)
+    before = (window.store.model.key, window.store.src_text)
     bad = tmp_path / "bad.scope.json"
     bad.write_text('{"format": "attention-scope-session", "version": 99}')
     assert not window.open_session(str(bad))
     assert window.map.error_banner.isVisible() and "session" in window.map.error_banner.text().lower()
-    assert (window.state.model.key, window.state.src_text) == before
+    assert (window.store.model.key, window.store.src_text) == before
 
 
 def test_every_problem_of_a_session_file_is_told_in_the_window(window, qtbot, tmp_path):
     """One message, a line a problem on the banner and "; " between them in the status bar (a literal "\\n" before)."""
     _prepare(window, qtbot)
-    before = (window.state.model.key, window.state.src_text)
+    before = (window.store.model.key, window.store.src_text)
     bad = tmp_path / "bad.scope.json"
     bad.write_text(json.dumps({"format": "attention-scope-session", "version": 1, "model": {"path": "m.safetensors"},
                                "source": "a", "step": "3", "colormap": "jet", "colour": "red"}), encoding="utf-8")
@@ -91,7 +91,7 @@ def test_every_problem_of_a_session_file_is_told_in_the_window(window, qtbot, tm
     assert lines[1] == "step must be an integer, not a string" and lines[2].startswith("unknown colormap 'jet'"), lines
     status = window.statusBar().currentMessage()
     assert "\\n" not in status and "unknown field colour (a typo, or a file from another program?); step must be" in status, status
-    assert (window.state.model.key, window.state.src_text) == before
+    assert (window.store.model.key, window.store.src_text) == before
 
 
 def _launched_with_edited_session(make_window, qtbot, tmp_path, edit: dict):
@@ -103,7 +103,7 @@ def _launched_with_edited_session(make_window, qtbot, tmp_path, edit: dict):
     first.shutdown()
     path.write_text(json.dumps({**json.loads(path.read_text()), **edit}))
     second = make_window(model=str(path), wait=False)
-    qtbot.waitUntil(lambda: second.state.trace is not None and not second.host.busy, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: second.store.trace is not None and not second.host.busy, timeout=TIMEOUT)
     return second
 
 
@@ -123,7 +123,7 @@ def test_a_session_step_past_its_sentence_is_said(make_window, qtbot, tmp_path):
     """`step: 500` on an 11-step sentence: the window jumped to the last step without a word (`render --session`
     refuses it)."""
     second = _launched_with_edited_session(make_window, qtbot, tmp_path, {"step": 500})
-    steps = second.state.n_steps
-    assert second.state.step == steps
+    steps = second.store.n_steps
+    assert second.store.step == steps
     qtbot.waitUntil(lambda: "step 500" in second.map.notice_banner.text(), timeout=2000)
     assert f"step {steps} is shown" in second.map.notice_banner.text()

@@ -20,13 +20,13 @@ def test_the_launchers_answers_open_the_model_and_a_wrong_head_count_is_shown(ma
     answers = {"src_vocab": str(tmp_path / "src.txt"), "tgt_vocab": str(tmp_path / "tgt.txt"), "heads": 16, "bos": "<sos>"}
     remember_import_options(AppSettings(settings_path), str(path), answers)  # what `attention-scope model.pt --heads 16 --bos '<sos>'` does
     window = make_window(model=str(path))  # opens without a question: the answers were remembered
-    assert window.state.model.n_heads == 16 and window.state.model.src_specials["bos"] == "<sos>"
+    assert window.store.model.n_heads == 16 and window.store.model.src_specials["bos"] == "<sos>"
     type_and_wait(qtbot, window, window.sentence.inputs.source, "w1 nonsense w2")
     chips = window.sentence.inputs.source_chips
     assert chips.chip_kinds() == ["special", "normal", "unk", "normal", "special"]  # <sos> w1 [UNK] w2 </s>
     banner = window.map.notice_banner.label.text()
     assert "16 heads is not a usual split of width 32" in banner and "1 source word not in the vocabulary" in banner
-    status = loaded_message(window.state.model)  # the status line (it times out: read from its source, not the bar)
+    status = loaded_message(window.store.model)  # the status line (it times out: read from its source, not the bar)
     # <mask> is no text anyone types: both splitters know every entry, so the app's stays
     assert status == "Loaded model; source text is cut by the app's splitter, target text by the app's splitter", status
     window.grab().save(str(tmp_path / "window.png"))

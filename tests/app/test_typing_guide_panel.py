@@ -12,7 +12,7 @@ def test_f2_opens_the_guide_with_the_vocabulary_of_a_model_without_a_grammar(mak
     window = make_window()
     panel = window.typing_guide.panel
     assert not window.typing_guide.dock.isVisible()
-    window.act_typing_guide.trigger()
+    window.actions.panels["typing_guide"].trigger()
     assert window.typing_guide.dock.isVisible()
     assert panel.example_sources() == [] and not panel.examples.isVisible()
     assert len(panel.class_titles()) == 1
@@ -20,8 +20,8 @@ def test_f2_opens_the_guide_with_the_vocabulary_of_a_model_without_a_grammar(mak
     assert words == sorted(words, key=str.casefold) and "w1" in words and "<unk>" not in words
     panel.filter.setText("w1")
     assert panel.listed_words(0) and all("w1" in w for w in panel.listed_words(0))
-    assert window.act_typing_guide in window.menus.model.actions()
-    assert window.act_typing_guide in window.shortcut_actions()  # F2 is on the shortcut sheet
+    assert window.actions.panels["typing_guide"] in window.menus.model.actions()
+    assert window.actions.panels["typing_guide"] in window.shortcut_actions()  # F2 is on the shortcut sheet
 
 
 def test_a_clicked_example_is_typed_and_translated(make_window, qtbot):
@@ -33,7 +33,7 @@ def test_a_clicked_example_is_typed_and_translated(make_window, qtbot):
         pytest.skip("the bundled models are not installed")
     window = make_window(model="en-fr")
     panel = window.typing_guide.panel
-    window.act_typing_guide.trigger()
+    window.actions.panels["typing_guide"].trigger()
     titles = " ".join(panel.class_titles())
     assert "Nouns" in titles and "Adjectives" in titles and "Verbs" in titles
     sources = panel.example_sources()
@@ -42,7 +42,7 @@ def test_a_clicked_example_is_typed_and_translated(make_window, qtbot):
     assert "savoir" in item.text()
     window.sentence.inputs.target.setText("le chien")  # a typed target would teacher-force: the example clears it
     panel.examples.itemClicked.emit(item)
-    s = window.state
+    s = window.store
     assert window.sentence.inputs.source.text() == "She cannot swim." and window.sentence.inputs.target.text() == ""
     qtbot.waitUntil(lambda: not window.host.busy and s.trace is not None and s.src_text == sources[index], timeout=TIMEOUT)
     assert not s.forced

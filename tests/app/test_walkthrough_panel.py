@@ -48,12 +48,12 @@ def test_the_panel_draws_every_kind_of_cell(qtbot):
 
 
 def test_clicking_a_cell_opens_the_walkthrough(window, qtbot):
-    state = window.state
+    store = window.store
     binding = window.walkthrough  # built by the window (MainWindow.__init__)
     assert isinstance(binding, CellWalkthroughBinding)
-    state.set_step(state.n_steps)
-    state.select(kind="cross", layer=1, head=None)
-    trace = state.trace
+    store.set_step(store.n_steps)
+    store.select(kind="cross", layer=1, head=None)
+    trace = store.trace
     row, col = min(1, trace.n_steps - 1), 1
     window.map.heatmap.cellClicked.emit(row, col)
     dialog = binding.dialog
@@ -64,15 +64,15 @@ def test_clicking_a_cell_opens_the_walkthrough(window, qtbot):
     np.testing.assert_allclose(cell.weights, trace.cross[1, cell.head, row], atol=1e-6)
     assert (cell.query, cell.key) == (row, col)
 
-    state.select(head=2)
-    state.set_step(0)
+    store.select(head=2)
+    store.set_step(0)
     assert binding.open_cell(0, 0) is None and "not computed yet" in dialog.panel.message()
-    state.set_step(state.n_steps)
-    state.set_view_mode("rollout")
+    store.set_step(store.n_steps)
+    store.set_view_mode("rollout")
     assert binding.open_cell(0, 0) is None and "combines every layer and head" in dialog.panel.message()
-    state.set_view_mode("contributions")
+    store.set_view_mode("contributions")
     assert binding.open_cell(0, 0) is None and "weights or scores" in dialog.panel.message()
-    state.set_view_mode("weights")
+    store.set_view_mode("weights")
     assert binding.open_cell(0, 0) is not None
     qtbot.waitUntil(lambda: dialog.panel.cell() is not None and dialog.panel.cell().head == 2, timeout=TIMEOUT_MS)
     assert not dialog.note.isVisible() or dialog.note.text() == ""

@@ -46,7 +46,7 @@ def test_play_speed_and_label_size_are_remembered(make_window, app_settings):
     first.map.step_bar.speed.setCurrentIndex(0)  # the user picks another speed on the stepping bar
     chosen = first.map.step_bar.interval_ms()
     assert chosen != second_default(first)
-    first.act_larger.trigger()
+    first.actions.larger.trigger()
     size = first._font_pt
     first.shutdown()
     second = make_window(model=None, wait=False)
@@ -56,13 +56,13 @@ def test_play_speed_and_label_size_are_remembered(make_window, app_settings):
 
 
 def test_play_runs_to_the_last_step_and_stops(window, qtbot):
-    assert window.state.n_steps > 1
-    window.state.set_step(window.state.n_steps)
+    assert window.store.n_steps > 1
+    window.store.set_step(window.store.n_steps)
     window._play_timer.setInterval(1)
-    window.act_play.setChecked(True)  # at the end: play starts again from step 0
-    assert window.state.step == 0
-    qtbot.waitUntil(lambda: not window.act_play.isChecked(), timeout=5000)
-    assert window.state.step == window.state.n_steps
+    window.actions.play.setChecked(True)  # at the end: play starts again from step 0
+    assert window.store.step == 0
+    qtbot.waitUntil(lambda: not window.actions.play.isChecked(), timeout=5000)
+    assert window.store.step == window.store.n_steps
     assert window._play_timer.isActive() is False
 
 
@@ -178,7 +178,8 @@ class Part:
 
 
 def test_the_window_holds_its_parts():
-    """What a reader of MainWindow.__init__ finds: one object per dock or tool, each with its widgets and its dock."""
+    """What a reader of MainWindow.__init__ finds: the middle, the declared panels built from one list, and one object per
+    tool, each with its widgets and its dock."""
     from viz_app.window.main_window import MainWindow
 
     tree = ast.parse((WINDOW_PACKAGE / "main_window.py").read_text(encoding="utf-8"))
@@ -186,9 +187,60 @@ def test_the_window_holds_its_parts():
                 and node in next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == MainWindow.__name__).body)
     held = {target.attr: ast.unparse(node.value.func) for node in ast.walk(init) if isinstance(node, ast.Assign)
             and isinstance(node.value, ast.Call) for target in node.targets if isinstance(target, ast.Attribute)}
-    assert {name: held.get(name) for name in ("map", "sentence", "heads", "next_token", "positional", "typing_guide", "ablation",
-                                              "panels", "status_bar", "menus", "alignment", "report", "alignment_lines")} == {
-        "map": "MapPart", "sentence": "SentencePart", "heads": "HeadsPart", "next_token": "NextTokenPart",
-        "positional": "PositionalPart", "typing_guide": "TypingGuidePart", "ablation": "AblationPart", "panels": "ModelPanels",
-        "status_bar": "StatusBarPart", "menus": "WindowMenus", "alignment": "AlignmentPart", "report": "ReportPart",
-        "alignment_lines": "AlignmentLinesPart"}
+    assert {name: held.get(name) for name in ("map", "docked", "panels", "status_bar", "menus", "alignment", "report",
+                                              "alignment_lines")} == {
+        "map": "MapPart", "docked": "build_panels", "panels": "ModelPanels", "status_bar": "StatusBarPart",
+        "menus": "WindowMenus", "alignment": "AlignmentPart", "report": "ReportPart", "alignment_lines": "AlignmentLinesPart"}
+
+
+def test_every_declared_panel_is_built_as_it_declares(make_window):
+    """Each entry of PANELS: its part, in the declared order, in the dock it declares (title, object name, area, shown
+    or not), and its entry's keys on the window."""
+    from viz_app.i18n import tr_marked
+    from viz_app.window.parts import PANELS
+
+    window = make_window(model=None, wait=False)
+    assert list(window.docked) == [spec.name for spec in PANELS]
+    for spec in PANELS:
+        part = window.docked[spec.name]
+        assert isinstance(part, spec.build)
+        assert (part.dock.objectName(), part.dock.windowTitle()) == (spec.object_name, tr_marked(spec.title))
+        assert window.dockWidgetArea(part.dock) == spec.area and part.dock.isHidden() == spec.hidden
+        if spec.entry is not None:
+            assert [k.toString() for k in window.actions.panels[spec.name].shortcuts()] == list(spec.entry.keys)
+    assert window.positional.dock in window.tabifiedDockWidgets(window.next_token.dock)  # tab_behind="next_token"
+
+
+def test_a_new_panel_is_one_registration(make_window, monkeypatch, qtbot):
+    """A panel declared once (no other file edited) gets its dock, a View ▸ Panels entry, its entry in the menu it
+    names with its key (listed on the shortcut sheet, bringing it forward), and its Help ▸ Explain panel entry."""
+    from PySide6.QtWidgets import QLabel
+
+    from viz_app.window import main_window
+    from viz_app.window.panel_registry import RIGHT, Explanation, PanelEntry, PanelSpec
+    from viz_app.window.parts import PANELS
+
+    class NotesPart:
+        def __init__(self, context):
+            self.label = QLabel("notes", context.window)
+            self.dock = context.dock(self.label)
+            self.brought = 0
+
+        def bring_forward(self):
+            self.brought += 1
+            self.dock.show()
+
+    spec = PanelSpec("notes", ("MainWindow", "Notes"), "dockNotes", RIGHT, NotesPart, hidden=True,
+                     entry=PanelEntry(("MainWindow", "&Notes"), ("MainWindow", "Your notes"), ("F9",), menu="model"),
+                     explanations=(Explanation("attention", ("MainWindow", "Notes"), 9),))
+    monkeypatch.setattr(main_window, "PANELS", (*PANELS, spec))
+    window = make_window(model=None, wait=False)
+    part = window.docked["notes"]
+    assert part.dock.objectName() == "dockNotes" and part.dock.isHidden()
+    assert part.dock.toggleViewAction() in window.menus.panels.actions()
+    entry = window.actions.panels["notes"]
+    assert window.menus.model.actions()[1] is entry  # after What can I type?: the panels' entries head the menu
+    assert entry in window.shortcut_actions() and entry.shortcut().toString() == "F9"
+    assert [a.text() for a in window.menus.explain.actions()][-1] == "Notes"
+    entry.trigger()
+    assert part.brought == 1 and part.dock.isVisible()

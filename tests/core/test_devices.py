@@ -13,9 +13,20 @@ from model_core.nn.devices import resolve_device, resolve_dtype
 HAS_CUDA = torch.cuda.is_available()
 
 
+@pytest.mark.parametrize(("cuda", "mps", "expected"), [(True, True, "cuda"), (True, False, "cuda"),
+                                                      (False, True, "mps"), (False, False, "cpu")])
+def test_auto_picks_cuda_then_mps_then_the_cpu(monkeypatch, cuda, mps, expected):
+    """What each machine would get, each accelerator present or absent (torch's own answers replaced)."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: mps)
+    assert resolve_device("auto") == torch.device(expected)
+
+
 def test_auto_picks_an_available_device():
+    """On this machine: a device a tensor can be made on and read back from (``meta`` holds shapes, no values)."""
     dev = resolve_device("auto")
-    assert dev.type == ("cuda" if HAS_CUDA else dev.type)
+    assert dev.type == ("cuda" if HAS_CUDA else "mps" if torch.backends.mps.is_available() else "cpu")
+    assert torch.ones(2, device=dev).sum().item() == 2.0
     assert resolve_device("cpu").type == "cpu"
 
 

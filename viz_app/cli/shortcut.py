@@ -1,4 +1,4 @@
-"""``install-shortcut`` and ``uninstall-shortcut``: the app in the desktop's menu (the work is :mod:`viz_app.shell.desktop`)."""
+"""``install-shortcut`` and ``uninstall-shortcut``: the app in the desktop's menu (the work is :mod:`viz_app.desktop.menu_entry`)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_shortcut(args: argparse.Namespace) -> int:
-    from viz_app.shell.desktop import run
+    from viz_app.desktop.menu_entry import run
 
     return run(args.command, dry_run=args.dry_run, prefix=args.prefix)

@@ -78,7 +78,7 @@ def make_about_box(parent: QWidget | None, device_text: str) -> QMessageBox:
     box.setTextFormat(Qt.TextFormat.RichText)
     box.setText(about_html(device_text))
     box.setStandardButtons(QMessageBox.StandardButton.Close)
-    from viz_app.shell.icons import app_icon
+    from viz_app.desktop.icons import app_icon
 
     icon = app_icon()
     if not icon.isNull():

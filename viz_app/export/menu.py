@@ -30,7 +30,7 @@ from viz_app.widgets.heatmap import AttentionHeatmap
 
 
 class ExportHost(Protocol):
-    """What the export actions need from the window (``MainWindow`` implements it from ``AppState``)."""
+    """What the export actions need from the window (``MainWindow`` implements it from ``ScopeStore``)."""
 
     def current_trace(self) -> Trace | None:
         """The trace on show, or None before the first result."""

@@ -2101,304 +2101,284 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="41" />
+            <location filename="../../viz_app/window/actions.py" line="48" />
             <source>&amp;Open model…</source>
             <translation>打开模型(&amp;O)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="41" />
+            <location filename="../../viz_app/window/actions.py" line="48" />
             <source>Open a model checkpoint</source>
             <translation>打开一个模型检查点</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="43" />
+            <location filename="../../viz_app/window/actions.py" line="50" />
             <source>&amp;Cancel loading</source>
             <translation>取消加载(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="44" />
+            <location filename="../../viz_app/window/actions.py" line="51" />
             <source>Stop waiting for the model being opened; the current one stays</source>
             <translation>不再等待正在打开的模型，保留当前模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="47" />
+            <location filename="../../viz_app/window/actions.py" line="54" />
             <source>&amp;Quit</source>
             <translation>退出(&amp;Q)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="47" />
+            <location filename="../../viz_app/window/actions.py" line="54" />
             <source>Quit Attention Scope</source>
             <translation>退出 Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="48" />
+            <location filename="../../viz_app/window/actions.py" line="55" />
             <source>&amp;First step</source>
             <translation>第一步(&amp;F)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="48" />
+            <location filename="../../viz_app/window/actions.py" line="55" />
             <source>Go to step 0</source>
             <translation>转到第 0 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="50" />
+            <location filename="../../viz_app/window/actions.py" line="57" />
             <source>&amp;Previous step</source>
             <translation>上一步(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="50" />
+            <location filename="../../viz_app/window/actions.py" line="57" />
             <source>One decoding step back</source>
             <translation>后退一个解码步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="52" />
+            <location filename="../../viz_app/window/actions.py" line="59" />
             <source>&amp;Next step</source>
             <translation>下一步(&amp;N)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="52" />
+            <location filename="../../viz_app/window/actions.py" line="59" />
             <source>One decoding step forward</source>
             <translation>前进一个解码步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="54" />
+            <location filename="../../viz_app/window/actions.py" line="61" />
             <source>&amp;Last step</source>
             <translation>最后一步(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="54" />
+            <location filename="../../viz_app/window/actions.py" line="61" />
             <source>Go to the last step</source>
             <translation>转到最后一步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="56" />
+            <location filename="../../viz_app/window/actions.py" line="63" />
             <source>Pla&amp;y</source>
             <translation>播放(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="56" />
+            <location filename="../../viz_app/window/actions.py" line="63" />
             <source>Play / pause the decoding</source>
             <translation>播放 / 暂停解码过程</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="59" />
+            <location filename="../../viz_app/window/actions.py" line="66" />
             <source>Focus the &amp;view</source>
             <translation>聚焦视图(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="60" />
+            <location filename="../../viz_app/window/actions.py" line="67" />
             <source>Leave the text box so the arrow keys step</source>
             <translation>离开文本框，让方向键用于逐步浏览</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="66" />
+            <location filename="../../viz_app/window/actions.py" line="73" />
             <source>Next la&amp;yer</source>
             <translation>下一层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="66" />
+            <location filename="../../viz_app/window/actions.py" line="73" />
             <source>One layer deeper</source>
             <translation>切换到更深的一层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="67" />
+            <location filename="../../viz_app/window/actions.py" line="74" />
             <source>Previous l&amp;ayer</source>
             <translation>上一层(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="67" />
+            <location filename="../../viz_app/window/actions.py" line="74" />
             <source>One layer shallower</source>
             <translation>切换到更浅的一层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="68" />
+            <location filename="../../viz_app/window/actions.py" line="75" />
             <source>Next &amp;head</source>
             <translation>下一个头(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="68" />
+            <location filename="../../viz_app/window/actions.py" line="75" />
             <source>Next head (after the mean: head 0)</source>
             <translation>下一个头（“各头平均”之后是头 0）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="69" />
+            <location filename="../../viz_app/window/actions.py" line="76" />
             <source>Pre&amp;vious head</source>
             <translation>上一个头(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="69" />
+            <location filename="../../viz_app/window/actions.py" line="76" />
             <source>Previous head (before head 0: the mean)</source>
             <translation>上一个头（头 0 之前是“各头平均”）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="70" />
+            <location filename="../../viz_app/window/actions.py" line="77" />
             <source>&amp;Mean of heads</source>
             <translation>各头平均(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="70" />
+            <location filename="../../viz_app/window/actions.py" line="77" />
             <source>Show the mean of the layer's heads</source>
             <translation>显示该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="71" />
+            <location filename="../../viz_app/window/actions.py" line="78" />
             <source>&amp;Larger text</source>
             <translation>增大文字(&amp;L)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="72" />
+            <location filename="../../viz_app/window/actions.py" line="79" />
             <source>Larger labels (for a projector)</source>
             <translation>更大的标签文字（适合投影）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="73" />
+            <location filename="../../viz_app/window/actions.py" line="80" />
             <source>&amp;Smaller text</source>
             <translation>减小文字(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="73" />
+            <location filename="../../viz_app/window/actions.py" line="80" />
             <source>Smaller labels</source>
             <translation>更小的标签文字</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="74" />
+            <location filename="../../viz_app/window/actions.py" line="81" />
             <source>&amp;Normal text size</source>
             <translation>默认文字大小(&amp;N)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="74" />
+            <location filename="../../viz_app/window/actions.py" line="81" />
             <source>Default label size</source>
             <translation>恢复默认的标签文字大小</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="75" />
+            <location filename="../../viz_app/window/actions.py" line="82" />
             <source>&amp;Presenter mode</source>
             <translation>演示模式(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="76" />
+            <location filename="../../viz_app/window/actions.py" line="83" />
             <source>Full screen, large labels, secondary panels hidden</source>
             <translation>全屏、大号标签、隐藏次要面板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="78" />
+            <location filename="../../viz_app/window/actions.py" line="85" />
             <source>&amp;Keyboard shortcuts</source>
             <translation>键盘快捷键(&amp;K)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="78" />
+            <location filename="../../viz_app/window/actions.py" line="85" />
             <source>Show the keyboard shortcuts</source>
             <translation>显示键盘快捷键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="79" />
+            <location filename="../../viz_app/window/actions.py" line="86" />
             <source>E&amp;xplain this view</source>
             <translation>讲解当前视图(&amp;X)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="80" />
+            <location filename="../../viz_app/window/actions.py" line="87" />
             <source>What the main heatmap shows, in plain words</source>
             <translation>用浅显的话说明主热力图显示的内容</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="81" />
+            <location filename="../../viz_app/window/actions.py" line="88" />
             <source>&amp;About Attention Scope</source>
             <translation>关于 Attention Scope(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="81" />
+            <location filename="../../viz_app/window/actions.py" line="88" />
             <source>About this program</source>
             <translation>关于本程序</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="82" />
+            <location filename="../../viz_app/window/actions.py" line="89" />
             <source>Open sess&amp;ion…</source>
             <translation>打开会话(&amp;I)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="83" />
+            <location filename="../../viz_app/window/actions.py" line="90" />
             <source>Reopen a saved session: model, sentences, step, selection, ablations</source>
             <translation>重新打开已保存的会话：模型、句子、步数、所选视图、消融设置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="84" />
+            <location filename="../../viz_app/window/actions.py" line="91" />
             <source>&amp;Save session…</source>
             <translation>保存会话(&amp;S)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="85" />
+            <location filename="../../viz_app/window/actions.py" line="92" />
             <source>Save everything shown to a small file, to reopen it exactly (a lecture)</source>
             <translation>把当前显示的一切保存到一个小文件中，以便原样重新打开（例如用于讲课）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="86" />
+            <location filename="../../viz_app/window/actions.py" line="93" />
             <source>&amp;Inspect model</source>
             <translation>检视模型(&amp;I)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="87" />
+            <location filename="../../viz_app/window/actions.py" line="94" />
             <source>Architecture, parameter counts and weight distributions of the model</source>
             <translation>模型的结构、参数量和权重分布</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="88" />
+            <location filename="../../viz_app/window/actions.py" line="95" />
             <source>&amp;Compare with another checkpoint…</source>
             <translation>与另一个检查点比较(&amp;C)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="89" />
+            <location filename="../../viz_app/window/actions.py" line="96" />
             <source>The attention of two checkpoints of the same architecture, and their difference</source>
             <translation>同一结构的两个检查点的注意力及其差异</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="90" />
+            <location filename="../../viz_app/window/actions.py" line="97" />
             <source>&amp;Ablation…</source>
             <translation>消融(&amp;A)…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="91" />
+            <location filename="../../viz_app/window/actions.py" line="98" />
             <source>Switch off heads or the positional encoding and see what changes</source>
             <translation>关闭一些注意力头或位置编码，看看会有什么变化</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="92" />
+            <location filename="../../viz_app/window/actions.py" line="99" />
             <source>Switch every head back &amp;on</source>
             <translation>重新开启所有头(&amp;O)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="93" />
+            <location filename="../../viz_app/window/actions.py" line="100" />
             <source>Undo every ablation: the intact model again</source>
             <translation>撤销所有消融：恢复完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="94" />
+            <location filename="../../viz_app/window/actions.py" line="101" />
             <source>Label rows by the decoder &amp;input</source>
             <translation>按解码器输入标注行(&amp;I)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="95" />
+            <location filename="../../viz_app/window/actions.py" line="102" />
             <source>Label each decoder row by its input token instead of the token that follows it</source>
             <translation>用输入词元而不是其后的词元来标注解码器的每一行</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/actions.py" line="97" />
-            <source>&amp;What can I type?</source>
-            <translation>可以输入什么？(&amp;W)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/actions.py" line="98" />
-            <source>The words this model knows, and sentences it translates correctly</source>
-            <translation>这个模型认识的词，以及它能正确翻译的句子</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/actions.py" line="100" />
-            <source>Show or hide the &amp;next-token panel</source>
-            <translation>显示或隐藏下一个词元面板(&amp;N)</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/actions.py" line="101" />
-            <source>What the model would say next; while presenting on a screen narrower than 1,600 pixels it waits for this key</source>
-            <translation>模型接下来会说什么；在宽度不足 1600 像素的屏幕上演示时，按此键才显示</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/actions.py" line="104" />
@@ -2411,32 +2391,32 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>观察小模型在训练过程中注意力如何形成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="62" />
+            <location filename="../../viz_app/window/actions.py" line="69" />
             <source>&amp;Encoder self-attention</source>
             <translation>编码器自注意力(&amp;E)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="62" />
+            <location filename="../../viz_app/window/actions.py" line="69" />
             <source>Show encoder self-attention</source>
             <translation>显示编码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="63" />
+            <location filename="../../viz_app/window/actions.py" line="70" />
             <source>&amp;Decoder self-attention</source>
             <translation>解码器自注意力(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="63" />
+            <location filename="../../viz_app/window/actions.py" line="70" />
             <source>Show decoder self-attention</source>
             <translation>显示解码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="64" />
+            <location filename="../../viz_app/window/actions.py" line="71" />
             <source>&amp;Cross-attention</source>
             <translation>交叉注意力(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/actions.py" line="64" />
+            <location filename="../../viz_app/window/actions.py" line="71" />
             <source>Show cross-attention</source>
             <translation>显示交叉注意力</translation>
         </message>
@@ -2601,209 +2581,229 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="109" />
+            <location filename="../../viz_app/window/main_window.py" line="114" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="226" />
+            <location filename="../../viz_app/window/main_window.py" line="263" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="227" />
+            <location filename="../../viz_app/window/main_window.py" line="264" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="37" />
+            <location filename="../../viz_app/window/menus.py" line="41" />
             <source>&amp;File</source>
             <translation>文件(&amp;F)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="42" />
+            <location filename="../../viz_app/window/menus.py" line="46" />
             <source>&amp;Export</source>
             <translation>导出(&amp;E)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="47" />
+            <location filename="../../viz_app/window/menus.py" line="51" />
             <source>&amp;Go</source>
             <translation>跳转(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="53" />
+            <location filename="../../viz_app/window/menus.py" line="57" />
             <source>&amp;Show</source>
             <translation>显示(&amp;S)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="60" />
+            <location filename="../../viz_app/window/menus.py" line="64" />
             <source>&amp;Model</source>
             <translation>模型(&amp;M)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="66" />
+            <location filename="../../viz_app/window/menus.py" line="73" />
             <source>&amp;View</source>
             <translation>视图(&amp;V)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="67" />
+            <location filename="../../viz_app/window/menus.py" line="74" />
             <source>P&amp;anels</source>
             <translation>面板(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="76" />
+            <location filename="../../viz_app/window/menus.py" line="83" />
             <source>&amp;Theme</source>
             <translation>主题(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="82" />
+            <location filename="../../viz_app/window/menus.py" line="89" />
             <source>Lan&amp;guage</source>
             <translation>语言(&amp;G)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="90" />
+            <location filename="../../viz_app/window/menus.py" line="97" />
             <source>&amp;Help</source>
             <translation>帮助(&amp;H)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="92" />
+            <location filename="../../viz_app/window/menus.py" line="99" />
             <source>Explain &amp;panel</source>
             <translation>讲解面板(&amp;P)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="93" />
-            <source>Attention heatmap</source>
-            <translation>注意力热力图</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/menus.py" line="93" />
-            <source>Masks</source>
-            <translation>掩码</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/menus.py" line="94" />
-            <source>All heads</source>
-            <translation>所有注意力头</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/menus.py" line="94" />
-            <source>Positional encoding</source>
-            <translation>位置编码</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/menus.py" line="95" />
-            <source>Next token</source>
-            <translation>下一个词元</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/menus.py" line="102" />
+            <location filename="../../viz_app/window/menus.py" line="106" />
             <source>Presenting</source>
             <translation>演示</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/menus.py" line="85" />
+            <location filename="../../viz_app/window/menus.py" line="92" />
             <source>Follow the system</source>
             <translation>跟随系统</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/model_panels.py" line="34" />
+            <location filename="../../viz_app/window/model_panels.py" line="35" />
             <source>Model inspector</source>
             <translation>模型检视器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/model_panels.py" line="36" />
+            <location filename="../../viz_app/window/model_panels.py" line="37" />
             <source>Train</source>
             <translation>训练</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/model_panels.py" line="92" />
+            <location filename="../../viz_app/window/model_panels.py" line="93" />
             <source>Compare with another checkpoint</source>
             <translation>与另一个检查点比较</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/model_panels.py" line="106" />
+            <location filename="../../viz_app/window/model_panels.py" line="107" />
             <source>Comparison ready</source>
             <translation>比较完成</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/model_panels.py" line="88" />
+            <location filename="../../viz_app/window/model_panels.py" line="89" />
             <source>Open a model and type a sentence first: the comparison runs on it.</source>
             <translation>请先打开模型并输入一个句子：比较将在这个句子上进行。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="71" />
-            <source>Open model…</source>
-            <translation>打开模型…</translation>
+            <location filename="../../viz_app/window/parts.py" line="316" />
+            <source>Attention heatmap</source>
+            <translation>注意力热力图</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="78" />
-            <source>Cancel loading</source>
-            <translation>取消加载</translation>
+            <location filename="../../viz_app/window/parts.py" line="317" />
+            <source>Masks</source>
+            <translation>掩码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="129" />
+            <location filename="../../viz_app/window/parts.py" line="321" />
             <source>Sentence</source>
             <translation>句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="174" />
-            <source>Head statistics</source>
-            <translation>注意力头统计</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/window/parts.py" line="177" />
+            <location filename="../../viz_app/window/parts.py" line="324" />
             <source>Heads</source>
             <translation>注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="210" />
+            <location filename="../../viz_app/window/parts.py" line="326" />
+            <source>Next token</source>
+            <translation>下一个词元</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="331" />
+            <source>Positional encoding</source>
+            <translation>位置编码</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="335" />
             <source>What can I type?</source>
             <translation>可以输入什么？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="228" />
+            <location filename="../../viz_app/window/parts.py" line="340" />
             <source>Ablation</source>
             <translation>消融</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="232" />
+            <location filename="../../viz_app/window/parts.py" line="76" />
+            <source>Open model…</source>
+            <translation>打开模型…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="83" />
+            <source>Cancel loading</source>
+            <translation>取消加载</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="182" />
+            <source>All heads</source>
+            <translation>所有注意力头</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="183" />
+            <source>Head statistics</source>
+            <translation>注意力头统计</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="263" />
             <source>Heads or the positional encoding are switched off: the model is not intact</source>
             <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="245" />
+            <location filename="../../viz_app/window/parts.py" line="276" />
             <source>no model</source>
             <translation>无模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="250" />
+            <location filename="../../viz_app/window/parts.py" line="281" />
             <source>Stop run</source>
             <translation>停止运行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="251" />
+            <location filename="../../viz_app/window/parts.py" line="282" />
             <source>Stop waiting for this run (Esc); the result on screen stays</source>
             <translation>不再等待本次运行（Esc）；屏幕上的结果保持不变</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="257" />
+            <location filename="../../viz_app/window/parts.py" line="288" />
             <source>Model activity</source>
             <translation>模型运行状态</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="257" />
+            <location filename="../../viz_app/window/parts.py" line="288" />
             <source>Loaded model</source>
             <translation>已加载的模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="258" />
+            <location filename="../../viz_app/window/parts.py" line="289" />
             <source>Device and number format</source>
             <translation>设备与数值格式</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="259" />
+            <location filename="../../viz_app/window/parts.py" line="290" />
             <source>Duration of the last model call</source>
             <translation>上一次模型调用的耗时</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="327" />
+            <source>Show or hide the &amp;next-token panel</source>
+            <translation>显示或隐藏下一个词元面板(&amp;N)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="328" />
+            <source>What the model would say next; while presenting on a screen narrower than 1,600 pixels it waits for this key</source>
+            <translation>模型接下来会说什么；在宽度不足 1600 像素的屏幕上演示时，按此键才显示</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="337" />
+            <source>&amp;What can I type?</source>
+            <translation>可以输入什么？(&amp;W)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/window/parts.py" line="338" />
+            <source>The words this model knows, and sentences it translates correctly</source>
+            <translation>这个模型认识的词，以及它能正确翻译的句子</translation>
         </message>
         <message>
             <location filename="../../viz_app/window/playback.py" line="41" />
@@ -2846,22 +2846,22 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>无法保存会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/status.py" line="89" />
+            <location filename="../../viz_app/window/status.py" line="111" />
             <source>working…</source>
             <translation>运行中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/status.py" line="74" />
+            <location filename="../../viz_app/window/status.py" line="96" />
             <source>last model call {ms} ms</source>
             <translation>上次模型调用耗时 {ms} 毫秒</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="31" />
+            <location filename="../../viz_app/window/wiring.py" line="73" />
             <source>Continue on the CPU</source>
             <translation>改在 CPU 上继续</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/wiring.py" line="46" />
+            <location filename="../../viz_app/window/wiring.py" line="88" />
             <source>The overview of every head could not be computed: {error}</source>
             <translation>无法计算所有注意力头的总览：{error}</translation>
         </message>
@@ -3639,47 +3639,47 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>Shortcut</name>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="319" />
+            <location filename="../../viz_app/desktop/menu_entry.py" line="319" />
             <source>No Attention Scope shortcut was installed.</source>
             <translation>此前未安装 Attention Scope 快捷方式。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="205" />
+            <location filename="../../viz_app/desktop/menu_entry.py" line="205" />
             <source>wrote {path}</source>
             <translation>已写入 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="235" />
+            <location filename="../../viz_app/desktop/menu_entry.py" line="235" />
             <source>removed {path}</source>
             <translation>已删除 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="323" />
+            <location filename="../../viz_app/desktop/menu_entry.py" line="323" />
             <source>would call pyshortcuts.make_shortcut({arguments})</source>
             <translation>将调用 pyshortcuts.make_shortcut({arguments})</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="185" />
+            <location filename="../../viz_app/desktop/menu_entry.py" line="185" />
             <source>would write {path}</source>
             <translation>将写入 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="228" />
+            <location filename="../../viz_app/desktop/menu_entry.py" line="228" />
             <source>would remove {path}</source>
             <translation>将删除 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="300" />
+            <location filename="../../viz_app/desktop/menu_entry.py" line="300" />
             <source>Attention Scope is in the application menu (uninstall: attention-scope uninstall-shortcut).</source>
             <translation>Attention Scope 已加入应用程序菜单（卸载：attention-scope uninstall-shortcut）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="308" />
+            <location filename="../../viz_app/desktop/menu_entry.py" line="308" />
             <source>attention-scope: {error}</source>
             <translation>attention-scope：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/shell/desktop.py" line="304" />
+            <location filename="../../viz_app/desktop/menu_entry.py" line="304" />
             <source>No Attention Scope shortcut was installed under {path}.</source>
             <translation>{path} 下此前未安装 Attention Scope 快捷方式。</translation>
         </message>

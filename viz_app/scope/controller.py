@@ -3,7 +3,7 @@
 Why apart from the window: what happens between "the user asked for something" and "the state holds
 the answer" (which model to open at start, remembered import answers, sessions waiting for their
 model, newest-request-wins runs, a GPU fault falling back to the CPU) is the application's logic, not
-layout. The controller reads and writes :class:`~viz_app.scope.state.AppState` and talks to the
+layout. The controller reads and writes :class:`~viz_app.scope.state.ScopeStore` and talks to the
 :class:`~viz_app.workers.model_worker.WorkerHost`; it says what the user should be told through signals, which the
 window shows in its banners and status bar. Its only view of the input boxes is ``flush_inputs``, a
 callable that pushes edits still waiting for the debounce into the state.
@@ -129,10 +129,10 @@ class ScopeController(QObject):
     loadingChanged = Signal(str)  # the key being loaded ("" = none): the model picker shows the current model again
     resultShown = Signal(object)  # the RunResult just installed in the state
 
-    def __init__(self, state, host: WorkerHost, persistence: Persistence, *, flush_inputs: Callable[[], None],
+    def __init__(self, store, host: WorkerHost, persistence: Persistence, *, flush_inputs: Callable[[], None],
                  ask_options: Callable[[OptionsNeeded], dict | None], parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.state = state
+        self.store = store
         self.host = host
         self.persistence = persistence
         self._flush_inputs = flush_inputs
@@ -161,7 +161,7 @@ class ScopeController(QObject):
         # ablations and the scores view change what the model must compute: run again, once per burst of changes
         self._rerun_timer = QTimer(self, singleShot=True, interval=0)
         self._rerun_timer.timeout.connect(self._rerun_for_state)
-        state.rerunNeeded.connect(self._rerun_timer.start)
+        store.rerunNeeded.connect(self._rerun_timer.start)
 
     # ------------------------------------------------------------------ models
     def open_initial_model(self, requested: str | None, *, is_session: Callable[[str], bool]) -> None:
@@ -171,7 +171,7 @@ class ScopeController(QObject):
         session_failed = False
         if requested and is_session(requested):
             if self.open_session(requested):
-                if self.state.model is None and self.loading_key is not None:
+                if self.store.model is None and self.loading_key is not None:
                     self.startup_model = self.loading_key  # its model refused: the default one, as for a refused path
                 return
             requested, session_failed = None, True  # its one line was said: it must outlive the model loading now
@@ -206,8 +206,8 @@ class ScopeController(QObject):
             options = self.persistence.remembered_options(key)
         self._flush_inputs()
         self.loading_key = key
-        self._texts_at_load = (self.state.src_text, self.state.tgt_text)
-        self._model_at_load = self.state.model
+        self._texts_at_load = (self.store.src_text, self.store.tgt_text)
+        self._model_at_load = self.store.model
         self.host.load_model(key, options)
         self.loadingChanged.emit(key)
         self.statusMessage.emit(tr("MainWindow", "Loading {name}…").format(name=Path(key).name))
@@ -244,8 +244,8 @@ class ScopeController(QObject):
         self._mark_stalled()
 
     def _mark_stalled(self) -> None:
-        if self.state.model is not None:
-            self.persistence.set_stalled_sentence(self.state.model.key, self.state.src_text)
+        if self.store.model is not None:
+            self.persistence.set_stalled_sentence(self.store.model.key, self.store.src_text)
 
     @Slot(int, object)
     def _on_needs_options(self, _request_id: int, needed: OptionsNeeded) -> None:
@@ -268,7 +268,7 @@ class ScopeController(QObject):
 
     def compare_with(self, path: str, options: dict | None = None) -> int:
         """Compare the loaded model with another checkpoint on the current sentence (answer: host.compared)."""
-        s = self.state
+        s = self.store
         if options is None:
             options = self.persistence.remembered_options(path)
         self.statusMessage.emit(tr("MainWindow", "Comparing with {name}…").format(name=Path(path).name))
@@ -276,7 +276,7 @@ class ScopeController(QObject):
 
     @Slot(int, object)
     def _on_model_loaded(self, _request_id: int, info: ModelInfo) -> None:
-        s = self.state
+        s = self.store
         if self._rerun_after_move and s.model is not None and info.key == s.model.key:
             # the same model on another device: keep the sentence and the view, just run again
             self._rerun_after_move = False
@@ -343,13 +343,13 @@ class ScopeController(QObject):
 
     @Slot()
     def _rerun_for_state(self) -> None:
-        if self.state.model is not None and self.pending_session is None and self.loading_key is None:
+        if self.store.model is not None and self.pending_session is None and self.loading_key is None:
             self._flush_inputs()
             self.request_run()
 
     def request_run(self) -> int | None:
         """One model call for the state's inputs, or none when there is nothing to run (no model, no source)."""
-        s = self.state
+        s = self.store
         if s.model is None:
             return None
         if not s.src_text.strip():
@@ -365,8 +365,8 @@ class ScopeController(QObject):
 
     @Slot(int, object)
     def _on_result(self, _request_id: int, result: RunResult) -> None:
-        if self.state.model is not None and self.persistence.stalled_sentence(self.state.model.key) is not None:
-            self.persistence.set_stalled_sentence(self.state.model.key, None)  # this model runs again
+        if self.store.model is not None and self.persistence.stalled_sentence(self.store.model.key) is not None:
+            self.persistence.set_stalled_sentence(self.store.model.key, None)  # this model runs again
         pending, self.pending_view = self.pending_view, None
         default, self.default_view_pending = self.default_view_pending, False
         step = selection = None
@@ -375,8 +375,8 @@ class ScopeController(QObject):
             if "kind" in pending:
                 selection["kind"] = pending["kind"]
             step = pending["step"] if pending["step"] >= 0 else None
-        elif default and self.state.model is not None and result.trace is not None:
-            layer = instructive_layer(self.state.model.key, result.trace)
+        elif default and self.store.model is not None and result.trace is not None:
+            layer = instructive_layer(self.store.model.key, result.trace)
             if layer is not None:
                 selection = {"kind": "cross", "layer": layer, "head": None}
         notices = tuple(notice_text(n) for n in result.notices)
@@ -387,7 +387,7 @@ class ScopeController(QObject):
                                          "step {steps} is shown").format(step=step, steps=steps),)
         if not self._error_stays:
             self.errorCleared.emit()
-        self.state.set_result(result.trace, result.history, forced=result.forced, notices=notices,
+        self.store.set_result(result.trace, result.history, forced=result.forced, notices=notices,
                               baseline_logprobs=result.baseline_logprobs, baseline_output=result.baseline_output,
                               elapsed_ms=result.elapsed_ms, step=step, selection=selection,
                               translation=result.translation, expected=result.expected)
@@ -429,7 +429,7 @@ class ScopeController(QObject):
                 self.open_model(fallback)
                 self._error_stays = True  # a typo in --model must stay visible once the other model shows
         else:
-            if self.state.trace is not None:
+            if self.store.trace is not None:
                 text = tr("MainWindow", "The model could not run: {reason} (the previous result is still shown)")
             else:
                 text = tr("MainWindow", "The model could not run: {reason}")
@@ -447,7 +447,7 @@ class ScopeController(QObject):
 
     def _startup_fallback(self, failed_key: str) -> str | None:
         """If the remembered model failed at start, try the default bundled one once."""
-        if self.startup_model is None or self.state.model is not None:
+        if self.startup_model is None or self.store.model is not None:
             return None
         self.startup_model = None
         bundled = bundled_models()
@@ -469,7 +469,7 @@ class ScopeController(QObject):
             self.errorRaised.emit(tr("MainWindow", "Could not open the session: {reason}").format(reason=exc))
             return False
         self.persistence.set_session_folder(str(Path(path).resolve().parent))
-        s = self.state
+        s = self.store
         location = session.model.location if session.model is not None else ""
         if s.model is not None and s.model.key == location:
             if not self.session_fits(session, s.model):
@@ -494,7 +494,7 @@ class ScopeController(QObject):
 
     def apply_session_inputs(self, session: Session) -> None:
         """Colours, overlays, view mode, decoding and padding of a session that fits the model."""
-        s = self.state
+        s = self.store
         s.set_colormap(session.colormap)
         s.set_log_scale(session.log_scale)
         for name in s.overlays:
@@ -507,7 +507,7 @@ class ScopeController(QObject):
 
     def apply_session_view(self, session: Session) -> None:
         """Kind, ablation now; layer, head and step once the first result is there (they depend on its sizes)."""
-        s = self.state
+        s = self.store
         s.set_kind(session.selection.kind)
         s.set_ablation(frozenset(session.ablated_heads), session.ablate_positional)
         self.pending_view = {"layer": session.selection.layer, "head": session.selection.head, "step": session.step,

@@ -31,15 +31,15 @@ class Persistence(QObject):
 
     problem = Signal(str)  # something about the settings the user should know (shown once, never blocking)
 
-    def __init__(self, settings: AppSettings, state, parent: QObject | None = None) -> None:
+    def __init__(self, settings: AppSettings, store, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.settings = settings
-        self.state = state
+        self.store = store
         #: whether a remembered selection is still waiting for the first result (then it must not be overwritten)
         self.view_pending: Callable[[], bool] = lambda: False
-        state.stepChanged.connect(self.save_view)
-        state.selectionChanged.connect(self.save_view)
-        state.displayChanged.connect(self.save_display)
+        store.stepChanged.connect(self.save_view)
+        store.selectionChanged.connect(self.save_view)
+        store.displayChanged.connect(self.save_display)
 
     # ------------------------------------------------------------------ start
     def restore(self) -> dict | None:
@@ -47,7 +47,7 @@ class Persistence(QObject):
         which can only be applied once a result gives the model's sizes (None when nothing was remembered:
         the first model then opens on its most instructive view)."""
         st = self.settings
-        self.state.restore(restored_state(st))
+        self.store.restore(restored_state(st))
         if not st.contains("view/layer"):
             return None
         head = st.get_int("view/head", -1)
@@ -117,7 +117,7 @@ class Persistence(QObject):
 
     # ------------------------------------------------------------------ written as the state changes
     def save_inputs(self) -> None:
-        s = self.state
+        s = self.store
         d = s.decoding
         values = {
             "decoding/method": d.method, "decoding/temperature": d.temperature, "decoding/top_k": d.top_k,
@@ -134,7 +134,7 @@ class Persistence(QObject):
     def save_view(self) -> None:
         if self.view_pending():
             return  # the saved selection has not been applied yet: do not overwrite it with defaults
-        s = self.state
+        s = self.store
         head = -1 if s.head is None else s.head
         values: dict[str, object] = {"view/kind": s.kind, "view/layer": s.layer, "view/head": head, "view/step": s.step}
         if s.model is not None and s.trace is not None:  # a selection seen with this model's result
@@ -144,7 +144,7 @@ class Persistence(QObject):
 
     @Slot()
     def save_display(self) -> None:
-        s = self.state
+        s = self.store
         values: dict[str, object] = {"view/colormap": s.colormap, "view/log_scale": s.log_scale, "view/row_labels": s.row_labels}
         for name, on in s.overlays.items():
             values[f"view/overlay_{name.replace(' ', '_')}"] = on

@@ -15,7 +15,7 @@ from model_core.decoding_settings import DecodingSettings
 from model_core.io.sessions import ScopeState, Selection, Session
 from model_core.shared_types import KINDS, OVERLAYS
 from viz_app.scope.settings import AppSettings
-from viz_app.scope.state import ROW_LABEL_MODES, AppState
+from viz_app.scope.state import ROW_LABEL_MODES, ScopeStore
 
 SESSION_SUFFIX = ".scope.json"
 
@@ -26,11 +26,11 @@ def looks_like_session(path: str | Path) -> bool:
     return p.is_file() and (p.name.endswith(SESSION_SUFFIX) or (p.suffix == ".json" and p.name != "config.json"))
 
 
-def session_from_state(state: AppState) -> Session:
+def session_from_state(store: ScopeStore) -> Session:
     """Everything on screen as a :class:`Session` (the state's own value; ValueError when no model is open)."""
-    if state.model is None or state.scope.model is None:
+    if store.model is None or store.scope.model is None:
         raise ValueError("no model is open")
-    return state.scope
+    return store.scope
 
 
 def restored_state(settings: AppSettings) -> ScopeState:

@@ -1,4 +1,4 @@
-"""AppState: the single source of truth of what the window shows.
+"""ScopeStore: the single source of truth of what the window shows (the store of the frozen ``ScopeState``).
 
 Why one object: the inputs, stepping bar, selectors and every panel read and write the same few
 facts (which trace, which step, which map). Keeping them here, with setters that validate and
@@ -89,8 +89,9 @@ def view_needs_run(trace: Trace | None, mode: str, kind: str) -> bool:
     return trace is None or not found.result_in(trace)
 
 
-class AppState(QObject):
-    """The window's state: one frozen :class:`ScopeState` (what is shown) plus the last result, with signals.
+class ScopeStore(QObject):
+    """The window's store: one frozen :class:`ScopeState` (what is shown) plus the last result, with signals.
+    ("state" names only the frozen value; this object holds it and says what changed.)
 
     Why an adapter around a frozen value: the value (``scope``) is what session files, the remembered
     settings and every model call derive from, and it validates itself; this QObject only says *what

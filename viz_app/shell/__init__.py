@@ -1,1 +1,1 @@
-"""Starting and hosting the app: entry point, QApplication, desktop integration, start-up policies."""
+"""Starting and hosting the app: entry point, QApplication, start-up policies."""

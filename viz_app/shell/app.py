@@ -6,7 +6,7 @@ model path (so a file manager's "open with" works); ``--device cpu|cuda|mps`` fo
 (a 24 + 24-layer model of d_model 1,024 stays under 3 GB at 4,096 tokens; the maps are then
 bfloat16's). Qt's own options (``-platform offscreen`` …) are passed through to Qt untouched.
 
-This module imports nothing but the standard library at module level, so ``viz_app.shell.desktop`` can
+This module imports nothing but the standard library at module level, so ``viz_app.desktop.menu_entry`` can
 read its constants.
 """
 
@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from viz_app.shell.identity import APP_NAME, DESKTOP_FILE, ORGANIZATION
+from viz_app.desktop.identity import APP_NAME, DESKTOP_FILE, ORGANIZATION
 
 #: Qt's own command-line options (QGuiApplication / QApplication), passed to Qt untouched: those that take a value
 QT_OPTIONS_WITH_VALUE = ("-platform", "-platformpluginpath", "-platformtheme", "-plugin", "-qwindowgeometry",
@@ -130,7 +130,7 @@ def run(argv: Sequence[str] = (), import_options: dict | None = None,
     app.setApplicationDisplayName("Attention Scope")
     app.setOrganizationName(ORGANIZATION)
     app.setDesktopFileName(DESKTOP_FILE)
-    from viz_app.shell.icons import app_icon
+    from viz_app.desktop.icons import app_icon
 
     app.setWindowIcon(app_icon())
     from viz_app.shell.gc_policy import GuiThreadCollector
@@ -153,7 +153,7 @@ def run(argv: Sequence[str] = (), import_options: dict | None = None,
         on_window(window)
     window.show()
     if presenter:
-        window.act_presenter.setChecked(True)  # a classroom shortcut: straight to the projector layout
+        window.actions.presenter.setChecked(True)  # a classroom shortcut: straight to the projector layout
     try:
         return int(app.exec())
     finally:
@@ -190,10 +190,10 @@ def _settle_after_first_answer(window, collector) -> None:
     from PySide6.QtCore import QTimer
 
     collector.hold(START_HOLD_MS)
-    signals = (window.state.traceChanged, window.host.failed, window.host.needsOptions)
+    signals = (window.store.traceChanged, window.host.failed, window.host.needsOptions)
 
     def on_answer(*_args) -> None:
-        if window.state.trace is None and not _args:
+        if window.store.trace is None and not _args:
             return  # a model was installed, with no trace yet (traceChanged also says "cleared"): not an answer
         for signal in signals:
             signal.disconnect(on_answer)

@@ -1,7 +1,7 @@
 """The window's controls: model picker, sentence inputs, stepping bar, map selectors, banners.
 
 Why separate from the main window: these are plain Qt forms with no knowledge of the model or of
-AppState. Each emits intent signals ("the user chose layer 2") and exposes ``show_*`` methods the
+ScopeStore. Each emits intent signals ("the user chose layer 2") and exposes ``show_*`` methods the
 window calls to mirror the state back (with signals blocked, so mirroring never loops back into
 a change). That keeps the wiring in one place (``main_window.py``) and each form testable alone.
 Every text is translated when the form is built (context "Controls"); item data keep the

@@ -15,10 +15,10 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QMainWindow
 
 from viz_app.i18n import tr
-from viz_app.scope.state import AppState
+from viz_app.scope.state import ScopeStore
 from viz_app.widgets.alignment_lines import AlignmentLines, alignment_view
 from viz_app.widgets.map_view import ViewSpec
-from viz_app.window.layout import add_dock
+from viz_app.window.panel_registry import add_dock
 
 if TYPE_CHECKING:
     from viz_app.window.menus import WindowMenus
@@ -27,20 +27,20 @@ if TYPE_CHECKING:
 class AlignmentLinesBinding(QObject):
     """Redraws the lines on a new trace, a step, a selection or a display change (row labels)."""
 
-    def __init__(self, state: AppState, lines: AlignmentLines, parent: QObject | None = None) -> None:
+    def __init__(self, store: ScopeStore, lines: AlignmentLines, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.state = state
+        self.store = store
         self.lines = lines
-        state.traceChanged.connect(self.refresh)
-        state.stepChanged.connect(self.refresh)
-        state.selectionChanged.connect(self.refresh)
-        state.displayChanged.connect(self.refresh)
-        state.modelChanged.connect(self.refresh)
+        store.traceChanged.connect(self.refresh)
+        store.stepChanged.connect(self.refresh)
+        store.selectionChanged.connect(self.refresh)
+        store.displayChanged.connect(self.refresh)
+        store.modelChanged.connect(self.refresh)
         self.refresh()
 
     @Slot()
     def refresh(self) -> None:
-        s = self.state
+        s = self.store
         trace = s.trace
         if trace is None or trace.cross.shape[0] == 0:
             self.lines.clear(tr("AlignmentLines", "No cross-attention to show yet: type a sentence."))
@@ -61,13 +61,13 @@ class AlignmentLinesBinding(QObject):
 class AlignmentLinesPart:
     """The Alignment lines dock (Model ▸ Alignment lines, View ▸ Panels; hidden at first), its binding and its entry."""
 
-    def __init__(self, window: QMainWindow, state: AppState, menus: WindowMenus, *,
+    def __init__(self, window: QMainWindow, store: ScopeStore, menus: WindowMenus, *,
                  reveal: Callable[[QDockWidget], None]) -> None:
         self.panel = AlignmentLines(window)
         self.dock = add_dock(window, tr("MainWindow", "Alignment lines"), "dockAlignmentLines", self.panel,
                              Qt.DockWidgetArea.RightDockWidgetArea)
         self.dock.hide()  # opened from the Model menu
-        self.binding = AlignmentLinesBinding(state, self.panel, window)
+        self.binding = AlignmentLinesBinding(store, self.panel, window)
         self.action = QAction(tr("MainWindow", "Alignment &lines (source → target)"), window)
         self.action.triggered.connect(lambda: reveal(self.dock))
         menus.model.addAction(self.action)

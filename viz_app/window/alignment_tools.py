@@ -28,12 +28,12 @@ from model_core.analysis.alignment import GoldAlignment, TraceAlignment, parse_p
 from model_core.inference.batched import text_lines
 from model_core.inference.lazy_trace import MapsOnDemand
 from viz_app.i18n import tr
-from viz_app.scope.state import AppState
+from viz_app.scope.state import ScopeStore
 from viz_app.widgets.aer_map import MEAN
 from viz_app.widgets.alignment_panel import AlignmentPanel
 from viz_app.widgets.gold_links import GoldLinks
 from viz_app.widgets.heatmap import AttentionHeatmap
-from viz_app.window.layout import add_dock
+from viz_app.window.panel_registry import add_dock
 
 if TYPE_CHECKING:
     from viz_app.window.menus import WindowMenus
@@ -46,9 +46,9 @@ MAX_GOLD_LINES = 10_000_000
 class AlignmentBinding(QObject):
     """Keeps the panel's AER map and the heatmap's gold markers in step with the trace, the gold and the selection."""
 
-    def __init__(self, state: AppState, panel: AlignmentPanel, heatmap: AttentionHeatmap, parent: QObject | None = None) -> None:
+    def __init__(self, store: ScopeStore, panel: AlignmentPanel, heatmap: AttentionHeatmap, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.state, self.panel = state, panel
+        self.store, self.panel = store, panel
         self.markers = GoldLinks(heatmap)
         self.gold: GoldAlignment | None = None
         self.gold_file: Path | None = None
@@ -59,7 +59,7 @@ class AlignmentBinding(QObject):
         panel.lineChanged.connect(self.use_line)
         panel.shiftToggled.connect(self.set_shift)
         panel.aer_map.headClicked.connect(self._on_head_clicked)
-        for signal in (state.traceChanged, state.selectionChanged, state.displayChanged):
+        for signal in (store.traceChanged, store.selectionChanged, store.displayChanged):
             signal.connect(self.refresh)
         self.refresh()
 
@@ -111,7 +111,7 @@ class AlignmentBinding(QObject):
     # ------------------------------------------------------------------ what is shown
     @Slot()
     def refresh(self) -> None:
-        trace = self.state.trace
+        trace = self.store.trace
         if trace is None or self.gold is None or trace.cross.size == 0:
             self.alignment = None
             self.panel.aer_map.set_aer(None)
@@ -130,12 +130,12 @@ class AlignmentBinding(QObject):
             return
         grid = self.alignment.aer(self.gold)
         self.panel.aer_map.set_aer(grid)
-        self.panel.aer_map.set_selected(self.state.layer if self.state.kind == "cross" else None, self.state.head)
+        self.panel.aer_map.set_selected(self.store.layer if self.store.kind == "cross" else None, self.store.head)
         self._draw_markers()
         self.panel.summary.setText(self._summary(grid))
 
     def _draw_markers(self) -> None:
-        if self.alignment is None or self.gold is None or self.state.kind != "cross":
+        if self.alignment is None or self.gold is None or self.store.kind != "cross":
             self.markers.clear()
             return
         sure = [cell for link in self.gold.sure for cell in self.alignment.cells(link)]
@@ -157,7 +157,7 @@ class AlignmentBinding(QObject):
         if outside:
             lines.append(tr("AlignmentTools", "Links past the sentence ({source} source and {target} target words): "
                                               "{links}").format(source=n_src, target=n_tgt, links=" ".join(outside[:6])))
-        if not self.state.forced:
+        if not self.store.forced:
             lines.append(tr("AlignmentTools", "The target was generated: gold links belong to a typed target"))
         if self.error:
             lines.append(self.error)
@@ -165,18 +165,18 @@ class AlignmentBinding(QObject):
 
     @Slot(int, int)
     def _on_head_clicked(self, layer: int, head: int) -> None:
-        self.state.select(kind="cross", layer=layer, head=None if head == MEAN else head)
+        self.store.select(kind="cross", layer=layer, head=None if head == MEAN else head)
 
 
 class ReportOpener(QObject):
     """File ▸ Open report…: a folder chooser, the report dialog, and the jump from a sentence to the window."""
 
-    def __init__(self, state: AppState, parent_widget: QWidget,
+    def __init__(self, store: ScopeStore, parent_widget: QWidget,
                  show_pair: Callable[[str, str], None] | None = None) -> None:
         super().__init__(parent_widget)
-        self.state, self.parent_widget = state, parent_widget
+        self.store, self.parent_widget = store, parent_widget
         #: puts a pair in the input boxes and runs it (the window's boxes); the state alone by default
-        self.show_pair = show_pair or (lambda source, target: state.set_inputs(source, target))
+        self.show_pair = show_pair or (lambda source, target: store.set_inputs(source, target))
         self.dialog: ReportDialog | None = None
         self.error = ""
 
@@ -209,7 +209,7 @@ class ReportOpener(QObject):
     def show_sentence(self, kind: str, layer: int, head: int, source: str, target: str) -> None:
         """Put the pair in the boxes (teacher-forced on its target) and select the head."""
         self.show_pair(source, target)
-        self.state.select(kind=kind, layer=layer, head=head)
+        self.store.select(kind=kind, layer=layer, head=head)
 
     def _tell(self, text: str) -> None:
         show_error = getattr(self.parent_widget, "show_error", None)
@@ -221,14 +221,14 @@ class AlignmentPart:
     """The Alignment dock (Model ▸ Alignment with gold links, View ▸ Panels; hidden at first): the gold links of the
     pair on screen, the AER map, and the gold links drawn over ``heatmap``."""
 
-    def __init__(self, window: QMainWindow, state: AppState, heatmap: AttentionHeatmap, menus: WindowMenus, *,
+    def __init__(self, window: QMainWindow, store: ScopeStore, heatmap: AttentionHeatmap, menus: WindowMenus, *,
                  reveal: Callable[[QDockWidget], None]) -> None:
         self.window = window
         self.panel = AlignmentPanel(window)
         self.dock = add_dock(window, tr("MainWindow", "Alignment"), "dockAlignment", self.panel,
                              Qt.DockWidgetArea.RightDockWidgetArea)
         self.dock.hide()  # opened from the Model menu
-        self.binding = AlignmentBinding(state, self.panel, heatmap, window)
+        self.binding = AlignmentBinding(store, self.panel, heatmap, window)
         self.panel.fileRequested.connect(self.choose_gold_file)
         self.action = QAction(tr("MainWindow", "Alignment with &gold links"), window)
         self.action.triggered.connect(lambda: reveal(self.dock))
@@ -247,9 +247,9 @@ class ReportPart:
     """File ▸ Open report… (after ``after`` in ``file_menu``): a folder written by ``attention-scope report`` in
     :class:`~viz_app.window.report_dialog.ReportDialog`; "Show in the window" calls ``show_pair``."""
 
-    def __init__(self, window: QWidget, state: AppState, file_menu: QMenu, *, after: QAction,
+    def __init__(self, window: QWidget, store: ScopeStore, file_menu: QMenu, *, after: QAction,
                  show_pair: Callable[[str, str], None]) -> None:
-        self.opener = ReportOpener(state, window, show_pair=show_pair)
+        self.opener = ReportOpener(store, window, show_pair=show_pair)
         self.action = QAction(tr("MainWindow", "Open &report…"), window)
         self.action.setToolTip(tr("MainWindow", "A folder written by: attention-scope report"))
         self.action.triggered.connect(self.opener.choose)

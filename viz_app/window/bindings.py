@@ -2,7 +2,7 @@
 
 Why here and not in the window: a panel's redraw rules are the panel's business (napari keeps them in
 its Qt layers, glue in its state-bound widgets). Each binder subscribes to the fewest
-:class:`~viz_app.scope.state.AppState` signals that can change what it shows, and every state change emits
+:class:`~viz_app.scope.state.ScopeStore` signals that can change what it shows, and every state change emits
 exactly one signal, so one change redraws each panel once (``tests/app/test_redraws.py`` counts it).
 Binders hold widgets and the state; they never call the model or touch the window's layout.
 """
@@ -24,7 +24,7 @@ from model_core.inference.pooling import pool_blocked, pool_max, pooled_length, 
 from model_core.interpret.registry import of_view
 from model_core.shared_types import KINDS
 from viz_app.i18n import N_, analysis_label, quoted, tr, tr_marked
-from viz_app.scope.state import LONG_SENTENCE_MODES, AppState, kind_title, long_sentence, view_needs_run
+from viz_app.scope.state import LONG_SENTENCE_MODES, ScopeStore, kind_title, long_sentence, view_needs_run
 from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
 from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
 from viz_app.widgets.colormaps import DIVERGING_NAME, GUTTER_VALUE
@@ -57,13 +57,13 @@ HINT_LOADING = N_("MainWindow", "<h3>Loading the model…</h3>")
 HINT_RUNNING = N_("MainWindow", "<h3>Running the model…</h3>")
 
 
-def view_spec(state: AppState) -> ViewSpec:
+def view_spec(store: ScopeStore) -> ViewSpec:
     """The state's selection and display settings, as the heatmap and the exporters take them.
 
     Scores are captured only on request: until the run that captures them has answered (or for a
     model that cannot give them), the weights are shown.
     """
-    s = state
+    s = store
     mode = s.view_mode
     if view_needs_run(s.trace, mode, s.kind):  # scores, attribution, value norms: until the run that adds them answers
         mode = "weights"
@@ -80,13 +80,13 @@ def view_spec(state: AppState) -> ViewSpec:
 EXPORT_WHOLE_TOKENS = 1024
 
 
-def export_spec(state: AppState, shown: MapWindow | None) -> ViewSpec | None:
+def export_spec(store: ScopeStore, shown: MapWindow | None) -> ViewSpec | None:
     """What the window's exports draw or write: the shown selection, through ``shown`` (the heatmap's window, else
     the map's first) when the map has a side over :data:`EXPORT_WHOLE_TOKENS`; None when there is no map."""
-    if state.trace is None or not state.has_matrix():
+    if store.trace is None or not store.has_matrix():
         return None
-    spec = view_spec(state)
-    rows, cols = shown_shape(state.trace, spec)
+    spec = view_spec(store)
+    rows, cols = shown_shape(store.trace, spec)
     if max(rows, cols) <= EXPORT_WHOLE_TOKENS:
         return spec
     window = shown if shown is not None and (shown.rows, shown.cols) == (rows, cols) else map_window(rows, cols, 0, 0)
@@ -96,22 +96,22 @@ def export_spec(state: AppState, shown: MapWindow | None) -> ViewSpec | None:
 class InputsBinding(QObject):
     """The sentence panel ⇄ the state: edits reach the state after a pause in typing; the state's values are shown."""
 
-    def __init__(self, state: AppState, inputs: InputPanel, on_edited: Callable[[], None],
+    def __init__(self, store: ScopeStore, inputs: InputPanel, on_edited: Callable[[], None],
                  on_error: Callable[[str], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.state, self.inputs = state, inputs
+        self.store, self.inputs = store, inputs
         self._on_edited, self._on_error = on_edited, on_error
         self._taking = False
         self.debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self.debounce.timeout.connect(self.apply)
         inputs.edited.connect(self.debounce.start)
-        state.inputsChanged.connect(self.show)
-        state.modelChanged.connect(self._on_model)
+        store.inputsChanged.connect(self.show)
+        store.modelChanged.connect(self._on_model)
         self.show()
 
     @Slot()
     def show(self) -> None:
-        s = self.state
+        s = self.store
         if self.debounce.isActive() or self._taking:
             return  # the boxes hold newer edits than the state: they win when the pause ends
         self.inputs.show_texts(s.src_text, s.tgt_text)
@@ -120,15 +120,15 @@ class InputsBinding(QObject):
 
     @Slot()
     def _on_model(self) -> None:
-        info = self.state.model
+        info = self.store.model
         if info is not None:
             self.inputs.model_picker.show_current(info.key)
-            self.inputs.show_padding(self.state.pad_src, self.state.pad_tgt, info.max_len)
+            self.inputs.show_padding(self.store.pad_src, self.store.pad_tgt, info.max_len)
 
     def take(self) -> bool:
         """Copy the boxes into the state now (edits still waiting for the pause); True when anything changed."""
         self.debounce.stop()
-        s, boxes = self.state, self.inputs
+        s, boxes = self.store, self.inputs
         before = s.scope
         src, tgt, pads = boxes.source.text(), boxes.target.text(), (boxes.pad_src.value(), boxes.pad_tgt.value())
         try:
@@ -167,11 +167,11 @@ class PerStepBinding(QObject):
     """A binding redrawn (:meth:`refresh`) when the trace or the step changes; a subclass sets its widgets, then calls
     :meth:`refresh` once."""
 
-    def __init__(self, state: AppState, parent: QObject | None = None) -> None:
+    def __init__(self, store: ScopeStore, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.state = state
-        state.traceChanged.connect(self.refresh)
-        state.stepChanged.connect(self.refresh)
+        self.store = store
+        store.traceChanged.connect(self.refresh)
+        store.stepChanged.connect(self.refresh)
 
     @Slot()
     def refresh(self) -> None:
@@ -181,14 +181,14 @@ class PerStepBinding(QObject):
 class StepBinding(PerStepBinding):
     """The stepping bar and the Go actions follow the trace's length and the step."""
 
-    def __init__(self, state: AppState, step_bar: StepBar, actions: dict[str, QAction], parent: QObject | None = None) -> None:
-        super().__init__(state, parent)
+    def __init__(self, store: ScopeStore, step_bar: StepBar, actions: dict[str, QAction], parent: QObject | None = None) -> None:
+        super().__init__(store, parent)
         self.step_bar, self.actions = step_bar, actions
         self.refresh()
 
     @Slot()
     def refresh(self) -> None:
-        s = self.state
+        s = self.store
         self.step_bar.show_step(s.step, s.n_steps)
         can_step = s.trace is not None
         a = self.actions
@@ -202,24 +202,24 @@ class StepBinding(PerStepBinding):
 class SelectorBinding(QObject):
     """The kind / layer / head pickers and the display controls show the state's selection and display."""
 
-    def __init__(self, state: AppState, selectors: SelectorBar, parent: QObject | None = None) -> None:
+    def __init__(self, store: ScopeStore, selectors: SelectorBar, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.state, self.selectors = state, selectors
-        for signal in (state.traceChanged, state.selectionChanged, state.modelChanged):
+        self.store, self.selectors = store, selectors
+        for signal in (store.traceChanged, store.selectionChanged, store.modelChanged):
             signal.connect(self.show_selection)
-        state.displayChanged.connect(self.show_display)
-        state.traceChanged.connect(self.show_display)  # a long sentence offers fewer view modes
+        store.displayChanged.connect(self.show_display)
+        store.traceChanged.connect(self.show_display)  # a long sentence offers fewer view modes
         self.show_selection()
         self.show_display()
 
     @Slot()
     def show_selection(self) -> None:
-        s = self.state
+        s = self.store
         self.selectors.show_selection(s.kind, s.layer, s.head, s.n_layers(), s.n_heads())
 
     @Slot()
     def show_display(self) -> None:
-        s = self.state
+        s = self.store
         self.selectors.show_display(s.colormap, s.log_scale, s.overlays, s.view_mode,
                                     LONG_SENTENCE_MODES if long_sentence(s.trace) else None)
 
@@ -227,21 +227,21 @@ class SelectorBinding(QObject):
 class ChipsBinding(QObject):
     """The token chips under the sentences: source tokens, the target up to the step, an analysis's bars."""
 
-    def __init__(self, state: AppState, inputs: InputPanel, parent: QObject | None = None) -> None:
+    def __init__(self, store: ScopeStore, inputs: InputPanel, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.state, self.inputs = state, inputs
-        state.traceChanged.connect(self.refresh)
-        state.stepChanged.connect(self.refresh_step)
-        state.displayChanged.connect(self.refresh_bars)
+        self.store, self.inputs = store, inputs
+        store.traceChanged.connect(self.refresh)
+        store.stepChanged.connect(self.refresh_step)
+        store.displayChanged.connect(self.refresh_bars)
         self.refresh()
 
     @Slot()
     def refresh(self) -> None:
-        trace = self.state.trace
-        self.inputs.show_translation(None if trace is None or self.state.forced else self.state.translation,
-                                     self.state.expected)
+        trace = self.store.trace
+        self.inputs.show_translation(None if trace is None or self.store.forced else self.store.translation,
+                                     self.store.expected)
         tokens = list(trace.src_tokens) if trace is not None else []
-        specials = self.state.model.src_specials if self.state.model is not None else None  # the vocabulary's own names
+        specials = self.store.model.src_specials if self.store.model is not None else None  # the vocabulary's own names
         surfaces = trace.src_surfaces if trace is not None else None
         self.inputs.source_chips.set_tokens(tokens, kinds=[chip_kind(t, specials or None) for t in tokens],
                                             surfaces=surfaces)
@@ -249,7 +249,7 @@ class ChipsBinding(QObject):
 
     @Slot()
     def refresh_step(self) -> None:
-        s = self.state
+        s = self.store
         trace = s.trace
         if trace is None:
             self.inputs.target_chips.set_tokens([])
@@ -264,7 +264,7 @@ class ChipsBinding(QObject):
 
     def _show_ranks(self, trace, tokens: list[str]) -> None:
         """Under teacher forcing, every typed token's rank at once (a badge under each target chip)."""
-        if not self.state.forced or not tokens:
+        if not self.store.forced or not tokens:
             self.inputs.target_chips.set_badges(None)
             return
         ranks = trace.output_ranks()[: len(tokens)]
@@ -277,7 +277,7 @@ class ChipsBinding(QObject):
     def refresh_bars(self) -> None:
         """Under the source chips, at the current step: the row of the shown analysis's whole-decoding map (the
         attention flow: how much each source token reaches the step), when it declares such bars."""
-        s = self.state
+        s = self.store
         found = of_view(s.view_mode)
         if (found is None or found.whole_map is None or not found.bars_label or s.trace is None or s.step < 1
                 or s.trace.n_steps < s.step or lazy_too_big(s.trace)):
@@ -292,12 +292,12 @@ class MapBinding(QObject):
     Also keeps the status bar's hover text true: a step back turns the hovered row "not computed yet".
     """
 
-    def __init__(self, state: AppState, heatmap: AttentionHeatmap, mosaic: HeadMosaic, stack: QStackedWidget,
+    def __init__(self, store: ScopeStore, heatmap: AttentionHeatmap, mosaic: HeadMosaic, stack: QStackedWidget,
                  hint: QLabel, hint_open: QPushButton, *, busy: Callable[[], bool], show_status: Callable[[str], None],
                  status_text: Callable[[], str], clear_status: Callable[[], None], parent: QObject | None = None,
                  cancel: QPushButton | None = None, loading: Callable[[], bool] = lambda: False) -> None:
         super().__init__(parent)
-        self.state, self.heatmap, self.mosaic = state, heatmap, mosaic
+        self.store, self.heatmap, self.mosaic = store, heatmap, mosaic
         self.cancel, self._loading = cancel, loading
         self.stack, self.hint, self.hint_open = stack, hint, hint_open
         self._busy, self._show_status, self._status_text, self._clear_status = busy, show_status, status_text, clear_status
@@ -309,14 +309,14 @@ class MapBinding(QObject):
         heatmap.add_side_widget(self.minimap)
         self.minimap.moved.connect(self.move_window)
         heatmap.graphics_widget().viewport().installEventFilter(self)
-        for signal in (state.traceChanged, state.stepChanged, state.selectionChanged, state.displayChanged):
+        for signal in (store.traceChanged, store.stepChanged, store.selectionChanged, store.displayChanged):
             signal.connect(self.refresh)
         heatmap.cellHovered.connect(self._on_hovered)
         self.refresh()
 
     @Slot()
     def refresh(self) -> None:
-        s = self.state
+        s = self.store
         trace = s.trace
         spec = view_spec(s)
         has_matrix = s.has_matrix()
@@ -392,13 +392,13 @@ class MapBinding(QObject):
     @Slot(int, str, int)
     def tiles_arrived(self, _run_id: int, kind: str, _layer: int) -> None:
         """The worker pooled a layer of a long sentence's overview: shown at once when it is of the shown kind."""
-        if self.state.trace is not None and kind == self.state.kind:
+        if self.store.trace is not None and kind == self.store.kind:
             self.refresh()
 
     def overview_pending(self) -> list[int]:
         """The layers of the shown kind whose overview tiles the worker has not pooled yet (a long sentence)."""
-        trace = self.state.trace
-        maps = None if trace is None else trace.attention(self.state.kind)
+        trace = self.store.trace
+        maps = None if trace is None else trace.attention(self.store.kind)
         if maps is None or not pooled_overview(maps):
             return []
         return [layer for layer in range(maps.shape[0]) if not maps.pooled_ready(layer)]
@@ -434,7 +434,7 @@ class MapBinding(QObject):
         if found is not None and found.whole_map is not None:  # decoder positions × source tokens, as the heatmap shows
             whole = found.whole_map(trace)
             self.minimap.set_map(pool_max(whole, tile_factors(*whole.shape, MAX_TILE_PIXELS)), self._window,
-                                 self.state.colormap)
+                                 self.store.colormap)
             return
         maps = trace.attention(spec.kind)
         factors = tile_factors(maps.shape[2], maps.shape[3], MAX_TILE_PIXELS)
@@ -448,11 +448,11 @@ class MapBinding(QObject):
         else:
             layer = np.asarray(maps[spec.layer])
             picture = pool_max(layer.mean(axis=0) if spec.head is None else layer[spec.head], factors)
-        self.minimap.set_map(picture, self._window, self.state.colormap)  # weights, in the chosen colours
+        self.minimap.set_map(picture, self._window, self.store.colormap)  # weights, in the chosen colours
 
     def _mosaic_placeholder(self) -> str:
         """What the overview says while it has no maps: why, in a few words."""
-        s = self.state
+        s = self.store
         if self._loading() or (s.model is None and self._busy()):
             return tr("MainWindow", "Loading the model…")
         if s.model is None:
@@ -468,7 +468,7 @@ class MapBinding(QObject):
     @Slot()
     def refresh_hint(self) -> None:
         """Show the heatmap when there is a map to show, else a hint saying what to do next."""
-        s = self.state
+        s = self.store
         if s.trace is not None and s.has_matrix():
             self.stack.setCurrentIndex(1)
             return
@@ -546,14 +546,14 @@ def padding_row_text(step: int) -> str:
 class NextTokenBinding(PerStepBinding):
     """What the model predicts at the step (its likeliest tokens; the beams while searching)."""
 
-    def __init__(self, state: AppState, next_token: NextTokenPanel, parent: QObject | None = None) -> None:
-        super().__init__(state, parent)
+    def __init__(self, store: ScopeStore, next_token: NextTokenPanel, parent: QObject | None = None) -> None:
+        super().__init__(store, parent)
         self.next_token = next_token
         self.refresh()
 
     @Slot()
     def refresh(self) -> None:
-        s = self.state
+        s = self.store
         trace, model = s.trace, s.model
         if trace is None or model is None:
             self.next_token.clear(tr("MainWindow", "No prediction yet."))
@@ -577,14 +577,14 @@ class NextTokenBinding(PerStepBinding):
 class BeforeAfterBinding(PerStepBinding):
     """With an ablation, the next-token probabilities of the intact model (before) and the ablated one (after)."""
 
-    def __init__(self, state: AppState, before_after: BeforeAfterBars, parent: QObject | None = None) -> None:
-        super().__init__(state, parent)
+    def __init__(self, store: ScopeStore, before_after: BeforeAfterBars, parent: QObject | None = None) -> None:
+        super().__init__(store, parent)
         self.before_after = before_after
         self.refresh()
 
     @Slot()
     def refresh(self) -> None:
-        s = self.state
+        s = self.store
         trace, model = s.trace, s.model
         if trace is None or model is None or s.baseline_logprobs is None:
             self.before_after.clear(tr("MainWindow", "Switch off a head or the positional encoding to compare "
@@ -606,24 +606,24 @@ class HeadStatsBinding(QObject):
     """Per-head statistics of the step, computed only while their tab is on screen, coalesced by a timer
     (a held arrow key steps many times before the screen needs them)."""
 
-    def __init__(self, state: AppState, panel: HeadStatsPanel, on_screen: Callable[[], bool], parent: QObject | None = None) -> None:
+    def __init__(self, store: ScopeStore, panel: HeadStatsPanel, on_screen: Callable[[], bool], parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.state, self.panel, self._on_screen = state, panel, on_screen
+        self.store, self.panel, self._on_screen = store, panel, on_screen
         self.timer = QTimer(self, singleShot=True, interval=0)
         self.timer.timeout.connect(self.refresh)
-        for signal in (state.traceChanged, state.stepChanged):
+        for signal in (store.traceChanged, store.stepChanged):
             signal.connect(self.timer.start)
-        state.selectionChanged.connect(self._on_selection)
-        state.displayChanged.connect(lambda: panel.set_colormap(state.colormap))
+        store.selectionChanged.connect(self._on_selection)
+        store.displayChanged.connect(lambda: panel.set_colormap(store.colormap))
 
     @Slot()
     def _on_selection(self) -> None:
-        s = self.state
+        s = self.store
         self.panel.set_selection(s.kind, s.layer, s.head)
 
     @Slot()
     def refresh(self) -> None:
-        s = self.state
+        s = self.store
         if not self._on_screen():
             return
         if s.trace is None:
@@ -642,15 +642,15 @@ class HeadStatsBinding(QObject):
 class VerifierBinding(QObject):
     """The badge that checks every map obeys its masks and sums to 1."""
 
-    def __init__(self, state: AppState, badge: VerifierBadge, parent: QObject | None = None) -> None:
+    def __init__(self, store: ScopeStore, badge: VerifierBadge, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.state, self.badge = state, badge
-        state.traceChanged.connect(self.refresh)
+        self.store, self.badge = store, badge
+        store.traceChanged.connect(self.refresh)
         self.refresh()
 
     @Slot()
     def refresh(self) -> None:
-        trace = self.state.trace
+        trace = self.store.trace
         checked = trace is not None and not lazy_too_big(trace)  # a long sentence's maps are never all at hand
         self.badge.set_problems(verify_trace(trace) if checked else [], checked=checked)
 
@@ -659,15 +659,15 @@ class PositionalBinding(QObject):
     """The positional-encoding curves; drawn only while the panel is on screen (it costs ~0.2 s, which delayed
     the first heatmap of a launch), caught up when it is raised."""
 
-    def __init__(self, state: AppState, panel: PositionalPanel, on_screen: Callable[[], bool], parent: QObject | None = None) -> None:
+    def __init__(self, store: ScopeStore, panel: PositionalPanel, on_screen: Callable[[], bool], parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.state, self.panel, self._on_screen = state, panel, on_screen
+        self.store, self.panel, self._on_screen = store, panel, on_screen
         self.stale = False
-        state.traceChanged.connect(self.refresh)
+        store.traceChanged.connect(self.refresh)
 
     @Slot()
     def refresh(self) -> None:
-        if self.state.trace is None and self.state.model is None:
+        if self.store.trace is None and self.store.model is None:
             return
         if self._on_screen():
             self.draw()
@@ -680,7 +680,7 @@ class PositionalBinding(QObject):
 
     def draw(self) -> None:
         self.stale = False
-        trace, model = self.state.trace, self.state.model
+        trace, model = self.store.trace, self.store.model
         if trace is None:  # no sentence (the source was cleared): the model's own table, without a sentence on it
             table = model.positional_table if model is not None else None
             if model is not None and table is not None and model.positional in ("sinusoidal", "learned") and table.size:
@@ -702,17 +702,17 @@ class PositionalBinding(QObject):
 class AblationBinding(QObject):
     """The ablation panel's grid and the red status-bar warning follow the model and the switched-off heads."""
 
-    def __init__(self, state: AppState, panel: AblationPanel, status: QLabel, parent: QObject | None = None) -> None:
+    def __init__(self, store: ScopeStore, panel: AblationPanel, status: QLabel, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.state, self.panel, self.status = state, panel, status
-        state.modelChanged.connect(self._on_model)
-        state.ablationChanged.connect(self.refresh)
+        self.store, self.panel, self.status = store, panel, status
+        store.modelChanged.connect(self._on_model)
+        store.ablationChanged.connect(self.refresh)
         panel.ablationRequested.connect(self._on_requested)
         self._on_model()
 
     @Slot()
     def _on_model(self) -> None:
-        info = self.state.model
+        info = self.store.model
         if info is not None:
             self.panel.set_shape(info.n_encoder_layers, info.n_decoder_layers, info.n_heads)
             self.panel.set_available(True, "" if info.native else tr(
@@ -722,7 +722,7 @@ class AblationBinding(QObject):
 
     @Slot()
     def refresh(self) -> None:
-        s = self.state
+        s = self.store
         self.panel.set_ablation(s.ablated_heads, s.ablate_positional)
         if s.ablation_active:
             self.status.setText(tr("MainWindow", "⚠ ablation: {what}").format(
@@ -733,23 +733,23 @@ class AblationBinding(QObject):
 
     @Slot(object, bool)
     def _on_requested(self, heads: object, positional: bool) -> None:
-        self.state.set_ablation(frozenset(heads), positional)  # type: ignore[arg-type]
+        self.store.set_ablation(frozenset(heads), positional)  # type: ignore[arg-type]
 
 
 class TypingGuideBinding(QObject):
     """The "What can I type?" panel follows the model: its words by class and the examples of its task."""
 
-    def __init__(self, state: AppState, panel: TypingGuidePanel, parent: QObject | None = None) -> None:
+    def __init__(self, store: ScopeStore, panel: TypingGuidePanel, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.state, self.panel = state, panel
-        state.modelChanged.connect(self.refresh)
+        self.store, self.panel = store, panel
+        store.modelChanged.connect(self.refresh)
         self.refresh()
 
     @Slot()
     def refresh(self) -> None:
         from model_core.data.typing_guide import guide_for  # the grammars: read when a model arrives, not at start-up
 
-        info = self.state.model
+        info = self.store.model
         if info is None:
             self.panel.set_guide(None)
             return

@@ -40,7 +40,7 @@ class SentenceComparison(QObject):
     def _build(self) -> None:
         from viz_app.widgets.compare_view import ComparePanel
 
-        w, s = self.window, self.window.state
+        w, s = self.window, self.window.store
         self.panel = ComparePanel()
         self.dock = QDockWidget(tr("Compare", "Compare two sentences"), w)
         self.dock.setObjectName("dock_compare")
@@ -57,7 +57,7 @@ class SentenceComparison(QObject):
     @Slot(str, str)
     def compare(self, src_b: str, tgt_b: str) -> None:
         """A: what the window shows (its decoding, padding and ablation; no extra captures); B: the same with ``src_b``."""
-        s = self.window.state
+        s = self.window.store
         if not src_b.strip() or not s.src_text.strip() or s.model is None:
             return
         a = replace(s.run_request(), capture_scores=False, analyses={})
@@ -68,12 +68,12 @@ class SentenceComparison(QObject):
     @Slot(int, object)
     def _on_compared(self, request_id: int, comparison: object) -> None:
         if request_id == self._request_id and self.panel is not None:
-            self.panel.set_comparison(comparison, view_spec(self.window.state))
+            self.panel.set_comparison(comparison, view_spec(self.window.store))
 
     @Slot()
     def _follow(self) -> None:
         if self.panel is not None and self.dock is not None and self.dock.isVisible():
-            self.panel.set_spec(view_spec(self.window.state))
+            self.panel.set_spec(view_spec(self.window.store))
 
 
 def add_compare_sentences(window: QMainWindow, menu: QMenu) -> SentenceComparison:

@@ -1,8 +1,9 @@
 """The window's layout: docks, their first arrangement, the Tab order, and keeping the arrangement the user made.
 
-Why apart from the window class: the parts (:mod:`viz_app.window.parts`) each build their widgets and dock with
-:func:`add_dock`; arranging them and keeping the layout (saved half a second after the user moves a dock, restored
-at start) is its own small job, so the window class reads as what it is: a list of parts and what connects them.
+Why apart from the window class: the parts (:mod:`viz_app.window.parts`) each build their widgets and the dock their
+:class:`~viz_app.window.panel_registry.PanelSpec` declares; arranging them as they declare and keeping the layout
+(saved half a second after the user moves a dock, restored at start) is its own small job, so the window class reads
+as what it is: a list of parts and what connects them.
 
 Layout: the sentence inputs are a top dock; the heatmap with its stepping bar and selectors is the central
 widget; the all-heads overview, next-token and positional panels are docks on the right. Docks can be moved,
@@ -12,34 +13,17 @@ floated, tabbed or closed. Panels opened on demand (inspector, training, ablatio
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Slot
-from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QTabBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar, QWidget
 
 from viz_app.scope.settings import AppSettings
 from viz_app.widgets.controls import InputPanel, SelectorBar, StepBar
+from viz_app.window.panel_registry import PanelSpec
 
 #: the arrangement is saved this long after the last move or resize (a drag emits hundreds of events)
 LAYOUT_SAVE_MS = 500
-
-
-def add_dock(window: QMainWindow, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea, *,
-             scroll: bool = False) -> QDockWidget:
-    """A movable, floatable, closable dock. ``scroll``: a large panel (training, inspector) scrolls in a
-    narrow dock instead of imposing its minimum size on the whole window (even while hidden in a tab)."""
-    if scroll:
-        area_widget = QScrollArea(window)
-        area_widget.setWidgetResizable(True)
-        area_widget.setFrameShape(QFrame.Shape.NoFrame)
-        area_widget.setWidget(widget)
-        widget = area_widget
-    dock = QDockWidget(title, window)
-    dock.setObjectName(name)  # saveState() needs object names
-    dock.setWidget(widget)
-    dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable
-                     | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-    window.addDockWidget(area, dock)
-    return dock
 
 
 def window_docks(window: QMainWindow) -> list[QDockWidget]:
@@ -53,14 +37,21 @@ def on_screen(dock: QDockWidget) -> bool:
     return dock.isVisible() and not dock.visibleRegion().isEmpty()
 
 
-def arrange_docks(window: QMainWindow, *, heads: QDockWidget, next_token: QDockWidget, positional: QDockWidget) -> None:
-    """The first arrangement of the right-hand docks: Next token and Positional encoding one group of tabs (the panels
-    opened on demand join it when first shown, ``ModelPanels.reveal``), Next token in front, the Heads dock wide."""
-    window.tabifyDockWidget(next_token, positional)
-    next_token.raise_()
+def arrange_docks(window: QMainWindow, specs: Sequence[PanelSpec], docks: Mapping[str, QDockWidget]) -> None:
+    """The first arrangement the panels declare: each ``tab_behind`` another a tab behind it (that one in front; the
+    panels opened on demand join the group when first shown, ``ModelPanels.reveal``), then their first sizes."""
+    fronts = []
+    for spec in specs:
+        if spec.tab_behind is not None:
+            window.tabifyDockWidget(docks[spec.tab_behind], docks[spec.name])
+            fronts.append(docks[spec.tab_behind])
+    for dock in fronts:
+        dock.raise_()
     whole_tab_names(window)
-    window.resizeDocks([heads], [520], Qt.Orientation.Horizontal)
-    window.resizeDocks([heads, next_token], [420, 360], Qt.Orientation.Vertical)
+    for axis, orientation in ((0, Qt.Orientation.Horizontal), (1, Qt.Orientation.Vertical)):
+        sized = [(docks[spec.name], spec.size[axis]) for spec in specs if spec.size and spec.size[axis] is not None]
+        if sized:
+            window.resizeDocks([dock for dock, _ in sized], [size for _, size in sized], orientation)
 
 
 def whole_tab_names(window: QMainWindow) -> None:
@@ -136,3 +127,30 @@ class LayoutKeeper(QObject):
         self.save()
         self._stopped = True
         self.timer.stop()
+
+
+#: a panel opened to be read (What can I type?, Head statistics) takes this share of the window's height
+READING_SHARE = 0.6
+
+
+def give_height(window: QMainWindow, dock: QDockWidget, column: Sequence[QDockWidget]) -> None:
+    """``dock`` (or the tab group it is in) at :data:`READING_SHARE` of the window's height, taken from the other docks
+    of ``column`` in its area ("What can I type?" showed about four sentences at 1,440 × 900, the statistics table one
+    row)."""
+    w = window
+
+    def grow() -> None:  # after the tab group it joined is laid out (a resize asked before that is dropped)
+        if not dock.isVisible() or dock.isFloating():
+            return
+        shown_column = [d for d in column if d.isVisible() and not d.isFloating()
+                        and w.dockWidgetArea(d) == w.dockWidgetArea(dock)]
+        shown = dock if dock in shown_column else next((d for d in shown_column if d in w.tabifiedDockWidgets(dock)), dock)
+        others = [d for d in shown_column if d is not shown and d not in w.tabifiedDockWidgets(shown)]
+        total = sum(d.height() for d in (shown, *others))
+        want = min(round(w.height() * READING_SHARE), total - 90 * len(others))  # the others keep 90 pixels each
+        if want <= dock.height():
+            return
+        w.resizeDocks([shown, *others], [want, *[(total - want) // max(1, len(others))] * len(others)],
+                      Qt.Orientation.Vertical)
+
+    QTimer.singleShot(0, grow)

@@ -1,16 +1,18 @@
 """The main window: its parts, its menus and actions, and the few commands that need the window itself.
 
 Data flow (one direction): an edit → (300 ms pause, :class:`~viz_app.window.bindings.InputsBinding`) → the
-state's value (:class:`~viz_app.scope.state.AppState` over a frozen ``ScopeState``) → the controller asks the
-worker for one model call (:mod:`viz_app.scope.controller`) → the newest result → ``AppState.set_result`` →
-each panel, bound to the state (:mod:`viz_app.window.bindings`), redraws once by re-slicing the stored trace.
+store (:class:`~viz_app.scope.state.ScopeStore`, over a frozen ``ScopeState``) → the controller asks the
+worker for one model call (:mod:`viz_app.scope.controller`) → the newest result → ``ScopeStore.set_result`` →
+each panel, bound to the store (:mod:`viz_app.window.bindings`), redraws once by re-slicing the stored trace.
 Stepping, selecting a layer/head/kind, colours and overlays only re-slice or re-colour host arrays;
-they never call the model. The remembered settings follow the state (:mod:`viz_app.scope.persistence`).
+they never call the model. The remembered settings follow the store (:mod:`viz_app.scope.persistence`).
 
 Where the rest of the window lives: the parts (each dock, the middle and the status bar, with its widgets and its
 binding) in :mod:`~viz_app.window.parts` and beside their features (:mod:`~viz_app.window.alignment_tools`,
-:mod:`~viz_app.window.alignment_binding`, :mod:`~viz_app.window.model_panels`), built in ``__init__`` in one list
-and held as ``window.sentence``, ``window.map``, ``window.heads``…; their first arrangement and the Tab order in
+:mod:`~viz_app.window.alignment_binding`, :mod:`~viz_app.window.model_panels`), built in ``__init__``: the map,
+then every dock panel declared in :data:`~viz_app.window.parts.PANELS`, held in ``window.docked`` by name (the
+built-in ones also as ``window.sentence``, ``window.heads``…); the commands as one namespace, ``window.actions``
+(:mod:`~viz_app.window.actions`); their first arrangement and the Tab order in
 :mod:`~viz_app.window.layout`, the menus in :mod:`~viz_app.window.menus`, the connections between parts in
 :mod:`~viz_app.window.wiring`, play in :mod:`~viz_app.window.playback`, session files in
 :mod:`~viz_app.window.session_files`, theme, language and label size in :mod:`~viz_app.window.appearance`, presenter
@@ -43,7 +45,7 @@ from viz_app.scope.controller import ScopeController
 from viz_app.scope.persistence import Persistence
 from viz_app.scope.session_io import looks_like_session
 from viz_app.scope.settings import AppSettings
-from viz_app.scope.state import AppState
+from viz_app.scope.state import ScopeStore
 from viz_app.widgets.heatmap import AttentionHeatmap
 from viz_app.widgets.map_view import ViewSpec, map_title
 from viz_app.window import bindings as b
@@ -52,10 +54,13 @@ from viz_app.window.alignment_binding import AlignmentLinesPart
 from viz_app.window.alignment_tools import AlignmentPart, ReportPart
 from viz_app.window.appearance import Appearance
 from viz_app.window.compare_sentences import add_compare_sentences
-from viz_app.window.layout import LayoutKeeper, arrange_docks, set_tab_order, window_docks
+from viz_app.window.layout import LayoutKeeper, arrange_docks, give_height, set_tab_order, window_docks
 from viz_app.window.menus import WindowMenus
 from viz_app.window.model_panels import ModelPanels
+from viz_app.window.panel_registry import build_panels
 from viz_app.window.parts import (
+    MAP_EXPLANATIONS,
+    PANELS,
     AblationPart,
     HeadsPart,
     MapPart,
@@ -109,40 +114,35 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(tr("MainWindow", "Attention Scope"))
         self.setObjectName("AttentionScopeMainWindow")
         self.settings = settings or AppSettings()
-        self.state = AppState(self)
+        self.store = ScopeStore(self)
         self.host = host or WorkerHost(self, device=device, dtype=dtype, held=True)  # released once the window has painted
         self._painted = False
         self._shut_down = False
 
-        self.window_actions = WindowActions(self)
-        for name, act in vars(self.window_actions).items():  # window.act_first… : the window holds its actions
-            setattr(self, name, act)
-        self.persistence = Persistence(self.settings, self.state, self)
+        self.actions = WindowActions(self, PANELS)  # window.actions.first…: every command, in one namespace
+        self.persistence = Persistence(self.settings, self.store, self)
         remembered_view = self.persistence.restore()  # before the parts: each binding first shows what is remembered
-        s = self.state
+        s = self.store
 
         # the parts (viz_app.window.parts), built in the order the window shows them: the Tab order and View ▸ Panels
-        # follow it; each owns its widgets, its dock and its binding to the state
-        self.map = MapPart(self, s, self.window_actions, self.settings, busy=lambda: self.host.busy, loading=self._loading)
-        self.sentence = SentencePart(self, s, on_edited=self._on_inputs_edited, on_error=self.show_error,
-                                     run_now=self.run_now, open_model=self.open_model, open_dialog=self.act_open.trigger)
-        self.heads = HeadsPart(self, s, self.map.overview)
-        self.next_token = NextTokenPart(self, s)
-        self.positional = PositionalPart(self, s)
-        self.typing_guide = TypingGuidePart(self, s)
-        self.ablation = AblationPart(self, s)
+        # follow it; each owns its widgets, its dock and its binding to the store. The map is the middle; every dock
+        # panel is declared in PANELS and held in ``docked`` by its name
+        self.map = MapPart(self, s, self.actions, self.settings, busy=lambda: self.host.busy, loading=self._loading)
+        self.docked = build_panels(self, self, PANELS)
         self.panels = ModelPanels(self, beside=self.next_token.dock, parent=self)  # inspector and training, built when shown
-        arrange_docks(self, heads=self.heads.dock, next_token=self.next_token.dock, positional=self.positional.dock)
+        arrange_docks(self, PANELS, {name: part.dock for name, part in self.docked.items()})
         self.status_bar = StatusBarPart(self, s, self.ablation.warning)
         set_tab_order(self.sentence.inputs, self.map.step_bar, self.map.selectors, self.map.view_stack)
         fit_window(self)  # 1,440 × 900, or less on a smaller screen (a projector's 1,280 × 720)
         self.status = WindowStatus(self)
         self.exports = ExportActions(self, self)
         self.addActions(self.exports.actions())  # Ctrl+Shift+C works window-wide
-        self.menus = WindowMenus(self, self.window_actions, self.exports)
+        self.menus = WindowMenus(self, self.actions, self.exports, panels=PANELS, map_explanations=MAP_EXPLANATIONS,
+                                 open_model=self.open_model, set_theme=self.set_theme, set_language=self.set_language,
+                                 explain=self.explain)
         self.sentence_comparison = add_compare_sentences(self, self.menus.model)
         self.alignment = AlignmentPart(self, s, self.map.heatmap, self.menus, reveal=self.reveal_dock)
-        self.report = ReportPart(self, s, self.menus.file, after=self.act_save_session, show_pair=self.show_pair)
+        self.report = ReportPart(self, s, self.menus.file, after=self.actions.save_session, show_pair=self.show_pair)
         self.walkthrough = CellWalkthroughBinding(s, self.map.heatmap, self.host, self, self)  # a click on a cell
         self.alignment_lines = AlignmentLinesPart(self, s, self.menus, reveal=self.reveal_dock)
 
@@ -162,15 +162,15 @@ class MainWindow(QMainWindow):
             set_emphasis=self._set_emphasis)
         self._help_windows: list[HelpWindow] = []
         self.setAcceptDrops(True)
-        self.playback = Playback(self.state, self.act_play, self.settings, self.map.step_bar.interval_ms(), self)
+        self.playback = Playback(self.store, self.actions.play, self.settings, self.map.step_bar.interval_ms(), self)
         if (font_pt := self.settings.get_float("view/font_pt", 0.0)) > 0:
             self.set_font_point_size(font_pt, save=False)
-        self.controller = ScopeController(self.state, self.host, self.persistence,
+        self.controller = ScopeController(self.store, self.host, self.persistence,
                                           flush_inputs=lambda: self.sentence.binding.flush(run=False),
                                           ask_options=lambda needed: self.ask_import_options(needed), parent=self)
         self.controller.pending_view = remembered_view
         self.persistence.view_pending = lambda: self.controller.pending_view is not None or self.controller.default_view_pending
-        self.session_files = SessionFiles(self, self.state, self.controller, self.persistence, flush_inputs=self.flush_inputs,
+        self.session_files = SessionFiles(self, self.store, self.controller, self.persistence, flush_inputs=self.flush_inputs,
                                           show_error=self.show_error, show_status=self.show_status)
         connect_window(self)
         self.layout_keeper = LayoutKeeper(self, self.settings, paused=lambda: self.presenter.active)
@@ -207,6 +207,43 @@ class MainWindow(QMainWindow):
     def _docks(self) -> list[QDockWidget]:  # every dock (tests, presenter)
         return window_docks(self)
 
+    # ================================================================== the declared panels (viz_app.window.parts.PANELS)
+    # a panel is reached as window.docked[name]; the window's own code names these
+    @property
+    def sentence(self) -> SentencePart:
+        return self.docked["sentence"]
+
+    @property
+    def heads(self) -> HeadsPart:
+        return self.docked["heads"]
+
+    @property
+    def next_token(self) -> NextTokenPart:
+        return self.docked["next_token"]
+
+    @property
+    def positional(self) -> PositionalPart:
+        return self.docked["positional"]
+
+    @property
+    def typing_guide(self) -> TypingGuidePart:
+        return self.docked["typing_guide"]
+
+    @property
+    def ablation(self) -> AblationPart:
+        return self.docked["ablation"]
+
+    def source_text(self) -> str:
+        """The source box's text as typed (ahead of the store while the pause in typing lasts)."""
+        return self.sentence.inputs.source.text()
+
+    def give_height(self, dock: QDockWidget) -> None:
+        """``dock`` at the reading share of its column's height (the Heads and Next token column)."""
+        give_height(self, dock, (self.heads.dock, self.next_token.dock))
+
+    def presenting(self) -> bool:
+        return self.presenter.active
+
     # ================================================================== models and runs (the controller's, asked from here)
     @Slot(str)
     def open_model(self, name_or_path: str, options: dict | None = None) -> None:
@@ -221,7 +258,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def open_model_dialog(self) -> None:
-        start = str(Path(self.state.model.path).parent) if self.state.model and self.state.model.path else str(Path.home())
+        start = str(Path(self.store.model.path).parent) if self.store.model and self.store.model.path else str(Path.home())
         path, _ = QFileDialog.getOpenFileName(
             self, tr("MainWindow", "Open a model"), start,
             tr("MainWindow", "Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)"))
@@ -239,15 +276,15 @@ class MainWindow(QMainWindow):
         return self.sentence.binding.debounce
 
     @Slot()
-    def _on_inputs_edited(self) -> None:
+    def on_inputs_edited(self) -> None:
         self.persistence.save_inputs()
         self.request_run()
 
     @Slot()
     def run_now(self) -> None:
         """Enter in a sentence box: apply the edit at once (or run a first time)."""
-        if self.sentence.binding.take() or self.state.trace is None:
-            self._on_inputs_edited()
+        if self.sentence.binding.take() or self.store.trace is None:
+            self.on_inputs_edited()
 
     def show_pair(self, source: str, target: str) -> None:
         """As typing the pair and pressing Enter: the boxes show it and the model runs at once (an empty target: the
@@ -269,7 +306,7 @@ class MainWindow(QMainWindow):
 
     def view_spec(self) -> ViewSpec:
         """The current selection and display settings, as the exporters and the heatmap take them."""
-        return b.view_spec(self.state)
+        return b.view_spec(self.store)
 
     # ================================================================== what the user is told
     def show_error(self, message: str) -> None:
@@ -279,7 +316,7 @@ class MainWindow(QMainWindow):
         self.status.show_status(message)
 
     def shortcut_actions(self) -> list[QAction]:
-        return self.window_actions.shortcut_sheet(self)
+        return self.actions.shortcut_sheet(self)
 
     def _open_help(self) -> list[HelpWindow]:
         """The help windows still open. A closed one is deleted (``WA_DeleteOnClose``): asking it anything then raised
@@ -307,7 +344,7 @@ class MainWindow(QMainWindow):
     def _help_point_size(self) -> float | None:
         return self._font_pt if self.presenter.active else None
 
-    def _show_shortcuts(self) -> HelpWindow:
+    def show_shortcuts(self) -> HelpWindow:
         return self._keep_help("shortcuts", lambda: show_shortcuts(self, self.shortcut_actions(), self._help_point_size()))
 
     def explain(self, panel: str) -> HelpWindow:
@@ -315,7 +352,7 @@ class MainWindow(QMainWindow):
         return self._keep_help(f"explain:{panel}", lambda: show_explanation(self, panel, self._help_point_size()))
 
     def show_about(self) -> None:
-        show_about(self, self.state.model.device if self.state.model else "")
+        show_about(self, self.store.model.device if self.store.model else "")
 
     # ================================================================== sessions (viz_app.window.session_files)
     def save_session(self, path: str) -> bool:
@@ -359,11 +396,11 @@ class MainWindow(QMainWindow):
 
     # ================================================================== export host (viz_app.export.menu.ExportHost)
     def current_trace(self) -> Trace | None:
-        return self.state.trace
+        return self.store.trace
 
     def current_view(self) -> ViewSpec | None:
         """What the main heatmap shows, for the exporters (None when it shows no attention weights)."""
-        spec = b.export_spec(self.state, self.map.binding.map_window())  # a long map: the window on screen
+        spec = b.export_spec(self.store, self.map.binding.map_window())  # a long map: the window on screen
         return None if spec is None else replace(spec, font_pt=self._font_pt)
 
     def heatmap_widget(self) -> AttentionHeatmap:
@@ -413,8 +450,8 @@ class MainWindow(QMainWindow):
 
     @Slot(bool)
     def on_presenter_toggled(self, on: bool) -> None:
-        with QSignalBlocker(self.act_presenter):
-            self.act_presenter.setChecked(on)
+        with QSignalBlocker(self.actions.presenter):
+            self.actions.presenter.setChecked(on)
         self.map.view_stack.setFocus(Qt.FocusReason.OtherFocusReason)
 
     # ================================================================== drag and drop

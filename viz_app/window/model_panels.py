@@ -14,7 +14,8 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QScrollArea, QWidget
 
 from viz_app.i18n import tr
-from viz_app.window.layout import add_dock, whole_tab_names
+from viz_app.window.layout import whole_tab_names
+from viz_app.window.panel_registry import add_dock
 from viz_app.window.theme import apply_theme
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ class ModelPanels(QObject):
         w = window
         w.host.inspected.connect(self._on_inspected)
         w.host.compared.connect(self._on_compared)
-        w.state.modelChanged.connect(self.inspect_if_needed)
+        w.store.modelChanged.connect(self.inspect_if_needed)
         self.training_dock.visibilityChanged.connect(self._on_training_visibility)
         self.inspector_dock.visibilityChanged.connect(self._on_inspector_visibility)
 
@@ -64,7 +65,7 @@ class ModelPanels(QObject):
 
     @Slot()
     def inspect_if_needed(self) -> None:
-        info = self.window.state.model
+        info = self.window.store.model
         if info is not None and self.inspector_dock.isVisible() and self._inspected_key != info.key:
             self._inspected_key = info.key
             self.window.host.inspect()
@@ -83,11 +84,11 @@ class ModelPanels(QObject):
     @Slot()
     def compare_dialog(self) -> None:
         """Pick a second checkpoint and compare its attention with the loaded model's on the current sentence."""
-        w, state = self.window, self.window.state
-        if state.model is None or not state.src_text.strip():
+        w, store = self.window, self.window.store
+        if store.model is None or not store.src_text.strip():
             w.show_error(tr("MainWindow", "Open a model and type a sentence first: the comparison runs on it."))
             return
-        start = str(Path(state.model.path).parent) if state.model.path else str(Path.home())
+        start = str(Path(store.model.path).parent) if store.model.path else str(Path.home())
         path, _ = QFileDialog.getOpenFileName(
             w, tr("MainWindow", "Compare with another checkpoint"), start,
             tr("MainWindow", "Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)"))
@@ -100,7 +101,7 @@ class ModelPanels(QObject):
 
     @Slot(int, object)
     def _on_compared(self, _request_id: int, result: object) -> None:
-        s = self.window.state
+        s = self.window.store
         self.show_inspector()
         self.inspector.set_comparison(result, s.kind, s.layer, 0 if s.head is None else s.head)
         self.window.show_status(tr("MainWindow", "Comparison ready"))
@@ -113,7 +114,7 @@ class ModelPanels(QObject):
 
             inspector = ModelInspector(self.window)
             inspector.compareRequested.connect(self.compare_dialog)
-            inspector.selectionChanged.connect(lambda kind, layer, head: self.window.state.select(kind=kind, layer=layer, head=head))
+            inspector.selectionChanged.connect(lambda kind, layer, head: self.window.store.select(kind=kind, layer=layer, head=head))
             self._install(self.inspector_dock, inspector)
             self.built_inspector = inspector
         return self.built_inspector

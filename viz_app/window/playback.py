@@ -10,18 +10,18 @@ from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
+from viz_app.desktop.icons import themed_icon
 from viz_app.i18n import tr
 from viz_app.scope.settings import AppSettings
-from viz_app.scope.state import AppState
-from viz_app.shell.icons import themed_icon
+from viz_app.scope.state import ScopeStore
 
 
 class Playback(QObject):
     """Drives ``play`` (a checkable action) over ``state``'s steps; ``timer`` ticks at the chosen interval."""
 
-    def __init__(self, state: AppState, play: QAction, settings: AppSettings, interval_ms: int, style_source: QWidget) -> None:
+    def __init__(self, store: ScopeStore, play: QAction, settings: AppSettings, interval_ms: int, style_source: QWidget) -> None:
         super().__init__(style_source)
-        self.state, self.play, self.settings = state, play, settings
+        self.store, self.play, self.settings = store, play, settings
         self._style_source = style_source
         self.timer = QTimer(self, interval=interval_ms)
         self.timer.timeout.connect(self.tick)
@@ -30,7 +30,7 @@ class Playback(QObject):
     @Slot(bool)
     def set_playing(self, on: bool) -> None:
         """Start (from step 0 when already at the end) or pause; the action shows what a press would do next."""
-        s = self.state
+        s = self.store
         if on:
             if s.step >= s.n_steps:
                 s.set_step(0)
@@ -43,7 +43,7 @@ class Playback(QObject):
     @Slot()
     def tick(self) -> None:
         """One step forward; stop at the last step (or when there is nothing to step through)."""
-        s = self.state
+        s = self.store
         if s.trace is None or s.step >= s.n_steps:
             self.play.setChecked(False)
             return

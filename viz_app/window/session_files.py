@@ -18,27 +18,27 @@ from viz_app.i18n import tr
 from viz_app.scope.controller import ScopeController
 from viz_app.scope.persistence import Persistence
 from viz_app.scope.session_io import SESSION_SUFFIX, session_from_state
-from viz_app.scope.state import AppState
+from viz_app.scope.state import ScopeStore
 
 
 class SessionFiles(QObject):
     """Save / open a session of ``state`` through dialogs parented to ``window``."""
 
-    def __init__(self, window: QWidget, state: AppState, controller: ScopeController, persistence: Persistence, *,
+    def __init__(self, window: QWidget, store: ScopeStore, controller: ScopeController, persistence: Persistence, *,
                  flush_inputs: Callable[[], None], show_error: Callable[[str], None],
                  show_status: Callable[[str], None]) -> None:
         super().__init__(window)
-        self.window, self.state, self.controller, self.persistence = window, state, controller, persistence
+        self.window, self.store, self.controller, self.persistence = window, store, controller, persistence
         self._flush_inputs, self._show_error, self._show_status = flush_inputs, show_error, show_status
 
     def current(self) -> Session:
         """What is on screen, as a replayable session: the state's own value (ValueError without a model)."""
         self._flush_inputs()
-        return session_from_state(self.state)
+        return session_from_state(self.store)
 
     @Slot()
     def save_dialog(self) -> None:
-        if self.state.model is None:
+        if self.store.model is None:
             self._show_error(tr("MainWindow", "Open a model first: a session starts from one."))
             return
         start = self.persistence.session_folder(str(Path.home()))

@@ -7,17 +7,22 @@ messages consistent (an error is on the banner *and* in the status bar; a notice
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QStatusBar
 
 from model_core.inference.run import RunResult
 from model_core.printable import printable, printable_lines
 from viz_app.i18n import tr
 
 if TYPE_CHECKING:
-    from viz_app.window.main_window import MainWindow
+    from viz_app.export.menu import ExportActions
+    from viz_app.scope.state import ScopeStore
+    from viz_app.window.actions import WindowActions
+    from viz_app.window.parts import MapPart, SentencePart, StatusBarPart
+    from viz_app.workers.model_worker import WorkerHost
 
 #: how long a transient line stays in the status bar (an error longer: it may need reading twice)
 STATUS_MS, ERROR_STATUS_MS = 5000, 15000
@@ -46,11 +51,28 @@ def _banner(banner, text: str, level: str, limit: int = BANNER_CHARS) -> None:
     banner.label.setToolTip(safe if short != safe else "")
 
 
+class StatusHost(Protocol):
+    """What :class:`WindowStatus` reads and writes of the window (the main window is one): its parts that show
+    messages and its title. A protocol, so that this module does not import the window that builds it."""
+
+    store: ScopeStore
+    host: WorkerHost
+    actions: WindowActions
+    map: MapPart
+    status_bar: StatusBarPart
+    exports: ExportActions
+
+    @property
+    def sentence(self) -> SentencePart: ...
+    def statusBar(self) -> QStatusBar: ...
+    def setWindowTitle(self, title: str) -> None: ...
+
+
 class WindowStatus(QObject):
     """Shows the controller's reports on ``window``'s banners, status bar and title."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: StatusHost) -> None:
+        super().__init__(window)  # the main window: this object lives as long as it
         self.w = window
 
     def show_error(self, message: str) -> None:
@@ -78,9 +100,9 @@ class WindowStatus(QObject):
     def on_loading_changed(self, key: str) -> None:
         """A load began (``key``) or ended: the cancel action and button, the model picker back on the current model."""
         w = self.w
-        w.act_cancel_load.setEnabled(bool(key))
+        w.actions.cancel_load.setEnabled(bool(key))
         if not key:
-            w.sentence.inputs.model_picker.show_current(w.state.model.key if w.state.model else "")
+            w.sentence.inputs.model_picker.show_current(w.store.model.key if w.store.model else "")
         w.map.binding.refresh_hint()
 
     @Slot(bool)
@@ -93,7 +115,7 @@ class WindowStatus(QObject):
 
     @Slot()
     def on_model_changed(self) -> None:
-        w, info = self.w, self.w.state.model
+        w, info = self.w, self.w.store.model
         w.status_bar.model.setText(printable(info.name) if info else tr("MainWindow", "no model"))  # a name from the file
         w.status_bar.device.setText(info.device if info else "")
         w.status_bar.time.setText("")
@@ -102,7 +124,7 @@ class WindowStatus(QObject):
 
     def refresh_window_title(self) -> None:
         """The model's name; Qt adds the application's display name itself where one is set (app.run sets it)."""
-        info = self.w.state.model
+        info = self.w.store.model
         name = printable(info.name) if info else ""
         if QGuiApplication.applicationDisplayName():
             self.w.setWindowTitle(name)

@@ -15,7 +15,7 @@ from model_core.inference.lazy_trace import is_lazy
 from model_core.interpret.registry import of_view
 from viz_app.dialogs.walkthrough import WalkthroughDialog
 from viz_app.i18n import tr
-from viz_app.scope.state import AppState
+from viz_app.scope.state import ScopeStore
 from viz_app.widgets.heatmap import AttentionHeatmap
 from viz_app.widgets.map_view import decoder_row_labels
 from viz_app.window.screen_fit import available_geometry, first_geometry, inside
@@ -31,10 +31,10 @@ PANEL_SCALE = 1.4
 class CellWalkthroughBinding(QObject):
     """``heatmap.cellClicked`` → a :class:`WalkthroughRequest` for the state's map → the dialog (created on first use)."""
 
-    def __init__(self, state: AppState, heatmap: AttentionHeatmap, host: WorkerHost, window: QWidget | None = None,
+    def __init__(self, store: ScopeStore, heatmap: AttentionHeatmap, host: WorkerHost, window: QWidget | None = None,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.state = state
+        self.store = store
         self.heatmap = heatmap
         self.window = window
         self.host = WalkthroughHost(host, self)
@@ -67,7 +67,7 @@ class CellWalkthroughBinding(QObject):
     def open_cell(self, row: int, col: int) -> int | None:
         """Ask for the walkthrough of cell (``row``, ``col``) of the map on screen; the request id, or None when the
         cell has none (the dialog then says why)."""
-        s = self.state
+        s = self.store
         trace = s.trace
         if trace is None:
             return None

@@ -10,7 +10,7 @@ def test_a_new_sentence_goes_to_the_end_not_to_a_grey_step_0(make_window, qtbot)
     """A result for another sentence shows its whole decoding (as a first result does), even when the
     previous sentence was being explained at step 0; the same sentence re-run keeps the step."""
     window = make_window()
-    s = window.state
+    s = window.store
     s.set_step(0)
     s.set_inputs(src_text="w1 w2 w3 w4")
     window.request_run()
@@ -29,7 +29,7 @@ def test_the_sentence_panel_does_not_jump_and_the_heads_panel_says_what_it_waits
     Target boxes stay where they were; the overview shows a sentence instead of empty axes."""
     window = make_window()
     window.resize(1600, 1000)
-    s = window.state
+    s = window.store
 
     def where():
         qtbot.wait(30)
@@ -53,7 +53,7 @@ def test_the_heads_panel_says_loading_while_a_model_loads(make_window, qtbot):
     assert not window.heads.overview.graphics_widget().isVisible() or window.heads.overview.has_maps()
     if not window.heads.overview.has_maps():
         assert window.heads.overview.placeholder_text() in ("Loading the model…", "Running the model…")
-    qtbot.waitUntil(lambda: window.state.trace is not None and not window.host.busy, timeout=20000)
+    qtbot.waitUntil(lambda: window.store.trace is not None and not window.host.busy, timeout=20000)
     assert window.heads.overview.has_maps() and window.heads.overview.graphics_widget().isVisible()
 
 
@@ -61,10 +61,10 @@ def test_a_kind_key_in_rollout_leaves_rollout_and_shows_that_kind(make_window):
     """In rollout (which combines every kind) 1/2/3 must not change the greyed kind box under a map
     that stays: the key leaves rollout and shows that kind's weights."""
     window = make_window()
-    s = window.state
+    s = window.store
     s.set_view_mode("rollout")
     assert not window.map.selectors.kind.isEnabled()
-    window.act_kinds["encoder_self"].trigger()
+    window.actions.kinds["encoder_self"].trigger()
     assert (s.view_mode, s.kind) == ("weights", "encoder_self")
     assert window.map.selectors.kind.isEnabled() and window.map.selectors.kind.currentData() == "encoder_self"
     assert window.map.heatmap.title_text().startswith("Encoder self-attention")
@@ -76,7 +76,7 @@ def test_scores_mode_shows_scores_in_the_tiles_with_a_diverging_map(make_window,
     from viz_app.widgets.colormaps import DIVERGING_NAME
 
     window = make_window()
-    s = window.state
+    s = window.store
     s.select(kind="cross", layer=0, head=0)
     weights_image = window.heads.overview.mosaic_image().copy()
     s.set_view_mode("scores")
@@ -104,7 +104,7 @@ def test_positional_curves_show_the_dimensions_the_teacher_picks(make_window, qt
     window.positional.dock.show()
     window.positional.dock.raise_()
     window.positional.binding.draw()
-    d = window.state.model.positional_table.shape[1]
+    d = window.store.model.positional_table.shape[1]
     assert panel.curve_names()[0] == "dim 0 (sin)" and len(panel.curve_names()) == 8
     first, count = panel.dims_controls()
     assert first.isVisibleTo(panel) and first.maximum() == d - 1
@@ -130,6 +130,6 @@ def test_the_verifier_badge_says_all_is_well(make_window):
     badge = window.status_bar.verifier
     assert badge.isVisible() and badge.text() == "✓ rows sum to 1, masks respected"
     assert badge.problems() == [] and "#2e7d32" in badge.styleSheet()
-    window.state.set_inputs(src_text="")
+    window.store.set_inputs(src_text="")
     window.request_run()
     assert badge.isHidden()

@@ -46,7 +46,7 @@ def test_every_typed_token_shows_its_rank_at_once(make_window, qtbot):
     from viz_app.widgets.ranks import rank_colour
 
     window = make_window()
-    s = window.state
+    s = window.store
     s.set_inputs(src_text="w1 w2 w3", tgt_text="t1 t5 t2")
     window.request_run()
     qtbot.waitUntil(lambda: not window.host.busy and s.trace is not None and s.forced
@@ -114,7 +114,7 @@ def test_opening_a_bundled_path_selects_the_bundled_entry(make_window, qtbot):
         pytest.skip("the bundled models are not installed")
     window = make_window()
     window.open_model(str(bundled["reverse"]))
-    qtbot.waitUntil(lambda: window.state.model is not None and window.state.model.key == "reverse" and not window.host.busy,
+    qtbot.waitUntil(lambda: window.store.model is not None and window.store.model.key == "reverse" and not window.host.busy,
                     timeout=TIMEOUT)
     picker = window.sentence.inputs.model_picker
     names = [picker.itemText(i) for i in range(picker.count())]
@@ -147,16 +147,17 @@ def test_transport_and_presenter_icons_follow_the_theme(make_window):
     """On the dark theme the stepping and presenter icons were dark grey on dark grey; they are drawn in
     the theme's text colour, so they stand out on either theme (and after switching back and forth)."""
     window = make_window()
-    actions = (window.act_first, window.act_prev, window.act_play, window.act_next, window.act_last, window.act_presenter)
+    a = window.actions
+    actions = (a.first, a.prev, a.play, a.next, a.last, a.presenter)
     for choice in ("dark", "light", "dark"):
         window.set_theme(choice, save=False)
         for act in actions:
             assert _contrast(_ink(act.icon()), window.theme.window) >= 4.5, (choice, act.text())
-    window.act_play.setChecked(True)  # the pause icon too
+    window.actions.play.setChecked(True)  # the pause icon too
     try:
-        assert _contrast(_ink(window.act_play.icon()), window.theme.window) >= 4.5
+        assert _contrast(_ink(window.actions.play.icon()), window.theme.window) >= 4.5
     finally:
-        window.act_play.setChecked(False)
+        window.actions.play.setChecked(False)
 
 
 def test_a_short_chinese_axis_title_stands_upright():
@@ -208,7 +209,7 @@ def test_keys_are_named_in_one_style_in_both_languages(window):
         assert key_text("Space") == "空格键"
     finally:
         install("en")
-    assert "(←, Alt+←)" in window.act_prev.toolTip()
+    assert "(←, Alt+←)" in window.actions.prev.toolTip()
 
 
 def test_an_unknown_word_chip_says_what_happened(qtbot):

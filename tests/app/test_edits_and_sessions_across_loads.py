@@ -1,4 +1,4 @@
-"""State bugs users hit: each test failed before its fix."""
+"""Edits and sessions across model loads and runs: nothing typed is lost, a bad session is refused whole."""
 
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ def test_text_typed_while_a_model_loads_is_kept(window, qtbot, tiny_checkpoint, 
     with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
         window.open_model(other)
         type_into(qtbot, window.sentence.inputs.source, "w9 w8 w7")  # typed before the new model has answered
-    qtbot.waitUntil(lambda: window.state.trace is not None and not window.host.busy, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: window.store.trace is not None and not window.host.busy, timeout=TIMEOUT)
     window.flush_inputs()
     qtbot.waitUntil(lambda: not window.host.busy, timeout=TIMEOUT)
     assert window.sentence.inputs.source.text() == "w9 w8 w7"
-    assert window.state.src_text == "w9 w8 w7"
-    assert window.state.trace.src_tokens[:3] == ["w9", "w8", "w7"]
+    assert window.store.src_text == "w9 w8 w7"
+    assert window.store.trace.src_tokens[:3] == ["w9", "w8", "w7"]
 
 
 def test_a_decoding_change_made_while_a_model_loads_is_kept(window, qtbot, tiny_checkpoint, tmp_path):
@@ -35,10 +35,10 @@ def test_a_decoding_change_made_while_a_model_loads_is_kept(window, qtbot, tiny_
     with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
         window.open_model(other)
         inputs.method.setCurrentIndex(inputs.method.findData("beam"))  # the debounce has not fired yet
-    qtbot.waitUntil(lambda: window.state.trace is not None and not window.host.busy, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: window.store.trace is not None and not window.host.busy, timeout=TIMEOUT)
     window.flush_inputs()
     assert inputs.decoding_settings().method == "beam"
-    assert window.state.decoding.method == "beam"  # the box and the state agree
+    assert window.store.decoding.method == "beam"  # the box and the state agree
 
 
 def test_a_session_whose_model_fails_does_not_block_later_runs(window, qtbot, tmp_path):
@@ -47,7 +47,7 @@ def test_a_session_whose_model_fails_does_not_block_later_runs(window, qtbot, tm
                                 "model": {"path": str(tmp_path / "missing.safetensors")}, "source": "w1"}))
     with qtbot.waitSignal(window.host.failed, timeout=TIMEOUT):
         assert window.open_session(str(path))
-    s = window.state
+    s = window.store
     before = window.host.runs_requested
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         s.toggle_head_ablation("cross", 0, 1)  # re-runs through the state, not the input boxes
@@ -56,7 +56,7 @@ def test_a_session_whose_model_fails_does_not_block_later_runs(window, qtbot, tm
 
 
 def test_stepping_back_refreshes_the_hover_text(window, qtbot):
-    s = window.state
+    s = window.store
     assert s.step == s.n_steps >= 2
     row = s.n_steps - 1
     window.map.heatmap.cellHovered.emit(row, 0, 0.5)
@@ -72,7 +72,7 @@ def test_clearing_the_source_clears_notices_and_tiles(window, qtbot):
     assert window.heads.overview.has_maps()
     type_into(qtbot, window.sentence.inputs.source, "")
     window.flush_inputs()
-    assert window.state.trace is None
+    assert window.store.trace is None
     assert not window.map.notice_banner.isVisible()
     assert not window.heads.overview.has_maps()
     assert window.map.view_stack.currentIndex() == 0  # the hint page
@@ -82,11 +82,11 @@ def test_enter_in_the_source_runs_at_once(window, qtbot):
     type_into(qtbot, window.sentence.inputs.source, "w4 w5")
     with qtbot.waitSignal(window.host.resultReady, timeout=TIMEOUT):
         qtbot.keyClick(window.sentence.inputs.source, Qt.Key.Key_Return)
-    assert window.state.src_text == "w4 w5"
+    assert window.store.src_text == "w4 w5"
 
 
 def test_a_session_that_does_not_fit_the_model_is_not_applied_at_all(window, qtbot, tmp_path, tiny_checkpoint):
-    s = window.state
+    s = window.store
     before = (s.kind, s.layer, s.head, s.colormap, s.decoding, s.src_text, s.ablated_heads)
     path = tmp_path / "misfit.scope.json"
     path.write_text(json.dumps({"format": "attention-scope-session", "version": 1, "model": {"path": str(tiny_checkpoint)},

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from model_core.atomic import atomic_file, write_text_atomic
-from viz_app.shell.identity import APP_NAME, DESKTOP_FILE
+from viz_app.desktop.identity import APP_NAME, DESKTOP_FILE
 
 ENTRY_POINT = "attention-scope"  # the [project.gui-scripts] name in pyproject.toml
 ICON_NAME = DESKTOP_FILE  # the icon theme name: Icon=attention-scope
@@ -140,7 +140,7 @@ def data_home(prefix: str | os.PathLike | None = None) -> Path:
 
 def linux_plan(prefix: str | os.PathLike | None = None, command: Sequence[str] | None = None) -> Plan:
     """The ``.desktop`` entry and every hicolor icon size under ``data_home(prefix)``."""
-    from viz_app.shell.icons import SIZES, png_path, svg_path
+    from viz_app.desktop.icons import SIZES, png_path, svg_path
 
     home = data_home(prefix)
     plan = Plan(home, home / ENTRY_POINT / MANIFEST_NAME)

@@ -4,7 +4,7 @@ toolbar and transport glyphs drawn in the theme's text colour (:func:`themed_ico
 Why PNGs are committed beside the SVG: a window icon, a hicolor theme, a Windows ``.ico`` and a
 macOS ``.icns`` all want bitmaps, and a frozen bundle may lack Qt's SVG icon engine plugin; the
 PNGs need nothing but Qt's built-in PNG reader. They are rendered from the SVG by
-:func:`render_pngs` (``python -m viz_app.shell.icons`` re-renders them all after the SVG changes), and
+:func:`render_pngs` (``python -m viz_app.desktop.icons`` re-renders them all after the SVG changes), and
 ``tests/app/test_desktop.py`` re-renders one size and compares it with the committed file.
 """
 
@@ -174,7 +174,7 @@ def themed_icon(glyph: str) -> QIcon:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Re-render every PNG (and the .ico / .icns) from the SVG: ``python -m viz_app.shell.icons [OUT_DIR]``."""
+    """Re-render every PNG (and the .ico / .icns) from the SVG: ``python -m viz_app.desktop.icons [OUT_DIR]``."""
     args = list(sys.argv[1:] if argv is None else argv)
     out = Path(args[0]) if args else icons_dir()
     _app = QGuiApplication.instance() or QGuiApplication([sys.argv[0] if sys.argv else "icons"])

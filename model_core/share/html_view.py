@@ -22,7 +22,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
@@ -75,8 +75,7 @@ class ViewOptions:
     layer: int = 0
     head: int | None = None  #: None: the mean of the heads
     step: int | None = None  #: None: the last step
-    limit: int = MAX_HTML_BYTES
-    extra: dict[str, Any] = field(default_factory=dict)  #: reserved: analyses a caller computed elsewhere
+    limit: int | None = None  #: bytes (None: :data:`MAX_HTML_BYTES`)
 
 
 # ---------------------------------------------------------------------------------------------- reading a trace
@@ -122,7 +121,7 @@ def _b64_chars(cells: int) -> int:
 def estimate_bytes(trace: Any, kinds: Iterable[str] | None = None, layers: tuple[int, ...] | None = None) -> int:
     """The page's size in bytes, from the shapes alone (nothing is computed): every map is 2 bytes a cell in base64."""
     analyses = trace_analyses(trace)
-    total = _FIXED_BYTES + 200 * (trace.n_steps + trace.n_src) * (1 + TOP_K)
+    total = _FIXED_BYTES + 60 * trace.n_src + 60 * trace.n_steps * (2 + TOP_K)  # tokens, labels, next-token bars
     scores = getattr(trace, "scores", {}) or {}
     for kind in kinds or KINDS:
         shape = trace.attention(kind).shape
@@ -244,9 +243,9 @@ def build_payload(trace: Any, options: ViewOptions) -> dict[str, object]:
         raise ValueError(f"unknown attention kind {unknown[0]!r}; choose from {', '.join(KINDS)}")
     if options.layers is not None and not any(_chosen_layers(trace, k, options.layers) for k in kinds):
         raise ValueError(f"no layer {', '.join(map(str, options.layers))} in this model's {', '.join(kinds)}")
-    size = estimate_bytes(trace, kinds, options.layers)
-    if size > options.limit:
-        raise ViewTooLarge(size, smallest_bytes(trace), options.limit)
+    size, limit = estimate_bytes(trace, kinds, options.layers), options.limit or MAX_HTML_BYTES
+    if size > limit:
+        raise ViewTooLarge(size, smallest_bytes(trace), limit)
     analyses = trace_analyses(trace)
     scores = getattr(trace, "scores", {}) or {}
     norms, zeroing = analyses.get("value_norms", {}), analyses.get("value_zeroing", {})

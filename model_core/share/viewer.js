@@ -220,7 +220,7 @@
     return line;
   }
   sentence.appendChild(chipLine(T.source, DATA.src, "source-line"));
-  var outLine = chipLine(DATA.forced ? T.typed_target : T.translation, DATA.out, "output-line");
+  var outLine = chipLine(DATA.forced ? T.typed_target : T.output, DATA.out, "output-line");
   sentence.appendChild(outLine);
   var translation = el("div", {class: "line translation", id: "translation"});
   translation.appendChild(el("span", {class: "line-label"}, T.translation));
@@ -339,9 +339,12 @@
     var measure = function (labels) { return labels.reduce(function (w, s) { return Math.max(w, ctx.measureText(cut(s)).width); }, 0); };
     var rowW = Math.min(measure(m.rowLabels) + 10, narrow ? 120 : 200);
     var colH = Math.min(measure(m.colLabels) + 10, narrow ? 90 : 130);
-    var avail = Math.max(wrap.clientWidth - rowW - 8, 50);
-    var cell = Math.max(Math.min(Math.floor(avail / Math.max(m.cols, 1)), 44), m.cols > 300 ? 2 : (narrow ? 12 : 14));
-    var cellH = Math.max(Math.min(cell, 44), m.rows > 300 ? 2 : 12);
+    // square cells that fit the width and, on a wide screen, about the window's height; never under 12-14 px (the
+    // labels must stay readable: the frame scrolls instead), except for a long sentence
+    var avail = Math.max(wrap.clientWidth - rowW - 8, 50), tall = Math.max(window.innerHeight * 0.72 - colH, 200);
+    var fit = Math.floor(Math.min(avail / Math.max(m.cols, 1), narrow ? Infinity : tall / Math.max(m.rows, 1)));
+    var least = m.cols > 300 || m.rows > 300 ? 2 : (narrow ? 12 : 14);
+    var cell = Math.max(Math.min(fit, 44), least), cellH = cell;
     var width = rowW + cell * m.cols + 8, height = colH + cellH * m.rows + 8;
     canvas.width = Math.round(width * dpr); canvas.height = Math.round(height * dpr);
     canvas.style.width = width + "px"; canvas.style.height = height + "px";

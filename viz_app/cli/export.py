@@ -354,7 +354,7 @@ def default_language() -> str:
 def cmd_export_html(args: argparse.Namespace) -> int:
     """``export --html``: the run as one self-contained page (:mod:`model_core.share.html_view`); refused in one line,
     before any map is encoded, when the page would exceed its size limit."""
-    from model_core.share.html_view import MAX_HTML_BYTES, ViewOptions, ViewTooLarge, write_html
+    from model_core.share.html_view import ViewOptions, ViewTooLarge, write_html
 
     if (args.out is None) == (args.html is None):
         raise CliError("give one output: --out FILE.npz (the trace) or --html OUT.html (an interactive page)")
@@ -396,7 +396,7 @@ def cmd_export_html(args: argparse.Namespace) -> int:
     try:
         size = write_html(trace, out, options, overwrite=args.force)
     except ViewTooLarge as exc:
-        if exc.smallest <= MAX_HTML_BYTES:
+        if exc.smallest <= exc.limit:
             advice = (f"narrow it with --kind KIND and --layer N (one layer of one kind is about "
                       f"{exc.smallest / 1e6:.1f} MB)")
         else:

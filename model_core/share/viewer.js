@@ -341,7 +341,8 @@
     var colH = Math.min(measure(m.colLabels) + 10, narrow ? 90 : 130);
     // square cells that fit the width and, on a wide screen, about the window's height; never under 12-14 px (the
     // labels must stay readable: the frame scrolls instead), except for a long sentence
-    var avail = Math.max(wrap.clientWidth - rowW - 8, 50), tall = Math.max(window.innerHeight * 0.72 - colH, 200);
+    var below = window.innerHeight - (wrap.getBoundingClientRect().top + window.scrollY) - 70;  // room left for it
+    var avail = Math.max(wrap.clientWidth - rowW - 8, 50), tall = Math.max(below, window.innerHeight * 0.45) - colH;
     var fit = Math.floor(Math.min(avail / Math.max(m.cols, 1), narrow ? Infinity : tall / Math.max(m.rows, 1)));
     var least = m.cols > 300 || m.rows > 300 ? 2 : (narrow ? 12 : 14);
     var cell = Math.max(Math.min(fit, 44), least), cellH = cell;

@@ -1062,136 +1062,166 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
         </message>
         <message>
             <location filename="../../viz_app/export/menu.py" line="84" />
+            <source>Export interactive page (HTML)…</source>
+            <translation>导出交互式网页（HTML）…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="85" />
+            <source>Save this sentence as one web page that opens in any browser, on a phone too: every map, the steps, the next-token bars</source>
+            <translation>把这个句子存成一个网页，任何浏览器都能打开，手机上也可以：包含所有注意力图、每一步解码和下一个词元的概率条</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="88" />
             <source>Copy image</source>
             <translation>复制图片</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="85" />
+            <location filename="../../viz_app/export/menu.py" line="89" />
             <source>Copy the heatmap to the clipboard as an image</source>
             <translation>将热力图作为图片复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="137" />
+            <location filename="../../viz_app/export/menu.py" line="142" />
             <source>Export image (PNG)</source>
             <translation>导出图片（PNG）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="137" />
+            <location filename="../../viz_app/export/menu.py" line="142" />
             <source>PNG images (*.png)</source>
             <translation>PNG 图片 (*.png)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="141" />
+            <location filename="../../viz_app/export/menu.py" line="146" />
             <source>Export SVG</source>
             <translation>导出 SVG</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="141" />
+            <location filename="../../viz_app/export/menu.py" line="146" />
             <source>SVG drawings (*.svg)</source>
             <translation>SVG 矢量图 (*.svg)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="144" />
+            <location filename="../../viz_app/export/menu.py" line="149" />
             <source>Export animation (GIF)</source>
             <translation>导出动画（GIF）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="144" />
+            <location filename="../../viz_app/export/menu.py" line="149" />
             <source>GIF animations (*.gif)</source>
             <translation>GIF 动画 (*.gif)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="152" />
+            <location filename="../../viz_app/export/menu.py" line="157" />
             <source>Export video (MP4)</source>
             <translation>导出视频（MP4）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="152" />
+            <location filename="../../viz_app/export/menu.py" line="157" />
             <source>MP4 videos (*.mp4)</source>
             <translation>MP4 视频 (*.mp4)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="156" />
+            <location filename="../../viz_app/export/menu.py" line="161" />
             <source>Export matrix (CSV)</source>
             <translation>导出矩阵（CSV）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="156" />
+            <location filename="../../viz_app/export/menu.py" line="161" />
             <source>CSV tables (*.csv)</source>
             <translation>CSV 表格 (*.csv)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="160" />
+            <location filename="../../viz_app/export/menu.py" line="165" />
             <source>Export trace (NPZ)</source>
             <translation>导出注意力轨迹（NPZ）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="160" />
+            <location filename="../../viz_app/export/menu.py" line="165" />
             <source>Attention traces (*.npz)</source>
             <translation>注意力轨迹 (*.npz)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="175" />
+            <location filename="../../viz_app/export/menu.py" line="169" />
+            <source>Export interactive page (HTML)</source>
+            <translation>导出交互式网页（HTML）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="170" />
+            <source>Web pages (*.html)</source>
+            <translation>网页 (*.html)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="184" />
             <source>Image copied to the clipboard</source>
             <translation>图片已复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="291" />
+            <location filename="../../viz_app/export/menu.py" line="327" />
             <source>Replace file?</source>
             <translation>替换文件？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="241" />
+            <location filename="../../viz_app/export/menu.py" line="250" />
             <source>layer {layer}, all {heads} heads, {rows} × {keys} each: {size} MB of this sentence's {total} GB of maps</source>
             <translation>第 {layer} 层，全部 {heads} 个头，每个 {rows} × {keys}：共 {size} MB（整句的注意力图有 {total} GB）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="252" />
+            <location filename="../../viz_app/export/menu.py" line="279" />
+            <source>layer {layer} of this attention only: the whole sentence would not fit in one page</source>
+            <translation>只包含当前注意力类型的第 {layer} 层：整句的全部注意力图放不进一个网页</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="288" />
             <source>rows {r0}–{r1}, columns {c0}–{c1}: the window on screen</source>
             <translation>第 {r0}–{r1} 行、第 {c0}–{c1} 列：即屏幕上显示的窗口</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="266" />
+            <location filename="../../viz_app/export/menu.py" line="302" />
             <source>Nothing to export yet: type a sentence first.</source>
             <translation>还没有可导出的内容：请先输入一个句子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="325" />
+            <location filename="../../viz_app/export/menu.py" line="361" />
             <source>Exported {path}</source>
             <translation>已导出 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="292" />
+            <location filename="../../viz_app/export/menu.py" line="328" />
             <source>{name} already exists in {folder}. Replace it?</source>
             <translation>{folder} 中已存在 {name}。要替换它吗？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="236" />
+            <location filename="../../viz_app/export/menu.py" line="245" />
             <source>layer {layer}'s {heads} maps would take {size} GB (the limit is {limit} GB); the command line's export chooses fewer heads or rows</source>
             <translation>第 {layer} 层的 {heads} 张注意力图需要 {size} GB（上限为 {limit} GB）；可用命令行的 export 选择更少的头或行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="309" />
+            <location filename="../../viz_app/export/menu.py" line="345" />
             <source>Could not export: {path} is a folder</source>
             <translation>无法导出：{path} 是一个文件夹</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="326" />
+            <location filename="../../viz_app/export/menu.py" line="362" />
             <source>{done} ({what})</source>
             <translation>{done}（{what}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="173" />
+            <location filename="../../viz_app/export/menu.py" line="182" />
             <source>Could not copy the image: {error}</source>
             <translation>无法复制图片：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="313" />
+            <location filename="../../viz_app/export/menu.py" line="276" />
+            <source>one page would be {size} MB even for this layer alone (the limit is {limit} MB): export the trace (NPZ) instead</source>
+            <translation>即使只放这一层，网页也有 {size} MB（上限是 {limit} MB）：请改为导出注意力轨迹（NPZ）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="349" />
             <source>Not exported: {name} was kept</source>
             <translation>未导出：已保留原有的 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="320" />
+            <location filename="../../viz_app/export/menu.py" line="356" />
             <source>Could not export {name}: {error}</source>
             <translation>无法导出 {name}：{error}</translation>
         </message>
@@ -1728,12 +1758,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="237" />
+            <location filename="../../viz_app/scope/controller.py" line="238" />
             <source>Stopped the run; edit the sentence to run it again</source>
             <translation>已停止本次运行；修改句子即可重新运行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="445" />
+            <location filename="../../viz_app/scope/controller.py" line="446" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
@@ -1743,87 +1773,87 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}；源文本{source}切分，目标文本{target}切分</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="332" />
+            <location filename="../../viz_app/scope/controller.py" line="333" />
             <source>The sentence was not run again: its last run was stopped or took too long. Edit it to run it.</source>
             <translation>这个句子没有自动重新运行：它上一次的运行被停止或耗时过长。修改句子即可运行。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="212" />
+            <location filename="../../viz_app/scope/controller.py" line="213" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="225" />
+            <location filename="../../viz_app/scope/controller.py" line="226" />
             <source>Stopped opening {name}</source>
             <translation>已停止打开 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="273" />
+            <location filename="../../viz_app/scope/controller.py" line="274" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="432" />
+            <location filename="../../viz_app/scope/controller.py" line="433" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="434" />
+            <location filename="../../viz_app/scope/controller.py" line="435" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="259" />
+            <location filename="../../viz_app/scope/controller.py" line="260" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="283" />
+            <location filename="../../viz_app/scope/controller.py" line="284" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="385" />
+            <location filename="../../viz_app/scope/controller.py" line="386" />
             <source>the session's step {step} is past this sentence's last step: step {steps} is shown</source>
             <translation>会话中的第 {step} 步超出了这个句子的最后一步：显示的是第 {steps} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="393" />
+            <location filename="../../viz_app/scope/controller.py" line="394" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="410" />
+            <location filename="../../viz_app/scope/controller.py" line="411" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="491" />
+            <location filename="../../viz_app/scope/controller.py" line="492" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="188" />
+            <location filename="../../viz_app/scope/controller.py" line="189" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="406" />
+            <location filename="../../viz_app/scope/controller.py" line="407" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="407" />
+            <location filename="../../viz_app/scope/controller.py" line="408" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="422" />
+            <location filename="../../viz_app/scope/controller.py" line="423" />
             <source>Could not open {name} (opened {fallback} instead): {reason}</source>
             <translation>无法打开 {name}（已改为打开 {fallback}）：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="425" />
+            <location filename="../../viz_app/scope/controller.py" line="426" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
@@ -2380,122 +2410,122 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="369" />
+            <location filename="../../viz_app/window/bindings.py" line="382" />
             <source>computing…</source>
             <translation>计算中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="449" />
+            <location filename="../../viz_app/window/bindings.py" line="462" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="320" />
+            <location filename="../../viz_app/window/bindings.py" line="333" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="440" />
+            <location filename="../../viz_app/window/bindings.py" line="453" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="442" />
+            <location filename="../../viz_app/window/bindings.py" line="455" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="444" />
+            <location filename="../../viz_app/window/bindings.py" line="457" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="446" />
+            <location filename="../../viz_app/window/bindings.py" line="459" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="524" />
+            <location filename="../../viz_app/window/bindings.py" line="537" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="269" />
+            <location filename="../../viz_app/window/bindings.py" line="282" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="544" />
+            <location filename="../../viz_app/window/bindings.py" line="555" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="548" />
+            <location filename="../../viz_app/window/bindings.py" line="559" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="577" />
+            <location filename="../../viz_app/window/bindings.py" line="586" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="581" />
+            <location filename="../../viz_app/window/bindings.py" line="590" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="617" />
+            <location filename="../../viz_app/window/bindings.py" line="626" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="620" />
+            <location filename="../../viz_app/window/bindings.py" line="629" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="317" />
+            <location filename="../../viz_app/window/bindings.py" line="330" />
             <source>Computing the attribution…</source>
             <translation>正在计算归因…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="318" />
+            <location filename="../../viz_app/window/bindings.py" line="331" />
             <source>Computing the contributions…</source>
             <translation>正在计算贡献…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="319" />
+            <location filename="../../viz_app/window/bindings.py" line="332" />
             <source>Computing value zeroing…</source>
             <translation>正在计算值置零…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="323" />
+            <location filename="../../viz_app/window/bindings.py" line="336" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="448" />
+            <location filename="../../viz_app/window/bindings.py" line="461" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="705" />
+            <location filename="../../viz_app/window/bindings.py" line="714" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="471" />
+            <location filename="../../viz_app/window/bindings.py" line="484" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="715" />
+            <location filename="../../viz_app/window/bindings.py" line="724" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="468" />
+            <location filename="../../viz_app/window/bindings.py" line="481" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>

@@ -260,6 +260,8 @@
   var wrap = el("div", {class: "canvas-wrap", id: "canvas-wrap"});
   var canvas = el("canvas", {id: "heatmap", role: "img"});
   wrap.appendChild(canvas);
+  var cursor = el("div", {class: "cell-cursor", id: "cell-cursor"});  // the cell the readout is about
+  wrap.appendChild(cursor);
   var readout = el("p", {class: "readout", id: "readout", "aria-live": "polite"});
   var rowOut = el("span", {id: "readout-row"}), colOut = el("span", {id: "readout-col"});
   var valueOut = el("span", {id: "readout-value", class: "value"});
@@ -433,6 +435,7 @@
     readout.textContent = "";
     if (!hit || hit.row >= geometry.rows || hit.col >= geometry.cols) {
       readout.removeAttribute("data-row"); readout.removeAttribute("data-col");
+      cursor.style.display = "none";
       readout.appendChild(document.createTextNode(T.hover_hint));
       return;
     }
@@ -448,6 +451,10 @@
       else if (piece) { readout.appendChild(document.createTextNode(piece)); }
     });
     readout.setAttribute("data-row", String(hit.row)); readout.setAttribute("data-col", String(hit.col));
+    cursor.style.display = "block";
+    cursor.style.left = (geometry.x0 + hit.col * geometry.cell) + "px";
+    cursor.style.top = (geometry.y0 + hit.row * geometry.cellH) + "px";
+    cursor.style.width = geometry.cell + "px"; cursor.style.height = geometry.cellH + "px";
   }
   function pointer(ev) {
     var box = canvas.getBoundingClientRect();

@@ -223,7 +223,7 @@ def test_screenshots_at_a_laptops_and_a_phones_size(driver, lesson, tmp_path):
     keep.mkdir(parents=True, exist_ok=True)
     _open(driver, page, 1280, 720)
     _press(driver, Keys.ARROW_LEFT, 6)
-    _hover(driver, trace.n_steps - 7, 3)
+    _hover(driver, trace.n_steps - 7, 7)
     driver.execute_script("window.scrollTo(0, 0)")
     shot = driver.get_screenshot_as_png()
     assert _png_size(shot) == (1280, 720)
@@ -235,7 +235,7 @@ def test_screenshots_at_a_laptops_and_a_phones_size(driver, lesson, tmp_path):
     canvas = driver.find_element(By.ID, "heatmap")
     assert canvas.size["width"] <= 390
     driver.execute_script("document.getElementById('map-title').scrollIntoView()")
-    _hover(driver, trace.n_steps - 7, 3)
+    _hover(driver, trace.n_steps - 7, 7)
     driver.execute_script("document.getElementById('map-title').scrollIntoView()")
     shot = driver.get_screenshot_as_png()
     assert _png_size(shot) == (390, 844)

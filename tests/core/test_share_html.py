@@ -212,3 +212,19 @@ def test_export_html_from_a_session_opens_at_its_step_and_map(tiny_checkpoint, t
     assert main(["export", "--session", str(path), "--html", str(out)]) == 0
     assert _payload(out.read_text(encoding="utf-8"))["initial"] == {"kind": "decoder_self", "layer": 1, "head": 3,
                                                                     "step": 2}
+
+
+def test_a_long_sentences_maps_on_demand_give_the_same_page_numbers(tiny_checkpoint, tmp_path, monkeypatch):
+    """Over the eager-maps budget a run keeps what the maps are computed from: the page reads the chosen layer then,
+    equal to the ordinary run's maps to three digits, and leaves out the rollout (it would need every map)."""
+    args = ["export", "--model", str(tiny_checkpoint), "--src", "w1 w2 w3 w4 w5", "--tgt", "t1 t2 t3"]
+    assert main([*args, "--html", str(tmp_path / "eager.html"), "--kind", "cross", "--layer", "1"]) == 0
+    monkeypatch.setattr("model_core.budgets.EAGER_MAPS_BYTES", 1000)
+    assert main([*args, "--html", str(tmp_path / "lazy.html"), "--kind", "cross", "--layer", "1"]) == 0
+    eager, lazy = (_payload((tmp_path / name).read_text(encoding="utf-8")) for name in ("eager.html", "lazy.html"))
+    assert lazy["rollout"] is None and eager["rollout"] is not None
+    for data in (eager, lazy):
+        assert data["kinds"]["cross"]["weights"]["shape"] == eager["kinds"]["cross"]["weights"]["shape"]
+    texts = [[decode_text(int(c), d["kinds"]["cross"]["weights"]["lowest"], d["kinds"]["cross"]["weights"]["decades"])
+              for c in _codes(d["kinds"]["cross"]["weights"])] for d in (eager, lazy)]
+    assert texts[0] == texts[1]

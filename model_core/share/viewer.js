@@ -338,9 +338,10 @@
     var narrow = window.innerWidth < 600, font = narrow ? 10 : 12, dpr = window.devicePixelRatio || 1;
     var ctx = canvas.getContext("2d");
     ctx.font = font + "px system-ui, sans-serif";
-    var measure = function (labels) { return labels.reduce(function (w, s) { return Math.max(w, ctx.measureText(cut(s)).width); }, 0); };
+    // row labels come cut per token ("petit → chien"); column labels are cut here
+    var measure = function (labels) { return labels.reduce(function (w, s) { return Math.max(w, ctx.measureText(s).width); }, 0); };
     var rowW = Math.min(measure(m.rowLabels) + 10, narrow ? 120 : 200);
-    var colH = Math.min(measure(m.colLabels) + 10, narrow ? 90 : 130);
+    var colH = Math.min(measure(m.colLabels.map(cut)) + 10, narrow ? 90 : 130);
     // square cells that fit the width and, on a wide screen, about the window's height; never under 12-14 px (the
     // labels must stay readable: the frame scrolls instead), except for a long sentence
     var below = window.innerHeight - (wrap.getBoundingClientRect().top + window.scrollY) - 70;  // room left for it
@@ -406,7 +407,7 @@
     ctx.fillStyle = "#222"; ctx.textBaseline = "middle"; ctx.textAlign = "right";
     var rowEvery = Math.max(1, Math.ceil(9 / cellH)), colEvery = Math.max(1, Math.ceil(9 / cell));
     for (r = 0; r < m.rows; r += rowEvery) {
-      ctx.fillText(cut(m.rowLabels[r] || ""), x0 - 5, y0 + r * cellH + cellH / 2);
+      ctx.fillText(m.rowLabels[r] || "", x0 - 5, y0 + r * cellH + cellH / 2, rowW - 8);
     }
     ctx.textAlign = "left";
     for (c = 0; c < m.cols; c += colEvery) {

@@ -254,3 +254,55 @@ def test_the_chinese_page_speaks_chinese(driver, lesson, tmp_path):
     assert driver.find_element(By.ID, "step-text").text == f"第 {trace.n_steps} / {trace.n_steps} 步"
     assert driver.find_element(By.ID, "map-title").text.startswith("交叉注意力")
     assert driver.execute_script("return document.documentElement.lang") == "zh-CN"
+
+
+@pytest.fixture(scope="module")
+def analysed(tmp_path_factory):
+    """A run with every analysis the page shows: scores, attribution, contributions and value zeroing."""
+    from model_core import load_model
+    from model_core.inference.run import RunRequest, run
+
+    bundle = load_model("en-fr")
+    trace = run(bundle, RunRequest("The small dog sees my sister .", capture_scores=True, attribution="grad-input",
+                                   contributions=True, value_zeroing=True)).trace
+    page = tmp_path_factory.mktemp("analysed") / "analysed.html"
+    write_html(trace, page, model=bundle.name)
+    return trace, page
+
+
+def test_every_analysis_view_reads_the_trace_to_three_digits(driver, analysed):
+    from model_core.analysis.measures import trace_rollout
+    from model_core.inference.contributions import norm_maps
+
+    trace, page = analysed
+    _open(driver, page)
+    row = trace.n_steps - 2
+
+    _choose(driver, "view", "rollout")
+    value, label = _hover(driver, row, 2)
+    assert value == format(float(trace_rollout(trace).source[row, 2]), ".3g") and label == _full_row_label(trace, row)
+
+    _choose(driver, "view", "attribution")
+    _choose(driver, "kind", "cross")
+    assert _hover(driver, row, 1)[0] == format(float(trace.attribution_src[row, 1]), ".3g")
+    _choose(driver, "kind", "decoder_self")
+    assert _hover(driver, row, 1)[0] == format(float(trace.attribution_tgt[row, 1]), ".3g")
+
+    _choose(driver, "view", "contributions")
+    _choose(driver, "kind", "cross")
+    _choose(driver, "layer", "1")
+    _choose(driver, "head", "2")
+    assert _hover(driver, row, 3)[0] == format(float(norm_maps(trace, "cross")[1, 2, row, 3]), ".3g")
+
+    _choose(driver, "view", "value-zeroing")
+    _choose(driver, "kind", "encoder_self")
+    _choose(driver, "layer", "0")
+    assert _hover(driver, 2, 4)[0] == format(float(trace.value_zeroing["encoder_self"][0, 2, 4]), ".3g")
+
+    _choose(driver, "view", "scores")
+    _choose(driver, "kind", "decoder_self")
+    _choose(driver, "head", "0")
+    scores = trace.scores["decoder_self"][0, 0]
+    assert _hover(driver, 1, 3)[0] == format(float(scores[1, 3]), ".3g") == "-inf"  # blocked by the causal mask
+    assert _hover(driver, 3, 1)[0] == format(float(scores[3, 1]), ".3g")
+    assert _errors(driver) == []

@@ -228,3 +228,13 @@ def test_a_long_sentences_maps_on_demand_give_the_same_page_numbers(tiny_checkpo
     texts = [[decode_text(int(c), d["kinds"]["cross"]["weights"]["lowest"], d["kinds"]["cross"]["weights"]["decades"])
               for c in _codes(d["kinds"]["cross"]["weights"])] for d in (eager, lazy)]
     assert texts[0] == texts[1]
+
+
+def test_the_live_widget_holds_the_same_page(demo_run, monkeypatch):
+    trace = demo_run[1].trace
+    pytest.importorskip("anywidget", reason="anywidget is not installed (the optional live widget)")
+    widget = trace.show(widget=True, kinds=("cross",))
+    assert widget.page == trace.show(kinds=("cross",)).page and "export default" in widget._esm
+    monkeypatch.setitem(__import__("sys").modules, "anywidget", None)  # as where it is not installed
+    with pytest.raises(ImportError, match="pip install anywidget"):
+        trace.show(widget=True)

@@ -121,18 +121,26 @@ def _b64_chars(cells: int) -> int:
 def estimate_bytes(trace: Any, kinds: Iterable[str] | None = None, layers: tuple[int, ...] | None = None) -> int:
     """The page's size in bytes, from the shapes alone (nothing is computed): every map is 2 bytes a cell in base64."""
     analyses = trace_analyses(trace)
-    total = _FIXED_BYTES + 60 * trace.n_src + 60 * trace.n_steps * (2 + TOP_K)  # tokens, labels, next-token bars
     scores = getattr(trace, "scores", {}) or {}
+    shapes = {kind: tuple(int(n) for n in trace.attention(kind).shape) for kind in KINDS}
+    copies = {kind: 1 + (kind in scores) + (kind in analyses.get("value_norms", {})) for kind in KINDS}
+    return shapes_bytes(shapes, trace.n_src, trace.n_steps, kinds, layers, copies=copies,
+                        zeroing=tuple(analyses.get("value_zeroing", {})), attribution="attribution" in analyses)
+
+
+def shapes_bytes(shapes: dict[str, tuple[int, ...]], n_src: int, n_steps: int, kinds: Iterable[str] | None = None,
+                 layers: tuple[int, ...] | None = None, *, copies: dict[str, int] | None = None,
+                 zeroing: tuple[str, ...] = (), attribution: bool = False) -> int:
+    """:func:`estimate_bytes` from the maps' shapes [L, H, Q, K] per kind: what a command can check before the run
+    (a 4,096-token source is refused before it is decoded)."""
+    total = _FIXED_BYTES + 60 * n_src + 60 * n_steps * (2 + TOP_K)  # tokens, labels, next-token bars
     for kind in kinds or KINDS:
-        shape = trace.attention(kind).shape
-        n_layers = len(_chosen_layers(trace, kind, layers))
-        per_head = n_layers * (int(shape[1]) + 1) * int(shape[2]) * int(shape[3])
-        copies = 1 + (kind in scores) + (kind in analyses.get("value_norms", {}))
-        total += _b64_chars(per_head * copies)
-        if kind in analyses.get("value_zeroing", {}):
-            total += _b64_chars(n_layers * int(shape[2]) * int(shape[3]))
-    t, s = trace.n_steps, trace.n_src
-    total += _b64_chars(t * s + t * t) * (1 + ("attribution" in analyses))  # rollout, attribution
+        n, heads, rows, cols = shapes[kind]
+        n_layers = n if layers is None else sum(1 for la in layers if 0 <= la < n)
+        total += _b64_chars(n_layers * (heads + 1) * rows * cols * (copies or {}).get(kind, 1))
+        if kind in zeroing:
+            total += _b64_chars(n_layers * rows * cols)
+    total += _b64_chars(n_steps * n_src + n_steps * n_steps) * (1 + attribution)  # rollout, attribution
     return total
 
 
@@ -260,9 +268,10 @@ def build_payload(trace: Any, options: ViewOptions) -> dict[str, object]:
         if kind in scores:
             entry["scores"] = _maps(scores[kind], layers, True)
         if kind in norms:  # Kobayashi's ‖α·f(x)‖: each weight times its key's value norm, as the window computes it
-            weights = np.asarray(stack, np.float32)
-            contributions = (weights * np.asarray(norms[kind], np.float32)[:, :, None, : weights.shape[-1]])
-            entry["contributions"] = _maps(contributions.astype(np.float32), layers, False)
+            n = np.asarray(norms[kind], np.float32)
+            parts = [np.asarray(stack[la], np.float32) * n[la][:, None, : stack.shape[-1]] for la in layers]
+            entry["contributions"] = _maps(np.stack(parts), list(range(len(parts))), False) if parts else \
+                _maps(stack, [], False)
         if kind in zeroing:
             vz = np.asarray(zeroing[kind], np.float32)
             entry["value-zeroing"] = encode(vz[layers][:, None], False).as_json()

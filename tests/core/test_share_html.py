@@ -196,6 +196,7 @@ def test_export_html_refusals_are_one_line(tiny_checkpoint, tmp_path, capsys, mo
         err = capsys.readouterr().err.strip()
         assert words in err and "\n" not in err and "Traceback" not in err
     monkeypatch.setattr(html_view, "MAX_HTML_BYTES", 1_000)
+    monkeypatch.setattr("viz_app.cli.export.run_plan", lambda *a, **k: pytest.fail("decoded before refusing"))
     assert main([*base, "--html", str(tmp_path / "d.html")]) == 2
     errors = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]  # notes may come before
     assert len(errors) == 1 and "--kind" in errors[0] and "--layer" in errors[0]

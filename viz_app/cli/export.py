@@ -354,7 +354,7 @@ def default_language() -> str:
 def cmd_export_html(args: argparse.Namespace) -> int:
     """``export --html``: the run as one self-contained page (:mod:`model_core.share.html_view`); refused in one line,
     before any map is encoded, when the page would exceed its size limit."""
-    from model_core.share.html_view import ViewOptions, ViewTooLarge, write_html
+    from model_core.share.html_view import ViewOptions, ViewTooLarge, shapes_bytes, write_html
 
     if (args.out is None) == (args.html is None):
         raise CliError("give one output: --out FILE.npz (the trace) or --html OUT.html (an interactive page)")
@@ -375,11 +375,15 @@ def cmd_export_html(args: argparse.Namespace) -> int:
     check_request(bundle, plan.request)
     kinds = tuple(dict.fromkeys(args.kind)) if args.kind else None
     layers = tuple(sorted(set(args.layer))) if args.layer else None
+    c = bundle.config
     if layers is not None:
-        c = bundle.config
         deepest = max(c.n_encoder_layers if k == "encoder_self" else c.n_decoder_layers for k in (kinds or KINDS))
         if all(layer >= deepest for layer in layers):
             raise CliError(f"--layer {', '.join(map(str, layers))}: this model has layers 0..{deepest - 1}")
+    n_src = len(bundle.encode_source(plan.request.src, plan.request.pad_src).ids)
+    least = {"encoder_self": (c.n_encoder_layers, c.n_heads, n_src, n_src),  # one decoder row at least
+             "decoder_self": (c.n_decoder_layers, c.n_heads, 1, 1), "cross": (c.n_decoder_layers, c.n_heads, 1, n_src)}
+    _refuse_large_page(shapes_bytes(least, n_src, 1, kinds, layers), least, n_src)  # before a long decoding
     _bundle, result = run_plan(plan, args, bundle)
     trace = result.trace
     if result.forced:
@@ -396,17 +400,29 @@ def cmd_export_html(args: argparse.Namespace) -> int:
     try:
         size = write_html(trace, out, options, overwrite=args.force)
     except ViewTooLarge as exc:
-        if exc.smallest <= exc.limit:
-            advice = (f"narrow it with --kind KIND and --layer N (one layer of one kind is about "
-                      f"{exc.smallest / 1e6:.1f} MB)")
-        else:
-            advice = (f"even one layer of one kind (--kind KIND --layer N) is about {exc.smallest / 1e6:.0f} MB: "
-                      f"write the chosen maps to .npz instead (--out FILE.npz --kinds K --layers N)")
-        raise CliError(f"the HTML page would be about {exc.size / 1e6:.0f} MB, over {exc.limit / 1e6:.0f} MB: "
-                       f"{advice}") from None
+        raise CliError(too_large_line(exc.size, exc.smallest, exc.limit)) from None
     print(f"wrote {printable(out)}: {size / 1e6:.2f} MB, {trace.n_src:,} source tokens, {trace.n_steps:,} target "
           f"positions; open it in any browser")
     return 0
+
+
+def _refuse_large_page(size: int, shapes: dict[str, tuple[int, ...]], n_src: int) -> None:
+    """Refuse before the run a page that cannot fit whatever the decoding writes (its source maps alone are over)."""
+    from model_core.share import html_view
+
+    if size > html_view.MAX_HTML_BYTES:
+        smallest = min(html_view.shapes_bytes(shapes, n_src, 1, (kind,), (0,)) for kind in KINDS if shapes[kind][0])
+        raise CliError(too_large_line(size, smallest, html_view.MAX_HTML_BYTES))
+
+
+def too_large_line(size: int, smallest: int, limit: int) -> str:
+    """The one line that refuses an HTML page over ``limit`` bytes, naming the flags that narrow it."""
+    if smallest <= limit:
+        advice = f"narrow it with --kind KIND and --layer N (one layer of one kind is about {smallest / 1e6:.1f} MB)"
+    else:
+        advice = (f"even one layer of one kind (--kind KIND --layer N) is about {smallest / 1e6:.0f} MB: write the "
+                  f"chosen maps to .npz instead (--out FILE.npz --kinds K --layers N)")
+    return f"the HTML page would be about {size / 1e6:.0f} MB, over {limit / 1e6:.0f} MB: {advice}"
 
 
 def completeness_line(trace: Trace) -> str:

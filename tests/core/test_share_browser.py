@@ -306,3 +306,24 @@ def test_every_analysis_view_reads_the_trace_to_three_digits(driver, analysed):
     assert _hover(driver, 1, 3)[0] == format(float(scores[1, 3]), ".3g") == "-inf"  # blocked by the causal mask
     assert _hover(driver, 3, 1)[0] == format(float(scores[3, 1]), ".3g")
     assert _errors(driver) == []
+
+
+def test_the_notebook_output_draws_the_page_in_its_sandboxed_frame(driver, lesson, tmp_path):
+    """What Jupyter shows for ``trace.show()``: its HTML output inside a notebook-like page, run by the browser."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    trace, _page = lesson
+    notebook = tmp_path / "output.html"
+    notebook.write_text(f"<!DOCTYPE html><html><body><h1>cell output</h1>{trace.show()._repr_html_()}</body></html>",
+                        encoding="utf-8")
+    _open(driver, notebook)
+    driver.switch_to.frame(driver.find_element(By.CSS_SELECTOR, "iframe.attention-scope-view"))
+    try:
+        _press(driver, Keys.ARROW_LEFT)
+        assert driver.find_element(By.ID, "step-text").text == f"step {trace.n_steps - 1} / {trace.n_steps}"
+        value, _label = _hover(driver, 2, 3)
+        assert value == format(float(trace.cross[0].mean(axis=0, dtype=np.float32)[2, 3]), ".3g")
+    finally:
+        driver.switch_to.default_content()
+    assert _errors(driver) == []

@@ -76,15 +76,15 @@
     return out;
   }
   function hexRgb(h) { return [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)]; }
-  function lut(anchors) {
+  function lut(anchors) {  // 256 [r, g, b], linear between the anchors
     var rgb = anchors.map(hexRgb), out = [];
     for (var i = 0; i < 256; i++) {
       var x = i / 255 * (rgb.length - 1), k = Math.min(Math.floor(x), rgb.length - 2), f = x - k;
-      out.push("rgb(" + [0, 1, 2].map(function (c) { return Math.round(rgb[k][c] + f * (rgb[k + 1][c] - rgb[k][c])); }).join(",") + ")");
+      out.push([0, 1, 2].map(function (c) { return Math.round(rgb[k][c] + f * (rgb[k + 1][c] - rgb[k][c])); }));
     }
     return out;
   }
-  var SEQUENTIAL = lut(VIRIDIS), SIGNED = lut(DIVERGING);
+  var SEQUENTIAL_RGB = lut(VIRIDIS), SIGNED_RGB = lut(DIVERGING);
 
   // ------------------------------------------------------------------ state
   var kinds = KIND_ORDER.filter(function (k) { return DATA.kinds[k]; });
@@ -355,36 +355,44 @@
     ctx = canvas.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = "#ffffff"; ctx.fillRect(0, 0, width, height);
-    var codes = codesOf(m.enc), lo = 0, hi = 1, finite = [];
+    var codes = codesOf(m.enc), lo = 0, hi = 1, r, c, v;
     var visibleRows = m.decoder ? Math.min(S.step, m.rows) : m.rows;
-    for (var r = 0; r < visibleRows; r++) {
-      for (var c = 0; c < m.cols; c++) { finite.push(valueOf(codes[m.offset + r * m.cols + c], m.enc)); }
+    var values = new Float64Array(visibleRows * m.cols);  // the visible cells, read once
+    for (r = 0; r < visibleRows; r++) {
+      for (c = 0; c < m.cols; c++) { values[r * m.cols + c] = valueOf(codes[m.offset + r * m.cols + c], m.enc); }
     }
-    finite = finite.filter(function (v) { return isFinite(v); });
     if (m.range) { lo = m.range[0]; hi = m.range[1]; }
-    else if (m.signed) {
-      var big = finite.reduce(function (a, v) { return Math.max(a, Math.abs(v)); }, 0) || 1;
-      if (S.view === "scores") {
-        lo = finite.reduce(function (a, v) { return Math.min(a, v); }, Infinity);
-        hi = finite.reduce(function (a, v) { return Math.max(a, v); }, -Infinity);
-        if (!(hi > lo)) { lo -= 1; hi += 1; }
-      } else { lo = -big; hi = big; }
-    } else if (S.view === "rollout") {
-      hi = finite.reduce(function (a, v) { return Math.max(a, v); }, 0) || 1;
+    else if (m.signed || S.view === "rollout") {  // weights keep 0..1, as in the window
+      var least = Infinity, most = -Infinity, big = 0;
+      for (var i = 0; i < values.length; i++) {
+        if (isFinite(values[i])) { least = Math.min(least, values[i]); most = Math.max(most, values[i]); big = Math.max(big, Math.abs(values[i])); }
+      }
+      if (S.view === "scores") { lo = least; hi = most; if (!(hi > lo)) { lo = (isFinite(lo) ? lo : 0) - 1; hi = lo + 2; } }
+      else if (m.signed) { lo = -(big || 1); hi = big || 1; }
+      else { hi = most > 0 ? most : 1; }
     }
-    var table = m.signed && S.view !== "scores" ? SIGNED : SEQUENTIAL;
-    var x0 = rowW, y0 = colH;
+    var table = m.signed && S.view !== "scores" ? SIGNED_RGB : SEQUENTIAL_RGB;
+    var x0 = rowW, y0 = colH, blocked = [];
+    // one pixel a cell in an image scaled up without smoothing: a 1,000 × 1,000 map draws at once
+    var image = new ImageData(Math.max(m.cols, 1), Math.max(m.rows, 1));
     for (r = 0; r < m.rows; r++) {
       for (c = 0; c < m.cols; c++) {
-        var x = x0 + c * cell, y = y0 + r * cellH;
-        if (r >= visibleRows) { ctx.fillStyle = "#f0f0f0"; ctx.fillRect(x, y, cell, cellH); continue; }
-        var v = valueOf(codes[m.offset + r * m.cols + c], m.enc);
-        if (!isFinite(v)) { ctx.fillStyle = "#d9d9d9"; ctx.fillRect(x, y, cell, cellH); hatch(ctx, x, y, cell, cellH); continue; }
-        var k = Math.round((v - lo) / (hi - lo) * 255);
-        ctx.fillStyle = table[Math.max(0, Math.min(255, k))];
-        ctx.fillRect(x, y, cell + 0.5, cellH + 0.5);
+        var rgb, at = 4 * (r * m.cols + c);
+        if (r >= visibleRows) { rgb = [240, 240, 240]; }
+        else {
+          v = values[r * m.cols + c];
+          if (!isFinite(v)) { rgb = [217, 217, 217]; blocked.push([r, c]); }
+          else { rgb = table[Math.max(0, Math.min(255, Math.round((v - lo) / (hi - lo) * 255)))]; }
+        }
+        image.data[at] = rgb[0]; image.data[at + 1] = rgb[1]; image.data[at + 2] = rgb[2]; image.data[at + 3] = 255;
       }
     }
+    var pixels = document.createElement("canvas");
+    pixels.width = image.width; pixels.height = image.height;
+    pixels.getContext("2d").putImageData(image, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    if (m.rows && m.cols) { ctx.drawImage(pixels, x0, y0, cell * m.cols, cellH * m.rows); }
+    blocked.forEach(function (p) { hatch(ctx, x0 + p[1] * cell, y0 + p[0] * cellH, cell, cellH); });
     if (m.overlays) {
       OVERLAYS[S.kind].forEach(function (name) {
         if (!S.overlays[name]) { return; }

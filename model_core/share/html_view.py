@@ -261,6 +261,8 @@ def build_payload(trace: Any, options: ViewOptions) -> dict[str, object]:
     for kind in kinds:
         stack = trace.attention(kind)
         layers = _chosen_layers(trace, kind, options.layers)
+        if not layers:  # a layer only the other stack has (an encoder shallower than its decoder): nothing to pick
+            continue
         entry: dict[str, object] = {
             "layers": layers, "heads": int(stack.shape[1]), "weights": _maps(stack, layers, False),
             "allowed": _bits(trace.allowed(kind)), "off": _ablated(trace, kind),
@@ -281,7 +283,7 @@ def build_payload(trace: Any, options: ViewOptions) -> dict[str, object]:
     translation = options.translation
     if translation is None:
         translation = detokenize(t for t in outputs if not (t.startswith("<") and t.endswith(">")))
-    kind = options.kind if options.kind in kinds else kinds[0]
+    kind = options.kind if options.kind in per_kind else next(iter(per_kind))
     return {
         "lang": options.language, "text": STRINGS[options.language], "model": public_name(options.model),
         "forced": bool(options.forced), "translation": translation,

@@ -161,6 +161,9 @@ def test_trace_show_from_an_npz_is_a_framed_page(demo_run, tmp_path):
     assert list(data["kinds"]) == ["cross"] and data["kinds"]["cross"]["layers"] == [1]
     saved = view.save(tmp_path / "v.html")
     assert saved.read_text(encoding="utf-8") == view.page
+    shallow = Trace(**{**Trace.load(path).__dict__, "encoder_self": Trace.load(path).encoder_self[:1]})
+    data = _payload(shallow.show(layers=(2,), kind="encoder_self").page)  # layer 2 exists in the decoder only
+    assert list(data["kinds"]) == ["decoder_self", "cross"] and data["initial"]["kind"] == "decoder_self"
     with pytest.raises(ValueError, match="unknown language"):
         Trace.load(path).show(language="fr")
 

@@ -821,3 +821,23 @@ def test_a_page_too_large_for_everything_keeps_the_map_on_show(actions, live, tr
     dialogs.paths = [str(tmp_path / "none.html")]
     actions.export_html()
     assert "export the trace (NPZ) instead" in live.errors[-1] and not (tmp_path / "none.html").exists()
+
+
+def test_the_page_takes_the_windows_model_name_words_and_translation(qtbot, trace, tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    host = FakeHost(trace, ex.ViewSpec(kind="decoder_self", layer=0, head=2, step=2, forced=False))
+    vocab = tuple(f"word{i}" for i in range(trace.logprobs.shape[-1]))
+    host.state = SimpleNamespace(model=SimpleNamespace(name="/home/teacher/models/tiny.safetensors", tgt_vocab=vocab),
+                                 translation="the words the model wrote")
+    owner = QObject()
+    acts = ea.ExportActions(host, owner)
+    dialogs = Dialogs(monkeypatch)
+    dialogs.paths = [str(tmp_path / "lesson.html")]
+    acts.export_html()
+    owner.deleteLater()
+    data = json.loads(re.search(r'id="scope-data">(.*?)</script>', (tmp_path / "lesson.html").read_text("utf-8"),
+                                re.S).group(1))
+    assert data["model"] == "tiny.safetensors" and data["translation"] == "the words the model wrote"
+    assert data["next"][0]["top"][0][0] == vocab[data["next"][0]["top"][0][2]]  # the bars name the window's words
+    assert data["initial"] == {"kind": "decoder_self", "layer": 0, "head": 2, "step": 2} and host.errors == []

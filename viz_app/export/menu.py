@@ -260,10 +260,13 @@ class ExportActions(QObject):
         from model_core.share.html_view import ViewOptions, ViewTooLarge, write_html
         from viz_app.i18n import current_language
 
-        model = getattr(getattr(self._host, "state", None), "model", None)  # the window's model: its name and words
+        state = getattr(self._host, "state", None)  # the window's state: the model's name and words, the translation
+        model = getattr(state, "model", None)
         vocab = list(getattr(model, "tgt_vocab", ()) or ())
+        translation = None if spec.forced else getattr(state, "translation", None)
         options = ViewOptions(model=str(getattr(model, "name", "") or ""), language=current_language(),
-                              forced=spec.forced, vocabulary=vocab if len(vocab) == trace.logprobs.shape[-1] else None,
+                              forced=spec.forced, translation=translation if isinstance(translation, str) else None,
+                              vocabulary=vocab if len(vocab) == trace.logprobs.shape[-1] else None,
                               kind=spec.kind, layer=spec.layer, head=spec.head, step=spec.step)
         try:
             write_html(trace, path, options, overwrite=overwrite)

@@ -1156,7 +1156,7 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>图片已复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="327" />
+            <location filename="../../viz_app/export/menu.py" line="330" />
             <source>Replace file?</source>
             <translation>替换文件？</translation>
         </message>
@@ -1166,27 +1166,27 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>第 {layer} 层，全部 {heads} 个头，每个 {rows} × {keys}：共 {size} MB（整句的注意力图有 {total} GB）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="279" />
+            <location filename="../../viz_app/export/menu.py" line="282" />
             <source>layer {layer} of this attention only: the whole sentence would not fit in one page</source>
             <translation>只包含当前注意力类型的第 {layer} 层：整句的全部注意力图放不进一个网页</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="288" />
+            <location filename="../../viz_app/export/menu.py" line="291" />
             <source>rows {r0}–{r1}, columns {c0}–{c1}: the window on screen</source>
             <translation>第 {r0}–{r1} 行、第 {c0}–{c1} 列：即屏幕上显示的窗口</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="302" />
+            <location filename="../../viz_app/export/menu.py" line="305" />
             <source>Nothing to export yet: type a sentence first.</source>
             <translation>还没有可导出的内容：请先输入一个句子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="361" />
+            <location filename="../../viz_app/export/menu.py" line="364" />
             <source>Exported {path}</source>
             <translation>已导出 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="328" />
+            <location filename="../../viz_app/export/menu.py" line="331" />
             <source>{name} already exists in {folder}. Replace it?</source>
             <translation>{folder} 中已存在 {name}。要替换它吗？</translation>
         </message>
@@ -1196,12 +1196,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>第 {layer} 层的 {heads} 张注意力图需要 {size} GB（上限为 {limit} GB）；可用命令行的 export 选择更少的头或行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="345" />
+            <location filename="../../viz_app/export/menu.py" line="348" />
             <source>Could not export: {path} is a folder</source>
             <translation>无法导出：{path} 是一个文件夹</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="362" />
+            <location filename="../../viz_app/export/menu.py" line="365" />
             <source>{done} ({what})</source>
             <translation>{done}（{what}）</translation>
         </message>
@@ -1211,17 +1211,17 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>无法复制图片：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="276" />
+            <location filename="../../viz_app/export/menu.py" line="279" />
             <source>one page would be {size} MB even for this layer alone (the limit is {limit} MB): export the trace (NPZ) instead</source>
             <translation>即使只放这一层，网页也有 {size} MB（上限是 {limit} MB）：请改为导出注意力轨迹（NPZ）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="349" />
+            <location filename="../../viz_app/export/menu.py" line="352" />
             <source>Not exported: {name} was kept</source>
             <translation>未导出：已保留原有的 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="356" />
+            <location filename="../../viz_app/export/menu.py" line="359" />
             <source>Could not export {name}: {error}</source>
             <translation>无法导出 {name}：{error}</translation>
         </message>

@@ -16,6 +16,7 @@ This module reads a trace by duck typing and never imports :mod:`model_core.trac
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import math
@@ -163,8 +164,7 @@ def _maps(stack: Any, layers: list[int], signed: bool | None = None) -> dict[str
 
 
 def _bits(mask: np.ndarray) -> str:
-    import base64
-
+    """A boolean mask as base64 of its bits, row by row (8 cells a byte): the page draws the overlays from it."""
     return base64.b64encode(np.packbits(np.asarray(mask, bool).reshape(-1)).tobytes()).decode("ascii")
 
 
@@ -375,9 +375,9 @@ class TraceView:
         return {"text/html": self._repr_html_(), "text/plain": "<Attention Scope view>"}
 
 
-def show(trace: Any, *, widget: bool | None = None, **options: Any) -> Any:
-    """The view of ``trace`` for a notebook: a :class:`TraceView` (plain HTML), or with ``widget=True`` (default: when
-    ``anywidget`` is installed and ``widget`` is None, still plain HTML) an anywidget whose ``page`` can be replaced."""
+def show(trace: Any, *, widget: bool = False, **options: Any) -> Any:
+    """The view of ``trace`` for a notebook: a :class:`TraceView` (plain HTML, works everywhere), or with
+    ``widget=True`` an anywidget holding the same page (ImportError in one line when anywidget is missing)."""
     view = TraceView(trace, ViewOptions(**options))
     if not widget:
         return view

@@ -114,7 +114,7 @@
       if (DATA.tgtPad[i] || i >= DATA.out.length) { rows.push(input); continue; }
       var label = (full ? input : cut(input)) + " → " + (full ? DATA.out[i] : cut(DATA.out[i]));
       if (DATA.forced && DATA.first && i < DATA.first.length && DATA.first[i] !== DATA.out[i]) {
-        label += " (" + (DATA.lang === "zh_CN" ? "模型：" : "model: ") + DATA.first[i] + ")";
+        label = fill(T.model_choice, {label: label, token: DATA.first[i]});
       }
       rows.push(label);
     }
@@ -141,8 +141,7 @@
       if (S.view === "rollout") {
         m.title = fill(T.rollout_title, {step: S.step, total: total});
       } else {
-        var method = DATA.attribution.method === "integrated-gradients" ?
-          (DATA.lang === "zh_CN" ? "积分梯度" : "integrated gradients") : (DATA.lang === "zh_CN" ? "梯度 × 输入" : "grad × input");
+        var method = DATA.attribution.method === "integrated-gradients" ? T.integrated_gradients : T.grad_input;
         m.title = fill(T.attribution_title, {method: method, step: S.step, total: total});
         var conv = DATA.attribution.converged;
         if (conv && S.step > 0 && conv[S.step - 1] === false) { m.title += " · " + fill(T.not_converged, {row: S.step}); }

@@ -242,3 +242,18 @@ def test_the_live_widget_holds_the_same_page(demo_run, monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "anywidget", None)  # as where it is not installed
     with pytest.raises(ImportError, match="pip install anywidget"):
         trace.show(widget=True)
+
+
+def test_both_languages_have_every_word_the_page_reads_with_the_same_fields():
+    from model_core.share.strings import STRINGS
+
+    script = (Path(html_view.__file__).parent / "viewer.js").read_text(encoding="utf-8")
+    used = set(re.findall(r"\bT\.(\w+)", script)) | set(re.findall(r'T\["([\w -]+)"\]', script))
+    english, chinese = STRINGS["en"], STRINGS["zh_CN"]
+    from model_core.shared_types import KINDS, OVERLAYS, VIEW_MODES
+
+    used |= set(KINDS) | set(OVERLAYS) | set(VIEW_MODES)  # read as T[kind], T[view], T[overlay]
+    assert used <= set(english), used - set(english)
+    assert set(english) == set(chinese)
+    for key, text in english.items():
+        assert set(re.findall(r"\{(\w+)\}", text)) == set(re.findall(r"\{(\w+)\}", chinese[key])), key

@@ -82,17 +82,38 @@ class ViewOptions:
 # ---------------------------------------------------------------------------------------------- reading a trace
 def trace_analyses(trace: Any) -> dict[str, Any]:
     """The analyses a trace holds, by name: ``attribution`` (src, tgt, method, change, converged), ``value_norms`` and
-    ``value_zeroing`` (per kind). The one place this module reads where a trace keeps them."""
+    ``value_zeroing`` (per kind). The one place this module reads where a trace keeps them: its fields, or, where
+    the analyses are plug-ins, ``trace.analyses[name]`` (arrays named as in the ``.npz``: ``attribution_src``,
+    ``value_norms_KIND``, ``value_zeroing_KIND``; the method in ``text``)."""
+    held = getattr(trace, "analyses", None)
+    if isinstance(held, dict):  # the plug-in registry's results
+        def arrays(name: str) -> dict[str, Any]:
+            result = held.get(name)
+            return dict(getattr(result, "arrays", {}) or {}) if result is not None else {}
+
+        def text(name: str, key: str) -> str:
+            return str((getattr(held.get(name), "text", {}) or {}).get(key, ""))
+
+        attribution, norms, zeroing = arrays("attribution"), arrays("contributions"), arrays("value-zeroing")
+        fields = {"attribution_src": attribution.get("attribution_src"),
+                  "attribution_tgt": attribution.get("attribution_tgt"),
+                  "attribution_method": text("attribution", "attribution_method"),
+                  "attribution_change": attribution.get("attribution_change"),
+                  "attribution_converged": attribution.get("attribution_converged"),
+                  "value_norms": {k: norms[f"value_norms_{k}"] for k in KINDS if f"value_norms_{k}" in norms},
+                  "value_zeroing": {k: zeroing[f"value_zeroing_{k}"] for k in KINDS if f"value_zeroing_{k}" in zeroing}}
+    else:
+        fields = {name: getattr(trace, name, None) for name in (
+            "attribution_src", "attribution_tgt", "attribution_method", "attribution_change", "attribution_converged",
+            "value_norms", "value_zeroing")}
     found: dict[str, Any] = {}
-    src, tgt = getattr(trace, "attribution_src", None), getattr(trace, "attribution_tgt", None)
-    if src is not None and tgt is not None:
-        found["attribution"] = {"src": src, "tgt": tgt, "method": getattr(trace, "attribution_method", ""),
-                                "change": getattr(trace, "attribution_change", None),
-                                "converged": getattr(trace, "attribution_converged", None)}
+    if fields["attribution_src"] is not None and fields["attribution_tgt"] is not None:
+        found["attribution"] = {"src": fields["attribution_src"], "tgt": fields["attribution_tgt"],
+                                "method": fields["attribution_method"] or "", "change": fields["attribution_change"],
+                                "converged": fields["attribution_converged"]}
     for name in ("value_norms", "value_zeroing"):
-        per_kind = getattr(trace, name, None) or {}
-        if per_kind:
-            found[name] = dict(per_kind)
+        if fields[name]:
+            found[name] = dict(fields[name])
     return found
 
 

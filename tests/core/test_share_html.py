@@ -257,3 +257,28 @@ def test_both_languages_have_every_word_the_page_reads_with_the_same_fields():
     assert set(english) == set(chinese)
     for key, text in english.items():
         assert set(re.findall(r"\{(\w+)\}", text)) == set(re.findall(r"\{(\w+)\}", chinese[key])), key
+
+
+def test_the_analyses_are_read_from_the_fields_or_from_a_registry_alike(demo_run):
+    """Where the analyses are plug-ins, a trace keeps them as ``trace.analyses[name]`` (arrays named as in the .npz):
+    the one adapter reads both, to the same numbers."""
+    from types import SimpleNamespace
+
+    from model_core.share.html_view import trace_analyses
+
+    trace = demo_run[1].trace
+    fields = trace_analyses(trace)
+    registry = {
+        "attribution": SimpleNamespace(arrays={"attribution_src": trace.attribution_src,
+                                               "attribution_tgt": trace.attribution_tgt},
+                                       text={"attribution_method": trace.attribution_method}),
+        "contributions": SimpleNamespace(arrays={f"value_norms_{k}": v for k, v in trace.value_norms.items()}),
+        "value-zeroing": SimpleNamespace(arrays={f"value_zeroing_{k}": v for k, v in trace.value_zeroing.items()}),
+    }
+    plugged = trace_analyses(SimpleNamespace(analyses=registry))
+    assert set(plugged) == set(fields) == {"attribution", "value_norms", "value_zeroing"}
+    assert plugged["attribution"]["method"] == fields["attribution"]["method"] == "grad-input"
+    assert plugged["attribution"]["src"] is trace.attribution_src
+    for name in ("value_norms", "value_zeroing"):
+        assert plugged[name].keys() == fields[name].keys()
+        assert all(plugged[name][k] is fields[name][k] for k in fields[name])

@@ -141,6 +141,7 @@ def test_keys_step_the_decoding_and_the_hovered_weight_is_the_npz_to_three_digit
 
     trace, page = lesson
     _open(driver, page)
+    assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0  # nothing fetched
     total = trace.n_steps
     step_text = driver.find_element(By.ID, "step-text")
     assert step_text.text == f"step {total} / {total}"

@@ -231,6 +231,15 @@ class Trace:
                     for k, v in self.scores.items()},
         )
 
+    def show(self, **options: object) -> object:
+        """This trace as Attention Scope's interactive page, drawn inline by Jupyter, JupyterLab and VS Code (plain
+        HTML, no widget extension; ``widget=True`` with anywidget installed); ``.save(path)`` writes it as a file.
+        Options: :class:`model_core.share.html_view.ViewOptions` (``language="zh_CN"``, ``kinds``, ``layers``,
+        ``vocabulary=bundle.tgt_tokenizer.vocab`` for the next-token bars' words, ``forced=result.forced``, ...)."""
+        from .share.html_view import show
+
+        return show(self, **options)
+
     # ------------------------------------------------------------------ npz
     def to_arrays(self) -> dict[str, np.ndarray]:
         arrays: dict[str, np.ndarray] = {}

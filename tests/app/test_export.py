@@ -11,6 +11,7 @@ import contextlib
 import csv
 import html
 import itertools
+import json
 import os
 import re
 import subprocess
@@ -661,7 +662,7 @@ def actions(live, qtbot):
 def test_actions_have_their_texts_shortcut_and_menu(actions):
     texts = [a.text() for a in actions.actions()]
     assert texts == ["Export image (PNG)…", "Export SVG…", "Export animation (GIF)…", "Export video (MP4)…",
-                     "Export matrix (CSV)…", "Export trace (NPZ)…", "Copy image"]
+                     "Export matrix (CSV)…", "Export trace (NPZ)…", "Export interactive page (HTML)…", "Copy image"]
     assert actions.act_copy.shortcut() == QKeySequence("Ctrl+Shift+C")
     assert all(a.isEnabled() for a in actions.actions())
     menu = QMenu()
@@ -672,7 +673,7 @@ def test_actions_have_their_texts_shortcut_and_menu(actions):
 
 def test_each_action_writes_its_file(actions, live, tmp_path, monkeypatch):
     dialogs = Dialogs(monkeypatch)
-    names = ["a.png", "a.svg", "a.gif", "a.mp4", "a.csv", "a.npz"]
+    names = ["a.png", "a.svg", "a.gif", "a.mp4", "a.csv", "a.npz", "a.html"]
     dialogs.paths = [str(tmp_path / n) for n in names]
     for act in actions.actions()[:-1]:
         act.trigger()
@@ -680,9 +681,11 @@ def test_each_action_writes_its_file(actions, live, tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
     defaults = [Path(directory).name for _, directory, _ in dialogs.asked]
     assert defaults == ["cross_L1_mean_step3.png", "cross_L1_mean_step3.svg", "cross_L1_mean_steps.gif",
-                        "cross_L1_mean_steps.mp4", "cross_L1_mean_step3.csv", "attention_trace.npz"]
+                        "cross_L1_mean_steps.mp4", "cross_L1_mean_step3.csv", "attention_trace.npz",
+                        "attention_scope.html"]
     assert [f for _, _, f in dialogs.asked] == ["PNG images (*.png)", "SVG drawings (*.svg)", "GIF animations (*.gif)",
-                                                "MP4 videos (*.mp4)", "CSV tables (*.csv)", "Attention traces (*.npz)"]
+                                                "MP4 videos (*.mp4)", "CSV tables (*.csv)", "Attention traces (*.npz)",
+                                                "Web pages (*.html)"]
     png = QImage(str(tmp_path / "a.png"))
     assert (png.width(), png.height()) == (2 * live.widget.width(), 2 * live.widget.height())
     assert rgb_of(png).std() > 0
@@ -693,7 +696,10 @@ def test_each_action_writes_its_file(actions, live, tmp_path, monkeypatch):
     with open(tmp_path / "a.csv", newline="", encoding="utf-8") as fh:
         assert len(list(csv.reader(fh))) == 1 + 3  # header + the 3 rows computed at step 3
     assert Trace.load(tmp_path / "a.npz").n_steps == 4
-    assert live.statuses[-1] == f"Exported {tmp_path / 'a.npz'}"
+    page = (tmp_path / "a.html").read_text(encoding="utf-8")  # the shared page, opening on the map and step on show
+    data = json.loads(re.search(r'id="scope-data">(.*?)</script>', page, re.S).group(1))
+    assert data["initial"] == {"kind": "cross", "layer": 1, "head": None, "step": 3} and data["forced"] is True
+    assert live.statuses[-1] == f"Exported {tmp_path / 'a.html'}"
     assert actions.directory() == tmp_path  # the next dialog opens where the last file went
 
 
@@ -708,7 +714,7 @@ def test_cancel_writes_nothing(actions, live, tmp_path, monkeypatch):
     dialogs = Dialogs(monkeypatch)  # no paths scripted: every dialog is cancelled
     for act in actions.actions()[:-1]:
         act.trigger()
-    assert len(dialogs.asked) == 6
+    assert len(dialogs.asked) == 7
     assert list(tmp_path.iterdir()) == []
     assert live.errors == [] and dialogs.questions == []
 
@@ -797,3 +803,41 @@ def test_the_map_follows_its_widget_when_it_narrows_with_a_long_title(qapp, trac
             qapp.processEvents()
             assert glw.ci.geometry().width() <= glw.width() + 1, width
             assert _inside_view(widget, widget._colorbar)
+
+
+def test_a_page_too_large_for_everything_keeps_the_map_on_show(actions, live, trace, tmp_path, monkeypatch):
+    from model_core.share import html_view
+
+    whole, one_layer = html_view.estimate_bytes(trace), html_view.estimate_bytes(trace, ("cross",), (1,))
+    monkeypatch.setattr(html_view, "MAX_HTML_BYTES", (whole + one_layer) // 2)
+    dialogs = Dialogs(monkeypatch)
+    dialogs.paths = [str(tmp_path / "lesson.html")]
+    actions.export_html()
+    data = json.loads(re.search(r'id="scope-data">(.*?)</script>', (tmp_path / "lesson.html").read_text("utf-8"),
+                                re.S).group(1))
+    assert list(data["kinds"]) == ["cross"] and data["kinds"]["cross"]["layers"] == [1]
+    assert live.errors == [] and "layer 1 of this attention only" in live.statuses[-1]
+    monkeypatch.setattr(html_view, "MAX_HTML_BYTES", one_layer // 2)
+    dialogs.paths = [str(tmp_path / "none.html")]
+    actions.export_html()
+    assert "export the trace (NPZ) instead" in live.errors[-1] and not (tmp_path / "none.html").exists()
+
+
+def test_the_page_takes_the_windows_model_name_words_and_translation(qtbot, trace, tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    host = FakeHost(trace, ex.ViewSpec(kind="decoder_self", layer=0, head=2, step=2, forced=False))
+    vocab = tuple(f"word{i}" for i in range(trace.logprobs.shape[-1]))
+    host.state = SimpleNamespace(model=SimpleNamespace(name="/home/teacher/models/tiny.safetensors", tgt_vocab=vocab),
+                                 translation="the words the model wrote")
+    owner = QObject()
+    acts = ea.ExportActions(host, owner)
+    dialogs = Dialogs(monkeypatch)
+    dialogs.paths = [str(tmp_path / "lesson.html")]
+    acts.export_html()
+    owner.deleteLater()
+    data = json.loads(re.search(r'id="scope-data">(.*?)</script>', (tmp_path / "lesson.html").read_text("utf-8"),
+                                re.S).group(1))
+    assert data["model"] == "tiny.safetensors" and data["translation"] == "the words the model wrote"
+    assert data["next"][0]["top"][0][0] == vocab[data["next"][0]["top"][0][2]]  # the bars name the window's words
+    assert data["initial"] == {"kind": "decoder_self", "layer": 0, "head": 2, "step": 2} and host.errors == []

@@ -113,16 +113,28 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="write the attention trace of one run to .npz",
+    p = sub.add_parser("export", help="write the attention trace of one run to .npz, or as one interactive HTML page",
                        description="Run one sentence as the window does and write its trace (.npz): every attention map, "
-                                   "the masks, the log-probabilities and the positional encoding.")
+                                   "the masks, the log-probabilities and the positional encoding; or, with --html, one "
+                                   "self-contained page to open in any browser (no network, no install).")
     add_run_args(p)
-    g = p.add_argument_group("output")
-    g.add_argument("--out", required=True, help="output .npz file")
+    g = p.add_argument_group("output (one of --out and --html)")
+    g.add_argument("--out", default=None, help="output .npz file")
+    g.add_argument("--html", default=None, metavar="OUT.html",
+                   help="one interactive page instead: maps, step slider and arrow keys, next-token bars, positional "
+                        "encoding and the analyses asked for here, in one file for a browser or a phone")
     g.add_argument("--scores", action="store_true", help="also store the pre-softmax scores")
     for found in ANALYSES:  # each plug-in declares its flags (--attribution ..., --contributions, --value-zeroing)
         add_cli_arguments(found, g)
     g.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    g = p.add_argument_group("--html only")
+    g.add_argument("--kind", choices=KINDS, action="append", default=None,
+                   help="write only this attention kind (repeatable; default: all): a smaller page")
+    g.add_argument("--layer", type=int_in(0), action="append", default=None, metavar="N",
+                   help="write only this layer of each kind (repeatable; default: all): a smaller page")
+    g.add_argument("--language", choices=("en", "zh_CN"), default=None,
+                   help="the page's language: en or zh_CN (简体中文); default: the app's (ATTENTION_SCOPE_LANGUAGE, "
+                        "else the system's)")
     add_subset_args(p)
     p.set_defaults(handler=cmd_export)
 
@@ -175,9 +187,10 @@ def load_session(args: argparse.Namespace) -> Session | None:
     from model_core.io.sessions import load
 
     session = load(args.session)  # a SessionError is a ValueError: one line, status 2
-    if getattr(args, "out", None):  # the model the session names is read too: never the output
+    out = getattr(args, "out", None) or getattr(args, "html", None)
+    if out:  # the model the session names is read too: never the output
         model = session.model
-        check_not_an_input(args.out, [model.path, model.src_vocab, model.tgt_vocab, model.tokenization])
+        check_not_an_input(out, [model.path, model.src_vocab, model.tgt_vocab, model.tokenization])
     return session
 
 
@@ -287,6 +300,12 @@ def check_output(path: str, force: bool) -> Path:
 def cmd_export(args: argparse.Namespace) -> int:
     from model_core.trace import save_trace
 
+    if args.html is not None or args.out is None:
+        return cmd_export_html(args)
+    html_only = [flag for flag, value in (("--kind", args.kind), ("--layer", args.layer), ("--language", args.language))
+                 if value is not None]
+    if html_only:
+        raise CliError(f"{', '.join(html_only)} choose what an HTML page shows: give --html OUT.html (or leave them out)")
     out = check_output(args.out, args.force)  # before the session, the model or the run
     plan = plan_run(args, load_session(args), capture_scores=args.scores)
     asked = {found.name: options for found in ANALYSES if (options := cli_options(found, args)) is not None}
@@ -308,6 +327,91 @@ def cmd_export(args: argparse.Namespace) -> int:
         text = bundle.tgt_tokenizer.decode(int(i) for i in trace.output_ids)
         print(f"translation: {printable(text)}" if text.strip() else "translation: (empty: the model ended at once)")
     return 0
+
+
+def default_language() -> str:
+    """The app's language without Qt: ``ATTENTION_SCOPE_LANGUAGE`` as the window reads it, else the system locale
+    (any Chinese one → zh_CN), else English."""
+    import locale
+
+    chosen = os.environ.get("ATTENTION_SCOPE_LANGUAGE", "")
+    if chosen in ("en", "zh_CN"):
+        return chosen
+    system = os.environ.get("LC_ALL") or os.environ.get("LC_MESSAGES") or os.environ.get("LANG") or \
+        (locale.getlocale()[0] or "")
+    return "zh_CN" if system.lower().startswith("zh") else "en"
+
+
+def cmd_export_html(args: argparse.Namespace) -> int:
+    """``export --html``: the run as one self-contained page (:mod:`model_core.share.html_view`); refused in one line,
+    before any map is encoded, when the page would exceed its size limit."""
+    from model_core.share.html_view import ViewOptions, ViewTooLarge, shapes_bytes, write_html
+
+    if (args.out is None) == (args.html is None):
+        raise CliError("give one output: --out FILE.npz (the trace) or --html OUT.html (an interactive page)")
+    if Path(args.html).suffix.lower() not in (".html", ".htm"):
+        raise CliError(f"--html writes a web page: name it OUT.html, not {printable(args.html)}")
+    for flag in ("kinds", "layers", "map_heads", "rows"):
+        if getattr(args, flag, None) is not None:
+            raise CliError(f"--{flag.replace('_', '-')} chooses the maps of a long sentence's .npz; an HTML page is "
+                           f"narrowed with --kind and --layer")
+    out = check_output(args.html, args.force)  # before the session, the model or the run
+    session = load_session(args)
+    plan = plan_run(args, session, capture_scores=args.scores)
+    asked = {found.name: options for found in ANALYSES if (options := cli_options(found, args)) is not None}
+    plan = replace(plan, request=replace(plan.request, analyses=asked))
+    bundle = open_bundle(plan.location, plan.options, args)
+    check_request(bundle, plan.request)
+    kinds = tuple(dict.fromkeys(args.kind)) if args.kind else None
+    layers = tuple(sorted(set(args.layer))) if args.layer else None
+    c = bundle.config
+    if layers is not None:
+        deepest = max(c.n_encoder_layers if k == "encoder_self" else c.n_decoder_layers for k in (kinds or KINDS))
+        if all(layer >= deepest for layer in layers):
+            raise CliError(f"--layer {', '.join(map(str, layers))}: this model has layers 0..{deepest - 1}")
+    n_src = len(bundle.encode_source(plan.request.src, plan.request.pad_src).ids)
+    least = {"encoder_self": (c.n_encoder_layers, c.n_heads, n_src, n_src),  # one decoder row at least
+             "decoder_self": (c.n_decoder_layers, c.n_heads, 1, 1), "cross": (c.n_decoder_layers, c.n_heads, 1, n_src)}
+    _refuse_large_page(shapes_bytes(least, n_src, 1, kinds, layers), least, n_src)  # before a long decoding
+    _bundle, result = run_plan(plan, args, bundle)
+    trace = result.trace
+    if result.forced:
+        translation = plan.request.tgt or ""
+    else:
+        translation = bundle.tgt_tokenizer.decode(int(i) for i in trace.output_ids)
+    sel = session.selection if session is not None else None
+    kind = sel.kind if sel is not None else (kinds[0] if kinds and "cross" not in kinds else "cross")
+    layer = sel.layer if sel is not None else (layers[0] if layers else 0)
+    options = ViewOptions(
+        model=bundle.name, language=args.language or default_language(), forced=result.forced, translation=translation,
+        vocabulary=list(bundle.tgt_tokenizer.vocab), kinds=kinds, layers=layers, kind=kind, layer=layer,
+        head=sel.head if sel is not None else None, step=session.step if session is not None else None)
+    try:
+        size = write_html(trace, out, options, overwrite=args.force)
+    except ViewTooLarge as exc:
+        raise CliError(too_large_line(exc.size, exc.smallest, exc.limit)) from None
+    print(f"wrote {printable(out)}: {size / 1e6:.2f} MB, {trace.n_src:,} source tokens, {trace.n_steps:,} target "
+          f"positions; open it in any browser")
+    return 0
+
+
+def _refuse_large_page(size: int, shapes: dict[str, tuple[int, ...]], n_src: int) -> None:
+    """Refuse before the run a page that cannot fit whatever the decoding writes (its source maps alone are over)."""
+    from model_core.share import html_view
+
+    if size > html_view.MAX_HTML_BYTES:
+        smallest = min(html_view.shapes_bytes(shapes, n_src, 1, (kind,), (0,)) for kind in KINDS if shapes[kind][0])
+        raise CliError(too_large_line(size, smallest, html_view.MAX_HTML_BYTES))
+
+
+def too_large_line(size: int, smallest: int, limit: int) -> str:
+    """The one line that refuses an HTML page over ``limit`` bytes, naming the flags that narrow it."""
+    if smallest <= limit:
+        advice = f"narrow it with --kind KIND and --layer N (one layer of one kind is about {smallest / 1e6:.1f} MB)"
+    else:
+        advice = (f"even one layer of one kind (--kind KIND --layer N) is about {smallest / 1e6:.0f} MB: write the "
+                  f"chosen maps to .npz instead (--out FILE.npz --kinds K --layers N)")
+    return f"the HTML page would be about {size / 1e6:.0f} MB, over {limit / 1e6:.0f} MB: {advice}"
 
 
 # ---------------------------------------------------------------------------------------------- render

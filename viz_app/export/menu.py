@@ -81,6 +81,10 @@ class ExportActions(QObject):
                                     self.export_csv)
         self.act_npz = self._action(tr("ExportActions", "Export trace (NPZ)…"),
                                     tr("ExportActions", "Save every attention map of this sentence (numpy .npz)"), self.export_npz)
+        self.act_html = self._action(tr("ExportActions", "Export interactive page (HTML)…"),
+                                     tr("ExportActions", "Save this sentence as one web page that opens in any browser, "
+                                                         "on a phone too: every map, the steps, the next-token bars"),
+                                     self.export_html)
         self.act_copy = self._action(tr("ExportActions", "Copy image"),
                                      tr("ExportActions", "Copy the heatmap to the clipboard as an image"), self.copy_image)
         self.act_copy.setShortcut(QKeySequence("Ctrl+Shift+C"))
@@ -90,7 +94,8 @@ class ExportActions(QObject):
     # ------------------------------------------------------------------ public
     def actions(self) -> list[QAction]:
         """All actions in menu order."""
-        return [self.act_png, self.act_svg, self.act_gif, self.act_mp4, self.act_csv, self.act_npz, self.act_copy]
+        return [self.act_png, self.act_svg, self.act_gif, self.act_mp4, self.act_csv, self.act_npz, self.act_html,
+                self.act_copy]
 
     def add_to_menu(self, menu: QMenu) -> None:
         """Add the actions (copy after a separator) and let the menu show tooltips (the MP4 one says what is missing)."""
@@ -159,6 +164,10 @@ class ExportActions(QObject):
     def export_npz(self) -> Path | None:
         return self._export(".npz", tr("ExportActions", "Export trace (NPZ)"), tr("ExportActions", "Attention traces (*.npz)"),
                             self._write_npz, default_name="attention_trace.npz")
+
+    def export_html(self) -> Path | None:
+        return self._export(".html", tr("ExportActions", "Export interactive page (HTML)"),
+                            tr("ExportActions", "Web pages (*.html)"), self._write_html, default_name="attention_scope.html")
 
     def copy_image(self) -> QImage | None:
         """Copy the heatmap as shown (2x) to the clipboard; returns the image (None when there is nothing to copy)."""
@@ -242,6 +251,36 @@ class ExportActions(QObject):
                                    "{total} GB of maps").format(layer=spec.layer, heads=n_heads, rows=f"{n_rows:,}",
                                                                  keys=f"{n_keys:,}", size=f"{size / 1e6:,.0f}",
                                                                  total=f"{total / 1e9:.1f}")
+
+    def _write_html(self, trace: Trace, spec: ex.ViewSpec, path: Path, overwrite: bool) -> str | None:
+        """The shared page (:mod:`model_core.share.html_view`) in the window's language, opening on the map and step on
+        show; a sentence too long for one page keeps the kind and layer on show."""
+        from dataclasses import replace
+
+        from model_core.share.html_view import ViewOptions, ViewTooLarge, write_html
+        from viz_app.i18n import current_language
+
+        state = getattr(self._host, "state", None)  # the window's state: the model's name and words, the translation
+        model = getattr(state, "model", None)
+        vocab = list(getattr(model, "tgt_vocab", ()) or ())
+        translation = None if spec.forced else getattr(state, "translation", None)
+        options = ViewOptions(model=str(getattr(model, "name", "") or ""), language=current_language(),
+                              forced=spec.forced, translation=translation if isinstance(translation, str) else None,
+                              vocabulary=vocab if len(vocab) == trace.logprobs.shape[-1] else None,
+                              kind=spec.kind, layer=spec.layer, head=spec.head, step=spec.step)
+        try:
+            write_html(trace, path, options, overwrite=overwrite)
+            return None
+        except ViewTooLarge:
+            pass
+        try:
+            write_html(trace, path, replace(options, kinds=(spec.kind,), layers=(spec.layer,)), overwrite=overwrite)
+        except ViewTooLarge as exc:
+            raise ValueError(tr("ExportActions", "one page would be {size} MB even for this layer alone (the limit is "
+                                                 "{limit} MB): export the trace (NPZ) instead").format(
+                size=f"{exc.smallest / 1e6:.0f}", limit=f"{exc.limit / 1e6:.0f}")) from None
+        return tr("ExportActions", "layer {layer} of this attention only: the whole sentence would not fit in one "
+                                   "page").format(layer=spec.layer)
 
     @staticmethod
     def _window_note(spec: ex.ViewSpec) -> str | None:

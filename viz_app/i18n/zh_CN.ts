@@ -424,32 +424,32 @@ that. The lens shows what a layer's stream says, not how the model uses it.&lt;/
 &lt;p&gt;它的前提是：中间层的残差流已经处在最终归一化和输出投影能够读懂的空间里。前面的层往往并非如此；&lt;b&gt;调校透镜&lt;/b&gt;（tuned lens，Belrose 等，2023）为每一层学习一个小的映射来修正这一点。Logit 透镜显示的是某一层的残差流“说了什么”，而不是模型如何使用它。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/rollout.py" line="169" />
+            <location filename="../../model_core/interpret/rollout.py" line="43" />
             <source>rollout</source>
             <translation>注意力展开</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/rollout.py" line="170" />
+            <location filename="../../model_core/interpret/rollout.py" line="44" />
             <source>the attention rollout: how much of each source token reaches each decoder position</source>
             <translation>注意力展开：每个源词元有多少传到了解码器的每个位置</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/rollout.py" line="173" />
+            <location filename="../../model_core/interpret/rollout.py" line="47" />
             <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
             <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/rollout.py" line="174" />
+            <location filename="../../model_core/interpret/rollout.py" line="48" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/rollout.py" line="177" />
+            <location filename="../../model_core/interpret/rollout.py" line="51" />
             <source>Attention rollout: which source words reach the output</source>
             <translation>注意力展开（rollout）：哪些源词影响了输出</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/rollout.py" line="178" />
+            <location filename="../../model_core/interpret/rollout.py" line="52" />
             <source>&lt;p&gt;One attention map shows one step of mixing; information also flows through the
 residual connections and through several layers. &lt;b&gt;Attention rollout&lt;/b&gt; (Abnar &amp;amp; Zuidema, 2020)
 follows it: each layer's head-averaged attention A is mixed with the identity for the residual,
@@ -1178,136 +1178,166 @@ not a proof.&lt;/p&gt;</source>
         </message>
         <message>
             <location filename="../../viz_app/export/menu.py" line="84" />
+            <source>Export interactive page (HTML)…</source>
+            <translation>导出交互式网页（HTML）…</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="85" />
+            <source>Save this sentence as one web page that opens in any browser, on a phone too: every map, the steps, the next-token bars</source>
+            <translation>把这个句子存成一个网页，任何浏览器都能打开，手机上也可以：包含所有注意力图、每一步解码和下一个词元的概率条</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="88" />
             <source>Copy image</source>
             <translation>复制图片</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="85" />
+            <location filename="../../viz_app/export/menu.py" line="89" />
             <source>Copy the heatmap to the clipboard as an image</source>
             <translation>将热力图作为图片复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="137" />
+            <location filename="../../viz_app/export/menu.py" line="142" />
             <source>Export image (PNG)</source>
             <translation>导出图片（PNG）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="137" />
+            <location filename="../../viz_app/export/menu.py" line="142" />
             <source>PNG images (*.png)</source>
             <translation>PNG 图片 (*.png)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="141" />
+            <location filename="../../viz_app/export/menu.py" line="146" />
             <source>Export SVG</source>
             <translation>导出 SVG</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="141" />
+            <location filename="../../viz_app/export/menu.py" line="146" />
             <source>SVG drawings (*.svg)</source>
             <translation>SVG 矢量图 (*.svg)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="144" />
+            <location filename="../../viz_app/export/menu.py" line="149" />
             <source>Export animation (GIF)</source>
             <translation>导出动画（GIF）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="144" />
+            <location filename="../../viz_app/export/menu.py" line="149" />
             <source>GIF animations (*.gif)</source>
             <translation>GIF 动画 (*.gif)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="152" />
+            <location filename="../../viz_app/export/menu.py" line="157" />
             <source>Export video (MP4)</source>
             <translation>导出视频（MP4）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="152" />
+            <location filename="../../viz_app/export/menu.py" line="157" />
             <source>MP4 videos (*.mp4)</source>
             <translation>MP4 视频 (*.mp4)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="156" />
+            <location filename="../../viz_app/export/menu.py" line="161" />
             <source>Export matrix (CSV)</source>
             <translation>导出矩阵（CSV）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="156" />
+            <location filename="../../viz_app/export/menu.py" line="161" />
             <source>CSV tables (*.csv)</source>
             <translation>CSV 表格 (*.csv)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="160" />
+            <location filename="../../viz_app/export/menu.py" line="165" />
             <source>Export trace (NPZ)</source>
             <translation>导出注意力轨迹（NPZ）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="160" />
+            <location filename="../../viz_app/export/menu.py" line="165" />
             <source>Attention traces (*.npz)</source>
             <translation>注意力轨迹 (*.npz)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="175" />
+            <location filename="../../viz_app/export/menu.py" line="169" />
+            <source>Export interactive page (HTML)</source>
+            <translation>导出交互式网页（HTML）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="170" />
+            <source>Web pages (*.html)</source>
+            <translation>网页 (*.html)</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="184" />
             <source>Image copied to the clipboard</source>
             <translation>图片已复制到剪贴板</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="291" />
+            <location filename="../../viz_app/export/menu.py" line="330" />
             <source>Replace file?</source>
             <translation>替换文件？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="241" />
+            <location filename="../../viz_app/export/menu.py" line="250" />
             <source>layer {layer}, all {heads} heads, {rows} × {keys} each: {size} MB of this sentence's {total} GB of maps</source>
             <translation>第 {layer} 层，全部 {heads} 个头，每个 {rows} × {keys}：共 {size} MB（整句的注意力图有 {total} GB）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="252" />
+            <location filename="../../viz_app/export/menu.py" line="282" />
+            <source>layer {layer} of this attention only: the whole sentence would not fit in one page</source>
+            <translation>只包含当前注意力类型的第 {layer} 层：整句的全部注意力图放不进一个网页</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="291" />
             <source>rows {r0}–{r1}, columns {c0}–{c1}: the window on screen</source>
             <translation>第 {r0}–{r1} 行、第 {c0}–{c1} 列：即屏幕上显示的窗口</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="266" />
+            <location filename="../../viz_app/export/menu.py" line="305" />
             <source>Nothing to export yet: type a sentence first.</source>
             <translation>还没有可导出的内容：请先输入一个句子。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="325" />
+            <location filename="../../viz_app/export/menu.py" line="364" />
             <source>Exported {path}</source>
             <translation>已导出 {path}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="292" />
+            <location filename="../../viz_app/export/menu.py" line="331" />
             <source>{name} already exists in {folder}. Replace it?</source>
             <translation>{folder} 中已存在 {name}。要替换它吗？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="236" />
+            <location filename="../../viz_app/export/menu.py" line="245" />
             <source>layer {layer}'s {heads} maps would take {size} GB (the limit is {limit} GB); the command line's export chooses fewer heads or rows</source>
             <translation>第 {layer} 层的 {heads} 张注意力图需要 {size} GB（上限为 {limit} GB）；可用命令行的 export 选择更少的头或行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="309" />
+            <location filename="../../viz_app/export/menu.py" line="348" />
             <source>Could not export: {path} is a folder</source>
             <translation>无法导出：{path} 是一个文件夹</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="326" />
+            <location filename="../../viz_app/export/menu.py" line="365" />
             <source>{done} ({what})</source>
             <translation>{done}（{what}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="173" />
+            <location filename="../../viz_app/export/menu.py" line="182" />
             <source>Could not copy the image: {error}</source>
             <translation>无法复制图片：{error}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="313" />
+            <location filename="../../viz_app/export/menu.py" line="279" />
+            <source>one page would be {size} MB even for this layer alone (the limit is {limit} MB): export the trace (NPZ) instead</source>
+            <translation>即使只放这一层，网页也有 {size} MB（上限是 {limit} MB）：请改为导出注意力轨迹（NPZ）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/export/menu.py" line="352" />
             <source>Not exported: {name} was kept</source>
             <translation>未导出：已保留原有的 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/export/menu.py" line="320" />
+            <location filename="../../viz_app/export/menu.py" line="359" />
             <source>Could not export {name}: {error}</source>
             <translation>无法导出 {name}：{error}</translation>
         </message>

@@ -142,6 +142,17 @@ MAX_TOKENIZER_GROWTH = 100
 #: The most characters a tokenizer's prepended text (``Prepend``, a ``Replace`` content) may add (4,096).
 MAX_TOKENIZER_PREPEND_CHARS = 4096
 
+#: The most characters a tokenizer's added tokens may hold together (1 M): the tokenizers library builds one
+#: matcher over every added token when it loads, at about 60 bytes a character, and runs its normalizer over each.
+#: 140,000 added tokens of 430 characters (a 60 MB ``tokenizer.json`` within every other budget) took 3.7 GB and
+#: aborted the app; NLLB's 200 language codes and T5's 100 sentinels hold about 2,000.
+MAX_ADDED_TOKEN_CHARS = 1 << 20
+
+#: The longest affix a tokenizer's model may add to a piece (``continuing_subword_prefix``, ``end_of_word_suffix``;
+#: 100 characters): it is copied into every piece tried, so a 20 MB WordPiece prefix made a 3-word text take 12 s.
+#: Honest ones are "##", "</w>" and "▁".
+MAX_TOKENIZER_AFFIX_CHARS = 100
+
 #: The longest regular expression a tokenizer may carry (1,000 characters; GPT-2's split pattern is 90).
 MAX_TOKENIZER_PATTERN_CHARS = 1000
 
@@ -161,10 +172,28 @@ TOKENIZE_MEMORY_BYTES = 1 << 30
 
 __all__ = [
     "EAGER_MAPS_BYTES",
-    "MAX_CHECKPOINT_BYTES", "MAX_CLAIM_RATIO", "MAX_CLAIM_SLACK", "MAX_JSON_DEPTH", "MAX_METADATA_BYTES", "MAX_PARAMETERS",
-    "MAX_PICKLE_CONTAINERS", "MAX_POSITIONS", "MAX_POSITION_TABLE_ELEMENTS", "MAX_SPARSE_HOLE_BYTES", "MAX_TOKENIZER_FILE_BYTES",
+    "MAX_ADDED_TOKEN_CHARS",
+    "MAX_CHECKPOINT_BYTES",
+    "MAX_CLAIM_RATIO",
+    "MAX_CLAIM_SLACK",
+    "MAX_JSON_DEPTH",
+    "MAX_METADATA_BYTES",
+    "MAX_PARAMETERS",
+    "MAX_PICKLE_CONTAINERS",
+    "MAX_POSITIONS",
+    "MAX_POSITION_TABLE_ELEMENTS",
+    "MAX_SPARSE_HOLE_BYTES",
+    "MAX_TOKENIZER_AFFIX_CHARS",
+    "MAX_TOKENIZER_FILE_BYTES",
     "MAX_TOKENIZER_GROWTH",
-    "MAX_TOKENIZER_PATTERN_CHARS", "MAX_TOKENIZER_PREPEND_CHARS", "MAX_VOCAB", "MAX_WORDPIECE_WORD_CHARS",
-    "MAX_ZIP_MEMBERS", "MAX_ZIP_UNCOMPRESSED_BYTES", "MAX_ZIP_UNCOMPRESSED_RATIO", "MAX_ZIP_UNCOMPRESSED_SLACK",
-    "TOKENIZE_MEMORY_BYTES", "TOKENIZE_SECONDS",
+    "MAX_TOKENIZER_PATTERN_CHARS",
+    "MAX_TOKENIZER_PREPEND_CHARS",
+    "MAX_VOCAB",
+    "MAX_WORDPIECE_WORD_CHARS",
+    "MAX_ZIP_MEMBERS",
+    "MAX_ZIP_UNCOMPRESSED_BYTES",
+    "MAX_ZIP_UNCOMPRESSED_RATIO",
+    "MAX_ZIP_UNCOMPRESSED_SLACK",
+    "TOKENIZE_MEMORY_BYTES",
+    "TOKENIZE_SECONDS",
 ]

@@ -1728,12 +1728,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="237" />
+            <location filename="../../viz_app/scope/controller.py" line="238" />
             <source>Stopped the run; edit the sentence to run it again</source>
             <translation>已停止本次运行；修改句子即可重新运行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="445" />
+            <location filename="../../viz_app/scope/controller.py" line="446" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
@@ -1743,87 +1743,87 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}；源文本{source}切分，目标文本{target}切分</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="332" />
+            <location filename="../../viz_app/scope/controller.py" line="333" />
             <source>The sentence was not run again: its last run was stopped or took too long. Edit it to run it.</source>
             <translation>这个句子没有自动重新运行：它上一次的运行被停止或耗时过长。修改句子即可运行。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="212" />
+            <location filename="../../viz_app/scope/controller.py" line="213" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="225" />
+            <location filename="../../viz_app/scope/controller.py" line="226" />
             <source>Stopped opening {name}</source>
             <translation>已停止打开 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="273" />
+            <location filename="../../viz_app/scope/controller.py" line="274" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="432" />
+            <location filename="../../viz_app/scope/controller.py" line="433" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="434" />
+            <location filename="../../viz_app/scope/controller.py" line="435" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="259" />
+            <location filename="../../viz_app/scope/controller.py" line="260" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="283" />
+            <location filename="../../viz_app/scope/controller.py" line="284" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="385" />
+            <location filename="../../viz_app/scope/controller.py" line="386" />
             <source>the session's step {step} is past this sentence's last step: step {steps} is shown</source>
             <translation>会话中的第 {step} 步超出了这个句子的最后一步：显示的是第 {steps} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="393" />
+            <location filename="../../viz_app/scope/controller.py" line="394" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="410" />
+            <location filename="../../viz_app/scope/controller.py" line="411" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="491" />
+            <location filename="../../viz_app/scope/controller.py" line="492" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="188" />
+            <location filename="../../viz_app/scope/controller.py" line="189" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="406" />
+            <location filename="../../viz_app/scope/controller.py" line="407" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="407" />
+            <location filename="../../viz_app/scope/controller.py" line="408" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="422" />
+            <location filename="../../viz_app/scope/controller.py" line="423" />
             <source>Could not open {name} (opened {fallback} instead): {reason}</source>
             <translation>无法打开 {name}（已改为打开 {fallback}）：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="425" />
+            <location filename="../../viz_app/scope/controller.py" line="426" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
@@ -2380,122 +2380,122 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="369" />
+            <location filename="../../viz_app/window/bindings.py" line="382" />
             <source>computing…</source>
             <translation>计算中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="449" />
+            <location filename="../../viz_app/window/bindings.py" line="462" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="320" />
+            <location filename="../../viz_app/window/bindings.py" line="333" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="440" />
+            <location filename="../../viz_app/window/bindings.py" line="453" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="442" />
+            <location filename="../../viz_app/window/bindings.py" line="455" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="444" />
+            <location filename="../../viz_app/window/bindings.py" line="457" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="446" />
+            <location filename="../../viz_app/window/bindings.py" line="459" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="524" />
+            <location filename="../../viz_app/window/bindings.py" line="537" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="269" />
+            <location filename="../../viz_app/window/bindings.py" line="282" />
             <source>rollout share</source>
             <translation>注意力展开占比</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="544" />
+            <location filename="../../viz_app/window/bindings.py" line="555" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="548" />
+            <location filename="../../viz_app/window/bindings.py" line="559" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="577" />
+            <location filename="../../viz_app/window/bindings.py" line="586" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="581" />
+            <location filename="../../viz_app/window/bindings.py" line="590" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="617" />
+            <location filename="../../viz_app/window/bindings.py" line="626" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="620" />
+            <location filename="../../viz_app/window/bindings.py" line="629" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="317" />
+            <location filename="../../viz_app/window/bindings.py" line="330" />
             <source>Computing the attribution…</source>
             <translation>正在计算归因…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="318" />
+            <location filename="../../viz_app/window/bindings.py" line="331" />
             <source>Computing the contributions…</source>
             <translation>正在计算贡献…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="319" />
+            <location filename="../../viz_app/window/bindings.py" line="332" />
             <source>Computing value zeroing…</source>
             <translation>正在计算值置零…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="323" />
+            <location filename="../../viz_app/window/bindings.py" line="336" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="448" />
+            <location filename="../../viz_app/window/bindings.py" line="461" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="705" />
+            <location filename="../../viz_app/window/bindings.py" line="714" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="471" />
+            <location filename="../../viz_app/window/bindings.py" line="484" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="715" />
+            <location filename="../../viz_app/window/bindings.py" line="724" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="468" />
+            <location filename="../../viz_app/window/bindings.py" line="481" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -4605,26 +4605,31 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
         </message>
         <message>
             <location filename="../../viz_app/scope/notices.py" line="44" />
+            <source>{file}: {settings} ignored: a tokenizer reads only regular files of its own folder, and never tokenises at random</source>
+            <translation>已忽略 {file} 中的 {settings}：分词器只读取自己文件夹里的普通文件，也从不随机分词</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="46" />
             <source>read with nn.Transformer's default post-norm and ReLU, which its weights cannot confirm: a model built with norm_first=True or activation="gelu" needs --norm-position pre or --activation gelu</source>
             <translation>已按 nn.Transformer 的默认设置读取（后置层归一化、ReLU 激活），但权重本身无法证实：若模型构建时开启了 norm_first，或把激活函数设成了 gelu，请加上 --norm-position pre 或 --activation gelu</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="47" />
+            <location filename="../../viz_app/scope/notices.py" line="49" />
             <source>read with nn.Transformer's default post-norm, which its weights cannot confirm: a model built with norm_first=True needs --norm-position pre</source>
             <translation>已按 nn.Transformer 的默认设置读取（后置层归一化），但权重本身无法证实：若模型构建时开启了 norm_first，请加上 --norm-position pre</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="49" />
+            <location filename="../../viz_app/scope/notices.py" line="51" />
             <source>read with nn.Transformer's default ReLU, which its weights cannot confirm: a model built with activation="gelu" needs --activation gelu</source>
             <translation>已按 nn.Transformer 的默认设置读取（ReLU 激活），但权重本身无法证实：若模型构建时把激活函数设成了 gelu，请加上 --activation gelu</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="52" />
+            <location filename="../../viz_app/scope/notices.py" line="54" />
             <source>this sentence is outside the small grammar this model was trained on ({task}): its translation may be wrong</source>
             <translation>这个句子超出了该模型训练时所用的小语法（{task}），译文可能有误</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="54" />
+            <location filename="../../viz_app/scope/notices.py" line="56" />
             <source>the model's translation is wrong: its grammar translates this sentence as “{expected}”</source>
             <translation>模型的译文有误：按它的语法，这句话应译为“{expected}”</translation>
         </message>

@@ -24,7 +24,7 @@ the numbers are the model's own forward pass — the native model and Hugging Fa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -106,13 +106,23 @@ def transformed_value_norms(parts: AttentionParts, values: torch.Tensor) -> torc
     return f.norm(dim=-1)
 
 
-def value_norms(model: nn.Module, trace: Trace, *, ablation: Ablation = NO_ABLATION) -> dict[str, np.ndarray]:
+def _check_stop(stop: Callable[[], bool] | None) -> None:
+    """Between passes: a stopped run ends here (:class:`~model_core.inference.lazy_trace.Superseded`)."""
+    if stop is not None and stop():
+        from .lazy_trace import Superseded
+
+        raise Superseded()
+
+
+def value_norms(model: nn.Module, trace: Trace, *, ablation: Ablation = NO_ABLATION,
+                stop: Callable[[], bool] | None = None) -> dict[str, np.ndarray]:
     """Per kind, [L, H, K]: ``‖f_h(x_j)‖`` of each key in a teacher-forced pass over the trace's inputs.
 
     A switched-off head (``ablation``) added nothing, so its norms are 0.
     """
     import torch
 
+    _check_stop(stop)
     parts = model_parts(model)
     src, tgt = _tensors(model, trace)
     captured: dict[tuple[str, int], torch.Tensor] = {}
@@ -146,9 +156,10 @@ def value_norms(model: nn.Module, trace: Trace, *, ablation: Ablation = NO_ABLAT
     return out
 
 
-def with_value_norms(model: nn.Module, trace: Trace, *, ablation: Ablation = NO_ABLATION) -> Trace:
+def with_value_norms(model: nn.Module, trace: Trace, *, ablation: Ablation = NO_ABLATION,
+                     stop: Callable[[], bool] | None = None) -> Trace:
     """``trace`` with :attr:`Trace.value_norms` filled in."""
-    return replace(trace, value_norms=value_norms(model, trace, ablation=ablation))
+    return replace(trace, value_norms=value_norms(model, trace, ablation=ablation, stop=stop))
 
 
 def norm_maps(trace: Trace, kind: str) -> np.ndarray:
@@ -229,6 +240,7 @@ def _layer_outputs_with_each_key_zeroed(
 
 def value_zeroing(
     model: nn.Module, trace: Trace, kinds: Sequence[str] = KINDS, *, ablation: Ablation = NO_ABLATION,
+    stop: Callable[[], bool] | None = None,
 ) -> dict[str, np.ndarray]:
     """Per kind, [L, T, K]: Mohebbi et al.'s value zeroing, rows normalised to sum to 1.
 
@@ -251,6 +263,7 @@ def value_zeroing(
                 out[kind] = maps
                 continue
             for index, (layer, p) in enumerate(parts[kind]):
+                _check_stop(stop)  # one batched pass per layer: a stopped run ends within one
                 original, altered = _layer_outputs_with_each_key_zeroed(model, layer, p, kind, src, tgt, keys, ablation)
                 cos = torch.nn.functional.cosine_similarity(altered.float(), original.float()[None], dim=-1)  # [keys, queries]
                 raw = (1.0 - cos).clamp_min(0.0).T.cpu().numpy()  # [queries, keys]

@@ -183,7 +183,7 @@ def _run(bundle: ModelBundle, request: RunRequest, stop: Callable[[], bool] | No
         from .attribution import attribute_trace
 
         found = attribute_trace(bundle.model, trace, method=request.attribution, baseline=request.attribution_baseline,
-                                steps=request.attribution_steps, ablation=ablation)
+                                steps=request.attribution_steps, ablation=ablation, stop=stop)
         change = found.logprob - found.baseline_logprob if found.method == "integrated-gradients" else None
         trace = replace(trace, attribution_src=found.src, attribution_tgt=found.tgt, attribution_method=found.method,
                         attribution_change=change, attribution_points=found.points,
@@ -191,11 +191,11 @@ def _run(bundle: ModelBundle, request: RunRequest, stop: Callable[[], bool] | No
     if request.contributions:
         from .contributions import with_value_norms
 
-        trace = with_value_norms(bundle.model, trace, ablation=ablation)
+        trace = with_value_norms(bundle.model, trace, ablation=ablation, stop=stop)
     if request.value_zeroing:
         from .contributions import value_zeroing
 
-        trace = replace(trace, value_zeroing=value_zeroing(bundle.model, trace, ablation=ablation))
+        trace = replace(trace, value_zeroing=value_zeroing(bundle.model, trace, ablation=ablation, stop=stop))
     baseline = None
     if ablation.active and trace.n_steps:
         # the intact model on the very same decoder inputs: "before" for the before/after view

@@ -1728,12 +1728,12 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="238" />
+            <location filename="../../viz_app/scope/controller.py" line="245" />
             <source>Stopped the run; edit the sentence to run it again</source>
             <translation>已停止本次运行；修改句子即可重新运行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="446" />
+            <location filename="../../viz_app/scope/controller.py" line="462" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
@@ -1743,92 +1743,97 @@ adjectives and the one-to-two words of negation).&lt;/p&gt;</source>
             <translation>已加载 {name}；源文本{source}切分，目标文本{target}切分</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="333" />
+            <location filename="../../viz_app/scope/controller.py" line="340" />
             <source>The sentence was not run again: its last run was stopped or took too long. Edit it to run it.</source>
             <translation>这个句子没有自动重新运行：它上一次的运行被停止或耗时过长。修改句子即可运行。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="213" />
+            <location filename="../../viz_app/scope/controller.py" line="219" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="226" />
+            <location filename="../../viz_app/scope/controller.py" line="232" />
             <source>Stopped opening {name}</source>
             <translation>已停止打开 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="274" />
+            <location filename="../../viz_app/scope/controller.py" line="281" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="433" />
+            <location filename="../../viz_app/scope/controller.py" line="449" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="435" />
+            <location filename="../../viz_app/scope/controller.py" line="451" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="260" />
+            <location filename="../../viz_app/scope/controller.py" line="267" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="284" />
+            <location filename="../../viz_app/scope/controller.py" line="291" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="386" />
+            <location filename="../../viz_app/scope/controller.py" line="394" />
             <source>the session's step {step} is past this sentence's last step: step {steps} is shown</source>
             <translation>会话中的第 {step} 步超出了这个句子的最后一步：显示的是第 {steps} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="394" />
+            <location filename="../../viz_app/scope/controller.py" line="402" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="411" />
+            <location filename="../../viz_app/scope/controller.py" line="424" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="492" />
+            <location filename="../../viz_app/scope/controller.py" line="508" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="189" />
+            <location filename="../../viz_app/scope/controller.py" line="194" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="407" />
+            <location filename="../../viz_app/scope/controller.py" line="420" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="408" />
+            <location filename="../../viz_app/scope/controller.py" line="421" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="423" />
+            <location filename="../../viz_app/scope/controller.py" line="438" />
             <source>Could not open {name} (opened {fallback} instead): {reason}</source>
             <translation>无法打开 {name}（已改为打开 {fallback}）：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="426" />
+            <location filename="../../viz_app/scope/controller.py" line="441" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/persistence.py" line="74" />
+            <location filename="../../viz_app/scope/persistence.py" line="88" />
+            <source>The app ended while opening or first running {name} last time, so it was not opened again; open it with File ▸ Open model… to try once more.</source>
+            <translation>上次打开或首次运行 {name} 时程序意外退出，所以这次没有再打开它；如需再试，请用“文件 ▸ 打开模型…”。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/persistence.py" line="93" />
             <source>The model you used last, {path}, no longer exists.</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>

@@ -66,7 +66,7 @@ from ...text.tokenize_deadline import run_within
 from ...text.tokenize_worker import TokenizeWorker
 from ...text.tokenizer_check import check_tokenizer_file
 from ...text.vocab_counts import check_vocabulary_files
-from ..checkpoint import check_claims_against_values, check_on_disk, check_position_table, read_safetensors_header
+from ..checkpoint import all_finite, check_claims_against_values, check_on_disk, check_position_table, read_safetensors_header
 from ..hf_cache import repo_id_of
 from ..hf_families import FAMILIES, REFUSED_MODEL_TYPES
 
@@ -857,7 +857,7 @@ _METADATA_FILES = ("config.json", "generation_config.json", "model.safetensors.i
                    "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json", "preprocessor_config.json")
 _TOKENIZER_FILES = (*TOKENIZER_FILES, "vocab-tgt.json", "merges.txt", "target.spm", "tokenizer.model", "chat_template.jinja",
                     "chat_template.json")
-_LAYERS = re.compile(r"(?:^|\.)(encoder|decoder)\.(?:layers|block)\.(\d+)\.")
+_LAYERS = re.compile(r"(?:^|\.)(encoder|decoder)\.(?:layers|block)\.([0-9]{1,6})\.")
 
 
 def _check_folder_files(path: Path) -> None:
@@ -1354,7 +1354,7 @@ def _check_loading_info(path: Path, info: dict[str, Any]) -> None:
 def _check_finite(path: Path, hf_model: nn.Module) -> None:
     """NaN or infinite weights give NaN attention everywhere: refuse them with the first bad name."""
     for name, tensor in [*hf_model.named_parameters(), *hf_model.named_buffers()]:
-        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+        if tensor.is_floating_point() and not all_finite(tensor):
             raise CheckpointError(f"{path.name}: weight {name} contains NaN or infinite values")
 
 
@@ -1367,7 +1367,7 @@ def _dtype_argument(version: str, dtype: torch.dtype) -> dict[str, torch.dtype]:
     that dtype: a float16 or bfloat16 save opened in float32 would carry a table rounded to 1e-3, where Hugging Face's
     own float32 load (``dtype=torch.float32``) computes it in float32.
     """
-    major, minor = (int(part) if part.isdigit() else 0 for part in [*version.split("."), "0"][:2])
+    major, minor = (int(part) if part.isascii() and part.isdigit() and len(part) < 7 else 0 for part in [*version.split("."), "0"][:2])
     return {"dtype" if (major, minor) >= (4, 56) else "torch_dtype": dtype}
 
 

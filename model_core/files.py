@@ -91,6 +91,9 @@ def check_regular_file(path: str | os.PathLike, label: str | None = None) -> os.
         raise CheckpointError(f"{label}: cannot be read ({exc.strerror or type(exc).__name__})") from exc
     if not stat.S_ISREG(info.st_mode):
         raise CheckpointError(f"{label}: is {file_kind(info.st_mode)}, not a regular file; only regular files are opened")
+    real = os.path.realpath(path)
+    if sys.platform.startswith("linux") and real.startswith(("/proc/", "/sys/")):  # sizes that lie, reads that fail
+        raise CheckpointError(f"{label}: is the system file {real[:60]}, not a model or data file; only files you saved are opened")
     return info
 
 

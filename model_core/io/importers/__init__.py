@@ -169,7 +169,14 @@ def open_model(
         options.norm_position = saved["norm_position"]
     if options.activation is None and "activation" in saved:
         options.activation = saved["activation"]
-    return _convert_state_dict(tensors, path, options, device, dtype, rest)
+    try:
+        return _convert_state_dict(tensors, path, options, device, dtype, rest)
+    except NeedsHyperparameters:
+        raise
+    except CheckpointError as exc:  # a line from a shared check ("layers under … are not numbered 0..N-1") names the file
+        if len(exc.args) == 1 and isinstance(exc.args[0], str) and not exc.args[0].startswith(f"{path.name}:"):
+            exc.args = (f"{path.name}: {exc.args[0]}",)
+        raise
 
 
 def retie_shared(tensors: dict[str, torch.Tensor], metadata: Mapping[str, str]) -> dict[str, torch.Tensor]:

@@ -131,6 +131,11 @@ EAGER_MAPS_BYTES = 1 << 30
 #: about an hour to refuse through torch's Python unpickler and the tensor walk; at this budget both take ~2 s.
 MAX_PICKLE_CONTAINERS = 1 << 18
 
+#: The most items a ``.pt``'s pickle may hold in its containers together (4 M = 2²², counted before ``torch.load``):
+#: a list of 15.5 M ``None`` is one container, and took 12.7 s to refuse (7 s in torch's unpickler). A state_dict
+#: holds a few thousand; two pickled 262,144-token vocabularies (a list and a dict each) about a million.
+MAX_PICKLE_ITEMS = 1 << 22
+
 #: How many times longer a tokenizer's normalizers and pre-tokenizer may make a text in the worst case (100),
 #: computed from their description before the tokenizer is built (:mod:`model_core.text.tokenizer_check`). Honest
 #: pipelines stay well under it: NFKC at most 18 characters for one, BERT's normalizer 36 (CJK spaced, accents
@@ -179,7 +184,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MAX_METADATA_BYTES",
     "MAX_PARAMETERS",
-    "MAX_PICKLE_CONTAINERS",
+    "MAX_PICKLE_CONTAINERS", "MAX_PICKLE_ITEMS",
     "MAX_POSITIONS",
     "MAX_POSITION_TABLE_ELEMENTS",
     "MAX_SPARSE_HOLE_BYTES",

@@ -89,7 +89,8 @@ def _scan(stream: io.BytesIO, pickles: int) -> tuple[int | None, bool, int]:
         except Exception:  # a damaged or unusual pickle: left to torch's own reader and its message
             return None, False, 0
         made = gc.get_count()[0] - before
-        items = _held_items(objects, budgets.MAX_PICKLE_ITEMS)
+        # counted only within the container budget (a chain nested millions deep is refused by that count first)
+        items = _held_items(objects, budgets.MAX_PICKLE_ITEMS) if made <= budgets.MAX_PICKLE_CONTAINERS else 0
         del objects
         return max(made, 0), False, items
     finally:
@@ -106,10 +107,10 @@ def _check_items(items: int, label: str) -> None:
 def check_pickle_containers(data: bytes, label: str) -> None:
     """Refuse a pickle that builds more than :data:`~model_core.budgets.MAX_PICKLE_CONTAINERS` containers."""
     made, _cut, items = _scan(io.BytesIO(data), 1)
-    _check_items(items, label)
     if made is not None and made > budgets.MAX_PICKLE_CONTAINERS:
         raise OverBudget(f"{label} builds {made:,} lists, dicts or objects (nested or not), over the "
                          f"{budgets.MAX_PICKLE_CONTAINERS:,} this app reads; a state_dict has a few thousand")
+    _check_items(items, label)
 
 
 def check_legacy_pickles(fh: Any, size: int, label: str) -> None:
@@ -124,7 +125,7 @@ def check_legacy_pickles(fh: Any, size: int, label: str) -> None:
     if cut and len(head) > limit:
         raise OverBudget(f"{label}: its pickle runs past the first {limit >> 20} MB, over the {limit >> 20} MB this "
                          f"app reads")
-    _check_items(items, f"{label}: its pickle")
     if made is not None and made > budgets.MAX_PICKLE_CONTAINERS:
         raise OverBudget(f"{label}: its pickle builds {made:,} lists, dicts or objects (nested or not), over the "
                          f"{budgets.MAX_PICKLE_CONTAINERS:,} this app reads; a state_dict has a few thousand")
+    _check_items(items, f"{label}: its pickle")

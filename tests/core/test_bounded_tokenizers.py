@@ -21,7 +21,7 @@ from model_core.io.importers import ImportOptions, open_model
 from model_core.text.tokenize_worker import TokenizeWorker
 from model_core.text.tokenizer_check import check_tokenizer
 from model_core.text.vocab_counts import count_json_keys, count_lines, count_sentencepiece_pieces
-from tests.core.test_hostile_files import bounded, refused
+from tests.core.test_hostile_files import Attack, bounded, refused
 from tests.core.test_hostile_files import marian_folder as _marian_folder
 from tests.core.test_hostile_tokenizers import fast_tokenizer_folder, users_tokenizer, word_level_json
 
@@ -293,3 +293,43 @@ def test_spm_counting_is_linear(tmp_path):
     path = spm_with_pieces(tmp_path / "x.spm", 300_000)
     assert count_sentencepiece_pieces(path, "x.spm") == 300_000
     assert count_sentencepiece_pieces(path, "x.spm", stop_after=budgets.MAX_VOCAB) == budgets.MAX_VOCAB + 1
+
+
+# ----------------------------------------------------------------------------------------- for benchmarks/bench_hostile.py
+def _fresh(folder: Path, name: str) -> Path:
+    (folder / name).mkdir()
+    return folder / name
+
+
+#: the round's tokenizer attacks at the size they were found (each within every file budget), for the benchmark
+BOUNDED_TOKENIZER_ATTACKS: dict[str, Attack] = {
+    "HF folder: decoder of 40 Replace . → ..": Attack(
+        "opened; the first decode aborted the app (2.3 GB, 92 lines of Rust)",
+        lambda folder: (fast_tokenizer_folder(_fresh(folder, "d"), decoder=doubling_decoder(40)), {}),
+        r"its decoder can make a translation", ("transformers",)),
+    "HF folder: 110,000 added tokens of 430 characters": Attack(
+        "60 MB tokenizer.json: aborted at 3.7 GB in the added-token matcher",
+        lambda folder: (fast_tokenizer_folder(_fresh(folder, "a"), added_tokens=long_added_tokens(110_000, 430)), {}),
+        r"added tokens of 47,300,000 characters", ("transformers",)),
+    "--tokenization: 110,000 added tokens of 430 characters": Attack(
+        "aborted at 3.7 GB", lambda folder: users_tokenizer(_fresh(folder, "u"), added_tokens=long_added_tokens(110_000, 430)),
+        r"added tokens of 47,300,000 characters"),
+    "HF folder: merges.txt of 10.5 M merges": Attack(
+        "63 MB: 14 s, 3.1 GB", lambda folder: (_with_file(marian_folder(_fresh(folder, "m")), "merges.txt",
+                                                          b"#version: 0.2\n" + b"a b\n" * 10_500_000), {}),
+        r"merges\.txt holds 10,500,001 lines", ("transformers",)),
+    "HF folder: source.spm of 4.2 M pieces": Attack(
+        "9 s, 1.35 GB", lambda folder: (_spm_folder(_fresh(folder, "s"), 4_200_000), {}),
+        r"source\.spm holds more than 262,144 pieces", ("transformers",)),
+}
+
+
+def _with_file(folder: Path, name: str, data: bytes) -> Path:
+    (folder / name).write_bytes(data)
+    return folder
+
+
+def _spm_folder(folder: Path, pieces: int) -> Path:
+    target = marian_folder(folder)
+    spm_with_pieces(target / "source.spm", pieces)
+    return target

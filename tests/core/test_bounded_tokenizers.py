@@ -333,3 +333,24 @@ def _spm_folder(folder: Path, pieces: int) -> Path:
     target = marian_folder(folder)
     spm_with_pieces(target / "source.spm", pieces)
     return target
+
+
+def test_a_tokenizer_converted_in_this_process_is_rehearsed_in_the_child_first(tmp_path, capfd):
+    """Without a tokenizer.json, transformers converts a sentencepiece model here (its normalizer map included): the
+    converted rules run in the child before this process tokenises anything with them."""
+    pytest.importorskip("transformers")
+    from types import SimpleNamespace
+
+    from tokenizers import Tokenizer as Backend
+
+    from model_core.files import CheckpointError
+    from model_core.io.importers.hf import _check_loaded_tokenizer
+
+    hostile = json.loads((precompiled_folder(tmp_path) / "tokenizer.json").read_text(encoding="utf-8"))
+    converted = SimpleNamespace(backend_tokenizer=Backend.from_str(json.dumps(hostile)))  # built, never run here
+    folder = tmp_path / "t5-like"
+    folder.mkdir()
+    with bounded(), pytest.raises(CheckpointError, match=r"^t5-like: tokenizing the text with the tokenizer converted from its "
+                                                         r"sentencepiece model failed in the tokenizers library"):
+        _check_loaded_tokenizer(folder, converted)
+    assert "panicked" not in capfd.readouterr().err

@@ -1258,7 +1258,10 @@ def _check_loaded_tokenizer(path: Path, hf_tokenizer: Any) -> None:
     before any text is tokenised with it."""
     backend = getattr(hf_tokenizer, "backend_tokenizer", None)
     if backend is not None:
-        check_tokenizer_file(f"{path.name}: the tokenizer", json.loads(backend.to_str()))
+        text = backend.to_str()
+        check_tokenizer_file(f"{path.name}: the tokenizer", json.loads(text))
+        if not (path / "tokenizer.json").is_file():  # converted here from a sentencepiece model: its map never ran yet
+            _rehearse_tokenizer(path, text, "the tokenizer converted from its sentencepiece model")
 
 
 # ====================================================================== loading

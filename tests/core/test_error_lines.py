@@ -112,3 +112,20 @@ def test_a_pickle_of_millions_of_items_in_one_list_is_refused_before_torch_reads
     short(refused(tmp_path / "nones.pt", match=r"^nones\.pt: its pickle nones/data\.pkl holds more than 4,194,304 items"))
     torch.save({"a": [None] * 1000, "w": torch.zeros(3)}, tmp_path / "few.pt")  # an honest count passes the scan
     refused(tmp_path / "few.pt", match=r"^few\.pt: (?!.*items)")
+
+
+def test_a_text_of_long_tokens_is_not_said_truncated_short_of_its_room(tiny_checkpoint):
+    """"source truncated to 63 tokens (… it has about 8)": the text was cut at 64 characters a token of room, but its
+    tokens were long (a long word is one <unk>). It is read further until the room is full or it is all read."""
+    from model_core.inference.run import RunRequest, run
+    from model_core.io.importers import ImportOptions, open_model
+
+    bundle = open_model(tiny_checkpoint, ImportOptions(), device="cpu")
+    room = bundle.config.max_len - int(bundle.config.src_add_bos) - int(bundle.config.src_add_eos)
+    fits = "w1 " + "x" * (room * 64 * 3) + " w2"  # three tokens, longer than the room's characters
+    result = run(bundle, RunRequest(fits))
+    assert not any(n.code.startswith("source_truncated") for n in result.notices)
+    assert result.trace.src_tokens[:3] == ["w1", "<unk>", "w2"]
+    long_words = " ".join(["w1", "x" * 200] * room)  # 2 × room tokens of 100 characters on average: over the room
+    [notice] = [n for n in run(bundle, RunRequest(long_words)).notices if n.code.startswith("source_truncated")]
+    assert notice.values["length"] > notice.values["room"]

@@ -65,13 +65,14 @@ def _held_items(objects: list[Any], limit: int) -> int:
     """How many references the containers under ``objects`` hold, level by level in C (``gc.get_referents``), counting
     stopped past ``limit``: a list of 15.5 M ``None`` is one container, and torch's reader took 7 s over its items."""
     walked = (list, dict, tuple, set, frozenset, _Inert)  # what the scan builds; never a class, module or function
-    total, frontier = 0, objects
+    total, frontier, seen = 0, objects, {id(item) for item in objects}
     while frontier:
         held = gc.get_referents(*frontier)
         total += len(held)
         if total > limit:
             break
-        frontier = [item for item in held if type(item) in walked]
+        frontier = [item for item in held if type(item) in walked and id(item) not in seen]  # a cycle is walked once
+        seen.update(map(id, frontier))
     return total
 
 

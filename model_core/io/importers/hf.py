@@ -1174,7 +1174,7 @@ def _rehearse_tokenizer(path: Path, tokenizer_json: str, name: str) -> None:
 
 #: settings of sentencepiece a tokenizer_config.json may not pass on: a file to read, or random tokenisation
 _SENTENCEPIECE_IGNORED = ("model_file", "model_proto", "enable_sampling", "nbest_size", "alpha")
-_PATH_KEYS = re.compile(r"(_file|_files|_spm|_path)$")
+_PATH_KEYS = re.compile(r"(_file|_files|_spm)$")  # not name_or_path: transformers sets that itself
 
 
 def _inside_folder(path: Path, value: str) -> bool:

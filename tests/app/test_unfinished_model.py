@@ -4,8 +4,10 @@ mark the sentence of the model on screen as stalled."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +92,57 @@ def test_esc_during_a_load_does_not_mark_the_sentence_on_screen_as_stalled(open_
     with qtbot.waitSignal(window.host.modelLoaded, timeout=TIMEOUT):
         pass
     wait_for_result(qtbot, window)
+
+
+KILLED_APP = """
+import sys, threading
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+import model_core.io.paths
+model_core.io.paths.assets_dir = lambda: __import__("pathlib").Path(sys.argv[3])
+import viz_app.workers.model_worker as worker_module
+from viz_app.scope.settings import AppSettings
+from viz_app.window.main_window import MainWindow
+
+real_run = worker_module.run
+def first_run_never_returns(bundle, request, **kwargs):  # the app is killed during this call
+    if str(bundle.path) == sys.argv[2]:
+        print("running", flush=True)
+        threading.Event().wait()
+    return real_run(bundle, request, **kwargs)
+worker_module.run = first_run_never_returns
+app = QApplication([])
+window = MainWindow(AppSettings(sys.argv[1]), model=sys.argv[2])
+window.show()
+app.exec()
+"""
+
+
+def test_the_app_killed_in_a_models_first_run_opens_the_default_model_next(open_window, qtbot, monkeypatch, tmp_path,  # noqa: F811
+                                                                           settings_file, model_file, bundled_fallback):  # noqa: F811
+    """The real thing: the app is a process of its own, killed (SIGKILL) while its model's first run is under way."""
+    import signal
+    import subprocess
+    import sys
+
+    killer = tmp_path / "killer.safetensors"
+    shutil.copy(model_file, killer)
+    script = tmp_path / "app.py"
+    script.write_text(KILLED_APP, encoding="utf-8")
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, str(script), str(settings_file), str(killer), str(tmp_path / "assets")],
+                            stdout=subprocess.PIPE, text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "running"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+    assert AppSettings(settings_file).get_str("model/last") == str(killer)
+    window = open_window(settings_file, None)
+    assert window.state.model.key == bundled_fallback
+    assert "killer.safetensors" in window.map.settings_banner.text()

@@ -354,3 +354,14 @@ def test_a_tokenizer_converted_in_this_process_is_rehearsed_in_the_child_first(t
                                                          r"sentencepiece model failed in the tokenizers library"):
         _check_loaded_tokenizer(folder, converted)
     assert "panicked" not in capfd.readouterr().err
+
+
+def test_a_users_tokenizer_that_panics_is_refused_in_one_line_and_prints_nothing(tmp_path, capfd):
+    """The same map given with ``--tokenization FILE.json``: built here (building runs nothing), run first in the child."""
+    (tmp_path / "hf").mkdir()
+    (tmp_path / "user").mkdir()
+    charsmap = json.loads((precompiled_folder(tmp_path / "hf") / "tokenizer.json").read_text(encoding="utf-8"))["normalizer"]
+    path, options = users_tokenizer(tmp_path / "user", normalizer=charsmap)
+    short = refused(path, options, match=r"tokenizer hostile\.json: .*failed in the tokenizers library \(PanicException")
+    assert len(short) <= 300
+    assert "panicked" not in capfd.readouterr().err

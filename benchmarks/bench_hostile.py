@@ -273,11 +273,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"mode    : {'quick' if args.quick else 'full'}: {repeats} open(s) per attack, each in a fresh process; bounds "
           f"{MEMORY_BOUND_BYTES / 1e9:g} GB peak, {TIME_BOUND_S:g} s")
 
+    from test_bounded_tokenizers import BOUNDED_TOKENIZER_ATTACKS
     from test_hostile_files import ATTACKS
     from test_hostile_tokenizers import TOKENIZER_ATTACKS
 
     rows, results = [], {}
-    for name, attack in {**ATTACKS, **TOKENIZER_ATTACKS}.items():
+    for name, attack in {**ATTACKS, **TOKENIZER_ATTACKS, **BOUNDED_TOKENIZER_ATTACKS}.items():
         if args.only and not any(part in name for part in args.only):
             continue
         if any(importlib.util.find_spec(module) is None for module in attack.needs):

@@ -131,6 +131,11 @@ EAGER_MAPS_BYTES = 1 << 30
 #: about an hour to refuse through torch's Python unpickler and the tensor walk; at this budget both take ~2 s.
 MAX_PICKLE_CONTAINERS = 1 << 18
 
+#: The most items a ``.pt``'s pickle may hold in its containers together (4 M = 2²², counted before ``torch.load``):
+#: a list of 15.5 M ``None`` is one container, and took 12.7 s to refuse (7 s in torch's unpickler). A state_dict
+#: holds a few thousand; two pickled 262,144-token vocabularies (a list and a dict each) about a million.
+MAX_PICKLE_ITEMS = 1 << 22
+
 #: How many times longer a tokenizer's normalizers and pre-tokenizer may make a text in the worst case (100),
 #: computed from their description before the tokenizer is built (:mod:`model_core.text.tokenizer_check`). Honest
 #: pipelines stay well under it: NFKC at most 18 characters for one, BERT's normalizer 36 (CJK spaced, accents
@@ -141,6 +146,17 @@ MAX_TOKENIZER_GROWTH = 100
 
 #: The most characters a tokenizer's prepended text (``Prepend``, a ``Replace`` content) may add (4,096).
 MAX_TOKENIZER_PREPEND_CHARS = 4096
+
+#: The most characters a tokenizer's added tokens may hold together (1 M): the tokenizers library builds one
+#: matcher over every added token when it loads, at about 60 bytes a character, and runs its normalizer over each.
+#: 140,000 added tokens of 430 characters (a 60 MB ``tokenizer.json`` within every other budget) took 3.7 GB and
+#: aborted the app; NLLB's 200 language codes and T5's 100 sentinels hold about 2,000.
+MAX_ADDED_TOKEN_CHARS = 1 << 20
+
+#: The longest affix a tokenizer's model may add to a piece (``continuing_subword_prefix``, ``end_of_word_suffix``;
+#: 100 characters): it is copied into every piece tried, so a 20 MB WordPiece prefix made a 3-word text take 12 s.
+#: Honest ones are "##", "</w>" and "▁".
+MAX_TOKENIZER_AFFIX_CHARS = 100
 
 #: The longest regular expression a tokenizer may carry (1,000 characters; GPT-2's split pattern is 90).
 MAX_TOKENIZER_PATTERN_CHARS = 1000
@@ -161,10 +177,28 @@ TOKENIZE_MEMORY_BYTES = 1 << 30
 
 __all__ = [
     "EAGER_MAPS_BYTES",
-    "MAX_CHECKPOINT_BYTES", "MAX_CLAIM_RATIO", "MAX_CLAIM_SLACK", "MAX_JSON_DEPTH", "MAX_METADATA_BYTES", "MAX_PARAMETERS",
-    "MAX_PICKLE_CONTAINERS", "MAX_POSITIONS", "MAX_POSITION_TABLE_ELEMENTS", "MAX_SPARSE_HOLE_BYTES", "MAX_TOKENIZER_FILE_BYTES",
+    "MAX_ADDED_TOKEN_CHARS",
+    "MAX_CHECKPOINT_BYTES",
+    "MAX_CLAIM_RATIO",
+    "MAX_CLAIM_SLACK",
+    "MAX_JSON_DEPTH",
+    "MAX_METADATA_BYTES",
+    "MAX_PARAMETERS",
+    "MAX_PICKLE_CONTAINERS", "MAX_PICKLE_ITEMS",
+    "MAX_POSITIONS",
+    "MAX_POSITION_TABLE_ELEMENTS",
+    "MAX_SPARSE_HOLE_BYTES",
+    "MAX_TOKENIZER_AFFIX_CHARS",
+    "MAX_TOKENIZER_FILE_BYTES",
     "MAX_TOKENIZER_GROWTH",
-    "MAX_TOKENIZER_PATTERN_CHARS", "MAX_TOKENIZER_PREPEND_CHARS", "MAX_VOCAB", "MAX_WORDPIECE_WORD_CHARS",
-    "MAX_ZIP_MEMBERS", "MAX_ZIP_UNCOMPRESSED_BYTES", "MAX_ZIP_UNCOMPRESSED_RATIO", "MAX_ZIP_UNCOMPRESSED_SLACK",
-    "TOKENIZE_MEMORY_BYTES", "TOKENIZE_SECONDS",
+    "MAX_TOKENIZER_PATTERN_CHARS",
+    "MAX_TOKENIZER_PREPEND_CHARS",
+    "MAX_VOCAB",
+    "MAX_WORDPIECE_WORD_CHARS",
+    "MAX_ZIP_MEMBERS",
+    "MAX_ZIP_UNCOMPRESSED_BYTES",
+    "MAX_ZIP_UNCOMPRESSED_RATIO",
+    "MAX_ZIP_UNCOMPRESSED_SLACK",
+    "TOKENIZE_MEMORY_BYTES",
+    "TOKENIZE_SECONDS",
 ]

@@ -21,7 +21,29 @@ from typing import Any, BinaryIO
 
 
 class CheckpointError(ValueError):
-    """A model file that cannot be used, with a message fit to show a person."""
+    """A model file that cannot be used, with a message fit to show a person: one line of at most :attr:`max_chars`.
+
+    Why here: a message names what the file holds (a weight's name, a value), and a file can make those as long as
+    it likes (a key of 14 MB of newlines made a 14 MB error line). Whitespace runs fold to one space, and a longer
+    message keeps its beginning (the file) and its end (what is wrong) around an ellipsis.
+    """
+
+    max_chars: int | None = 300
+
+    def __init__(self, *args: object) -> None:
+        if len(args) == 1 and isinstance(args[0], str) and self.max_chars is not None:
+            args = (_bounded_line(args[0], self.max_chars),)
+        super().__init__(*args)
+
+
+def _bounded_line(text: str, limit: int) -> str:
+    """``text`` on one line (whitespace runs folded), at most ``limit`` characters: its head and tail around "…"."""
+    line = " ".join(text.split()) if len(text) <= 64 * limit else " ".join(text[: 32 * limit].split()) + " … " + " ".join(
+        text[-32 * limit:].split())
+    if len(line) <= limit:
+        return line
+    tail = limit // 3
+    return f"{line[: limit - tail - 1].rstrip()}…{line[-tail:].lstrip()}"
 
 
 # ----------------------------------------------------------------------------------------------- untrusted files
@@ -69,6 +91,9 @@ def check_regular_file(path: str | os.PathLike, label: str | None = None) -> os.
         raise CheckpointError(f"{label}: cannot be read ({exc.strerror or type(exc).__name__})") from exc
     if not stat.S_ISREG(info.st_mode):
         raise CheckpointError(f"{label}: is {file_kind(info.st_mode)}, not a regular file; only regular files are opened")
+    real = os.path.realpath(path)
+    if sys.platform.startswith("linux") and real.startswith(("/proc/", "/sys/")):  # sizes that lie, reads that fail
+        raise CheckpointError(f"{label}: is the system file {real[:60]}, not a model or data file; only files you saved are opened")
     return info
 
 

@@ -120,7 +120,9 @@ class Notice:
     ``attention_uniform`` (heads), ``heads_identical`` (heads, where); a sentence whose maps are computed on
     demand (:mod:`model_core.inference.lazy_trace`): ``maps_on_demand`` (size), ``long_greedy_only``, ``long_no_scores``,
     ``long_no_analysis``; import answers the model's format has no use for: ``options_unused`` (an Attention Scope checkpoint) and
-    ``options_unused_hf`` (a Hugging Face model), with ``options``; a PyTorch-tutorial checkpoint read with
+    ``options_unused_hf`` (a Hugging Face model), with ``options``; settings of a Hugging Face tokenizer that name a
+    file outside its folder or ask for random tokenisation: ``tokenizer_settings_ignored`` (file, settings); a
+    PyTorch-tutorial checkpoint read with
     ``nn.Transformer``'s defaults that nobody confirmed: ``tutorial_defaults`` (norm position and activation),
     ``tutorial_default_norm``, ``tutorial_default_activation``; a model trained on a toy grammar (its task en-fr or
     en-zh): ``outside_grammar`` (task: a typed sentence the grammar does not make, so nothing says what its
@@ -170,6 +172,8 @@ NOTICE_TEXTS: dict[str, str] = {
                       "tokenizer and head count",
     "options_unused_hf": "{options} not used: a Hugging Face model carries its own vocabulary, special tokens, "
                          "tokenizer and head count",
+    "tokenizer_settings_ignored": "{file}: {settings} ignored: a tokenizer reads only regular files of its own folder, "
+                                  "and never tokenises at random",
     "tutorial_defaults": "read with nn.Transformer's default post-norm and ReLU, which its weights cannot confirm: a model "
                          "built with norm_first=True or activation=\"gelu\" needs --norm-position pre or --activation gelu",
     "tutorial_default_norm": "read with nn.Transformer's default post-norm, which its weights cannot confirm: a model built "
@@ -226,3 +230,9 @@ class ModelInfo:
     def native(self) -> bool:
         """A model computed by this app's own module (scores and ablations are available)."""
         return not self.format.startswith("hf")
+
+
+class Superseded(Exception):
+    """A newer request replaced this run while it worked (the caller's ``stop`` said so): nothing to report.
+
+    Here, below every layer, so the decoding (``inference``) and the analyses (``interpret``) raise the same one."""

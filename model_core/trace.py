@@ -271,8 +271,9 @@ class Trace:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Trace:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
+        """A trace from ``.npz``; anything that is not one whole (a damaged or hostile file, a shape that claims more
+        than the file holds) is one ``ValueError`` line naming the file, raised before any array is allocated."""
+        arrays = _read_npz(path)
         missing = [k for k in NPZ_KEYS if k not in arrays]
         if missing:
             raise ValueError(f"{path}: not an attention trace (missing {', '.join(missing)})")
@@ -290,6 +291,45 @@ class Trace:
                     value = str(value)
                 kwargs[f.name] = value
         return cls(**kwargs)  # type: ignore[arg-type]
+
+
+def _read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """Every array of a trace file, each ``.npy`` header checked against the bytes its member holds before it is read."""
+    import math
+    import stat
+    import zipfile
+
+    from numpy.lib import format as npy
+
+    from .budgets import MAX_CHECKPOINT_BYTES
+    from .files import CheckpointError, open_regular
+
+    name = Path(path).name
+    try:
+        with open_regular(path, MAX_CHECKPOINT_BYTES, name, "it") as (fh, _size), zipfile.ZipFile(fh) as archive:
+            members = archive.infolist()
+            if sum(m.file_size for m in members) > MAX_CHECKPOINT_BYTES:
+                raise ValueError("its arrays claim more than 4 GiB together")
+            arrays: dict[str, np.ndarray] = {}
+            for member in members:
+                if stat.S_ISLNK(member.external_attr >> 16) or not member.filename.endswith(".npy"):
+                    raise ValueError(f"{member.filename[:60]!r} is not an array")
+                with archive.open(member) as raw:
+                    header = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}.get(npy.read_magic(raw))
+                    if header is None:
+                        raise ValueError(f"{member.filename[:60]} is an array of a format this app does not read")
+                    shape, _order, dtype = header(raw)
+                    if dtype.hasobject:
+                        raise ValueError(f"{member.filename[:60]} holds Python objects")
+                    if math.prod(shape) * dtype.itemsize > member.file_size:
+                        raise ValueError(f"{member.filename[:60]} declares a shape {tuple(shape)} larger than what it holds")
+                arrays[member.filename[:-4]] = npy.read_array(archive.open(member), allow_pickle=False)
+            return arrays
+    except CheckpointError as exc:  # not a regular file, or over the budget: its line names the file already
+        raise ValueError(str(exc)) from exc
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, MemoryError, OverflowError, TypeError, KeyError) as exc:
+        detail = " ".join(str(exc).split())[:160] or type(exc).__name__
+        raise ValueError(f"{name}: not a readable attention trace ({detail})") from exc
 
 
 def save_trace(trace: Trace, path: str | os.PathLike, *, overwrite: bool = False) -> Path:

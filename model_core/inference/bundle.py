@@ -92,6 +92,9 @@ class ModelBundle:
 #: characters read per token a model can take: a text longer than (room × this) is cut before it is tokenised, so a
 #: 100 MB sentence costs a slice, not gigabytes of tokens; no tokenizer makes one token of 64 characters
 CHARS_PER_TOKEN = 64
+#: how far a text is read when its first ``room × CHARS_PER_TOKEN`` characters made fewer tokens than the room (1 M
+#: characters, four times more at each try): a tokenizer whose tokens are long is not cut short of its room
+READ_MORE_CHARS = 1 << 20
 
 
 def _encode_cut(tokenizer: Tokenizer, text: str, room: int) -> tuple[list[int], list[str] | None, bool, int]:
@@ -99,10 +102,19 @@ def _encode_cut(tokenizer: Tokenizer, text: str, room: int) -> tuple[list[int], 
     token or None when the tokenizer cannot say, whether the text was cut, its whole length in tokens, estimated
     when it was cut)."""
     whole = len(text)
-    text, cut = cut_text(text, room)
     encode_typed = getattr(tokenizer, "encode_typed", None)  # the app's tokenizers; not Hugging Face's
-    ids, typed = encode_typed(text) if encode_typed is not None else (tokenizer.encode(text), None)
-    return ids, typed, cut, estimated_length(len(ids), len(text), whole) if cut else len(ids)
+    limit = max(room, 1) * CHARS_PER_TOKEN
+    while True:
+        part, cut = cut_text(text, room, limit)
+        ids, typed = encode_typed(part) if encode_typed is not None else (tokenizer.encode(part), None)
+        # tokens of many characters (a long word as one <unk>) left room: read more, up to READ_MORE_CHARS, rather than
+        # say "truncated to 63 tokens (it has about 8)"
+        if not cut or len(ids) > room or limit * 4 > max(READ_MORE_CHARS, max(room, 1) * CHARS_PER_TOKEN):
+            break
+        limit *= 4
+    if not cut:
+        return ids, typed, cut, len(ids)
+    return ids, typed, cut, max(room + 1, estimated_length(len(ids), len(part), whole))
 
 
 def estimated_length(tokens: int, read: int, whole: int) -> int:
@@ -114,7 +126,8 @@ def estimated_length(tokens: int, read: int, whole: int) -> int:
     return max(tokens, round(estimate, -digits))
 
 
-def cut_text(text: str, room: int) -> tuple[str, bool]:
-    """``text`` cut to what ``room`` tokens can come from, and whether it was cut (the run then says "truncated")."""
-    limit = max(room, 1) * CHARS_PER_TOKEN
+def cut_text(text: str, room: int, limit: int | None = None) -> tuple[str, bool]:
+    """``text`` cut to what ``room`` tokens can come from (or to ``limit`` characters), and whether it was cut (the run
+    then says "truncated")."""
+    limit = max(room, 1) * CHARS_PER_TOKEN if limit is None else limit
     return (text[:limit], True) if len(text) > limit else (text, False)

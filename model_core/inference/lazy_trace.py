@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..shared_types import KINDS, NO_ABLATION, Ablation
+from ..shared_types import KINDS, NO_ABLATION, Ablation, Superseded
 from .pooling import TILE_PIXELS, tile_factors
 
 if TYPE_CHECKING:  # torch is imported by the functions that run the model: the window imports this module
@@ -32,8 +32,7 @@ class MapsOnDemand(ValueError):
     """A whole stack of a long sentence's maps was asked for as one array: too big to exist at once."""
 
 
-class Superseded(Exception):
-    """A newer request replaced this run while it decoded (the caller's ``stop`` said so): nothing to report."""
+__all__ = ["Superseded"]  # defined with the shared values, raised by the decoding and the analyses alike
 
 
 #: how often (in decoding steps) a long greedy decode asks whether it is still wanted: a step of a 4,096-token source

@@ -33,7 +33,7 @@ the model's own forward pass. numpy in, numpy out; torch is imported when called
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +41,7 @@ import numpy as np
 
 from ..shared_types import NO_ABLATION, Ablation
 from ..trace import StepArrays, Trace
-from .base import N_, Analysis, MapView
+from .base import N_, Analysis, MapView, check_stop
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -183,6 +183,7 @@ class _PathEvaluator:
         import torch
 
         self.model, self.ablation = model, ablation
+        self.stop: Callable[[], bool] | None = None  # set by attribute(): True ends the run (Superseded)
         self.src_module, self.tgt_module = embedding_modules(model)
         dev = model.device
         self.src = torch.tensor([list(src_ids)], device=dev)
@@ -244,6 +245,7 @@ class _PathEvaluator:
         for band in _row_bands(rows[order], self.src.shape[1], self.chunk):
             passes = -(-len(band) // self.chunk)  # the band in passes of equal size (not a full one and a stub)
             for pick in np.array_split(order[band.start : band.stop], passes):
+                check_stop(self.stop)  # asked between passes: a stopped run ends within one
                 f[pick], parts[pick] = self._pass(rows[pick], alphas[pick])
         return f, parts
 
@@ -439,6 +441,7 @@ def attribute(
     model: nn.Module, src_ids: Sequence[int], decoder_inputs: Sequence[int], output_ids: Sequence[int], *,
     method: str = "integrated-gradients", baseline: str = "zero", steps: int | None = None,
     ablation: Ablation = NO_ABLATION, pad_id: int | None = None, max_points: int = MAX_POINTS, settle: bool = True,
+    stop: Callable[[], bool] | None = None,
 ) -> Attribution:
     """Attribute ``log p(output_ids[t])`` at every decoder row ``t`` to the source and target-prefix tokens.
 
@@ -448,6 +451,7 @@ def attribute(
     takes the points it needs for completeness (:func:`_adaptive`, up to ``max_points``); a number: that many
     Gauss–Legendre points for every row (Captum's default rule; ``converged`` still says which rows met it).
     ``settle`` False: the adaptive rule stops a row once complete, without its guards (see :func:`_adaptive`).
+    ``stop`` is asked before each pass; True raises :class:`~model_core.shared_types.Superseded`.
     """
     check_settings(method, baseline, steps)
     c = model.config
@@ -472,6 +476,7 @@ def attribute(
     attr = np.zeros((t, width), np.float64)
     with _PathEvaluator(model, src_ids, decoder_inputs, output_ids, baseline, pad, ablation,
                         grad_input=method == "grad-input") as evaluate:
+        evaluate.stop = stop
         if method == "grad-input":
             f, parts = evaluate(rows, np.ones(len(rows)))
             attr[rows], logprob[rows], points[rows] = parts, f, 1
@@ -495,12 +500,12 @@ def attribute(
 
 def attribute_trace(
     model: nn.Module, trace: Any, *, method: str = "integrated-gradients", baseline: str = "zero",
-    steps: int | None = None, ablation: Ablation = NO_ABLATION,
+    steps: int | None = None, ablation: Ablation = NO_ABLATION, stop: Callable[[], bool] | None = None,
 ) -> Attribution:
     """:func:`attribute` for the rows of a :class:`~model_core.trace.Trace` (its decoder inputs and choices)."""
     return attribute(model, [int(i) for i in trace.src_ids], [int(i) for i in trace.tgt_ids],
                      [int(i) for i in trace.output_ids], method=method, baseline=baseline, steps=steps,
-                     ablation=ablation)
+                     ablation=ablation, stop=stop)
 
 
 # ====================================================================== agreement with attention
@@ -613,7 +618,7 @@ def _compute(model: ScopeModel, trace: Trace, options: Mapping[str, object], *, 
     if not trace.n_steps:
         return trace
     found = attribute_trace(model, trace, method=str(options["method"]), baseline=str(options["baseline"]),
-                            steps=options["steps"], ablation=ablation)  # type: ignore[arg-type]
+                            steps=options["steps"], ablation=ablation, stop=stop)  # type: ignore[arg-type]
     return with_attribution(trace, found)
 
 

@@ -100,6 +100,15 @@ class Analysis:
         return self.present(trace)
 
 
+def check_stop(stop: Callable[[], bool] | None) -> None:
+    """Between an analysis's passes: a stopped run (the window's Esc, a newer sentence) ends here with
+    :class:`~model_core.shared_types.Superseded`, within one pass."""
+    if stop is not None and stop():
+        from ..shared_types import Superseded
+
+        raise Superseded()
+
+
 def flag_name(analysis: Analysis) -> str:
     """The switch that asks ``export`` for an analysis without flags of its own: ``--value-zeroing``."""
     return "--" + analysis.name

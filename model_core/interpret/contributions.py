@@ -29,7 +29,7 @@ import numpy as np
 
 from ..shared_types import KINDS, NO_ABLATION, Ablation
 from ..trace import StepArrays, Trace
-from .base import N_, Analysis, MapView
+from .base import N_, Analysis, MapView, check_stop
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -68,13 +68,15 @@ def transformed_value_norms(parts: AttentionSite, values: torch.Tensor) -> torch
     return f.norm(dim=-1)
 
 
-def value_norms(model: nn.Module, trace: Trace, *, ablation: Ablation = NO_ABLATION) -> dict[str, np.ndarray]:
+def value_norms(model: nn.Module, trace: Trace, *, ablation: Ablation = NO_ABLATION,
+                stop: Callable[[], bool] | None = None) -> dict[str, np.ndarray]:
     """Per kind, [L, H, K]: ``‖f_h(x_j)‖`` of each key in a teacher-forced pass over the trace's inputs.
 
     A switched-off head (``ablation``) added nothing, so its norms are 0.
     """
     import torch
 
+    check_stop(stop)
     parts = model_parts(model)
     src, tgt = _tensors(model, trace)
     captured: dict[tuple[str, int], torch.Tensor] = {}
@@ -108,9 +110,10 @@ def value_norms(model: nn.Module, trace: Trace, *, ablation: Ablation = NO_ABLAT
     return out
 
 
-def with_value_norms(model: ScopeModel, trace: Trace, *, ablation: Ablation = NO_ABLATION) -> Trace:
+def with_value_norms(model: ScopeModel, trace: Trace, *, ablation: Ablation = NO_ABLATION,
+                     stop: Callable[[], bool] | None = None) -> Trace:
     """``trace`` holding the value norms of every kind (``value_norms_KIND`` [L, H, K])."""
-    norms = value_norms(model, trace, ablation=ablation)
+    norms = value_norms(model, trace, ablation=ablation, stop=stop)
     arrays = {f"value_norms_{kind}": v for kind, v in norms.items()}
     axes = {f"value_norms_{kind}": ((2,) if kind == "decoder_self" else ()) for kind in norms}
     return replace(trace, analyses={**trace.analyses, NAME: StepArrays(arrays, axes)})
@@ -151,7 +154,7 @@ def source_share(trace: Trace) -> np.ndarray:
 # ====================================================================== the plug-in
 def _compute(model: ScopeModel, trace: Trace, options: Mapping[str, object], *, ablation: Ablation = NO_ABLATION,
              stop: Callable[[], bool] | None = None, vocab: Sequence[str] | None = None) -> Trace:
-    return with_value_norms(model, trace, ablation=ablation)
+    return with_value_norms(model, trace, ablation=ablation, stop=stop)
 
 
 ANALYSIS = Analysis(

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..shared_types import NO_ABLATION, Ablation
 from ..trace import StepArrays, Trace
-from .base import N_, Analysis, MapView
+from .base import N_, Analysis, MapView, check_stop
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -104,6 +104,7 @@ def _compute(model: ScopeModel, trace: Trace, options: Mapping[str, object], *, 
              stop: Callable[[], bool] | None = None, vocab: Sequence[str] | None = None) -> Trace:
     if not trace.n_steps:
         return trace
+    check_stop(stop)
     layers, final = layer_logprobs(model, trace.src_ids, trace.tgt_ids, ablation=ablation)
     arrays = lens_arrays(layers, final, trace.output_ids, vocab, trace.tgt_is_pad, int(options.get("top_k", TOP_K)))
     return with_logit_lens(trace, arrays)

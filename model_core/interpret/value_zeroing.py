@@ -16,7 +16,7 @@ import numpy as np
 
 from ..shared_types import KINDS, NO_ABLATION, Ablation
 from ..trace import StepArrays, Trace
-from .base import N_, Analysis, MapView
+from .base import N_, Analysis, MapView, check_stop
 from .contributions import _tensors, model_parts
 
 if TYPE_CHECKING:
@@ -85,7 +85,8 @@ def _layer_outputs_with_each_key_zeroed(
 
 
 def value_zeroing(
-    model: ScopeModel, trace: Trace, kinds: Sequence[str] = KINDS, *, ablation: Ablation = NO_ABLATION,
+    model: ScopeModel, trace: Trace, kinds: Sequence[str] | None = None, *, ablation: Ablation = NO_ABLATION,
+    stop: Callable[[], bool] | None = None,
 ) -> dict[str, np.ndarray]:
     """Per kind, [L, T, K]: Mohebbi et al.'s value zeroing, rows normalised to sum to 1.
 
@@ -108,6 +109,7 @@ def value_zeroing(
                 out[kind] = maps
                 continue
             for index, p in enumerate(parts[kind]):
+                check_stop(stop)  # one batched pass per layer: a stopped run ends within one
                 original, altered = _layer_outputs_with_each_key_zeroed(model, p.block, p, kind, src, tgt, keys, ablation)
                 cos = torch.nn.functional.cosine_similarity(altered.float(), original.float()[None], dim=-1)  # [keys, queries]
                 raw = (1.0 - cos).clamp_min(0.0).T.cpu().numpy()  # [queries, keys]
@@ -143,7 +145,7 @@ def _view_maps(trace: Trace, kind: str) -> np.ndarray:
 
 def _compute(model: ScopeModel, trace: Trace, options: Mapping[str, object], *, ablation: Ablation = NO_ABLATION,
              stop: Callable[[], bool] | None = None, vocab: Sequence[str] | None = None) -> Trace:
-    return with_value_zeroing(trace, value_zeroing(model, trace, ablation=ablation))
+    return with_value_zeroing(trace, value_zeroing(model, trace, ablation=ablation, stop=stop))
 
 
 ANALYSIS = Analysis(

@@ -470,8 +470,20 @@ def check_claims_against_values(parameters: int, values: int, who: str, held: st
                          f"more than the model has room for")
 
 
+def _layer_number(part: str, prefix: str) -> int | None:
+    """The layer a key's part after ``prefix`` numbers, None when it is not a number; a number this app cannot take
+    (``²``, Arabic digits, 5,000 digits: Python's int() raised its own words for each) is one line."""
+    if not part.isdigit():
+        return None
+    if not (part.isascii() and len(part) <= 6):
+        shown = repr(part[:12]) + ("…" if len(part) > 12 else "")
+        raise CheckpointError(f"a weight under {prefix} is numbered {shown}, not a layer number (0 to 999,999 in digits 0-9)")
+    return int(part)
+
+
 def count_layers(keys: list[str], prefix: str) -> int:
-    found = {int(k[len(prefix):].split(".")[0]) for k in keys if k.startswith(prefix) and k[len(prefix):].split(".")[0].isdigit()}
+    numbers = (_layer_number(k[len(prefix):].split(".")[0], prefix) for k in keys if k.startswith(prefix))
+    found = {n for n in numbers if n is not None}
     if found and found != set(range(len(found))):
         raise CheckpointError(f"layers under {prefix} are not numbered 0..N-1")
     return len(found)
@@ -495,11 +507,22 @@ def check_weights(model: Seq2SeqTransformer, tensors: dict[str, torch.Tensor], l
             )
 
 
+def all_finite(tensor: torch.Tensor) -> bool:
+    """Whether every value is finite, for every floating dtype: torch has no ``isfinite`` for the float8 kinds, which
+    are then read 4 M values at a time in float32 (a float8 weight said "isfinite not implemented for 'Float8_e4m3fn'")."""
+    try:
+        return bool(torch.isfinite(tensor).all())
+    except (RuntimeError, NotImplementedError):
+        flat = tensor.reshape(-1)
+        step = 1 << 22
+        return all(bool(torch.isfinite(flat[i:i + step].float()).all()) for i in range(0, flat.numel(), step))
+
+
 def load_state(model: Seq2SeqTransformer, tensors: dict[str, torch.Tensor], label: str) -> None:
     """Copy ``tensors`` into ``model`` after checking names, shapes and finiteness."""
     check_weights(model, tensors, label)
     for key, tensor in tensors.items():
-        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+        if tensor.is_floating_point() and not all_finite(tensor):
             raise CheckpointError(f"{label}: weight {key} contains NaN or infinite values")
     model.load_state_dict(tensors, strict=False)
 

@@ -10,7 +10,9 @@ then serves requests one at a time on its standard input and output.
 
 Messages, both ways: a 4-byte big-endian length, then that many bytes of UTF-8 JSON. The first request is
 ``{"tokenizer": JSON text}``; then ``{"text": ..., "special": bool}``, each answered by ``{"ids": [...],
-"offsets": [[a, b], ...]}`` or ``{"error": one line, "kind": "panic" | "memory" | "error"}``. The child ends at the
+"offsets": [[a, b], ...]}``, ``{"decode": [ids], "skip": bool}`` by ``{"decoded": text}`` and ``{"join": [tokens]}``
+(the decoder alone on tokens) by ``{"decoded": text}``; any of them by ``{"error": one line, "kind": "panic" |
+"memory" | "error"}``. The child ends at the
 end of its input. A Rust allocation that fails aborts the process ("memory allocation of N bytes failed" on
 standard error): the parent reads that from the file standard error goes to.
 """
@@ -84,6 +86,18 @@ def _failure(exc: BaseException) -> dict[str, Any]:
     return {"error": f"{type(exc).__name__}: {detail}", "kind": "panic"}  # pyo3's PanicException is a BaseException
 
 
+def _serve(backend: Any, request: dict[str, Any]) -> dict[str, Any]:
+    """One request's answer: an encoding, a decoding of ids, or the decoder alone joining tokens."""
+    if "decode" in request:
+        return {"decoded": backend.decode([int(i) for i in request["decode"]], skip_special_tokens=bool(request.get("skip")))}
+    if "join" in request:
+        tokens = [str(t) for t in request["join"]]
+        decoder = backend.decoder
+        return {"decoded": decoder.decode(tokens) if decoder is not None and tokens else " ".join(tokens)}
+    encoding = backend.encode(request["text"], add_special_tokens=bool(request.get("special")))
+    return {"ids": encoding.ids, "offsets": encoding.offsets}
+
+
 def main(argv: list[str]) -> int:
     """Serve requests until standard input ends; ``argv[1]``: the address-space limit in bytes (0: none), ``argv[2]``:
     the parent's process id."""
@@ -106,8 +120,7 @@ def main(argv: list[str]) -> int:
     _write(stdout, {"ready": True})
     while (request := _read(stdin)) is not None:
         try:
-            encoding = backend.encode(request["text"], add_special_tokens=bool(request.get("special")))
-            answer: dict[str, Any] = {"ids": encoding.ids, "offsets": encoding.offsets}
+            answer = _serve(backend, request)
         except BaseException as exc:
             answer = _failure(exc)
         try:

@@ -170,6 +170,22 @@ class TokenizeWorker:
         """The ids and offsets of ``text``, or one line why not (:class:`TokenizeTimeout` past the time bound,
         ``ValueError`` for memory, a panic or a child that died; :class:`TokenizeStopped` when the caller's stop
         said so). Each of those ends the child; ``KeyboardInterrupt`` does too, and passes through."""
+        answer = self._ask({"text": text, "special": bool(add_special_tokens)}, "ids", "tokenizing the text", seconds)
+        return Encoded(answer["ids"], [(int(a), int(b)) for a, b in answer["offsets"]])
+
+    def decode(self, ids: list[int], skip_special_tokens: bool = True, seconds: float | None = None) -> str:
+        """The library's ``decode`` of ``ids`` (its decoder and its added tokens) in the child, bounded as :meth:`encode`:
+        a decoder that grows what it joins is stopped there, not in the app."""
+        answer = self._ask({"decode": [int(i) for i in ids], "skip": bool(skip_special_tokens)}, "decoded",
+                           "decoding the translation", seconds)
+        return str(answer["decoded"])
+
+    def join(self, tokens: list[str], seconds: float | None = None) -> str:
+        """The tokenizer's decoder alone on ``tokens`` (what ``backend.decoder.decode(tokens)`` gives), in the child."""
+        return str(self._ask({"join": [str(t) for t in tokens]}, "decoded", "decoding the translation", seconds)["decoded"])
+
+    def _ask(self, request: dict[str, Any], key: str, doing: str, seconds: float | None) -> dict[str, Any]:
+        """Send one request and wait for its answer holding ``key`` within the bounds; the child ends on any failure."""
         limit = (self.seconds if self.seconds is not None else budgets.TOKENIZE_SECONDS) if seconds is None else seconds
         with self._lock:
             child = self._child()
@@ -180,11 +196,11 @@ class TokenizeWorker:
                     if "ready" not in answer:
                         raise self._failed(child, answer, "building the tokenizer")
                     child.ready = True
-                child.send({"text": text, "special": bool(add_special_tokens)})
-                answer = self._wait(child, limit, "tokenizing the text", "its tokenizer's rules are too costly for this text")
-                if "ids" not in answer:
-                    raise self._failed(child, answer, "tokenizing the text")
-                return Encoded(answer["ids"], [(int(a), int(b)) for a, b in answer["offsets"]])
+                child.send(request)
+                answer = self._wait(child, limit, doing, "its tokenizer's rules are too costly for this text")
+                if key not in answer:
+                    raise self._failed(child, answer, doing)
+                return answer
             except BaseException:
                 _close_quietly(self._holder)  # whatever went wrong, its answer stream is no longer ours
                 raise

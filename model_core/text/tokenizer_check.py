@@ -8,7 +8,12 @@ for minutes in Oniguruma, the library's regular-expression engine. So, from the 
 
 - the worst-case growth of the normalizers and pre-tokenizer is computed, as ``length ≤ a·n + b`` composed through
   every step (a ``Sequence`` multiplies), and refused over :data:`~model_core.budgets.MAX_TOKENIZER_GROWTH`;
-- the vocabulary, merges and added tokens are counted against :data:`~model_core.budgets.MAX_VOCAB`;
+- the decoder's growth of the tokens it joins is computed the same way, and the tokens a post-processor adds are
+  counted: a decoder ``Sequence`` of 40 ``Replace . → ..`` asked for 2.3 GB on the first translation and aborted the
+  app;
+- the vocabulary, merges and added tokens are counted against :data:`~model_core.budgets.MAX_VOCAB`, the added
+  tokens' characters against :data:`~model_core.budgets.MAX_ADDED_TOKEN_CHARS` (the library builds one matcher
+  over them when it loads) and a model's affixes against :data:`~model_core.budgets.MAX_TOKENIZER_AFFIX_CHARS`;
 - a WordPiece model's longest word (``max_input_chars_per_word``) is held to
   :data:`~model_core.budgets.MAX_WORDPIECE_WORD_CHARS`: WordPiece's cost is the cube of a word's length;
 - every regular expression must compile under RE2, a linear-time engine (no backreferences, no lookaround), and
@@ -125,6 +130,72 @@ def _one_pre_tokenizer_growth(node: Mapping[str, Any], kind: str, part: str) -> 
         replacement = len(_text(node.get("replacement", "▁"), f"its {part} ({kind}) replacement"))
         return max(1.0, float(replacement)), float(replacement)
     raise ValueError(f"its {part} ({kind}) is not a pre-tokenizer this app knows")
+
+
+#: decoders that only join, cut or map tokens to no more characters than they hold: growth (a, b) per token
+_DECODER_GROWTH: dict[str, Growth] = {"BPEDecoder": (1.0, 1.0), "ByteLevel": (1.0, 0.0), "WordPiece": (1.0, 1.0),
+                                      "Metaspace": (1.0, 1.0), "CTC": (1.0, 1.0), "Fuse": (1.0, 0.0), "Strip": (1.0, 0.0),
+                                      "ByteFallback": (1.0, 0.0)}
+
+
+def _decoder_growth(node: Any, part: str) -> Growth:
+    """The growth of each token through the decoder: a·(its characters) + b, composed through a ``Sequence``."""
+    return _steps_growth(node, part, "decoders", "decoders", _one_decoder_growth)
+
+
+def _one_decoder_growth(node: Mapping[str, Any], kind: str, part: str) -> Growth:
+    if kind in _DECODER_GROWTH:
+        return _DECODER_GROWTH[kind]
+    if kind == "Replace":  # the same rule as the normalizer's, on each token
+        return _one_normalizer_growth(node, kind, part)
+    raise ValueError(f"its {part} ({kind}) is not a decoder this app knows")
+
+
+def _post_processor_added(node: Any, part: str = "post_processor") -> Growth:
+    """What a post-processor does to a text's tokens: (times the text's own tokens are repeated, tokens added)."""
+    if node is None:
+        return 1.0, 0.0
+    if not isinstance(node, Mapping):
+        raise ValueError(f"its {part} is not a JSON object")
+    kind = _type(node)
+    if kind == "Sequence":
+        steps = node.get("processors")
+        if not isinstance(steps, list):
+            raise ValueError(f"its {part} ({kind}) has no list of processors")
+        total = (1.0, 0.0)
+        for step in steps:
+            total = _then(total, _post_processor_added(step, part))
+        return total
+    if kind == "ByteLevel":
+        return 1.0, 0.0
+    if kind in ("BertProcessing", "RobertaProcessing"):  # [CLS] A [SEP] (B [SEP]): four at most
+        return 1.0, 4.0
+    if kind != "TemplateProcessing":
+        raise ValueError(f"its {part} ({kind}) is not a post-processor this app knows")
+    specials = node.get("special_tokens")
+    specials = specials if isinstance(specials, Mapping) else {}
+    worst = (1.0, 0.0)
+    for template in ("single", "pair"):
+        pieces = node.get(template)
+        if not isinstance(pieces, list):
+            continue
+        repeats = added = 0
+        for piece in pieces:
+            if isinstance(piece, Mapping) and isinstance(piece.get("Sequence"), Mapping):
+                repeats += 1
+            elif isinstance(piece, Mapping) and isinstance(piece.get("SpecialToken"), Mapping):
+                special = specials.get(piece["SpecialToken"].get("id"))
+                ids = special.get("ids") if isinstance(special, Mapping) else None
+                added += len(ids) if isinstance(ids, list) else 1
+        worst = (max(worst[0], float(repeats)), max(worst[1], float(added)))
+    return worst
+
+
+def _added_token_chars(added: Any) -> int:
+    """The characters of every added token together (what the library's added-token matcher is built over)."""
+    if not isinstance(added, list):
+        return 0
+    return sum(len(token["content"]) for token in added if isinstance(token, Mapping) and isinstance(token.get("content"), str))
 
 
 def _precompiled_growth(charsmap: Any, where: str) -> int:
@@ -392,7 +463,11 @@ def check_tokenizer(data: Mapping[str, Any], *, regex: bool = True) -> None:
         raise OverBudget(f"a vocabulary of {count:,} tokens, over the {budgets.MAX_VOCAB:,} this app builds (added tokens included)")
     if isinstance(merges, list) and len(merges) > budgets.MAX_VOCAB:
         raise OverBudget(f"{len(merges):,} merges, over the {budgets.MAX_VOCAB:,} this app builds")
+    chars = _added_token_chars(added)
+    if chars > budgets.MAX_ADDED_TOKEN_CHARS:
+        raise OverBudget(f"added tokens of {chars:,} characters together, over the {budgets.MAX_ADDED_TOKEN_CHARS:,} this app builds")
     _check_wordpiece(model)
+    _check_affixes(model)
     for part in ("normalizer", "pre_tokenizer", "post_processor", "decoder", "model"):
         _check_patterns(data.get(part), part, regex)
     growth = _then(_normalizer_growth(data.get("normalizer"), "normalizer"),
@@ -404,6 +479,40 @@ def check_tokenizer(data: Mapping[str, Any], *, regex: bool = True) -> None:
     if growth[1] > budgets.MAX_TOKENIZER_PREPEND_CHARS:
         raise ValueError(f"its normalizer and pre_tokenizer can add {growth[1]:,.0f} characters to a text, over the "
                          f"{budgets.MAX_TOKENIZER_PREPEND_CHARS:,} this app allows")
+    _check_output_growth(data)
+
+
+def _times(value: float) -> str:
+    return f"{value:,.0f}" if value < 1e15 else f"{value:.2g}"
+
+
+def _check_output_growth(data: Mapping[str, Any]) -> None:
+    """The decoder and the post-processor, bounded like the normalizers: a decoded token at most
+    :data:`~model_core.budgets.MAX_TOKENIZER_GROWTH` times its characters plus a few, a post-processor adding at
+    most :data:`~model_core.budgets.MAX_TOKENIZER_PREPEND_CHARS` tokens and repeating the text's own at most
+    :data:`~model_core.budgets.MAX_TOKENIZER_GROWTH` times."""
+    a, b = _decoder_growth(data.get("decoder"), "decoder")
+    if a + b > budgets.MAX_TOKENIZER_GROWTH:
+        raise ValueError(f"its decoder can make a translation {_times(a + b)} times longer, over the "
+                         f"{budgets.MAX_TOKENIZER_GROWTH} this app allows (chained Replace steps multiply)")
+    repeats, added = _post_processor_added(data.get("post_processor"))
+    if repeats > budgets.MAX_TOKENIZER_GROWTH:
+        raise ValueError(f"its post_processor repeats a text's tokens {_times(repeats)} times, over the "
+                         f"{budgets.MAX_TOKENIZER_GROWTH} this app allows")
+    if added > budgets.MAX_TOKENIZER_PREPEND_CHARS:
+        raise ValueError(f"its post_processor adds {_times(added)} tokens to a text, over the "
+                         f"{budgets.MAX_TOKENIZER_PREPEND_CHARS:,} this app allows")
+
+
+def _check_affixes(model: Any) -> None:
+    """A model's prefix or suffix is copied into every piece it tries: held to a few characters."""
+    if not isinstance(model, Mapping):
+        return
+    for name in ("continuing_subword_prefix", "end_of_word_suffix"):
+        value = model.get(name)
+        if isinstance(value, str) and len(value) > budgets.MAX_TOKENIZER_AFFIX_CHARS:
+            raise ValueError(f"its model ({_type(model)}) {name} is {len(value):,} characters long, over the "
+                             f"{budgets.MAX_TOKENIZER_AFFIX_CHARS} this app allows")
 
 
 def _check_wordpiece(model: Any) -> None:

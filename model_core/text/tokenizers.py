@@ -347,7 +347,10 @@ class Tokenizer:
         if skip_specials:
             tokens = [t for t in tokens if t not in self._special_names]
         if self.kind == "bpe":
-            return self.backend.decoder.decode(tokens) if tokens else ""
+            if not tokens:
+                return ""
+            worker = self._runner()  # a decoder from a file joins the tokens in the child, bounded as encoding is
+            return self.backend.decoder.decode(tokens) if worker is None else worker.join(tokens)
         if self.kind == "word":  # the app's own grammars: "n ' est - ce" is shown as "N'est-ce"
             return as_written(tokens)
         return detokenize(tokens, punctuation=False)  # an external vocabulary keeps its tokens apart, as before

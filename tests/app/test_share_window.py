@@ -16,7 +16,7 @@ from model_core.share.codes import decode_text
 def test_the_window_exports_the_map_on_show_as_one_page(window, tmp_path, monkeypatch):
     out = tmp_path / "lesson.html"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "Web pages (*.html)"))
-    state = window.state
+    state = window.store
     state.set_kind("decoder_self")
     state.set_layer(1)
     state.set_head(2)

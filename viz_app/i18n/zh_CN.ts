@@ -364,52 +364,52 @@
     <context>
         <name>Analyses</name>
         <message>
-            <location filename="../../model_core/interpret/attribution.py" line="678" />
+            <location filename="../../model_core/interpret/attribution.py" line="683" />
             <source>attribution (integrated gradients)</source>
             <translation>归因（积分梯度）</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/attribution.py" line="679" />
+            <location filename="../../model_core/interpret/attribution.py" line="684" />
             <source>how much each token moved the chosen token's log-probability (integrated gradients)</source>
             <translation>每个词元使所选词元的对数概率改变了多少（积分梯度）</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/contributions.py" line="158" />
+            <location filename="../../model_core/interpret/contributions.py" line="161" />
             <source>contributions ‖α·f(x)‖</source>
             <translation>贡献 ‖α·f(x)‖</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/contributions.py" line="159" />
+            <location filename="../../model_core/interpret/contributions.py" line="162" />
             <source>what each attended token added: the weight times the norm of its transformed value vector</source>
             <translation>每个被关注的词元实际加入了多少：注意力权重乘以其变换后值向量的范数</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/contributions.py" line="161" />
+            <location filename="../../model_core/interpret/contributions.py" line="164" />
             <source>‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/logit_lens.py" line="148" />
+            <location filename="../../model_core/interpret/logit_lens.py" line="149" />
             <source>logit lens</source>
             <translation>Logit 透镜</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/logit_lens.py" line="149" />
+            <location filename="../../model_core/interpret/logit_lens.py" line="150" />
             <source>what each decoder layer would predict if it were the last: its stream through the final norm and the output projection</source>
             <translation>假如每个解码器层就是最后一层，它会预测什么：把该层的残差流送入最终归一化和输出投影</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/logit_lens.py" line="154" />
+            <location filename="../../model_core/interpret/logit_lens.py" line="155" />
             <source>Logit lens: each decoder layer's first choice, coloured by the probability of the token finally written · step {step} / {total}</source>
             <translation>Logit 透镜：每个解码器层的首选词元，颜色表示最终写出的词元的概率 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/logit_lens.py" line="158" />
+            <location filename="../../model_core/interpret/logit_lens.py" line="159" />
             <source>Logit lens: what each layer would say</source>
             <translation>Logit 透镜：每一层会说什么</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/logit_lens.py" line="159" />
+            <location filename="../../model_core/interpret/logit_lens.py" line="160" />
             <source>&lt;p&gt;The decoder builds its prediction layer by layer in one vector per position, the
 &lt;b&gt;residual stream&lt;/b&gt;. The &lt;b&gt;logit lens&lt;/b&gt; reads that stream after every layer as if it were the last: it applies
 the model's own final norm and output projection (and its soft-capping, if any) and the softmax.&lt;/p&gt;
@@ -464,17 +464,17 @@ not a proof.&lt;/p&gt;</source>
             <translation>&lt;p&gt;一张注意力图只展示了一步混合；信息还会经由残差连接、穿过多个层流动。&lt;b&gt;注意力展开（attention rollout）&lt;/b&gt;（Abnar &amp;amp; Zuidema, 2020）追踪的正是这一过程：把每一层对各头取平均后的注意力 A 与代表残差的单位矩阵混合，Â = ½·A + ½·I（各行重新归一化），再把各层的结果相乘。&lt;/p&gt;&lt;p&gt;编码器：R&lt;sub&gt;enc&lt;/sub&gt; = Â&lt;sub&gt;L&lt;/sub&gt; ··· Â&lt;sub&gt;1&lt;/sub&gt;。解码器：维护 D（每个目标输入的贡献）和 E（每个源词元的贡献），初始时 D = I，E = 0。自注意力层：D ← Â&lt;sub&gt;self&lt;/sub&gt;·D，E ← Â&lt;sub&gt;self&lt;/sub&gt;·E。交叉注意力层：D ← ½·D，E ← ½·E + ½·A&lt;sub&gt;cross&lt;/sub&gt;·R&lt;sub&gt;enc&lt;/sub&gt;。&lt;/p&gt;&lt;p&gt;热力图显示的是 E（目标 × 源）；源词元标签下方的条显示当前步对应的那一行。这只是一个估计，它忽略了前馈层和值向量的大小——可作参考，而非证明。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/value_zeroing.py" line="150" />
+            <location filename="../../model_core/interpret/value_zeroing.py" line="152" />
             <source>value zeroing</source>
             <translation>值置零</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/value_zeroing.py" line="151" />
+            <location filename="../../model_core/interpret/value_zeroing.py" line="153" />
             <source>how far each position's layer output moves when one token's value vector is zeroed</source>
             <translation>把某个词元的值向量置零后，该层在每个位置的输出变化多大</translation>
         </message>
         <message>
-            <location filename="../../model_core/interpret/value_zeroing.py" line="153" />
+            <location filename="../../model_core/interpret/value_zeroing.py" line="155" />
             <source>Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}</source>
             <translation>值置零 · {kind} · 第 {layer} 层，全部头 · 第 {step} / {total} 步</translation>
         </message>
@@ -1874,12 +1874,12 @@ not a proof.&lt;/p&gt;</source>
             <translation>已加载 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="238" />
+            <location filename="../../viz_app/scope/controller.py" line="245" />
             <source>Stopped the run; edit the sentence to run it again</source>
             <translation>已停止本次运行；修改句子即可重新运行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="446" />
+            <location filename="../../viz_app/scope/controller.py" line="462" />
             <source>Moving the model to the CPU…</source>
             <translation>正在把模型移到 CPU…</translation>
         </message>
@@ -1889,92 +1889,97 @@ not a proof.&lt;/p&gt;</source>
             <translation>已加载 {name}；源文本{source}切分，目标文本{target}切分</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="333" />
+            <location filename="../../viz_app/scope/controller.py" line="340" />
             <source>The sentence was not run again: its last run was stopped or took too long. Edit it to run it.</source>
             <translation>这个句子没有自动重新运行：它上一次的运行被停止或耗时过长。修改句子即可运行。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="213" />
+            <location filename="../../viz_app/scope/controller.py" line="219" />
             <source>Loading {name}…</source>
             <translation>正在加载 {name}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="226" />
+            <location filename="../../viz_app/scope/controller.py" line="232" />
             <source>Stopped opening {name}</source>
             <translation>已停止打开 {name}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="274" />
+            <location filename="../../viz_app/scope/controller.py" line="281" />
             <source>Comparing with {name}…</source>
             <translation>正在与 {name} 比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="433" />
+            <location filename="../../viz_app/scope/controller.py" line="449" />
             <source>The model could not run: {reason} (the previous result is still shown)</source>
             <translation>模型无法运行：{reason}（仍显示上一次的结果）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="435" />
+            <location filename="../../viz_app/scope/controller.py" line="451" />
             <source>The model could not run: {reason}</source>
             <translation>模型无法运行：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="260" />
+            <location filename="../../viz_app/scope/controller.py" line="267" />
             <source>Not opened: {reason}</source>
             <translation>未打开：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="284" />
+            <location filename="../../viz_app/scope/controller.py" line="291" />
             <source>Now running on {device}</source>
             <translation>现在运行于 {device}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="386" />
+            <location filename="../../viz_app/scope/controller.py" line="394" />
             <source>the session's step {step} is past this sentence's last step: step {steps} is shown</source>
             <translation>会话中的第 {step} 步超出了这个句子的最后一步：显示的是第 {steps} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="394" />
+            <location filename="../../viz_app/scope/controller.py" line="402" />
             <source>Note: {notes}</source>
             <translation>注意：{notes}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="411" />
+            <location filename="../../viz_app/scope/controller.py" line="424" />
             <source>Could not move the model: {reason}</source>
             <translation>无法移动模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="492" />
+            <location filename="../../viz_app/scope/controller.py" line="508" />
             <source>Could not open the session: {reason}</source>
             <translation>无法打开会话：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="189" />
+            <location filename="../../viz_app/scope/controller.py" line="194" />
             <source>No model found: open one with File ▸ Open model…</source>
             <translation>未找到模型：请通过“文件 ▸ 打开模型…”打开一个模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="407" />
+            <location filename="../../viz_app/scope/controller.py" line="420" />
             <source>Could not compare: {reason}</source>
             <translation>无法比较：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="408" />
+            <location filename="../../viz_app/scope/controller.py" line="421" />
             <source>Could not inspect the model: {reason}</source>
             <translation>无法检视模型：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="423" />
+            <location filename="../../viz_app/scope/controller.py" line="438" />
             <source>Could not open {name} (opened {fallback} instead): {reason}</source>
             <translation>无法打开 {name}（已改为打开 {fallback}）：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/controller.py" line="426" />
+            <location filename="../../viz_app/scope/controller.py" line="441" />
             <source>Could not open {name}: {reason}</source>
             <translation>无法打开 {name}：{reason}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/persistence.py" line="74" />
+            <location filename="../../viz_app/scope/persistence.py" line="88" />
+            <source>The app ended while opening or first running {name} last time, so it was not opened again; open it with File ▸ Open model… to try once more.</source>
+            <translation>上次打开或首次运行 {name} 时程序意外退出，所以这次没有再打开它；如需再试，请用“文件 ▸ 打开模型…”。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/persistence.py" line="93" />
             <source>The model you used last, {path}, no longer exists.</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
@@ -4768,26 +4773,31 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
         </message>
         <message>
             <location filename="../../viz_app/scope/notices.py" line="44" />
+            <source>{file}: {settings} ignored: a tokenizer reads only regular files of its own folder, and never tokenises at random</source>
+            <translation>已忽略 {file} 中的 {settings}：分词器只读取自己文件夹里的普通文件，也从不随机分词</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/scope/notices.py" line="46" />
             <source>read with nn.Transformer's default post-norm and ReLU, which its weights cannot confirm: a model built with norm_first=True or activation="gelu" needs --norm-position pre or --activation gelu</source>
             <translation>已按 nn.Transformer 的默认设置读取（后置层归一化、ReLU 激活），但权重本身无法证实：若模型构建时开启了 norm_first，或把激活函数设成了 gelu，请加上 --norm-position pre 或 --activation gelu</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="47" />
+            <location filename="../../viz_app/scope/notices.py" line="49" />
             <source>read with nn.Transformer's default post-norm, which its weights cannot confirm: a model built with norm_first=True needs --norm-position pre</source>
             <translation>已按 nn.Transformer 的默认设置读取（后置层归一化），但权重本身无法证实：若模型构建时开启了 norm_first，请加上 --norm-position pre</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="49" />
+            <location filename="../../viz_app/scope/notices.py" line="51" />
             <source>read with nn.Transformer's default ReLU, which its weights cannot confirm: a model built with activation="gelu" needs --activation gelu</source>
             <translation>已按 nn.Transformer 的默认设置读取（ReLU 激活），但权重本身无法证实：若模型构建时把激活函数设成了 gelu，请加上 --activation gelu</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="52" />
+            <location filename="../../viz_app/scope/notices.py" line="54" />
             <source>this sentence is outside the small grammar this model was trained on ({task}): its translation may be wrong</source>
             <translation>这个句子超出了该模型训练时所用的小语法（{task}），译文可能有误</translation>
         </message>
         <message>
-            <location filename="../../viz_app/scope/notices.py" line="54" />
+            <location filename="../../viz_app/scope/notices.py" line="56" />
             <source>the model's translation is wrong: its grammar translates this sentence as “{expected}”</source>
             <translation>模型的译文有误：按它的语法，这句话应译为“{expected}”</translation>
         </message>

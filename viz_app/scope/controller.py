@@ -168,6 +168,11 @@ class ScopeController(QObject):
         """At start: a session or model given on the command line, else the last model, else the default one."""
         bundled = bundled_models()
         last = self.persistence.last_model()
+        unfinished = self.persistence.unfinished_model()
+        self.persistence.set_unfinished_model(None)
+        if unfinished and last == unfinished and not requested:  # it killed the app last time: not again unasked
+            self.persistence.report_unfinished_model(unfinished)
+            last = ""
         session_failed = False
         if requested and is_session(requested):
             if self.open_session(requested):
@@ -208,6 +213,7 @@ class ScopeController(QObject):
         self.loading_key = key
         self._texts_at_load = (self.store.src_text, self.store.tgt_text)
         self._model_at_load = self.store.model
+        self.persistence.set_unfinished_model(key)  # cleared by its first answer: see open_initial_model
         self.host.load_model(key, options)
         self.loadingChanged.emit(key)
         self.statusMessage.emit(tr("MainWindow", "Loading {name}…").format(name=Path(key).name))
@@ -234,7 +240,8 @@ class ScopeController(QObject):
             return False
         self.host.cancel_runs()
         self._last_request = None
-        self._mark_stalled()
+        if self.loading_key is None:  # during a load the run stopped is the previous model's, not a stalled one
+            self._mark_stalled()
         self.statusMessage.emit(tr("MainWindow", "Stopped the run; edit the sentence to run it again"))
         return True
 
@@ -365,6 +372,7 @@ class ScopeController(QObject):
 
     @Slot(int, object)
     def _on_result(self, _request_id: int, result: RunResult) -> None:
+        self._ran_once()
         if self.store.model is not None and self.persistence.stalled_sentence(self.store.model.key) is not None:
             self.persistence.set_stalled_sentence(self.store.model.key, None)  # this model runs again
         pending, self.pending_view = self.pending_view, None
@@ -395,6 +403,11 @@ class ScopeController(QObject):
         self.resultShown.emit(result)
         self.persistence.save_view()
 
+    def _ran_once(self) -> None:
+        """The model on screen answered (or refused) a run: it did not kill the app, so it may be reopened at start."""
+        if self.loading_key is None and self.store.model is not None and self.persistence.unfinished_model() == self.store.model.key:
+            self.persistence.set_unfinished_model(None)
+
     @Slot(int)
     def _on_gpu_failed(self, _request_id: int) -> None:
         self._gpu_failure = True
@@ -411,6 +424,8 @@ class ScopeController(QObject):
             self.errorRaised.emit(tr("MainWindow", "Could not move the model: {reason}").format(reason=message))
         elif kind == "load":
             key = self.loading_key or "the model"
+            if self.persistence.unfinished_model() == key:
+                self.persistence.set_unfinished_model(None)  # refused in one line: it did not kill the app
             self.loading_key = None
             self.pending_session = None  # its model did not open: later re-runs must not wait for it
             self._texts_at_load = None
@@ -429,6 +444,7 @@ class ScopeController(QObject):
                 self.open_model(fallback)
                 self._error_stays = True  # a typo in --model must stay visible once the other model shows
         else:
+            self._ran_once()
             if self.store.trace is not None:
                 text = tr("MainWindow", "The model could not run: {reason} (the previous result is still shown)")
             else:

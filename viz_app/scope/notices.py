@@ -41,6 +41,8 @@ _MARKED: dict[str, tuple[str, str]] = {
                                        "vocabulary, special tokens, tokenizer and head count"),
     NOTICE_TEXTS["options_unused_hf"]: N_("Worker", "{options} not used: a Hugging Face model carries its own vocabulary, "
                                           "special tokens, tokenizer and head count"),
+    NOTICE_TEXTS["tokenizer_settings_ignored"]: N_("Worker", "{file}: {settings} ignored: a tokenizer reads only "
+                                                   "regular files of its own folder, and never tokenises at random"),
     NOTICE_TEXTS["tutorial_defaults"]: N_("Worker", "read with nn.Transformer's default post-norm and ReLU, which its "
                                           "weights cannot confirm: a model built with norm_first=True or "
                                           "activation=\"gelu\" needs --norm-position pre or --activation gelu"),

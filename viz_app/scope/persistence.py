@@ -70,6 +70,25 @@ class Persistence(QObject):
     def set_last_model(self, key: str) -> None:
         self.settings.set("model/last", key)
 
+    def unfinished_model(self) -> str:
+        """The model whose load or first run was under way when the app last ended ("" when none): a model that
+        killed the app (a tokenizer that aborts the process, memory run out) would kill it again at every start if
+        it were reopened as the last model."""
+        return self.settings.get_str("model/unfinished", "")
+
+    def set_unfinished_model(self, key: str | None) -> None:
+        """Mark ``key`` as being opened and not yet run once, or clear the mark (None); each written to disk at once."""
+        if key is None:
+            if self.settings.contains("model/unfinished"):
+                self.settings.remove("model/unfinished")
+        else:
+            self.settings.set("model/unfinished", key)
+
+    def report_unfinished_model(self, key: str) -> None:
+        said = tr("MainWindow", "The app ended while opening or first running {name} last time, so it was not opened "
+                                "again; open it with File ▸ Open model… to try once more.").format(name=key)
+        self.problem.emit(" ".join(t for t in (self.settings.problem, said) if t))
+
     def report_gone_model(self, path: str) -> None:
         gone = tr("MainWindow", "The model you used last, {path}, no longer exists.").format(path=path)
         self.problem.emit(" ".join(t for t in (self.settings.problem, gone) if t))

@@ -62,6 +62,19 @@ def _what_it_is(head: bytes) -> str | None:
     return None
 
 
+def _is_numpy_archive(path: Path) -> bool:
+    """Whether a zip named ``.npz`` is NumPy's (its members are ``.npy`` files at the top level; torch.save's all sit
+    in one folder), read from its directory only (the first 1,024 members looked at, none extracted)."""
+    import zipfile
+
+    try:
+        with open_regular(path, MAX_CHECKPOINT_BYTES, path.name, "the checkpoint") as (fh, _size), zipfile.ZipFile(fh) as archive:
+            names = [info.filename for info in archive.infolist()[:1024]]
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return False
+    return bool(names) and all(name.endswith(".npy") and "/" not in name for name in names)
+
+
 def detect_format(path: Path) -> str:
     """'native', 'torch-state-dict', 'safetensors-state-dict', 'hf-folder' or 'hf-file' (a file inside a Hugging Face folder)
     from the file itself, else a CheckpointError naming what it is not."""
@@ -89,6 +102,9 @@ def detect_format(path: Path) -> str:
     if not head:
         raise CheckpointError(f"{path.name}: the file is empty")
     other = _what_it_is(head)  # only trusted when the file is not a readable safetensors (see below)
+    if head.startswith(b"PK") and path.suffix.lower() == ".npz" and _is_numpy_archive(path):
+        raise CheckpointError(f"{path.name}: this is a NumPy archive (.npz, such as a saved attention trace), not a model "
+                              "checkpoint (open a .safetensors file, a .pt/.pth state_dict, or a Hugging Face model folder)")
     looks_pickled = head.startswith(b"PK") or head[:1] == b"\x80"  # torch.save's zip, or a legacy pickle
     if path.suffix != ".safetensors" and other is None and (looks_pickled or path.suffix in PICKLE_SUFFIXES):
         return "torch-state-dict"
@@ -153,7 +169,14 @@ def open_model(
         options.norm_position = saved["norm_position"]
     if options.activation is None and "activation" in saved:
         options.activation = saved["activation"]
-    return _convert_state_dict(tensors, path, options, device, dtype, rest)
+    try:
+        return _convert_state_dict(tensors, path, options, device, dtype, rest)
+    except NeedsHyperparameters:
+        raise
+    except CheckpointError as exc:  # a line from a shared check ("layers under … are not numbered 0..N-1") names the file
+        if len(exc.args) == 1 and isinstance(exc.args[0], str) and not exc.args[0].startswith(f"{path.name}:"):
+            exc.args = (f"{path.name}: {exc.args[0]}",)
+        raise
 
 
 def retie_shared(tensors: dict[str, torch.Tensor], metadata: Mapping[str, str]) -> dict[str, torch.Tensor]:

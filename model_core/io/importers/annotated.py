@@ -26,7 +26,7 @@ from .common import ImportOptions, ask_unanswered, propose_heads, require
 SIGNATURE = ("src_embed.0.lut.weight", "tgt_embed.0.lut.weight", "generator.proj.weight")
 LINEARS = ("W_q", "W_k", "W_v", "W_o")
 _NORM = {"a_2": "gamma", "b_2": "beta"}
-_LAYER = re.compile(r"(encoder|decoder)\.layers\.(\d+)\.(.+)")
+_LAYER = re.compile(r"(encoder|decoder)\.layers\.([0-9]{1,6})\.(.+)")  # ASCII digits: int() takes nothing else
 
 
 def matches(keys: set[str]) -> bool:

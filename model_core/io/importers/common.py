@@ -61,6 +61,16 @@ OPTIONAL_OPTIONS = ("tokenization",)
 AUTO = "auto"
 
 
+def _global_kind(name: str) -> str:
+    """What a pickle's global is, in words: a Python type (``frozenset``, ``set``), a class, or a function."""
+    import builtins
+
+    short = name.removeprefix("builtins.").removeprefix("__builtin__.")
+    if "." not in short and isinstance(getattr(builtins, short, None), type):
+        return "Python type"
+    return "class" if name.rsplit(".", 1)[-1][:1].isupper() else "function"
+
+
 class NeedsHyperparameters(CheckpointError):
     """The weights do not tell everything the model needs.
 
@@ -70,6 +80,8 @@ class NeedsHyperparameters(CheckpointError):
     :data:`OPTIONAL_OPTIONS` (the tokenization) and the ``offered`` ones are offered, never required. The message is
     one line that also reads as CLI advice (``--heads 8``).
     """
+
+    max_chars = None  # its message lists every option asked for: whole
 
     def __init__(self, path: Path, proposals: Mapping[str, Sequence[Any]], hints: Mapping[str, str] | None = None,
                  offered: Sequence[str] = (), reason: str = "") -> None:
@@ -390,12 +402,11 @@ def load_pickle_safely(path: Path, *, mmap: bool = False) -> Any:
             if marker in text or blocked in text:  # the file names a Python callable: running it is what we refuse
                 what = text.split(marker if marker in text else blocked, 1)[1].strip().split(" was not", 1)[0]
                 what = what.split(" whose module", 1)[0].removeprefix("GLOBAL ")
-                kind = "class" if what.rsplit(".", 1)[-1][:1].isupper() else "function"
+                what = what[:80]
+                kind = _global_kind(what)
                 raise CheckpointError(
                     f"{path.name}: refused — the file needs the {kind} {what} to be loaded, and loading it would run code "
-                    f"from the file ({what}), which is never allowed; save a state_dict or plain data instead "
-                    f"(tensors, numbers, strings, lists, dicts, argparse.Namespace, numpy numbers, or the vocabularies of "
-                    f"torchtext, OpenNMT-py and fairseq)"
+                    f"from the file ({what}), which is never allowed; save a state_dict or plain data instead"
                 ) from exc
             protocol = _pickle_protocol(path, is_zip) if "Unsupported operand" in text else None
             if protocol is not None and protocol >= 4:  # FRAME, MEMOIZE …: torch's safe reader knows protocols 2 and 3

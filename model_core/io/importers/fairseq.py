@@ -100,7 +100,7 @@ def read_dictionary(path: Path, side: str) -> list[str]:
         if count == "#fairseq:overwrite":
             raise CheckpointError(f"{label}: line {number} overwrites an earlier token (#fairseq:overwrite), which makes "
                                   f"two ids for one token; not supported")
-        if not word or not count.lstrip("-").isdigit():
+        if not word or not re.fullmatch(r"-?[0-9]{1,19}", count):  # int() of "²" or of 5,000 digits fails in its own words
             raise CheckpointError(f"{label}: line {number} is not '<token> <count>' (fairseq's dictionary format): "
                                   f"{line[:60]!r}")
         tokens.append(word)

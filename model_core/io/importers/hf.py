@@ -66,7 +66,8 @@ from ...shared_types import KINDS, NO_ABLATION, Ablation
 from ...text.tokenize_deadline import run_within
 from ...text.tokenize_worker import TokenizeWorker
 from ...text.tokenizer_check import check_tokenizer_file
-from ..checkpoint import check_claims_against_values, check_on_disk, check_position_table, read_safetensors_header
+from ...text.vocab_counts import check_vocabulary_files
+from ..checkpoint import all_finite, check_claims_against_values, check_on_disk, check_position_table, read_safetensors_header
 from ..hf_cache import repo_id_of
 from ..hf_families import FAMILIES, REFUSED_MODEL_TYPES
 
@@ -293,7 +294,14 @@ class HFTokenizer:
         return [self.id_to_token(i) for i in self.encode(text)]
 
     def decode(self, ids: Iterable[int], skip_specials: bool = True) -> str:
+        """The ids as text, as the Hugging Face tokenizer writes them. A fast tokenizer's decoder comes from the folder's
+        files: it decodes the same ids first in its bounded child (:meth:`encode`), so one that grows what it joins is
+        stopped there in one line, never here."""
         ids = [int(i) for i in ids if 0 <= int(i) < len(self.hf) or int(i) in self._extra_ids]
+        rehearsal = getattr(self, "_rehearsal", None)
+        if rehearsal is not None and not self.separate_vocabs:
+            rehearsal.origin = getattr(self, "origin", None)
+            rehearsal.decode(ids, skip_specials)
         kw: dict[str, Any] = {"skip_special_tokens": skip_specials}
         if self.separate_vocabs:  # MarianTokenizer: pick the sentencepiece model of this side
             kw["use_source_tokenizer"] = self.side == "source"
@@ -890,7 +898,7 @@ _METADATA_FILES = ("config.json", "generation_config.json", "model.safetensors.i
                    "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json", "preprocessor_config.json")
 _TOKENIZER_FILES = (*TOKENIZER_FILES, "vocab-tgt.json", "merges.txt", "target.spm", "tokenizer.model", "chat_template.jinja",
                     "chat_template.json")
-_LAYERS = re.compile(r"(?:^|\.)(encoder|decoder)\.(?:layers|block)\.(\d+)\.")
+_LAYERS = re.compile(r"(?:^|\.)(encoder|decoder)\.(?:layers|block)\.([0-9]{1,6})\.")
 
 
 def _check_folder_files(path: Path) -> None:
@@ -1172,13 +1180,118 @@ def _panic_guard(path: Path, what: str, exc: BaseException) -> CheckpointError:
 
 def _check_tokenizer_file(path: Path) -> None:
     """The folder's ``tokenizer.json``, when it has one, through :func:`~model_core.text.tokenizer_check.check_tokenizer`
-    before the tokenizers library builds it (one line naming the file, the part and why)."""
+    before the tokenizers library builds it (one line naming the file, the part and why), then built and run once in a
+    bounded child (:func:`_rehearse_tokenizer`) before transformers builds it in this process."""
     file = path / "tokenizer.json"
     if not file.is_file():
         return
     label = f"{path.name}: tokenizer.json"
-    data = parse_json(read_regular_file(file, budgets.MAX_TOKENIZER_FILE_BYTES, label, "it"), label, budgets.MAX_JSON_DEPTH)
+    raw = read_regular_file(file, budgets.MAX_TOKENIZER_FILE_BYTES, label, "it")
+    data = parse_json(raw, label, budgets.MAX_JSON_DEPTH)
     check_tokenizer_file(label, data)
+    _rehearse_tokenizer(path, raw.decode("utf-8", "replace"), "tokenizer.json")
+
+
+#: texts a tokenizer is run on once in its child before this process builds it (HFTokenizer's own probes among them)
+_REHEARSAL_TEXTS = ("a b", "a", "x", "The black cat, 猫, does not see the small dog.")
+
+
+def _rehearse_tokenizer(path: Path, tokenizer_json: str, name: str) -> None:
+    """Build ``tokenizer_json`` in a child process that can be killed, tokenise the probe texts and decode them there.
+
+    Why: what the description cannot show (a ``Precompiled`` map whose trie makes the library panic and print to the
+    terminal, an added-token matcher that needs gigabytes, a decoder that fails) then ends the child, not the app,
+    and becomes one line naming the file."""
+    worker = TokenizeWorker(tokenizer_json, name)
+    try:
+        for text in _REHEARSAL_TEXTS:
+            ids = worker.encode(text, add_special_tokens=True).ids
+            worker.decode(ids, skip_special_tokens=False)
+    except ValueError as exc:
+        raise CheckpointError(f"{path.name}: {_short(exc)}") from exc
+    finally:
+        worker.close()
+
+
+#: settings of sentencepiece a tokenizer_config.json may not pass on: a file to read, or random tokenisation
+_SENTENCEPIECE_IGNORED = ("model_file", "model_proto", "enable_sampling", "nbest_size", "alpha")
+_PATH_KEYS = re.compile(r"(_file|_files|_spm)$")  # not name_or_path: transformers sets that itself
+
+
+def _inside_folder(path: Path, value: str) -> bool:
+    """Whether ``value`` names a regular file inside ``path`` within the tokenizer budget (the folder's own rule)."""
+    target = Path(value) if os.path.isabs(value) else path / value
+    try:
+        real, folder = target.resolve(strict=True), path.resolve(strict=True)
+        info = real.stat()
+    except (OSError, RuntimeError, ValueError):
+        return False
+    return real.parent == folder and stat.S_ISREG(info.st_mode) and info.st_size <= budgets.MAX_TOKENIZER_FILE_BYTES
+
+
+def _exists(value: str) -> bool:
+    try:
+        os.stat(value)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _tokenizer_overrides(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """What the tokenizer is built with instead of ``tokenizer_config.json``'s own settings, and the settings ignored
+    with a note.
+
+    Why: transformers passes that file's values to the tokenizer's constructor, and sentencepiece reads the file
+    ``sp_model_kwargs`` names (``/dev/zero`` read until memory ran out; a FIFO blocked the load for good), or
+    samples a different tokenisation on every call (``enable_sampling``). A path must be a regular file inside the
+    folder within budget, as the folder's own files are; one that exists elsewhere is ignored with a note (one that
+    does not exist, usually the author's machine's, silently), and sampling is turned off with a note. The added
+    tokens it lists are counted like ``tokenizer.json``'s (:data:`~model_core.budgets.MAX_ADDED_TOKEN_CHARS`).
+    """
+    file = path / "tokenizer_config.json"
+    if not file.is_file():
+        return {}, []
+    label = f"{path.name}: tokenizer_config.json"
+    data = parse_json(read_regular_file(file, budgets.MAX_METADATA_BYTES, label, "it"), label, budgets.MAX_JSON_DEPTH)
+    if not isinstance(data, dict):
+        return {}, []  # transformers reports it in its own line
+    _check_config_added_tokens(label, data)
+    overrides: dict[str, Any] = {}
+    ignored: list[str] = []
+    for key, value in data.items():
+        if isinstance(key, str) and _PATH_KEYS.search(key) and isinstance(value, str) and not _inside_folder(path, value):
+            overrides[key] = None  # transformers then takes the folder's own file of that name, if the tokenizer has one
+            if _exists(value):
+                ignored.append(key)
+    sentencepiece = data.get("sp_model_kwargs")
+    if isinstance(sentencepiece, dict):
+        kept = {k: v for k, v in sentencepiece.items() if k not in _SENTENCEPIECE_IGNORED}
+        if len(kept) < len(sentencepiece):
+            overrides["sp_model_kwargs"] = kept
+            ignored += [f"sp_model_kwargs.{k}" for k in sentencepiece if k in _SENTENCEPIECE_IGNORED]
+    elif sentencepiece is not None:
+        overrides["sp_model_kwargs"] = {}
+        ignored.append("sp_model_kwargs")
+    return overrides, ignored
+
+
+def _check_config_added_tokens(label: str, data: dict[str, Any]) -> None:
+    """The added and special tokens ``tokenizer_config.json`` lists, counted before transformers adds them."""
+    contents: list[str] = []
+    decoder = data.get("added_tokens_decoder")
+    if isinstance(decoder, dict):
+        contents += [t.get("content") if isinstance(t, dict) else t for t in decoder.values()]
+    for key in ("additional_special_tokens", "extra_special_tokens"):
+        listed = data.get(key)
+        if isinstance(listed, (list, dict)):
+            contents += list(listed.values() if isinstance(listed, dict) else listed)
+    texts = [t for t in contents if isinstance(t, str)]
+    chars = sum(map(len, texts))
+    if len(texts) > budgets.MAX_VOCAB:
+        raise OverBudget(f"{label}: {len(texts):,} added tokens, over the {budgets.MAX_VOCAB:,} this app builds")
+    if chars > budgets.MAX_ADDED_TOKEN_CHARS:
+        raise OverBudget(f"{label}: added tokens of {chars:,} characters together, over the "
+                         f"{budgets.MAX_ADDED_TOKEN_CHARS:,} this app builds")
 
 
 def _check_loaded_tokenizer(path: Path, hf_tokenizer: Any) -> None:
@@ -1186,7 +1299,10 @@ def _check_loaded_tokenizer(path: Path, hf_tokenizer: Any) -> None:
     before any text is tokenised with it."""
     backend = getattr(hf_tokenizer, "backend_tokenizer", None)
     if backend is not None:
-        check_tokenizer_file(f"{path.name}: the tokenizer", json.loads(backend.to_str()))
+        text = backend.to_str()
+        check_tokenizer_file(f"{path.name}: the tokenizer", json.loads(text))
+        if not (path / "tokenizer.json").is_file():  # converted here from a sentencepiece model: its map never ran yet
+            _rehearse_tokenizer(path, text, "the tokenizer converted from its sentencepiece model")
 
 
 # ====================================================================== loading
@@ -1282,7 +1398,7 @@ def _check_loading_info(path: Path, info: dict[str, Any]) -> None:
 def _check_finite(path: Path, hf_model: nn.Module) -> None:
     """NaN or infinite weights give NaN attention everywhere: refuse them with the first bad name."""
     for name, tensor in [*hf_model.named_parameters(), *hf_model.named_buffers()]:
-        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+        if tensor.is_floating_point() and not all_finite(tensor):
             raise CheckpointError(f"{path.name}: weight {name} contains NaN or infinite values")
 
 
@@ -1295,7 +1411,7 @@ def _dtype_argument(version: str, dtype: torch.dtype) -> dict[str, torch.dtype]:
     that dtype: a float16 or bfloat16 save opened in float32 would carry a table rounded to 1e-3, where Hugging Face's
     own float32 load (``dtype=torch.float32``) computes it in float32.
     """
-    major, minor = (int(part) if part.isdigit() else 0 for part in [*version.split("."), "0"][:2])
+    major, minor = (int(part) if part.isascii() and part.isdigit() and len(part) < 7 else 0 for part in [*version.split("."), "0"][:2])
     return {"dtype" if (major, minor) >= (4, 56) else "torch_dtype": dtype}
 
 
@@ -1323,6 +1439,8 @@ def _load_hf_folder(path: Path, device: str | torch.device | None, dtype: str | 
     _check_folder_files(path)
     data = _read_config_json(path)
     model_type = _check_folder(path, data)
+    check_vocabulary_files(path)  # counted while read, before any library parses them
+    tokenizer_overrides, ignored_settings = _tokenizer_overrides(path)
     _check_tokenizer_file(path)  # before the weights are read; loading it would run its normalizers on its added tokens
     try:
         import transformers
@@ -1358,7 +1476,8 @@ def _load_hf_folder(path: Path, device: str | torch.device | None, dtype: str | 
         _check_loading_info(path, info)
         _check_finite(path, hf_model)
         try:
-            hf_tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=False)
+            hf_tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=False,
+                                                         **tokenizer_overrides)
         except BaseException as exc:  # tokenizers/sentencepiece raise assorted types, and Rust panics (BaseException)
             raise _panic_guard(path, "the tokenizer cannot be loaded", exc) from exc
         _check_loaded_tokenizer(path, hf_tokenizer)
@@ -1397,5 +1516,8 @@ def _load_hf_folder(path: Path, device: str | torch.device | None, dtype: str | 
     }
     if repo_id is not None:
         metadata["hf_repo_id"] = repo_id
+    if ignored_settings:
+        metadata["notices"] = [{"code": "tokenizer_settings_ignored",
+                                "params": {"file": "tokenizer_config.json", "settings": ", ".join(ignored_settings)[:200]}}]
     return ModelBundle(adapter, src_tok, tgt_tok, name=repo_id or path.name, path=path, format="hf-folder", metadata=metadata)
 

@@ -57,12 +57,28 @@ class _Scanner(pickle.Unpickler):
 def count_containers(data: bytes | io.BytesIO, pickles: int = 1) -> int | None:
     """How many containers (lists, dicts, tuples, objects) unpickling ``data`` builds (its first ``pickles`` pickles,
     one after the other); None when the C unpickler cannot read them (torch's reader then says what is wrong)."""
-    made, _cut = _scan(data if isinstance(data, io.BytesIO) else io.BytesIO(data), pickles)
+    made, _cut, _items = _scan(data if isinstance(data, io.BytesIO) else io.BytesIO(data), pickles)
     return made
 
 
-def _scan(stream: io.BytesIO, pickles: int) -> tuple[int | None, bool]:
-    """(:func:`count_containers`'s answer, whether the pickles ran past the end of ``stream``)."""
+def _held_items(objects: list[Any], limit: int) -> int:
+    """How many references the containers under ``objects`` hold, level by level in C (``gc.get_referents``), counting
+    stopped past ``limit``: a list of 15.5 M ``None`` is one container, and torch's reader took 7 s over its items."""
+    walked = (list, dict, tuple, set, frozenset, _Inert)  # what the scan builds; never a class, module or function
+    total, frontier, seen = 0, objects, {id(item) for item in objects}
+    while frontier:
+        held = gc.get_referents(*frontier)
+        total += len(held)
+        if total > limit:
+            break
+        frontier = [item for item in held if type(item) in walked and id(item) not in seen]  # a cycle is walked once
+        seen.update(map(id, frontier))
+    return total
+
+
+def _scan(stream: io.BytesIO, pickles: int) -> tuple[int | None, bool, int]:
+    """(:func:`count_containers`'s answer, whether the pickles ran past the end of ``stream``, the items they hold,
+    counted up to just past :data:`~model_core.budgets.MAX_PICKLE_ITEMS`)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -70,23 +86,32 @@ def _scan(stream: io.BytesIO, pickles: int) -> tuple[int | None, bool]:
         try:
             objects = [_Scanner(stream).load() for _ in range(pickles)]
         except EOFError:
-            return None, True
+            return None, True, 0
         except Exception:  # a damaged or unusual pickle: left to torch's own reader and its message
-            return None, False
+            return None, False, 0
         made = gc.get_count()[0] - before
+        # counted only within the container budget (a chain nested millions deep is refused by that count first)
+        items = _held_items(objects, budgets.MAX_PICKLE_ITEMS) if made <= budgets.MAX_PICKLE_CONTAINERS else 0
         del objects
-        return max(made, 0), False
+        return max(made, 0), False, items
     finally:
         if enabled:
             gc.enable()
 
 
+def _check_items(items: int, label: str) -> None:
+    if items > budgets.MAX_PICKLE_ITEMS:
+        raise OverBudget(f"{label} holds more than {budgets.MAX_PICKLE_ITEMS:,} items in its lists, dicts and objects, "
+                         f"over what this app reads; a state_dict holds a few thousand")
+
+
 def check_pickle_containers(data: bytes, label: str) -> None:
     """Refuse a pickle that builds more than :data:`~model_core.budgets.MAX_PICKLE_CONTAINERS` containers."""
-    made = count_containers(data)
+    made, _cut, items = _scan(io.BytesIO(data), 1)
     if made is not None and made > budgets.MAX_PICKLE_CONTAINERS:
         raise OverBudget(f"{label} builds {made:,} lists, dicts or objects (nested or not), over the "
                          f"{budgets.MAX_PICKLE_CONTAINERS:,} this app reads; a state_dict has a few thousand")
+    _check_items(items, label)
 
 
 def check_legacy_pickles(fh: Any, size: int, label: str) -> None:
@@ -97,10 +122,11 @@ def check_legacy_pickles(fh: Any, size: int, label: str) -> None:
     fh.seek(0)
     head = fh.read(limit + 1)
     fh.seek(0)
-    made, cut = _scan(io.BytesIO(head), 4)
+    made, cut, items = _scan(io.BytesIO(head), 4)
     if cut and len(head) > limit:
         raise OverBudget(f"{label}: its pickle runs past the first {limit >> 20} MB, over the {limit >> 20} MB this "
                          f"app reads")
     if made is not None and made > budgets.MAX_PICKLE_CONTAINERS:
         raise OverBudget(f"{label}: its pickle builds {made:,} lists, dicts or objects (nested or not), over the "
                          f"{budgets.MAX_PICKLE_CONTAINERS:,} this app reads; a state_dict has a few thousand")
+    _check_items(items, f"{label}: its pickle")

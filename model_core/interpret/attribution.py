@@ -679,6 +679,15 @@ def completeness_line(trace: Trace) -> str | None:
             f"are not reliable; the converged rows are within {TOLERANCE:.0%}")
 
 
+#: its texts in Chinese, as a native teacher writes them (the window and the shared page read them here)
+ZH: dict[str, str] = {
+    'attribution (integrated gradients)':
+        '归因（积分梯度）',
+    "how much each token moved the chosen token's log-probability (integrated gradients)":
+        '每个词元使所选词元的对数概率改变了多少（积分梯度）',
+}
+
+
 ANALYSIS = Analysis(
     NAME, N_("Analyses", "attribution (integrated gradients)"),
     N_("Analyses", "how much each token moved the chosen token's log-probability (integrated gradients)"),
@@ -686,4 +695,5 @@ ANALYSIS = Analysis(
     present=lambda trace: attribution_of(trace) is not None, view_options={"method": "integrated-gradients"},
     reference="Sundararajan et al. 2017, Axiomatic Attribution for Deep Networks",
     add_arguments=_add_arguments, options_from_args=_options_from_args, report=completeness_line,
+    zh=ZH,
 )

@@ -182,3 +182,21 @@ def test_every_text_a_plug_in_marks_has_its_chinese(found):
         zh = found.zh.get(text)
         assert zh and re.search(r"[\u4e00-\u9fff]", zh), f"{found.name}: no Chinese for {text[:60]!r}"
         assert set(re.findall(r"{\w+}", zh)) == set(re.findall(r"{\w+}", text)), text[:60]
+
+
+def test_an_npz_written_before_the_plug_ins_opens_with_its_analyses(traces, tmp_path):
+    """Files saved before analyses were plug-ins hold ``attribution_*``, ``value_norms_KIND`` and ``value_zeroing_KIND``
+    keys and no index: they open with those results under the analyses' names, cut to a step as before."""
+    _plain, full = traces
+    arrays = {k: v for k, v in full.to_arrays().items() if k != "analysis_index"}  # the old layout had no index
+    old = tmp_path / "old.npz"
+    np.savez_compressed(old, **arrays)
+    loaded = Trace.load(old)
+    assert {"attribution", "contributions", "value-zeroing"} <= set(loaded.analyses)
+    from model_core.interpret.attribution import attribution_of
+    from model_core.interpret.value_zeroing import value_zeroing_of
+
+    np.testing.assert_array_equal(attribution_of(loaded).src, attribution_of(full).src)
+    assert attribution_of(loaded).method == attribution_of(full).method
+    early = loaded.at_step(1)
+    assert attribution_of(early).tgt.shape == (1, 1) and value_zeroing_of(early)["decoder_self"].shape[1:] == (1, 1)

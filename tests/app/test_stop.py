@@ -13,17 +13,8 @@ from model_core.inference.lazy_trace import Superseded
 from model_core.inference.run import RunRequest, run
 from model_core.interpret.contributions import value_norms_of
 from model_core.interpret.value_zeroing import value_zeroing, value_zeroing_of
-from viz_app.workers.model_worker import WorkerHost
 
 TIMEOUT = 20000
-
-
-@pytest.fixture
-def host(qtbot):
-    host = WorkerHost()
-    yield host
-    host.shutdown()
-    assert host.thread.isFinished()
 
 
 def test_stopping_an_attribution_run_frees_the_worker_for_the_next_sentence(host, qtbot, tiny_checkpoint, monkeypatch):

@@ -56,7 +56,7 @@ def apply_rope(x: torch.Tensor, rope: torch.Tensor, interleave: bool) -> torch.T
         return torch.view_as_real(xc * r).flatten(3).transpose(1, 2).type_as(x)
     cos, sin = rope.real, rope.imag
     dim = cos.size(1)
-    half = lambda t: torch.cat((-t[..., dim // 2 :], t[..., : dim // 2]), dim=-1)  # noqa: E731
+    half = lambda t: torch.cat((-t[..., dim // 2 :], t[..., : dim // 2]), dim=-1)
     turned = x[..., :dim] * cos + half(x[..., :dim]) * sin
     return torch.cat([turned, x[..., dim:]], dim=-1)
 
@@ -83,7 +83,7 @@ class MultiHeadedAttention(nn.Module):
 
     def forward(self, key, value, query, mask):
         b, lq, _ = query.shape
-        shape = lambda x: x.view(b, x.size(1), -1, self.d_head).transpose(1, 2)  # noqa: E731
+        shape = lambda x: x.view(b, x.size(1), -1, self.d_head).transpose(1, 2)
         k, v, q = shape(self.linear_keys(key)), shape(self.linear_values(value)), shape(self.linear_query(query))
         if self.rotary is not None:  # self-attention only (context attention is built without it)
             rope = rope_table(self.rotary["dim"] or self.d_head, q.size(2), self.rotary["theta"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 from torch import nn
@@ -311,3 +312,39 @@ def test_a_modern_model_saves_and_loads_natively(tmp_path):
     assert loaded.model.config == model.config
     src, tgt = torch.tensor([[4, 5, 6, 2]]), torch.tensor([[1, 7, 8]])
     assert torch.equal(loaded.model(src, tgt)[0], model(src, tgt)[0])
+
+
+# ---------------------------------------------------------------------------------------------- positional curves
+@pytest.mark.parametrize("scaling", [{}, SCALINGS[2]], ids=["plain", "yarn"])
+@pytest.mark.parametrize("rotary_dim", [16, 10], ids=["full", "partial"])
+def test_rotary_curves_are_the_models_own_rotation(scaling, rotary_dim):
+    """The expected q·k against distance equals trace(R(m)ᵀR(n)) computed with the model's own ``rotate`` (queries
+    equal to keys, independent unit components), the decay bound RoFormer's sum written as loops, the angles θ·p."""
+    import cmath
+
+    from model_core.rope import rotary_curves
+
+    c = ModelConfig(src_vocab_size=8, tgt_vocab_size=8, d_model=64, n_heads=4, rotary_dim=rotary_dim, rope_theta=300.0,
+                    rope_scaling=scaling)
+    curves = rotary_curves(c, position=7, max_distance=40)
+    rope = RotaryEmbedding(rotary_dim, 300.0, "half", scaling)
+    eye = torch.eye(16, dtype=torch.float64).view(1, 1, 16, 16)
+    like = torch.zeros((), dtype=torch.float64)
+    at_zero = rotate(eye, rope.angles(5, 1, like))
+    for distance in (0, 1, 3, 17, 40):
+        at_distance = rotate(eye, rope.angles(5 + distance, 1, like))
+        trace = float((at_zero * at_distance).sum())
+        norm = float((at_zero * at_zero).sum())
+        assert curves.expected_dot[distance] == pytest.approx(trace / norm, abs=1e-5)
+        theta = curves.frequencies
+        partial = [abs(sum(cmath.exp(1j * distance * theta[k]) for k in range(j + 1))) for j in range(rotary_dim // 2)]
+        assert curves.decay_bound[distance] == pytest.approx(sum(partial) / (rotary_dim // 2), rel=1e-9)
+    assert np.allclose(curves.frequencies, rope.frequencies().double().numpy(), rtol=1e-6)
+    assert np.allclose(curves.angles, np.mod(7 * curves.frequencies, 2 * math.pi))
+    assert curves.expected_dot[0] == pytest.approx(1.0) and curves.expected_dot[1:].max() < 1.0
+
+
+def test_no_rotary_no_curves():
+    from model_core.rope import rotary_curves
+
+    assert rotary_curves(ModelConfig(src_vocab_size=8, tgt_vocab_size=8, d_model=16, n_heads=2)) is None

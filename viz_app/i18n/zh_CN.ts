@@ -3174,6 +3174,46 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>Positional</name>
         <message>
+            <location filename="../../viz_app/widgets/positional.py" line="203" />
+            <source>distance query − key</source>
+            <translation>距离：查询 − 键</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="206" />
+            <source>expected q·k (q = k)</source>
+            <translation>q·k 的期望值（q = k）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="207" />
+            <source>RoFormer's decay bound</source>
+            <translation>RoFormer 的衰减上界</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="215" />
+            <source>dimension pair</source>
+            <translation>维度对</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="221" />
+            <source>angle (radians)</source>
+            <translation>角度（弧度）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="202" />
+            <source>q·k against distance (rotary)</source>
+            <translation>q·k 随距离的变化（旋转位置编码）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="213" />
+            <source>positions per turn of each dimension pair</source>
+            <translation>每个维度对转一圈所需的位置数</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="218" />
+            <source>rotation of a query at position {position}</source>
+            <translation>位置 {position} 上查询向量的旋转</translation>
+        </message>
+        <message>
             <location filename="../../viz_app/widgets/positional.py" line="54" />
             <source>this model has no positional encoding</source>
             <translation>该模型没有位置编码</translation>

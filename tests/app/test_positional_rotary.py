@@ -1,0 +1,25 @@
+"""The positional panel draws a rotary model's positions from model_core.rope's numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from model_core.config import ModelConfig
+from model_core.rope import rotary_curves
+from viz_app.widgets.positional import PositionalPanel
+
+
+def test_a_rotary_model_is_drawn_as_its_decay_wavelengths_and_rotation(qtbot):
+    panel = PositionalPanel()
+    qtbot.addWidget(panel)
+    config = ModelConfig(src_vocab_size=8, tgt_vocab_size=8, d_model=64, n_heads=4, rotary_dim=12, rope_theta=500.0)
+    curves = rotary_curves(config, position=5, max_distance=64)
+    panel.set_rotary(curves, n_tokens=9)
+    assert panel.mode() == "rotary" and panel.message() == ""
+    assert len(panel.curve_names()) == 2 and panel.sentence_region() == (0.0, 8.0)
+    np.testing.assert_allclose(panel.table_image()[0], curves.frequencies.astype(np.float32))
+    np.testing.assert_allclose(panel.table_image()[1], np.mod(5 * curves.frequencies, 2 * np.pi).astype(np.float32),
+                               rtol=1e-6)
+    assert not panel.tab_widget().isTabEnabled(1) and not panel.tab_widget().isTabEnabled(2)
+    panel.set_encoding("none", None, n_tokens=3)  # another model after it: the tabs and the message come back
+    assert panel.mode() == "none" and panel.tab_widget().isTabEnabled(1)

@@ -183,7 +183,8 @@ class Seq2SeqTransformer(nn.Module):
     def logits_of(self, hidden: torch.Tensor) -> torch.Tensor:
         """Output logits of the decoder's last hidden states (final norm applied): the projection, soft-capped when
         the model caps its logits (Gemma 2, T5Gemma)."""
-        return soft_cap(self.output_projection(hidden), self.config.final_logit_softcap)
+        logits = self.output_projection(hidden)  # a fresh tensor: capped in place unless a gradient flows through it
+        return soft_cap(logits, self.config.final_logit_softcap, in_place=not logits.requires_grad)
 
     def _probe(self, capture: bool, capture_scores: bool, ablation: Ablation, like: torch.Tensor) -> AttentionProbe:
         """The probe of one call: what to capture, the head gates of ``ablation`` (dtype/device of ``like``)."""

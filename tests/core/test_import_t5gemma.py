@@ -113,6 +113,7 @@ def _reference(model, src_ids, tgt_ids):
 def test_a_t5gemma_folder_opens_as_the_native_model_with_its_blocks(case):
     _model, _folder, bundle = case
     assert isinstance(bundle.model, Seq2SeqTransformer) and bundle.metadata["model_type"] == "t5gemma"
+    assert bundle.format == "t5gemma-folder"  # not "hf-…": the window offers scores and switching positions off
     c = bundle.config
     assert (c.n_encoder_layers, c.n_decoder_layers, c.n_heads, c.n_kv_heads, c.d_head) == (2, 3, 4, 2, 12)
     assert (c.norm_type, c.norm_position, c.gated_ffn, c.activation, c.rotary_dim) == ("rms_plus_one", "sandwich", True,
@@ -196,6 +197,19 @@ def test_scaled_rotary_positions_equal_hugging_faces(tmp_path, rope):
     np.testing.assert_allclose(trace.logprobs, logprobs, atol=ATOL)
 
 
+def test_the_window_and_the_command_line_open_it(case, tmp_path, capsys):
+    from viz_app.cli import main
+    from viz_app.workers.model_worker import model_info
+
+    _model, folder, bundle = case
+    info = model_info(bundle, str(folder))
+    assert info.native and info.n_kv_heads == 2 and info.config["rotary_dim"] == 12
+    out = tmp_path / "t.npz"
+    assert main(["export", "--model", str(folder), "--device", "cpu", "--src", SRC, "--tgt", TGT, "--scores",
+                 "--ablate-positional", "--out", str(out)]) == 0
+    assert out.exists()
+
+
 def test_what_the_native_model_cannot_be_is_refused_in_one_line(tmp_path):
     folder = tmp_path / "unbalanced"
     build_t5gemma(folder, decoder_changes={"intermediate_size": 40})
@@ -220,3 +234,24 @@ def test_a_weight_with_no_place_is_refused_with_its_name(tmp_path):
     save_file(tensors, folder / "model.safetensors", metadata={"format": "pt"})
     with pytest.raises(CheckpointError, match=r"q_norm\.weight has no place"):
         load_model(folder, device="cpu")
+
+
+def test_a_cached_t5gemma_is_listed_as_openable_and_opens_by_name(case, tmp_path, monkeypatch):
+    from test_hf_cache import put_in_cache
+
+    from model_core.io.hf_cache import list_cached
+
+    _model, folder, bundle = case
+    root = tmp_path / "hub"
+    put_in_cache(root, "google/t5gemma-tiny", folder)
+    t5gemma2 = tmp_path / "t5gemma2"
+    t5gemma2.mkdir()
+    (t5gemma2 / "config.json").write_text(json.dumps({"model_type": "t5gemma2", "is_encoder_decoder": True}))
+    put_in_cache(root, "google/t5gemma-2-tiny", t5gemma2)
+    monkeypatch.setenv("HF_HUB_CACHE", str(root))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    listed = {m.repo_id: m for m in list_cached()}
+    assert listed["google/t5gemma-tiny"].supported and listed["google/t5gemma-tiny"].model_type == "t5gemma"
+    assert not listed["google/t5gemma-2-tiny"].supported and "merged attention" in listed["google/t5gemma-2-tiny"].reason
+    opened = load_model("google/t5gemma-tiny", device="cpu")
+    assert opened.name == "google/t5gemma-tiny" and opened.config == bundle.config

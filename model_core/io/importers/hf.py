@@ -1462,13 +1462,15 @@ def _load_as_native(path: Path, data: dict[str, Any], model_type: str, dev: torc
     model = model.to(device=dev, dtype=dtype).eval()
     repo_id = repo_id_of(path)
     metadata = {
-        "format": "hf-folder", "model_type": model_type, "architectures": data.get("architectures") or [],
+        "format": f"{model_type}-folder", "model_type": model_type, "architectures": data.get("architectures") or [],
         "transformers_version": transformers.__version__, "saved_with": data.get("transformers_version"),
         "tokenizer_class": type(hf_tokenizer).__name__, "loaded_as": "native",
     }
     if repo_id is not None:
         metadata["hf_repo_id"] = repo_id
-    return ModelBundle(model, src_tok, tgt_tok, name=repo_id or path.name, path=path, format="hf-folder", metadata=metadata)
+    # not "hf-…": the app's own model computes it, so scores and switching positions off are offered (ModelInfo.native)
+    return ModelBundle(model, src_tok, tgt_tok, name=repo_id or path.name, path=path, format=f"{model_type}-folder",
+                       metadata=metadata)
 
 
 @dataclass(frozen=True)

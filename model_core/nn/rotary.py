@@ -61,7 +61,7 @@ class RotaryEmbedding(nn.Module):
 
     def frequencies(self, seq_len: int | None = None) -> torch.Tensor:
         """``[dim/2]`` float32 θ_i in use for a call whose positions end at ``seq_len - 1``."""
-        if self.dynamic:
+        if self.dynamic or self.inv_freq.dtype != torch.float32:  # .to(bfloat16) rounds buffers too: not the angles
             return inverse_frequencies(self.dim, self.theta, self.scaling, seq_len)[0].to(self.inv_freq.device)
         return self.inv_freq
 

@@ -348,3 +348,11 @@ def test_no_rotary_no_curves():
     from model_core.rope import rotary_curves
 
     assert rotary_curves(ModelConfig(src_vocab_size=8, tgt_vocab_size=8, d_model=16, n_heads=2)) is None
+
+
+def test_a_bfloat16_model_turns_by_float32_frequencies():
+    """``model.to(torch.bfloat16)`` rounds every floating buffer; the angles still come from float32 θ_i (a rounded
+    θ_i of a slow pair drifts by whole turns over a few thousand positions)."""
+    rope = RotaryEmbedding(64, 10000.0).to(torch.bfloat16)
+    assert rope.frequencies().dtype == torch.float32
+    assert torch.equal(rope.frequencies(), RotaryEmbedding(64, 10000.0).frequencies())

@@ -255,3 +255,25 @@ def test_a_cached_t5gemma_is_listed_as_openable_and_opens_by_name(case, tmp_path
     assert not listed["google/t5gemma-2-tiny"].supported and "merged attention" in listed["google/t5gemma-2-tiny"].reason
     opened = load_model("google/t5gemma-tiny", device="cpu")
     assert opened.name == "google/t5gemma-tiny" and opened.config == bundle.config
+
+
+def test_opened_in_bfloat16_it_follows_hugging_faces_bfloat16_forward(case):
+    """Both in bfloat16 (8 bits of mantissa: a logit near 4 rounds by 0.016, and each library rounds its own
+    intermediates, five layers deep): the maps within 0.03, the log-probabilities within 0.3, where a wrong block moves them by
+    whole units."""
+    _model, folder, _bundle = case
+    from transformers import AutoModelForSeq2SeqLM
+
+    bundle = load_model(folder, device="cpu", dtype="bfloat16")
+    assert bundle.model.dtype == torch.bfloat16
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = AutoModelForSeq2SeqLM.from_pretrained(folder, attn_implementation="eager", local_files_only=True,
+                                                      dtype=torch.bfloat16).eval()
+    trace = trace_of(bundle, SRC, TGT)
+    src, tgt = torch.tensor([trace.src_ids.tolist()]), torch.tensor([trace.tgt_ids.tolist()])
+    out = model(input_ids=src, attention_mask=torch.ones_like(src), decoder_input_ids=tgt, output_attentions=True)
+    np.testing.assert_allclose(trace.logprobs, out.logits[0].float().log_softmax(-1).numpy(), atol=0.3)
+    for ours, theirs in ((trace.encoder_self, out.encoder_attentions), (trace.decoder_self, out.decoder_attentions),
+                         (trace.cross, out.cross_attentions)):
+        np.testing.assert_allclose(ours, torch.stack([a[0] for a in theirs]).float().numpy(), atol=0.03)

@@ -8,7 +8,10 @@ at ``m`` with a rotated key at ``n`` then depends on ``m − n`` only. Which dim
 ``dim`` dimensions of a head turn (partial rotary, GPT-NeoX's ``rotary_pct``); the rest pass unchanged.
 
 The frequencies, scalings included (linear, dynamic NTK, YaRN, llama3), are :mod:`model_core.rope`'s: the
-positional panel draws the same numbers the model turns by.
+positional panel draws the same numbers the model turns by. Dynamic NTK depends on the length of the call: beyond
+``original_max_position_embeddings`` a cached step turns its new key by that step's frequencies while the cached
+keys keep their own, as Hugging Face's cache does, so stepped rows there differ from a teacher-forced pass (below
+it, where nothing is stretched, they are equal).
 """
 
 from __future__ import annotations

@@ -12,6 +12,12 @@
    attention captured and copied to host) against re-running the decoder over the whole prefix
    (``model.decode(prefix, encoded, capture=True)``, what a naive viewer does).
 
+With ``--t5gemma`` both comparisons run on the smallest published T5Gemma shape instead (T5Gemma S: d=512, 8 heads
+of 64, 8 + 8 layers alternating sliding-window and global, GeGLU 1,024, vocabulary 256,000, soft-capped scores and
+logits; random weights): ours is the app's own Transformer holding the weights of a Hugging Face
+``T5GemmaForConditionalGeneration`` built with them (``importers/t5gemma.py``'s mapping), against that model's eager
+forward with ``output_attentions=True``; ``--dtype bfloat16`` runs both in bfloat16.
+
 Run ``python benchmarks/bench_model.py`` (full), ``--quick`` for a smoke run. Times are medians
 of interleaved repeats after warm-up; on a noisy machine only the ratios mean much.
 """
@@ -103,6 +109,31 @@ def build_marian(seed: int, shape: ModelConfig = BASE_CONFIG, device: torch.devi
     return model
 
 
+#: the smallest published T5Gemma (google/t5gemma-s-s-*): T5-small sizes under Gemma 2's recipe
+T5GEMMA_S = dict(vocab_size=256000, hidden_size=512, intermediate_size=1024, num_hidden_layers=8, num_attention_heads=8,
+                 num_key_value_heads=8, head_dim=64, query_pre_attn_scalar=64, sliding_window=4096,
+                 attn_logit_softcapping=50.0, final_logit_softcapping=30.0, max_position_embeddings=MAX_LEN)
+
+
+def build_t5gemma_pair(seed: int, dtype: torch.dtype = torch.float32) -> tuple[Seq2SeqTransformer, Any]:
+    """(ours, Hugging Face's) T5Gemma S with the same random weights, eager attention, in ``dtype``."""
+    import transformers
+    from transformers import T5GemmaConfig, T5GemmaForConditionalGeneration, T5GemmaModuleConfig
+
+    from model_core.io.importers.t5gemma import native_config_fields, native_weight_name
+
+    transformers.logging.set_verbosity_error()
+    module = T5GemmaModuleConfig(**T5GEMMA_S).to_dict()
+    hc = T5GemmaConfig(encoder=module, decoder=module, vocab_size=T5GEMMA_S["vocab_size"], attn_implementation="eager")
+    torch.manual_seed(seed)
+    hf = T5GemmaForConditionalGeneration(hc).eval()
+    config = ModelConfig(**native_config_fields("T5Gemma S", hc), unk_id=3, src_add_eos=True)
+    ours = Seq2SeqTransformer(config).eval()
+    state = {native_weight_name(k): v for k, v in hf.state_dict().items()}
+    ours.load_state_dict({k: v for k, v in state.items() if k is not None}, strict=False)
+    return ours.to(dtype), hf.to(dtype)
+
+
 def marian_trace(model: Any, src: torch.Tensor, dec_in: torch.Tensor) -> list[np.ndarray]:
     """Marian's equivalent of a trace: one forward with every attention, each map and the logits as host float32
     numpy (numpy has no bfloat16)."""
@@ -126,7 +157,7 @@ def bench_trace(
     for n in lengths:
         src_ids, out_ids = random_ids(generator, n), random_ids(generator, n)
         src = torch.tensor([src_ids])
-        dec_in = torch.tensor([[BASE_CONFIG.bos_id, *out_ids[:-1]]])
+        dec_in = torch.tensor([[ours.config.bos_id, *out_ids[:-1]]])
         cases = {"ours": lambda s=src_ids, o=out_ids: teacher_forced_trace(ours, s, o)}
         if marian is not None:
             cases["marian"] = lambda s=src, d=dec_in: marian_trace(marian, s, d)
@@ -183,7 +214,7 @@ def bench_decode(
 
     def rerun(n: int) -> None:
         with torch.inference_mode():
-            model.decode(torch.tensor([[BASE_CONFIG.bos_id, *prefix[:n]]]), encoded, capture=True)
+            model.decode(torch.tensor([[model.config.bos_id, *prefix[:n]]]), encoded, capture=True)
 
     cases: dict[str, Any] = {}
     for n in lengths:
@@ -258,6 +289,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--skip-decode", action="store_true", help="only the trace benchmark")
     parser.add_argument("--json", metavar="OUT", help="also write every figure to this JSON file")
     parser.add_argument("--strict", action="store_true", help="exit 2 when a target is not met")
+    parser.add_argument("--t5gemma", action="store_true", help="time T5Gemma S (ours holding a Hugging Face T5Gemma's "
+                        "random weights) against that T5Gemma's eager forward instead of the base model against Marian")
+    parser.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32", help="with --t5gemma: the dtype "
+                        "both models run in (default float32)")
     parser.add_argument("--threads", type=int, help="torch intra-op threads (default: torch's own choice); 1 gives "
                         "steadier figures on a shared machine, where two threads wait for each other at every op")
     args = parser.parse_args(argv)
@@ -279,17 +314,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_machine(info)
     print(f"mode    : {'quick' if args.quick else 'full'}, lengths {args.lengths}, median of {args.repeats} "
           f"interleaved repeats after {args.warmup} warm-up round(s)")
-    model = build_ours(args.seed)
+    reference = None
+    if args.t5gemma:
+        model, reference = build_t5gemma_pair(args.seed, getattr(torch, args.dtype))
+        print(f"model   : T5Gemma S ({args.dtype}), ours against Hugging Face's eager T5Gemma (columns named Marian)")
+    else:
+        model = build_ours(args.seed)
     result: dict[str, Any] = {"machine": info, "mode": "quick" if args.quick else "full", "lengths": args.lengths,
-                              "repeats": args.repeats, "warmup": args.warmup}
+                              "repeats": args.repeats, "warmup": args.warmup,
+                              "model": f"t5gemma-s {args.dtype}" if args.t5gemma else "base"}
     met: list[bool] = []
     if not args.skip_trace:
-        marian = build_marian(args.seed)
+        marian = reference if args.t5gemma else build_marian(args.seed)
         rows = bench_trace(model, marian, args.lengths, args.repeats, args.warmup, args.seed)
         report_trace(rows, marian is not None)
         result["trace"] = {"marian": marian is not None, "min_ratio": TRACE_MIN_RATIO, "rows": rows}
         met += [r["met"] for r in rows if "met" in r]
-        del marian
+        del marian, reference
     if not args.skip_decode:
         decode = bench_decode(model, args.lengths, args.repeats, args.warmup, args.seed, args.src_len)
         report_decode(decode)

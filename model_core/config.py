@@ -14,16 +14,18 @@ from typing import Any, Literal
 
 from .files import loads
 
-Activation = Literal["relu", "gelu"]
-NormPosition = Literal["post", "pre"]
-NormType = Literal["layernorm", "std"]
+Activation = Literal["relu", "gelu", "gelu_tanh", "silu"]
+NormPosition = Literal["post", "pre", "sandwich"]
+NormType = Literal["layernorm", "std", "rms", "rms_plus_one"]
+RotaryLayout = Literal["half", "interleaved"]
 Positional = Literal["sinusoidal", "learned", "none"]
 SinusoidLayout = Literal["interleaved", "concat"]
 
 _ALLOWED: dict[str, tuple[str, ...]] = {
-    "activation": ("relu", "gelu"),
-    "norm_position": ("post", "pre"),
-    "norm_type": ("layernorm", "std"),
+    "activation": ("relu", "gelu", "gelu_tanh", "silu"),
+    "norm_position": ("post", "pre", "sandwich"),
+    "norm_type": ("layernorm", "std", "rms", "rms_plus_one"),
+    "rotary_layout": ("half", "interleaved"),
     "positional": ("sinusoidal", "learned", "none"),
     "sinusoid_layout": ("interleaved", "concat"),
 }
@@ -45,6 +47,26 @@ class ModelConfig:
     cosines at ``10000^(-i/(d/2 - 1))``; token ``t`` of a sequence reads row ``t + position_offset`` (fairseq counts
     positions from ``padding_idx + 1``). ``position_on_padding=False``: a padding token gets no position vector
     (fairseq numbers only the real tokens; a padding token's position is ``padding_idx``, whose table row is zero).
+
+    The blocks of today's encoder-decoders (T5Gemma, OpenNMT-py 3 / eole), each off by default so that an older
+    configuration means what it meant:
+
+    - ``rotary_dim > 0``: rotary position embedding (RoFormer) on the first ``rotary_dim`` dimensions of every
+      self-attention query and key head (partial rotary when below ``d_head``), frequencies ``rope_theta^(-2i/dim)``
+      changed by ``rope_scaling`` (``{"rope_type": "linear" | "dynamic" | "yarn" | "llama3", ...}``, Hugging Face's
+      keys); ``rotary_layout`` ``"half"`` pairs dimension i with i + dim/2 (GPT-NeoX, Llama, Gemma), ``"interleaved"``
+      pairs 2i with 2i + 1 (GPT-J, the paper). Cross-attention is never rotated.
+    - ``norm_type`` ``"rms"``: ``w · x / sqrt(mean(x²) + eps)``; ``"rms_plus_one"``: Gemma's ``(1 + w)`` instead of w.
+      ``norm_position="sandwich"``: pre-norm plus a norm of the sub-layer's output before the residual sum (Gemma 2).
+    - ``gated_ffn``: ``down(act(gate(x)) · up(x))`` (SwiGLU with ``silu``, GeGLU with ``gelu``/``gelu_tanh``).
+    - ``attention_bias`` (q, k, v projections), ``attention_out_bias`` (output projection), ``ffn_bias``.
+    - ``head_dim``: each head's width when not ``d_model / n_heads``; ``query_pre_attn_scalar``: scores are scaled
+      by its ``-1/2`` power instead of ``d_head``'s; ``qk_norm``: a norm of ``norm_type`` over each query and key head.
+    - ``attn_logit_softcap``/``final_logit_softcap``: ``cap · tanh(x / cap)`` of the attention scores (before the mask)
+      and of the output logits.
+    - ``sliding_window > 0`` with ``encoder_local_layers``/``decoder_local_layers`` (layer indices): those layers
+      attend within a band, Hugging Face's conventions: encoder ``|i - j| <= window``, decoder
+      ``0 <= i - j < window``; the other layers attend globally.
     """
 
     src_vocab_size: int
@@ -76,6 +98,22 @@ class ModelConfig:
     output_bias: bool = True
     src_add_bos: bool = False
     src_add_eos: bool = True
+    rotary_dim: int = 0
+    rotary_layout: RotaryLayout = "half"
+    rope_theta: float = 10000.0
+    rope_scaling: dict[str, Any] = field(default_factory=dict)
+    gated_ffn: bool = False
+    attention_bias: bool = True
+    attention_out_bias: bool = True
+    ffn_bias: bool = True
+    head_dim: int | None = None
+    query_pre_attn_scalar: float | None = None
+    qk_norm: bool = False
+    attn_logit_softcap: float | None = None
+    final_logit_softcap: float | None = None
+    sliding_window: int = 0
+    encoder_local_layers: tuple[int, ...] = ()
+    decoder_local_layers: tuple[int, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -89,7 +127,7 @@ class ModelConfig:
         for name in positive:
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, not {getattr(self, name)}")
-        if self.d_model % self.n_heads:
+        if self.head_dim is None and self.d_model % self.n_heads:
             raise ValueError(f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})")
         kv = self.n_kv_heads
         assert kv is not None
@@ -107,10 +145,46 @@ class ModelConfig:
             special = getattr(self, name)
             if not 0 <= special < min(self.src_vocab_size, self.tgt_vocab_size):
                 raise ValueError(f"{name}={special} is outside the vocabularies")
+        self._check_modern_blocks()
+
+    def _check_modern_blocks(self) -> None:
+        """The rotary, soft-capping and sliding-window fields: each wrong value one line naming the field."""
+        if self.head_dim is not None and self.head_dim <= 0:
+            raise ValueError(f"head_dim must be positive, not {self.head_dim}")
+        if self.rotary_dim < 0 or self.rotary_dim % 2 or self.rotary_dim > self.d_head:
+            raise ValueError(f"rotary_dim must be an even number from 0 to d_head ({self.d_head}), not {self.rotary_dim}")
+        if not self.rope_theta > 0:
+            raise ValueError(f"rope_theta must be positive, not {self.rope_theta}")
+        problem = rope_scaling_problem(self.rope_scaling)
+        if problem:
+            raise ValueError(problem)
+        for name in ("query_pre_attn_scalar", "attn_logit_softcap", "final_logit_softcap"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise ValueError(f"{name} must be positive or null, not {value}")
+        if self.sliding_window < 0:
+            raise ValueError(f"sliding_window must be >= 0, not {self.sliding_window}")
+        object.__setattr__(self, "encoder_local_layers", tuple(self.encoder_local_layers))
+        object.__setattr__(self, "decoder_local_layers", tuple(self.decoder_local_layers))
+        for name, depth in (("encoder_local_layers", self.n_encoder_layers), ("decoder_local_layers", self.n_decoder_layers)):
+            layers = getattr(self, name)
+            if layers and not self.sliding_window:
+                raise ValueError(f"{name} needs a sliding_window above 0")
+            if any(not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < depth for i in layers):
+                raise ValueError(f"{name} must hold layer indices from 0 to {depth - 1}, not {list(layers)[:8]}")
 
     @property
     def d_head(self) -> int:
-        return self.d_model // self.n_heads
+        return self.head_dim if self.head_dim is not None else self.d_model // self.n_heads
+
+    @property
+    def attention_scale(self) -> float:
+        """What q·k is multiplied by: ``1/sqrt(d_head)``, or ``1/sqrt(query_pre_attn_scalar)`` (Gemma)."""
+        return (self.query_pre_attn_scalar if self.query_pre_attn_scalar is not None else self.d_head) ** -0.5
+
+    def local_layers(self, stack: str) -> tuple[int, ...]:
+        """The layers of ``stack`` (``"encoder"`` / ``"decoder"``) that attend within the sliding window."""
+        return self.encoder_local_layers if stack == "encoder" else self.decoder_local_layers
 
     @property
     def attention_family(self) -> str:
@@ -159,10 +233,53 @@ class ModelConfig:
 
 _INT_FIELDS = frozenset({"src_vocab_size", "tgt_vocab_size", "pad_id", "bos_id", "eos_id", "unk_id", "d_model", "n_heads",
                          "n_encoder_layers", "n_decoder_layers", "d_ff", "relative_max_distance", "max_len",
-                         "position_offset"})
-_FLOAT_FIELDS = frozenset({"dropout", "norm_eps"})
+                         "position_offset", "rotary_dim", "sliding_window"})
+_FLOAT_FIELDS = frozenset({"dropout", "norm_eps", "rope_theta"})
+_OPTIONAL_FLOAT_FIELDS = frozenset({"query_pre_attn_scalar", "attn_logit_softcap", "final_logit_softcap"})
 _BOOL_FIELDS = frozenset({"final_norm", "scale_embedding", "tie_output", "output_bias", "src_add_bos", "src_add_eos",
-                          "position_on_padding"})
+                          "position_on_padding", "gated_ffn", "attention_bias", "attention_out_bias", "ffn_bias",
+                          "qk_norm"})
+_LAYER_LIST_FIELDS = frozenset({"encoder_local_layers", "decoder_local_layers"})
+
+#: rope_scaling["rope_type"] -> the keys it needs (besides rope_type) and those it may have; Hugging Face's names
+ROPE_SCALINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "default": ((), ()),
+    "linear": (("factor",), ()),
+    "dynamic": (("factor", "original_max_position_embeddings"), ()),
+    "yarn": (("factor", "original_max_position_embeddings"),
+             ("attention_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "truncate")),
+    "llama3": (("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"), ()),
+}
+
+
+def rope_scaling_problem(scaling: Any) -> str:
+    """One line saying what is wrong with a ``rope_scaling`` dict, or "" when it is one the model can compute."""
+    if not isinstance(scaling, dict):
+        return f"rope_scaling must be a JSON object, not {type(scaling).__name__}"
+    if not scaling:
+        return ""
+    kind = scaling.get("rope_type")
+    if kind not in ROPE_SCALINGS:
+        return (f"rope_scaling type {str(kind)[:40]!r} is not supported; supported: "
+                f"{', '.join(k for k in ROPE_SCALINGS if k != 'default')}")
+    needed, optional = ROPE_SCALINGS[kind]
+    missing = [k for k in needed if k not in scaling]
+    if missing:
+        return f"rope_scaling {kind} needs {', '.join(missing)}"
+    unknown = sorted(set(scaling) - set(needed) - set(optional) - {"rope_type"}, key=str)
+    if unknown:
+        return f"rope_scaling {kind} has unknown keys: {', '.join(map(str, unknown))}"[:200]
+    for key in (*needed, *optional):
+        value = scaling.get(key)
+        if key == "truncate":
+            if value is not None and not isinstance(value, bool):
+                return "rope_scaling truncate must be true or false"
+        elif value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool)
+                                    or not math.isfinite(value) or value <= 0):
+            return f"rope_scaling {key} must be a positive number, not {str(value)[:40]}"
+    if kind == "llama3" and scaling["low_freq_factor"] == scaling["high_freq_factor"]:
+        return "rope_scaling llama3 needs low_freq_factor different from high_freq_factor"
+    return ""
 
 
 def _checked_field(name: str, value: Any) -> Any:
@@ -178,6 +295,24 @@ def _checked_field(name: str, value: Any) -> Any:
         if not isinstance(value, int) or isinstance(value, bool):
             raise wrong("a whole number")
         return value
+    if name in _OPTIONAL_FLOAT_FIELDS:
+        if value is None:
+            return None
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+            raise wrong("a finite number or null")
+        return float(value)
+    if name in _LAYER_LIST_FIELDS:
+        if not isinstance(value, (list, tuple)) or any(not isinstance(i, int) or isinstance(i, bool) for i in value):
+            raise wrong("a list of layer indices")
+        return tuple(value)
+    if name == "head_dim":
+        if value is None:
+            return None
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise wrong("a whole number or null")
+        return value
+    if name == "rope_scaling" and not isinstance(value, dict):
+        raise wrong("a JSON object")
     if name in _FLOAT_FIELDS:
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
             raise wrong("a finite number")

@@ -211,7 +211,8 @@ def _native_vectors(model: ScopeModel, site: AttentionSite, trace: Trace, query:
     model_output = context[0, row].view(module.n_heads, d_head)[head]
     bias = call["bias"]
     return (_np(call["q"][0, head, row]), _np(call["k"][0, head]), _np(call["v"][0, head]),
-            math.sqrt(d_head), None if bias is None else _np(bias[head, row]), call["allowed"][0, head, row].cpu().numpy().copy(),
+            1.0 / (module.scale if module.scale is not None else d_head**-0.5),
+            None if bias is None else _np(bias[head, row]), call["allowed"][0, head, row].cpu().numpy().copy(),
             _np(call["scores"][0, head, row]), _np(call["weights"][0, head, row]), _np(model_output))
 
 
@@ -228,15 +229,19 @@ def _native_row_parts(mod: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
     allowed = args[2] if len(args) > 2 else kwargs.get("allowed")
     bias = args[3] if len(args) > 3 else kwargs.get("bias")
     cache = kwargs.get("cache")
-    q = mod._split(mod.q_proj(query), mod.n_heads)
+    rope = kwargs.get("rope")  # a rotary model's angles: the queries and new keys turned, as the module turned them
+    q = mod.project_q(query, rope)
     if cache is not None:
         k, v = cache.k[:, :, : cache.length], cache.v[:, :, : cache.length]
     else:
-        k, v = mod.project_kv(query if source is None else source)
+        k, v = mod.project_kv(query if source is None else source, rope)
     k, v = mod._expand_kv(k), mod._expand_kv(v)
-    scores = torch.matmul(q * (1.0 / math.sqrt(mod.d_head)), k.transpose(-2, -1))
+    scale = mod.scale if mod.scale is not None else 1.0 / math.sqrt(mod.d_head)
+    scores = torch.matmul(q * scale, k.transpose(-2, -1))
     if bias is not None:
         scores = scores + bias
+    if mod.softcap is not None:  # Gemma 2 / T5Gemma cap the scores after the bias, before the mask
+        scores = torch.tanh(scores / mod.softcap) * mod.softcap
     if allowed is None:
         mask = torch.ones_like(scores, dtype=torch.bool)
     else:

@@ -172,7 +172,7 @@ class LazyMaps:
             if qk.mask is not None:
                 mask = qk.mask[0]  # [1 or H, Tq or 1, Tk]
                 mask = mask[:, start:stop] if mask.shape[1] == n_rows else mask
-            weights, _ = attention_weights(q, k, mask, bias)
+            weights, _ = attention_weights(q, k, mask, bias, scale=qk.scale, softcap=qk.softcap)
             return weights
 
 

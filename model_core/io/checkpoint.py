@@ -393,13 +393,18 @@ def model_parameter_count(c: ModelConfig) -> int:
     budget is checked on what building would allocate. (The sinusoidal table, a buffer, is bounded by
     :func:`check_position_table`.)
     """
-    d, kv = c.d_model, (c.n_kv_heads or c.n_heads) * (c.d_model // c.n_heads)
-    attention = 2 * (d * d + d) + 2 * (d * kv + kv)
-    feed_forward = 2 * d * c.d_ff + c.d_ff + d
-    norm = 2 * d
+    d, inner, kv = c.d_model, c.n_heads * c.d_head, (c.n_kv_heads or c.n_heads) * c.d_head
+    attention = 2 * d * inner + 2 * d * kv + (inner + 2 * kv if c.attention_bias else 0) + (d if c.attention_out_bias else 0)
+    per_width = 1 if c.norm_type in ("rms", "rms_plus_one") else 2  # RMSNorm has a gain only, the others a bias too
+    one_norm = per_width * d
+    attention += 2 * per_width * c.d_head if c.qk_norm else 0  # a norm over each query and key head
+    matrices = 3 if c.gated_ffn else 2
+    feed_forward = matrices * d * c.d_ff + (((matrices - 1) * c.d_ff + d) if c.ffn_bias else 0)
+    norm = one_norm * (2 if c.norm_position == "sandwich" else 1)  # a sandwich norms each sub-layer twice
     total = (c.src_vocab_size + c.tgt_vocab_size) * d
     total += c.n_encoder_layers * (attention + feed_forward + 2 * norm)
     total += c.n_decoder_layers * (2 * attention + feed_forward + 3 * norm)
+    norm = one_norm
     total += 2 * norm if c.final_norm else 0
     total += (0 if c.tie_output else c.tgt_vocab_size * d) + (c.tgt_vocab_size if c.output_bias else 0)
     total += c.max_len * d if c.positional == "learned" else 0
@@ -434,7 +439,8 @@ def check_sizes(c: ModelConfig, tensors: Mapping[str, Any], label: str) -> None:
         if found != wanted:
             raise CheckpointError(f"{label}: the configuration has {wanted} {side} layers, the weights {found}")
         if wanted:
-            expect(f"{prefix}0.feed_forward.linear1.weight", (c.d_ff, c.d_model))
+            first = "gate_proj" if c.gated_ffn else "linear1"
+            expect(f"{prefix}0.feed_forward.{first}.weight", (c.d_ff, c.d_model))
     if c.positional == "learned":
         expect("position_embedding.weight", (c.max_len, c.d_model))
     if c.relative_max_distance:

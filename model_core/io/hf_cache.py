@@ -26,7 +26,7 @@ from typing import Any
 
 from .. import budgets
 from ..files import CheckpointError, parse_json, read_regular_file
-from .hf_families import FAMILIES, REFUSED_MODEL_TYPES
+from .hf_families import FAMILIES, NATIVE_FAMILIES, REFUSED_MODEL_TYPES
 
 __all__ = ["CachedModel", "cache_dir", "download_hint", "find_cached", "list_cached", "looks_like_repo_id",
            "not_cached_message", "repo_id_of"]
@@ -207,9 +207,9 @@ def list_cached(cache: Path | None = None) -> list[CachedModel]:
         if data is None:
             continue
         model_type = data.get("model_type") if isinstance(data.get("model_type"), str) else ""
-        if not (data.get("is_encoder_decoder") is True or model_type in FAMILIES or model_type in REFUSED_MODEL_TYPES):
+        supported = model_type in FAMILIES or model_type in NATIVE_FAMILIES
+        if not (data.get("is_encoder_decoder") is True or supported or model_type in REFUSED_MODEL_TYPES):
             continue
-        supported = model_type in FAMILIES
         reason = "" if supported else REFUSED_MODEL_TYPES.get(model_type, f"model_type {model_type or '?'} is not supported")
         found.append(CachedModel(repo.repo_id, Path(revision.snapshot_path), model_type, int(revision.size_on_disk),
                                  supported, reason))

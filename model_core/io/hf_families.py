@@ -4,14 +4,15 @@ Torch-free and transformers-free (so it sits outside ``importers/``, whose packa
 ``importers/hf.py`` reads these facts to check a folder before anything is built, to describe the model in its
 :class:`~model_core.config.ModelConfig`, and to find its position table; ``hf_cache.py`` reads them in the GUI
 thread to list the cached models the app can open.
-Every number the app shows still comes from the family's own Hugging Face code (eager attention).
+Every number the app shows still comes from the family's own Hugging Face code (eager attention), but for the
+``NATIVE_FAMILIES``, whose weights load into the app's own Transformer (held to Hugging Face's eager forward in tests).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["FAMILIES", "REFUSED_MODEL_TYPES", "Family"]
+__all__ = ["FAMILIES", "NATIVE_FAMILIES", "REFUSED_MODEL_TYPES", "Family"]
 
 MARIAN_SINUSOID = "sin in the first half of the dimensions, cos in the second (not interleaved), 10000^(2i/d)"
 FAIRSEQ_SINUSOID = ("fairseq/tensor2tensor: sin in the first half, cos in the second, 10000^(i/(d/2-1)); "
@@ -53,6 +54,13 @@ FAMILIES: dict[str, Family] = {
     "fsmt": Family("post", "sinusoidal", layout="fsmt", position_offset=None, sinusoid=FAIRSEQ_SINUSOID),
 }
 
+# model_type -> what it is; these load into the app's own Transformer (importers/t5gemma.py), not Hugging Face's code
+NATIVE_FAMILIES: dict[str, str] = {
+    "t5gemma": ("Gemma 2 blocks as an encoder-decoder: rotary positions, RMSNorm (1 + w) before and after each "
+                "sub-layer, GeGLU, grouped-query attention, sliding-window layers alternating with global ones, "
+                "soft-capped attention and logits"),
+}
+
 _PROPHETNET = ("ProphetNet's decoder predicts several future tokens at once through n-gram streams with their own "
                "relative attention, not a plain encoder-decoder step the app can follow")
 # model_type -> why it is refused (one line, after "refused — ")
@@ -61,5 +69,8 @@ REFUSED_MODEL_TYPES: dict[str, str] = {
             "as bands of the window, not the full source-by-source rows the app shows; drawing them as full rows would "
             "not be what it computed"),
     "prophetnet": _PROPHETNET,
+    "t5gemma2": ("T5Gemma 2's decoder attends to its own tokens and to the encoder's in one softmax (merged "
+                 "attention), so it has no separate self- and cross-attention maps to show, and its encoder is "
+                 "Gemma 3's vision-and-text stack"),
     "xlm-prophetnet": _PROPHETNET,
 }

@@ -66,3 +66,28 @@ def block_(scores: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
     additive = torch.zeros(allowed.shape, dtype=scores.dtype, device=scores.device)
     additive.masked_fill_(~allowed, float("-inf"))
     return scores.add_(additive)
+
+
+def sliding_window_allowed(
+    n_queries: int, n_keys: int, window: int, *, causal: bool, offset: int = 0,
+    device: torch.device | str | None = None,
+) -> torch.Tensor:
+    """``[Q, K]`` the band of a local (sliding-window) layer: query ``offset + i`` may see key ``j`` when
+    ``0 <= (offset + i) - j < window`` (``causal``: the decoder, the window counts the query itself) or
+    ``|(offset + i) - j| <= window`` (the encoder, ``window`` keys on each side): Hugging Face's two conventions
+    (``sliding_window_overlay`` and ``sliding_window_bidirectional_overlay``), which T5Gemma uses."""
+    queries = torch.arange(offset, offset + n_queries, device=device)[:, None]
+    keys = torch.arange(n_keys, device=device)[None, :]
+    distance = queries - keys
+    if causal:
+        return (distance >= 0) & (distance < window)
+    return distance.abs() <= window
+
+
+def band_blocks_anything(n_queries: int, n_keys: int, window: int, *, causal: bool, offset: int = 0) -> bool:
+    """Whether the band of :func:`sliding_window_allowed` blocks a key that the global mask would allow (a band
+    wider than the sequence is the global mask: a local layer then needs no mask of its own)."""
+    farthest = offset + n_queries - 1  # the last query sees back to key 0 when within the window
+    if causal:
+        return farthest >= window
+    return max(farthest, n_keys - 1 - offset) > window

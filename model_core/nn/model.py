@@ -3,7 +3,8 @@
 One module covers the tutorials' variants through :class:`ModelConfig`: post- or pre-norm,
 LayerNorm or the tutorials' std-norm, ReLU or GELU, sinusoidal / learned / no absolute positions,
 an optional T5-style relative bias, multi-head / grouped-query / multi-query attention, tied
-output projection. ``capture=True`` returns every attention map exactly as used; without it the
+output projection; and today's blocks (rotary positions, RMSNorm, gated MLPs, sliding-window layers,
+soft-capping, q/k norms: see :class:`ModelConfig`). ``capture=True`` returns every attention map exactly as used; without it the
 fused kernel runs. Decoding can be incremental through a :class:`DecoderCache`.
 
 ``encode``, ``decode`` and ``decode_step`` turn their ``capture=`` / ``capture_scores=`` /
@@ -35,6 +36,8 @@ from .layers import (
 )
 from .packed_linear import PackedLinear, allow_packing
 from .probe import AttentionProbe
+from .rotary import RotaryAngles, RotaryEmbedding
+from .softcap import soft_cap
 
 
 @dataclass
@@ -96,6 +99,8 @@ class Seq2SeqTransformer(nn.Module):
         if c.relative_max_distance:
             self.encoder_relative_bias = RelativePositionBias(c.relative_max_distance, c.n_heads)
             self.decoder_relative_bias = RelativePositionBias(c.relative_max_distance, c.n_heads)
+        if c.rotary_dim:
+            self.rotary = RotaryEmbedding(c.rotary_dim, c.rope_theta, c.rotary_layout, c.rope_scaling)
         self.encoder_layers = nn.ModuleList(EncoderLayer(c, i) for i in range(c.n_encoder_layers))
         self.decoder_layers = nn.ModuleList(DecoderLayer(c, i) for i in range(c.n_decoder_layers))
         final = c.final_norm
@@ -112,6 +117,8 @@ class Seq2SeqTransformer(nn.Module):
     def reset_parameters(self) -> None:
         """Xavier-uniform for every matrix, as the tutorials do; embeddings get N(0, d^-1/2)."""
         for name, p in self.named_parameters():
+            if name.endswith(".weight") and p.dim() == 1 and self.config.norm_type == "rms_plus_one":
+                nn.init.zeros_(p)  # Gemma's gain 1 + w starts at w = 0 (LayerNorm and RMSNorm weights start at 1)
             if p.dim() > 1:
                 if "embedding" in name:
                     nn.init.normal_(p, 0.0, self.config.d_model**-0.5)
@@ -155,6 +162,31 @@ class Seq2SeqTransformer(nn.Module):
         q = torch.arange(q_start, q_start + n_q, device=dev)
         return module(q, torch.arange(n_k, device=dev)).to(self.dtype)
 
+    def _rope(self, start: int, length: int, like: torch.Tensor, ablation: Ablation) -> RotaryAngles | None:
+        """The rotary angles of positions ``start .. start+length-1`` (None: no rotary, or positions ablated)."""
+        if not self.config.rotary_dim or ablation.positional:
+            return None
+        return self.rotary.angles(start, length, like)
+
+    def _local_allowed(
+        self, stack: str, allowed: torch.Tensor | None, n_q: int, n_k: int, offset: int = 0,
+    ) -> torch.Tensor | None:
+        """The mask of ``stack``'s sliding-window layers: ``allowed`` (None: nothing blocked) AND the band."""
+        c = self.config
+        causal = stack == "decoder"
+        if not c.sliding_window or not masks.band_blocks_anything(n_q, n_k, c.sliding_window, causal=causal,
+                                                                    offset=offset):
+            return allowed
+        band = masks.sliding_window_allowed(n_q, n_k, c.sliding_window, causal=causal, offset=offset,
+                                            device=self.device)[None]
+        return band if allowed is None else allowed & band
+
+    def logits_of(self, hidden: torch.Tensor) -> torch.Tensor:
+        """Output logits of the decoder's last hidden states (final norm applied): the projection, soft-capped when
+        the model caps its logits (Gemma 2, T5Gemma)."""
+        logits = self.output_projection(hidden)  # a fresh tensor: capped in place unless a gradient flows through it
+        return soft_cap(logits, self.config.final_logit_softcap, in_place=not logits.requires_grad)
+
     def _probe(self, capture: bool, capture_scores: bool, ablation: Ablation, like: torch.Tensor) -> AttentionProbe:
         """The probe of one call: what to capture, the head gates of ``ablation`` (dtype/device of ``like``)."""
         return AttentionProbe(weights=capture, scores=capture_scores, ablation=ablation, n_heads=self.config.n_heads,
@@ -175,8 +207,11 @@ class Seq2SeqTransformer(nn.Module):
         layer_allowed = allowed if bool(src_is_pad.any()) else None
         probe = probe if probe is not None else self._probe(capture, capture_scores, ablation, x)
         probe.allocate("encoder_self", len(self.encoder_layers), x.shape[0], s, s)
-        for layer in self.encoder_layers:
-            x = layer(x, layer_allowed, bias, probe=probe)
+        rope = self._rope(0, s, x, ablation)
+        local = set(self.config.encoder_local_layers)
+        local_allowed = self._local_allowed("encoder", layer_allowed, s, s) if local else None
+        for i, layer in enumerate(self.encoder_layers):
+            x = layer(x, local_allowed if i in local else layer_allowed, bias, probe=probe, rope=rope)
         return EncoderOutput(self.encoder_norm(x), src_is_pad, allowed, attentions=probe.captured["encoder_self"],
                              scores=probe.captured_scores["encoder_self"], attention_stack=probe.buffers.get("encoder_self"))
 
@@ -195,7 +230,9 @@ class Seq2SeqTransformer(nn.Module):
         bias = self._relative_bias("decoder", 0, t, t, ablation)
         x = self._embed(self.tgt_embedding, tgt_ids, 0, ablation)
         probe = probe if probe is not None else self._probe(capture, capture_scores, ablation, x)
-        return self._run_decoder(x, encoded.memory, self_allowed, cross_allowed, bias, probe)
+        local_allowed = self._local_allowed("decoder", self_allowed, t, t) if self.config.decoder_local_layers else None
+        return self._run_decoder(x, encoded.memory, self_allowed, cross_allowed, bias, probe,
+                                 rope=self._rope(0, t, x, ablation), local_self_allowed=local_allowed)
 
     def init_cache(self, encoded: EncoderOutput, capacity: int | None = None) -> DecoderCache:
         """Caches for incremental decoding: cross-attention keys/values computed once here."""
@@ -205,6 +242,7 @@ class Seq2SeqTransformer(nn.Module):
         self_kv, cross_kv = [], []
         for layer in self.decoder_layers:
             self_kv.append(KVCache.empty(b, c.n_kv_heads, capacity, c.d_head, encoded.memory))
+            # (a sliding-window layer keeps every key too: the band is a mask, so stepping back needs nothing more)
             k, v = layer.cross_attn.project_kv(encoded.memory)
             cross_kv.append(KVCache(k, v, length=k.shape[2], static=True))
         cross_allowed = (~encoded.src_is_pad)[:, None, :] if bool(encoded.src_is_pad.any()) else None
@@ -224,24 +262,30 @@ class Seq2SeqTransformer(nn.Module):
         cross_allowed = None if cache.cross_allowed is None else cache.cross_allowed.expand(-1, n, -1)
         bias = self._relative_bias("decoder", start, n, keys, ablation)
         x = self._embed(self.tgt_embedding, new_ids, start, ablation)
+        local_allowed = None
+        if self.config.decoder_local_layers:
+            local_allowed = self._local_allowed("decoder", self_allowed, n, keys, offset=start)
         out = self._run_decoder(x, None, self_allowed, cross_allowed, bias, self._probe(capture, capture_scores, ablation, x),
-                                cache)
+                                cache, rope=self._rope(start, n, x, ablation), local_self_allowed=local_allowed)
         cache.length = keys
         return out
 
     def _run_decoder(
         self, x: torch.Tensor, memory: torch.Tensor | None, self_allowed: torch.Tensor | None,
         cross_allowed: torch.Tensor | None, bias: torch.Tensor | None, probe: AttentionProbe,
-        cache: DecoderCache | None = None,
+        cache: DecoderCache | None = None, *, rope: RotaryAngles | None = None,
+        local_self_allowed: torch.Tensor | None = None,
     ) -> DecoderOutput:
         n_layers, b, t = len(self.decoder_layers), x.shape[0], x.shape[1]
+        local = set(self.config.decoder_local_layers)
         keys = (cache.length + t) if cache else t
         sources = cache.cross_kv[0].length if cache and cache.cross_kv else (memory.shape[1] if memory is not None else 0)
         probe.allocate("decoder_self", n_layers, b, t, keys)
         probe.allocate("cross", n_layers, b, t, sources)
         for i, layer in enumerate(self.decoder_layers):
-            x = layer(x, memory, self_allowed, cross_allowed, bias, probe=probe,
-                      self_cache=cache.self_kv[i] if cache else None, cross_cache=cache.cross_kv[i] if cache else None)
+            x = layer(x, memory, local_self_allowed if i in local else self_allowed, cross_allowed, bias, probe=probe,
+                      self_cache=cache.self_kv[i] if cache else None, cross_cache=cache.cross_kv[i] if cache else None,
+                      rope=rope)
         return DecoderOutput(
             logits=self.unembed(x),
             self_attentions=probe.captured["decoder_self"], cross_attentions=probe.captured["cross"],
@@ -275,7 +319,7 @@ class Seq2SeqTransformer(nn.Module):
         for i, layer in enumerate(layers):
             a = layer.cross_attn if kind == "cross" else layer.self_attn
             sites.append(AttentionSite(kind, i, layer, a, a.q_proj, a.k_proj, a.v_proj, a.out_proj, a.n_heads,
-                                       a.n_kv_heads, a.d_head, "native", 1.0 / math.sqrt(a.d_head)))
+                                       a.n_kv_heads, a.d_head, "native", a.scale or 1.0 / math.sqrt(a.d_head)))
         return sites
 
     def token_embeddings(self) -> tuple[nn.Module, nn.Module]:
@@ -285,8 +329,9 @@ class Seq2SeqTransformer(nn.Module):
         return list(self.decoder_layers)
 
     def unembed(self, hidden: torch.Tensor) -> torch.Tensor:
-        """The final norm then the output projection: what :meth:`_run_decoder` applies after the last layer."""
-        return self.output_projection(self.decoder_norm(hidden))
+        """The final norm then the output projection (and its soft-cap, if any): what :meth:`_run_decoder` applies
+        after the last layer."""
+        return self.logits_of(self.decoder_norm(hidden))
 
     @property
     def output_head_rowwise(self) -> nn.Module:

@@ -45,12 +45,15 @@ class QueriesKeys:
     ``q`` [B, H, Tq, d_head] and ``k`` [B, H, Tk, d_head] (grouped key heads already repeated per query head),
     ``mask`` broadcastable to [B, H, Tq, Tk] (True = may attend) or None, ``bias`` [H, Tq, Tk] or None. These
     are the very tensors the module used (no copy): a few MB per layer where the map is Tq × Tk per head.
+    ``scale`` (None: 1/√d_head) and ``softcap`` are the module's own arithmetic (Gemma's scalar and cap).
     """
 
     q: torch.Tensor
     k: torch.Tensor
     mask: torch.Tensor | None
     bias: torch.Tensor | None
+    scale: float | None = None
+    softcap: float | None = None
 
 
 class AttentionProbe:
@@ -141,10 +144,11 @@ class AttentionProbe:
 
     def record_queries_keys(
         self, kind: str, q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None, bias: torch.Tensor | None,
+        *, scale: float | None = None, softcap: float | None = None,
     ) -> None:
         """Keep the inputs of ``kind``'s next layer's map (layers run in order: list index = layer)."""
         if self.wants_queries_keys:
-            self.queries_keys[kind].append(QueriesKeys(q, k, mask, bias))
+            self.queries_keys[kind].append(QueriesKeys(q, k, mask, bias, scale, softcap))
 
 
 #: a probe that captures nothing and switches nothing off (attention called without one)

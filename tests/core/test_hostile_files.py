@@ -811,7 +811,11 @@ def test_the_unbroken_marian_folder_opens(marian):
 @pytest.mark.parametrize("overrides", [{}, {"n_kv_heads": 2}, {"n_kv_heads": 1, "positional": "learned"},
                                        {"relative_max_distance": 4, "positional": "none"},
                                        {"tie_output": True, "final_norm": False, "output_bias": False},
-                                       {"n_encoder_layers": 0}])
+                                       {"n_encoder_layers": 0},
+                                       {"norm_type": "rms_plus_one", "norm_position": "sandwich", "gated_ffn": True,
+                                        "activation": "silu", "attention_bias": False, "ffn_bias": False,
+                                        "head_dim": 12, "n_kv_heads": 2, "qk_norm": True, "rotary_dim": 8},
+                                       {"norm_type": "rms", "qk_norm": True, "attention_out_bias": False}])
 def test_the_parameter_count_checked_before_building_is_exact(overrides):
     """The budget is checked on :func:`model_parameter_count` instead of a built model: it must count what building
     allocates, for every variant."""

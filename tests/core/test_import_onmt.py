@@ -325,8 +325,9 @@ def test_an_opennmt_2_generator_is_read_too(saved):
 
 @pytest.mark.parametrize(("change", "said"), [
     (dict(max_relative_positions=20), "max_relative_positions 20"),
-    (dict(layer_norm="rms"), "layer_norm 'rms'"),
-    (dict(pos_ffn_activation_fn="silu"), "activation 'silu'"),
+    (dict(max_relative_positions=-2), "max_relative_positions -2"),
+    (dict(layer_norm="rms"), "layer_norm 'rms' but norms with biases"),
+    (dict(pos_ffn_activation_fn="silu"), "silu feed-forward without its gate"),
     (dict(copy_attn=True), "copy attention"),
     (dict(parallel_residual=True), "parallel_residual"),
 ])
@@ -345,11 +346,11 @@ def test_the_command_line_opens_it_and_refuses_in_one_line_with_status_2(saved, 
     out = path.parent / "x.npz"
     assert main(["export", "--model", str(path), "--device", "cpu", "--src", "de1 de2", "--out", str(out)]) == 0
     assert out.exists()
-    save_like_onmt_train(reference, opt(layer_norm="rms"), path)
+    save_like_onmt_train(reference, opt(max_relative_positions=20), path)
     capsys.readouterr()
     assert main(["export", "--model", str(path), "--device", "cpu", "--src", "de1", "--out", str(out), "--force"]) == 2
     err = capsys.readouterr().err.strip()
-    assert "layer_norm 'rms'" in err and "Traceback" not in err and len(err.splitlines()) == 1
+    assert "max_relative_positions 20" in err and "Traceback" not in err and len(err.splitlines()) == 1
 
 
 def test_the_window_opens_it_through_its_model_worker(saved, qapp):

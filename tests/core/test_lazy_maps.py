@@ -30,6 +30,10 @@ VARIANTS = {
     "plain": {},
     "relative bias, grouped keys": {"relative_max_distance": 4, "positional": "none", "n_kv_heads": 2},
     "pre-norm": {"norm_position": "pre"},
+    "rotary, sandwich RMS, GeGLU, windows, soft-caps": {
+        "positional": "none", "rotary_dim": 8, "norm_type": "rms_plus_one", "norm_position": "sandwich", "gated_ffn": True,
+        "activation": "gelu_tanh", "query_pre_attn_scalar": 6.0, "attn_logit_softcap": 2.0, "final_logit_softcap": 5.0,
+        "sliding_window": 2, "encoder_local_layers": (0,), "decoder_local_layers": (1,), "n_kv_heads": 2},
 }
 
 

@@ -3220,162 +3220,202 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>Positional</name>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="54" />
+            <location filename="../../viz_app/widgets/positional.py" line="57" />
             <source>this model has no positional encoding</source>
             <translation>该模型没有位置编码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="55" />
+            <location filename="../../viz_app/widgets/positional.py" line="58" />
             <source>Its encoder sees the source as a bag of tokens; word order reaches the decoder only through the causal mask.</source>
             <translation>它的编码器把源句看作一袋无序的词元；词序只能通过因果掩码传到解码器。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="88" />
+            <location filename="../../viz_app/widgets/positional.py" line="91" />
             <source>curves</source>
             <translation>曲线</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="89" />
+            <location filename="../../viz_app/widgets/positional.py" line="92" />
             <source>table</source>
             <translation>表格</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="90" />
+            <location filename="../../viz_app/widgets/positional.py" line="93" />
             <source>similarity</source>
             <translation>相似度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="343" />
+            <location filename="../../viz_app/widgets/positional.py" line="390" />
             <source>Position similarity needs an absolute position table; this model adds a learned bias per relative distance instead.</source>
             <translation>位置相似度需要绝对位置编码表；这个模型改为按相对距离加上一个可学习的偏置。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="74" />
+            <location filename="../../viz_app/widgets/positional.py" line="77" />
             <source>dim {index}</source>
             <translation>维度 {index}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="106" />
+            <location filename="../../viz_app/widgets/positional.py" line="109" />
             <source>First dimension drawn: low dimensions turn fast, high ones slowly</source>
             <translation>从哪一维开始画：低维变化快，高维变化慢</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="108" />
+            <location filename="../../viz_app/widgets/positional.py" line="111" />
             <source>How many dimensions are drawn</source>
             <translation>画出多少个维度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="73" />
+            <location filename="../../viz_app/widgets/positional.py" line="76" />
             <source>dim {index} (cos)</source>
             <translation>维度 {index}（cos）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="112" />
+            <location filename="../../viz_app/widgets/positional.py" line="115" />
             <source>dimensions from</source>
             <translation>起始维度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="114" />
+            <location filename="../../viz_app/widgets/positional.py" line="117" />
             <source>count</source>
             <translation>个数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="218" />
+            <location filename="../../viz_app/widgets/positional.py" line="203" />
+            <source>distance query − key</source>
+            <translation>距离：查询 − 键</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="206" />
+            <source>expected q·k (q = k)</source>
+            <translation>q·k 的期望值（q = k）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="207" />
+            <source>RoFormer's decay bound</source>
+            <translation>RoFormer 的衰减上界</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="215" />
+            <source>dimension pair</source>
+            <translation>维度对</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="221" />
+            <source>angle (radians)</source>
+            <translation>角度（弧度）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="265" />
             <source>{message}. {detail}</source>
             <translation>{message}。{detail}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="256" />
+            <location filename="../../viz_app/widgets/positional.py" line="303" />
             <source>positions 0–{last} of {total}</source>
             <translation>位置 0–{last}（共 {total} 个）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="265" />
+            <location filename="../../viz_app/widgets/positional.py" line="312" />
             <source>position</source>
             <translation>位置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="266" />
+            <location filename="../../viz_app/widgets/positional.py" line="313" />
             <source>PE(pos, i)</source>
             <translation>PE(pos, i)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="285" />
+            <location filename="../../viz_app/widgets/positional.py" line="332" />
             <source>dimension</source>
             <translation>维度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="310" />
+            <location filename="../../viz_app/widgets/positional.py" line="357" />
             <source>encoder self-attention</source>
             <translation>编码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="310" />
+            <location filename="../../viz_app/widgets/positional.py" line="357" />
             <source>decoder self-attention</source>
             <translation>解码器自注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="72" />
+            <location filename="../../viz_app/widgets/positional.py" line="75" />
             <source>dim {index} (sin)</source>
             <translation>维度 {index}（sin）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="261" />
+            <location filename="../../viz_app/widgets/positional.py" line="202" />
+            <source>q·k against distance (rotary)</source>
+            <translation>q·k 随距离的变化（旋转位置编码）</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="213" />
+            <source>positions per turn of each dimension pair</source>
+            <translation>每个维度对转一圈所需的位置数</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="308" />
             <source>sinusoidal encoding: PE(pos, i), {span}</source>
             <translation>正弦位置编码：PE(pos, i)，{span}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="263" />
+            <location filename="../../viz_app/widgets/positional.py" line="310" />
             <source>learned encoding: PE(pos, i), {span}</source>
             <translation>可学习位置编码：PE(pos, i)，{span}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="311" />
+            <location filename="../../viz_app/widgets/positional.py" line="358" />
             <source>stack {index}</source>
             <translation>堆叠 {index}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="318" />
+            <location filename="../../viz_app/widgets/positional.py" line="365" />
             <source>distance key − query</source>
             <translation>距离（键 − 查询）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="319" />
+            <location filename="../../viz_app/widgets/positional.py" line="366" />
             <source>bias added to the score</source>
             <translation>加到分数上的偏置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="338" />
+            <location filename="../../viz_app/widgets/positional.py" line="385" />
             <source>head</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="353" />
+            <location filename="../../viz_app/widgets/positional.py" line="400" />
             <source>current sentence ({count} tokens)</source>
             <translation>当前句子（{count} 个词元）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="284" />
+            <location filename="../../viz_app/widgets/positional.py" line="331" />
             <source>PE table ({span} × {dims} dimensions)</source>
             <translation>PE 表（{span} × {dims} 维）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="295" />
+            <location filename="../../viz_app/widgets/positional.py" line="342" />
             <source>cosine similarity of position vectors ({span})</source>
             <translation>位置向量的余弦相似度（{span}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="325" />
+            <location filename="../../viz_app/widgets/positional.py" line="218" />
+            <source>rotation of a query at position {position}</source>
+            <translation>位置 {position} 上查询向量的旋转</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/positional.py" line="372" />
             <source>head {index}</source>
             <translation>头 {index}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="337" />
+            <location filename="../../viz_app/widgets/positional.py" line="384" />
             <source>{stack}: heads × distance</source>
             <translation>{stack}：头 × 距离</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/positional.py" line="317" />
+            <location filename="../../viz_app/widgets/positional.py" line="364" />
             <source>{stack}: bias per head</source>
             <translation>{stack}：各头的偏置</translation>
         </message>

@@ -6,7 +6,9 @@
   nearby positions look alike to attention.
 
 Models without an absolute table but with a T5-style relative bias show the bias per head against
-the distance ``key − query`` instead; models with neither say so in words rather than showing an
+the distance ``key − query`` instead; rotary models (:meth:`PositionalPanel.set_rotary`, the numbers of
+:func:`model_core.rope.rotary_curves`) show the expected q·k against distance with RoFormer's decay bound, each
+dimension pair's wavelength, and the rotation of a query at a position; models with neither say so in words rather than showing an
 empty plot.  At most the first :data:`MAX_POSITIONS` positions (or the sentence, if longer) are drawn:
 a tutorial table has 5000 rows, and at that scale every low dimension is an unreadable blur.
 """
@@ -32,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from model_core.rope import RotaryCurves
 from viz_app.i18n import N_, tr, tr_marked
 from viz_app.widgets.colormaps import DIVERGING_NAME, diverging_lookup_table, get_colormap
 
@@ -178,9 +181,53 @@ class PositionalPanel(QWidget):
             raise ValueError(f"unknown positional encoding kind {kind!r}")
         self._stack.setCurrentWidget(self._message if self._mode == "none" else self._tabs)
         self._dims_row.setVisible(self._mode == "table")
+        self._tabs.setTabEnabled(1, True)  # (a rotary model's curves disable it)
         self._tabs.setTabEnabled(2, self._mode == "table")
         if self._mode != "table" and self._tabs.currentIndex() == 2:
             self._tabs.setCurrentIndex(0)
+
+    def set_rotary(self, curves: RotaryCurves, *, n_tokens: int) -> None:
+        """Show a rotary model's positions (:func:`model_core.rope.rotary_curves`): the expected q·k against the
+        distance between query and key with RoFormer's long-term decay bound, each dimension pair's wavelength, and
+        the angle each pair of a query at ``curves.position`` is turned by. The other views need a position table."""
+        self._last = None
+        for view in self._views:
+            view.clear()
+        self._curve_names = []
+        self._sentence_labels = []
+        self._table_image = self._similarity = self._bias = None
+        self._sentence_region = None
+        n_tokens = max(0, int(n_tokens))
+        view = self._views[0]
+        decay = view.addPlot(row=0, col=0, title=_html(tr("Positional", "q·k against distance (rotary)")))
+        decay.setLabel("bottom", _html(tr("Positional", "distance query − key")))
+        decay.showGrid(x=True, y=True, alpha=0.2)
+        legend = decay.addLegend(labelTextSize=f"{self._font_pt:g}pt")
+        for values, name, colour in ((curves.expected_dot, tr("Positional", "expected q·k (q = k)"), PALETTE[0]),
+                                     (curves.decay_bound, tr("Positional", "RoFormer's decay bound"), PALETTE[1])):
+            legend.addItem(decay.plot(curves.distances, values, pen=pg.mkPen(colour, width=2)), _html(name))
+            self._curve_names.append(name)
+        if n_tokens > 0:
+            self._add_sentence_region(decay, (0.0, float(n_tokens - 1)), n_tokens)
+        pairs = np.arange(len(curves.frequencies))
+        waves = view.addPlot(row=1, col=0, title=_html(tr("Positional", "positions per turn of each dimension pair")))
+        waves.setLogMode(y=True)
+        waves.setLabel("bottom", _html(tr("Positional", "dimension pair")))
+        waves.plot(pairs, curves.wavelengths, pen=pg.mkPen(PALETTE[2], width=2), symbol="o", symbolSize=4, symbolPen=None,
+                   symbolBrush=PALETTE[2])
+        turn = view.addPlot(row=2, col=0, title=_html(tr("Positional", "rotation of a query at position {position}").format(
+            position=curves.position)))
+        turn.setLabel("bottom", _html(tr("Positional", "dimension pair")))
+        turn.setLabel("left", _html(tr("Positional", "angle (radians)")))
+        turn.setYRange(0, 2 * np.pi)
+        turn.addItem(pg.BarGraphItem(x=pairs, height=curves.angles, width=0.8, brush=PALETTE[3]))
+        self._table_image = np.stack([curves.frequencies, curves.angles]).astype(np.float32)
+        self._mode = "rotary"
+        self._stack.setCurrentWidget(self._tabs)
+        self._dims_row.hide()
+        self._tabs.setCurrentIndex(0)
+        for index in (1, 2):
+            self._tabs.setTabEnabled(index, False)
 
     def set_dims(self, first: int, count: int) -> None:
         """Draw ``count`` curves from dimension ``first`` (as the spin boxes above the plot do)."""
@@ -209,7 +256,7 @@ class PositionalPanel(QWidget):
 
     # ------------------------------------------------------------------ inspection
     def mode(self) -> str:
-        """"table" (sinusoidal / learned), "relative", "none" (message shown) or "empty"."""
+        """"table" (sinusoidal / learned), "relative", "rotary", "none" (message shown) or "empty"."""
         return self._mode
 
     def message(self) -> str:

@@ -654,6 +654,18 @@ class VerifierBinding(QObject):
         self.badge.set_problems(verify_trace(trace) if checked else [], checked=checked)
 
 
+def _rotary_curves(model, trace):
+    """A rotary model's curves (model_core.rope) at the sentence's last position; None for any other model."""
+    config = getattr(model, "config", None) or {}
+    if not config.get("rotary_dim"):
+        return None
+    from model_core.config import ModelConfig
+    from model_core.rope import rotary_curves
+
+    n_tokens = max(trace.n_src, trace.n_steps) if trace is not None else 1
+    return rotary_curves(ModelConfig.from_dict(config), position=max(n_tokens - 1, 0))
+
+
 class PositionalBinding(QObject):
     """The positional-encoding curves; drawn only while the panel is on screen (it costs ~0.2 s, which delayed
     the first heatmap of a launch), caught up when it is raised."""
@@ -680,6 +692,10 @@ class PositionalBinding(QObject):
     def draw(self) -> None:
         self.stale = False
         trace, model = self.store.trace, self.store.model
+        curves = _rotary_curves(model, trace)
+        if curves is not None:  # rotary positions turn queries and keys: their curves, not a table added to the input
+            self.panel.set_rotary(curves, n_tokens=max(trace.n_src, trace.n_steps) if trace is not None else 0)
+            return
         if trace is None:  # no sentence (the source was cleared): the model's own table, without a sentence on it
             table = model.positional_table if model is not None else None
             if model is not None and table is not None and model.positional in ("sinusoidal", "learned") and table.size:

@@ -69,12 +69,14 @@ from ...text.tokenizer_check import check_tokenizer_file
 from ...text.vocab_counts import check_vocabulary_files
 from ..checkpoint import all_finite, check_claims_against_values, check_on_disk, check_position_table, read_safetensors_header
 from ..hf_cache import repo_id_of
-from ..hf_families import FAMILIES, REFUSED_MODEL_TYPES
+from ..hf_families import FAMILIES, NATIVE_FAMILIES, REFUSED_MODEL_TYPES
+from . import t5gemma
 
 __all__ = ["SUPPORTED_MODEL_TYPES", "HFDecoderCache", "HFSeq2SeqAdapter", "HFTokenizer", "load_hf_folder"]
 
 # model_type -> (norm position, absolute positions). Only these built-in classes are ever instantiated.
 SUPPORTED_MODEL_TYPES: dict[str, tuple[str, str]] = {name: (f.norm, f.positional) for name, f in FAMILIES.items()}
+SUPPORTED_MODEL_TYPES.update({name: ("sandwich", "rotary") for name in NATIVE_FAMILIES})
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
 OTHER_FRAMEWORK_WEIGHTS = ("tf_model.h5", "flax_model.msgpack", "model.ckpt.index", "rust_model.ot")
 # any one of these means the folder carries a tokenizer (Marian: source.spm; T5: spiece.model; BPE: vocab.json)
@@ -1452,6 +1454,8 @@ def _load_hf_folder(path: Path, device: str | torch.device | None, dtype: str | 
         want_dtype = resolve_dtype(dtype, dev)
     except ValueError as exc:
         raise CheckpointError(f"{path.name}: {_short(exc)}") from exc
+    if model_type in NATIVE_FAMILIES:
+        return _load_as_native(path, data, model_type, dev, want_dtype)
     with _quiet_benign_warnings(), _quiet_loading():
         hf_config = _hf_config(path, data, model_type)
         try:
@@ -1521,3 +1525,119 @@ def _load_hf_folder(path: Path, device: str | torch.device | None, dtype: str | 
                                 "params": {"file": "tokenizer_config.json", "settings": ", ".join(ignored_settings)[:200]}}]
     return ModelBundle(adapter, src_tok, tgt_tok, name=repo_id or path.name, path=path, format="hf-folder", metadata=metadata)
 
+
+
+# ====================================================================== families loaded into the native model
+def _read_weights(path: Path) -> dict[str, torch.Tensor]:
+    """Every tensor of the folder's weights file(s): safetensors through the native reader's checks, ``.bin`` through
+    the bounded pickle loader (tensors only)."""
+    from ..checkpoint import read_safetensors_data
+    from .common import load_pickle_safely
+
+    tensors: dict[str, torch.Tensor] = {}
+    for file in _weight_files(path):
+        if file.suffix == ".safetensors":
+            with open_regular(file, budgets.MAX_CHECKPOINT_BYTES, file.name, "the weights file") as (fh, size):
+                check_on_disk(fh, size, file.name)
+                tensors.update(read_safetensors_data(fh, read_safetensors_header(fh, size, file.name).tensors, file.name))
+        else:
+            try:
+                obj = load_pickle_safely(file)
+            except CheckpointError as exc:
+                if "would run code" in str(exc):
+                    raise CheckpointError(_refused_pickle(path, exc.__cause__ or exc)) from exc
+                raise
+            if not isinstance(obj, dict):
+                raise CheckpointError(f"{path.name}: {file.name} is not a dictionary of weights")
+            tensors.update({k: v for k, v in obj.items() if isinstance(k, str) and isinstance(v, torch.Tensor)})
+    return tensors
+
+
+def _native_names(path: Path, shapes: dict[str, Any], tied: bool) -> dict[str, str]:
+    """theirs -> ours for every saved weight; one line naming a weight the native model has no place for."""
+    names: dict[str, str] = {}
+    for name in shapes:
+        ours = t5gemma.native_weight_name(name)
+        if ours is None:
+            raise CheckpointError(f"{path.name}: weight {name[:120]} has no place in a T5Gemma model")
+        if ours == "output_projection.weight" and tied:
+            continue  # the same matrix as the decoder's embedding (saved twice by some versions)
+        names[name] = ours
+    return names
+
+
+def _load_as_native(path: Path, data: dict[str, Any], model_type: str, dev: torch.device, dtype: torch.dtype) -> ModelBundle:
+    """A family of :data:`~model_core.io.hf_families.NATIVE_FAMILIES`: its config read by transformers' own class (its
+    defaults), its weights renamed into :class:`Seq2SeqTransformer` (sizes checked against the headers before
+    anything is read), its tokenizer as for every folder."""
+    import transformers
+    from transformers import CONFIG_MAPPING, AutoTokenizer
+
+    from ..checkpoint import build_model, check_sizes
+
+    with _quiet_benign_warnings(), _quiet_loading():
+        try:
+            hc = CONFIG_MAPPING[model_type].from_dict(data)
+        except Exception as exc:  # transformers validates fields and raises assorted types
+            raise CheckpointError(f"{path.name}: config.json cannot be used ({_short(exc)})") from exc
+        try:
+            fields = t5gemma.native_config_fields(path.name, hc)
+        except (TypeError, ValueError, AttributeError) as exc:
+            if isinstance(exc, CheckpointError):
+                raise
+            raise CheckpointError(f"{path.name}: config.json cannot be used ({_short(exc)})") from exc
+        try:
+            hf_tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True, trust_remote_code=False)
+        except BaseException as exc:  # tokenizers/sentencepiece raise assorted types, and Rust panics (BaseException)
+            raise _panic_guard(path, "the tokenizer cannot be loaded", exc) from exc
+        _check_loaded_tokenizer(path, hf_tokenizer)
+    if getattr(hf_tokenizer, "eos_token_id", None) is None:
+        raise CheckpointError(f"{path.name}: the tokenizer has no </s> (eos) token")
+    try:
+        with _quiet_benign_warnings():
+            src_tok = HFTokenizer(hf_tokenizer, "source", fields["src_vocab_size"])
+            tgt_tok = HFTokenizer(hf_tokenizer, "target", fields["tgt_vocab_size"])
+    except BaseException as exc:  # a tokenizer that cannot encode a probe text is unusable (a panic included)
+        raise _panic_guard(path, "the tokenizer does not work", exc) from exc
+    tgt_tok._rehearsal = src_tok._rehearsal
+    for side, tok, rows in (("source", src_tok, fields["src_vocab_size"]), ("target", tgt_tok, fields["tgt_vocab_size"])):
+        tok.origin = f"{path.name}'s {side} tokenizer"
+        tok.start_worker()
+        if len(tok) > rows:
+            raise CheckpointError(f"{path.name}: the {side} tokenizer has {len(tok)} tokens but the model embeds only {rows}")
+    extra = {"source": "huggingface", "model_type": model_type, "architecture": "T5GemmaForConditionalGeneration",
+             "name": path.name, "loaded_as": "the app's own Transformer (Hugging Face's weights, the same arithmetic)",
+             "hf_bos_token_id": src_tok.bos_id}
+    unk = src_tok.unk_id if src_tok.unk_id >= 0 else fields["pad_id"]
+    config = _make_config(**fields, unk_id=unk, src_add_eos=src_tok.adds_eos, extra=extra)
+    try:
+        shapes = _weight_shapes(path)
+    except OverBudget:
+        raise
+    except CheckpointError as exc:
+        if "would run code" in str(exc):
+            raise
+        raise CheckpointError(f"{path.name}: the {model_type} weights cannot be loaded ({_short(exc)})") from exc
+    names = _native_names(path, shapes, config.tie_output)
+    check_sizes(config, {ours: _Shape(shapes[theirs]) for theirs, ours in names.items()}, path.name)  # before reading
+    tensors = _read_weights(path)
+    model = build_model(config, {ours: tensors[theirs] for theirs, ours in names.items()}, path.name)
+    model = model.to(device=dev, dtype=dtype).eval()
+    repo_id = repo_id_of(path)
+    metadata = {
+        "format": f"{model_type}-folder", "model_type": model_type, "architectures": data.get("architectures") or [],
+        "transformers_version": transformers.__version__, "saved_with": data.get("transformers_version"),
+        "tokenizer_class": type(hf_tokenizer).__name__, "loaded_as": "native",
+    }
+    if repo_id is not None:
+        metadata["hf_repo_id"] = repo_id
+    # not "hf-…": the app's own model computes it, so scores and switching positions off are offered (ModelInfo.native)
+    return ModelBundle(model, src_tok, tgt_tok, name=repo_id or path.name, path=path, format=f"{model_type}-folder",
+                       metadata=metadata)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A weight's shape from a header, what :func:`~model_core.io.checkpoint.check_sizes` reads of a tensor."""
+
+    shape: tuple[int, ...]

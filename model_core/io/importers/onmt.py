@@ -21,8 +21,15 @@ What OpenNMT-py computes (``onmt/encoders/transformer.py``, ``onmt/decoders/tran
 - the generator a Linear (log-softmax on top); the source is its tokens only, the target starts with
   ``decoder_start_token`` (``<s>``).
 
-Refused with the reason: relative positions, rotary or ALiBi (``max_relative_positions``), RMS norm, gated
-or SiLU feed-forward, parallel residual, average attention, copy attention, feature embeddings, a language model.
+The recipes of OpenNMT-py 3's current documentation too: rotary positions (``max_relative_positions: -1``, or
+``position_encoding_type: Rotary``; ``rotary_interleave`` (default true: pairs 2i, 2i+1), ``rotary_theta``,
+``rotary_dim``) on every self-attention and no position table (nor √d scaling of the embeddings), ``layer_norm: rms``
+(RMSNorm, a gain only), gated feed-forwards (``silu``: SwiGLU, ``gated-gelu``: GeGLU, ``w_2(act(w_1(x)) · w_3(x))``),
+``num_kv`` key/value heads, and the decoder's ``sliding_window`` w (key j seen from query i when ``0 <= i - j <= w``:
+a band of w + 1 keys).
+
+Refused with the reason: relative positions or ALiBi (``max_relative_positions`` > 0 or -2), parallel residual,
+average attention, copy attention, feature embeddings, a language model.
 """
 
 from __future__ import annotations
@@ -52,6 +59,22 @@ _NORMS = {"encoder": ("layer_norm", "feed_forward.layer_norm"),
 _STACKS = {"encoder": ("transformer", (("self_attn", "self_attn"),)),
            "decoder": ("transformer_layers", (("self_attn", "self_attn"), ("context_attn", "cross_attn")))}
 _LAYOUTS = {"SinusoidalInterleaved": "interleaved", "SinusoidalConcat": "concat"}
+#: pos_ffn_activation_fn -> (this model's activation, gated: w_3 multiplies)
+_ACTIVATIONS = {"relu": ("relu", False), "gelu": ("gelu", False), "silu": ("silu", True), "gated-gelu": ("gelu", True)}
+
+
+def _rotary(opt: Mapping[str, Any], d_head: int, where: str) -> dict[str, Any]:
+    """The rotary fields of the config when the checkpoint uses rotary positions (``max_relative_positions: -1``)."""
+    if _said(opt, "max_relative_positions", 0) != -1 and _said(opt, "position_encoding_type", "") != "Rotary":
+        return {}
+    dim = _said(opt, "rotary_dim", 0) or d_head
+    theta = _said(opt, "rotary_theta", 1e4)
+    if not isinstance(dim, int) or isinstance(dim, bool) or not 0 < dim <= d_head or dim % 2:
+        raise CheckpointError(f"{where}: rotary_dim {str(dim)[:20]} is not an even width up to the head's {d_head}")
+    if not isinstance(theta, (int, float)) or isinstance(theta, bool) or not theta > 0:
+        raise CheckpointError(f"{where}: rotary_theta {str(theta)[:20]} is not a positive number")
+    interleave = bool(_said(opt, "rotary_interleave", True))
+    return {"rotary_dim": dim, "rope_theta": float(theta), "rotary_layout": "interleaved" if interleave else "half"}
 
 
 def matches(keys: set[str]) -> bool:
@@ -76,12 +99,12 @@ def _check_options(opt: Mapping[str, Any], where: str) -> None:
 
     if said("model_task", "seq2seq") != "seq2seq":
         raise _refuse(where, f"model_task {str(said('model_task', ''))[:20]!r} (an encoder-decoder is 'seq2seq')")
-    if said("max_relative_positions", 0):
-        raise _refuse(where, f"max_relative_positions {said('max_relative_positions', 0)} (relative, rotary or ALiBi "
-                             f"positions)")
-    if said("layer_norm", "standard") != "standard":
-        raise _refuse(where, f"layer_norm {str(said('layer_norm', ''))[:20]!r} (LayerNorm is 'standard')")
-    if said("pos_ffn_activation_fn", "relu") not in ("relu", "gelu"):
+    if said("max_relative_positions", 0) not in (0, -1):
+        raise _refuse(where, f"max_relative_positions {said('max_relative_positions', 0)} (relative or ALiBi positions; "
+                             f"rotary is -1)")
+    if said("layer_norm", "standard") not in ("standard", "rms"):
+        raise _refuse(where, f"layer_norm {str(said('layer_norm', ''))[:20]!r} (LayerNorm is 'standard', RMSNorm 'rms')")
+    if said("pos_ffn_activation_fn", "relu") not in _ACTIVATIONS:
         raise _refuse(where, f"the feed-forward activation {str(said('pos_ffn_activation_fn', ''))[:20]!r}")
     if said("parallel_residual", False):
         raise _refuse(where, "parallel_residual")
@@ -131,8 +154,14 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
         raise CheckpointError(f"{where}: the decoder has no layers")
     first = "encoder.transformer.0" if n_enc else "decoder.transformer_layers.0"
     d_ff = require(tensors, f"{first}.feed_forward.w_1.weight", where).shape[0]
-    if f"{first}.feed_forward.w_3.weight" in tensors:
-        raise _refuse(where, "a gated feed-forward (w_3)")
+    activation, gated = _ACTIVATIONS[_said(opt, "pos_ffn_activation_fn", "relu")]
+    named = str(_said(opt, "pos_ffn_activation_fn", "relu"))
+    if (f"{first}.feed_forward.w_3.weight" in tensors) != gated:
+        raise _refuse(where, f"a {named} feed-forward {'without its gate (w_3)' if gated else 'with a gate (w_3)'}")
+    rms = _said(opt, "layer_norm", "standard") == "rms"
+    if rms and f"{first}.feed_forward.layer_norm.bias" in tensors:
+        raise _refuse(where, "layer_norm 'rms' but norms with biases (LayerNorm's weights)")
+    ffn_bias = f"{first}.feed_forward.w_1.bias" in tensors
     kv_rows = require(tensors, f"{first}.self_attn.linear_keys.weight", where).shape[0]
     d_head = d_model // heads
     if kv_rows % d_head or heads % (kv_rows // d_head):
@@ -154,16 +183,28 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
                     bias = tensors.get(f"{src}.{theirs}.{name}.bias")  # add_qkvbias False (3.x default): none, i.e. zero
                     out[f"{dst}.{ours}.{proj}.bias"] = bias if bias is not None else weight.new_zeros(weight.shape[0])
             for k, norm in enumerate(_NORMS[side], 1):
-                for p in ("weight", "bias"):
+                for p in ("weight",) if rms else ("weight", "bias"):  # RMSNorm: a gain only
                     out[f"{dst}.norm{k}.{p}"] = require(tensors, f"{src}.{norm}.{p}", where)
-            for theirs, ours in (("w_1", "linear1"), ("w_2", "linear2")):
+            names = (("w_1", "gate_proj"), ("w_3", "up_proj"), ("w_2", "down_proj")) if gated else \
+                (("w_1", "linear1"), ("w_2", "linear2"))
+            for theirs, ours in names:
                 weight = require(tensors, f"{src}.feed_forward.{theirs}.weight", where)
                 out[f"{dst}.feed_forward.{ours}.weight"] = weight
                 bias = tensors.get(f"{src}.feed_forward.{theirs}.bias")  # add_ffnbias False: none
-                out[f"{dst}.feed_forward.{ours}.bias"] = bias if bias is not None else weight.new_zeros(weight.shape[0])
-        for p in ("weight", "bias"):
+                if gated and ffn_bias:
+                    out[f"{dst}.feed_forward.{ours}.bias"] = require(tensors, f"{src}.feed_forward.{theirs}.bias", where)
+                elif not gated:
+                    out[f"{dst}.feed_forward.{ours}.bias"] = bias if bias is not None else weight.new_zeros(weight.shape[0])
+        for p in ("weight",) if rms else ("weight", "bias"):
             out[f"{side}_norm.{p}"] = require(tensors, f"{side}.layer_norm.{p}", where)
     positional, layout, max_len, table = _positions(tensors, opt, d_model, where)
+    rotary = _rotary(opt, d_head, where)
+    if rotary and positional != "none":
+        raise _refuse(where, "both a position table and rotary positions")
+    window = _said(opt, "sliding_window", 0)
+    if not isinstance(window, int) or isinstance(window, bool) or window < 0:
+        raise CheckpointError(f"{where}: sliding_window {str(window)[:20]} is not a whole number")
+    local = {"sliding_window": window + 1, "decoder_local_layers": tuple(range(n_dec))} if window else {}
 
     start = vocab.get("decoder_start_token")
     bos = options.bos or (start if isinstance(start, str) and start in tgt_tokens else None)
@@ -173,7 +214,8 @@ def convert(tensors: dict[str, torch.Tensor], path: Path, options: ImportOptions
     config = ModelConfig(
         src_vocab_size=src_emb.shape[0], tgt_vocab_size=tgt_emb.shape[0], d_model=d_model, n_heads=heads,
         n_kv_heads=kv_rows // d_head, n_encoder_layers=n_enc, n_decoder_layers=n_dec, d_ff=d_ff,
-        activation=_said(opt, "pos_ffn_activation_fn", "relu"), dropout=0.0, norm_position="pre", norm_type="layernorm",
+        activation=activation, gated_ffn=gated, ffn_bias=ffn_bias or not gated, dropout=0.0, norm_position="pre",
+        norm_type="rms" if rms else "layernorm", **rotary, **local,
         norm_eps=float(eps) if isinstance(eps, (int, float)) and not isinstance(eps, bool) and eps > 0 else 1e-6,
         final_norm=True, positional=positional, sinusoid_layout=layout, max_len=max_len,
         scale_embedding=positional == "sinusoidal", output_bias="output_projection.bias" in out,

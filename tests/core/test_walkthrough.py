@@ -182,3 +182,17 @@ def test_t5_says_not_available(hf_bundles):
     with pytest.raises(WalkthroughUnavailable, match="not available for this model") as info:
         cell_walkthrough(bundle, trace, "cross", 0, 0, 0, 0)
     assert "\n" not in str(info.value)
+
+
+MODERN = {"positional": "none", "rotary_dim": 4, "rope_theta": 500.0, "qk_norm": True, "norm_type": "rms",
+          "query_pre_attn_scalar": 12.0, "attn_logit_softcap": 20.0}
+
+
+@pytest.mark.parametrize("how", ["generated", "forced"])
+def test_a_rotary_qk_normed_capped_models_rows_are_replayed_exactly(how):
+    """Rotary queries and keys (the new keys turned at their positions, cached ones as stored), q/k norms, Gemma's
+    query_pre_attn_scalar and the scores' soft-cap: the walkthrough replays the module's own arithmetic."""
+    bundle = tiny_bundle(**MODERN)
+    request = RunRequest("w1 w2 w3 w4 w5") if how == "generated" else RunRequest("w1 w2 w3", tgt="t1 t2 t3 t4")
+    worst_row, worst_out = _every_row(bundle, run(bundle, request))
+    assert worst_row <= 1e-6 and worst_out <= 2e-6

@@ -679,11 +679,20 @@ def completeness_line(trace: Trace) -> str | None:
             f"are not reliable; the converged rows are within {TOLERANCE:.0%}")
 
 
+def plain_maps(trace: Trace, kind: str) -> np.ndarray:
+    """[1, 1, T, S] (cross: each row's attribution to the source) or [1, 1, T, T] (decoder_self: to the target prefix),
+    for a generic drawing; the window's own view adds the agreement and completeness notes."""
+    found = attribution_of(trace)
+    if found is None or kind not in ("cross", "decoder_self"):
+        raise ValueError(f"this trace holds no attribution over the {kind} keys")
+    return np.asarray(found.tgt if kind == "decoder_self" else found.src)[None, None]
+
+
 ANALYSIS = Analysis(
     NAME, N_("Analyses", "attribution (integrated gradients)"),
     N_("Analyses", "how much each token moved the chosen token's log-probability (integrated gradients)"),
     view=MapView(signed=True), needs_model=True, compute=_compute, options=_options,
     present=lambda trace: attribution_of(trace) is not None, view_options={"method": "integrated-gradients"},
     reference="Sundararajan et al. 2017, Axiomatic Attribution for Deep Networks",
-    add_arguments=_add_arguments, options_from_args=_options_from_args, report=completeness_line,
+    add_arguments=_add_arguments, options_from_args=_options_from_args, report=completeness_line, plain_maps=plain_maps,
 )

@@ -272,6 +272,8 @@ def analysed(tmp_path_factory):
 
 
 def test_every_analysis_view_reads_the_trace_to_three_digits(driver, analysed):
+    from selenium.webdriver.common.by import By
+
     from model_core.interpret.attribution import attribution_of
     from model_core.interpret.contributions import norm_maps
     from model_core.interpret.rollout import trace_rollout
@@ -280,31 +282,40 @@ def test_every_analysis_view_reads_the_trace_to_three_digits(driver, analysed):
     trace, page = analysed
     _open(driver, page)
     row = trace.n_steps - 2
+    titles: dict[str, str] = {}
 
     _choose(driver, "view", "rollout")
     value, label = _hover(driver, row, 2)
     assert value == format(float(trace_rollout(trace).source[row, 2]), ".3g") and label == _full_row_label(trace, row)
+    titles["rollout"] = driver.find_element(By.ID, "map-title").text
 
     _choose(driver, "view", "attribution")
     _choose(driver, "kind", "cross")
     assert _hover(driver, row, 1)[0] == format(float(attribution_of(trace).src[row, 1]), ".3g")
     _choose(driver, "kind", "decoder_self")
     assert _hover(driver, row, 1)[0] == format(float(attribution_of(trace).tgt[row, 1]), ".3g")
+    assert not driver.find_element(By.ID, "layer").is_enabled()  # one map a kind: no layer, no head
+    assert not driver.find_element(By.CSS_SELECTOR, "#kind option[value='encoder_self']").is_enabled()
+    titles["attribution"] = driver.find_element(By.ID, "map-title").text
 
     _choose(driver, "view", "contributions")
     _choose(driver, "kind", "cross")
     _choose(driver, "layer", "1")
     _choose(driver, "head", "2")
     assert _hover(driver, row, 3)[0] == format(float(norm_maps(trace, "cross")[1, 2, row, 3]), ".3g")
+    titles["contributions"] = driver.find_element(By.ID, "map-title").text
 
     _choose(driver, "view", "value-zeroing")
     _choose(driver, "kind", "encoder_self")
     _choose(driver, "layer", "0")
     assert _hover(driver, 2, 4)[0] == format(float(value_zeroing_of(trace)["encoder_self"][0, 2, 4]), ".3g")
+    titles["value-zeroing"] = driver.find_element(By.ID, "map-title").text
 
     _choose(driver, "view", "scores")
     _choose(driver, "kind", "decoder_self")
     _choose(driver, "head", "0")
+    assert set(titles) == {"rollout", "attribution", "contributions", "value-zeroing"}
+    assert all("{" not in title and "}" not in title for title in titles.values()), titles  # every field filled
     scores = trace.scores["decoder_self"][0, 0]
     assert _hover(driver, 1, 3)[0] == format(float(scores[1, 3]), ".3g") == "-inf"  # blocked by the causal mask
     assert _hover(driver, 3, 1)[0] == format(float(scores[3, 1]), ".3g")

@@ -313,3 +313,28 @@ def test_both_languages_have_every_word_the_page_reads_with_the_same_fields():
     assert set(english) == set(chinese)
     for key, text in english.items():
         assert set(re.findall(r"\{(\w+)\}", text)) == set(re.findall(r"\{(\w+)\}", chinese[key])), key
+
+
+def test_the_page_names_no_analysis_and_draws_a_new_one_from_its_declaration(demo_run, monkeypatch):
+    """``model_core/share`` knows no analysis by name: each shows from its plug-in's declaration, so a new plug-in (here
+    one declared in the test: a layer grid) appears in the page, its numbers and cell texts as declared."""
+    from model_core.interpret.base import Analysis, MapView
+    from model_core.interpret.registry import ANALYSES
+
+    folder = Path(html_view.__file__).parent
+    written = "\n".join(p.read_text(encoding="utf-8").lower() for p in sorted(folder.iterdir()) if p.is_file())
+    for found in ANALYSES:
+        for name in {found.name, found.name.replace("-", "_"), found.label.split(" (")[0].lower()}:
+            assert name not in written, name
+        assert sum(way is not None for way in (found.view_maps, found.plain_maps, found.whole_map, found.layer_grid)) >= 1
+    trace = demo_run[1].trace
+    values = np.linspace(0.0, 1.0, 3 * trace.n_steps, dtype=np.float32).reshape(3, trace.n_steps)
+    texts = np.array([[f"w{la}.{t}" for t in range(trace.n_steps)] for la in range(3)])
+    toy = Analysis("toy-grid", "toy grid", "a plug-in the page has never seen",
+                   view=MapView(uses_kind=False, uses_layer=False, uses_head=False, weights_like=True),
+                   layer_grid=lambda _trace: (values, texts), title="Toy · step {step} / {total}")
+    monkeypatch.setattr(html_view, "ANALYSES", (*ANALYSES, toy))
+    entry = _analyses(_payload(trace_html(trace)))["toy-grid"]
+    assert (entry["type"], entry["label"], entry["title"]) == ("grid", "toy grid", "Toy · step {step} / {total}")
+    assert _decoded(entry["values"]) == [format(float(v), ".3g") for v in values.ravel()]
+    assert entry["texts"] == texts.tolist()

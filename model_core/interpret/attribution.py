@@ -688,6 +688,15 @@ def plain_maps(trace: Trace, kind: str) -> np.ndarray:
     return np.asarray(found.tgt if kind == "decoder_self" else found.src)[None, None]
 
 
+#: its texts in Chinese, as a native teacher writes them (the window and the shared page read them here)
+ZH: dict[str, str] = {
+    'attribution (integrated gradients)':
+        '归因（积分梯度）',
+    "how much each token moved the chosen token's log-probability (integrated gradients)":
+        '每个词元使所选词元的对数概率改变了多少（积分梯度）',
+}
+
+
 ANALYSIS = Analysis(
     NAME, N_("Analyses", "attribution (integrated gradients)"),
     N_("Analyses", "how much each token moved the chosen token's log-probability (integrated gradients)"),
@@ -695,4 +704,5 @@ ANALYSIS = Analysis(
     present=lambda trace: attribution_of(trace) is not None, view_options={"method": "integrated-gradients"},
     reference="Sundararajan et al. 2017, Axiomatic Attribution for Deep Networks",
     add_arguments=_add_arguments, options_from_args=_options_from_args, report=completeness_line, plain_maps=plain_maps,
+    zh=ZH,
 )

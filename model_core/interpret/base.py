@@ -57,8 +57,8 @@ class Analysis:
     """One analysis as the rest of the app sees it.
 
     ``name`` is its key everywhere: in ``Trace.analyses``, in ``RunRequest.analyses``, as the view mode of a
-    session file and as the value of ``--view`` / ``--analysis``. ``label`` and ``summary`` are English (the window
-    translates them: the plug-in marks them for the extractor). ``needs_model``: computed by ``run`` with the model
+    session file and as the value of ``--view`` / ``--analysis``. ``label`` and ``summary`` are English; the plug-in's
+    ``zh`` table gives every text it declares in Chinese. ``needs_model``: computed by ``run`` with the model
     (on request: it costs passes) rather than derived from the trace's maps when shown. ``options`` checks and
     completes the options a request gives it (one ValueError line), ``present`` says whether a trace holds its
     result, ``compute`` adds the result to a trace.
@@ -72,6 +72,9 @@ class Analysis:
     compute: Compute | None = None
     options: Callable[[Mapping[str, Any]], dict[str, Any]] = no_options
     present: Callable[[Trace], bool] = field(default=lambda trace: True)
+    #: its texts (label, summary, title, bars, explanation) in Chinese, keyed by the English: the window and the shared
+    #: page read them here, so an analysis carries its own translations
+    zh: Mapping[str, str] = field(default_factory=dict)
     #: the options the window and a session file ask for when this view is chosen
     view_options: Mapping[str, Any] = field(default_factory=dict)
     #: the plain-English reference shown in help (paper, year)
@@ -146,6 +149,11 @@ def run_compute(analysis: Analysis, model: Any, trace: Trace, options: Mapping[s
 
 
 def N_(context: str, text: str) -> str:
-    """Mark a plug-in's English text for the window's translation extractor (``viz_app/i18n/extract.py`` reads these
-    calls in ``model_core/interpret``); returns ``text`` unchanged: the core never translates."""
+    """Mark a plug-in's English text as one its ``zh`` table must translate (``tests/core/test_analysis_plugins.py``
+    checks that each is there); returns ``text`` unchanged: the core never translates."""
     return text
+
+
+def in_language(analysis: Analysis, text: str, language: str) -> str:
+    """One of an analysis's texts in ``language`` ("en" or "zh_CN"): its own ``zh`` table, else the English."""
+    return analysis.zh.get(text, text) if language == "zh_CN" else text

@@ -157,6 +157,17 @@ def _compute(model: ScopeModel, trace: Trace, options: Mapping[str, object], *, 
     return with_value_norms(model, trace, ablation=ablation, stop=stop)
 
 
+#: its texts in Chinese, as a native teacher writes them (the window and the shared page read them here)
+ZH: dict[str, str] = {
+    'contributions ‖α·f(x)‖':
+        '贡献 ‖α·f(x)‖',
+    'what each attended token added: the weight times the norm of its transformed value vector':
+        '每个被关注的词元实际加入了多少：注意力权重乘以其变换后值向量的范数',
+    '‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}':
+        '‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步',
+}
+
+
 ANALYSIS = Analysis(
     NAME, N_("Analyses", "contributions ‖α·f(x)‖"),
     N_("Analyses", "what each attended token added: the weight times the norm of its transformed value vector"),
@@ -166,4 +177,5 @@ ANALYSIS = Analysis(
     add_arguments=lambda group: group.add_argument(
         "--contributions", action="store_true",
         help="also store value_norms_KIND [L,H,K]: ‖W_o,h W_v,h x_j‖, the norm-based contributions' factor"),
+    zh=ZH,
 )

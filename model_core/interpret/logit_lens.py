@@ -145,6 +145,45 @@ def report_line(trace: Trace) -> str | None:
             f"average ({sum(f < 0 for f in first)} of {len(first)} never, typed tokens the model would not choose)")
 
 
+#: Help ▸ Explain's text, and its Chinese
+EXPLANATION = """<p>The decoder builds its prediction layer by layer in one vector per position, the
+<b>residual stream</b>. The <b>logit lens</b> reads that stream after every layer as if it were the last: it applies
+the model's own final norm and output projection (and its soft-capping, if any) and the softmax.</p>
+<p>Each column is a decoding step, each row a decoder layer. The word in a cell is that layer's first choice; the
+colour is the probability it gives the word finally written (or typed) at that step. Watch the word form: early
+layers often propose something else, the last layer is exactly the model's own output.</p>
+<p>What it assumes: that a middle layer's stream already lives where the final norm and the output projection can read
+it. Early layers often do not; the <b>tuned lens</b> (Belrose et al. 2023) learns a small map per layer to correct
+that. The lens shows what a layer's stream says, not how the model uses it.</p>"""
+EXPLANATION_ZH = (
+    '<p>解码器在每个位置用一个向量逐层构建它的预测，这个向量叫作<b>残差流</b>。'
+    '<b>Logit 透镜</b>在每一层之后都把残差流当作最后一层来读：'
+    '对它施加模型自己的最终归一化和输出投影（如果模型有软上限，也一并施加）'
+    '，再做 softmax。</p>\n'
+    '<p>每一列是一个解码步骤，每一行是一个解码器层。格子里的词是这一层的首选；'
+    '颜色表示这一层给最终写出（或输入）的那个词的概率。可以看到这个词是怎样逐层形成的：'
+    '前面的层常常提出别的词，最后一层与模型自己的输出完全一致。</p>\n'
+    '<p>它的前提是：中间层的残差流已经处在最终归一化和输出投影能够读懂的空间里。'
+    '前面的层往往并非如此；<b>调校透镜</b>（tuned lens，'
+    'Belrose 等，2023）为每一层学习一个小的映射来修正这一点。'
+    'Logit 透镜显示的是某一层的残差流“说了什么”，而不是模型如何使用它。'
+    '</p>'
+)
+
+#: its texts in Chinese, as a native teacher writes them (the window and the shared page read them here)
+ZH: dict[str, str] = {
+    'logit lens':
+        'Logit 透镜',
+    'what each decoder layer would predict if it were the last: its stream through the final norm and the output projection':
+        '假如每个解码器层就是最后一层，它会预测什么：把该层的残差流送入最终归一化和输出投影',
+    "Logit lens: each decoder layer's first choice, coloured by the probability of the token finally written · step {step} / {total}":
+        'Logit 透镜：每个解码器层的首选词元，颜色表示最终写出的词元的概率 · 第 {step} / {total} 步',
+    'Logit lens: what each layer would say':
+        'Logit 透镜：每一层会说什么',
+    EXPLANATION: EXPLANATION_ZH,
+}
+
+
 ANALYSIS = Analysis(
     NAME, N_("Analyses", "logit lens"),
     N_("Analyses", "what each decoder layer would predict if it were the last: its stream through the final norm and "
@@ -157,14 +196,7 @@ ANALYSIS = Analysis(
     reference="nostalgebraist 2020, interpreting GPT: the logit lens; Belrose et al. 2023, the tuned lens",
     explanation=(
         N_("Analyses", "Logit lens: what each layer would say"),
-        N_("Analyses", """<p>The decoder builds its prediction layer by layer in one vector per position, the
-<b>residual stream</b>. The <b>logit lens</b> reads that stream after every layer as if it were the last: it applies
-the model's own final norm and output projection (and its soft-capping, if any) and the softmax.</p>
-<p>Each column is a decoding step, each row a decoder layer. The word in a cell is that layer's first choice; the
-colour is the probability it gives the word finally written (or typed) at that step. Watch the word form: early
-layers often propose something else, the last layer is exactly the model's own output.</p>
-<p>What it assumes: that a middle layer's stream already lives where the final norm and the output projection can read
-it. Early layers often do not; the <b>tuned lens</b> (Belrose et al. 2023) learns a small map per layer to correct
-that. The lens shows what a layer's stream says, not how the model uses it.</p>"""),
+        N_("Analyses", EXPLANATION),
     ),
+    zh=ZH,
 )

@@ -148,6 +148,17 @@ def _compute(model: ScopeModel, trace: Trace, options: Mapping[str, object], *, 
     return with_value_zeroing(trace, value_zeroing(model, trace, ablation=ablation, stop=stop))
 
 
+#: its texts in Chinese, as a native teacher writes them (the window and the shared page read them here)
+ZH: dict[str, str] = {
+    'value zeroing':
+        '值置零',
+    "how far each position's layer output moves when one token's value vector is zeroed":
+        '把某个词元的值向量置零后，该层在每个位置的输出变化多大',
+    'Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}':
+        '值置零 · {kind} · 第 {layer} 层，全部头 · 第 {step} / {total} 步',
+}
+
+
 ANALYSIS = Analysis(
     NAME, N_("Analyses", "value zeroing"),
     N_("Analyses", "how far each position's layer output moves when one token's value vector is zeroed"),
@@ -157,4 +168,5 @@ ANALYSIS = Analysis(
     add_arguments=lambda group: group.add_argument(
         "--value-zeroing", action="store_true",
         help="also store value_zeroing_KIND [L,Q,K]: Mohebbi et al.'s value zeroing, rows summing to 1"),
+    zh=ZH,
 )

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..atomic import atomic_file
 from ..detokenize import detokenize
-from ..interpret.base import Analysis, MapView
+from ..interpret.base import Analysis, MapView, in_language
 from ..interpret.registry import ANALYSES
 from ..shared_types import KINDS
 from .codes import encode
@@ -269,10 +269,8 @@ def _analysis_entry(found: Analysis, trace: Any, kinds: tuple[str, ...], layers:
     """One analysis as the page draws it, from its declaration alone: its words in the page's language, its view's
     flags and its numbers (per-kind maps, one whole map, or a layer grid with a text in each cell); None when it has
     nothing for the kinds written."""
-    zh = getattr(found, "zh", None) or {}
-
     def say(text: str) -> str:
-        return str(zh.get(text, text)) if language == "zh_CN" else text
+        return in_language(found, text, language)
 
     view = found.view or MapView()
     plain = found.view_maps is None and found.plain_maps is not None

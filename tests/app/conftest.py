@@ -64,6 +64,17 @@ def _collect_after_each_test():
 
 
 @pytest.fixture
+def host(qtbot):
+    """The model thread's host alone (no window), shut down and its thread finished after the test."""
+    from viz_app.workers.model_worker import WorkerHost
+
+    host = WorkerHost()
+    yield host
+    host.shutdown()
+    assert host.thread.isFinished()
+
+
+@pytest.fixture
 def settings_path(tmp_path):
     return tmp_path / "settings" / "attention-scope.ini"
 

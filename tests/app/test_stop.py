@@ -6,23 +6,15 @@ from __future__ import annotations
 
 import threading
 
-import model_core.inference.attribution as attribution
-import model_core.inference.contributions as contributions
 import pytest
 
+import model_core.interpret.attribution as attribution
 from model_core.inference.lazy_trace import Superseded
 from model_core.inference.run import RunRequest, run
-from viz_app.workers.model_worker import WorkerHost
+from model_core.interpret.contributions import value_norms_of
+from model_core.interpret.value_zeroing import value_zeroing, value_zeroing_of
 
 TIMEOUT = 20000
-
-
-@pytest.fixture
-def host(qtbot):
-    host = WorkerHost()
-    yield host
-    host.shutdown()
-    assert host.thread.isFinished()
 
 
 def test_stopping_an_attribution_run_frees_the_worker_for_the_next_sentence(host, qtbot, tiny_checkpoint, monkeypatch):
@@ -44,7 +36,7 @@ def test_stopping_an_attribution_run_frees_the_worker_for_the_next_sentence(host
     monkeypatch.setattr(attribution._PathEvaluator, "_pass", counted)
     results: list[object] = []
     host.resultReady.connect(lambda _i, result: results.append(result))
-    host.run(RunRequest("w1 w2 w3 w4", attribution="integrated-gradients", attribution_steps=64))
+    host.run(RunRequest("w1 w2 w3 w4", analyses={"attribution": {"method": "integrated-gradients", "steps": 64}}))
     assert started.wait(TIMEOUT / 1000)
     host.cancel_runs()  # what Stop run and Esc do (ScopeController.cancel_run)
     stopped_at = len(passes)
@@ -67,10 +59,10 @@ def test_contributions_and_value_zeroing_stop_between_passes(tiny_checkpoint):
         return stop
 
     with pytest.raises(Superseded):
-        run(bundle, RunRequest("w1 w2", value_zeroing=True), stop=stop_after(3))
+        run(bundle, RunRequest("w1 w2", analyses=["value-zeroing"]), stop=stop_after(3))
     asked.clear()
     with pytest.raises(Superseded):
-        run(bundle, RunRequest("w1 w2", contributions=True), stop=stop_after(0))
-    trace = run(bundle, RunRequest("w1 w2", value_zeroing=True, contributions=True), stop=lambda: False).trace
-    assert trace.value_zeroing is not None and trace.value_norms is not None
-    assert contributions.value_zeroing(bundle.model, trace, stop=None).keys() == trace.value_zeroing.keys()
+        run(bundle, RunRequest("w1 w2", analyses=["contributions"]), stop=stop_after(0))
+    trace = run(bundle, RunRequest("w1 w2", analyses=["value-zeroing", "contributions"]), stop=lambda: False).trace
+    assert value_zeroing_of(trace) and value_norms_of(trace)
+    assert value_zeroing(bundle.model, trace, stop=None).keys() == value_zeroing_of(trace).keys()

@@ -122,3 +122,21 @@ def test_install_reaches_tr_and_is_removed(qapp):
         install("en")
     assert current_language() == "en"
     assert tr("MainWindow", "&File") == "&File"
+
+
+def test_an_analysis_speaks_chinese_from_its_own_table(qapp):
+    """The view picker and the explanation read an analysis's texts from the plug-in (``Analysis.zh``) in Chinese,
+    and its English ones in English."""
+    from model_core.interpret.registry import of_view
+    from viz_app.dialogs.explain import explanation
+    from viz_app.widgets.controls import view_mode_labels
+
+    lens = of_view("logit-lens")
+    try:
+        assert install(LANGUAGE)
+        labels = dict(view_mode_labels())
+        assert labels["logit-lens"] == lens.zh[lens.label] and "透镜" in labels["logit-lens"]
+        assert explanation("logit-lens")[0] == lens.zh[lens.explanation[0]]
+    finally:
+        install("en")
+    assert dict(view_mode_labels())["logit-lens"] == lens.label == "logit lens"

@@ -47,7 +47,7 @@ def test_a_model_that_killed_the_app_in_its_first_run_is_not_reopened(open_windo
         # ... and the process dies here: no shutdown(), no close()
 
         second = open_window(settings_file, None)  # no model named: the last one would come back
-        assert second.state.model.key == bundled_fallback and second.state.trace is not None
+        assert second.store.model.key == bundled_fallback and second.store.trace is not None
         banner = second.map.settings_banner
         assert banner.isVisible() and "killer.safetensors" in banner.text() and "was not opened again" in banner.text()
         assert AppSettings(settings_file).get_str("model/unfinished") == ""
@@ -60,7 +60,7 @@ def test_a_model_that_ran_once_is_reopened_as_before(open_window, qtbot, setting
     first = open_window(settings_file, str(model_file))
     assert AppSettings(settings_file).get_str("model/unfinished") == ""  # cleared by its first answer
     second = open_window(settings_file, None)
-    assert second.state.model.key == str(model_file)
+    assert second.store.model.key == str(model_file)
     assert not second.map.settings_banner.isVisible()
     del first
 

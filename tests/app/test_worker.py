@@ -18,14 +18,6 @@ TIMEOUT = 20000
 
 
 @pytest.fixture
-def host(qtbot):
-    host = WorkerHost()
-    yield host
-    host.shutdown()
-    assert host.thread.isFinished()
-
-
-@pytest.fixture
 def loaded(host, qtbot, tiny_checkpoint):
     with qtbot.waitSignal(host.modelLoaded, timeout=TIMEOUT) as blocker:
         host.load_model(str(tiny_checkpoint))

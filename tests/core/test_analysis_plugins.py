@@ -161,3 +161,42 @@ def test_a_hugging_face_model_answers_the_interface(tmp_path):
     _interface_checks(model, torch.tensor([bundle.encode_source("the cat sat").ids]), torch.tensor([[2, 10, 11]]))
     assert model.output_head_rowwise is None
     assert [s.arithmetic for s in model.attention_sites("cross")] == ["scaled"] * len(model.attention_sites("cross"))
+
+
+@pytest.mark.parametrize("found", ANALYSES, ids=lambda a: a.name)
+def test_every_text_a_plug_in_marks_has_its_chinese(found):
+    """An analysis carries its own translations: each text it marks ``N_("Analyses", ...)`` is in its ``zh`` table,
+    in Chinese, with the same {placeholders}."""
+    import ast
+    import importlib
+    import inspect
+    import re
+
+    module = importlib.import_module(f"model_core.interpret.{found.name.replace('-', '_')}")
+    source = inspect.getsource(module)
+    marked = [ast.literal_eval(node.args[1]) if isinstance(node.args[1], ast.Constant) else getattr(module, node.args[1].id)
+              for node in ast.walk(ast.parse(source))
+              if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "N_"]
+    assert {found.label, found.summary} <= set(marked)
+    for text in marked:
+        zh = found.zh.get(text)
+        assert zh and re.search(r"[\u4e00-\u9fff]", zh), f"{found.name}: no Chinese for {text[:60]!r}"
+        assert set(re.findall(r"{\w+}", zh)) == set(re.findall(r"{\w+}", text)), text[:60]
+
+
+def test_an_npz_written_before_the_plug_ins_opens_with_its_analyses(traces, tmp_path):
+    """Files saved before analyses were plug-ins hold ``attribution_*``, ``value_norms_KIND`` and ``value_zeroing_KIND``
+    keys and no index: they open with those results under the analyses' names, cut to a step as before."""
+    _plain, full = traces
+    arrays = {k: v for k, v in full.to_arrays().items() if k != "analysis_index"}  # the old layout had no index
+    old = tmp_path / "old.npz"
+    np.savez_compressed(old, **arrays)
+    loaded = Trace.load(old)
+    assert {"attribution", "contributions", "value-zeroing"} <= set(loaded.analyses)
+    from model_core.interpret.attribution import attribution_of
+    from model_core.interpret.value_zeroing import value_zeroing_of
+
+    np.testing.assert_array_equal(attribution_of(loaded).src, attribution_of(full).src)
+    assert attribution_of(loaded).method == attribution_of(full).method
+    early = loaded.at_step(1)
+    assert attribution_of(early).tgt.shape == (1, 1) and value_zeroing_of(early)["decoder_self"].shape[1:] == (1, 1)

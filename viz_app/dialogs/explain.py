@@ -8,7 +8,7 @@ and translated together. Each text is short HTML; the window shows it in a non-m
 from __future__ import annotations
 
 from model_core.interpret.registry import ANALYSES
-from viz_app.i18n import N_, tr_marked
+from viz_app.i18n import N_, analysis_text, tr_marked
 
 #: panel key -> (title, HTML body), both marked for translation
 EXPLANATIONS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
@@ -135,12 +135,14 @@ adjectives and the one-to-two words of negation).</p>"""),
 }
 
 
-# each analysis explains itself (model_core/interpret: its title and text marked in the "Analyses" context)
-EXPLANATIONS.update({found.name: (("Analyses", found.explanation[0]), ("Analyses", found.explanation[1]))
-                     for found in ANALYSES if found.explanation is not None})
+#: each analysis explains itself (model_core/interpret: its title and text, with their Chinese)
+ANALYSIS_EXPLANATIONS = {found.name: found for found in ANALYSES if found.explanation is not None}
 
 
 def explanation(panel: str) -> tuple[str, str]:
-    """(title, HTML) of ``panel`` in the current UI language."""
+    """(title, HTML) of ``panel`` (a panel of :data:`EXPLANATIONS` or an analysis) in the current UI language."""
+    if panel in ANALYSIS_EXPLANATIONS:
+        found = ANALYSIS_EXPLANATIONS[panel]
+        return analysis_text(found, found.explanation[0]), analysis_text(found, found.explanation[1])
     title, body = EXPLANATIONS[panel]
     return tr_marked(title), tr_marked(body)

@@ -260,7 +260,7 @@ class ExportActions(QObject):
         from model_core.share.html_view import ViewOptions, ViewTooLarge, write_html
         from viz_app.i18n import current_language
 
-        # the window's store (its state): the model's name and words, the translation
+        # the window's store (a host may call it its state): the model's name and words, the translation
         state = getattr(self._host, "store", None) or getattr(self._host, "state", None)
         model = getattr(state, "model", None)
         vocab = list(getattr(model, "tgt_vocab", ()) or ())

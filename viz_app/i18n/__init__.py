@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
@@ -49,14 +50,19 @@ def tr_marked(marked: tuple[str, str]) -> str:
     return QCoreApplication.translate(marked[0], marked[1])
 
 
-def analysis_label(analysis: object) -> str:
-    """A plug-in analysis's label in the UI language (marked ``N_("Analyses", ...)`` in model_core/interpret)."""
-    return QCoreApplication.translate("Analyses", str(getattr(analysis, "label", "")))
+def analysis_text(analysis: Any, text: str) -> str:
+    """One of a plug-in analysis's texts in the UI language: the analysis carries its own Chinese (``Analysis.zh``)."""
+    return analysis.zh.get(text, text) if current_language() == "zh_CN" else text
 
 
-def analysis_summary(analysis: object) -> str:
+def analysis_label(analysis: Any) -> str:
+    """A plug-in analysis's label in the UI language."""
+    return analysis_text(analysis, analysis.label)
+
+
+def analysis_summary(analysis: Any) -> str:
     """A plug-in analysis's one-line summary in the UI language."""
-    return QCoreApplication.translate("Analyses", str(getattr(analysis, "summary", "")))
+    return analysis_text(analysis, analysis.summary)
 
 
 def qm_path(language: str) -> Path:

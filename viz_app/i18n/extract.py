@@ -77,15 +77,8 @@ def scan_source(text: str, path: str) -> tuple[list[Message], list[BadCall]]:
     return messages, bad
 
 
-#: the core's plug-in analyses declare their labels and summaries with ``N_("Analyses", ...)`` (the core never
-#: translates: the window does, with these messages)
-CORE_PLUGINS = HERE.parent.parent / "model_core" / "interpret"
-
-
 def python_files(root: Path = PACKAGE) -> Iterator[Path]:
     yield from sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
-    if root == PACKAGE and CORE_PLUGINS.is_dir():
-        yield from sorted(p for p in CORE_PLUGINS.glob("*.py"))
 
 
 def scan(root: Path = PACKAGE) -> tuple[list[Message], list[BadCall]]:

@@ -362,124 +362,6 @@
         </message>
     </context>
     <context>
-        <name>Analyses</name>
-        <message>
-            <location filename="../../model_core/interpret/attribution.py" line="683" />
-            <source>attribution (integrated gradients)</source>
-            <translation>归因（积分梯度）</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/attribution.py" line="684" />
-            <source>how much each token moved the chosen token's log-probability (integrated gradients)</source>
-            <translation>每个词元使所选词元的对数概率改变了多少（积分梯度）</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/contributions.py" line="161" />
-            <source>contributions ‖α·f(x)‖</source>
-            <translation>贡献 ‖α·f(x)‖</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/contributions.py" line="162" />
-            <source>what each attended token added: the weight times the norm of its transformed value vector</source>
-            <translation>每个被关注的词元实际加入了多少：注意力权重乘以其变换后值向量的范数</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/contributions.py" line="164" />
-            <source>‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}</source>
-            <translation>‖α·f(x)‖ · {kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/logit_lens.py" line="149" />
-            <source>logit lens</source>
-            <translation>Logit 透镜</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/logit_lens.py" line="150" />
-            <source>what each decoder layer would predict if it were the last: its stream through the final norm and the output projection</source>
-            <translation>假如每个解码器层就是最后一层，它会预测什么：把该层的残差流送入最终归一化和输出投影</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/logit_lens.py" line="155" />
-            <source>Logit lens: each decoder layer's first choice, coloured by the probability of the token finally written · step {step} / {total}</source>
-            <translation>Logit 透镜：每个解码器层的首选词元，颜色表示最终写出的词元的概率 · 第 {step} / {total} 步</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/logit_lens.py" line="159" />
-            <source>Logit lens: what each layer would say</source>
-            <translation>Logit 透镜：每一层会说什么</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/logit_lens.py" line="160" />
-            <source>&lt;p&gt;The decoder builds its prediction layer by layer in one vector per position, the
-&lt;b&gt;residual stream&lt;/b&gt;. The &lt;b&gt;logit lens&lt;/b&gt; reads that stream after every layer as if it were the last: it applies
-the model's own final norm and output projection (and its soft-capping, if any) and the softmax.&lt;/p&gt;
-&lt;p&gt;Each column is a decoding step, each row a decoder layer. The word in a cell is that layer's first choice; the
-colour is the probability it gives the word finally written (or typed) at that step. Watch the word form: early
-layers often propose something else, the last layer is exactly the model's own output.&lt;/p&gt;
-&lt;p&gt;What it assumes: that a middle layer's stream already lives where the final norm and the output projection can read
-it. Early layers often do not; the &lt;b&gt;tuned lens&lt;/b&gt; (Belrose et al. 2023) learns a small map per layer to correct
-that. The lens shows what a layer's stream says, not how the model uses it.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;解码器在每个位置用一个向量逐层构建它的预测，这个向量叫作&lt;b&gt;残差流&lt;/b&gt;。&lt;b&gt;Logit 透镜&lt;/b&gt;在每一层之后都把残差流当作最后一层来读：对它施加模型自己的最终归一化和输出投影（如果模型有软上限，也一并施加），再做 softmax。&lt;/p&gt;
-&lt;p&gt;每一列是一个解码步骤，每一行是一个解码器层。格子里的词是这一层的首选；颜色表示这一层给最终写出（或输入）的那个词的概率。可以看到这个词是怎样逐层形成的：前面的层常常提出别的词，最后一层与模型自己的输出完全一致。&lt;/p&gt;
-&lt;p&gt;它的前提是：中间层的残差流已经处在最终归一化和输出投影能够读懂的空间里。前面的层往往并非如此；&lt;b&gt;调校透镜&lt;/b&gt;（tuned lens，Belrose 等，2023）为每一层学习一个小的映射来修正这一点。Logit 透镜显示的是某一层的残差流“说了什么”，而不是模型如何使用它。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/rollout.py" line="43" />
-            <source>rollout</source>
-            <translation>注意力展开</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/rollout.py" line="44" />
-            <source>the attention rollout: how much of each source token reaches each decoder position</source>
-            <translation>注意力展开：每个源词元有多少传到了解码器的每个位置</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/rollout.py" line="47" />
-            <source>Attention rollout: source tokens reaching each decoder position · step {step} / {total}</source>
-            <translation>注意力展开：到达每个解码器位置的源词元 · 第 {step} / {total} 步</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/rollout.py" line="48" />
-            <source>rollout share</source>
-            <translation>注意力展开占比</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/rollout.py" line="51" />
-            <source>Attention rollout: which source words reach the output</source>
-            <translation>注意力展开（rollout）：哪些源词影响了输出</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/rollout.py" line="52" />
-            <source>&lt;p&gt;One attention map shows one step of mixing; information also flows through the
-residual connections and through several layers. &lt;b&gt;Attention rollout&lt;/b&gt; (Abnar &amp;amp; Zuidema, 2020)
-follows it: each layer's head-averaged attention A is mixed with the identity for the residual,
-Â = ½·A + ½·I (rows renormalised), and the layers are multiplied.&lt;/p&gt;
-&lt;p&gt;Encoder: R&lt;sub&gt;enc&lt;/sub&gt; = Â&lt;sub&gt;L&lt;/sub&gt; ··· Â&lt;sub&gt;1&lt;/sub&gt;.
-Decoder: keep D (how much each target input contributes) and E (how much each source token
-contributes), starting with D = I, E = 0. Self-attention layer: D ← Â&lt;sub&gt;self&lt;/sub&gt;·D,
-E ← Â&lt;sub&gt;self&lt;/sub&gt;·E. Cross-attention layer: D ← ½·D, E ← ½·E + ½·A&lt;sub&gt;cross&lt;/sub&gt;·R&lt;sub&gt;enc&lt;/sub&gt;.&lt;/p&gt;
-&lt;p&gt;The heatmap shows E (target × source); the bar under the source chips shows the row of the
-current step. It is an estimate that ignores the feed-forward layers and the values' sizes — a guide,
-not a proof.&lt;/p&gt;</source>
-            <translation>&lt;p&gt;一张注意力图只展示了一步混合；信息还会经由残差连接、穿过多个层流动。&lt;b&gt;注意力展开（attention rollout）&lt;/b&gt;（Abnar &amp;amp; Zuidema, 2020）追踪的正是这一过程：把每一层对各头取平均后的注意力 A 与代表残差的单位矩阵混合，Â = ½·A + ½·I（各行重新归一化），再把各层的结果相乘。&lt;/p&gt;&lt;p&gt;编码器：R&lt;sub&gt;enc&lt;/sub&gt; = Â&lt;sub&gt;L&lt;/sub&gt; ··· Â&lt;sub&gt;1&lt;/sub&gt;。解码器：维护 D（每个目标输入的贡献）和 E（每个源词元的贡献），初始时 D = I，E = 0。自注意力层：D ← Â&lt;sub&gt;self&lt;/sub&gt;·D，E ← Â&lt;sub&gt;self&lt;/sub&gt;·E。交叉注意力层：D ← ½·D，E ← ½·E + ½·A&lt;sub&gt;cross&lt;/sub&gt;·R&lt;sub&gt;enc&lt;/sub&gt;。&lt;/p&gt;&lt;p&gt;热力图显示的是 E（目标 × 源）；源词元标签下方的条显示当前步对应的那一行。这只是一个估计，它忽略了前馈层和值向量的大小——可作参考，而非证明。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/value_zeroing.py" line="152" />
-            <source>value zeroing</source>
-            <translation>值置零</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/value_zeroing.py" line="153" />
-            <source>how far each position's layer output moves when one token's value vector is zeroed</source>
-            <translation>把某个词元的值向量置零后，该层在每个位置的输出变化多大</translation>
-        </message>
-        <message>
-            <location filename="../../model_core/interpret/value_zeroing.py" line="155" />
-            <source>Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}</source>
-            <translation>值置零 · {kind} · 第 {layer} 层，全部头 · 第 {step} / {total} 步</translation>
-        </message>
-    </context>
-    <context>
         <name>Compare</name>
         <message>
             <location filename="../../viz_app/widgets/compare_view.py" line="56" />
@@ -2004,42 +1886,42 @@ not a proof.&lt;/p&gt;</source>
             <translation>查询：解码器输入 → 下一个键入的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="382" />
+            <location filename="../../viz_app/widgets/map_view.py" line="377" />
             <source>Integrated gradients</source>
             <translation>积分梯度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="383" />
+            <location filename="../../viz_app/widgets/map_view.py" line="378" />
             <source>Gradient × input</source>
             <translation>梯度 × 输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="385" />
+            <location filename="../../viz_app/widgets/map_view.py" line="380" />
             <source>{method} over the target prefix · step {step} / {total}</source>
             <translation>{method}：目标前缀 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="387" />
+            <location filename="../../viz_app/widgets/map_view.py" line="382" />
             <source>{method} over the source · step {step} / {total}</source>
             <translation>{method}：源句 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="398" />
+            <location filename="../../viz_app/widgets/map_view.py" line="393" />
             <source>earlier target token (decoder input)</source>
             <translation>之前的目标词元（解码器输入）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="398" />
+            <location filename="../../viz_app/widgets/map_view.py" line="393" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="497" />
+            <location filename="../../viz_app/widgets/map_view.py" line="492" />
             <source>decoder layer</source>
             <translation>解码器层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="498" />
+            <location filename="../../viz_app/widgets/map_view.py" line="493" />
             <source>step: the token written</source>
             <translation>步骤：写出的词元</translation>
         </message>
@@ -2086,7 +1968,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
 第 {r0}–{r1} 行（共 {rows} 行），第 {c0}–{c1} 列（共 {cols} 列）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="494" />
+            <location filename="../../viz_app/widgets/map_view.py" line="489" />
             <source>layer {layer}</source>
             <translation>第 {layer} 层</translation>
         </message>
@@ -2101,37 +1983,37 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{title} · {share}% 来自源句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="393" />
+            <location filename="../../viz_app/widgets/map_view.py" line="388" />
             <source>L{layer} H{head}</source>
             <translation>L{layer} H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="394" />
+            <location filename="../../viz_app/widgets/map_view.py" line="389" />
             <source>L{layer} mean</source>
             <translation>L{layer} 各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="396" />
+            <location filename="../../viz_app/widgets/map_view.py" line="391" />
             <source>{title} · agreement with {which}: ρ = {rho}</source>
             <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="408" />
+            <location filename="../../viz_app/widgets/map_view.py" line="403" />
             <source>{label} · step {step}'s row did not converge ({points} points): its numbers are not reliable</source>
             <translation>{label} · 第 {step} 步这一行未收敛（{points} 个点）：其数值不可靠</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="419" />
+            <location filename="../../viz_app/widgets/map_view.py" line="414" />
             <source>{title} · not converged: step {steps}</source>
             <translation>{title} · 未收敛：第 {steps} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="413" />
+            <location filename="../../viz_app/widgets/map_view.py" line="408" />
             <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline) ({points} points)</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%（{points} 个点）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="416" />
+            <location filename="../../viz_app/widgets/map_view.py" line="411" />
             <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
         </message>
@@ -2491,127 +2373,127 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>界面语言将在下次启动时更改。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="51" />
+            <location filename="../../viz_app/window/bindings.py" line="50" />
             <source>&lt;h3&gt;No model loaded&lt;/h3&gt;&lt;p&gt;Open a checkpoint (&lt;tt&gt;.safetensors&lt;/tt&gt;, a PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict or a Hugging Face folder) with &lt;b&gt;File ▸ Open model…&lt;/b&gt; (Ctrl+O), the &lt;b&gt;Model&lt;/b&gt; list above, or drop it on the window.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;未加载模型&lt;/h3&gt;&lt;p&gt;打开一个检查点（&lt;tt&gt;.safetensors&lt;/tt&gt;、PyTorch &lt;tt&gt;.pt&lt;/tt&gt; state_dict 或 Hugging Face 文件夹）：使用&lt;b&gt;文件 ▸ 打开模型…&lt;/b&gt;（Ctrl+O）、上方的&lt;b&gt;模型&lt;/b&gt;列表，或直接把它拖到窗口上。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="54" />
+            <location filename="../../viz_app/window/bindings.py" line="53" />
             <source>&lt;h3&gt;Type a sentence&lt;/h3&gt;&lt;p&gt;Write a sentence in the &lt;b&gt;Source&lt;/b&gt; box above: the model translates it and you can step through every attention map it computed.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;输入一个句子&lt;/h3&gt;&lt;p&gt;在上方的&lt;b&gt;源句&lt;/b&gt;框中写一个句子：模型会翻译它，你可以逐步查看它计算出的每一张注意力图。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="56" />
+            <location filename="../../viz_app/window/bindings.py" line="55" />
             <source>&lt;h3&gt;Loading the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在加载模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="57" />
+            <location filename="../../viz_app/window/bindings.py" line="56" />
             <source>&lt;h3&gt;Running the model…&lt;/h3&gt;</source>
             <translation>&lt;h3&gt;正在运行模型…&lt;/h3&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="385" />
+            <location filename="../../viz_app/window/bindings.py" line="384" />
             <source>computing…</source>
             <translation>计算中…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="466" />
+            <location filename="../../viz_app/window/bindings.py" line="465" />
             <source>No attention maps yet.</source>
             <translation>还没有注意力图。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="336" />
+            <location filename="../../viz_app/window/bindings.py" line="335" />
             <source>Computing the scores…</source>
             <translation>正在计算分数…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="457" />
+            <location filename="../../viz_app/window/bindings.py" line="456" />
             <source>Loading the model…</source>
             <translation>正在加载模型…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="459" />
+            <location filename="../../viz_app/window/bindings.py" line="458" />
             <source>No model loaded.</source>
             <translation>尚未加载模型。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="461" />
+            <location filename="../../viz_app/window/bindings.py" line="460" />
             <source>Type a sentence to see every head.</source>
             <translation>输入一个句子，即可看到每个注意力头。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="463" />
+            <location filename="../../viz_app/window/bindings.py" line="462" />
             <source>Running the model…</source>
             <translation>模型正在运行…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="541" />
+            <location filename="../../viz_app/window/bindings.py" line="540" />
             <source>Step {step} is target padding (after &lt;eos&gt;): the model computes its row, but nothing reads it and it predicts nothing.</source>
             <translation>第 {step} 步是目标端填充（在 &lt;eos&gt; 之后）：模型照样计算这一行，但没有任何位置读取它，它也不做任何预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="559" />
+            <location filename="../../viz_app/window/bindings.py" line="558" />
             <source>No prediction yet.</source>
             <translation>尚无预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="563" />
+            <location filename="../../viz_app/window/bindings.py" line="562" />
             <source>Step 0: the decoder has produced nothing yet. Step forward (→) to see its first prediction.</source>
             <translation>第 0 步：解码器还没有生成任何内容。前进一步（→）即可看到它的第一个预测。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="590" />
+            <location filename="../../viz_app/window/bindings.py" line="589" />
             <source>Switch off a head or the positional encoding to compare the intact model (before) with the ablated one (after).</source>
             <translation>关闭一个注意力头或位置编码，即可比较完整模型（消融前）与消融后的模型（消融后）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="594" />
+            <location filename="../../viz_app/window/bindings.py" line="593" />
             <source>Step forward to see the next-token probabilities before and after.</source>
             <translation>前进一步，即可看到消融前后下一个词元的概率。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="630" />
+            <location filename="../../viz_app/window/bindings.py" line="629" />
             <source>No trace yet.</source>
             <translation>尚无注意力轨迹。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="633" />
+            <location filename="../../viz_app/window/bindings.py" line="632" />
             <source>Head statistics need every map at once; this sentence is too long for that. Its maps are computed one head at a time.</source>
             <translation>注意力头统计需要同时用到全部注意力图，而这个句子太长，无法一次算出。它的注意力图是逐个头按需计算的。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="335" />
+            <location filename="../../viz_app/window/bindings.py" line="334" />
             <source>Computing {analysis}…</source>
             <translation>正在计算{analysis}…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="339" />
+            <location filename="../../viz_app/window/bindings.py" line="338" />
             <source>This model cannot give its scores (Hugging Face returns weights only)</source>
             <translation>该模型无法给出分数（Hugging Face 只返回权重）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="465" />
+            <location filename="../../viz_app/window/bindings.py" line="464" />
             <source>This model has no {kind}.</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="718" />
+            <location filename="../../viz_app/window/bindings.py" line="717" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="488" />
+            <location filename="../../viz_app/window/bindings.py" line="487" />
             <source>&lt;h3&gt;Nothing to show yet&lt;/h3&gt;&lt;p&gt;Edit the source sentence to run the model.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="728" />
+            <location filename="../../viz_app/window/bindings.py" line="727" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="485" />
+            <location filename="../../viz_app/window/bindings.py" line="484" />
             <source>&lt;h3&gt;This model has no {kind}&lt;/h3&gt;&lt;p&gt;Choose another kind of attention.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
@@ -3501,7 +3383,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
     <context>
         <name>Quote</name>
         <message>
-            <location filename="../../viz_app/i18n/__init__.py" line="39" />
+            <location filename="../../viz_app/i18n/__init__.py" line="40" />
             <source>'{text}'</source>
             <translation>“{text}”</translation>
         </message>

@@ -18,7 +18,7 @@ from model_core.interpret.base import Analysis
 from model_core.interpret.contributions import source_share
 from model_core.interpret.registry import of_view
 from model_core.trace import Trace
-from viz_app.i18n import tr, tr_marked
+from viz_app.i18n import analysis_text, tr
 from viz_app.scope.state import (
     KINDS,
     OVERLAYS,
@@ -276,7 +276,7 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
         title = tr("MainWindow", "{title} · {n} of {total} heads OFF").format(title=title, n=len(off), total=n_heads)
     if found is not None and found.title:  # the analysis's own title (short: a note may follow)
         head_text = tr("MainWindow", "mean of heads") if spec.head is None else tr("MainWindow", "head {head}").format(head=spec.head)
-        title = analysis_text(found.title).format(kind=kind_short_title(spec.kind), layer=spec.layer, head=head_text,
+        title = analysis_text(found, found.title).format(kind=kind_short_title(spec.kind), layer=spec.layer, head=head_text,
                                                   step=t, total=total)
     if spec.mode == "contributions" and spec.kind != "encoder_self" and t > 0:  # what share came from the source
         share = float(source_share(trace)[t - 1])
@@ -325,11 +325,6 @@ def analysis_maps(trace: Trace, found: Analysis, kind: str) -> np.ndarray:
     value = np.asarray(found.view_maps(trace, kind))
     _ANALYSIS_MAPS[:] = [*_ANALYSIS_MAPS[-5:], (weakref.ref(trace), found.name, kind, value)]
     return value
-
-
-def analysis_text(marked: str) -> str:
-    """A text a plug-in analysis marked ``N_("Analyses", ...)``, in the UI language."""
-    return tr_marked(("Analyses", marked))
 
 
 _ANALYSIS_MAPS: list[tuple[weakref.ref, str, str, np.ndarray]] = []
@@ -462,7 +457,7 @@ def _whole_map_view(trace: Trace, spec: ViewSpec, found: Analysis) -> HeatmapVie
     whole = found.whole_map(trace)
     queries = decoder_row_labels(trace, t, spec.forced, spec.row_labels)
     keys = list(trace.src_tokens)
-    title = analysis_text(found.title).format(step=t, total=total)
+    title = analysis_text(found, found.title).format(step=t, total=total)
     current_row, visible_rows, origin = (t - 1 if t > 0 else None), t, (0, 0)
     if spec.window is None:
         matrix = np.ascontiguousarray(whole, dtype=np.float32)
@@ -493,7 +488,7 @@ def _layer_grid_view(trace: Trace, spec: ViewSpec, found: Analysis) -> HeatmapVi
     n_layers = matrix.shape[0]
     rows = [tr("MainWindow", "layer {layer}").format(layer=n_layers - 1 - i) for i in range(n_layers)]
     cols = [f"{i + 1}: {token}" for i, token in enumerate(list(trace.output_tokens)[:shown])]
-    title = analysis_text(found.title).format(step=t, total=total)
+    title = analysis_text(found, found.title).format(step=t, total=total)
     return HeatmapView("decoder_self", 0, None, t, total, matrix, rows, cols, title, tr("MainWindow", "decoder layer"),
                        tr("MainWindow", "step: the token written"), None, None, spec.colormap, spec.log_scale, {},
                        spec.font_pt, spec.mode, (0.0, 1.0), (0, 0), False, cells)

@@ -23,7 +23,7 @@ from model_core.inference.lazy_trace import pooled_overview
 from model_core.inference.pooling import pool_blocked, pool_max, pooled_length, tile_factors
 from model_core.interpret.registry import of_view
 from model_core.shared_types import KINDS
-from viz_app.i18n import N_, analysis_label, quoted, tr, tr_marked
+from viz_app.i18n import N_, analysis_label, analysis_text, quoted, tr, tr_marked
 from viz_app.scope.state import LONG_SENTENCE_MODES, ScopeStore, kind_title, long_sentence, view_needs_run
 from viz_app.widgets import AttentionHeatmap, HeadMosaic, NextTokenPanel, PositionalPanel, chip_kind
 from viz_app.widgets.ablation import AblationPanel, BeforeAfterBars, ablation_summary
@@ -34,7 +34,6 @@ from viz_app.widgets.map_view import (
     ViewSpec,
     agreement_of,
     analysis_maps,
-    analysis_text,
     apply_view,
     heatmap_view,
     score_tiles,
@@ -283,7 +282,7 @@ class ChipsBinding(QObject):
                 or s.trace.n_steps < s.step or lazy_too_big(s.trace)):
             self.inputs.source_chips.set_bar_values(None)
             return
-        self.inputs.source_chips.set_bar_values(found.whole_map(s.trace)[s.step - 1], label=analysis_text(found.bars_label))
+        self.inputs.source_chips.set_bar_values(found.whole_map(s.trace)[s.step - 1], label=analysis_text(found, found.bars_label))
 
 
 class MapBinding(QObject):

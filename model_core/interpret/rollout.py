@@ -1,18 +1,145 @@
-"""Attention rollout (Abnar & Zuidema, 2020) as a plug-in analysis: derived from the trace's maps when shown, one map
-for the whole decoding (decoder positions × source tokens) and its bars under the source chips. The arithmetic is
-:mod:`model_core.rollout` (numpy only, also drawn by the shared HTML view).
+"""Attention rollout (Abnar & Zuidema, 2020) as a plug-in analysis: derived from the trace's maps when shown (numpy
+only), one map for the whole decoding (decoder positions × source tokens, its ``whole_map``) and its bars under the
+source chips. The window and the shared HTML page both read it through the declaration.
+
+Attention rollout (Abnar & Zuidema, 2020)
+-----------------------------------------
+A layer's output at position q is its input at q (the residual connection) plus what attention
+mixed in. Rollout models that mixture with the head-averaged attention and the residual given equal
+weight, Â = 0.5·mean_h(A) + 0.5·I, rows renormalised to 1, and multiplies it through the layers:
+
+    encoder:  R_enc = Â_L · … · Â_2 · Â_1          (R_enc[i, j]: share of source token j in the
+                                                      encoder output at position i; R_enc = I
+                                                      when there is no encoder layer)
+
+The decoder's residual stream mixes two kinds of input: the decoder input tokens and, through
+cross-attention, the source tokens. Two matrices follow it, D [T, T] (share of decoder input
+token u in position t) and E [T, S] (share of source token j in position t), starting from
+D = I, E = 0. For each decoder layer:
+
+    self-attention + residual:   D ← Â_self · D,          E ← Â_self · E
+    cross-attention + residual:  D ← 0.5 · D,             E ← 0.5 · E + 0.5 · mean_h(A_cross) · R_enc
+
+(the encoder output at source position j is itself the mixture R_enc[j] of source tokens). Every
+row of [D | E] sums to 1, so ``source_share[t] = Σ_j E[t, j]`` is the fraction of position t's
+final state that rollout credits to the source. Because every sublayer gives its residual the same
+fixed weight, that fraction is the same for every real position, 1 − 2^(−L_dec) (0.75 with two
+decoder layers): it tells how deep the decoder is, not how much a token relied on the source. What
+varies, and what to show, is how E spreads over the source and D over the earlier target tokens.
+
+A query with an all-zero attention row (one whose mask allows no key; padded rows in traces saved by
+older versions, which zeroed them) keeps its residual only: its self-attention Â row is
+the identity row (that is what renormalising 0.5·0 + 0.5·I gives) and its cross-attention step
+leaves D and E unchanged, so nothing divides by zero.
 """
 
 from __future__ import annotations
 
 import weakref
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..rollout import Rollout, decoder_rollout
 from ..shared_types import KINDS
 from ..trace import Trace
 from .base import N_, Analysis, MapView
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """Encoder-decoder rollout: per target position, the share of each source and target token.
+
+    ``source`` [T, S] is E, ``target`` [T, T] is D (see the module docstring), ``source_share`` [T]
+    the row sums of E; ``encoder`` [S, S] is the encoder rollout R_enc that E was built on.
+    """
+
+    source: np.ndarray
+    target: np.ndarray
+    source_share: np.ndarray
+    encoder: np.ndarray
+
+
+def _with_residual(mean_attention: np.ndarray) -> np.ndarray:
+    """Â = 0.5·A + 0.5·I with rows renormalised; an all-zero (padded) row becomes the identity row."""
+    n = mean_attention.shape[-1]
+    mixed = 0.5 * mean_attention + 0.5 * np.eye(n, dtype=mean_attention.dtype)
+    return mixed / mixed.sum(-1, keepdims=True)
+
+
+def _precision(stack: np.ndarray) -> np.dtype:
+    """Rollout runs in the maps' precision (float32 for model traces: its products cost half as much
+    as float64 and keep rows summing to 1 within ~1e-6), float64 for float64 or integer input."""
+    return np.result_type(stack.dtype if np.issubdtype(stack.dtype, np.floating) else np.float64, np.float32)
+
+
+def _head_mean(layer: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
+    """Mean over the active heads of ``[H, Q, K]`` (all when ``active`` is None); zeros when none is active,
+    which the callers read as "this sublayer added nothing": only the residual carries on."""
+    if active is not None and not bool(np.all(active)):
+        layer = layer[np.asarray(active, bool)]
+    return (layer.sum(0) / max(layer.shape[0], 1)).astype(_precision(layer), copy=False)
+
+
+def _check_stack(name: str, stack: np.ndarray, square: bool) -> np.ndarray:
+    stack = np.asarray(stack)
+    if stack.ndim != 4 or (square and stack.shape[2] != stack.shape[3]):
+        shape = "[layers, heads, n, n]" if square else "[layers, heads, queries, keys]"
+        raise ValueError(f"{name} must have shape {shape}, not {list(stack.shape)}")
+    return stack
+
+
+def encoder_rollout(encoder_self: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
+    """R_enc [S, S] = Â_L · … · Â_1 of the encoder self-attention ``[L, H, S, S]`` (I when L = 0).
+
+    ``active`` [L, H] (optional) leaves switched-off heads out of each layer's mean: an ablated head's
+    weights are computed but its output is zero, so it moves nothing along the residual stream.
+    """
+    encoder_self = _check_stack("encoder_self", encoder_self, square=True)
+    rollout: np.ndarray | None = None  # None = I, so the first layer costs no product
+    for index, layer in enumerate(encoder_self):
+        a = _with_residual(_head_mean(layer, None if active is None else active[index]))
+        rollout = a if rollout is None else a @ rollout
+    return np.eye(encoder_self.shape[-1], dtype=_precision(encoder_self)) if rollout is None else rollout
+
+
+def decoder_rollout(encoder_self: np.ndarray, decoder_self: np.ndarray, cross: np.ndarray,
+                    active: dict[str, np.ndarray] | None = None) -> Rollout:
+    """Follow the decoder's residual stream through self- and cross-attention (module docstring).
+
+    ``encoder_self`` [L_enc, H, S, S], ``decoder_self`` [L_dec, H, T, T], ``cross`` [L_dec, H, T, S];
+    ``active`` maps a kind to its [L, H] booleans (False: the head was switched off, see
+    :func:`encoder_rollout`); kinds not in it use every head.
+    """
+    decoder_self = _check_stack("decoder_self", decoder_self, square=True)
+    cross = _check_stack("cross", cross, square=False)
+    active = active or {}
+    r_enc = encoder_rollout(encoder_self, active.get("encoder_self"))
+    self_active, cross_active = active.get("decoder_self"), active.get("cross")
+    n_layers, _, t, s = cross.shape
+    if decoder_self.shape[0] != n_layers or decoder_self.shape[2] != t or r_enc.shape[0] != s:
+        raise ValueError(
+            f"inconsistent shapes: decoder_self {list(decoder_self.shape)}, cross {list(cross.shape)}, "
+            f"encoder_self {list(np.shape(encoder_self))}"
+        )
+    # E is linear in R_enc: carry M with E = M · R_enc and multiply by R_enc once at the end
+    # (one [T,S]×[S,S] product instead of one per layer). D = I and M = 0 at the start cost no product.
+    dtype = np.result_type(_precision(decoder_self), _precision(cross), r_enc.dtype)
+    d: np.ndarray | None = None
+    m: np.ndarray | None = None
+    for index, (self_layer, cross_layer) in enumerate(zip(decoder_self, cross, strict=True)):
+        a_self = _with_residual(_head_mean(self_layer, None if self_active is None else self_active[index]))
+        d = a_self if d is None else a_self @ d
+        m = None if m is None else a_self @ m
+        a_cross = _head_mean(cross_layer, None if cross_active is None else cross_active[index])
+        mass = a_cross.sum(-1, keepdims=True)
+        live = mass > 0  # a padded query attends to nothing: it keeps its residual only
+        a_cross = np.divide(a_cross, mass, out=np.zeros_like(a_cross), where=live)
+        keep = np.where(live, 0.5, 1.0).astype(dtype)
+        d = keep * d
+        m = 0.5 * a_cross if m is None else keep * m + 0.5 * a_cross
+    d = np.eye(t, dtype=dtype) if d is None else d
+    e = np.zeros((t, s), dtype) if m is None else m @ r_enc
+    return Rollout(source=e, target=d, source_share=e.sum(-1), encoder=r_enc)
 
 
 def trace_rollout(trace: Trace) -> Rollout:

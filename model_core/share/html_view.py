@@ -1,17 +1,20 @@
 """One self-contained HTML page of a trace: the file a teacher sends, and what ``Trace.show()`` draws in a notebook.
 
-Why here, at the torch-free level: a notebook must show a trace loaded from ``.npz`` without torch or Qt, and the
-window, the command line and the notebook must send the same page. The page is the trace's numbers (as
-three-significant-digit codes, :mod:`model_core.share.codes`), the view's words (:mod:`model_core.share.strings`) and
-a hand-written script and style sheet (``viewer.js``, ``viewer.css`` beside this module, no third-party code, nothing
-fetched when it is opened), all inlined into one file that opens from a USB stick or an e-mail attachment.
+Why here, above the analyses (:mod:`model_core.interpret`) and torch-free: a notebook must show a trace loaded from
+``.npz`` without torch or Qt, and the window, the command line and the notebook must send the same page. The page is
+the trace's numbers (as three-significant-digit codes, :mod:`model_core.share.codes`), the view's words
+(:mod:`model_core.share.strings`) and a hand-written script and style sheet (``viewer.js``, ``viewer.css`` beside this
+module, no third-party code, nothing fetched when it is opened), all inlined into one file that opens from a USB stick
+or an e-mail attachment. Each analysis is drawn from its plug-in's declaration in the registry (per-kind maps, one map
+of the whole decoding, or a grid of layers × steps with a text in each cell), so this module names none of them: a new
+plug-in shows in the page with no edit here.
 
 Safety of what a page embeds: every text (tokens, the model's name) travels inside JSON in a
 ``<script type="application/json">`` block with ``<``, ``>`` and ``&`` written as ``\\u003c`` etc., and the script
 sets it as text, never as HTML; a model named by a path keeps its file name only (:func:`public_name`).
 
-This module reads a trace by duck typing and never imports :mod:`model_core.trace` (the trace imports it for
-``Trace.show()``; two modules that import each other are refused by the import contracts).
+This module reads a trace by duck typing; ``Trace.show()`` reaches it through ``model_core.show`` (imported when
+called), so the trace, below the analyses, imports nothing of it.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ import numpy as np
 
 from ..atomic import atomic_file
 from ..detokenize import detokenize
-from ..rollout import decoder_rollout
+from ..interpret.base import Analysis, MapView, in_language
+from ..interpret.registry import ANALYSES
 from ..shared_types import KINDS
 from .codes import encode
 from .strings import LANGUAGES, STRINGS
@@ -80,41 +84,19 @@ class ViewOptions:
 
 
 # ---------------------------------------------------------------------------------------------- reading a trace
-def trace_analyses(trace: Any) -> dict[str, Any]:
-    """The analyses a trace holds, by name: ``attribution`` (src, tgt, method, change, converged), ``value_norms`` and
-    ``value_zeroing`` (per kind). The one place this module reads where a trace keeps them: its fields, or, where
-    the analyses are plug-ins, ``trace.analyses[name]`` (arrays named as in the ``.npz``: ``attribution_src``,
-    ``value_norms_KIND``, ``value_zeroing_KIND``; the method in ``text``)."""
-    held = getattr(trace, "analyses", None)
-    if isinstance(held, dict):  # the plug-in registry's results
-        def arrays(name: str) -> dict[str, Any]:
-            result = held.get(name)
-            return dict(getattr(result, "arrays", {}) or {}) if result is not None else {}
-
-        def text(name: str, key: str) -> str:
-            return str((getattr(held.get(name), "text", {}) or {}).get(key, ""))
-
-        attribution, norms, zeroing = arrays("attribution"), arrays("contributions"), arrays("value-zeroing")
-        fields = {"attribution_src": attribution.get("attribution_src"),
-                  "attribution_tgt": attribution.get("attribution_tgt"),
-                  "attribution_method": text("attribution", "attribution_method"),
-                  "attribution_change": attribution.get("attribution_change"),
-                  "attribution_converged": attribution.get("attribution_converged"),
-                  "value_norms": {k: norms[f"value_norms_{k}"] for k in KINDS if f"value_norms_{k}" in norms},
-                  "value_zeroing": {k: zeroing[f"value_zeroing_{k}"] for k in KINDS if f"value_zeroing_{k}" in zeroing}}
-    else:
-        fields = {name: getattr(trace, name, None) for name in (
-            "attribution_src", "attribution_tgt", "attribution_method", "attribution_change", "attribution_converged",
-            "value_norms", "value_zeroing")}
-    found: dict[str, Any] = {}
-    if fields["attribution_src"] is not None and fields["attribution_tgt"] is not None:
-        found["attribution"] = {"src": fields["attribution_src"], "tgt": fields["attribution_tgt"],
-                                "method": fields["attribution_method"] or "", "change": fields["attribution_change"],
-                                "converged": fields["attribution_converged"]}
-    for name in ("value_norms", "value_zeroing"):
-        if fields[name]:
-            found[name] = dict(fields[name])
-    return found
+def shown_analyses(trace: Any) -> list[Analysis]:
+    """The analyses whose view ``trace`` holds, in the registry's order: each with a drawing declared (per-kind maps,
+    one whole map or a layer grid) and its result in the trace (``result_in``; one derived from the maps always has
+    it, except for a long sentence whose maps are computed on demand when it needs them all at once)."""
+    lazy = any(_is_lazy(trace.attention(kind)) for kind in KINDS)
+    shown = []
+    for found in ANALYSES:
+        drawn = (found.view_maps, found.plain_maps, found.whole_map, found.layer_grid)
+        if found.view is None or all(way is None for way in drawn) or (lazy and not found.view.long_sentences):
+            continue
+        if found.result_in(trace):
+            shown.append(found)
+    return shown
 
 
 def public_name(name: str) -> str:
@@ -142,28 +124,43 @@ def _b64_chars(cells: int) -> int:
 
 def estimate_bytes(trace: Any, kinds: Iterable[str] | None = None, layers: tuple[int, ...] | None = None) -> int:
     """The page's size in bytes, from the shapes alone (nothing is computed): every map is 2 bytes a cell in base64."""
-    analyses = trace_analyses(trace)
     scores = getattr(trace, "scores", {}) or {}
     shapes = {kind: tuple(int(n) for n in trace.attention(kind).shape) for kind in KINDS}
-    copies = {kind: 1 + (kind in scores) + (kind in analyses.get("value_norms", {})) for kind in KINDS}
-    return shapes_bytes(shapes, trace.n_src, trace.n_steps, kinds, layers, copies=copies,
-                        zeroing=tuple(analyses.get("value_zeroing", {})), attribution="attribution" in analyses)
+    copies = {kind: 1 + (kind in scores) for kind in KINDS}
+    extra = sum(_analysis_cells(found, shapes, trace.n_src, trace.n_steps, kinds, layers) for found in shown_analyses(trace))
+    return shapes_bytes(shapes, trace.n_src, trace.n_steps, kinds, layers, copies=copies, extra=extra)
+
+
+def _analysis_cells(found: Analysis, shapes: dict[str, tuple[int, ...]], n_src: int, n_steps: int,
+                    kinds: Iterable[str] | None, layers: tuple[int, ...] | None) -> int:
+    """An analysis's share of the page in map cells, from the attention's shapes (a layer grid's texts at ~6 cells a
+    token): what its declaration draws."""
+    if found.whole_map is not None:
+        return n_steps * n_src
+    if found.layer_grid is not None:
+        return shapes["decoder_self"][0] * n_steps * 7
+    cells = 0
+    for kind in kinds or KINDS:
+        n, heads, rows, cols = shapes[kind]
+        if found.view_maps is not None:
+            n_layers = n if layers is None else sum(1 for la in layers if 0 <= la < n)
+            cells += n_layers * (heads + 1 if found.view is not None and found.view.uses_head else 1) * rows * cols
+        else:  # plain maps: one per kind at most
+            cells += rows * cols
+    return cells
 
 
 def shapes_bytes(shapes: dict[str, tuple[int, ...]], n_src: int, n_steps: int, kinds: Iterable[str] | None = None,
-                 layers: tuple[int, ...] | None = None, *, copies: dict[str, int] | None = None,
-                 zeroing: tuple[str, ...] = (), attribution: bool = False) -> int:
-    """:func:`estimate_bytes` from the maps' shapes [L, H, Q, K] per kind: what a command can check before the run
-    (a 4,096-token source is refused before it is decoded)."""
+                 layers: tuple[int, ...] | None = None, *, copies: dict[str, int] | None = None, extra: int = 0) -> int:
+    """:func:`estimate_bytes` from the maps' shapes [L, H, Q, K] per kind (``copies``: the weights and the scores),
+    plus ``extra`` cells of the analyses: what a command can check before the run (a 4,096-token source is refused
+    before it is decoded)."""
     total = _FIXED_BYTES + 60 * n_src + 60 * n_steps * (2 + TOP_K)  # tokens, labels, next-token bars
     for kind in kinds or KINDS:
         n, heads, rows, cols = shapes[kind]
         n_layers = n if layers is None else sum(1 for la in layers if 0 <= la < n)
         total += _b64_chars(n_layers * (heads + 1) * rows * cols * (copies or {}).get(kind, 1))
-        if kind in zeroing:
-            total += _b64_chars(n_layers * rows * cols)
-    total += _b64_chars(n_steps * n_src + n_steps * n_steps) * (1 + attribution)  # rollout, attribution
-    return total
+    return total + _b64_chars(extra)
 
 
 def smallest_bytes(trace: Any) -> int:
@@ -244,22 +241,60 @@ def _positional(trace: Any) -> dict[str, object]:
     return {"kind": kind, "dims": dims, "curves": [[round(float(v), 4) for v in pe[:, x]] for x in dims]}
 
 
-def _rollout(trace: Any) -> dict[str, object] | None:
-    """E [T, S] and D [T, T] of :func:`model_core.rollout.decoder_rollout` over the whole trace (switched-off heads
-    left out, as the window's rollout); None for a long sentence whose maps are computed on demand."""
-    stacks = [trace.attention(kind) for kind in KINDS]
-    if any(_is_lazy(s) for s in stacks):
-        return None
-    active = {kind: trace.active_heads(kind) for kind in KINDS} if hasattr(trace, "active_heads") else None
-    r = decoder_rollout(*stacks, active)
-    return {"source": encode(r.source, False).as_json(), "target": encode(r.target, False).as_json()}
+def _per_kind(found: Analysis, trace: Any, kinds: tuple[str, ...], layers: tuple[int, ...] | None) -> dict[str, object]:
+    """Per kind the analysis has maps for: its layers, its heads (0: one map per layer, or none) and the maps
+    [layers, H + 1 (the heads, then their mean) or 1, Q, K]. ``plain_maps`` are one map per kind, no layer or head."""
+    plain = found.view_maps is None
+    draw = found.plain_maps if plain else found.view_maps
+    per_head = not plain and found.view is not None and found.view.uses_head
+    signed = True if found.view is not None and found.view.signed else None
+    out: dict[str, object] = {}
+    for kind in kinds:
+        try:
+            maps = draw(trace, kind)  # type: ignore[misc]
+        except ValueError:  # none for this kind (not computed for it, or not defined there)
+            continue
+        n = int(np.shape(maps)[0])
+        chosen = list(range(n)) if plain or layers is None else [la for la in layers if 0 <= la < n]
+        if not chosen:
+            continue
+        parts = [_head_stack(maps, la) if per_head else np.asarray(maps[la][:1], np.float32) for la in chosen]
+        out[kind] = {"layers": chosen, "heads": int(np.shape(maps)[1]) if per_head else 0,
+                     "maps": encode(np.stack(parts), signed).as_json()}
+    return out
 
 
-def _attribution(found: dict[str, Any]) -> dict[str, object]:
-    converged = found.get("converged")
-    return {"method": str(found.get("method") or ""), "src": encode(found["src"], True).as_json(),
-            "tgt": encode(found["tgt"], True).as_json(),
-            "converged": None if converged is None else [bool(x) for x in np.asarray(converged).tolist()]}
+def _analysis_entry(found: Analysis, trace: Any, kinds: tuple[str, ...], layers: tuple[int, ...] | None,
+                    language: str) -> dict[str, object] | None:
+    """One analysis as the page draws it, from its declaration alone: its words in the page's language, its view's
+    flags and its numbers (per-kind maps, one whole map, or a layer grid with a text in each cell); None when it has
+    nothing for the kinds written."""
+    def say(text: str) -> str:
+        return in_language(found, text, language)
+
+    view = found.view or MapView()
+    plain = found.view_maps is None and found.plain_maps is not None
+    entry: dict[str, object] = {
+        "name": found.name, "label": say(found.label), "title": say(found.title) if found.title else "",
+        "signed": view.signed, "weightsLike": view.weights_like, "logScale": view.log_scale,
+        "layerLevels": view.layer_levels, "note": found.report(trace) if found.report is not None else None,
+    }
+    if found.whole_map is not None:
+        whole = np.asarray(found.whole_map(trace), np.float32)
+        entry.update(type="whole", map=encode(whole, True if view.signed else None).as_json())
+        entry.update(usesKind=False, usesLayer=False, usesHead=False, masks=False)
+    elif found.layer_grid is not None:
+        values, texts = found.layer_grid(trace)
+        entry.update(type="grid", values=encode(np.asarray(values, np.float32), True if view.signed else None).as_json(),
+                     texts=[[str(t) for t in row] for row in np.asarray(texts).tolist()])
+        entry.update(usesKind=False, usesLayer=False, usesHead=False, masks=False)
+    else:
+        per_kind = _per_kind(found, trace, kinds, layers)
+        if not per_kind:
+            return None
+        entry.update(type="maps", kinds=per_kind, usesKind=view.uses_kind, usesLayer=view.uses_layer and not plain,
+                     usesHead=view.uses_head and not plain, masks=not plain)
+    return entry
 
 
 def build_payload(trace: Any, options: ViewOptions) -> dict[str, object]:
@@ -275,9 +310,7 @@ def build_payload(trace: Any, options: ViewOptions) -> dict[str, object]:
     size, limit = estimate_bytes(trace, kinds, options.layers), options.limit or MAX_HTML_BYTES
     if size > limit:
         raise ViewTooLarge(size, smallest_bytes(trace), limit)
-    analyses = trace_analyses(trace)
     scores = getattr(trace, "scores", {}) or {}
-    norms, zeroing = analyses.get("value_norms", {}), analyses.get("value_zeroing", {})
     per_kind: dict[str, object] = {}
     for kind in kinds:
         stack = trace.attention(kind)
@@ -290,14 +323,6 @@ def build_payload(trace: Any, options: ViewOptions) -> dict[str, object]:
         }
         if kind in scores:
             entry["scores"] = _maps(scores[kind], layers, True)
-        if kind in norms:  # Kobayashi's ‖α·f(x)‖: each weight times its key's value norm, as the window computes it
-            n = np.asarray(norms[kind], np.float32)
-            parts = [np.asarray(stack[la], np.float32) * n[la][:, None, : stack.shape[-1]] for la in layers]
-            entry["contributions"] = _maps(np.stack(parts), list(range(len(parts))), False) if parts else \
-                _maps(stack, [], False)
-        if kind in zeroing:
-            vz = np.asarray(zeroing[kind], np.float32)
-            entry["value-zeroing"] = encode(vz[layers][:, None], False).as_json()
         per_kind[kind] = entry
     name_of = _token_names(trace, options.vocabulary)
     outputs = list(trace.output_tokens)
@@ -313,8 +338,9 @@ def build_payload(trace: Any, options: ViewOptions) -> dict[str, object]:
         "srcPad": np.asarray(trace.src_is_pad, bool).astype(int).tolist(),
         "tgtPad": np.asarray(trace.tgt_is_pad, bool).astype(int).tolist(),
         "steps": int(trace.n_steps), "kinds": per_kind, "next": _next_tokens(trace, name_of),
-        "positional": _positional(trace), "rollout": _rollout(trace),
-        "attribution": _attribution(analyses["attribution"]) if "attribution" in analyses else None,
+        "positional": _positional(trace),
+        "analyses": [entry for found in shown_analyses(trace)
+                     if (entry := _analysis_entry(found, trace, tuple(per_kind), options.layers, options.language))],
         "initial": {"kind": kind, "layer": options.layer, "head": options.head,
                     "step": trace.n_steps if options.step is None else max(0, min(int(options.step), trace.n_steps))},
     }

@@ -95,14 +95,40 @@
     step: DATA.initial.step, overlays: {}
   };
   function kindData() { return DATA.kinds[S.kind]; }
+  // the analyses, drawn from what each plug-in declared (html_view.py): per-kind maps ("maps"), one map of the whole
+  // decoding ("whole") or a grid of decoder layers × steps with a text in each cell ("grid"); none is named here
+  var ANALYSES = {};
+  DATA.analyses.forEach(function (a) { ANALYSES[a.name] = a; });
+  function analysis() { return ANALYSES[S.view] || null; }
   function views() {
     var found = ["weights"];
-    ["scores", "contributions", "value-zeroing"].forEach(function (v) {
-      if (kinds.some(function (k) { return DATA.kinds[k][v]; })) { found.push(v); }
-    });
-    if (DATA.rollout) { found.splice(1, 0, "rollout"); }
-    if (DATA.attribution) { found.push("attribution"); }
+    if (kinds.some(function (k) { return DATA.kinds[k].scores; })) { found.push("scores"); }
+    DATA.analyses.forEach(function (a) { found.push(a.name); });
     return found;
+  }
+  function viewLabel(v) { return ANALYSES[v] ? ANALYSES[v].label : T[v]; }
+  // whether the view v has a map for the kind k (one of the whole decoding has it for every kind)
+  function viewHasKind(v, k) {
+    var a = ANALYSES[v];
+    if (!a) { return v === "weights" || !!DATA.kinds[k][v]; }
+    return a.type !== "maps" || !!a.kinds[k];
+  }
+  function headText() { return S.head === "mean" ? T.mean : fill(T.head_n, {head: S.head}); }
+  function analysisTitle(a) {
+    var values = {kind: T[S.kind], layer: S.layer, head: headText(), step: S.step, total: DATA.steps};
+    if (a.title) { return fill(a.title, values); }
+    if (a.type === "maps" && a.usesLayer) {
+      return fill(T.map_title, {kind: a.label + " · " + T[S.kind], layer: S.layer, head: a.usesHead ? headText() : T.every_head,
+                                step: S.step, total: DATA.steps});
+    }
+    return fill(T.analysis_title, {label: a.type === "maps" ? a.label + " · " + T[S.kind] : a.label, step: S.step,
+                                   total: DATA.steps});
+  }
+  // the largest value of codes [from, to): a colour scale's top
+  function largest(enc, from, to) {
+    var codes = codesOf(enc), top = 0;
+    for (var i = from; i < to; i++) { var v = valueOf(codes[i], enc); if (isFinite(v)) { top = Math.max(top, v); } }
+    return top;
   }
 
   // the decoder rows' labels at a step, as the window writes them ("le → chat"; "…" not yet decoded)
@@ -124,46 +150,62 @@
     return DATA.tgt.map(function (tok, i) { return DATA.forced || i < S.step ? tok : FUTURE_LABEL; });
   }
 
-  // what the heatmap shows now: {enc, offset, rows, cols, rowLabels, colLabels, title, qLabel, kLabel, signed, range,
-  // decoderRows (rows after the step are blank), mask kind}
+  // what the heatmap shows now: {enc, at(row, col) → code index, rows, cols, rowLabels, colLabels, title, qLabel, kLabel,
+  // signed, scale ("fixed" 0..1, "scores" min..max, else 0..the largest shown), range, decoder (rows after the step are
+  // blank), kind (for the masks), overlays, text(row, col) (a grid's cell texts), note}
   function currentMap() {
-    var kd = kindData(), head = S.head === "mean" ? kd.heads : S.head;
-    var layerIndex = Math.max(0, kd.layers.indexOf(S.layer));
-    var total = DATA.steps, m = {signed: false, range: null, decoder: S.kind !== "encoder_self", kind: S.kind};
+    var kd = kindData(), a = analysis(), total = DATA.steps, i;
+    var m = {signed: false, range: null, decoder: S.kind !== "encoder_self", kind: S.kind, note: a ? a.note : null,
+             text: null, scale: "fixed", overlays: false};
     var qDecoder = DATA.forced ? T.query_forced : T.query_decoder;
-    if (S.view === "rollout" || S.view === "attribution") {
-      var targetSide = S.view === "attribution" && S.kind === "decoder_self";
-      m.enc = S.view === "rollout" ? DATA.rollout.source : (targetSide ? DATA.attribution.tgt : DATA.attribution.src);
-      m.offset = 0; m.rows = m.enc.shape[0]; m.cols = m.enc.shape[1]; m.decoder = true; m.kind = targetSide ? "decoder_self" : "cross";
+    if (a) {
+      m.signed = a.signed;
+      m.scale = a.weightsLike && !a.logScale ? "fixed" : "largest";
+    }
+    if (a && a.type === "whole") {  // decoder positions × source tokens; kind, layer and head do not apply
+      m.enc = a.map; m.rows = m.enc.shape[0]; m.cols = m.enc.shape[1]; m.decoder = true; m.kind = "cross";
+      m.at = function (r, c) { return r * m.cols + c; };
       m.rowLabels = decoderRows(false); m.rowFull = decoderRows(true);
-      m.colLabels = targetSide ? decoderInputs() : DATA.src; m.qLabel = qDecoder;
-      m.kLabel = targetSide ? T.key_decoder : T.key_source;
-      if (S.view === "rollout") {
-        m.title = fill(T.rollout_title, {step: S.step, total: total});
-      } else {
-        var method = DATA.attribution.method === "integrated-gradients" ? T.integrated_gradients : T.grad_input;
-        m.title = fill(T.attribution_title, {method: method, step: S.step, total: total});
-        var conv = DATA.attribution.converged;
-        if (conv && S.step > 0 && conv[S.step - 1] === false) { m.title += " · " + fill(T.not_converged, {row: S.step}); }
-        m.signed = true;
-      }
-      m.overlays = false;
+      m.colLabels = DATA.src; m.qLabel = qDecoder; m.kLabel = T.key_source;
+      m.title = analysisTitle(a);
       return m;
     }
-    var n = kd.weights.shape;  // [layers, heads + 1, Q, K]
-    m.rows = n[2]; m.cols = n[3];
-    if (S.view === "value-zeroing") {
-      m.enc = kd["value-zeroing"]; m.offset = layerIndex * m.rows * m.cols;
+    if (a && a.type === "grid") {  // decoder layers (the last at the top) × the steps so far, a text in each cell
+      var n = a.values.shape[0], steps = a.values.shape[1], shown = total ? Math.max(S.step, 1) : 0;
+      m.enc = a.values; m.rows = n; m.cols = Math.min(shown, steps); m.decoder = false; m.grid = true;
+      m.at = function (r, c) { return (n - 1 - r) * steps + c; };
+      m.text = function (r, c) { return a.texts[n - 1 - r][c]; };
+      m.rowLabels = [];
+      for (i = 0; i < n; i++) { m.rowLabels.push(fill(T.layer_n, {layer: n - 1 - i})); }
+      m.rowFull = m.rowLabels;
+      m.colLabels = DATA.out.slice(0, m.cols).map(function (tok, c) { return (c + 1) + ": " + tok; });
+      m.qLabel = T.decoder_layer; m.kLabel = T.step_written; m.title = analysisTitle(a);
+      return m;
+    }
+    var layerIndex = Math.max(0, kd.layers.indexOf(S.layer)), head = S.head === "mean" ? kd.heads : S.head;
+    var per, size;
+    if (a) {  // an analysis's maps of this kind: [layers, heads + 1 (their mean last) or 1, Q, K]
+      var ak = a.kinds[S.kind], li = a.usesLayer ? Math.max(0, ak.layers.indexOf(S.layer)) : 0;
+      m.enc = ak.maps; per = ak.maps.shape[1];
+      m.rows = ak.maps.shape[2]; m.cols = ak.maps.shape[3]; size = m.rows * m.cols;
+      m.offset = (li * per + (ak.heads ? (S.head === "mean" ? ak.heads : S.head) : 0)) * size;
+      if (a.layerLevels) {  // 0 to the largest of the layer, so the heads compare (as the window)
+        var top = largest(m.enc, li * per * size, (li + 1) * per * size);
+        m.range = [0, top > 0 ? top : 1];
+      }
+      m.overlays = a.masks;
+      m.title = analysisTitle(a);
     } else {
-      m.enc = S.view === "weights" ? kd.weights : kd[S.view];
+      var shape = kd.weights.shape;  // [layers, heads + 1, Q, K]
+      m.rows = shape[2]; m.cols = shape[3];
+      m.enc = S.view === "weights" ? kd.weights : kd.scores;
       m.offset = ((layerIndex * (kd.heads + 1)) + head) * m.rows * m.cols;
+      if (S.view === "scores") { m.signed = true; m.scale = "scores"; }
+      m.overlays = true;
+      m.title = fill(T.map_title, {kind: S.view === "weights" ? T[S.kind] : T[S.view] + " · " + T[S.kind],
+                                   layer: S.layer, head: headText(), step: S.step, total: total});
     }
-    if (S.view === "scores") { m.signed = true; }
-    if (S.view === "contributions") {  // 0 to the largest of the layer, so the heads compare (as the window)
-      var codes = codesOf(m.enc), size = (kd.heads + 1) * m.rows * m.cols, top = 0;
-      for (var i = layerIndex * size; i < (layerIndex + 1) * size; i++) { top = Math.max(top, valueOf(codes[i], m.enc)); }
-      m.range = [0, top > 0 ? top : 1];
-    }
+    m.at = function (r, c) { return m.offset + r * m.cols + c; };
     if (S.kind === "encoder_self") {
       m.rowLabels = DATA.src.map(cut); m.rowFull = DATA.src; m.colLabels = DATA.src; m.qLabel = T.query_source; m.kLabel = T.key_source;
       m.decoder = false;
@@ -172,17 +214,11 @@
       m.colLabels = S.kind === "decoder_self" ? decoderInputs() : DATA.src;
       m.kLabel = S.kind === "decoder_self" ? T.key_decoder : T.key_source;
     }
-    var headText = S.head === "mean" ? T.mean : fill(T.head_n, {head: S.head});
-    var off = kd.off.filter(function (p) { return p[0] === S.layer; }).map(function (p) { return p[1]; });
-    if (S.view === "value-zeroing") {
-      m.title = fill(T.value_zeroing_title, {kind: T[S.kind], layer: S.layer, step: S.step, total: total});
-    } else {
-      m.title = fill(T.map_title, {kind: S.view === "weights" ? T[S.kind] : T[S.view] + " · " + T[S.kind],
-                                   layer: S.layer, head: headText, step: S.step, total: total});
+    if (!a || (a.usesHead && a.usesLayer)) {  // a switched-off head: said as in the window
+      var off = kd.off.filter(function (p) { return p[0] === S.layer; }).map(function (p) { return p[1]; });
       if (S.head !== "mean" && off.indexOf(S.head) >= 0) { m.title = fill(T.switched_off, {title: m.title}); }
       else if (S.head === "mean" && off.length) { m.title = fill(T.heads_off, {title: m.title, n: off.length, total: kd.heads}); }
     }
-    m.overlays = true;
     return m;
   }
 
@@ -239,7 +275,7 @@
   }
   var viewSel = picker(T.view, "view"), kindSel = picker(T.kind, "kind");
   var layerSel = picker(T.layer, "layer"), headSel = picker(T.head, "head");
-  views().forEach(function (v) { viewSel.appendChild(el("option", {value: v}, T[v])); });
+  views().forEach(function (v) { viewSel.appendChild(el("option", {value: v}, viewLabel(v))); });
   kinds.forEach(function (k) { kindSel.appendChild(el("option", {value: k}, T[k])); });
   var stepBox = el("div", {class: "stepper"});
   var prev = el("button", {type: "button", id: "prev", "aria-label": "←"}, "←");
@@ -255,6 +291,7 @@
 
   var mapSection = el("section", {class: "map"});
   var mapTitle = el("h2", {id: "map-title"});
+  var mapNote = el("p", {class: "note", id: "map-note"});
   var axes = el("p", {class: "axes", id: "axes"});
   var wrap = el("div", {class: "canvas-wrap", id: "canvas-wrap"});
   var canvas = el("canvas", {id: "heatmap", role: "img"});
@@ -264,7 +301,8 @@
   var readout = el("p", {class: "readout", id: "readout", "aria-live": "polite"});
   var rowOut = el("span", {id: "readout-row"}), colOut = el("span", {id: "readout-col"});
   var valueOut = el("span", {id: "readout-value", class: "value"});
-  [mapTitle, axes, wrap, readout].forEach(function (n) { mapSection.appendChild(n); });
+  var textOut = el("span", {id: "readout-text", class: "cell-text"});
+  [mapTitle, mapNote, axes, wrap, readout].forEach(function (n) { mapSection.appendChild(n); });
   root.appendChild(mapSection);
 
   var side = el("section", {class: "side"});
@@ -293,11 +331,7 @@
     for (var h = 0; h < kd.heads; h++) { headSel.appendChild(el("option", {value: String(h)}, fill(T.head_n, {head: h}))); }
     if (S.head !== "mean" && S.head >= kd.heads) { S.head = "mean"; }
     headSel.value = String(S.head);
-    var views_ = views().filter(function (v) {
-      return v === "weights" || v === "rollout" || v === "attribution" || kd[v];
-    });
-    Array.prototype.forEach.call(viewSel.options, function (o) { o.disabled = views_.indexOf(o.value) < 0; });
-    if (views_.indexOf(S.view) < 0) { S.view = "weights"; }
+    if (!viewHasKind(S.view, S.kind)) { S.view = "weights"; }
     viewSel.value = S.view;
     overlayBox.textContent = "";
     overlayBox.appendChild(el("span", {class: "line-label"}, T.overlays));
@@ -310,7 +344,14 @@
       overlayBox.appendChild(box);
     });
   }
-  viewSel.addEventListener("change", function () { S.view = viewSel.value; draw(); });
+  viewSel.addEventListener("change", function () {
+    S.view = viewSel.value;
+    if (!viewHasKind(S.view, S.kind)) {  // an analysis without this kind: its first kind
+      S.kind = kinds.filter(function (k) { return viewHasKind(S.view, k); })[0];
+      fillLayers();
+    }
+    draw();
+  });
   kindSel.addEventListener("change", function () { S.kind = kindSel.value; fillLayers(); draw(); });
   layerSel.addEventListener("change", function () { S.layer = Number(layerSel.value); draw(); });
   headSel.addEventListener("change", function () { S.head = headSel.value === "mean" ? "mean" : Number(headSel.value); draw(); });
@@ -348,6 +389,15 @@
     var fit = Math.floor(Math.min(avail / Math.max(m.cols, 1), narrow ? Infinity : tall / Math.max(m.rows, 1)));
     var least = m.cols > 300 || m.rows > 300 ? 2 : (narrow ? 12 : 14);
     var cell = Math.max(Math.min(fit, 44), least), cellH = cell;
+    if (m.text) {  // a grid with a word in each cell: cells as wide as the words (up to 12 characters), when they fit
+      var widest = 0;
+      for (var tr = 0; tr < m.rows; tr++) {
+        for (var tc = 0; tc < m.cols; tc++) { widest = Math.max(widest, ctx.measureText(cut(m.text(tr, tc))).width); }
+      }
+      cellH = Math.max(Math.min(Math.floor(tall / Math.max(m.rows, 1)), 36), 22);
+      cell = Math.max(Math.min(Math.ceil(widest) + 10, 130), cellH);
+      if (cell * m.cols > avail) { cell = Math.max(Math.floor(avail / Math.max(m.cols, 1)), least); }
+    }
     var width = rowW + cell * m.cols + 8, height = colH + cellH * m.rows + 8;
     canvas.width = Math.round(width * dpr); canvas.height = Math.round(height * dpr);
     canvas.style.width = width + "px"; canvas.style.height = height + "px";
@@ -358,19 +408,19 @@
     var visibleRows = m.decoder ? Math.min(S.step, m.rows) : m.rows;
     var values = new Float64Array(visibleRows * m.cols);  // the visible cells, read once
     for (r = 0; r < visibleRows; r++) {
-      for (c = 0; c < m.cols; c++) { values[r * m.cols + c] = valueOf(codes[m.offset + r * m.cols + c], m.enc); }
+      for (c = 0; c < m.cols; c++) { values[r * m.cols + c] = valueOf(codes[m.at(r, c)], m.enc); }
     }
     if (m.range) { lo = m.range[0]; hi = m.range[1]; }
-    else if (m.signed || S.view === "rollout") {  // weights keep 0..1, as in the window
+    else if (m.signed || m.scale !== "fixed") {  // weights and values like them keep 0..1, as in the window
       var least = Infinity, most = -Infinity, big = 0;
       for (var i = 0; i < values.length; i++) {
         if (isFinite(values[i])) { least = Math.min(least, values[i]); most = Math.max(most, values[i]); big = Math.max(big, Math.abs(values[i])); }
       }
-      if (S.view === "scores") { lo = least; hi = most; if (!(hi > lo)) { lo = (isFinite(lo) ? lo : 0) - 1; hi = lo + 2; } }
+      if (m.scale === "scores") { lo = least; hi = most; if (!(hi > lo)) { lo = (isFinite(lo) ? lo : 0) - 1; hi = lo + 2; } }
       else if (m.signed) { lo = -(big || 1); hi = big || 1; }
       else { hi = most > 0 ? most : 1; }
     }
-    var table = m.signed && S.view !== "scores" ? SIGNED_RGB : SEQUENTIAL_RGB;
+    var table = m.signed && m.scale !== "scores" ? SIGNED_RGB : SEQUENTIAL_RGB;
     var x0 = rowW, y0 = colH, blocked = [];
     // one pixel a cell in an image scaled up without smoothing: a 1,000 × 1,000 map draws at once
     var image = new ImageData(Math.max(m.cols, 1), Math.max(m.rows, 1));
@@ -406,9 +456,23 @@
         }
       });
     }
+    if (m.text && cellH >= 16) {  // each cell's word, dark on light colours and white on dark ones
+      ctx.font = font + "px system-ui, sans-serif"; ctx.textAlign = "center"; ctx.textBaseline = "middle";
+      for (r = 0; r < m.rows; r++) {
+        for (c = 0; c < m.cols; c++) {
+          var at = 4 * (r * m.cols + c), dark = 0.299 * image.data[at] + 0.587 * image.data[at + 1] + 0.114 * image.data[at + 2] < 140;
+          ctx.fillStyle = dark ? "#ffffff" : "#111111";
+          ctx.fillText(cut(m.text(r, c)), x0 + c * cell + cell / 2, y0 + r * cellH + cellH / 2, cell - 4);
+        }
+      }
+    }
     if (m.decoder && S.step > 0 && S.step <= m.rows) {  // the current row
       ctx.strokeStyle = "#f28e2b"; ctx.lineWidth = 2;
       ctx.strokeRect(x0 + 1, y0 + (S.step - 1) * cellH + 1, cell * m.cols - 2, cellH - 2);
+    }
+    if (m.grid && S.step > 0 && S.step <= m.cols) {  // the current step's column
+      ctx.strokeStyle = "#f28e2b"; ctx.lineWidth = 2;
+      ctx.strokeRect(x0 + (S.step - 1) * cell + 1, y0 + 1, cell - 2, cellH * m.rows - 2);
     }
     // labels: every row and column when they fit (≥ 9 px a cell), else every k-th
     ctx.fillStyle = "#222"; ctx.textBaseline = "middle"; ctx.textAlign = "right";
@@ -449,13 +513,15 @@
     }
     var m = geometry.map;
     var rowText = m.rowFull[hit.row], colText = m.colLabels[hit.col];
-    var value = hit.row < geometry.visibleRows ? formatCode(codesOf(m.enc)[m.offset + hit.row * m.cols + hit.col], m.enc) : FUTURE_LABEL;
+    var value = hit.row < geometry.visibleRows ? formatCode(codesOf(m.enc)[m.at(hit.row, hit.col)], m.enc) : FUTURE_LABEL;
     rowOut.textContent = rowText; colOut.textContent = colText; valueOut.textContent = value;
-    var template = T.readout, pieces = template.split(/(\{row\}|\{col\}|\{value\})/);
+    textOut.textContent = m.text ? m.text(hit.row, hit.col) : "";
+    var template = m.text ? T.grid_readout : T.readout, pieces = template.split(/(\{row\}|\{col\}|\{value\}|\{text\})/);
     pieces.forEach(function (piece) {
       if (piece === "{row}") { readout.appendChild(rowOut); }
       else if (piece === "{col}") { readout.appendChild(colOut); }
       else if (piece === "{value}") { readout.appendChild(valueOut); }
+      else if (piece === "{text}") { readout.appendChild(textOut); }
       else if (piece) { readout.appendChild(document.createTextNode(piece)); }
     });
     readout.setAttribute("data-row", String(hit.row)); readout.setAttribute("data-col", String(hit.col));
@@ -537,15 +603,18 @@
     slider.value = String(S.step);
     stepText.textContent = fill(T.step_of, {step: S.step, total: DATA.steps});
     kindSel.value = S.kind; layerSel.value = String(S.layer); headSel.value = String(S.head); viewSel.value = S.view;
-    var whole = S.view === "rollout";
-    kindSel.disabled = whole; layerSel.disabled = whole; headSel.disabled = whole || S.view === "value-zeroing";
-    overlayBox.style.visibility = whole || S.view === "attribution" ? "hidden" : "visible";
+    var a = analysis();
+    kindSel.disabled = !!a && !a.usesKind; layerSel.disabled = !!a && !a.usesLayer; headSel.disabled = !!a && !a.usesHead;
+    Array.prototype.forEach.call(kindSel.options, function (o) { o.disabled = !viewHasKind(S.view, o.value); });
     Array.prototype.forEach.call(outLine.querySelectorAll(".chip"), function (chip, i) {
       chip.classList.toggle("current", i === S.step - 1);
       chip.classList.toggle("future", !DATA.forced && i >= S.step);
     });
     var m = currentMap();
+    overlayBox.style.visibility = m.overlays ? "visible" : "hidden";
     mapTitle.textContent = m.title;
+    mapNote.textContent = m.note || "";
+    mapNote.style.display = m.note ? "block" : "none";
     axes.textContent = m.qLabel + " · " + m.kLabel;
     drawHeatmap(m);
     var last = readout.getAttribute("data-row");
@@ -560,6 +629,7 @@
   // for tests and for anyone scripting the page: where a cell is drawn, and the state
   window.attentionScope = {
     state: S,
+    shown: function () { return {rows: geometry.rows, cols: geometry.cols, title: geometry.map.title}; },
     cellCenter: function (row, col) {
       var box = canvas.getBoundingClientRect();
       return {x: box.left + geometry.x0 + (col + 0.5) * geometry.cell, y: box.top + geometry.y0 + (row + 0.5) * geometry.cellH};

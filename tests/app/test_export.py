@@ -828,7 +828,7 @@ def test_the_page_takes_the_windows_model_name_words_and_translation(qtbot, trac
 
     host = FakeHost(trace, ex.ViewSpec(kind="decoder_self", layer=0, head=2, step=2, forced=False))
     vocab = tuple(f"word{i}" for i in range(trace.logprobs.shape[-1]))
-    host.state = SimpleNamespace(model=SimpleNamespace(name="/home/teacher/models/tiny.safetensors", tgt_vocab=vocab),
+    host.store = SimpleNamespace(model=SimpleNamespace(name="/home/teacher/models/tiny.safetensors", tgt_vocab=vocab),
                                  translation="the words the model wrote")
     owner = QObject()
     acts = ea.ExportActions(host, owner)

@@ -26,8 +26,7 @@ from model_core.analysis.measures import (
     verify_trace,
 )
 from model_core.inference.run import trace_of
-from model_core.interpret.rollout import trace_rollout
-from model_core.rollout import decoder_rollout, encoder_rollout
+from model_core.interpret.rollout import decoder_rollout, encoder_rollout, trace_rollout
 
 SRC = [5, 6, 7, 8, 2, 0, 0]  # two padded source positions
 OUT = [9, 10, 11, 2]

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import model_core
@@ -126,3 +127,44 @@ def test_opening_a_model_and_tracing_imports_nothing_heavy():
     proc = subprocess.run([sys.executable, "-c", LOAD_AND_TRACE], capture_output=True, text=True, timeout=180, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "heavy:"
+
+
+SHOW = r"""
+import json, sys
+import numpy as np
+import model_core
+from model_core import Trace
+import model_core.share.html_view
+loaded = {"torch": "torch" in sys.modules, "qt": any(m in sys.modules for m in ("PySide6", "pyqtgraph"))}
+trace = Trace.load(sys.argv[1])
+page = trace.show().page
+again = model_core.show(trace).page
+print(json.dumps({**loaded, "same": page == again, "module": model_core.show.__module__,
+                  "torch_after": "torch" in sys.modules, "rollout": '"name":"rollout"' in page}))
+"""
+
+
+def test_the_page_opens_from_an_npz_without_torch_or_qt(tmp_path):
+    """``model_core.show`` (and ``Trace.show()``, its facade) draws the analyses from their plug-ins, which import torch
+    only to compute: a notebook shows a saved trace with neither torch nor Qt loaded."""
+    rng = np.random.default_rng(0)
+    s, t = 4, 3
+
+    def maps(layers: int, q: int, k: int) -> np.ndarray:
+        raw = rng.random((layers, 2, q, k)).astype(np.float32)
+        return raw / raw.sum(-1, keepdims=True)
+
+    decoder = maps(2, t, t) * np.tril(np.ones((t, t), np.float32))
+    trace = model_core.Trace(
+        src_tokens=["a", "b", "c", "<eos>"], tgt_tokens=["<bos>", "x", "y"], output_tokens=["x", "y", "<eos>"],
+        src_ids=np.arange(4), tgt_ids=np.arange(3), output_ids=np.array([1, 2, 3]),
+        encoder_self=maps(2, s, s), decoder_self=decoder / decoder.sum(-1, keepdims=True), cross=maps(2, t, s),
+        allowed_encoder_self=np.ones((s, s), bool), allowed_decoder_self=np.tril(np.ones((t, t), bool)),
+        allowed_cross=np.ones((t, s), bool), logprobs=np.log(np.full((t, 5), 0.2, np.float32)),
+        src_is_pad=np.zeros(s, bool), tgt_is_pad=np.zeros(t, bool), positional_encoding=np.zeros((t, 4), np.float32))
+    npz = trace.save(tmp_path / "t.npz")
+    proc = subprocess.run([sys.executable, "-c", SHOW, str(npz)], capture_output=True, text=True, timeout=180, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert found == {"torch": False, "qt": False, "same": True, "module": "model_core.share.html_view",
+                     "torch_after": False, "rollout": True}

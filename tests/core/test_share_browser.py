@@ -272,6 +272,8 @@ def analysed(tmp_path_factory):
 
 
 def test_every_analysis_view_reads_the_trace_to_three_digits(driver, analysed):
+    from selenium.webdriver.common.by import By
+
     from model_core.interpret.attribution import attribution_of
     from model_core.interpret.contributions import norm_maps
     from model_core.interpret.rollout import trace_rollout
@@ -280,34 +282,93 @@ def test_every_analysis_view_reads_the_trace_to_three_digits(driver, analysed):
     trace, page = analysed
     _open(driver, page)
     row = trace.n_steps - 2
+    titles: dict[str, str] = {}
 
     _choose(driver, "view", "rollout")
     value, label = _hover(driver, row, 2)
     assert value == format(float(trace_rollout(trace).source[row, 2]), ".3g") and label == _full_row_label(trace, row)
+    titles["rollout"] = driver.find_element(By.ID, "map-title").text
 
     _choose(driver, "view", "attribution")
     _choose(driver, "kind", "cross")
     assert _hover(driver, row, 1)[0] == format(float(attribution_of(trace).src[row, 1]), ".3g")
     _choose(driver, "kind", "decoder_self")
-    assert _hover(driver, row, 1)[0] == format(float(trace.attribution_tgt[row, 1]), ".3g")
+    assert _hover(driver, row, 1)[0] == format(float(attribution_of(trace).tgt[row, 1]), ".3g")
+    assert not driver.find_element(By.ID, "layer").is_enabled()  # one map a kind: no layer, no head
+    assert not driver.find_element(By.CSS_SELECTOR, "#kind option[value='encoder_self']").is_enabled()
+    titles["attribution"] = driver.find_element(By.ID, "map-title").text
 
     _choose(driver, "view", "contributions")
     _choose(driver, "kind", "cross")
     _choose(driver, "layer", "1")
     _choose(driver, "head", "2")
     assert _hover(driver, row, 3)[0] == format(float(norm_maps(trace, "cross")[1, 2, row, 3]), ".3g")
+    titles["contributions"] = driver.find_element(By.ID, "map-title").text
 
     _choose(driver, "view", "value-zeroing")
     _choose(driver, "kind", "encoder_self")
     _choose(driver, "layer", "0")
     assert _hover(driver, 2, 4)[0] == format(float(value_zeroing_of(trace)["encoder_self"][0, 2, 4]), ".3g")
+    titles["value-zeroing"] = driver.find_element(By.ID, "map-title").text
 
     _choose(driver, "view", "scores")
     _choose(driver, "kind", "decoder_self")
     _choose(driver, "head", "0")
+    assert set(titles) == {"rollout", "attribution", "contributions", "value-zeroing"}
+    assert all("{" not in title and "}" not in title for title in titles.values()), titles  # every field filled
     scores = trace.scores["decoder_self"][0, 0]
     assert _hover(driver, 1, 3)[0] == format(float(scores[1, 3]), ".3g") == "-inf"  # blocked by the causal mask
     assert _hover(driver, 3, 1)[0] == format(float(scores[3, 1]), ".3g")
+    assert _errors(driver) == []
+
+
+@pytest.fixture(scope="module")
+def lensed(tmp_path_factory):
+    """A run with the logit lens, which the page draws from its declaration (a layer grid), not by name."""
+    from model_core import load_model
+    from model_core.inference.run import RunRequest, run
+
+    bundle = load_model("en-fr")
+    trace = run(bundle, RunRequest(SENTENCE, analyses=["logit-lens"])).trace
+    page = tmp_path_factory.mktemp("lensed") / "lensed.html"
+    write_html(trace, page, model=bundle.name)
+    return trace, page
+
+
+def test_the_logit_lens_is_a_grid_of_layers_and_steps_read_to_three_digits(driver, lensed, lesson, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from model_core.interpret.logit_lens import logit_lens_of
+
+    trace, page = lensed
+    lens = logit_lens_of(trace)
+    probs, firsts = lens["logit_lens_prob"], lens["logit_lens_top_tokens"][..., 0]
+    n_layers, total = probs.shape[0], trace.n_steps
+    _open(driver, lesson[1])  # a trace without the lens: no such view
+    assert "logit-lens" not in [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#view option")]
+    _open(driver, page)
+    _choose(driver, "view", "logit-lens")
+    assert driver.find_element(By.ID, "map-title").text.startswith("Logit lens") and "step" in driver.find_element(
+        By.ID, "map-title").text
+    assert all(not driver.find_element(By.ID, name).is_enabled() for name in ("kind", "layer", "head"))
+    assert driver.execute_script("return window.attentionScope.shown()")["cols"] == total  # every step so far
+    for row, col in ((0, total - 1), (n_layers - 1, 0), (1, total // 2)):  # the last layer on top
+        layer = n_layers - 1 - row
+        value, label = _hover(driver, row, col)
+        assert value == format(float(probs[layer, col]), ".3g") and label == f"layer {layer}"
+        assert driver.find_element(By.ID, "readout-text").text == str(firsts[layer, col])
+        assert driver.find_element(By.ID, "readout-col").text == f"{col + 1}: {trace.output_tokens[col]}"
+    assert driver.find_element(By.ID, "map-note").text.startswith("logit lens:")  # its report line
+    keep = Path(os.environ.get("ATTENTION_SCOPE_SCREENSHOTS", tmp_path))
+    keep.mkdir(parents=True, exist_ok=True)
+    driver.execute_script("window.scrollTo(0, 0)")
+    shot = driver.get_screenshot_as_png()
+    assert _png_size(shot) == (1280, 720)
+    (keep / "share-html-logit-lens-1280x720.png").write_bytes(shot)
+    _press(driver, Keys.ARROW_LEFT, 4)  # the columns are the steps so far
+    assert driver.execute_script("return window.attentionScope.shown()")["cols"] == total - 4
+    assert _hover(driver, 0, total - 5)[0] == format(float(probs[-1, total - 5]), ".3g")
     assert _errors(driver) == []
 
 

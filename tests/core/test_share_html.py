@@ -76,7 +76,7 @@ def test_a_twenty_token_sentence_with_every_map_and_analysis_stays_under_two_mb(
         entry = data["kinds"][kind]
         stack = trace.attention(kind)
         assert entry["weights"]["shape"] == [stack.shape[0], stack.shape[1] + 1, *stack.shape[2:]]
-        assert {"scores", "contributions", "value-zeroing"} <= set(entry)
+        assert "scores" in entry
         codes = _codes(entry["weights"]).reshape(entry["weights"]["shape"])
         lowest, decades = entry["weights"]["lowest"], entry["weights"]["decades"]
         layer, head = stack.shape[0] - 1, 1
@@ -85,19 +85,74 @@ def test_a_twenty_token_sentence_with_every_map_and_analysis_stays_under_two_mb(
         mean = stack[layer].mean(axis=0, dtype=np.float32)  # the window's mean of heads
         assert [decode_text(int(c), lowest, decades) for c in codes[layer, -1].ravel()] == \
                [format(float(v), ".3g") for v in mean.ravel()]
-    assert data["rollout"] is not None and data["attribution"]["method"] == "grad-input"
+    shown = _analyses(data)
+    assert list(shown) == ["rollout", "attribution", "contributions", "value-zeroing"]  # the registry's order
+    assert set(shown["contributions"]["kinds"]) == set(shown["value-zeroing"]["kinds"]) == set(data["kinds"])
+    norms = shown["contributions"]["kinds"]["cross"]["maps"]  # [L, H + 1, T, S]: every head, then their mean
+    assert norms["shape"] == [*trace.cross.shape[:1], trace.cross.shape[1] + 1, *trace.cross.shape[2:]]
+    assert shown["value-zeroing"]["kinds"]["cross"]["maps"]["shape"] == [trace.cross.shape[0], 1, *trace.cross.shape[2:]]
     chosen = data["next"][0]["chosen"]
     assert chosen[0] == trace.output_tokens[0] and chosen[3] == int(trace.output_ids[0])
+
+
+def _analyses(data: dict) -> dict[str, dict]:
+    return {entry["name"]: entry for entry in data["analyses"]}
+
+
+def _decoded(enc: dict) -> list[str]:
+    return [decode_text(int(c), enc["lowest"], enc["decades"]) for c in _codes(enc)]
 
 
 def test_rollout_in_the_page_is_the_windows_rollout(demo_run):
     from model_core.interpret.rollout import trace_rollout
 
     trace = demo_run[1].trace
-    enc = _payload(trace_html(trace))["rollout"]["source"]
+    entry = _analyses(_payload(trace_html(trace)))["rollout"]
+    assert entry["type"] == "whole" and not (entry["usesKind"] or entry["usesLayer"] or entry["usesHead"])
     expected = trace_rollout(trace).source
-    texts = [decode_text(int(c), enc["lowest"], enc["decades"]) for c in _codes(enc)]
-    assert texts == [format(float(v), ".3g") for v in expected.astype(np.float32).ravel()]
+    assert _decoded(entry["map"]) == [format(float(v), ".3g") for v in expected.astype(np.float32).ravel()]
+
+
+def test_every_analysis_is_drawn_from_its_declaration(demo_run):
+    """The page's numbers of each analysis are what its plug-in declares: ``view_maps`` (per kind, every layer and
+    head), ``plain_maps`` (attribution: one map per kind, none for the encoder), to three digits; its words and flags
+    are the declaration's."""
+    from model_core.interpret.registry import analysis
+
+    trace = demo_run[1].trace
+    shown = _analyses(_payload(trace_html(trace, layers=(1,))))
+    norms = analysis("contributions").view_maps(trace, "decoder_self")[1]  # [H, T, T]
+    enc = shown["contributions"]["kinds"]["decoder_self"]
+    assert enc["layers"] == [1] and enc["heads"] == norms.shape[0]
+    expected = np.concatenate([norms, norms.mean(axis=0, dtype=np.float32)[None]])
+    assert _decoded(enc["maps"]) == [format(float(v), ".3g") for v in expected.ravel()]
+    attribution = analysis("attribution")
+    assert set(shown["attribution"]["kinds"]) == {"cross", "decoder_self"}  # the encoder has none
+    assert shown["attribution"]["signed"] and not shown["attribution"]["usesLayer"]
+    src = attribution.plain_maps(trace, "cross")
+    assert _decoded(shown["attribution"]["kinds"]["cross"]["maps"]) == [format(float(v), ".3g") for v in src.ravel()]
+    assert shown["value-zeroing"]["usesHead"] is False and shown["contributions"]["layerLevels"] is True
+    assert shown["contributions"]["label"] == analysis("contributions").label
+    assert shown["contributions"]["title"] == analysis("contributions").title
+
+
+def test_a_chinese_page_reads_each_analysis_words_from_its_plug_in(demo_run, monkeypatch):
+    """An analysis's label and title come from its plug-in: English, or its ``zh`` translation on a Chinese page (the
+    English text where it has none)."""
+    from dataclasses import replace
+
+    from model_core.interpret.registry import ANALYSES
+
+    trace = demo_run[1].trace
+    rollout = next(a for a in ANALYSES if a.name == "rollout")
+    rollout = replace(rollout, zh={rollout.label: "注意力展开", rollout.title: "注意力展开 · 第 {step} / {total} 步"})
+    monkeypatch.setattr(html_view, "ANALYSES", tuple(rollout if a.name == "rollout" else a for a in ANALYSES))
+    chinese = _analyses(_payload(trace_html(trace, language="zh_CN")))
+    english = _analyses(_payload(trace_html(trace)))
+    assert (chinese["rollout"]["label"], chinese["rollout"]["title"]) == ("注意力展开", "注意力展开 · 第 {step} / {total} 步")
+    assert (english["rollout"]["label"], english["rollout"]["title"]) == (rollout.label, rollout.title)
+    assert chinese["attribution"]["label"] == "归因（积分梯度）"  # the plug-in's own table
+    assert english["attribution"]["label"] == "attribution (integrated gradients)"
 
 
 def test_hostile_tokens_and_names_are_data_never_markup(demo_run):
@@ -133,8 +188,7 @@ class _Shapes:
         self._maps = {"encoder_self": np.broadcast_to(np.float32(0), (layers, heads, s, s)),
                       "decoder_self": np.broadcast_to(np.float32(0), (layers, heads, t, t)),
                       "cross": np.broadcast_to(np.float32(0), (layers, heads, t, s))}
-        self.scores, self.value_norms, self.value_zeroing = {}, {}, {}
-        self.attribution_src = self.attribution_tgt = None
+        self.scores, self.analyses = {}, {}
 
     def attention(self, kind: str) -> np.ndarray:
         return self._maps[kind]
@@ -227,7 +281,7 @@ def test_a_long_sentences_maps_on_demand_give_the_same_page_numbers(tiny_checkpo
     monkeypatch.setattr("model_core.budgets.EAGER_MAPS_BYTES", 1000)
     assert main([*args, "--html", str(tmp_path / "lazy.html"), "--kind", "cross", "--layer", "1"]) == 0
     eager, lazy = (_payload((tmp_path / name).read_text(encoding="utf-8")) for name in ("eager.html", "lazy.html"))
-    assert lazy["rollout"] is None and eager["rollout"] is not None
+    assert "rollout" not in _analyses(lazy) and "rollout" in _analyses(eager)
     for data in (eager, lazy):
         assert data["kinds"]["cross"]["weights"]["shape"] == eager["kinds"]["cross"]["weights"]["shape"]
     texts = [[decode_text(int(c), d["kinds"]["cross"]["weights"]["lowest"], d["kinds"]["cross"]["weights"]["decades"])
@@ -251,11 +305,36 @@ def test_both_languages_have_every_word_the_page_reads_with_the_same_fields():
     script = (Path(html_view.__file__).parent / "viewer.js").read_text(encoding="utf-8")
     used = set(re.findall(r"\bT\.(\w+)", script)) | set(re.findall(r'T\["([\w -]+)"\]', script))
     english, chinese = STRINGS["en"], STRINGS["zh_CN"]
-    from model_core.interpret.registry import VIEW_MODES
+    from model_core.interpret.registry import MAP_MODES
     from model_core.shared_types import KINDS, OVERLAYS
 
-    used |= set(KINDS) | set(OVERLAYS) | set(VIEW_MODES)  # read as T[kind], T[view], T[overlay]
+    used |= set(KINDS) | set(OVERLAYS) | set(MAP_MODES)  # read as T[kind], T[view] (the analyses name their own), T[overlay]
     assert used <= set(english), used - set(english)
     assert set(english) == set(chinese)
     for key, text in english.items():
         assert set(re.findall(r"\{(\w+)\}", text)) == set(re.findall(r"\{(\w+)\}", chinese[key])), key
+
+
+def test_the_page_names_no_analysis_and_draws_a_new_one_from_its_declaration(demo_run, monkeypatch):
+    """``model_core/share`` knows no analysis by name: each shows from its plug-in's declaration, so a new plug-in (here
+    one declared in the test: a layer grid) appears in the page, its numbers and cell texts as declared."""
+    from model_core.interpret.base import Analysis, MapView
+    from model_core.interpret.registry import ANALYSES
+
+    folder = Path(html_view.__file__).parent
+    written = "\n".join(p.read_text(encoding="utf-8").lower() for p in sorted(folder.iterdir()) if p.is_file())
+    for found in ANALYSES:
+        for name in {found.name, found.name.replace("-", "_"), found.label.split(" (")[0].lower()}:
+            assert name not in written, name
+        assert sum(way is not None for way in (found.view_maps, found.plain_maps, found.whole_map, found.layer_grid)) >= 1
+    trace = demo_run[1].trace
+    values = np.linspace(0.0, 1.0, 3 * trace.n_steps, dtype=np.float32).reshape(3, trace.n_steps)
+    texts = np.array([[f"w{la}.{t}" for t in range(trace.n_steps)] for la in range(3)])
+    toy = Analysis("toy-grid", "toy grid", "a plug-in the page has never seen",
+                   view=MapView(uses_kind=False, uses_layer=False, uses_head=False, weights_like=True),
+                   layer_grid=lambda _trace: (values, texts), title="Toy · step {step} / {total}")
+    monkeypatch.setattr(html_view, "ANALYSES", (*ANALYSES, toy))
+    entry = _analyses(_payload(trace_html(trace)))["toy-grid"]
+    assert (entry["type"], entry["label"], entry["title"]) == ("grid", "toy grid", "Toy · step {step} / {total}")
+    assert _decoded(entry["values"]) == [format(float(v), ".3g") for v in values.ravel()]
+    assert entry["texts"] == texts.tolist()

@@ -260,10 +260,10 @@ class ExportActions(QObject):
         from model_core.share.html_view import ViewOptions, ViewTooLarge, write_html
         from viz_app.i18n import current_language
 
-        state = getattr(self._host, "store", None)  # the window's store: the model's name and words, the translation
-        model = getattr(state, "model", None)
+        store = getattr(self._host, "store", None)  # the window's store: the model's name and words, the translation
+        model = getattr(store, "model", None)
         vocab = list(getattr(model, "tgt_vocab", ()) or ())
-        translation = None if spec.forced else getattr(state, "translation", None)
+        translation = None if spec.forced else getattr(store, "translation", None)
         options = ViewOptions(model=str(getattr(model, "name", "") or ""), language=current_language(),
                               forced=spec.forced, translation=translation if isinstance(translation, str) else None,
                               vocabulary=vocab if len(vocab) == trace.logprobs.shape[-1] else None,

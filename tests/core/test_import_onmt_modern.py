@@ -246,7 +246,7 @@ def test_rotary_rms_gated_checkpoints_match_opennmt(tmp_path, model_args, opt_ar
     assert c.gated_ffn and c.positional == "none" and not c.scale_embedding
     assert c.n_kv_heads == (model_args.get("num_kv", 2))
     trace = _compare(bundle, reference, SRC_WORDS, TGT_WORDS)
-    session = bundle.session(" ".join(SRC_WORDS))  # stepping with the key/value cache: the same rows
+    session = bundle.decoder(" ".join(SRC_WORDS))  # stepping with the key/value cache: the same rows
     session.force(trace.output_ids.tolist())
     np.testing.assert_allclose(session.trace().decoder_self, trace.decoder_self, atol=ATOL)
     np.testing.assert_allclose(session.trace().logprobs, trace.logprobs, atol=1e-4)

@@ -142,7 +142,7 @@ def test_every_map_and_log_probability_equal_hugging_faces_eager_forward(case):
 def test_stepping_equals_teacher_forcing_and_the_scores_are_kept(case):
     _model, _folder, bundle = case
     reference = trace_of(bundle, SRC, TGT, capture_scores=True)
-    session = bundle.session(SRC, capture_scores=True)
+    session = bundle.decoder(SRC, capture_scores=True)
     session.force(reference.output_ids.tolist())
     stepped = session.trace()
     for kind in ("encoder_self", "decoder_self", "cross"):
@@ -158,7 +158,7 @@ def test_greedy_output_equals_hugging_faces_generate_on_twenty_sentences(case):
     steps = 8
     for sentence in SENTENCES:
         src_ids = bundle.encode_source(sentence).ids
-        session = bundle.session(sentence, DecodingSettings(), max_steps=steps)
+        session = bundle.decoder(sentence, DecodingSettings(), max_steps=steps)
         session.run()
         ours = session.trace().output_ids.tolist()
         src = torch.tensor([src_ids])
@@ -174,7 +174,7 @@ def test_beam_and_generation_agree_with_a_teacher_forced_pass(case):
     _model, _folder, bundle = case
     src_ids = bundle.encode_source(SRC).ids
     for settings in (DecodingSettings(), DecodingSettings(method="beam", beam_width=3)):
-        generating = bundle.session(SRC, settings, max_steps=6)
+        generating = bundle.decoder(SRC, settings, max_steps=6)
         generating.run()
         produced = generating.trace()
         forced = teacher_forced_trace(bundle.model, src_ids, produced.output_ids.tolist())

@@ -93,8 +93,33 @@ def evaluate_demo(name: str, out_dir: Path, seconds: float, device: str = "cpu",
     data = prepare_task(spec.task, n_train=spec.n_train, seed=spec.seed)
     bundle = load_model(out_dir / f"{name}.safetensors", device=device)
     text = evaluate(bundle, data.test, task=spec.task, tgt_joiner=data.tgt_joiner).format()
+    long = long_held_out(spec)
+    if long:  # the floor on long sentences: 15 to 20 words, held out like the others
+        report = evaluate(bundle, long, task=spec.task, tgt_joiner=data.tgt_joiner)
+        text += f"\nheld-out sentences of {LONG_WORDS} to 20 words: {len(long)}, exact match {100 * report.exact_match:.2f} %"
     (out_dir / f"{name}.eval.txt").write_text(f"{seconds:.0f}\n{text}\n", encoding="utf-8")
     return text
+
+
+#: the shortest sentence the long-sentence evaluation counts, in words
+LONG_WORDS = 15
+
+
+def long_held_out(spec: DemoSpec, n: int = 200) -> list:
+    """``n`` held-out sentences of :data:`LONG_WORDS` words or more of an A1+ task (none for other tasks): drawn from
+    the test split like the 500 of the main evaluation, so never trained on."""
+    from model_core.data import a1plus, generate
+    from model_core.training.tasks import HeldOut
+
+    if spec.task not in a1plus.TASKS:
+        return []
+    found = []
+    for example in generate(spec.task, 20 * n, seed=spec.seed, split="test"):
+        if sum(1 for w in example.src if w not in (".", "!", "?", ",", "'", "s")) >= LONG_WORDS:
+            found.append(HeldOut(example.src_text, example.tgt_text, example.alignment, example.word_start))
+            if len(found) == n:
+                break
+    return found
 
 
 def read_reports(out_dir: Path, recipes: dict[str, DemoSpec] = DEMOS) -> dict[str, tuple[str, float]]:

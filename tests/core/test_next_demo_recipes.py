@@ -57,3 +57,15 @@ def test_an_unknown_next_recipe_is_one_line(demo_models, capsys):
     with pytest.raises(SystemExit):
         demo_models.main(["--next", "reverse"])
     assert "no next recipe for reverse" in capsys.readouterr().err
+
+
+def test_the_long_sentences_are_held_out_and_long(demo_models):
+    from model_core.data import a1plus, in_test_bucket
+
+    long = demo_models.long_held_out(NEXT_DEMOS["en-fr"], n=3)
+    assert len(long) == 3
+    for held in long:
+        tree = a1plus.parse(held.src_text)
+        assert a1plus.word_count(tree) >= demo_models.LONG_WORDS
+        assert in_test_bucket(" ".join(w for w in held.src_text.split() if w not in (".", "!", "?", ",")))
+    assert demo_models.long_held_out(DEMOS["en-fr"]) == []

@@ -84,7 +84,8 @@ FR_PREP = {"in": "dans", "on": "sur", "under": "sous", "near": "près", "behind"
 #: (before, after) the noun in Chinese: 在桌子上, 在花园里
 ZH_PREP = {"in": "里", "on": "上", "under": "下面", "near": "附近", "behind": "后面"}
 #: the noun's own place word where it is not the preposition's: 在床上 (not 床里), 在公园里 (not 公园上)
-ZH_PLACE_WORD = {**{("in", n): "上" for n in ("bed", "street", "road", "sofa", "bus", "train", "boat", "plane", "bike",
+ZH_PLACE_WORD = {("at", "beach"): "上", ("in", "tree"): "上",
+                 **{("in", n): "上" for n in ("bed", "street", "road", "sofa", "bus", "train", "boat", "plane", "bike",
                                                "beach", "town", "bench", "armchair", "ship")}}
 #: whole places Chinese names without 里 (在学校, 在公园: an institution or town is a place word itself)
 ZH_BARE_PLACE = frozenset({"school", "library", "park", "zoo", "shop", "supermarket", "market", "restaurant",
@@ -129,6 +130,23 @@ PLACES_FOR: dict[str, frozenset[str]] = {
 ANIMATE = frozenset({"person", "family", "animal"})
 #: adjectives French says with avoir for a person or an animal (j'ai faim, le chien a froid)
 FR_AVOIR = {"hungry": "faim", "cold": "froid", "hot": "chaud", "thirsty": "soif", "scared": "peur"}
+#: A1+ weather: what French says there is (il y a du vent) and Chinese says it does (刮风了)
+FR_WEATHER_THERE = {"windy": ("du", "vent"), "foggy": ("du", "brouillard"), "sunny": ("du", "soleil"),
+                    "cloudy": ("des", "nuages")}
+ZH_WEATHER = {"windy": "刮风了", "foggy": "有雾", "sunny": "天气晴朗", "cloudy": "天阴了"}
+#: A1+ places one is "at" (at home, at school, at the beach: à la maison, à l'école, à la plage; 在家, 在海滩上)
+AT_PLACES = frozenset({"home", "school", "beach", "park", "zoo", "market", "station", "supermarket", "restaurant",
+                       "hospital", "library", "cinema", "museum", "pool", "airport", "bakery", "farm", "shop", "office",
+                       "post_office", "bank"})
+#: adjectives that say the opposite of each other (not joined: "old but young")
+OPPOSITES = frozenset(frozenset(pair.split()) for pair in (
+    "old young", "old new", "big small", "big little", "tall short", "long short", "fast slow", "happy sad", "rich poor",
+    "clean dirty", "hot cold", "good bad", "strong weak", "easy difficult", "beautiful ugly", "pretty ugly", "hard soft",
+    "full empty", "wet dry", "fat thin", "noisy quiet", "cheap expensive", "interesting boring", "brave scared"))
+#: A1+: who sits in a tree (l'oiseau est dans l'arbre, 鸟在树上)
+TREE_ANIMALS = frozenset({"bird", "owl", "monkey", "cat", "squirrel", "parrot", "butterfly", "bee", "spider", "kitten"})
+#: A1+ transport: go by train (en train, 坐火车去), by bike (à vélo, 骑自行车去), on foot (à pied, 走路去)
+TRANSPORTS = ("train", "bus", "car", "bike", "plane", "boat", "taxi", "foot")
 #: the set phrases: English words, French tokens, Chinese words, and for each target word the English words
 #: (by position in the phrase) it translates
 _PHRASES = """
@@ -157,6 +175,18 @@ what is your name ? | comment t ' appelles - tu ? | 你 叫 什么 名字 ？ | 
 nice to meet you | enchanté | 很 高兴 认识 你 | 0,1,2,3 | 0 0 2 3
 how old are you ? | quel âge as - tu ? | 你 几 岁 ？ | 0,1 0,1 2 2 3 4 | 3 0 1 4
 """
+#: the set phrases the A1+ grammar adds (farewells and courtesy a first-year class says every week)
+_PHRASES_PLUS = """
+see you soon | à bientôt | 回头 见 | 0,1 2 | 2 0,1
+see you later | à plus tard | 一会儿 见 | 0,1 2 2 | 2 0,1
+see you on monday | à lundi | 星期一 见 | 0,1,2 3 | 3 0,1
+have a nice day | bonne journée | 祝 你 今天 愉快 | 2 1,3 | 0 0 3 2
+good luck | bonne chance | 祝 你 好运 | 0 1 | 0 0 0,1
+take care | prends soin de toi | 保重 | 0 1 1 1 | 0,1
+you are welcome | de rien | 不 客气 | 0,1,2 0,1,2 | 0,1 2
+happy new year | bonne année | 新年 快乐 | 0 1,2 | 1,2 0
+what time is it ? | quelle heure est - il ? | 现在 几 点 ？ | 0 1 2 2 3 4 | 3 0 1 4
+"""
 
 
 @dataclass(frozen=True)
@@ -168,9 +198,9 @@ class Phrase:
     zh_links: tuple[tuple[int, ...], ...]
 
 
-def _phrases() -> dict[tuple[str, ...], Phrase]:
+def _phrases(table: str) -> dict[tuple[str, ...], Phrase]:
     out = {}
-    for line in _PHRASES.strip().splitlines():
+    for line in table.strip().splitlines():
         en, fr, zh, fr_links, zh_links = (part.strip() for part in line.split("|"))
         links = lambda text: tuple(tuple(int(i) for i in group.split(",")) for group in text.split())
         phrase = Phrase(tuple(en.split()), tuple(fr.split()), tuple(zh.split()), links(fr_links), links(zh_links))
@@ -179,7 +209,10 @@ def _phrases() -> dict[tuple[str, ...], Phrase]:
     return out
 
 
-PHRASES: dict[tuple[str, ...], Phrase] = _phrases()
+PHRASES: dict[tuple[str, ...], Phrase] = _phrases(_PHRASES)
+#: the set phrases of the A1+ grammar only (the A1 grammar, its sampler and its parser never write them)
+PHRASES_PLUS: dict[tuple[str, ...], Phrase] = _phrases(_PHRASES_PLUS)
+ALL_PHRASES: dict[tuple[str, ...], Phrase] = {**PHRASES, **PHRASES_PLUS}
 #: who a greeting may be said to ("Hello, my friend!")
 VOCATIVES = ("friend", "mum", "dad", "child")
 
@@ -199,6 +232,7 @@ class NP:
     adjs: tuple[str, ...] = ()
     owner: NP | None = None
     container: str | None = None  # the container noun; ``noun`` is then what it holds (a mass noun)
+    and_np: NP | None = None  # A1+: a second noun phrase joined by "and" (the boy and his sister; milk and sugar)
 
     @property
     def lex(self) -> Noun:
@@ -237,6 +271,15 @@ class Sentence:
     vocative: NP | None = None
     extra: str | None = None  # what a construction needs besides: the weather's word, the day's name, the wh-word
     end: str | None = None
+    # A1+ only (the A1 grammar leaves them empty): a second adjective joined by ``conj`` (old but happy), two clauses
+    # joined by ``conj`` (I am tired but I am happy; ``comma`` before it), how one goes somewhere (by train, on foot),
+    # the noun phrase a "which" question asks about (which girl is your sister?)
+    conj: str | None = None
+    adj2: str | None = None
+    clauses: tuple[Sentence, ...] = ()
+    comma: bool = False
+    transport: str | None = None
+    np2: NP | None = None
 
 
 # --------------------------------------------------------------------------------------------- English
@@ -246,6 +289,8 @@ def _a_or_an(following: str) -> str:
 
 def english_np(np: NP, role: str) -> Tagged:
     """The English of a noun phrase, each word tagged ``role.det``, ``role.adj.N``, ``role.noun``, …"""
+    if np.and_np is not None:  # the boy and his sister: the second one's tags are ``role.2.…``
+        return [*english_np(replace(np, and_np=None), role), ("and", role + ".and"), *english_np(np.and_np, role + ".2")]
     out: Tagged = []
     if np.owner is not None:
         out += [*english_np(np.owner, role + ".own"), ("'", role + ".poss"), ("s", role + ".poss")]
@@ -279,7 +324,7 @@ def person(subj: Subj) -> int:
     if subj.pronoun is not None:
         return {"i": 0, "you": 1, "he": 2, "she": 2, "we": 3, "they": 5}[subj.pronoun]
     assert subj.np is not None
-    return 5 if subj.np.plural else 2
+    return 5 if subj.np.plural or subj.np.and_np is not None else 2
 
 
 def _be(subj: Subj) -> str:
@@ -290,6 +335,23 @@ def _place_words(place: Place | None) -> Tagged:
     if place is None:
         return []
     return [(place.prep, "p.prep"), *english_np(place.np, "p")]
+
+
+def _transport_words(s: Sentence) -> Tagged:
+    """by train, by bus, on foot (A1+)."""
+    if s.transport is None:
+        return []
+    if s.transport == "foot":
+        return [("on", "tr.prep"), ("foot", "tr.noun")]
+    return [("by", "tr.prep"), (NOUNS[s.transport].en, "tr.noun")]
+
+
+def _prefixed(tagged: Tagged, prefix: str) -> Tagged:
+    return [(w, prefix + tag) for w, tag in tagged]
+
+
+def _prefixed_out(out: Out, prefix: str) -> Out:
+    return [(w, tuple(prefix + tag for tag in tags)) for w, tags in out]
 
 
 def english(s: Sentence) -> Tagged:
@@ -343,6 +405,25 @@ def english(s: Sentence) -> Tagged:
         out.append((s.extra or "", "w"))
     elif k == "day":
         out = [(s.extra or "", "when"), ("is", "be"), *english_np(s.np, "o")]  # type: ignore[arg-type]
+    elif k == "coord":  # I am tired but I am happy
+        first, second = s.clauses
+        out = [*_prefixed(english(first), "c1."), *([(",", "conj")] if s.comma else []), (s.conj or "", "conj"),
+               *_prefixed(english(second), "c2.")]
+    elif k == "time":  # it is five o'clock
+        out = [("it", "it"), ("is", "be"), (s.extra or "", "num"), ("o", "clock"), ("'", "clock"), ("clock", "clock")]
+    elif k == "hurt":  # my leg hurts; my feet do not hurt; does your head hurt?
+        assert s.np is not None
+        body = english_np(s.np, "s")
+        aux = [("do" if s.np.plural else "does", "aux")]
+        if s.question:
+            out = [*aux, *body, ("hurt", "verb")]
+        elif s.neg:
+            out = [*body, *aux, ("not", "not"), ("hurt", "verb")]
+        else:
+            out = [*body, ("hurt" if s.np.plural else "hurts", "verb")]
+    elif k == "which":  # which girl is your sister?
+        assert s.np is not None and s.np2 is not None
+        out = [("which", "wh"), *english_np(s.np, "s"), ("is", "be"), *english_np(s.np2, "o")]
     else:  # pragma: no cover - every kind is written above
         raise ValueError(k)
     if s.end is not None:
@@ -362,6 +443,7 @@ def _clause_words(s: Sentence) -> Tagged:
             rest += _place_words(s.place)
         elif k == "be_adj":
             rest += ([("very", "very")] if s.very else []) + [(s.adj or "", "adj")]
+            rest += [(s.conj or "", "conj"), (s.adj2, "adj2")] if s.adj2 else []
         elif k == "be_np":
             rest += english_np(s.np, "o")  # type: ignore[arg-type]
         elif k == "compare":
@@ -377,7 +459,7 @@ def _clause_words(s: Sentence) -> Tagged:
     if k == "can":
         head: Tagged = [("cannot", "not")] if s.neg else [("can", "can")]
         words = head + subj if s.question else subj + head
-        return [*words, (verb.en, "verb"), *obj, *_place_words(s.place)]
+        return [*words, (verb.en, "verb"), *obj, *_place_words(s.place), *_transport_words(s)]
     # simple present and have
     if s.neg or s.question:
         aux = [("does" if third else "do", "aux")]
@@ -386,7 +468,7 @@ def _clause_words(s: Sentence) -> Tagged:
         words += [(verb.en, "verb")]
     else:
         words = [*subj, (verb.en_3sg if third else verb.en, "verb")]
-    return words + obj + _place_words(s.place) + ([(s.extra, "when")] if s.extra else [])
+    return words + obj + _place_words(s.place) + _transport_words(s) + ([(s.extra, "when")] if s.extra else [])
 
 
 def english_tokens(s: Sentence) -> tuple[str, ...]:
@@ -408,6 +490,8 @@ def _fr_article(np: NP, *, negated: bool = False, with_de: bool = False) -> tupl
         return ("le", "la", "les")[slot], True
     if det in ("a", "one"):
         return ("de" if negated else ("un", "une")[slot]), False
+    if det == "any":  # A1+: il n'y a pas de lait, je n'ai pas de frères
+        return "de", False
     if det is None or det in ("some", "no"):
         if negated or det == "no":
             return "de", False
@@ -425,6 +509,9 @@ def _fr_article(np: NP, *, negated: bool = False, with_de: bool = False) -> tupl
 
 
 def _fr_agree(np: NP) -> int:
+    if np.and_np is not None:  # le garçon et sa sœur sont contents; la fille et sa mère sont contentes
+        feminine = _fr_agree(replace(np, and_np=None)) % 2 == 1 and _fr_agree(np.and_np) % 2 == 1
+        return 3 if feminine else 2
     return (0 if np.lex.gender == "m" else 1) + (2 if np.plural else 0)
 
 
@@ -433,6 +520,9 @@ def french_np(np: NP, role: str, *, negated: bool = False, prep: str | None = No
     """French for a noun phrase, after an optional "de"/"à" (``prep``) that contracts with le/les (du, au, des, aux).
 
     ``generic``: the object of like/love, which French makes definite (j'aime les pommes, j'aime le thé)."""
+    if np.and_np is not None:  # du pain et du fromage: each noun phrase keeps its own article
+        first = french_np(replace(np, and_np=None), role, negated=negated, prep=prep, prep_tags=prep_tags, generic=generic)
+        return [*first, ("et", (role + ".and",)), *french_np(np.and_np, role + ".2", negated=negated, generic=generic)]
     bare = np.det is None  # des pommes, du pain, (j'aime) les pommes: the article stands for the bare noun
     if generic and np.det is None:
         np = replace(np, det="the")
@@ -510,7 +600,7 @@ _SAVOIR = ("sais", "sais", "sait", "savons", "savez", "savent")
 def _fr_place(place: Place | None) -> Out:
     if place is None:
         return []
-    if place.prep == "to":  # au parc, à la gare, à l'école (go to school: à l'école too)
+    if place.prep in ("to", "at"):  # au parc, à la gare, à l'école (go to school: à l'école too), à la maison
         np = replace(place.np, det="the") if place.np.det is None else place.np
         out = french_np(np, "p", prep="à", prep_tags=("p.prep",))
         return [(w, ("p.noun",) if tags == ("p.det",) and place.np.det is None else tags) for w, tags in out]
@@ -529,7 +619,7 @@ def french(s: Sentence) -> Out:
     q = [("est", ("q",)), ("-", ("q",)), ("ce", ("q",)), ("que", ("q",))] if s.question else []
     out: Out
     if k == "phrase":
-        phrase = PHRASES[s.phrase]
+        phrase = ALL_PHRASES[s.phrase]
         out = [(w, tuple(f"ph.{i}" for i in links)) for w, links in zip(phrase.fr, phrase.fr_links, strict=True)]
         if s.vocative is not None:
             body, mark = (out[:-1], out[-1:]) if phrase.fr[-1] == "?" else (out, [])
@@ -545,6 +635,9 @@ def french(s: Sentence) -> Out:
         else:
             out = _fr_subject(s.subj) + _neg(s, [(_ETRE[person(s.subj)], ("be",))])
             out += ([("très", ("very",))] if s.very else []) + _split(adj.fr[_fr_subject_agree(s.subj)], ("adj",))
+        if s.adj2:  # vieux mais content
+            conj = {"and": "et", "but": "mais"}[s.conj or ""]
+            out += [(conj, ("conj",)), *_split(ADJECTIVES[s.adj2].fr[_fr_subject_agree(s.subj)], ("adj2",))]
         out = q + out
     elif k == "be_np":  # mon frère est professeur, ma tante est boulangère: no article before a profession
         assert s.subj is not None and s.np is not None
@@ -618,6 +711,9 @@ def french(s: Sentence) -> Out:
         if s.extra in ("raining", "snowing"):
             verb = "pleut" if s.extra == "raining" else "neige"
             out = [("il", ("it",)), *_neg(s, [(verb, ("be", "w"))])]
+        elif s.extra in FR_WEATHER_THERE:  # il y a du vent, il y a des nuages
+            article, word = FR_WEATHER_THERE[s.extra or ""]
+            out = [("il", ("it",)), ("y", ("be",)), ("a", ("be",)), *_split(article, ("w",)), (word, ("w",))]
         else:
             out = [("il", ("it",))] + _neg(s, [("fait", ("be",))]) + ([("très", ("very",))] if s.very else [])
             out += [({"cold": "froid", "hot": "chaud"}[s.extra or ""], ("w",))]
@@ -625,6 +721,25 @@ def french(s: Sentence) -> Out:
         when = {"today": "aujourd_'_hui", "tomorrow": "demain"}[s.extra or ""]
         out = [*_split(when, ("when",)), (",", ()), ("ce", ("be",)), ("est", ("be",))]
         out += _split((s.np.lex.fr if s.np else ""), ("o.noun",))
+    elif k == "coord":  # je suis fatigué, mais je suis content; il pleut et il fait froid
+        first, second = s.clauses
+        conj: Out = [(",", ("conj",)), ("mais", ("conj",))] if s.conj == "but" else [("et", ("conj",))]
+        out = [*_prefixed_out(french(first), "c1."), *conj, *_prefixed_out(french(second), "c2.")]
+    elif k == "time":  # il est cinq heures, il est une heure
+        n = NUMBERS[s.extra or "one"]
+        out = [("il", ("it",)), ("est", ("be",)), ("une" if n == 1 else FR_NUMBERS[n], ("num",)),
+               ("heure" if n == 1 else "heures", ("clock",))]
+    elif k == "hurt":  # j'ai mal à la jambe, tu as mal aux dents
+        assert s.np is not None and s.np.det is not None
+        pro = {"my": "je", "your": "tu", "his": "il", "her": "elle", "our": "nous", "their": "ils"}[s.np.det]
+        p = {"je": 0, "tu": 1, "il": 2, "elle": 2, "nous": 3, "ils": 5}[pro]
+        tags = ("aux", "verb") if s.neg or s.question else ("verb",)
+        out = [*q, (pro, ("s.det",)), *_neg(s, [(_AVOIR[p], tags)]), ("mal", ("verb",)),
+               *french_np(replace(s.np, det="the"), "s", prep="à", prep_tags=("verb",))]
+    elif k == "which":  # quelle fille est ta sœur ?
+        assert s.np is not None and s.np2 is not None
+        which = "quel" if s.np.lex.gender == "m" else "quelle"
+        out = [(which, ("wh",)), *_split(s.np.lex.fr, ("s.noun",)), ("est", ("be",)), *french_np(s.np2, "o")]
     else:  # pragma: no cover
         raise ValueError(k)
     if s.end is not None and not (k == "phrase" and "?" in s.phrase):
@@ -667,6 +782,9 @@ def _fr_verb_clause(s: Sentence) -> Out:
     p = person(s.subj)
     out = _fr_subject(s.subj)
     generic = s.verb in LIKING or (s.verb == "watch" and s.np is not None and s.np.noun == "television")
+    walks_to = s.verb == "walk" and s.place is not None and s.place.prep == "to"  # walk to the park: aller … à pied
+    if walks_to:
+        verb = VERBS["go"]
     negated_object = s.neg and not generic
     if s.kind == "can":
         skill = verb.skill and s.np is None and s.place is None  # je sais nager; je peux lire ce livre, nager ici
@@ -679,9 +797,20 @@ def _fr_verb_clause(s: Sentence) -> Out:
     if s.np is not None:
         out += french_np(s.np, "o", negated=negated_object, generic=generic)
     out += _fr_place(s.place)
+    if walks_to:  # je vais au parc à pied
+        out += [("à", ("verb",)), ("pied", ("verb",))]
+    out += _fr_transport(s)
     if s.extra:
         out += _split({"today": "aujourd_'_hui", "tomorrow": "demain"}.get(s.extra, s.extra), ("when",))
     return out
+
+
+def _fr_transport(s: Sentence) -> Out:
+    """en train, en bus, en voiture; à vélo, à pied."""
+    if s.transport is None:
+        return []
+    by = "à" if s.transport in ("foot", "bike") else "en"
+    return [(by, ("tr.prep",)), *_split("pied" if s.transport == "foot" else NOUNS[s.transport].fr, ("tr.noun",))]
 
 
 #: what loses its vowel before a vowel (j'ai, n'est, l'école, d'eau, qu'il, c'est), and the contractions
@@ -765,6 +894,9 @@ def _chars(word: str, tags: tuple[str, ...]) -> Out:
 
 def chinese_np(np: NP, role: str, *, negated: bool = False) -> Out:
     """Chinese for a noun phrase; ``negated``: in 没有 / 不 clauses "a" and "some" take no 一 + measure word."""
+    if np.and_np is not None:  # 男孩和他的姐姐, 面包和奶酪
+        return [*chinese_np(replace(np, and_np=None), role, negated=negated), ("和", (role + ".and",)),
+                *chinese_np(np.and_np, role + ".2", negated=negated)]
     out: Out = []
     noun = np.lex
     if np.owner is not None:
@@ -789,7 +921,7 @@ def chinese_np(np: NP, role: str, *, negated: bool = False) -> Out:
     else:
         word, noun_tags = noun.zh, (role + ".noun",)
     det = np.det
-    if negated and det in ("a", "some", None):
+    if negated and det in ("a", "some", "any", None):
         pass
     elif det in ("a", "one") or det in NUMBERS:
         n = NUMBERS.get(det or "", 1)
@@ -816,7 +948,7 @@ def _zh_subject(subj: Subj, role: str = "s") -> Out:
 def _zh_place(place: Place, negated: bool = False, after_zai: bool = True) -> Out:
     """花园里 / 学校 / 床上, after 在 (aligned to the preposition with the place word); an institution after 在 needs
     no 里 (在学校), but opens a "there is" sentence with it (学校里有…, ``after_zai`` False)."""
-    after = ZH_PLACE_WORD.get((place.prep, place.np.noun), ZH_PREP[place.prep])
+    after = ZH_PLACE_WORD.get((place.prep, place.np.noun), ZH_PREP.get(place.prep, ""))
     if after_zai and place.prep == "in" and place.np.noun in ZH_BARE_PLACE and place.np.det == "the":
         after = ""
     return chinese_np(place.np, "p", negated=negated) + _chars(after, ("p.prep",))
@@ -828,12 +960,12 @@ def chinese(s: Sentence) -> Out:
     out: Out
     head = ("be",) if k in ("be_adj", "be_np", "be_place", "this_is", "compare", "progressive", "there") else \
         ("can",) if k == "can" else ("aux",)
-    yes_no = s.question and k not in ("where", "who", "what", "what_colour", "how_many_have", "how_many_there")
+    yes_no = s.question and k not in ("where", "who", "what", "what_colour", "how_many_have", "how_many_there", "which")
     ma: Out = _chars("吗", head) if yes_no else []
     if s.question and k == "simple" and s.verb == "see":
         ma = _chars("了", ()) + ma  # 你看见猫了吗
     if k == "phrase":
-        phrase = PHRASES[s.phrase]
+        phrase = ALL_PHRASES[s.phrase]
         out = [(ch, tuple(f"ph.{i}" for i in links)) for w, links in zip(phrase.zh, phrase.zh_links, strict=True)
                for ch in w]
         if s.vocative is not None:
@@ -846,6 +978,10 @@ def chinese(s: Sentence) -> Out:
     elif k == "be_adj":
         assert s.subj is not None
         out = _zh_subject(s.subj) + _zh_predicate(s)
+        if s.adj2:  # 猫很老，但是很开心; 她很高，而且很漂亮
+            conj = {"and": "而且", "but": "但是"}[s.conj or ""]
+            out += _chars("，", ("conj",)) + _chars(conj, ("conj",)) + _zh_predicate(replace(s, adj=s.adj2, adj2=None),
+                                                                                      "adj2")
     elif k == "be_np":
         assert s.subj is not None and s.np is not None
         if s.subj.pronoun in ("this", "that", "it", "these", "those"):
@@ -906,7 +1042,9 @@ def chinese(s: Sentence) -> Out:
         out = where + _chars("有", ("be", "there")) + _chars("几", ("wh",)) + _chars(s.np.lex.mw or "", ("wh",)) \
             + chinese_np(replace(s.np, det=None), "o")
     elif k == "weather":
-        if s.extra in ("raining", "snowing"):
+        if s.extra in ZH_WEATHER:  # 刮风了, 有雾
+            out = _chars(ZH_WEATHER[s.extra or ""], ("w", "it", "be"))
+        elif s.extra in ("raining", "snowing"):
             word = "下雨" if s.extra == "raining" else "下雪"
             out = (_chars("没", ("not",)) + _chars(word, ("w", "it", "be"))) if s.neg else \
                 _chars(word, ("w", "it")) + _chars("了", ("be",))
@@ -920,6 +1058,20 @@ def chinese(s: Sentence) -> Out:
         assert s.np is not None
         out = _chars({"today": "今天", "tomorrow": "明天"}[s.extra or ""], ("when",)) + _chars("是", ("be",)) \
             + _chars(s.np.lex.zh, ("o.noun",))
+    elif k == "coord":  # 我很累，但是我很开心; 下雨了，天气很冷
+        first, second = s.clauses
+        conj = _chars("，", ("conj",)) + (_chars("但是", ("conj",)) if s.conj == "but" else [])
+        out = _prefixed_out(chinese(first), "c1.") + conj + _prefixed_out(chinese(second), "c2.")
+    elif k == "time":  # 现在五点, 现在两点
+        n = NUMBERS[s.extra or "one"]
+        out = _chars("现在", ("it", "be")) + _chars(ZH_NUMBERS[n], ("num",)) + _chars("点", ("clock",))
+    elif k == "hurt":  # 我的腿疼, 我的脚不疼, 你的头疼吗？
+        assert s.np is not None
+        out = chinese_np(s.np, "s") + (_chars("不", ("not", "aux")) if s.neg else []) + _chars("疼", ("verb",))
+    elif k == "which":  # 哪个女孩是你姐姐？
+        assert s.np is not None and s.np2 is not None
+        out = _chars("哪" + (s.np.lex.mw or "个"), ("wh",)) + chinese_np(s.np, "s") + _chars("是", ("be",)) \
+            + chinese_np(s.np2, "o")
     else:  # pragma: no cover
         raise ValueError(k)
     out += ma
@@ -929,11 +1081,11 @@ def chinese(s: Sentence) -> Out:
     return out
 
 
-def _zh_predicate(s: Sentence) -> Out:
+def _zh_predicate(s: Sentence, tag: str = "adj") -> Out:
     """很小 / 不小 / 非常小 / 不太小; 是黑色的 / 不是黑色的; 病了 / 没病; in a question 小吗 (no 很)."""
     adj = ADJECTIVES[s.adj or ""]
     word = adj.zh_pred
-    pred = _chars(word, ("adj",))
+    pred = _chars(word, (tag,))
     if adj.kind in ("colour", "state"):
         return (_chars("不", ("not",)) if s.neg else []) + _chars("是", ("be",)) + (
             _chars("深" if s.very else "", ("very",)) if s.very and adj.kind == "colour" else []) + pred + _chars("的", ("be",))
@@ -974,6 +1126,14 @@ def _zh_verb_clause(s: Sentence) -> Out:
         out += _chars("没" if s.verb in ("have", "see") else "不", ("not", "aux"))
     motion = s.place is not None and s.place.prep == "to"  # 去学校, 来公园: the place right after the verb
     lives = s.verb == "live"  # 住在村子里: 在 and the place after the verb
+    if motion and s.verb == "walk":  # 走路去公园
+        out += _chars("走路", ("verb",))
+        word = "去"
+    if s.transport is not None:  # 坐火车去, 骑自行车去, 走路去: how one goes, before the verb
+        how = "走路" if s.transport == "foot" else ("骑" if s.transport == "bike" else "坐") + NOUNS[s.transport].zh
+        out += _chars(how[:1] if s.transport != "foot" else how, ("tr.prep", "tr.noun") if s.transport == "foot"
+                      else ("tr.prep",))
+        out += _chars(how[1:], ("tr.noun",)) if s.transport != "foot" else []
     if s.place is not None and not motion and not lives:
         place = _zh_place(s.place, negated)
         place = _chars("在", ("p.prep", "be") if s.kind == "progressive" else ("p.prep",)) + place
@@ -1062,11 +1222,23 @@ for _v in VERBS.values():
     for _form in (_v.en, _v.en_3sg, _v.en_ing):
         _VERB_FORMS[_form] = _v.en
 _COMPARATIVES = {a.comparative: a.en for a in ADJECTIVES.values() if a.comparative}
-_DETS = frozenset({"the", "a", "an", "some", "no", *NUMBERS, *POSSESSIVES, *DEMONSTRATIVES})
+_DETS = frozenset({"the", "a", "an", "some", "no", "any", *NUMBERS, *POSSESSIVES, *DEMONSTRATIVES})
 
 
-def _nps(words: Sequence[str], i: int, *, det_required: bool = False, allow_owner: bool = True) -> list[tuple[NP, int]]:
-    """Every noun phrase that starts at ``words[i]``, with where it ends (the caller checks the rest)."""
+def _nps(words: Sequence[str], i: int, *, det_required: bool = False, allow_owner: bool = True,
+         plus: bool = False) -> list[tuple[NP, int]]:
+    """Every noun phrase that starts at ``words[i]``, with where it ends (the caller checks the rest); ``plus``: also
+    two joined by "and" (the A1+ grammar's)."""
+    found = _simple_nps(words, i, det_required=det_required, allow_owner=allow_owner)
+    if plus:
+        for np, j in list(found):
+            if j < len(words) and words[j] == "and":
+                found += [(replace(np, and_np=second), k) for second, k in _simple_nps(words, j + 1)]
+    return found
+
+
+def _simple_nps(words: Sequence[str], i: int, *, det_required: bool = False,
+                allow_owner: bool = True) -> list[tuple[NP, int]]:
     found: list[tuple[NP, int]] = []
     n = len(words)
     dets: list[tuple[str | None, int]] = []
@@ -1091,7 +1263,7 @@ def _nps(words: Sequence[str], i: int, *, det_required: bool = False, allow_owne
     if allow_owner:  # the queen's dog: an owner, ' s, then a noun phrase without determiner
         for owner, j in list(found):
             if owner.container is None and j + 1 < n and words[j] == "'" and words[j + 1] == "s":
-                for inner, k in _nps(words, j + 2, allow_owner=False):
+                for inner, k in _simple_nps(words, j + 2, allow_owner=False):
                     if inner.det is None and inner.owner is None:
                         found.append((replace(inner, owner=owner), k))
     return found
@@ -1108,15 +1280,17 @@ def _heads(words: Sequence[str], k: int, det: str | None, adjs: tuple[str, ...])
     return out
 
 
-def _subjects(words: Sequence[str], i: int) -> list[tuple[Subj, int]]:
-    out = [(Subj(np=np), j) for np, j in _nps(words, i, det_required=True)]
+def _subjects(words: Sequence[str], i: int, plus: bool = False) -> list[tuple[Subj, int]]:
+    out = [(Subj(np=np), j) for np, j in _nps(words, i, det_required=True, plus=plus)]
     if i < len(words) and words[i] in SUBJECTS:
         out.append((Subj(pronoun=words[i]), i + 1))
     return out
 
 
-def _places(words: Sequence[str], i: int) -> list[tuple[Place | None, int]]:
+def _places(words: Sequence[str], i: int, plus: bool = False) -> list[tuple[Place | None, int]]:
     out: list[tuple[Place | None, int]] = [(None, i)]
+    if plus and i < len(words) and words[i] == "at":  # at home, at school, at the beach
+        out += [(Place("at", np), j) for np, j in _simple_nps(words, i + 1)]
     if i < len(words) and words[i] in PLACE_PREPOSITIONS:
         out += [(Place(words[i], np), j) for np, j in _nps(words, i + 1, det_required=True)]
     if i < len(words) and words[i] == "to":  # go to the park; go to school
@@ -1130,13 +1304,13 @@ def _ends(words: Sequence[str]) -> tuple[Sequence[str], str | None]:
     return words, None
 
 
-def _candidates(words: Sequence[str]) -> list[Sentence]:
-    """Trees that may write ``words`` (the caller keeps those that do)."""
+def _candidates(words: Sequence[str], plus: bool = False) -> list[Sentence]:
+    """Trees that may write ``words`` (the caller keeps those that do); ``plus``: the A1+ grammar's too."""
     body, end = _ends(words)
     n = len(body)
     out: list[Sentence] = []
     key = tuple(words)
-    for phrase in PHRASES:
+    for phrase in ALL_PHRASES if plus else PHRASES:
         m = len(phrase)
         if tuple(words[:m]) != phrase:
             continue
@@ -1150,14 +1324,16 @@ def _candidates(words: Sequence[str]) -> list[Sentence]:
         if inner and inner[0] == ",":
             out += [Sentence("phrase", phrase=phrase, vocative=np, end=p_end) for np, _j in _nps(inner, 1)]
     del key
-    out += [Sentence("np", np=np, end=end) for np, j in _nps(body, 0) if j == n and _determined(np)]
+    out += [Sentence("np", np=np, end=end) for np, j in _nps(body, 0, plus=plus) if j == n and _determined(np)]
     # questions that start with a verb
     first = body[0] if body else ""
-    for subj, j in _subjects(body, 1) if first in ("am", "is", "are", "do", "does", "can", "cannot") else []:
-        out += _rest_of_clause(body, j, subj, first, end, question=True)
-    for subj, j in _subjects(body, 0):
+    for subj, j in _subjects(body, 1, plus) if first in ("am", "is", "are", "do", "does", "can", "cannot") else []:
+        out += _rest_of_clause(body, j, subj, first, end, question=True, plus=plus)
+    for subj, j in _subjects(body, 0, plus):
         if j < n:
-            out += _rest_of_clause(body, j + 1, subj, body[j], end, question=False)
+            out += _rest_of_clause(body, j + 1, subj, body[j], end, question=False, plus=plus)
+    if plus:
+        out += _plus_candidates(body, end)
     this = ("this", "that", "it", "these", "those")
     if first in this and n > 2:
         neg = body[2] == "not"
@@ -1169,12 +1345,12 @@ def _candidates(words: Sequence[str]) -> list[Sentence]:
     if first == "there" and n > 1:
         for neg in (False, True):
             j = 2 + int(neg)
-            for np, k in _nps(body, j):
+            for np, k in _nps(body, j, plus=plus):
                 for place, m in _places(body, k):
                     if m == n:
                         out.append(Sentence("there", np=np, place=place, neg=neg, end=end))
     if first in ("is", "are") and n > 1 and body[1] == "there":
-        for np, k in _nps(body, 2):
+        for np, k in _nps(body, 2, plus=plus):
             for place, m in _places(body, k):
                 if m == n:
                     out.append(Sentence("there", np=np, place=place, question=True, end=end))
@@ -1209,7 +1385,7 @@ def _candidates(words: Sequence[str]) -> list[Sentence]:
 
 
 def _rest_of_clause(body: Sequence[str], j: int, subj: Subj, head: str, end: str | None,
-                    question: bool) -> list[Sentence]:
+                    question: bool, plus: bool = False) -> list[Sentence]:
     """The clause after its subject and its first verb word ``head`` (is, does, can, sees, …)."""
     n = len(body)
     out: list[Sentence] = []
@@ -1222,6 +1398,9 @@ def _rest_of_clause(body: Sequence[str], j: int, subj: Subj, head: str, end: str
         m = k + int(very)
         if m < n and body[m] in ADJECTIVES and m + 1 == n:
             out.append(Sentence("be_adj", subj=subj, adj=body[m], neg=neg, very=very, question=question, end=end))
+        if plus and m + 3 == n and body[m] in ADJECTIVES and body[m + 1] in ("and", "but") and body[m + 2] in ADJECTIVES:
+            out.append(Sentence("be_adj", subj=subj, adj=body[m], neg=neg, very=very, question=question, end=end,
+                                conj=body[m + 1], adj2=body[m + 2]))
         if m < n and body[m] in _COMPARATIVES and m + 1 < n and body[m + 1] == "than":
             thans = [(Subj(np=np), t) for np, t in _nps(body, m + 2, det_required=True)]
             thans += [(Subj(pronoun=p), m + 3) for p, o in OBJECT_PRONOUNS.items() if m + 2 < n and body[m + 2] == o]
@@ -1232,51 +1411,100 @@ def _rest_of_clause(body: Sequence[str], j: int, subj: Subj, head: str, end: str
         for np, t in _nps(body, k, det_required=True):
             if t == n:
                 out.append(Sentence("be_np", subj=subj, np=np, neg=neg, question=question, end=end))
-        for place, t in _places(body, k):
+        for place, t in _places(body, k, plus):
             if place is not None and t == n:
                 out.append(Sentence("be_place", subj=subj, place=place, neg=neg, question=question, end=end))
         if k < n and body[k] in _VERB_FORMS:
-            out += _verb_rest(body, k, subj, "progressive", neg, question, end)
+            out += _verb_rest(body, k, subj, "progressive", neg, question, end, plus)
     elif head in ("do", "does"):
         if k < n and body[k] in _VERB_FORMS:
             kind = "have" if body[k] == "have" else "simple"
-            out += _verb_rest(body, k, subj, kind, neg, question, end)
+            out += _verb_rest(body, k, subj, kind, neg, question, end, plus)
     elif head in ("can", "cannot"):
         if k < n and body[k] in _VERB_FORMS:
-            out += _verb_rest(body, k, subj, "can", neg, question, end)
+            out += _verb_rest(body, k, subj, "can", neg, question, end, plus)
     elif head in _VERB_FORMS and not question:
         kind = "have" if _VERB_FORMS[head] == "have" else "simple"
-        out += _verb_rest(body, j - 1, subj, kind, False, False, end)
+        out += _verb_rest(body, j - 1, subj, kind, False, False, end, plus)
     return out
 
 
 def _verb_rest(body: Sequence[str], k: int, subj: Subj, kind: str, neg: bool, question: bool,
-               end: str | None) -> list[Sentence]:
+               end: str | None, plus: bool = False) -> list[Sentence]:
     n = len(body)
     verb = _VERB_FORMS[body[k]]
     out = []
-    objects: list[tuple[NP | None, int]] = [(None, k + 1), *_nps(body, k + 1)]
+    objects: list[tuple[NP | None, int]] = [(None, k + 1), *_nps(body, k + 1, plus=plus)]
     for np, j in objects:
-        for place, m in _places(body, j):
-            extra = body[m] if m + 1 == n and body[m] in ("today", "tomorrow") else None
-            if m == n or extra:
-                out.append(Sentence(kind, subj=subj, verb=verb, np=np, place=place, neg=neg, question=question,
-                                    extra=extra, end=end))
+        for place, m in _places(body, j, plus):
+            ways: list[tuple[str | None, int]] = [(None, m)]
+            if plus and m + 1 < n and (body[m], body[m + 1]) == ("on", "foot"):
+                ways.append(("foot", m + 2))
+            if plus and m + 1 < n and body[m] == "by" and body[m + 1] in _TRANSPORT_WORDS:
+                ways.append((_TRANSPORT_WORDS[body[m + 1]], m + 2))
+            for transport, w in ways:
+                extra = body[w] if w + 1 == n and body[w] in ("today", "tomorrow") else None
+                if w == n or extra:
+                    out.append(Sentence(kind, subj=subj, verb=verb, np=np, place=place, neg=neg, question=question,
+                                        extra=extra, end=end, transport=transport))
     return out
 
 
-def parse(tokens: Sequence[str] | str) -> Sentence:
-    """The tree of an English sentence of the A1 grammar; :class:`GrammarError` for anything else."""
+_TRANSPORT_WORDS = {NOUNS[t].en: t for t in TRANSPORTS if t != "foot"}
+
+
+def _plus_candidates(body: Sequence[str], end: str | None) -> list[Sentence]:
+    """The A1+ constructions' trees that may write ``body``: the time, health, which, and two clauses joined."""
+    n = len(body)
+    out: list[Sentence] = []
+    first = body[0] if body else ""
+    if n == 6 and tuple(body[:2]) == ("it", "is") and tuple(body[3:]) == ("o", "'", "clock"):
+        out.append(Sentence("time", extra=body[2], end=end))
+    for np, j in _simple_nps(body, 0, det_required=True):
+        if j + 1 == n and body[j] in ("hurt", "hurts"):
+            out.append(Sentence("hurt", np=np, end=end))
+        if j + 3 == n and body[j] in ("do", "does") and tuple(body[j + 1 :]) == ("not", "hurt"):
+            out.append(Sentence("hurt", np=np, neg=True, end=end))
+    if first in ("do", "does"):
+        out += [Sentence("hurt", np=np, question=True, end=end) for np, j in _simple_nps(body, 1, det_required=True)
+                if j + 1 == n and body[j] == "hurt"]
+    if first == "which":
+        for np, j in _heads(body, 1, None, ()):
+            if j < n and body[j] == "is":
+                out += [Sentence("which", np=np, np2=np2, question=True, end=end)
+                        for np2, k in _simple_nps(body, j + 1, det_required=True) if k == n]
+    for p in range(1, n - 1):
+        if body[p] not in ("and", "but"):
+            continue
+        comma = body[p - 1] == ","
+        left, right = list(body[: p - 1] if comma else body[:p]), list(body[p + 1 :])
+        lefts = [c for c in _candidates(left, plus=True) if _clause_of(c, left)]
+        rights = [c for c in _candidates(right, plus=True) if _clause_of(c, right)] if lefts else []
+        out += [Sentence("coord", clauses=(a, b), conj=body[p], comma=comma, end=end) for a in lefts for b in rights]
+    return out
+
+
+def _clause_of(s: Sentence, words: Sequence[str]) -> bool:
+    try:
+        return s.kind in CLAUSE_KINDS and english_tokens(s) == tuple(words) and well_formed(s, plus=True)
+    except (KeyError, AssertionError, AttributeError, TypeError):
+        return False
+
+
+def parse(tokens: Sequence[str] | str, plus: bool = False) -> Sentence:
+    """The tree of an English sentence of the A1 grammar (``plus``: of the A1+ grammar); :class:`GrammarError` for
+    anything else."""
     words = words_of(tokens) if isinstance(tokens, str) else [t.lower() for t in tokens]
+    name = "A1+" if plus else "A1"
     if not words:
-        raise GrammarError("not in the A1 grammar: the sentence is empty")
-    for candidate in _candidates(words):
+        raise GrammarError(f"not in the {name} grammar: the sentence is empty")
+    for candidate in _candidates(words, plus):
         try:
-            if english_tokens(candidate) == tuple(words) and well_formed(candidate):
+            if english_tokens(candidate) == tuple(words) and well_formed(candidate, plus):
                 return candidate
         except (KeyError, AssertionError, AttributeError, TypeError):
             continue
-    raise GrammarError(f"not in the A1 grammar: {' '.join(words)!r}")
+    raise GrammarError(f"not in the {name} grammar: {' '.join(words)!r}")
 
 
 def translate_fr(tokens: Sequence[str] | str) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
@@ -1331,7 +1559,7 @@ def np_ok(np: NP, *, definite_mass: bool = True) -> bool:
         return False  # "the fish": one or several? (the grammar says it with a number, these or those)
     if np.det in NUMBERS and (NUMBERS[np.det] == 1) == np.plural:
         return False
-    if np.det in ("these", "those", "some", "no") and not (np.plural or noun.mass):
+    if np.det in ("these", "those", "some", "no", "any") and not (np.plural or noun.mass):
         return False
     if noun.kind == "day":
         return np.det is None and not np.adjs and not np.plural
@@ -1352,8 +1580,132 @@ def np_ok(np: NP, *, definite_mass: bool = True) -> bool:
     return True
 
 
-def well_formed(s: Sentence) -> bool:
-    """The constraints the sampler keeps (typed English outside them is outside the grammar)."""
+#: the constructions only the A1+ grammar has, and the ones two clauses joined by and / but may be
+PLUS_KINDS = frozenset({"coord", "time", "hurt", "which"})
+CLAUSE_KINDS = frozenset({"be_adj", "be_place", "simple", "progressive", "have", "can", "there", "weather"})
+#: who is asked about in "which girl is your sister?", and who they may be (a boy is a brother, not a father)
+WHICH_PEOPLE = ("boy", "girl", "man", "woman")
+WHICH_MAY_BE = {"boy": frozenset({"brother", "son", "cousin", "friend", "grandson", "student", "neighbour"}),
+                "girl": frozenset({"sister", "daughter", "granddaughter"}),
+                "man": frozenset({"father", "dad", "uncle", "husband", "grandfather", "teacher", "doctor", "neighbour",
+                                  "friend", "cousin"}),
+                "woman": frozenset({"mother", "mum", "aunt", "wife", "grandmother"})}
+
+
+def _np_plus(np: NP | None) -> bool:
+    return np is not None and (np.and_np is not None or np.noun == "home" or np.det == "any" or _np_plus(np.owner))
+
+
+def plus_features(s: Sentence) -> bool:
+    """Whether ``s`` uses what only the A1+ grammar writes (the A1 grammar refuses it, so its models keep their task)."""
+    nps = (s.np, s.np2, s.vocative, s.subj.np if s.subj else None, s.than.np if s.than else None,
+           s.place.np if s.place else None)
+    return bool(s.kind in PLUS_KINDS or s.conj or s.adj2 or s.clauses or s.comma or s.transport or s.np2
+                or (s.kind == "phrase" and s.phrase in PHRASES_PLUS) or (s.kind == "weather" and s.extra in ZH_WEATHER)
+                or (s.place is not None and (s.place.prep == "at" or (s.place.prep, s.place.np.noun) == ("in", "tree")))
+                or (s.verb == "walk" and s.place is not None and s.place.prep == "to") or any(_np_plus(np) for np in nps))
+
+
+def well_formed(s: Sentence, plus: bool = False) -> bool:
+    """The constraints the sampler keeps (typed English outside them is outside the grammar); ``plus``: the A1+
+    grammar's (:mod:`.a1plus`), which adds coordination, at-places, transport, the time, health and "which"."""
+    if not plus:
+        return not plus_features(s) and _well_formed_a1(s)
+    try:
+        return _well_formed_plus(s)
+    except (KeyError, AttributeError, TypeError, ValueError):
+        return False
+
+
+def _conjuncts(np: NP) -> tuple[NP, NP]:
+    assert np.and_np is not None
+    return replace(np, and_np=None), np.and_np
+
+
+def _coordinable(a: NP, b: NP) -> bool:
+    return a.noun != b.noun and b.and_np is None and a.det != "no" and b.det != "no"
+
+
+def _well_formed_plus(s: Sentence) -> bool:
+    k = s.kind
+    if k == "coord":
+        if s.conj not in ("and", "but") or len(s.clauses) != 2 or s.question or s.neg or (s.comma and s.conj != "but"):
+            return False
+        a, b = s.clauses
+        if any(c.kind not in CLAUSE_KINDS or c.question or c.end is not None for c in (a, b)):
+            return False
+        if any(c.kind == "simple" and c.extra is not None for c in (a, b)):
+            return False  # "it is snowing and I laugh tomorrow": a time word is for one clause alone
+        if s.conj == "and" and a.subj is not None and a.subj == b.subj:
+            return False  # I am tired and I am hungry: a teacher joins the adjectives (我很累，而且很饿)
+        return a != b and all(_well_formed_plus(c) for c in (a, b))
+    if k == "time":
+        return s.extra in NUMBERS and not (s.neg or s.very or s.question or s.np or s.subj)
+    if k == "hurt":
+        np = s.np
+        return np is not None and np.lex.kind == "body" and np.det in POSSESSIVES and not np.adjs and np.owner is None \
+            and np.and_np is None and not (s.question and s.neg) and np_ok(np) and s.subj is None
+    if k == "which":
+        np, np2 = s.np, s.np2
+        if np is None or np2 is None or np.noun not in WHICH_PEOPLE or np.det is not None or np.adjs or np.plural:
+            return False
+        return np2.det in POSSESSIVES and np_ok(np2) and not np2.adjs and not np2.plural and np2.owner is None and \
+            np2.and_np is None and np2.noun in WHICH_MAY_BE[np.noun]
+    if k == "weather" and s.extra in ZH_WEATHER:
+        return not (s.neg or s.very or s.question)
+    if s.adj2 is not None or s.conj is not None:  # old but happy
+        if k != "be_adj" or s.conj not in ("and", "but") or s.adj2 in (None, s.adj) or s.very or s.question or s.neg:
+            return False
+        for adj in (s.adj, s.adj2):
+            if ADJECTIVES[adj or ""].kind != "plain" or (adj in FR_AVOIR and s.subj is not None and _animate(s.subj)):
+                return False
+        if frozenset((s.adj, s.adj2)) in OPPOSITES:
+            return False  # "old but young" says nothing
+        return all(_well_formed_plus(replace(s, adj=adj, adj2=None, conj=None)) for adj in (s.adj, s.adj2))
+    if s.subj is not None and s.subj.np is not None and s.subj.np.and_np is not None:  # the boy and his sister
+        a, b = _conjuncts(s.subj.np)
+        if k not in ("be_adj", "be_place", "simple", "progressive", "can") or not _coordinable(a, b):
+            return False
+        if not (a.lex.kind in HUMAN and b.lex.kind in HUMAN) and a.lex.kind != b.lex.kind:
+            return False  # the boy and his sister, the cat and the dog; not "the carrots and her shark"
+        return all(_well_formed_plus(replace(s, subj=Subj(np=x))) for x in (a, b))
+    if s.np is not None and s.np.and_np is not None:  # bread and cheese
+        a, b = _conjuncts(s.np)
+        if k not in ("simple", "progressive", "can", "have", "there", "np") or s.neg or not _coordinable(a, b):
+            return False
+        return all(_well_formed_plus(replace(s, np=x)) for x in (a, b))
+    if s.np is not None and s.np.det == "any":  # there is not any milk; I do not have any brothers
+        if not s.neg or k not in ("there", "have", "simple") or s.verb in LIKING or s.np.owner is not None:
+            return False
+        return _well_formed_plus(replace(s, np=replace(s.np, det=None), neg=False))
+    if s.transport is not None:  # by train, on foot
+        if s.verb not in MOTION_VERBS or s.kind not in ("simple", "can") or s.transport not in TRANSPORTS:
+            return False
+        return _well_formed_plus(replace(s, transport=None))
+    if s.verb == "walk" and s.place is not None and s.place.prep == "to":  # walk to the park (aller … à pied)
+        return s.kind in ("simple", "can") and _well_formed_plus(replace(s, verb="go"))
+    if s.place is not None and (s.place.prep, s.place.np.noun) == ("in", "tree"):  # the bird is in the tree: 在树上
+        if s.subj is None or s.subj.np is None or s.subj.np.noun not in TREE_ANIMALS:
+            return False
+        return _well_formed_plus(replace(s, place=replace(s.place, prep="under")))
+    if s.place is not None and s.place.prep == "at":  # at home, at school, at the beach
+        p = s.place.np
+        if p.noun not in AT_PLACES or p.adjs or p.plural or p.owner is not None or p.and_np is not None:
+            return False
+        if p.det != (None if p.noun in ("home", "school") else "the"):
+            return False
+        if k not in ("be_place", "simple", "progressive", "can") or s.verb in MOTION_VERBS or s.verb == "live":
+            return False
+        if s.subj is None or not _animate(s.subj):
+            return False  # my mother is at the market; the lion is at the zoo (not "the helmet is at the supermarket")
+        return _well_formed_plus(replace(s, place=Place("in", NP("house", "the"))))
+    if plus_features(s) and not (k == "phrase" and s.phrase in PHRASES_PLUS):
+        return False  # a feature in a place the A1+ grammar does not put it
+    return _well_formed_a1(s)
+
+
+def _well_formed_a1(s: Sentence) -> bool:
+    """The A1 grammar's constraints."""
     to_school = s.place is not None and s.place.prep == "to" and s.place.np.det is None  # go to school
     tv = s.verb == "watch" and s.np is not None and s.np.noun == "television" and s.np.det is None  # watch television
     nps = [np for np in (None if tv else s.np, s.subj.np if s.subj else None, s.than.np if s.than else None,

@@ -514,6 +514,7 @@ peanut - cacahuète f - 花生 颗 food
 muffin - muffin m - 松饼 个 food
 circus circuses cirque m - 马戏团 个 place
 aquarium - aquarium m - 水族馆 个 place
+home - maison f - 家 个 home
 """
 
 # ------------------------------------------------------------------------------------------ adjectives

@@ -22,7 +22,8 @@ from typing import Literal, Protocol
 
 Split = Literal["train", "test"]
 
-TASKS: tuple[str, ...] = ("en-fr", "en-zh", "copy", "reverse", "sort", "en-fr-a1", "en-zh-a1")
+TASKS: tuple[str, ...] = ("en-fr", "en-zh", "copy", "reverse", "sort", "en-fr-a1", "en-zh-a1", "en-fr-a1plus",
+                          "en-zh-a1plus")
 
 # Which sibling module draws examples for which task; imported lazily so that importing this
 # module (e.g. only for ``load_tsv``) never pulls in the grammars, and so there is no import cycle.
@@ -34,6 +35,8 @@ _TASK_MODULES: dict[str, str] = {
     "sort": "algorithmic",
     "en-fr-a1": "a1",
     "en-zh-a1": "a1",
+    "en-fr-a1plus": "a1plus",
+    "en-zh-a1plus": "a1plus",
 }
 
 # One source sentence in this many belongs to the test split (see ``in_test_bucket``).

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..detokenize import as_written
-from . import a1, algorithmic, en_fr, en_zh
+from . import a1, a1plus, algorithmic, en_fr, en_zh
 
 #: word-class keys in the order a learner reads them (the window names them in the UI language)
 WORD_CLASSES: tuple[str, ...] = (
@@ -115,6 +115,29 @@ _EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("negation_zh", "The children do not eat soup."),
         ("weather", "It is raining."),
     ),
+    "en-fr-a1plus": (
+        ("greeting", "See you soon, my friend!"),
+        ("coordination", "The boy and his sister are happy."),
+        ("coordination", "We eat bread and cheese."),
+        ("coordination", "I am tired, but I am happy."),
+        ("places", "My mother is at the market."),
+        ("transport", "I go to school by bus."),
+        ("time", "It is five o'clock."),
+        ("weather", "It is windy."),
+        ("health", "My leg hurts."),
+        ("wh_question", "Which girl is your sister?"),
+    ),
+    "en-zh-a1plus": (
+        ("greeting", "See you soon, my friend!"),
+        ("coordination", "The boy and his sister are happy."),
+        ("coordination", "We eat bread and cheese."),
+        ("coordination", "The cat is old but happy."),
+        ("places", "My mother is at the market."),
+        ("transport", "I go to school by bus."),
+        ("time", "It is five o'clock."),
+        ("health", "My leg hurts."),
+        ("wh_question", "Which girl is your sister?"),
+    ),
     "copy": (("symbols", "a b c 1 2 3"),),
     "reverse": (("symbols", "a b c 1 2 3"), ("symbols", "h e l l o")),
     "sort": (("symbols", "d 3 a 9 b 1"),),
@@ -123,14 +146,15 @@ _EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
 
 #: the tasks whose translations come from a grammar: a sentence outside it has no defined translation, and a model
 #: trained on it may answer with confident nonsense (model_core.inference.run says so, and shows the grammar's translation)
-GRAMMAR_TASKS: frozenset[str] = frozenset({"en-fr", "en-zh", "en-fr-a1", "en-zh-a1"})
+GRAMMAR_TASKS: frozenset[str] = frozenset({"en-fr", "en-zh", "en-fr-a1", "en-zh-a1", "en-fr-a1plus", "en-zh-a1plus"})
 
 
 def grammar_tokens(task: str | None, words: Sequence[str]) -> tuple[str, ...] | None:
     """The target tokens the grammar of ``task`` gives the source ``words`` (tokens as the model reads them);
     None when ``task`` has no grammar or the grammar does not generate that sentence."""
     translate = {"en-fr": en_fr.translate, "en-zh": en_zh.translate, "en-fr-a1": a1.translate_fr,
-                 "en-zh-a1": a1.translate_zh}.get(task or "")
+                 "en-zh-a1": a1.translate_zh, "en-fr-a1plus": a1plus.translate_fr,
+                 "en-zh-a1plus": a1plus.translate_zh}.get(task or "")
     if translate is None or not words:
         return None
     try:
@@ -151,6 +175,10 @@ def gold_translation(task: str, source: str) -> str:
         return as_written(a1.translate_fr(source)[0])
     if task == "en-zh-a1":
         return as_written(a1.translate_zh(source)[0])
+    if task == "en-fr-a1plus":
+        return as_written(a1plus.translate_fr(source)[0])
+    if task == "en-zh-a1plus":
+        return as_written(a1plus.translate_zh(source)[0])
     if task in algorithmic.ALGORITHMIC_TASKS:
         return " ".join(algorithmic.make_example(task, tokens).tgt)
     raise ValueError(f"no grammar for task {task!r}")
@@ -179,8 +207,8 @@ def _english_classes() -> dict[str, frozenset[str]]:
     }
 
 
-def _a1_classes() -> dict[str, frozenset[str]]:
-    """Class → word forms of the A1 grammar's English (:mod:`model_core.data.a1`)."""
+def _a1_classes(plus: bool = False) -> dict[str, frozenset[str]]:
+    """Class → word forms of the A1 grammar's English (:mod:`model_core.data.a1`; ``plus``: the A1+ grammar's)."""
     from . import a1_lexicon as lex
 
     classes = {
@@ -189,11 +217,15 @@ def _a1_classes() -> dict[str, frozenset[str]]:
         "verb": frozenset({form for v in lex.VERBS.values() for form in (v.en, v.en_3sg, v.en_ing)}),
         "pronoun": frozenset({*a1.SUBJECTS, *a1.OBJECT_PRONOUNS.values(), "it"}),
         "determiner": frozenset({"the", "a", "an", "some", "no", *a1.NUMBERS, *a1.POSSESSIVES, *a1.DEMONSTRATIVES}),
-        "preposition": frozenset({*a1.PLACE_PREPOSITIONS, "to"}),
+        "preposition": frozenset({*a1.PLACE_PREPOSITIONS, "to", *(("at", "by") if plus else ())}),
         "symbol": frozenset({".", ",", "!", "?", "'"}),
     }
+    if plus:
+        classes["determiner"] |= {"which"}
+        classes["verb"] |= {"hurt", "hurts"}
+    lexicon = a1plus.source_lexicon() if plus else a1.source_lexicon()
     # the rest: be, do, can, not, very, than, there, where, how, many, of, today, hello, thank, please …
-    return {**classes, "function_word": a1.source_lexicon() - frozenset().union(*classes.values())}
+    return {**classes, "function_word": lexicon - frozenset().union(*classes.values())}
 
 
 def _is_special(token: str) -> bool:
@@ -207,8 +239,8 @@ def guide_for(task: str | None, vocabulary: Sequence[str]) -> TypingGuide:
     grammar); special tokens (``<pad>``, ``[CLS]``…) are left out, since typing them means nothing.
     """
     words = sorted({str(w) for w in vocabulary if str(w) and not _is_special(str(w))}, key=lambda w: (w.casefold(), w))
-    if task in ("en-fr", "en-zh", "en-fr-a1", "en-zh-a1"):
-        known = _english_classes() if task in ("en-fr", "en-zh") else _a1_classes()
+    if task in GRAMMAR_TASKS:
+        known = _english_classes() if task in ("en-fr", "en-zh") else _a1_classes(plus=task.endswith("a1plus"))
         grouped = {key: [w for w in words if w in forms] for key, forms in known.items()}
         listed = set().union(*known.values())
         grouped["other"] = [w for w in words if w not in listed]

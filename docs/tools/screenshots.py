@@ -249,6 +249,12 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
         _settle(app, w)
         w.store.set_step(6)
 
+    def logit_lens(w) -> None:  # each decoder layer's first choice, the word forming layer by layer
+        _type(app, w, sentence)
+        w.store.set_view_mode("logit-lens")
+        w.request_run()
+        _settle(app, w)
+
     def compare(w) -> None:  # a minimal pair, A, B and A − B (Model ▸ Compare two sentences…)
         _type(app, w, "the cat sees the dog")
         w.store.select(kind="cross", layer=0, head=3)
@@ -310,6 +316,7 @@ def render_all(out: Path, only: set[str] | None = None) -> list[Path]:
     shoot("report", report)
     shoot("attribution", attribution)
     shoot("contributions", contributions)
+    shoot("logit_lens", logit_lens)
     shoot("compare", compare)
     shoot("walkthrough", walkthrough)
     shoot("alignment_lines", alignment_lines)

@@ -86,7 +86,9 @@ def test_the_last_model_opened_by_its_cached_name_is_opened_again_at_start(cache
 
     opened, gone = [], []
     for last in ("Helsinki-NLP/opus-mt-en-de", "Helsinki-NLP/opus-mt-fr-en"):  # cached, then never downloaded
-        fake = SimpleNamespace(persistence=SimpleNamespace(last_model=lambda last=last: last, report_gone_model=gone.append),
+        persistence = SimpleNamespace(last_model=lambda last=last: last, report_gone_model=gone.append,
+                                      unfinished_model=lambda: "", set_unfinished_model=lambda _key: None)
+        fake = SimpleNamespace(persistence=persistence,
                                open_model=opened.append, open_session=lambda _path: False, startup_model=None)
         ScopeController.open_initial_model(fake, None, is_session=lambda _path: False)
     assert opened[0] == "Helsinki-NLP/opus-mt-en-de" and gone == ["Helsinki-NLP/opus-mt-fr-en"]

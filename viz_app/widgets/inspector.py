@@ -94,7 +94,9 @@ def human_bytes(n: int) -> str:
 
 
 def _flatten(prefix: str, value: Any) -> list[tuple[str, str]]:
-    if isinstance(value, dict):
+    """``prefix.key`` rows of a nested mapping; an empty one is a row of its own (``rope_scaling  {}``), so that every
+    configuration field is listed."""
+    if isinstance(value, dict) and value:
         out: list[tuple[str, str]] = []
         for k, v in value.items():
             out += _flatten(f"{prefix}.{k}" if prefix else str(k), v)

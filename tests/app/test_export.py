@@ -221,7 +221,8 @@ def test_png_is_2x_with_labels_and_colour_bar(qapp, trace, tmp_path):
     with ex.HeatmapRenderer(900, 700) as renderer:
         widget = renderer.show(view)
         assert [t for _, t in widget.query_tick_labels()] == view.query_tokens
-        assert [t.split(" (model:")[0] for t in view.query_tokens] == ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]
+        # step 3 of 4: the last typed row is not reached yet, so its label keeps the answer back
+        assert [t.split(" (model:")[0] for t in view.query_tokens] == ["<bos> → t1", "t1 → t2", "t2 → t3", ex.FUTURE_LABEL]
         assert [t for _, t in widget.key_tick_labels()] == ["w1", "w2", "w3", "w4", "<eos>"]
         first, again = renderer.render(view), renderer.render(view)
         assert first == again  # the first render is already fully laid out

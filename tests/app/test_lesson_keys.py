@@ -7,6 +7,7 @@ import re
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QMenu, QWidget
 
 from viz_app.dialogs.help import mnemonic
@@ -94,6 +95,9 @@ def test_no_box_takes_a_menus_alt_letter(make_window, qtbot, language):
         assert {"S", "M", "H"} & set(boxes) == set() and set(menus) & set(boxes) == set(), boxes
         assert all(len(owners) == 1 for owners in boxes.values()), boxes  # two boxes on one letter: a cycle, not a jump
         assert len(boxes) >= 8  # the source, target, model, decoding and map choices keep a letter
+        commands = {seq.toString(QKeySequence.SequenceFormat.PortableText)[4:] for action in window.findChildren(QAction)
+                    for seq in action.shortcuts() if re.fullmatch(r"Alt\+[A-Z]", seq.toString(QKeySequence.SequenceFormat.PortableText))}
+        assert "P" in commands and not commands & (set(menus) | set(boxes)), commands  # Alt+P plays
         sheet = window.show_shortcuts().text()
         for letter, [(text, _)] in boxes.items():  # each box's own key is on the F1 sheet, with the box's name
             assert re.search(rf"{re.escape(_plain(text))}\s*Alt\+{letter}\b", sheet), (letter, text, sheet)

@@ -144,3 +144,13 @@ def test_the_installed_cli_script_says_it(tmp_path):
     proc = subprocess.run([str(script), "transalte", "--model", "en-fr"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().startswith("attention-scope-cli: error: unknown command 'transalte'; did you mean 'translate'?")
+
+
+def test_an_empty_translation_is_said_on_stderr(tiny_checkpoint, capsys, monkeypatch):
+    """The output line stays (line N is sentence N), and stderr says it is the model's, not an empty input line."""
+    from viz_app.cli import translate
+
+    monkeypatch.setattr(translate, "translate_one", lambda bundle, text, beam: ("", ()))
+    code, out, err = _translate(capsys, "--model", str(tiny_checkpoint), "--device", "cpu", "--src", "w1 w2")
+    assert (code, out) == (0, [""])
+    assert "attention-scope translate: note: the model ended at once on 'w1 w2'" in err

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction) -> None:
     # no abbreviations: "--tgt" must not be read as "--tgt-vocab"
-    p = sub.add_parser("translate", allow_abbrev=False, help="print the model's translation of each sentence, one line per sentence",
+    p = sub.add_parser("translate", allow_abbrev=False,
+                       help="print the model's translation of each sentence, one line per sentence",
                        description="Translate sentences with a model, as the window does, and print one line per sentence. "
                                    "Without --src the sentences are read from standard input, one per line (an empty "
                                    "line gives an empty line).")
@@ -89,5 +90,9 @@ def cmd_translate(args: argparse.Namespace) -> int:
             if notice.english() not in said:
                 said.add(notice.english())
                 print(notice_line(args.prog_name, notice), file=sys.stderr)
-        print(printable(" ".join(translation.split())), flush=True)  # one line, whatever the tokens held
+        line = printable(" ".join(translation.split()))  # one line, whatever the tokens held
+        if not line:  # an empty line must not read as an empty input line's
+            print(f"{args.prog_name}: note: the model ended at once on '{printable(text)}' (an empty translation)",
+                  file=sys.stderr)
+        print(line, flush=True)
     return 0

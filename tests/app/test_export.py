@@ -80,12 +80,14 @@ def ffmpeg_video_size(path: Path) -> tuple[int, int]:
 def test_heatmap_view_follows_the_app(trace):
     forced = ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=1, head=None, step=2, forced=True))
     assert forced.title == "Cross-attention (decoder → encoder) · layer 1 · mean of heads · step 2 / 4"
-    # a typed target is known in full; each row is labelled by its input and the next typed token, with the
-    # model's own first choice where it differs (what the row's attention served)
+    # each row reached is labelled by its input and the next typed token, with the model's own first choice where it
+    # differs (what the row's attention served); the rows ahead of the step keep the typed answer to themselves
     typed = ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]
     firsts = trace.first_choice_tokens
-    assert forced.query_tokens == [label if first == label.split(" → ")[1] else f"{label} (model: {first})"
-                                   for label, first in zip(typed, firsts, strict=True)]
+    labelled = [label if first == label.split(" → ")[1] else f"{label} (model: {first})"
+                for label, first in zip(typed, firsts, strict=True)]
+    assert forced.query_tokens == labelled[:2] + [ex.FUTURE_LABEL] * 2
+    assert ex.heatmap_view(trace, ex.ViewSpec(kind="cross", layer=1, forced=True)).query_tokens == labelled  # last step
     assert forced.key_tokens == ["w1", "w2", "w3", "w4", "<eos>"]
     assert (forced.current_row, forced.visible_rows) == (1, 2)
     np.testing.assert_allclose(forced.matrix, trace.cross[1].mean(axis=0), atol=1e-6)
@@ -219,7 +221,8 @@ def test_png_is_2x_with_labels_and_colour_bar(qapp, trace, tmp_path):
     with ex.HeatmapRenderer(900, 700) as renderer:
         widget = renderer.show(view)
         assert [t for _, t in widget.query_tick_labels()] == view.query_tokens
-        assert [t.split(" (model:")[0] for t in view.query_tokens] == ["<bos> → t1", "t1 → t2", "t2 → t3", "t3 → <eos>"]
+        # step 3 of 4: the last typed row is not reached yet, so its label keeps the answer back
+        assert [t.split(" (model:")[0] for t in view.query_tokens] == ["<bos> → t1", "t1 → t2", "t2 → t3", ex.FUTURE_LABEL]
         assert [t for _, t in widget.key_tick_labels()] == ["w1", "w2", "w3", "w4", "<eos>"]
         first, again = renderer.render(view), renderer.render(view)
         assert first == again  # the first render is already fully laid out

@@ -96,7 +96,8 @@ def test_console_entry_point_has_no_traceback(tmp_path):
 
 # ---------------------------------------------------------------------------------------------- one parser
 ROOT = Path(__file__).resolve().parents[2]
-ALL_COMMANDS = ("export", "render", "info", "train", "eval", "align", "report", "compare", "install-shortcut", "uninstall-shortcut")
+ALL_COMMANDS = ("translate", "export", "render", "info", "train", "eval", "align", "report", "compare", "install-shortcut",
+                "uninstall-shortcut")
 
 
 def _listed_commands(help_text: str) -> list[str]:
@@ -206,7 +207,7 @@ def test_an_unknown_option_goes_to_the_parser_not_the_window(gui_calls, capsys, 
     err = capsys.readouterr().err
     assert gui_calls == [] and err.startswith("attention-scope: error: ")
     if argv != ["--model"]:  # named, not "the following arguments are required: COMMAND"
-        assert f"unknown option '{argv[0]}'" in err and "commands: export" in err
+        assert f"unknown option '{argv[0]}'" in err and "commands: translate, export" in err
 
 
 @pytest.mark.parametrize(("argv", "option"), [(["--model", "en-fr", "--dtype"], "--dtype"), (["--device"], "--device"),

@@ -46,7 +46,7 @@ def _value(words: list[str], flag: str) -> str | None:
 def test_the_readme_shows_commands():
     commands = [w for w in _command_lines() if w[0] == "attention-scope"]
     assert len(commands) >= 15
-    assert {w[1] for w in commands} >= {"export", "render", "info", "train", "eval", "align", "report", "compare",
+    assert {w[1] for w in commands} >= {"translate", "export", "render", "info", "train", "eval", "align", "report", "compare",
                                         "install-shortcut"}
 
 

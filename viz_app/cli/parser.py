@@ -1,6 +1,6 @@
 """The one ``attention-scope`` argument tree, and the ``main`` that runs a command from it.
 
-Every subcommand is registered here, from one module per group (``export``: export and render;
+Every subcommand is registered here, from one module per group (``translate``: translate; ``export``: export and render;
 ``model``: info; ``training``: train and eval; ``alignment``: align; ``report``: report; ``compare``: compare;
 ``shortcut``: install-shortcut and uninstall-shortcut),
 so ``--help`` lists them all. Building the parser imports neither Qt nor torch; each handler imports
@@ -14,18 +14,19 @@ anything a library raises (panics of Rust extensions included). What is printed 
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from collections.abc import Sequence
 from contextlib import suppress
 
 from model_core.atomic import check_not_an_input
-from viz_app.cli import alignment, compare, export, model, report, shortcut, training
+from viz_app.cli import alignment, compare, export, model, report, shortcut, training, translate
 from viz_app.cli.common import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, ArgumentParser, CliError, UsageError, one_line, printable
 
 PROG = "attention-scope"
 #: every subcommand, in the order --help lists them
-COMMANDS: tuple[str, ...] = ("export", "render", "info", "train", "eval", "align", "report", "compare", "install-shortcut",
+COMMANDS: tuple[str, ...] = ("translate", "export", "render", "info", "train", "eval", "align", "report", "compare", "install-shortcut",
                              "uninstall-shortcut")
 
 DESCRIPTION = "Watch an encoder-decoder Transformer think: every attention map, step by step."
@@ -41,7 +42,7 @@ def build_parser(prog: str = PROG) -> ArgumentParser:
     parser = ArgumentParser(prog=prog, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"attention-scope {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
-    for group in (export, model, training, alignment, report, compare, shortcut):
+    for group in (translate, export, model, training, alignment, report, compare, shortcut):
         group.register(sub)
     assert tuple(sub.choices) == COMMANDS, tuple(sub.choices)
     return parser
@@ -74,6 +75,19 @@ def _quiet_stdout() -> None:
 PATH_FLAGS = ("model", "out", "session", "src_vocab", "tgt_vocab", "tokenization", "data", "report")
 
 
+def nearest_command(word: str) -> str | None:
+    """The real command ``word`` most likely means (``transalte`` → ``translate``), or None when none is close."""
+    found = difflib.get_close_matches(word.lower(), COMMANDS, n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def unknown_command(word: str) -> str:
+    """What is said of a word in a command's place that is no command: the nearest real one, and the whole list."""
+    near = nearest_command(word)
+    hint = f"; did you mean '{near}'?" if near is not None else ""
+    return f"unknown command '{printable(word)}'{hint} (commands: {', '.join(COMMANDS)})"
+
+
 def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     """Run one command line (``argv`` without the program name); returns the exit status.
 
@@ -85,6 +99,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     """
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(prog or _prog())
+    if args_list and not args_list[0].startswith("-") and args_list[0] not in COMMANDS:  # argparse would list them all
+        _say(f"{parser.prog}: error: {unknown_command(args_list[0])}")
+        return EXIT_USAGE
     try:
         args = parser.parse_args(args_list)
     except UsageError as exc:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QFont, QGuiApplication
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractButton, QDialog, QDialogButtonBox, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from viz_app.dialogs.explain import explanation
 from viz_app.i18n import tr
@@ -25,6 +25,24 @@ def plain_action_text(text: str) -> str:
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
 
 
+def mnemonic(text: str) -> str | None:
+    """The Alt+letter a text's accelerator makes ("&Model" → "M", "模型(&M)" → "M", "R&&D" → None), upper case."""
+    found = re.search(r"&([^&\s])", text.replace("&&", ""))
+    return found.group(1).upper() if found else None
+
+
+def box_rows(window: QWidget) -> list[tuple[str, str]]:
+    """(a box's name, its Alt+letter) for every label with a buddy and every button of ``window`` whose text has an
+    accelerator: the keys that jump to a box, which the menus do not list."""
+    rows: list[tuple[str, str]] = []
+    for widget in window.findChildren(QWidget):
+        if (isinstance(widget, QLabel) and widget.buddy() is not None) or isinstance(widget, QAbstractButton):
+            letter = mnemonic(widget.text())
+            if letter is not None:
+                rows.append((plain_action_text(widget.text()), key_text(f"Alt+{letter}")))
+    return rows
+
+
 def shortcut_rows(actions: Iterable[QAction]) -> list[tuple[str, str]]:
     """(action name, its key sequences) for every action that has a shortcut, in the given order."""
     rows = []
@@ -35,12 +53,23 @@ def shortcut_rows(actions: Iterable[QAction]) -> list[tuple[str, str]]:
     return rows
 
 
-def shortcuts_html(actions: Iterable[QAction]) -> str:
-    rows = "".join(f"<tr><td>{html.escape(name)}</td><td><b>{html.escape(keys)}</b></td></tr>"
-                   for name, keys in shortcut_rows(actions))
+def _table(rows: Iterable[tuple[str, str]]) -> str:
+    cells = "".join(f"<tr><td>{html.escape(name)}</td><td><b>{html.escape(keys)}</b></td></tr>" for name, keys in rows)
+    return f"<table cellspacing='6'>{cells}</table>"
+
+
+def shortcuts_html(actions: Iterable[QAction], boxes: Iterable[tuple[str, str]] = ()) -> str:
+    """The sheet: the commands' keys, then the boxes' own Alt+letters (``boxes``: :func:`box_rows`)."""
     intro = tr("Help", "The arrow keys (← →), Home / End and Space step through decoding when the focus is not in a text "
-                       "box; with Alt they work everywhere. Esc leaves a text box.")
-    return f"<p>{html.escape(intro)}</p><table cellspacing='6'>{rows}</table>"
+                       "box; with Alt they work everywhere. Enter in a sentence box runs it and gives these keys back to "
+                       "the map; Esc leaves a text box.")
+    text = f"<p>{html.escape(intro)}</p>{_table(shortcut_rows(actions))}"
+    boxes = list(boxes)
+    if boxes:
+        menus = tr("Help", "Alt with a menu's underlined letter opens that menu (Alt+F File, Alt+M Model…); these jump "
+                           "to a box instead:")
+        text += f"<p>{html.escape(menus)}</p>{_table(boxes)}"
+    return text
 
 
 class HelpWindow(QDialog):
@@ -77,7 +106,7 @@ class HelpWindow(QDialog):
 
 
 def show_shortcuts(parent: QWidget, actions: Iterable[QAction], point_size: float | None = None) -> HelpWindow:
-    box = HelpWindow(tr("Help", "Keyboard shortcuts"), shortcuts_html(actions), parent, point_size)
+    box = HelpWindow(tr("Help", "Keyboard shortcuts"), shortcuts_html(actions, box_rows(parent)), parent, point_size)
     box.show()
     return box
 

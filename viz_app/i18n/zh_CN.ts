@@ -586,48 +586,48 @@
             <translation>用 &lt;pad&gt; 把解码器输入补足到 N 个，以观察目标端填充掩码的作用</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="397" />
+            <location filename="../../viz_app/widgets/controls.py" line="398" />
             <source>Decoding step: at step t the decoder has produced t tokens</source>
             <translation>解码步：第 t 步时，解码器已生成 t 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="408" />
+            <location filename="../../viz_app/widgets/controls.py" line="409" />
             <source>Playback speed</source>
             <translation>播放速度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="461" />
+            <location filename="../../viz_app/widgets/controls.py" line="462" />
             <source>What the heatmap shows: the attention weights, the scores before the softmax, or an analysis (hover over one to read what it measures)</source>
             <translation>热图显示的内容：注意力权重、softmax 之前的分数，或某种分析（把鼠标停在选项上可查看它衡量什么）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="474" />
+            <location filename="../../viz_app/widgets/controls.py" line="475" />
             <source>L</source>
             <comment>prefix of a layer number: L0, L1…</comment>
             <translation>L</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="475" />
+            <location filename="../../viz_app/widgets/controls.py" line="476" />
             <source>Layer (0 = closest to the input)</source>
             <translation>层（0 = 最靠近输入的一层）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="478" />
+            <location filename="../../viz_app/widgets/controls.py" line="479" />
             <source>One head, or the mean of all heads of the layer</source>
             <translation>单个注意力头，或该层所有头的平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="482" />
+            <location filename="../../viz_app/widgets/controls.py" line="483" />
             <source>log scale</source>
             <translation>对数刻度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="483" />
+            <location filename="../../viz_app/widgets/controls.py" line="484" />
             <source>Colour by log(weight): makes small weights visible</source>
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="584" />
+            <location filename="../../viz_app/widgets/controls.py" line="585" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
@@ -637,108 +637,108 @@
             <translation>打开…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="211" />
-            <source>&amp;Source</source>
-            <translation>源句(&amp;S)</translation>
+            <location filename="../../viz_app/widgets/controls.py" line="212" />
+            <source>Sou&amp;rce</source>
+            <translation>源句(&amp;R)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="214" />
+            <location filename="../../viz_app/widgets/controls.py" line="215" />
             <source>&amp;Target</source>
             <translation>目标句(&amp;T)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="226" />
-            <source>&amp;Model</source>
-            <translation>模型(&amp;M)</translation>
+            <location filename="../../viz_app/widgets/controls.py" line="227" />
+            <source>M&amp;odel</source>
+            <translation>模型(&amp;O)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="226" />
+            <location filename="../../viz_app/widgets/controls.py" line="227" />
             <source>&amp;Decoding</source>
             <translation>解码(&amp;D)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="227" />
+            <location filename="../../viz_app/widgets/controls.py" line="228" />
             <source>temp.</source>
             <comment>sampling temperature</comment>
             <translation>温度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="228" />
+            <location filename="../../viz_app/widgets/controls.py" line="229" />
             <source>top-k</source>
             <translation>top-k</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="228" />
+            <location filename="../../viz_app/widgets/controls.py" line="229" />
             <source>top-p</source>
             <translation>top-p</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="229" />
+            <location filename="../../viz_app/widgets/controls.py" line="230" />
             <source>seed</source>
             <translation>种子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="229" />
+            <location filename="../../viz_app/widgets/controls.py" line="230" />
             <source>beams</source>
             <translation>束宽</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="230" />
+            <location filename="../../viz_app/widgets/controls.py" line="231" />
             <source>pad source to</source>
             <translation>源端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="230" />
+            <location filename="../../viz_app/widgets/controls.py" line="231" />
             <source>pad target to</source>
             <translation>目标端填充至</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="339" />
+            <location filename="../../viz_app/widgets/controls.py" line="340" />
             <source>Translation: {text}</source>
             <translation>译文：{text}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="370" />
+            <location filename="../../viz_app/widgets/controls.py" line="371" />
             <source>teacher forcing the typed target</source>
             <translation>教师强制：使用输入的目标句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="440" />
+            <location filename="../../viz_app/widgets/controls.py" line="441" />
             <source>step {step} / {total}</source>
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="488" />
+            <location filename="../../viz_app/widgets/controls.py" line="489" />
             <source>Sho&amp;w</source>
             <translation>显示(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="488" />
+            <location filename="../../viz_app/widgets/controls.py" line="489" />
             <source>&amp;Attention</source>
             <translation>注意力(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="489" />
+            <location filename="../../viz_app/widgets/controls.py" line="490" />
             <source>La&amp;yer</source>
             <translation>层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="490" />
-            <source>&amp;Head</source>
-            <translation>头(&amp;H)</translation>
+            <location filename="../../viz_app/widgets/controls.py" line="491" />
+            <source>H&amp;ead</source>
+            <translation>头(&amp;E)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="490" />
+            <location filename="../../viz_app/widgets/controls.py" line="491" />
             <source>&amp;Colours</source>
             <translation>配色(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="493" />
+            <location filename="../../viz_app/widgets/controls.py" line="494" />
             <source>Masks:</source>
             <translation>掩码：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="528" />
+            <location filename="../../viz_app/widgets/controls.py" line="529" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
@@ -748,25 +748,37 @@
             <translation>（无模型）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="341" />
+            <location filename="../../viz_app/widgets/controls.py" line="342" />
             <source>as its grammar translates it</source>
             <translation>与语法给出的译文一致</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="546" />
+            <location filename="../../viz_app/widgets/controls.py" line="547" />
             <source>Not for a sentence this long: its maps are computed one at a time when shown</source>
             <translation>句子过长时不可用：其注意力图只在显示时逐张计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="530" />
+            <location filename="../../viz_app/widgets/controls.py" line="531" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="343" />
+            <location filename="../../viz_app/widgets/controls.py" line="344" />
             <source>its grammar: {text}</source>
             <translation>语法给出的译文：{text}</translation>
+        </message>
+        <message>
+            <source>&amp;Source</source>
+            <translation type="vanished">源句(&amp;S)</translation>
+        </message>
+        <message>
+            <source>&amp;Model</source>
+            <translation type="vanished">模型(&amp;M)</translation>
+        </message>
+        <message>
+            <source>&amp;Head</source>
+            <translation type="vanished">头(&amp;H)</translation>
         </message>
         <message>
             <source>What the heatmap shows: the attention weights, the scores before the softmax, the attention rollout from the source to each target position, how much each token moved the chosen token (attribution), or what each attended token actually added (weight × size of its transformed value)</source>
@@ -1534,14 +1546,23 @@ not a proof.&lt;/p&gt;</source>
     <context>
         <name>Help</name>
         <message>
-            <location filename="../../viz_app/dialogs/help.py" line="41" />
-            <source>The arrow keys (← →), Home / End and Space step through decoding when the focus is not in a text box; with Alt they work everywhere. Esc leaves a text box.</source>
-            <translation>焦点不在文本框里时，用方向键（← →）、Home / End 和空格键逐步浏览解码过程；按住 Alt 时，这些键在任何地方都能用。按 Esc 键可离开文本框。</translation>
+            <location filename="../../viz_app/dialogs/help.py" line="63" />
+            <source>The arrow keys (← →), Home / End and Space step through decoding when the focus is not in a text box; with Alt they work everywhere. Enter in a sentence box runs it and gives these keys back to the map; Esc leaves a text box.</source>
+            <translation>焦点不在文本框里时，用方向键（← →）、Home / End 和空格键逐步浏览解码过程；按住 Alt 时，这些键在任何地方都能用。在句子框里按 Enter 键会立即运行，并把这些键交还给注意力图；按 Esc 键可离开文本框。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/dialogs/help.py" line="80" />
+            <location filename="../../viz_app/dialogs/help.py" line="69" />
+            <source>Alt with a menu's underlined letter opens that menu (Alt+F File, Alt+M Model…); these jump to a box instead:</source>
+            <translation>Alt 加菜单名里带下划线的字母会打开该菜单（Alt+F 文件、Alt+M 模型……）；下面这些键则直接跳到对应的输入框：</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/dialogs/help.py" line="109" />
             <source>Keyboard shortcuts</source>
             <translation>键盘快捷键</translation>
+        </message>
+        <message>
+            <source>The arrow keys (← →), Home / End and Space step through decoding when the focus is not in a text box; with Alt they work everywhere. Esc leaves a text box.</source>
+            <translation type="vanished">焦点不在文本框里时，用方向键（← →）、Home / End 和空格键逐步浏览解码过程；按住 Alt 时，这些键在任何地方都能用。按 Esc 键可离开文本框。</translation>
         </message>
         <message>
             <source>The arrow keys, Home/End and Space step through decoding when the focus is not in a text box; with Alt they work everywhere. Esc leaves a text box.</source>
@@ -1866,154 +1887,154 @@ not a proof.&lt;/p&gt;</source>
             <translation>上次使用的模型 {path} 已不存在。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="208" />
+            <location filename="../../viz_app/widgets/map_view.py" line="211" />
             <source>query: decoder input → token it chose</source>
             <translation>查询：解码器输入 → 它选中的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="143" />
+            <location filename="../../viz_app/widgets/map_view.py" line="144" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="205" />
+            <location filename="../../viz_app/widgets/map_view.py" line="208" />
             <source>query: decoder input</source>
             <translation>查询：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="207" />
+            <location filename="../../viz_app/widgets/map_view.py" line="210" />
             <source>query: decoder input → next typed token</source>
             <translation>查询：解码器输入 → 下一个键入的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="377" />
+            <location filename="../../viz_app/widgets/map_view.py" line="380" />
             <source>Integrated gradients</source>
             <translation>积分梯度</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="378" />
+            <location filename="../../viz_app/widgets/map_view.py" line="381" />
             <source>Gradient × input</source>
             <translation>梯度 × 输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="380" />
+            <location filename="../../viz_app/widgets/map_view.py" line="383" />
             <source>{method} over the target prefix · step {step} / {total}</source>
             <translation>{method}：目标前缀 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="382" />
+            <location filename="../../viz_app/widgets/map_view.py" line="385" />
             <source>{method} over the source · step {step} / {total}</source>
             <translation>{method}：源句 · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="393" />
+            <location filename="../../viz_app/widgets/map_view.py" line="396" />
             <source>earlier target token (decoder input)</source>
             <translation>之前的目标词元（解码器输入）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="393" />
+            <location filename="../../viz_app/widgets/map_view.py" line="396" />
             <source>source token</source>
             <translation>源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="492" />
+            <location filename="../../viz_app/widgets/map_view.py" line="495" />
             <source>decoder layer</source>
             <translation>解码器层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="493" />
+            <location filename="../../viz_app/widgets/map_view.py" line="496" />
             <source>step: the token written</source>
             <translation>步骤：写出的词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="144" />
+            <location filename="../../viz_app/widgets/map_view.py" line="145" />
             <source>{kind} · layer {layer} · {head} · step {step} / {total}</source>
             <translation>{kind} · 第 {layer} 层 · {head} · 第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="198" />
+            <location filename="../../viz_app/widgets/map_view.py" line="201" />
             <source>{label} (model: {token})</source>
             <translation>{label}（模型：{token}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="263" />
+            <location filename="../../viz_app/widgets/map_view.py" line="266" />
             <source>query: source token</source>
             <translation>查询：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="263" />
+            <location filename="../../viz_app/widgets/map_view.py" line="266" />
             <source>key: source token</source>
             <translation>键：源词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="270" />
+            <location filename="../../viz_app/widgets/map_view.py" line="273" />
             <source>key: decoder input</source>
             <translation>键：解码器输入</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="143" />
+            <location filename="../../viz_app/widgets/map_view.py" line="144" />
             <source>head {head}</source>
             <translation>头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="274" />
+            <location filename="../../viz_app/widgets/map_view.py" line="277" />
             <source>{title} · switched OFF (adds nothing to the layer)</source>
             <translation>{title} · 已关闭（对该层输出没有贡献）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="298" />
+            <location filename="../../viz_app/widgets/map_view.py" line="301" />
             <source>{title}
 rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>{title}
 第 {r0}–{r1} 行（共 {rows} 行），第 {c0}–{c1} 列（共 {cols} 列）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="489" />
+            <location filename="../../viz_app/widgets/map_view.py" line="492" />
             <source>layer {layer}</source>
             <translation>第 {layer} 层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="276" />
+            <location filename="../../viz_app/widgets/map_view.py" line="279" />
             <source>{title} · {n} of {total} heads OFF</source>
             <translation>{title} · {total} 个头中已关闭 {n} 个</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="284" />
+            <location filename="../../viz_app/widgets/map_view.py" line="287" />
             <source>{title} · {share} % from the source</source>
             <translation>{title} · {share}% 来自源句</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="388" />
+            <location filename="../../viz_app/widgets/map_view.py" line="391" />
             <source>L{layer} H{head}</source>
             <translation>L{layer} H{head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="389" />
+            <location filename="../../viz_app/widgets/map_view.py" line="392" />
             <source>L{layer} mean</source>
             <translation>L{layer} 各头平均</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="391" />
+            <location filename="../../viz_app/widgets/map_view.py" line="394" />
             <source>{title} · agreement with {which}: ρ = {rho}</source>
             <translation>{title} · 与 {which} 的一致性：ρ = {rho}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="403" />
+            <location filename="../../viz_app/widgets/map_view.py" line="406" />
             <source>{label} · step {step}'s row did not converge ({points} points): its numbers are not reliable</source>
             <translation>{label} · 第 {step} 步这一行未收敛（{points} 个点）：其数值不可靠</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="414" />
+            <location filename="../../viz_app/widgets/map_view.py" line="417" />
             <source>{title} · not converged: step {steps}</source>
             <translation>{title} · 未收敛：第 {steps} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="408" />
+            <location filename="../../viz_app/widgets/map_view.py" line="411" />
             <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline) ({points} points)</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%（{points} 个点）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/map_view.py" line="411" />
+            <location filename="../../viz_app/widgets/map_view.py" line="414" />
             <source>{label} · step {step}'s row sums to {share} % of log p − log p(baseline)</source>
             <translation>{label} · 第 {step} 步这一行之和为 log p − log p(基线) 的 {share}%</translation>
         </message>
@@ -2478,7 +2499,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>这个模型没有{kind}。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="717" />
+            <location filename="../../viz_app/window/bindings.py" line="733" />
             <source>Hugging Face models keep their positions inside their own code: only heads can be switched off here</source>
             <translation>Hugging Face 模型的位置信息在它自己的代码里：这里只能关闭注意力头</translation>
         </message>
@@ -2488,7 +2509,7 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>&lt;h3&gt;暂无可显示的内容&lt;/h3&gt;&lt;p&gt;编辑源句即可运行模型。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/bindings.py" line="727" />
+            <location filename="../../viz_app/window/bindings.py" line="743" />
             <source>⚠ ablation: {what}</source>
             <translation>⚠ 消融：{what}</translation>
         </message>
@@ -2498,17 +2519,17 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>&lt;h3&gt;该模型没有{kind}&lt;/h3&gt;&lt;p&gt;请选择另一种注意力。&lt;/p&gt;</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="114" />
+            <location filename="../../viz_app/window/main_window.py" line="115" />
             <source>Attention Scope</source>
             <translation>Attention Scope</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="263" />
+            <location filename="../../viz_app/window/main_window.py" line="264" />
             <source>Open a model</source>
             <translation>打开模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/main_window.py" line="264" />
+            <location filename="../../viz_app/window/main_window.py" line="265" />
             <source>Models (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;All files (*)</source>
             <translation>模型 (*.safetensors *.pt *.pth *.bin *.ckpt config.json);;所有文件 (*)</translation>
         </message>
@@ -2603,42 +2624,42 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>请先打开模型并输入一个句子：比较将在这个句子上进行。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="316" />
+            <location filename="../../viz_app/window/parts.py" line="322" />
             <source>Attention heatmap</source>
             <translation>注意力热力图</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="317" />
+            <location filename="../../viz_app/window/parts.py" line="323" />
             <source>Masks</source>
             <translation>掩码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="321" />
+            <location filename="../../viz_app/window/parts.py" line="327" />
             <source>Sentence</source>
             <translation>句子</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="324" />
+            <location filename="../../viz_app/window/parts.py" line="330" />
             <source>Heads</source>
             <translation>注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="326" />
+            <location filename="../../viz_app/window/parts.py" line="332" />
             <source>Next token</source>
             <translation>下一个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="331" />
+            <location filename="../../viz_app/window/parts.py" line="337" />
             <source>Positional encoding</source>
             <translation>位置编码</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="335" />
+            <location filename="../../viz_app/window/parts.py" line="341" />
             <source>What can I type?</source>
             <translation>可以输入什么？</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="340" />
+            <location filename="../../viz_app/window/parts.py" line="346" />
             <source>Ablation</source>
             <translation>消融</translation>
         </message>
@@ -2653,72 +2674,72 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>取消加载</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="182" />
+            <location filename="../../viz_app/window/parts.py" line="188" />
             <source>All heads</source>
             <translation>所有注意力头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="183" />
+            <location filename="../../viz_app/window/parts.py" line="189" />
             <source>Head statistics</source>
             <translation>注意力头统计</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="263" />
+            <location filename="../../viz_app/window/parts.py" line="269" />
             <source>Heads or the positional encoding are switched off: the model is not intact</source>
             <translation>有注意力头或位置编码被关闭：当前不是完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="276" />
+            <location filename="../../viz_app/window/parts.py" line="282" />
             <source>no model</source>
             <translation>无模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="281" />
+            <location filename="../../viz_app/window/parts.py" line="287" />
             <source>Stop run</source>
             <translation>停止运行</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="282" />
+            <location filename="../../viz_app/window/parts.py" line="288" />
             <source>Stop waiting for this run (Esc); the result on screen stays</source>
             <translation>不再等待本次运行（Esc）；屏幕上的结果保持不变</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="288" />
+            <location filename="../../viz_app/window/parts.py" line="294" />
             <source>Model activity</source>
             <translation>模型运行状态</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="288" />
+            <location filename="../../viz_app/window/parts.py" line="294" />
             <source>Loaded model</source>
             <translation>已加载的模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="289" />
+            <location filename="../../viz_app/window/parts.py" line="295" />
             <source>Device and number format</source>
             <translation>设备与数值格式</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="290" />
+            <location filename="../../viz_app/window/parts.py" line="296" />
             <source>Duration of the last model call</source>
             <translation>上一次模型调用的耗时</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="327" />
+            <location filename="../../viz_app/window/parts.py" line="333" />
             <source>Show or hide the &amp;next-token panel</source>
             <translation>显示或隐藏下一个词元面板(&amp;N)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="328" />
+            <location filename="../../viz_app/window/parts.py" line="334" />
             <source>What the model would say next; while presenting on a screen narrower than 1,600 pixels it waits for this key</source>
             <translation>模型接下来会说什么；在宽度不足 1600 像素的屏幕上演示时，按此键才显示</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="337" />
+            <location filename="../../viz_app/window/parts.py" line="343" />
             <source>&amp;What can I type?</source>
             <translation>可以输入什么？(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/window/parts.py" line="338" />
+            <location filename="../../viz_app/window/parts.py" line="344" />
             <source>The words this model knows, and sentences it translates correctly</source>
             <translation>这个模型认识的词，以及它能正确翻译的句子</translation>
         </message>
@@ -2890,182 +2911,182 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>其他</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="112" />
+            <location filename="../../viz_app/widgets/inspector.py" line="114" />
             <source>Model</source>
             <translation>模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="114" />
+            <location filename="../../viz_app/widgets/inspector.py" line="116" />
             <source>name</source>
             <translation>名称</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="115" />
+            <location filename="../../viz_app/widgets/inspector.py" line="117" />
             <source>format</source>
             <translation>格式</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="116" />
+            <location filename="../../viz_app/widgets/inspector.py" line="118" />
             <source>file</source>
             <translation>文件</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="117" />
+            <location filename="../../viz_app/widgets/inspector.py" line="119" />
             <source>device</source>
             <translation>设备</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="118" />
+            <location filename="../../viz_app/widgets/inspector.py" line="120" />
             <source>vocabularies</source>
             <translation>词表</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="121" />
+            <location filename="../../viz_app/widgets/inspector.py" line="123" />
             <source>Attention</source>
             <translation>注意力</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="122" />
+            <location filename="../../viz_app/widgets/inspector.py" line="124" />
             <source>family</source>
             <translation>模型家族</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="123" />
+            <location filename="../../viz_app/widgets/inspector.py" line="125" />
             <source>heads</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="125" />
+            <location filename="../../viz_app/widgets/inspector.py" line="127" />
             <source>Parameters</source>
             <translation>参数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="130" />
+            <location filename="../../viz_app/widgets/inspector.py" line="132" />
             <source>total</source>
             <translation>总计</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="137" />
+            <location filename="../../viz_app/widgets/inspector.py" line="139" />
             <source>Configuration</source>
             <translation>配置</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="166" />
+            <location filename="../../viz_app/widgets/inspector.py" line="168" />
             <source>query</source>
             <translation>查询</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="167" />
+            <location filename="../../viz_app/widgets/inspector.py" line="169" />
             <source>key</source>
             <translation>键</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="228" />
+            <location filename="../../viz_app/widgets/inspector.py" line="230" />
             <source>Summary</source>
             <translation>概要</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="230" />
+            <location filename="../../viz_app/widgets/inspector.py" line="232" />
             <source>Compare</source>
             <translation>比较</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="260" />
+            <location filename="../../viz_app/widgets/inspector.py" line="262" />
             <source>weight value</source>
             <translation>权重值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="261" />
+            <location filename="../../viz_app/widgets/inspector.py" line="263" />
             <source>count</source>
             <translation>个数</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="272" />
+            <location filename="../../viz_app/widgets/inspector.py" line="274" />
             <source>mean per layer</source>
             <translation>各层均值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="272" />
+            <location filename="../../viz_app/widgets/inspector.py" line="274" />
             <source>standard deviation per layer</source>
             <translation>各层标准差</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="311" />
+            <location filename="../../viz_app/widgets/inspector.py" line="313" />
             <source>Compare with another checkpoint…</source>
             <translation>与另一个检查点比较…</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="312" />
+            <location filename="../../viz_app/widgets/inspector.py" line="314" />
             <source>Open a second checkpoint of the same architecture and show how its attention differs for the current sentence</source>
             <translation>打开同一结构的第二个检查点，显示它对当前句子的注意力有何不同</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="345" />
+            <location filename="../../viz_app/widgets/inspector.py" line="347" />
             <source>No comparison yet: compare this checkpoint with another one of the same architecture (for example two epochs, or two random seeds).</source>
             <translation>尚未比较：可将此检查点与另一个同结构的检查点进行比较（例如两个不同的训练轮次，或两个不同的随机种子）。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="558" />
+            <location filename="../../viz_app/widgets/inspector.py" line="560" />
             <source>both teacher-forced on the typed target</source>
             <translation>两者均以输入的目标句进行教师强制</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="559" />
+            <location filename="../../viz_app/widgets/inspector.py" line="561" />
             <source>both teacher-forced on A's greedy translation</source>
             <translation>两者均以 A 的贪心解码译文进行教师强制</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="134" />
+            <location filename="../../viz_app/widgets/inspector.py" line="136" />
             <source>buffers (tables, not trained)</source>
             <translation>缓冲区（查找表，不参与训练）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="136" />
+            <location filename="../../viz_app/widgets/inspector.py" line="138" />
             <source>one shared tensor</source>
             <translation>共享同一张量</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="238" />
+            <location filename="../../viz_app/widgets/inspector.py" line="240" />
             <source>Property</source>
             <translation>属性</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="238" />
+            <location filename="../../viz_app/widgets/inspector.py" line="240" />
             <source>Value</source>
             <translation>值</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="278" />
+            <location filename="../../viz_app/widgets/inspector.py" line="280" />
             <source>layer</source>
             <translation>层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="299" />
+            <location filename="../../viz_app/widgets/inspector.py" line="301" />
             <source>Each layer, over all its weight matrices:</source>
             <translation>每一层（统计该层全部权重矩阵）：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="334" />
+            <location filename="../../viz_app/widgets/inspector.py" line="336" />
             <source>head</source>
             <translation>头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="440" />
+            <location filename="../../viz_app/widgets/inspector.py" line="442" />
             <source>No weight matrices to show.</source>
             <translation>没有可显示的权重矩阵。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="538" />
+            <location filename="../../viz_app/widgets/inspector.py" line="540" />
             <source>This model has no layers of this kind.</source>
             <translation>该模型没有这种类型的层。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="549" />
+            <location filename="../../viz_app/widgets/inspector.py" line="551" />
             <source>layer {layer}, head {head}</source>
             <translation>第 {layer} 层，头 {head}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="556" />
+            <location filename="../../viz_app/widgets/inspector.py" line="558" />
             <source>B − A (red: B attends more, blue: A does)</source>
             <translation>B − A（红：B 关注更多，蓝：A 关注更多）</translation>
         </message>
@@ -3075,32 +3096,32 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>解码器第 {index} 层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="119" />
+            <location filename="../../viz_app/widgets/inspector.py" line="121" />
             <source>source {src:,}, target {tgt:,} tokens</source>
             <translation>源端 {src:,} 个词元，目标端 {tgt:,} 个词元</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="123" />
+            <location filename="../../viz_app/widgets/inspector.py" line="125" />
             <source>{heads} of {size} dimensions</source>
             <translation>{heads} 个，每个 {size} 维</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="284" />
+            <location filename="../../viz_app/widgets/inspector.py" line="286" />
             <source>encoder</source>
             <translation>编码器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="284" />
+            <location filename="../../viz_app/widgets/inspector.py" line="286" />
             <source>decoder</source>
             <translation>解码器</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="447" />
+            <location filename="../../viz_app/widgets/inspector.py" line="449" />
             <source>{name} — {group}, {count:,} values: mean {mean:.4g}, std {std:.4g}, min {min:.4g}, max {max:.4g}</source>
             <translation>{name} — {group}，共 {count:,} 个值：均值 {mean:.4g}，标准差 {std:.4g}，最小值 {min:.4g}，最大值 {max:.4g}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="560" />
+            <location filename="../../viz_app/widgets/inspector.py" line="562" />
             <source>largest change in this head: {value:.3g}; in all {kind} maps: {all:.3g} ({how})</source>
             <translation>该头的最大变化：{value:.3g}；所有{kind}图中的最大变化：{all:.3g}（{how}）</translation>
         </message>
@@ -3110,17 +3131,17 @@ rows {r0}–{r1} of {rows}, columns {c0}–{c1} of {cols}</source>
             <translation>编码器第 {index} 层</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="132" />
+            <location filename="../../viz_app/widgets/inspector.py" line="134" />
             <source>size ({dtype})</source>
             <translation>大小（{dtype}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="550" />
+            <location filename="../../viz_app/widgets/inspector.py" line="552" />
             <source>A: {name} ({where})</source>
             <translation>A：{name}（{where}）</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/inspector.py" line="552" />
+            <location filename="../../viz_app/widgets/inspector.py" line="554" />
             <source>B: {name} ({where})</source>
             <translation>B：{name}（{where}）</translation>
         </message>

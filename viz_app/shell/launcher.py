@@ -9,7 +9,8 @@
   remembered), and Qt's own options (``-platform offscreen``, ``-style X``…);
 - a subcommand (``export``, ``render``, ``info``…), ``-h``/``--help``, ``--version`` or any other
   option: :func:`viz_app.cli.main`;
-- any other word: a usage error (one line, exit status 2), never a window opened on nothing.
+- any other word: a usage error (one line, exit status 2), never a window opened on nothing; a word close to a
+  command (``transalte``) is answered with it ("did you mean 'translate'?"), whatever follows it.
 
 Before the window's ``QApplication`` exists, :func:`viz_app.shell.display_check.display_problem` asks whether Qt
 can open a window here (a display; on Linux the xcb plugin's system libraries); if not, one line says why
@@ -94,8 +95,13 @@ def script_main() -> int:
 
 def main(argv: Sequence[str] | None = None, *, leave_at_once: bool = False) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    from viz_app.cli.parser import COMMANDS
+    from viz_app.cli.parser import COMMANDS, nearest_command
 
+    if args and not args[0].startswith("-") and args[0] not in COMMANDS and not os.path.exists(args[0]) \
+            and nearest_command(args[0]) is not None:  # a mistyped command: not "unknown option '--src'" after it
+        from viz_app.cli.parser import unknown_command, usage_error
+
+        return usage_error(unknown_command(args[0]))
     if not args or args[0] not in COMMANDS:
         from viz_app.cli.common import UsageError, split_import_flags
 
@@ -138,8 +144,12 @@ def main(argv: Sequence[str] | None = None, *, leave_at_once: bool = False) -> i
         if offending is not None and not offending.startswith("-"):
             from viz_app.cli.parser import usage_error
 
-            what = "a second model" if os.path.exists(offending) else "neither a command nor an existing file or folder"
-            return usage_error(f"{offending!r} is {what} (commands: {', '.join(COMMANDS)}); see 'attention-scope --help'")
+            exists = os.path.exists(offending)
+            what = "a second model" if exists else "neither a command nor an existing file or folder"
+            near = None if exists else nearest_command(offending)
+            hint = f"; did you mean '{near}'?" if near is not None else ""
+            return usage_error(f"{offending!r} is {what}{hint} (commands: {', '.join(COMMANDS)}); "
+                               "see 'attention-scope --help'")
     from viz_app.cli.parser import leave_if_interrupted
     from viz_app.cli.parser import main as cli_main
 

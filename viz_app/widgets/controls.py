@@ -208,7 +208,8 @@ class InputPanel(QWidget):
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setHorizontalSpacing(8)
         grid.setVerticalSpacing(2)
-        grid.addWidget(QLabel(tr("Controls", "&Source"), self, buddy=self.source), 0, 0)
+        # the labels' Alt+letters leave the menu bar's (F, G, S, M, V, H) to its menus: Alt+M opens the Model menu
+        grid.addWidget(QLabel(tr("Controls", "Sou&rce"), self, buddy=self.source), 0, 0)
         grid.addWidget(self.source, 0, 1)
         grid.addWidget(self.source_chips, 1, 1)
         grid.addWidget(QLabel(tr("Controls", "&Target"), self, buddy=self.target), 2, 0)
@@ -223,7 +224,7 @@ class InputPanel(QWidget):
         options.setContentsMargins(0, 0, 0, 0)
         self._labelled: dict[str, QWidget] = {}
         for key, label, widget in (
-            ("model", tr("Controls", "&Model"), self.model_picker), ("method", tr("Controls", "&Decoding"), self.method),
+            ("model", tr("Controls", "M&odel"), self.model_picker), ("method", tr("Controls", "&Decoding"), self.method),
             ("temperature", tr("Controls", "temp.", "sampling temperature"), self.temperature),
             ("top_k", tr("Controls", "top-k"), self.top_k), ("top_p", tr("Controls", "top-p"), self.top_p),
             ("seed", tr("Controls", "seed"), self.seed), ("beam_width", tr("Controls", "beams"), self.beam_width),
@@ -487,7 +488,7 @@ class SelectorBar(QWidget):
         flow.setContentsMargins(6, 2, 6, 2)
         for label, widget in ((tr("Controls", "Sho&w"), self.mode), (tr("Controls", "&Attention"), self.kind),
                               (tr("Controls", "La&yer"), self.layer),
-                              (tr("Controls", "&Head"), self.head), (tr("Controls", "&Colours"), self.colormap)):
+                              (tr("Controls", "H&ead"), self.head), (tr("Controls", "&Colours"), self.colormap)):
             flow.addWidget(self._cell(QLabel(label, buddy=widget), widget))
         flow.addWidget(self.log_scale)
         masks: list[QWidget] = [QLabel(tr("Controls", "Masks:"))]

@@ -47,7 +47,8 @@ class ViewSpec:
     """Which map to show and how: the selection and display settings of the window (or the CLI flags).
 
     ``head`` None is the mean of the heads; ``step`` None is the last step; ``forced`` says the
-    target was typed (teacher forcing), so every decoder token is known at every step.
+    target was typed (teacher forcing): the rows reached so far say the typed token and the model's own choice, and
+    the rows after the step stay :data:`FUTURE_LABEL` as when the model generates.
     ``overlays`` names the masks to shade (those that cannot apply to ``kind`` are ignored, as in the app).
     """
 
@@ -157,13 +158,15 @@ def decoder_row_labels(trace: Trace, step: int, forced: bool, mode: str = "predi
     Why "input → next" by default: row *t* is the query at decoder input *t*, whose distribution chose output *t*; a
     row labelled by its input reads one row off ("le" looks at "cat"). Under teacher forcing the next token is typed,
     not predicted: where the model's own first choice differs, the label says so (``"<bos> → 小 (model: 黑)"``), since
-    that choice, not the typed word, is what the row's attention served. Rows not generated yet are
-    :data:`FUTURE_LABEL`; padded rows predict nothing and keep their input (``<pad>``).
+    that choice, not the typed word, is what the row's attention served. Rows not reached yet at ``step`` are
+    :data:`FUTURE_LABEL`, generated or typed alike: a typed row ahead of the step would give the answer away (its
+    token, and the model's choice there) before the lesson gets to it. Padded rows predict nothing and keep their
+    input (``<pad>``).
     """
     if mode not in ROW_LABEL_MODES:
         raise ValueError(f"unknown row labels {mode!r}; choose from {', '.join(ROW_LABEL_MODES)}")
     inputs = list(trace.tgt_tokens)
-    known = [forced or i < step for i in range(len(inputs))]
+    known = [i < step for i in range(len(inputs))]
     if mode == "input":
         return [tok if k else FUTURE_LABEL for tok, k in zip(inputs, known, strict=True)]
     pads = np.asarray(trace.tgt_is_pad, dtype=bool)

@@ -20,8 +20,9 @@ mode in :mod:`~viz_app.window.presenter`. No module sets attributes on the windo
 
 Keyboard policy: ←/→, Home/End and Space are window-wide QAction shortcuts, but a focused text
 box keeps them for editing (Qt's ShortcutOverride: a line edit claims the keys it uses), so typing
-a sentence never steps. Alt+←/→, Alt+Home/End and Alt+P work everywhere, and Esc in a text box
-hands the keys back to the view.
+a sentence never steps. Enter in a sentence box runs it and hands the keys to the map; Alt+←/→, Alt+Home/End and
+Alt+P work everywhere, and Esc in a text box hands the keys back to the view. The menu bar's Alt+letters (F, G, S, M,
+V, H) are the menus' alone: no label of the window uses them (``tests/app/test_lesson_keys.py``).
 """
 
 from __future__ import annotations

@@ -113,6 +113,10 @@ class MapPart:
         self.selectors.viewModeChosen.connect(store.set_view_mode)
         self.overview.tileClicked.connect(lambda layer, head: store.select(layer=layer, head=head))
 
+    def take_keys(self) -> None:
+        """Focus on the map, so ←/→, Home/End and Space step at once (a focused text box keeps them for its cursor)."""
+        self.view_stack.setFocus(Qt.FocusReason.OtherFocusReason)
+
     def set_emphasis(self, on: bool) -> None:
         """Presenter mode: a thicker current-step highlight, every row and column labelled, titles wrapped."""
         self.heatmap.set_emphasis(on)
@@ -123,7 +127,8 @@ class MapPart:
 class SentencePart:
     """The Sentence dock (top): the model picker, decoding and padding, the source and target boxes and their chips.
 
-    Edits reach the state after a pause in typing (its binding); Enter runs at once (``run_now``).
+    Edits reach the state after a pause in typing (its binding); Enter runs at once (``run_now``) and hands the
+    arrow keys to the map, as a teacher who typed a sentence steps through it next.
     """
 
     def __init__(self, context: PanelContext) -> None:
@@ -141,8 +146,9 @@ class SentencePart:
         self.chips_binding = b.ChipsBinding(store, self.inputs, window)
         self.inputs.model_picker.modelChosen.connect(host.open_model)
         self.inputs.model_picker.openRequested.connect(host.actions.open.trigger)
-        self.inputs.source.returnPressed.connect(host.run_now)
-        self.inputs.target.returnPressed.connect(host.run_now)
+        for edit in (self.inputs.source, self.inputs.target):
+            edit.returnPressed.connect(host.run_now)
+            edit.returnPressed.connect(host.map.take_keys)
         self.inputs.target_chips.chipClicked.connect(lambda i: store.set_step(i + 1))
 
     def grow_to(self, need: int) -> None:

@@ -135,7 +135,7 @@
   function decoderRows(full) {
     var rows = [];
     for (var i = 0; i < DATA.tgt.length; i++) {
-      var known = DATA.forced || i < S.step, input = DATA.tgt[i];
+      var known = i < S.step, input = DATA.tgt[i];  // a typed target too: rows ahead do not give the answer away
       if (!known) { rows.push(FUTURE_LABEL); continue; }
       if (DATA.tgtPad[i] || i >= DATA.out.length) { rows.push(input); continue; }
       var label = (full ? input : cut(input)) + " → " + (full ? DATA.out[i] : cut(DATA.out[i]));
@@ -147,7 +147,7 @@
     return rows;
   }
   function decoderInputs() {
-    return DATA.tgt.map(function (tok, i) { return DATA.forced || i < S.step ? tok : FUTURE_LABEL; });
+    return DATA.tgt.map(function (tok, i) { return i < S.step ? tok : FUTURE_LABEL; });
   }
 
   // what the heatmap shows now: {enc, at(row, col) → code index, rows, cols, rowLabels, colLabels, title, qLabel, kLabel,

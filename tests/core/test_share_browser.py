@@ -391,3 +391,25 @@ def test_the_notebook_output_draws_the_page_in_its_sandboxed_frame(driver, lesso
     finally:
         driver.switch_to.default_content()
     assert _errors(driver) == []
+
+
+def test_a_typed_targets_rows_ahead_of_the_step_keep_the_answer_back(driver, tmp_path):
+    """Teacher forcing: at step 2 the rows not reached yet read "…", neither the typed word nor the model's own choice
+    (a class must not read the answer before the step that writes it); stepping on reveals them."""
+    from selenium.webdriver.common.keys import Keys
+
+    from model_core import load_model
+    from model_core.inference.run import RunRequest, run
+
+    bundle = load_model("en-fr")
+    result = run(bundle, RunRequest("the black cat sees the dog", "le chat noir voit le chien"))
+    page = tmp_path / "typed.html"
+    write_html(result.trace, page, model=bundle.name, forced=True)
+    _open(driver, page)
+    _press(driver, Keys.HOME)
+    _press(driver, Keys.ARROW_RIGHT, 2)
+    _choose(driver, "kind", "cross")
+    assert _hover(driver, 4, 0) == ("…", "…")
+    _press(driver, Keys.END)
+    assert _hover(driver, 4, 0)[1].startswith(f"{result.trace.tgt_tokens[4]} → {result.trace.output_tokens[4]}")
+    assert _errors(driver) == []

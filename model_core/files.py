@@ -36,10 +36,21 @@ class CheckpointError(ValueError):
         super().__init__(*args)
 
 
+#: a single word (a path, a key) longer than this in an error line keeps its head and tail around "…", so that a long
+#: path does not push the sentence that explains it out of the line
+MAX_ERROR_WORD_CHARS = 72
+
+
 def _bounded_line(text: str, limit: int) -> str:
-    """``text`` on one line (whitespace runs folded), at most ``limit`` characters: its head and tail around "…"."""
+    """``text`` on one line (whitespace runs folded), at most ``limit`` characters: over it, each word longer than
+    :data:`MAX_ERROR_WORD_CHARS` is cut to its head and tail first (the end of a path names what it is), then the line
+    to its head and tail around "…"."""
     line = " ".join(text.split()) if len(text) <= 64 * limit else " ".join(text[: 32 * limit].split()) + " … " + " ".join(
         text[-32 * limit:].split())
+    if len(line) <= limit:
+        return line
+    words = [w if len(w) <= MAX_ERROR_WORD_CHARS else f"{w[:20]}…{w[-(MAX_ERROR_WORD_CHARS - 21):]}" for w in line.split(" ")]
+    line = " ".join(words)
     if len(line) <= limit:
         return line
     tail = limit // 3

@@ -160,8 +160,7 @@ def not_cached_message(name: str, bundled: str = "") -> str:
     same = [m.repo_id for m in list_cached(cache) if m.repo_id.split("/")[-1].lower() == name.lower()]
     if same:
         return f"{line}; the cache holds {' and '.join(same[:3])}: open it by that name"
-    return (f"{line}; a Hugging Face model is named organisation/name (e.g. facebook/bart-base): download it first with "
-            f"{download_hint('ORGANISATION/' + name)}")
+    return f"{line}; Hugging Face names are organisation/name: download it first with {download_hint('ORGANISATION/' + name)}"
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 Why: the analyses (contributions, value zeroing, attribution, the cell walkthrough, the logit lens) need the same
 few handles on a model — the attention module of a (kind, layer) with its projections and head layout, the token
 embeddings, the final norm and the output projection — and they used to find them by asking which class a model
-was (``getattr(model, "hf_model", None)``) and walking each library's module tree themselves, four times over. Now
+was (whether it wrapped a Hugging Face model) and walking each library's module tree themselves, four times over. Now
 the native :class:`~model_core.nn.model.Seq2SeqTransformer` and the Hugging Face adapter
 (:class:`~model_core.io.importers.hf.HFSeq2SeqAdapter`) each answer these questions once, and an analysis asks
 only through this protocol (as Hugging Face's ``PreTrainedModel`` offers ``get_input_embeddings()`` /

@@ -986,6 +986,19 @@ def _weight_shapes(path: Path) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+def _family_weight_shapes(path: Path, model_type: str) -> dict[str, tuple[int, ...]]:
+    """The folder's weight shapes (:func:`_weight_shapes`), a defect named as the family's weights that cannot be loaded;
+    a budget refusal and code a pickle would run are said as they are."""
+    try:
+        return _weight_shapes(path)
+    except OverBudget:
+        raise
+    except CheckpointError as exc:
+        if "would run code" in str(exc):
+            raise
+        raise CheckpointError(f"{path.name}: the {model_type} weights cannot be loaded ({_short(exc)})") from exc
+
+
 # the sizes of config.json that decide memory, per layout of its field names (hf_families.Family.layout)
 _DIMENSIONS = {
     "bart": ("d_model", "vocab_size", "encoder_layers", "decoder_layers", "encoder_ffn_dim", "decoder_ffn_dim",
@@ -1458,14 +1471,7 @@ def _load_hf_folder(path: Path, device: str | torch.device | None, dtype: str | 
         return _load_as_native(path, data, model_type, dev, want_dtype)
     with _quiet_benign_warnings(), _quiet_loading():
         hf_config = _hf_config(path, data, model_type)
-        try:
-            shapes = _weight_shapes(path)
-        except OverBudget:
-            raise
-        except CheckpointError as exc:
-            if "would run code" in str(exc):
-                raise
-            raise CheckpointError(f"{path.name}: the {model_type} weights cannot be loaded ({_short(exc)})") from exc
+        shapes = _family_weight_shapes(path, model_type)
         _check_config_against_weights(path, hf_config, shapes)  # before anything is built
         try:
             hf_model, info = AutoModelForSeq2SeqLM.from_pretrained(
@@ -1610,14 +1616,7 @@ def _load_as_native(path: Path, data: dict[str, Any], model_type: str, dev: torc
              "hf_bos_token_id": src_tok.bos_id}
     unk = src_tok.unk_id if src_tok.unk_id >= 0 else fields["pad_id"]
     config = _make_config(**fields, unk_id=unk, src_add_eos=src_tok.adds_eos, extra=extra)
-    try:
-        shapes = _weight_shapes(path)
-    except OverBudget:
-        raise
-    except CheckpointError as exc:
-        if "would run code" in str(exc):
-            raise
-        raise CheckpointError(f"{path.name}: the {model_type} weights cannot be loaded ({_short(exc)})") from exc
+    shapes = _family_weight_shapes(path, model_type)
     names = _native_names(path, shapes, config.tie_output)
     check_sizes(config, {ours: _Shape(shapes[theirs]) for theirs, ours in names.items()}, path.name)  # before reading
     tensors = _read_weights(path)

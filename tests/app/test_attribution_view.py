@@ -131,3 +131,7 @@ def test_the_logit_lens_in_the_window_writes_each_layers_first_choice(window, qt
     bar = window.map.selectors
     assert bar.mode.currentData() == "logit-lens" and bar.mode.itemData(bar.mode.currentIndex(), 3)  # a tool tip
     assert not bar.layer.isEnabled() and not bar.head.isEnabled() and not bar.kind.isEnabled()
+    assert not any(box.isEnabled() for box in bar.overlays.values())  # no mask is drawn on a grid of layers
+    s.set_view_mode("weights")
+    assert bar.overlays["causal"].isEnabled() == (s.kind == "decoder_self") and bar.overlays["source padding"].isEnabled() \
+        == (s.kind != "decoder_self")

@@ -483,6 +483,8 @@ class SelectorBar(QWidget):
         self.log_scale = QCheckBox(tr("Controls", "log scale"), self)
         self.log_scale.setToolTip(tr("Controls", "Colour by log(weight): makes small weights visible"))
         self.overlays: dict[str, QCheckBox] = {}
+        self._applicable_overlays: tuple[str, ...] = tuple(OVERLAYS)  # the kind shown's masks (show_selection)
+        self._view_uses_kind = True  # the view shows one kind's maps (show_display)
 
         flow = FlowLayout(self, spacing=6)  # wraps on narrow windows instead of forcing a minimum width
         flow.setContentsMargins(6, 2, 6, 2)
@@ -530,10 +532,14 @@ class SelectorBar(QWidget):
             for h in range(n_heads):
                 self.head.addItem(tr("Controls", "H{head}", "short for head N").format(head=h), h)
         self.head.setCurrentIndex(0 if head is None else head + 1)
-        applicable = OVERLAYS_FOR_KIND[kind]
-        for name, box in self.overlays.items():
-            box.setEnabled(name in applicable)
+        self._applicable_overlays = OVERLAYS_FOR_KIND[kind]
+        self._enable_overlays()
         del blockers
+
+    def _enable_overlays(self) -> None:
+        """A mask applies to the kind shown, and only to a view of one kind's maps (not a map of the whole decoding)."""
+        for name, box in self.overlays.items():
+            box.setEnabled(name in self._applicable_overlays and self._view_uses_kind)
 
     def show_display(self, colormap: str, log_scale: bool, overlays: dict[str, bool], mode: str = "weights",
                      modes: Sequence[str] | None = None) -> None:
@@ -552,6 +558,8 @@ class SelectorBar(QWidget):
         for widget, used in ((self.kind, view.uses_kind), (self.layer, view.uses_layer), (self.head, view.uses_head)):
             widget.setEnabled(used and (widget is not self.layer or self.layer.maximum() > 0))
         self.log_scale.setEnabled(view.log_scale)  # signed or unbounded values: no log scale
+        self._view_uses_kind = view.uses_kind
+        self._enable_overlays()
         index = self.colormap.findData(colormap)
         if index >= 0:
             self.colormap.setCurrentIndex(index)

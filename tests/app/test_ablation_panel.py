@@ -187,6 +187,12 @@ def test_bars_show_the_union_of_both_top_k(qtbot):
     np.testing.assert_allclose(w.before_probs(), np.exp(before)[w.token_ids()])
     np.testing.assert_allclose(w.after_probs(), np.exp(after)[w.token_ids()])
     assert w.caption() == "Largest change: 'v5' 0.040 → 0.400"
+    nudged = np.exp(before).copy()
+    nudged[0] += 2e-4  # a change three decimals do not show: written with the digits that show it
+    w.set_distributions(before, np.log(nudged / nudged.sum()), VOCAB, k=3)
+    assert w.caption().startswith("Largest change: 'v") and w.caption().split(" ")[-3] != w.caption().split(" ")[-1]
+    w.set_distributions(before, before, VOCAB, k=3)
+    assert w.caption() == "No change in the shown probabilities"
     w.set_distributions(before, after, VOCAB, k=3, highlight=11)  # the chosen token is shown even outside both top-k
     assert 11 in w.token_ids() and w.highlighted() == 11
     assert w.before_probs()[w.token_ids().index(11)] == pytest.approx(0.005)

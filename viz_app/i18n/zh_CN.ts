@@ -44,24 +44,24 @@
             <translation>恢复为完整的原始模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="297" />
+            <location filename="../../viz_app/widgets/ablation.py" line="308" />
             <source>probability of the next token</source>
             <translation>下一个词元的概率</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="341" />
+            <location filename="../../viz_app/widgets/ablation.py" line="352" />
             <source>No distributions to compare.</source>
             <translation>没有可比较的分布。</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/ablation.py" line="383" />
+            <source>No change in the shown probabilities</source>
+            <translation>显示的概率都没有变化</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/ablation.py" line="166" />
             <source>all heads</source>
             <translation>所有头</translation>
-        </message>
-        <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="371" />
-            <source>Largest change: {token} {before} → {after}</source>
-            <translation>变化最大：{token} {before} → {after}</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/ablation.py" line="64" />
@@ -79,14 +79,19 @@
             <translation>该模型没有这种注意力。</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="290" />
+            <location filename="../../viz_app/widgets/ablation.py" line="301" />
             <source>before: intact model</source>
             <translation>消融前：完整模型</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="291" />
+            <location filename="../../viz_app/widgets/ablation.py" line="302" />
             <source>after: with the ablation</source>
             <translation>消融后</translation>
+        </message>
+        <message>
+            <location filename="../../viz_app/widgets/ablation.py" line="386" />
+            <source>Largest change: {token} {before} → {after}</source>
+            <translation>变化最大：{token} {before} → {after}</translation>
         </message>
         <message>
             <location filename="../../viz_app/widgets/ablation.py" line="167" />
@@ -109,12 +114,12 @@
             <translation>{name}：点击关闭（或重新开启）这个头</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="324" />
+            <location filename="../../viz_app/widgets/ablation.py" line="335" />
             <source>before: {text}</source>
             <translation>消融前：{text}</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/ablation.py" line="327" />
+            <location filename="../../viz_app/widgets/ablation.py" line="338" />
             <source>after: {text}</source>
             <translation>消融后：{text}</translation>
         </message>
@@ -627,7 +632,7 @@
             <translation>按 log(权重) 着色：让很小的权重也清晰可见</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="585" />
+            <location filename="../../viz_app/widgets/controls.py" line="593" />
             <source>Dismiss</source>
             <translation>关闭</translation>
         </message>
@@ -708,37 +713,37 @@
             <translation>第 {step} / {total} 步</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="489" />
+            <location filename="../../viz_app/widgets/controls.py" line="491" />
             <source>Sho&amp;w</source>
             <translation>显示(&amp;W)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="489" />
+            <location filename="../../viz_app/widgets/controls.py" line="491" />
             <source>&amp;Attention</source>
             <translation>注意力(&amp;A)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="490" />
+            <location filename="../../viz_app/widgets/controls.py" line="492" />
             <source>La&amp;yer</source>
             <translation>层(&amp;Y)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="491" />
+            <location filename="../../viz_app/widgets/controls.py" line="493" />
             <source>H&amp;ead</source>
             <translation>头(&amp;E)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="491" />
+            <location filename="../../viz_app/widgets/controls.py" line="493" />
             <source>&amp;Colours</source>
             <translation>配色(&amp;C)</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="494" />
+            <location filename="../../viz_app/widgets/controls.py" line="496" />
             <source>Masks:</source>
             <translation>掩码：</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="529" />
+            <location filename="../../viz_app/widgets/controls.py" line="531" />
             <source>mean of heads</source>
             <translation>各头平均</translation>
         </message>
@@ -753,12 +758,12 @@
             <translation>与语法给出的译文一致</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="547" />
+            <location filename="../../viz_app/widgets/controls.py" line="553" />
             <source>Not for a sentence this long: its maps are computed one at a time when shown</source>
             <translation>句子过长时不可用：其注意力图只在显示时逐张计算</translation>
         </message>
         <message>
-            <location filename="../../viz_app/widgets/controls.py" line="531" />
+            <location filename="../../viz_app/widgets/controls.py" line="533" />
             <source>H{head}</source>
             <comment>short for head N</comment>
             <translation>头 {head}</translation>

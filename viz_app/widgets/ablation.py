@@ -265,6 +265,17 @@ class AblationPanel(QWidget):
         self._reason_label.setVisible(bool(self._reason))
 
 
+def distinct_probs(before: float, after: float) -> tuple[str, str]:
+    """Two probabilities written with as many digits as it takes to tell them apart (up to seven significant ones):
+    a change too small for three decimals read as "0.914 → 0.914", which a class took for "nothing changed"."""
+    b, a = format_prob(before), format_prob(after)
+    digits = 4
+    while b == a and digits <= 7:
+        b, a = f"{before:.{digits}g}", f"{after:.{digits}g}"
+        digits += 1
+    return b, a
+
+
 class BeforeAfterBars(QWidget):
     """The next-token probabilities of the intact model ("before") and the ablated one ("after"), paired.
 
@@ -368,8 +379,12 @@ class BeforeAfterBars(QWidget):
 
         changes = [abs(a - b) for a, b in zip(self._after, self._before, strict=True)]
         j = int(np.argmax(changes))
-        self._caption.setText(tr("Ablation", "Largest change: {token} {before} → {after}").format(
-            token=quoted(self._tokens[j]), before=format_prob(self._before[j]), after=format_prob(self._after[j])))
+        if changes[j] == 0.0:  # the switched-off heads moved none of the shown probabilities
+            self._caption.setText(tr("Ablation", "No change in the shown probabilities"))
+        else:
+            before, after = distinct_probs(self._before[j], self._after[j])
+            self._caption.setText(tr("Ablation", "Largest change: {token} {before} → {after}").format(
+                token=quoted(self._tokens[j]), before=before, after=after))
         self._legend.show()
 
     def clear(self, message: str = "") -> None:

@@ -97,6 +97,8 @@ class Analysis:
     bars_label: str = ""
     #: ``export``'s flags for it on an argparse group (None: one switch, ``--NAME``, asking with default options)
     add_arguments: Callable[[Any], None] | None = None
+    #: the help of that one switch (None: "also compute LABEL: SUMMARY")
+    switch_help: str | None = None
     #: the options ``export``'s parsed flags ask for, None when they do not ask for it (with ``add_arguments``)
     options_from_args: Callable[[Any], dict[str, Any] | None] | None = None
     #: one line for the command line about a trace's result (None: nothing to say), e.g. a convergence check
@@ -128,7 +130,8 @@ def add_cli_arguments(analysis: Analysis, group: Any) -> None:
     if analysis.add_arguments is not None:
         analysis.add_arguments(group)
     else:
-        group.add_argument(flag_name(analysis), action="store_true", help=f"also compute {analysis.label}: {analysis.summary}")
+        group.add_argument(flag_name(analysis), action="store_true",
+                           help=analysis.switch_help or f"also compute {analysis.label}: {analysis.summary}")
 
 
 def cli_options(analysis: Analysis, args: Any) -> dict[str, Any] | None:

@@ -174,8 +174,6 @@ ANALYSIS = Analysis(
     view=MapView(layer_levels=True), needs_model=True, compute=_compute, present=lambda trace: bool(value_norms_of(trace)),
     view_maps=norm_maps, title=N_("Analyses", "‖α·f(x)‖ · {kind} · layer {layer} · {head} · step {step} / {total}"),
     reference="Kobayashi et al. 2020, Attention is Not Only a Weight",
-    add_arguments=lambda group: group.add_argument(
-        "--contributions", action="store_true",
-        help="also store value_norms_KIND [L,H,K]: ‖W_o,h W_v,h x_j‖, the norm-based contributions' factor"),
+    switch_help="also store value_norms_KIND [L,H,K]: ‖W_o,h W_v,h x_j‖, the norm-based contributions' factor",
     zh=ZH,
 )

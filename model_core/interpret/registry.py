@@ -31,11 +31,6 @@ def analysis(name: str) -> Analysis:
         raise ValueError(f"unknown analysis {name!r}; choose from {', '.join(_BY_NAME)}") from None
 
 
-def analysis_names(*, computed: bool | None = None) -> tuple[str, ...]:
-    """The analyses' names (``computed=True``: those ``run`` computes with the model; False: those derived)."""
-    return tuple(a.name for a in ANALYSES if computed is None or a.needs_model == computed)
-
-
 def of_view(mode: str) -> Analysis | None:
     """The analysis behind a view mode (None for the weights and the scores); ValueError for an unknown mode."""
     if mode in MAP_MODES:

@@ -165,8 +165,6 @@ ANALYSIS = Analysis(
     view=MapView(uses_head=False), needs_model=True, compute=_compute, present=lambda trace: bool(value_zeroing_of(trace)),
     view_maps=_view_maps, title=N_("Analyses", "Value zeroing · {kind} · layer {layer}, every head · step {step} / {total}"),
     reference="Mohebbi et al. 2023, Quantifying Context Mixing in Transformers",
-    add_arguments=lambda group: group.add_argument(
-        "--value-zeroing", action="store_true",
-        help="also store value_zeroing_KIND [L,Q,K]: Mohebbi et al.'s value zeroing, rows summing to 1"),
+    switch_help="also store value_zeroing_KIND [L,Q,K]: Mohebbi et al.'s value zeroing, rows summing to 1",
     zh=ZH,
 )

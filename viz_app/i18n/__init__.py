@@ -52,7 +52,9 @@ def tr_marked(marked: tuple[str, str]) -> str:
 
 def analysis_text(analysis: Any, text: str) -> str:
     """One of a plug-in analysis's texts in the UI language: the analysis carries its own Chinese (``Analysis.zh``)."""
-    return analysis.zh.get(text, text) if current_language() == "zh_CN" else text
+    from model_core.interpret.base import in_language
+
+    return in_language(analysis, text, current_language())
 
 
 def analysis_label(analysis: Any) -> str:

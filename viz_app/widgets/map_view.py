@@ -234,10 +234,7 @@ def heatmap_view(trace: Trace, spec: ViewSpec) -> HeatmapView:
     maps = trace.attention(spec.kind)
     n_heads = int(maps.shape[1])
     check_layer_and_head(spec.kind, spec.layer, spec.head, int(maps.shape[0]), n_heads)
-    total = trace.n_steps
-    t = total if spec.step is None else int(spec.step)
-    if not 0 <= t <= total:
-        raise ValueError(f"step {t} is out of range: this decoding has steps 0..{total}")
+    t, total = shown_step(trace, spec)
 
     if spec.mode == "attribution":
         return _attribution_view(trace, spec, t)
@@ -450,13 +447,19 @@ def shown_shape(trace: Trace, spec: ViewSpec) -> tuple[int, int]:
     return int(rows), int(cols)
 
 
-def _whole_map_view(trace: Trace, spec: ViewSpec, found: Analysis) -> HeatmapView:
-    """An analysis's one map of the decoding, target positions × source tokens (e.g. how much each source
-    token reaches each decoder position); the kind, layer and head do not apply."""
+def shown_step(trace: Trace, spec: ViewSpec) -> tuple[int, int]:
+    """(the step ``spec`` shows, the decoding's steps): the last when it names none; ValueError (one line) past them."""
     total = trace.n_steps
     t = total if spec.step is None else int(spec.step)
     if not 0 <= t <= total:
         raise ValueError(f"step {t} is out of range: this decoding has steps 0..{total}")
+    return t, total
+
+
+def _whole_map_view(trace: Trace, spec: ViewSpec, found: Analysis) -> HeatmapView:
+    """An analysis's one map of the decoding, target positions × source tokens (e.g. how much each source
+    token reaches each decoder position); the kind, layer and head do not apply."""
+    t, total = shown_step(trace, spec)
     whole = found.whole_map(trace)
     queries = decoder_row_labels(trace, t, spec.forced, spec.row_labels)
     keys = list(trace.src_tokens)
@@ -480,10 +483,7 @@ def _whole_map_view(trace: Trace, spec: ViewSpec, found: Analysis) -> HeatmapVie
 def _layer_grid_view(trace: Trace, spec: ViewSpec, found: Analysis) -> HeatmapView:
     """Decoder layers (the last at the top) × the steps so far: an analysis's value per layer and step, coloured, with
     its text in each cell (the logit lens: each layer's first choice, coloured by the final token's probability)."""
-    total = trace.n_steps
-    t = total if spec.step is None else int(spec.step)
-    if not 0 <= t <= total:
-        raise ValueError(f"step {t} is out of range: this decoding has steps 0..{total}")
+    t, total = shown_step(trace, spec)
     values, texts = found.layer_grid(trace)
     shown = max(t, 1) if total else 0
     matrix = np.ascontiguousarray(np.asarray(values, np.float32)[::-1, :shown])
